@@ -353,7 +353,7 @@
 /* Fabric support */
 #define PMIX_FABRIC_COORDINATES         "pmix.fab.coord"         /* pmix_data_array_t */
 #define PMIX_FABRIC_COST_MATRIX         "pmix.fab.cm"            /* pointer */
-#define PMIX_FABRIC_DEVICE              "pmix.fabdev"            /* refstruct{pmix_data_array_t */
+#define PMIX_FABRIC_DEVICE              "pmix.fabdev"            /* pmix_data_array_t */
 #define PMIX_FABRIC_DEVICES             "pmix.fab.devs"          /* pmix_data_array_t */
 #define PMIX_FABRIC_DEVICE_ADDRESS      "pmix.fabdev.addr"       /* string */
 #define PMIX_FABRIC_DEVICE_BUS_TYPE     "pmix.fabdev.btyp"       /* string */
@@ -365,7 +365,7 @@
 #define PMIX_FABRIC_DEVICE_NAME         "pmix.fabdev.nm"         /* string */
 #define PMIX_FABRIC_DEVICE_PCI_DEVID    "pmix.fabdev.pcidevid"   /* string */
 #define PMIX_FABRIC_DEVICE_SPEED        "pmix.fabdev.speed"      /* size_t */
-#define PMIX_FABRIC_DEVICE_STATE        "pmix.fabdev.state"      /* refstruct{pmix_link_state_t */
+#define PMIX_FABRIC_DEVICE_STATE        "pmix.fabdev.state"      /* pmix_link_state_t */
 #define PMIX_FABRIC_DEVICE_TYPE         "pmix.fabdev.type"       /* string */
 #define PMIX_FABRIC_DEVICE_VENDOR       "pmix.fabdev.vndr"       /* string */
 #define PMIX_FABRIC_DEVICE_VENDORID     "pmix.fabdev.vendid"     /* string */
@@ -524,7 +524,7 @@
 #define PMIX_HWLOC_SHMEM_SIZE           "pmix.hwlocsize"         /* size_t */
 #define PMIX_HWLOC_XML_V1               "pmix.hwlocxml1"         /* char* */
 #define PMIX_HWLOC_XML_V2               "pmix.hwlocxml2"         /* char* */
-#define PMIX_LOCALITY                   "pmix.loc"               /* refstruct{pmix_locality_t */
+#define PMIX_LOCALITY                   "pmix.loc"               /* pmix_locality_t */
 #define PMIX_LOCAL_TOPO                 "pmix.ltopo"             /* char* */
 #define PMIX_MAPPER                     "pmix.mapper"            /* char* */
 #define PMIX_MAP_BLOB                   "pmix.mblob"             /* pmix_byte_object_t */

@@ -406,6 +406,10 @@ PMIX_EXPORT pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer, pmix_byte_o
 PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
                                            pmix_byte_object_t *payload);
 
+/* Deprecated tool call; OpenPMIx makes it visible from every header. */
+PMIX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc, pmix_info_t info[],
+                                                      size_t ninfo);
+
 #ifdef __cplusplus
 }
 #endif

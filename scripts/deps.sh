@@ -1,0 +1,40 @@
+#!/bin/sh
+# Install the Debian packages needed to build and test Switchyard, but only
+# if one is missing (so repeated runs are fast and need no network).
+# libpmix-dev (OpenPMIx 4.2.2) is used only by the ABI comparison test and
+# benchmarks; the product never includes, links or loads it.
+set -eu
+
+required="build-essential autoconf automake libtool pkg-config clang
+libclang-rt-14-dev libhwloc-dev libfabric-dev libevent-dev libigraph-dev
+zlib1g-dev libcmocka-dev libpmix-dev valgrind"
+optional="hwloc"    # lstopo, handy for looking at topologies; not needed
+
+installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+missing=""
+for p in $required; do
+    installed "$p" || missing="$missing $p"
+done
+missing_opt=""
+for p in $optional; do
+    installed "$p" || missing_opt="$missing_opt $p"
+done
+test -n "$missing$missing_opt" || exit 0
+
+if test "$(id -u)" != 0; then
+    SUDO=sudo
+else
+    SUDO=
+fi
+echo "deps.sh: installing:$missing$missing_opt"
+$SUDO apt-get update
+if test -n "$missing"; then
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+fi
+if test -n "$missing_opt"; then
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing_opt ||
+        echo "deps.sh: optional packages not installed:$missing_opt (continuing)"
+fi

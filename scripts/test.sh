@@ -1,0 +1,96 @@
+#!/bin/sh
+# README command 2 (and CI): the whole test suite.
+#   1. make check in build/ (unit tests, ABI comparison)
+#   2. make check-asan: the same suite built with clang + ASan/UBSan in build-asan/
+#   3. libFuzzer targets (tests/fuzz/fuzz.mk) built in build-fuzz/, each run
+#      for FUZZ_TIME seconds (default 60)
+# Keeps going after a failing stage, exits non-zero if anything failed, and
+# ends with the line "N passed, N failed": the automake harness counts of
+# both check runs plus one result per fuzz target.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+FUZZ_TIME=${FUZZ_TIME:-60}
+ASAN_BUILDDIR=$top/build-asan
+FUZZ_BUILDDIR=$top/build-fuzz
+export ASAN_BUILDDIR FUZZ_BUILDDIR
+logs=$top/build/test-logs
+passed=0
+failed=0
+
+finish() {
+    echo
+    echo "$passed passed, $failed failed"
+    if test "$failed" = 0; then exit 0; fi
+    exit 1
+}
+
+sh scripts/deps.sh
+if ! sh scripts/build.sh; then
+    echo "test.sh: build failed"
+    failed=$((failed + 1))
+    finish
+fi
+mkdir -p "$logs"
+
+# run_check NAME LOGDIR MAKE-ARGS...: run a make check variant, add its
+# harness counts; a failure without any counted failing test (e.g. a compile
+# error) counts as one failure.
+run_check() {
+    name=$1 dir=$2
+    shift 2
+    echo
+    echo "== $name"
+    # (the pipeline hides make's status from set -e; keep it in a file)
+    { st=0; make "$@" 2>&1 || st=$?; echo "$st" > "$logs/$name.rc"; } | tee "$logs/$name.log"
+    rc=$(cat "$logs/$name.rc")
+    sum() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" "$logs/$name.log" | awk '{ s += $1 } END { print s + 0 }'; }
+    p=$(( $(sum PASS) + $(sum XFAIL) ))
+    f=$(( $(sum FAIL) + $(sum ERROR) + $(sum XPASS) ))
+    if test "$rc" != 0 && test "$f" = 0; then f=1; fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if test "$rc" != 0 && test -f "$dir/test-suite.log"; then
+        echo "== $name: $dir/test-suite.log"
+        cat "$dir/test-suite.log"
+    fi
+}
+
+run_check check "$top/build" -C build -j2 check
+run_check check-asan "$ASAN_BUILDDIR" -C build -j2 check-asan
+
+# Fuzzing: only if fuzz.mk lists targets.
+targets=$(make -s -C build print-fuzz-targets)
+if test -n "$targets"; then
+    echo
+    echo "== fuzz: building $targets"
+    if ! make -C build -j2 fuzz; then
+        echo "test.sh: building the fuzzers failed"
+        failed=$((failed + $(echo $targets | wc -w)))
+        finish
+    fi
+    for t in $targets; do
+        # New inputs go to a scratch corpus (first directory); the seeds in
+        # the source tree are only read.  Crash files go to artifacts/.
+        corpus=$FUZZ_BUILDDIR/corpus/$t
+        mkdir -p "$corpus" "$FUZZ_BUILDDIR/artifacts"
+        seeds=$top/tests/fuzz/corpus/$t
+        test -d "$seeds" || seeds=
+        echo "== fuzz: $t (${FUZZ_TIME}s)"
+        if UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+           "$FUZZ_BUILDDIR/tests/fuzz/$t" -max_total_time="$FUZZ_TIME" -timeout=25 \
+               -rss_limit_mb=2048 -print_final_stats=1 \
+               -artifact_prefix="$FUZZ_BUILDDIR/artifacts/$t-" \
+               "$corpus" $seeds > "$logs/$t.log" 2>&1; then
+            echo "PASS: $t ($(grep -m1 'stat::number_of_executed_units' "$logs/$t.log" | awk '{ print $2 }') runs)"
+            passed=$((passed + 1))
+        else
+            echo "FAIL: $t (log: $logs/$t.log)"
+            tail -n 60 "$logs/$t.log"
+            failed=$((failed + 1))
+        fi
+    done
+fi
+
+finish

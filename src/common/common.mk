@@ -1,0 +1,48 @@
+# Data layer (values, info, buffers, pack/unpack, strings, ...).
+# Append sources with `src_libswitchyard_la_SOURCES +=` and private headers
+# with `noinst_HEADERS +=`; unit tests go in tests/unit/unit.mk.
+src_libswitchyard_la_SOURCES += \
+	src/common/version.c \
+	src/common/value.c \
+	src/common/value_copy.c \
+	src/common/value_compare.c \
+	src/common/value_free.c \
+	src/common/info.c \
+	src/common/info_list.c \
+	src/common/print.c \
+	src/common/strings.c \
+	src/common/attr_table.c \
+	src/common/buffer.c \
+	src/common/pack.c \
+	src/common/unpack.c \
+	src/common/data_api.c \
+	src/common/compress.c \
+	src/common/regex.c
+
+# --- strings / attribute table (owner: strings engineer) ---
+# attr_table.c includes common/attr_table.inc, generated from the public
+# attribute header so that the table always lists exactly its attributes.
+# The prerequisite is put on the library's objects rather than in
+# BUILT_SOURCES, so that it also holds when a single test or the library
+# alone is built (they all include the public headers anyway, so this costs
+# no extra rebuilds).
+noinst_HEADERS += src/common/attr_table.h
+EXTRA_DIST += src/common/attr_table.awk
+CLEANFILES += src/common/attr_table.inc
+src/common/attr_table.inc: $(top_srcdir)/include/pmix_attributes.h $(top_srcdir)/src/common/attr_table.awk
+	@$(MKDIR_P) src/common
+	$(AM_V_GEN)$(AWK) -f $(top_srcdir)/src/common/attr_table.awk \
+	  $(top_srcdir)/include/pmix_attributes.h > $@.tmp && mv $@.tmp $@
+$(src_libswitchyard_la_OBJECTS): src/common/attr_table.inc
+
+# --- values / data types (owner: values engineer) ---
+# datatype.c holds the per-type table and value glue shared by the whole
+# data layer (declared in datatype.h).
+src_libswitchyard_la_SOURCES += src/common/datatype.c
+noinst_HEADERS += src/common/datatype.h
+
+# --- node/process map regex (owner: regex engineer) ---
+# regex.c (generators, listed above), regex_parse.c (expansion used by the
+# server), regex_util.c (shared buffer and lexing helpers).
+src_libswitchyard_la_SOURCES += src/common/regex_parse.c src/common/regex_util.c
+noinst_HEADERS += src/common/regex.h src/common/regex_internal.h

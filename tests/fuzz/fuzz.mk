@@ -1,0 +1,49 @@
+# libFuzzer targets.
+#
+# To add one: write tests/fuzz/fuzz_<name>.c defining
+#     int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+# (include "config.h" first; internal headers from src/ may be used), append
+#     FUZZ_TARGETS += fuzz_<name>
+# below, and optionally put seed inputs in tests/fuzz/corpus/fuzz_<name>/.
+#
+# How it works (the simplest thing that gives an instrumented library):
+# fuzzers need clang, ASan/UBSan and libFuzzer coverage instrumentation in
+# *all* library code, so `make fuzz` in a normal build does not build them
+# there.  It configures a sibling build, ../build-fuzz (or $FUZZ_BUILDDIR),
+# with CC=clang --enable-sanitizers --enable-fuzzers (which adds
+# -fsanitize=fuzzer-no-link to CFLAGS), builds the library there and runs
+# `make fuzz` in it.  In that build (ENABLE_FUZZERS) each target is compiled
+# and linked in one step with -fsanitize=fuzzer against the convenience
+# archive src/.libs/libswitchyard.a, giving build-fuzz/tests/fuzz/fuzz_<name>.
+# The fuzzers are not part of `make check`; scripts/test.sh runs each one for
+# a bounded time (FUZZ_TIME seconds, default 60).
+
+FUZZ_TARGETS +=
+
+print-fuzz-targets:
+	@echo $(FUZZ_TARGETS)
+
+if ENABLE_FUZZERS
+FUZZ_PROGS = $(FUZZ_TARGETS:%=tests/fuzz/%)
+CLEANFILES += $(FUZZ_PROGS)
+
+fuzz: $(FUZZ_PROGS)
+
+tests/fuzz/fuzz_%: $(srcdir)/tests/fuzz/fuzz_%.c src/libswitchyard.la $(include_HEADERS)
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CCLD)$(CC) $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) \
+	  $(AM_CFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< \
+	  src/.libs/libswitchyard.a $(SY_DEPS_LIBS)
+else
+fuzz:
+	@if test -z "$(FUZZ_TARGETS)"; then echo "fuzz: no FUZZ_TARGETS defined"; exit 0; fi; \
+	dir="$${FUZZ_BUILDDIR:-$(abs_top_builddir)/../build-fuzz}"; \
+	$(MKDIR_P) "$$dir" && cd "$$dir" && \
+	if test ! -f config.status || test "$(abs_top_srcdir)/configure" -nt config.status; then \
+	  echo "fuzz: configuring $$dir"; \
+	  "$(abs_top_srcdir)/configure" --enable-sanitizers --enable-fuzzers CC=clang || exit 1; \
+	fi && \
+	$(MAKE) && $(MAKE) fuzz
+endif
+
+.PHONY: fuzz print-fuzz-targets
