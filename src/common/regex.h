@@ -1,0 +1,54 @@
+/* Node-map and process-map "regex" strings (PMIX_NODE_MAP / PMIX_PROC_MAP).
+ *
+ * PMIx_generate_regex / PMIx_generate_ppn (include/pmix_server.h) produce
+ * them; the server library expands them with the parsers below.  Syntax of
+ * what we generate (full description with examples in docs, summarised):
+ *
+ *   raw:<input>          the generator's input verbatim, used whenever the
+ *                        compressed form is not shorter.
+ *   pmix:<items>         node map: comma-separated items, in input order.
+ *                        An item is a literal name or
+ *                            prefix[W:ranges]suffix   (W omitted when 1)
+ *                        expanding, for every value v of ranges in order,
+ *                        to prefix + v printed in decimal zero-padded to at
+ *                        least W digits + suffix.  ranges = comma-separated
+ *                        "a" or "a-b" (b < a counts down).  In prefix,
+ *                        suffix and literals the bytes % [ ] , * and
+ *                        anything outside 0x21..0x7e are written %XX.
+ *   pmix:<procs>         process map: one field per node, separated by ';',
+ *                        each a comma-separated list of "a" / "a-b" ranks.
+ *
+ * Both parsers also accept "raw:" + a plain list, a plain list without any
+ * prefix, and OpenPMIx 4.2.2's "pmix[...]" forms (node items
+ * prefix[W:ranges]suffix with W mandatory and no escapes; process maps
+ * "pmix[0-3;4-7]").  "blob:" (zlib) maps are not supported.
+ *
+ * Generated strings are printable ASCII and never contain '*' (Open MPI's
+ * singleton path splits environment entries on it). */
+#ifndef SWITCHYARD_COMMON_REGEX_H
+#define SWITCHYARD_COMMON_REGEX_H
+
+#include <pmix_common.h>
+
+/* Expansions larger than this are rejected as malformed rather than
+ * attempted: no real job has ten million nodes or processes. */
+#define SY_REGEX_MAX_ENTRIES 10000000ULL
+/* Bound on the bytes of expanded text (names or rank lists, terminators
+ * included) so a short hostile string cannot demand gigabytes. */
+#define SY_REGEX_MAX_BYTES (256ULL << 20)
+
+/* Expand a node map into a NULL-terminated argv of malloc'd names (the
+ * array and every string freed with free()); position i is node index i.
+ * An empty map yields an argv holding only NULL.
+ * PMIX_ERR_BAD_PARAM on NULL arguments or malformed/oversized input,
+ * PMIX_ERR_NOT_SUPPORTED for "blob:" maps, PMIX_ERR_NOMEM.  *names_out is
+ * set only on success. */
+pmix_status_t sy_regex_parse_nodes(const char *regex, char ***names_out);
+
+/* Expand a process map into a NULL-terminated argv with one malloc'd string
+ * per node, each the node's ranks as "r,r,r" in map order ("" for a node
+ * without processes).  Errors as sy_regex_parse_nodes; ranks must be below
+ * PMIX_RANK_VALID. */
+pmix_status_t sy_regex_parse_procs(const char *regex, char ***per_node_out);
+
+#endif
