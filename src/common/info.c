@@ -1,0 +1,38 @@
+/*
+ * Switchyard -- PMIx_Info_load and PMIx_Info_xfer.
+ */
+#include "common/datatype.h"
+
+#include <string.h>
+
+#include <pmix.h>
+
+/* Open MPI and Slurm reach this through PMIX_INFO_LOAD, often with a NULL
+ * `data` for PMIX_BOOL meaning "true"; PMIx_Value_load handles that. */
+PMIX_EXPORT pmix_status_t PMIx_Info_load(pmix_info_t *info, const char *key, const void *data,
+                                         pmix_data_type_t type)
+{
+    if (NULL == info || NULL == key) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    sy_load_fixed(info->key, key, sizeof(info->key));
+    /* any earlier directive (e.g. the ARRAY_END mark of PMIX_INFO_CREATE)
+     * does not describe the new contents */
+    info->flags = 0;
+    return PMIx_Value_load(&info->value, data, type);
+}
+
+/* Key, directives and value; a persistent source's value is shared, not
+ * copied, as with every pmix_info_t element (see sy_elem_copy). */
+PMIX_EXPORT pmix_status_t PMIx_Info_xfer(pmix_info_t *dest, const pmix_info_t *src)
+{
+    pmix_info_t tmp;
+    pmix_status_t rc;
+
+    if (NULL == dest || NULL == src) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    rc = sy_elem_copy(&tmp, src, PMIX_INFO);
+    *dest = tmp;
+    return rc;
+}
