@@ -46,3 +46,9 @@ noinst_HEADERS += src/common/datatype.h
 # server), regex_util.c (shared buffer and lexing helpers).
 src_libswitchyard_la_SOURCES += src/common/regex_parse.c src/common/regex_util.c
 noinst_HEADERS += src/common/regex.h src/common/regex_internal.h
+
+# --- buffers, pack/unpack, compression (owner: pack engineer) ---
+# buffer.c, pack.c, unpack.c, data_api.c and compress.c are listed above;
+# topo_xml.c screens received hwloc XML topologies before hwloc imports them.
+src_libswitchyard_la_SOURCES += src/common/topo_xml.c
+noinst_HEADERS += src/common/buffer.h src/common/pack.h src/common/topo_xml.h

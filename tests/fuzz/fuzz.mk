@@ -47,3 +47,10 @@ fuzz:
 endif
 
 .PHONY: fuzz print-fuzz-targets
+# fabric topology readers (owner: fabric-topology engineer)
+FUZZ_TARGETS += fuzz_topo_readers
+# fuzz_unpack (owner: pack engineer): PMIx_Data_unpack of every data type
+# (and PMIx_Data_decompress) on arbitrary bytes.  Seeds in
+# tests/fuzz/corpus/fuzz_unpack/ come from tests/unit/test_pack run with
+# SY_WRITE_CORPUS=<dir>.
+FUZZ_TARGETS += fuzz_unpack
