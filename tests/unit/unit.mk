@@ -32,3 +32,50 @@ tests_unit_test_print_SOURCES = tests/unit/test_print.c tests/unit/value_samples
 noinst_HEADERS += tests/unit/value_samples.h
 check_PROGRAMS += tests/unit/test_macros
 TESTS += tests/unit/test_macros
+# test_fabric_topo (owner: fabric-topology engineer): topology model,
+# readers and generators; input files in tests/fabric/data/.
+check_PROGRAMS += tests/unit/test_fabric_topo
+TESTS += tests/unit/test_fabric_topo
+tests_unit_test_fabric_topo_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
+EXTRA_DIST += tests/fabric/data/slurm_2leaf.conf tests/fabric/data/ibnet_default.topo \
+	tests/fabric/data/ibnet_ports.txt tests/fabric/data/native_2plane.topo
+# test_pack / test_compress (owner: pack engineer): PMIx_Data_pack/unpack of
+# every type, hostile input, load/unload/embed/copy_payload; zlib blocks.
+check_PROGRAMS += tests/unit/test_pack tests/unit/test_compress
+TESTS += tests/unit/test_pack tests/unit/test_compress
+# test_fabric_cost (owner: cost engineer): device index, cost matrix,
+# planes, switch peers; reads tests/fabric/data/ like test_fabric_topo.
+check_PROGRAMS += tests/unit/test_fabric_cost
+TESTS += tests/unit/test_fabric_cost
+tests_unit_test_fabric_cost_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
+# test_fabric_devices (owner: devices engineer): device inventory through
+# libfabric (tcp on lo, and the fake provider below) and hwloc (XML in
+# tests/fabric/data/), PMIX_FABRIC_DEVICE conversion, device distances.
+# The fake libfabric provider is a plain shared object built here and
+# loaded by the test with FI_PROVIDER_PATH=$(abs_top_builddir)/tests/fabric/fakeprov.
+check_PROGRAMS += tests/unit/test_fabric_devices
+TESTS += tests/unit/test_fabric_devices
+tests_unit_test_fabric_devices_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"' \
+	-DFAKEPROV_DIR='"$(abs_top_builddir)/tests/fabric/fakeprov"'
+EXTRA_tests_unit_test_fabric_devices_DEPENDENCIES = tests/fabric/fakeprov/libfakenic-fi.so
+EXTRA_DIST += tests/fabric/fakeprov/fakenic.c tests/fabric/data/hwloc_2pkg_ib.xml
+CLEANFILES += tests/fabric/fakeprov/libfakenic-fi.so
+tests/fabric/fakeprov/libfakenic-fi.so: $(top_srcdir)/tests/fabric/fakeprov/fakenic.c
+	@$(MKDIR_P) tests/fabric/fakeprov
+	$(AM_V_CC)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -shared -fPIC $(LIBFABRIC_CFLAGS) \
+	  -o $@ $(top_srcdir)/tests/fabric/fakeprov/fakenic.c $(LIBFABRIC_LIBS)
+# test_fabric_groups / test_fabric_coords (owner: groups engineer): switch
+# levels, partitions, PMIX_FABRIC_GROUPS, the igraph guard; coordinates and
+# shapes.  Input files in tests/fabric/data/.
+check_PROGRAMS += tests/unit/test_fabric_groups tests/unit/test_fabric_coords
+TESTS += tests/unit/test_fabric_groups tests/unit/test_fabric_coords
+tests_unit_test_fabric_groups_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
+tests_unit_test_fabric_coords_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
+# test_fabric_engine (owner: engine/CLI engineer): engine facade, change
+# API, dirty tracking, reload; sy_topo_remove_vertex.  fabric-cli.sh runs
+# the built tools/switchyard-fabric on tests/fabric/data and generators.
+check_PROGRAMS += tests/unit/test_fabric_engine
+TESTS += tests/unit/test_fabric_engine tests/tools/fabric-cli.sh
+tests_unit_test_fabric_engine_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
+EXTRA_DIST += tests/tools/fabric-cli.sh

@@ -1,0 +1,140 @@
+/*
+ * Switchyard -- device distances from hwloc locality (metric in
+ * distances.h and docs/fabric.md).
+ */
+#include "fabric/distances.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "fabric/devices.h"
+
+static pmix_device_type_t osdev_type(hwloc_obj_t os)
+{
+    switch (os->attr->osdev.type) {
+    case HWLOC_OBJ_OSDEV_BLOCK:
+        return PMIX_DEVTYPE_BLOCK;
+    case HWLOC_OBJ_OSDEV_GPU:
+        return PMIX_DEVTYPE_GPU;
+    case HWLOC_OBJ_OSDEV_NETWORK:
+        return PMIX_DEVTYPE_NETWORK;
+    case HWLOC_OBJ_OSDEV_OPENFABRICS:
+        return PMIX_DEVTYPE_OPENFABRICS;
+    case HWLOC_OBJ_OSDEV_DMA:
+        return PMIX_DEVTYPE_DMA;
+    case HWLOC_OBJ_OSDEV_COPROC:
+        return PMIX_DEVTYPE_COPROC;
+    default:
+        return PMIX_DEVTYPE_UNKNOWN;
+    }
+}
+
+/* min/max over the PUs of `pus` of depth(A) - depth(common ancestor). */
+static void measure(hwloc_topology_t topo, hwloc_const_bitmap_t pus, hwloc_obj_t anc,
+                    uint16_t *mind, uint16_t *maxd)
+{
+    unsigned idx;
+
+    *mind = UINT16_MAX;
+    *maxd = UINT16_MAX;
+    if (NULL == anc) {
+        return;
+    }
+    hwloc_bitmap_foreach_begin(idx, pus)
+    {
+        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, idx);
+        hwloc_obj_t c = (NULL != pu) ? hwloc_get_common_ancestor_obj(topo, pu, anc) : NULL;
+
+        if (NULL != c && anc->depth >= c->depth) {
+            int dd = anc->depth - c->depth;
+            uint16_t d = (dd >= UINT16_MAX) ? UINT16_MAX - 1 : (uint16_t) dd;
+
+            if (UINT16_MAX == *mind || d < *mind) {
+                *mind = d;
+            }
+            if (UINT16_MAX == *maxd || d > *maxd) {
+                *maxd = d;
+            }
+        }
+    }
+    hwloc_bitmap_foreach_end();
+}
+
+pmix_status_t sy_device_distances_host(hwloc_topology_t topo, hwloc_const_cpuset_t cpuset,
+                                       pmix_device_type_t types, const char *hostname,
+                                       pmix_device_distance_t **out, size_t *n)
+{
+    hwloc_obj_t os = NULL;
+    hwloc_bitmap_t pus;
+    pmix_device_distance_t *d;
+    size_t count = 0, k = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    if (NULL == out || NULL == n) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *out = NULL;
+    *n = 0;
+    if (NULL == topo || NULL == cpuset) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (0 == types) {
+        types = SY_DEVDIST_DEFAULT_TYPES;
+    }
+    while (NULL != (os = hwloc_get_next_osdev(topo, os))) {
+        if (NULL != os->name && 0 != (osdev_type(os) & types)) {
+            count++;
+        }
+    }
+    if (0 == count) {
+        return PMIX_SUCCESS;
+    }
+    pus = hwloc_bitmap_alloc();
+    if (NULL == pus) {
+        return PMIX_ERR_NOMEM;
+    }
+    /* PUs the topology does not know have no locality */
+    if (0 != hwloc_bitmap_and(pus, cpuset, hwloc_topology_get_topology_cpuset(topo))) {
+        hwloc_bitmap_free(pus);
+        return PMIX_ERR_NOMEM;
+    }
+    PMIX_DEVICE_DIST_CREATE(d, count);
+    if (NULL == d) {
+        hwloc_bitmap_free(pus);
+        return PMIX_ERR_NOMEM;
+    }
+    while (PMIX_SUCCESS == rc && k < count && NULL != (os = hwloc_get_next_osdev(topo, os))) {
+        pmix_device_type_t t = osdev_type(os);
+
+        if (NULL == os->name || 0 == (t & types)) {
+            continue;
+        }
+        d[k].type = t;
+        d[k].osname = strdup(os->name);
+        d[k].uuid = sy_device_make_id(hostname, os->name);
+        if (NULL == d[k].osname || NULL == d[k].uuid) {
+            rc = PMIX_ERR_NOMEM;
+        }
+        measure(topo, pus, hwloc_get_non_io_ancestor_obj(topo, os), &d[k].mindist,
+                &d[k].maxdist);
+        k++;
+    }
+    hwloc_bitmap_free(pus);
+    if (PMIX_SUCCESS != rc) {
+        PMIX_DEVICE_DIST_FREE(d, count);
+        return rc;
+    }
+    *out = d;
+    *n = k;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_device_distances(hwloc_topology_t topo, hwloc_const_cpuset_t cpuset,
+                                  pmix_device_type_t types, pmix_device_distance_t **out,
+                                  size_t *n)
+{
+    return sy_device_distances_host(topo, cpuset, types, NULL, out, n);
+}

@@ -1,0 +1,141 @@
+/* Front end of the readers: format detection and file loading. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fabric/read_util.h"
+
+static bool starts_word(const char *p, size_t n, const char *w, bool nocase)
+{
+    size_t k = strlen(w);
+    if (n < k || 0 != (nocase ? strncasecmp(p, w, k) : strncmp(p, w, k))) {
+        return false;
+    }
+    return n == k || isspace((unsigned char)p[k]) || '=' == w[k - 1];
+}
+
+/* Decided by the first line that is neither blank nor a comment: each
+ * format's first statement has a distinctive first word. */
+const char *sy_topo_detect_format(const char *buf, size_t len)
+{
+    size_t pos = 0;
+    while (NULL != buf && pos < len) {
+        const char *p = buf + pos;
+        const char *nl = memchr(p, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - p) : len - pos;
+        pos += n + 1;
+        while (n > 0 && isspace((unsigned char)*p)) {
+            p++;
+            n--;
+        }
+        if (0 == n || '#' == *p) {
+            continue;
+        }
+        if (starts_word(p, n, "SwitchName=", true)) {
+            return "slurm";
+        }
+        static const char *const native[] = {"device", "switch", "link", "plane"};
+        for (size_t i = 0; i < 4; i++) {
+            if (starts_word(p, n, native[i], false)) {
+                return "native";
+            }
+        }
+        static const char *const ib[] = {"vendid=", "devid=", "sysimgguid=", "switchguid=",
+                                         "caguid=", "routerguid=", "Switch", "Ca", "Rt",
+                                         "CA", "SW", "RT"};
+        for (size_t i = 0; i < sizeof(ib) / sizeof(ib[0]); i++) {
+            if (starts_word(p, n, ib[i], false)) {
+                return "ibnet";
+            }
+        }
+        return NULL;
+    }
+    return NULL;
+}
+
+pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name,
+                                  const char *format, const sy_topo_limits_t *lim,
+                                  sy_topo_t **out, char **errmsg)
+{
+    if (NULL == out || (NULL == buf && 0 != len)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (NULL == format) {
+        format = sy_topo_detect_format(buf, len);
+        if (NULL == format) {
+            return sy_read_error(errmsg, name, 0,
+                                 "unknown topology format (expected Slurm topology.conf, "
+                                 "ibnetdiscover output or the native format)");
+        }
+    }
+    if (0 == strcmp(format, "slurm")) {
+        return sy_topo_read_slurm_buffer(buf, len, name, lim, out, errmsg);
+    }
+    if (0 == strcmp(format, "ibnet") || 0 == strcmp(format, "ibnet-ports")) {
+        return sy_topo_read_ibnet_buffer(buf, len, name, lim, out, errmsg);
+    }
+    if (0 == strcmp(format, "native")) {
+        return sy_topo_read_native_buffer(buf, len, name, lim, out, errmsg);
+    }
+    return sy_read_error(errmsg, NULL, 0, "unknown format '%.64s' (expected slurm, ibnet or native)",
+                         format);
+}
+
+pmix_status_t sy_topo_load(const char *path, const char *format, sy_topo_t **out, char **errmsg)
+{
+    if (NULL == path || NULL == out) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    FILE *f = fopen(path, "rb");
+    if (NULL == f) {
+        sy_read_error(errmsg, path, 0, "cannot open: %s", strerror(errno));
+        return PMIX_ERR_FILE_OPEN_FAILURE;
+    }
+    /* Read in chunks rather than trusting the size: pipes and /proc
+     * files report none. */
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    pmix_status_t rc = PMIX_SUCCESS;
+    while (NULL != buf) {
+        if (len == cap) {
+            if (cap >= SY_TOPO_MAX_FILE) {
+                sy_read_error(errmsg, path, 0, "file larger than %u bytes", SY_TOPO_MAX_FILE);
+                rc = PMIX_ERR_FILE_READ_FAILURE;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (NULL == nb) {
+                sy_read_error(errmsg, path, 0, "out of memory");
+                rc = PMIX_ERR_NOMEM;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                sy_read_error(errmsg, path, 0, "read error: %s", strerror(errno));
+                rc = PMIX_ERR_FILE_READ_FAILURE;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (NULL == buf) {
+        sy_read_error(errmsg, path, 0, "out of memory");
+        return PMIX_ERR_NOMEM;
+    }
+
+    if (PMIX_SUCCESS == rc) {
+        rc = sy_topo_load_buffer(buf, len, path, format, NULL, out, errmsg);
+    }
+    free(buf);
+    return rc;
+}

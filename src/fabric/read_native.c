@@ -1,0 +1,219 @@
+/* Reader for Switchyard's native topology format (grammar and examples
+ * in docs/fabric.md):
+ *
+ *   plane  ID
+ *   switch NAME [level=N] [plane=ID] [guid=G] [label=TEXT]
+ *   device NAME [host=H] [plane=ID] [guid=G] [label=TEXT]
+ *   link   A B [speed=SPEED] [state=up|down|unknown]
+ *
+ * One statement per line, whitespace-separated words, '#' comments.
+ * Vertices must be declared before a link names them; a repeated link
+ * adds a parallel cable to the existing edge. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/read_util.h"
+
+typedef struct {
+    sy_topo_t *t;
+    const char *name;
+    char **errmsg;
+    size_t line;
+} nat_ctx_t;
+
+static pmix_status_t fail_rc(nat_ctx_t *c, pmix_status_t rc, const char *what)
+{
+    return sy_read_error(c->errmsg, c->name, c->line, "cannot add %s: %s", what,
+                         PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices or links"
+                         : PMIX_ERR_NOMEM == rc        ? "out of memory"
+                                                       : "invalid value");
+}
+
+static bool key_is(const char *tok, const char *key, const char **val)
+{
+    size_t n = strlen(key);
+    if (0 == strncmp(tok, key, n) && '=' == tok[n]) {
+        *val = tok + n + 1;
+        return true;
+    }
+    return false;
+}
+
+static pmix_status_t vertex_stmt(nat_ctx_t *c, char *cur, bool is_switch)
+{
+    char *name = sy_next_token(&cur), *tok;
+    const char *host = NULL, *plane = NULL, *guid = NULL, *label = NULL, *level = NULL, *val;
+    if (NULL == name) {
+        return sy_read_error(c->errmsg, c->name, c->line, "expected a %s name",
+                             is_switch ? "switch" : "device");
+    }
+    if (NULL != strchr(name, '=')) {
+        return sy_read_error(c->errmsg, c->name, c->line, "expected a %s name before '%.64s'",
+                             is_switch ? "switch" : "device", name);
+    }
+    while (NULL != (tok = sy_next_token(&cur))) {
+        const char **slot = NULL;
+        if (key_is(tok, "plane", &val)) {
+            slot = &plane;
+        } else if (key_is(tok, "guid", &val)) {
+            slot = &guid;
+        } else if (key_is(tok, "label", &val)) {
+            slot = &label;
+        } else if (!is_switch && key_is(tok, "host", &val)) {
+            slot = &host;
+        } else if (is_switch && key_is(tok, "level", &val)) {
+            slot = &level;
+        } else {
+            return sy_read_error(c->errmsg, c->name, c->line,
+                                 is_switch ? "unknown attribute '%.64s' (expected level=, plane=, guid= or label=)"
+                                           : "unknown attribute '%.64s' (expected host=, plane=, guid= or label=)",
+                                 tok);
+        }
+        if (NULL != *slot) {
+            return sy_read_error(c->errmsg, c->name, c->line, "attribute '%.64s' given twice", tok);
+        }
+        if ('\0' == *val) {
+            return sy_read_error(c->errmsg, c->name, c->line, "expected a value in '%.64s'", tok);
+        }
+        *slot = val;
+    }
+    uint64_t lvl = 0;
+    if (NULL != level && (!sy_parse_u64(level, false, &lvl) || lvl > 1000)) {
+        return sy_read_error(c->errmsg, c->name, c->line, "expected a level 0..1000, got '%.64s'", level);
+    }
+    uint32_t v, p = SY_TOPO_NONE;
+    pmix_status_t rc;
+    if (NULL != plane && PMIX_SUCCESS != (rc = sy_topo_add_plane(c->t, plane, &p))) {
+        return fail_rc(c, rc, "plane");
+    }
+    if (is_switch) {
+        rc = sy_topo_add_switch(c->t, name, NULL != level ? (int32_t)lvl : -1, &v);
+    } else {
+        rc = sy_topo_add_device(c->t, name, host, NULL, &v);
+    }
+    if (PMIX_EXISTS == rc) {
+        return sy_read_error(c->errmsg, c->name, c->line, "'%.64s' is already declared", name);
+    }
+    if (PMIX_SUCCESS != rc) {
+        return fail_rc(c, rc, name);
+    }
+    if ((NULL != guid && PMIX_SUCCESS != (rc = sy_topo_set_guid(c->t, v, guid))) ||
+        (NULL != label && PMIX_SUCCESS != (rc = sy_topo_set_label(c->t, v, label))) ||
+        (SY_TOPO_NONE != p && PMIX_SUCCESS != (rc = sy_topo_set_plane(c->t, v, p)))) {
+        return fail_rc(c, rc, name);
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t link_stmt(nat_ctx_t *c, char *cur)
+{
+    char *names[2], *tok;
+    uint32_t ids[2];
+    for (int i = 0; i < 2; i++) {
+        names[i] = sy_next_token(&cur);
+        if (NULL == names[i] || NULL != strchr(names[i], '=')) {
+            return sy_read_error(c->errmsg, c->name, c->line, "expected two vertex names after 'link'");
+        }
+        if (PMIX_SUCCESS != sy_topo_find(c->t, names[i], &ids[i])) {
+            return sy_read_error(c->errmsg, c->name, c->line,
+                                 "unknown vertex '%.64s' (declare it with 'device' or 'switch' first)",
+                                 names[i]);
+        }
+    }
+    if (ids[0] == ids[1]) {
+        return sy_read_error(c->errmsg, c->name, c->line, "link from '%.64s' to itself", names[0]);
+    }
+    uint64_t speed = 0;
+    uint8_t state = PMIX_LINK_UP;
+    bool have_speed = false, have_state = false;
+    while (NULL != (tok = sy_next_token(&cur))) {
+        const char *val;
+        if (key_is(tok, "speed", &val) && !have_speed) {
+            if (!sy_parse_speed(val, &speed)) {
+                return sy_read_error(c->errmsg, c->name, c->line,
+                                     "expected a speed such as 100G or 25Gb/s, got '%.64s'", val);
+            }
+            have_speed = true;
+        } else if (key_is(tok, "state", &val) && !have_state) {
+            if (0 == strcmp(val, "up")) {
+                state = PMIX_LINK_UP;
+            } else if (0 == strcmp(val, "down")) {
+                state = PMIX_LINK_DOWN;
+            } else if (0 == strcmp(val, "unknown")) {
+                state = PMIX_LINK_STATE_UNKNOWN;
+            } else {
+                return sy_read_error(c->errmsg, c->name, c->line,
+                                     "expected state=up, down or unknown, got '%.64s'", val);
+            }
+            have_state = true;
+        } else {
+            return sy_read_error(c->errmsg, c->name, c->line,
+                                 "unexpected '%.64s' (expected speed= or state=, each at most once)", tok);
+        }
+    }
+    pmix_status_t rc = sy_topo_add_link(c->t, ids[0], ids[1], speed, state, SY_TOPO_LINK_PARALLEL, NULL);
+    return PMIX_SUCCESS == rc ? rc : fail_rc(c, rc, "link");
+}
+
+static pmix_status_t parse_line(nat_ctx_t *c, char *line)
+{
+    char *cur = line;
+    char *kw = sy_next_token(&cur);
+    if (NULL == kw) {
+        return PMIX_SUCCESS;
+    }
+    if (0 == strcmp(kw, "device")) {
+        return vertex_stmt(c, cur, false);
+    }
+    if (0 == strcmp(kw, "switch")) {
+        return vertex_stmt(c, cur, true);
+    }
+    if (0 == strcmp(kw, "link")) {
+        return link_stmt(c, cur);
+    }
+    if (0 == strcmp(kw, "plane")) {
+        char *id = sy_next_token(&cur);
+        if (NULL == id || NULL != sy_next_token(&cur)) {
+            return sy_read_error(c->errmsg, c->name, c->line, "expected exactly one plane id after 'plane'");
+        }
+        pmix_status_t rc = sy_topo_add_plane(c->t, id, NULL);
+        return PMIX_SUCCESS == rc ? rc : fail_rc(c, rc, "plane");
+    }
+    return sy_read_error(c->errmsg, c->name, c->line,
+                         "expected 'device', 'switch', 'link' or 'plane', got '%.64s'", kw);
+}
+
+pmix_status_t sy_topo_read_native_buffer(const char *buf, size_t len, const char *name,
+                                         const sy_topo_limits_t *lim,
+                                         sy_topo_t **out, char **errmsg)
+{
+    if (NULL == out || (NULL == buf && 0 != len)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    nat_ctx_t c = {.name = name, .errmsg = errmsg};
+    pmix_status_t rc = sy_read_new_topo(lim, name, "native", &c.t);
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    sy_lines_t it;
+    int more;
+    sy_lines_init(&it, buf, len, name, false);
+    while (1 == (more = sy_lines_next(&it, errmsg))) {
+        c.line = it.lineno;
+        if (PMIX_SUCCESS != (rc = parse_line(&c, it.line))) {
+            break;
+        }
+    }
+    if (more < 0) {
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    sy_lines_done(&it);
+    if (PMIX_SUCCESS != rc) {
+        sy_topo_free(c.t);
+        return rc;
+    }
+    *out = c.t;
+    return PMIX_SUCCESS;
+}

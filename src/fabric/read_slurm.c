@@ -1,0 +1,349 @@
+/* Reader for Slurm 22.05 topology.conf (topology/tree grammar):
+ *
+ *   SwitchName=NAME (Nodes=HOSTLIST | Switches=HOSTLIST) [LinkSpeed=N]
+ *
+ * Keys are case-insensitive, values may be double-quoted, '#' starts a
+ * comment and a trailing backslash continues the line.  The checks of
+ * slurmctld are mirrored: exactly one of Nodes=/Switches= per line, no
+ * duplicate switch, every child switch defined, at most 20 levels (more
+ * means a loop).  Each node becomes a device named after the node (host =
+ * node) linked to every leaf listing it; LinkSpeed (arbitrary units in
+ * Slurm, unused there) is recorded unscaled as the speed of the links from
+ * the switch to its children, 0 when absent. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fabric/read_util.h"
+
+#define SLURM_MAX_LEVELS 20
+
+typedef struct {
+    char *name;
+    char *nodes;
+    char *switches;
+    uint64_t speed;
+    size_t line;
+    uint32_t id;        /* vertex */
+    int level;          /* -1 unknown, -2 being computed */
+    uint32_t child_off, nchild; /* into children[] */
+} sw_rec_t;
+
+typedef struct {
+    sy_topo_t *t;
+    sw_rec_t *recs;
+    size_t nrec, cap;
+    uint32_t *children;
+    size_t nchildren, capchildren;
+    sw_rec_t *cur;
+    uint32_t *rec_of_vertex; /* vertex id -> record, for switches */
+    const char *name;
+    char **errmsg;
+    uint64_t budget;
+} slurm_ctx_t;
+
+static void recs_free(slurm_ctx_t *c)
+{
+    for (size_t i = 0; i < c->nrec; i++) {
+        free(c->recs[i].name);
+        free(c->recs[i].nodes);
+        free(c->recs[i].switches);
+    }
+    free(c->recs);
+    free(c->children);
+    free(c->rec_of_vertex);
+}
+
+/* Strip the comment ('#' not escaped by a backslash). */
+static void strip_comment(char *s)
+{
+    for (char *p = s; '\0' != *p; p++) {
+        if ('#' == *p && (p == s || '\\' != p[-1])) {
+            *p = '\0';
+            return;
+        }
+    }
+}
+
+/* Split "key=value" in place; removes surrounding quotes of the value. */
+static bool split_kv(char *tok, char **key, char **val)
+{
+    char *eq = strchr(tok, '=');
+    if (NULL == eq || eq == tok) {
+        return false;
+    }
+    *eq = '\0';
+    *key = tok;
+    char *v = eq + 1;
+    size_t n = strlen(v);
+    if (n >= 2 && '"' == v[0] && '"' == v[n - 1]) {
+        v[n - 1] = '\0';
+        v++;
+    }
+    *val = v;
+    return true;
+}
+
+static pmix_status_t parse_line(slurm_ctx_t *c, char *line, size_t lineno)
+{
+    strip_comment(line);
+    char *cur = line, *tok;
+    sw_rec_t r = {.line = lineno, .level = -1};
+    bool have_speed = false, first = true;
+    pmix_status_t rc = PMIX_SUCCESS;
+    while (NULL != (tok = sy_next_token(&cur))) {
+        char *key, *val;
+        if (!split_kv(tok, &key, &val)) {
+            rc = sy_read_error(c->errmsg, c->name, lineno, "expected KEY=VALUE, got '%.64s'", tok);
+            goto fail;
+        }
+        if (first && 0 != strcasecmp(key, "SwitchName")) {
+            rc = sy_read_error(c->errmsg, c->name, lineno,
+                               "expected SwitchName= first, got '%.64s='", key);
+            goto fail;
+        }
+        first = false;
+        char **slot = NULL;
+        if (0 == strcasecmp(key, "SwitchName")) {
+            slot = &r.name;
+        } else if (0 == strcasecmp(key, "Nodes")) {
+            slot = &r.nodes;
+        } else if (0 == strcasecmp(key, "Switches")) {
+            slot = &r.switches;
+        } else if (0 == strcasecmp(key, "LinkSpeed")) {
+            if (have_speed || !sy_parse_u64(val, false, &r.speed) || r.speed > UINT32_MAX) {
+                rc = sy_read_error(c->errmsg, c->name, lineno,
+                                   have_speed ? "LinkSpeed given twice"
+                                              : "expected an unsigned 32-bit LinkSpeed, got '%.64s'",
+                                   val);
+                goto fail;
+            }
+            have_speed = true;
+            continue;
+        } else {
+            rc = sy_read_error(c->errmsg, c->name, lineno,
+                               "unknown key '%.64s' (expected SwitchName, Nodes, Switches or LinkSpeed)",
+                               key);
+            goto fail;
+        }
+        if (NULL != *slot) {
+            rc = sy_read_error(c->errmsg, c->name, lineno, "%s given twice", key);
+            goto fail;
+        }
+        if ('\0' == *val) {
+            rc = sy_read_error(c->errmsg, c->name, lineno, "expected a value after %s=", key);
+            goto fail;
+        }
+        if (slot == &r.name && strlen(val) > SY_TOPO_MAX_NAME) {
+            rc = sy_read_error(c->errmsg, c->name, lineno, "switch name too long");
+            goto fail;
+        }
+        if (NULL == (*slot = strdup(val))) {
+            rc = PMIX_ERR_NOMEM;
+            sy_read_error(c->errmsg, c->name, lineno, "out of memory");
+            goto fail;
+        }
+    }
+    if (first) {
+        return PMIX_SUCCESS; /* blank or comment line */
+    }
+    if (NULL != r.nodes && NULL != r.switches) {
+        rc = sy_read_error(c->errmsg, c->name, lineno, "switch %.64s has both Nodes= and Switches=",
+                           r.name);
+        goto fail;
+    }
+    if (NULL == r.nodes && NULL == r.switches) {
+        rc = sy_read_error(c->errmsg, c->name, lineno,
+                           "switch %.64s has neither Nodes= nor Switches=", r.name);
+        goto fail;
+    }
+    if (c->nrec == c->cap) {
+        size_t ncap = c->cap ? c->cap * 2 : 16;
+        sw_rec_t *n = realloc(c->recs, ncap * sizeof(*n));
+        if (NULL == n) {
+            rc = PMIX_ERR_NOMEM;
+            sy_read_error(c->errmsg, c->name, lineno, "out of memory");
+            goto fail;
+        }
+        c->recs = n;
+        c->cap = ncap;
+    }
+    c->recs[c->nrec++] = r;
+    return PMIX_SUCCESS;
+fail:
+    free(r.name);
+    free(r.nodes);
+    free(r.switches);
+    return rc;
+}
+
+static pmix_status_t emit_node(void *ctx, const char *node)
+{
+    slurm_ctx_t *c = ctx;
+    uint32_t v;
+    pmix_status_t rc = sy_topo_add_device(c->t, node, node, NULL, &v);
+    if (PMIX_EXISTS == rc) {
+        if (SY_TOPO_DEVICE != c->t->v[v].kind) {
+            return sy_read_error(c->errmsg, c->name, c->cur->line,
+                                 "node %.64s has the name of a switch", node);
+        }
+    } else if (PMIX_SUCCESS != rc) {
+        return sy_read_error(c->errmsg, c->name, c->cur->line, "cannot add node %.64s: %s", node,
+                             PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices" : "bad name or out of memory");
+    }
+    rc = sy_topo_add_link(c->t, v, c->cur->id, c->cur->speed, PMIX_LINK_UP, 0, NULL);
+    if (PMIX_SUCCESS != rc && PMIX_EXISTS != rc) {
+        return sy_read_error(c->errmsg, c->name, c->cur->line, "cannot link node %.64s", node);
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t emit_switch(void *ctx, const char *sw)
+{
+    slurm_ctx_t *c = ctx;
+    uint32_t v;
+    if (PMIX_SUCCESS != sy_topo_find(c->t, sw, &v) || SY_TOPO_SWITCH != c->t->v[v].kind) {
+        return sy_read_error(c->errmsg, c->name, c->cur->line,
+                             "switch %.64s listed in Switches= is not defined", sw);
+    }
+    if (v == c->cur->id) {
+        return sy_read_error(c->errmsg, c->name, c->cur->line, "switch %.64s lists itself", sw);
+    }
+    pmix_status_t rc = sy_topo_add_link(c->t, v, c->cur->id, c->cur->speed, PMIX_LINK_UP, 0, NULL);
+    if (PMIX_EXISTS == rc) {
+        return PMIX_SUCCESS;
+    }
+    if (PMIX_SUCCESS != rc) {
+        return sy_read_error(c->errmsg, c->name, c->cur->line, "cannot link switch %.64s", sw);
+    }
+    if (c->nchildren == c->capchildren) {
+        size_t ncap = c->capchildren ? c->capchildren * 2 : 64;
+        uint32_t *n = realloc(c->children, ncap * sizeof(*n));
+        if (NULL == n) {
+            return sy_read_error(c->errmsg, c->name, c->cur->line, "out of memory");
+        }
+        c->children = n;
+        c->capchildren = ncap;
+    }
+    c->children[c->nchildren++] = v;
+    c->cur->nchild++;
+    return PMIX_SUCCESS;
+}
+
+/* Level of record r: leaves 0, else 1 + max over children.  Depth is
+ * bounded by SLURM_MAX_LEVELS, so the recursion is too. */
+static pmix_status_t compute_level(slurm_ctx_t *c, sw_rec_t *r, int depth)
+{
+    if (r->level >= 0) {
+        return PMIX_SUCCESS;
+    }
+    if (-2 == r->level || depth > SLURM_MAX_LEVELS) {
+        return sy_read_error(c->errmsg, c->name, r->line,
+                             "switch %.64s is part of a loop or more than %d levels deep (not a tree)",
+                             r->name, SLURM_MAX_LEVELS);
+    }
+    if (NULL != r->nodes) {
+        r->level = 0;
+        return PMIX_SUCCESS;
+    }
+    r->level = -2;
+    int lvl = 0;
+    for (uint32_t i = 0; i < r->nchild; i++) {
+        sw_rec_t *ch = &c->recs[c->rec_of_vertex[c->children[r->child_off + i]]];
+        pmix_status_t rc = compute_level(c, ch, depth + 1);
+        if (PMIX_SUCCESS != rc) {
+            return rc;
+        }
+        if (ch->level + 1 > lvl) {
+            lvl = ch->level + 1;
+        }
+    }
+    if (lvl > SLURM_MAX_LEVELS) {
+        return sy_read_error(c->errmsg, c->name, r->line,
+                             "switch %.64s is more than %d levels deep", r->name, SLURM_MAX_LEVELS);
+    }
+    r->level = lvl;
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t build(slurm_ctx_t *c)
+{
+    pmix_status_t rc;
+    for (size_t i = 0; i < c->nrec; i++) {
+        sw_rec_t *r = &c->recs[i];
+        rc = sy_topo_add_switch(c->t, r->name, -1, &r->id);
+        if (PMIX_EXISTS == rc) {
+            return sy_read_error(c->errmsg, c->name, r->line, "duplicate SwitchName %.64s", r->name);
+        }
+        if (PMIX_SUCCESS != rc) {
+            return sy_read_error(c->errmsg, c->name, r->line, "cannot add switch %.64s", r->name);
+        }
+    }
+    c->rec_of_vertex = malloc((c->nrec ? c->nrec : 1) * sizeof(uint32_t));
+    if (NULL == c->rec_of_vertex) {
+        return sy_read_error(c->errmsg, c->name, 0, "out of memory");
+    }
+    for (size_t i = 0; i < c->nrec; i++) {
+        c->rec_of_vertex[c->recs[i].id] = (uint32_t)i; /* switches are vertices 0..nrec-1 */
+    }
+    for (size_t i = 0; i < c->nrec; i++) {
+        sw_rec_t *r = c->cur = &c->recs[i];
+        const char *why = NULL;
+        r->child_off = (uint32_t)c->nchildren;
+        if (NULL != r->nodes) {
+            rc = sy_hostlist_expand(r->nodes, &c->budget, emit_node, c, &why);
+        } else {
+            rc = sy_hostlist_expand(r->switches, &c->budget, emit_switch, c, &why);
+        }
+        if (PMIX_SUCCESS != rc) {
+            return sy_read_error(c->errmsg, c->name, r->line, "bad hostlist in %s=: %s",
+                                 NULL != r->nodes ? "Nodes" : "Switches", why);
+        }
+    }
+    for (size_t i = 0; i < c->nrec; i++) {
+        if (PMIX_SUCCESS != (rc = compute_level(c, &c->recs[i], 0))) {
+            return rc;
+        }
+        c->t->v[c->recs[i].id].level = c->recs[i].level;
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_topo_read_slurm_buffer(const char *buf, size_t len, const char *name,
+                                        const sy_topo_limits_t *lim,
+                                        sy_topo_t **out, char **errmsg)
+{
+    if (NULL == out || (NULL == buf && 0 != len)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    slurm_ctx_t c = {.name = name, .errmsg = errmsg};
+    c.budget = (NULL != lim && lim->max_vertices) ? lim->max_vertices : SY_TOPO_MAX_VERTICES;
+    pmix_status_t rc = sy_read_new_topo(lim, name, "slurm", &c.t);
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    sy_lines_t it;
+    sy_lines_init(&it, buf, len, name, true);
+    int more;
+    while (1 == (more = sy_lines_next(&it, errmsg))) {
+        if (PMIX_SUCCESS != (rc = parse_line(&c, it.line, it.lineno))) {
+            break;
+        }
+    }
+    if (more < 0) {
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    sy_lines_done(&it);
+    if (PMIX_SUCCESS == rc) {
+        rc = build(&c);
+    }
+    recs_free(&c);
+    if (PMIX_SUCCESS != rc) {
+        sy_topo_free(c.t);
+        return rc;
+    }
+    *out = c.t;
+    return PMIX_SUCCESS;
+}

@@ -1,0 +1,426 @@
+/* Shared reader helpers (see read_util.h). */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/read_util.h"
+
+pmix_status_t sy_read_error(char **errmsg, const char *name, size_t line, const char *fmt, ...)
+{
+    if (NULL == errmsg || NULL != *errmsg) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    char body[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof(body), fmt, ap);
+    va_end(ap);
+    const char *n = (NULL != name) ? name : "<input>";
+    size_t need = strlen(n) + strlen(body) + 32;
+    char *m = malloc(need);
+    if (NULL != m) {
+        if (0 == line) {
+            snprintf(m, need, "%s: %s", n, body);
+        } else {
+            snprintf(m, need, "%s:%zu: %s", n, line, body);
+        }
+    }
+    *errmsg = m;
+    return PMIX_ERR_BAD_PARAM;
+}
+
+/* ---------------------------------------------------------------- lines */
+
+void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name,
+                   bool continuation)
+{
+    memset(it, 0, sizeof(*it));
+    it->buf = (NULL != buf) ? buf : "";
+    it->len = (NULL != buf) ? len : 0;
+    it->next_lineno = 1;
+    it->name = name;
+    it->continuation = continuation;
+}
+
+void sy_lines_done(sy_lines_t *it)
+{
+    free(it->line);
+    it->line = NULL;
+    it->cap = it->line_len = 0;
+}
+
+static int append(sy_lines_t *it, const char *s, size_t n, char **errmsg)
+{
+    if (it->line_len + n > SY_READ_MAX_LINE) {
+        sy_read_error(errmsg, it->name, it->lineno, "line longer than %u bytes",
+                      SY_READ_MAX_LINE);
+        return -1;
+    }
+    if (it->line_len + n + 1 > it->cap) {
+        size_t ncap = it->cap ? it->cap : 256;
+        while (ncap < it->line_len + n + 1) {
+            ncap *= 2;
+        }
+        char *nl = realloc(it->line, ncap);
+        if (NULL == nl) {
+            sy_read_error(errmsg, it->name, it->lineno, "out of memory");
+            return -1;
+        }
+        it->line = nl;
+        it->cap = ncap;
+    }
+    memcpy(it->line + it->line_len, s, n);
+    it->line_len += n;
+    it->line[it->line_len] = '\0';
+    return 0;
+}
+
+int sy_lines_next(sy_lines_t *it, char **errmsg)
+{
+    if (it->pos >= it->len) {
+        return 0;
+    }
+    it->line_len = 0;
+    it->lineno = it->next_lineno;
+    if (0 != append(it, "", 0, errmsg)) {
+        return -1;
+    }
+    for (;;) {
+        const char *start = it->buf + it->pos;
+        size_t rest = it->len - it->pos;
+        const char *nl = memchr(start, '\n', rest);
+        size_t n = (NULL != nl) ? (size_t)(nl - start) : rest;
+        it->pos += n + (NULL != nl ? 1 : 0);
+        it->next_lineno++;
+        if (NULL != memchr(start, '\0', n)) {
+            sy_read_error(errmsg, it->name, it->next_lineno - 1,
+                          "unexpected NUL byte (binary data?)");
+            return -1;
+        }
+        if (n > 0 && '\r' == start[n - 1]) {
+            n--;
+        }
+        bool more = it->continuation && n > 0 && '\\' == start[n - 1] && it->pos < it->len;
+        if (more) {
+            n--;
+        }
+        if (0 != append(it, start, n, errmsg)) {
+            return -1;
+        }
+        if (!more) {
+            return 1;
+        }
+    }
+}
+
+char *sy_next_token(char **cursor)
+{
+    char *p = *cursor;
+    while (' ' == *p || '\t' == *p || '\v' == *p || '\f' == *p) {
+        p++;
+    }
+    if ('\0' == *p || '#' == *p) {
+        *cursor = p + strlen(p);
+        return NULL;
+    }
+    char *tok = p;
+    while ('\0' != *p && ' ' != *p && '\t' != *p && '\v' != *p && '\f' != *p) {
+        p++;
+    }
+    if ('\0' != *p) {
+        *p++ = '\0';
+    }
+    *cursor = p;
+    return tok;
+}
+
+/* -------------------------------------------------------------- numbers */
+
+bool sy_parse_u64(const char *s, bool hex_ok, uint64_t *out)
+{
+    if (NULL == s || '\0' == *s) {
+        return false;
+    }
+    unsigned base = 10;
+    if (hex_ok && '0' == s[0] && ('x' == s[1] || 'X' == s[1])) {
+        base = 16;
+        s += 2;
+        if ('\0' == *s) {
+            return false;
+        }
+    }
+    uint64_t v = 0;
+    for (; '\0' != *s; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9') {
+            d = (unsigned)(*s - '0');
+        } else if (16 == base && isxdigit((unsigned char)*s)) {
+            d = (unsigned)(tolower((unsigned char)*s) - 'a' + 10);
+        } else {
+            return false;
+        }
+        if (v > (UINT64_MAX - d) / base) {
+            return false;
+        }
+        v = v * base + d;
+    }
+    *out = v;
+    return true;
+}
+
+bool sy_parse_speed(const char *s, uint64_t *out)
+{
+    if (NULL == s || !isdigit((unsigned char)*s)) {
+        return false;
+    }
+    uint64_t ip = 0, frac = 0, fdiv = 1;
+    for (; isdigit((unsigned char)*s); s++) {
+        if (ip > (UINT64_MAX - 9) / 10) {
+            return false;
+        }
+        ip = ip * 10 + (uint64_t)(*s - '0');
+    }
+    if ('.' == *s) {
+        s++;
+        if (!isdigit((unsigned char)*s)) {
+            return false;
+        }
+        for (; isdigit((unsigned char)*s); s++) {
+            if (fdiv < 1000000000000ULL) { /* 12 fractional digits are plenty */
+                frac = frac * 10 + (uint64_t)(*s - '0');
+                fdiv *= 10;
+            }
+        }
+    }
+    uint64_t mult = 1;
+    switch (*s) {
+    case 'k': case 'K': mult = 1000ULL; s++; break;
+    case 'm': case 'M': mult = 1000000ULL; s++; break;
+    case 'g': case 'G': mult = 1000000000ULL; s++; break;
+    case 't': case 'T': mult = 1000000000000ULL; s++; break;
+    default: break;
+    }
+    if ('\0' != *s && 0 != strcmp(s, "b/s") && 0 != strcmp(s, "bps") &&
+        0 != strcmp(s, "bit/s")) {
+        return false;
+    }
+    if (0 != ip && ip > UINT64_MAX / mult) {
+        return false;
+    }
+    uint64_t v = ip * mult;
+    /* frac/fdiv * mult, computed without overflow: both are <= 1e12. */
+    uint64_t f = (mult >= fdiv) ? frac * (mult / fdiv) : frac / (fdiv / mult);
+    if (UINT64_MAX - v < f) {
+        return false;
+    }
+    *out = v + f;
+    return true;
+}
+
+/* ------------------------------------------------------------- hostlist */
+
+typedef struct {
+    uint64_t *budget;
+    sy_hostlist_emit_fn emit;
+    void *ctx;
+    const char **why;
+    char name[SY_TOPO_MAX_NAME + 1];
+} hl_state_t;
+
+/* Expand s[0..n) after the prefix name[0..plen). */
+static pmix_status_t hl_item(hl_state_t *st, size_t plen, const char *s, size_t n, int depth)
+{
+    if (depth > 8) {
+        *st->why = "too many bracket groups in one host name";
+        return PMIX_ERR_BAD_PARAM;
+    }
+    const char *open = memchr(s, '[', n);
+    const char *close = memchr(s, ']', n);
+    if (NULL == open) {
+        if (NULL != close) {
+            *st->why = "']' without '['";
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (plen + n > SY_TOPO_MAX_NAME) {
+            *st->why = "host name too long";
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (0 == plen + n) {
+            *st->why = "empty host name";
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (0 == *st->budget) {
+            *st->why = "hostlist expands to too many names";
+            return PMIX_ERR_OUT_OF_RESOURCE;
+        }
+        (*st->budget)--;
+        memcpy(st->name + plen, s, n);
+        st->name[plen + n] = '\0';
+        return st->emit(st->ctx, st->name);
+    }
+    size_t pre = (size_t)(open - s);
+    if (NULL == close || close < open) {
+        *st->why = NULL == close ? "'[' without ']'" : "']' without '['";
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (plen + pre > SY_TOPO_MAX_NAME) {
+        *st->why = "host name too long";
+        return PMIX_ERR_BAD_PARAM;
+    }
+    memcpy(st->name + plen, s, pre);
+    plen += pre;
+    const char *r = open + 1, *rend = close;
+    if (memchr(r, '[', (size_t)(rend - r))) {
+        *st->why = "nested '['";
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (r == rend) {
+        *st->why = "empty range list '[]'";
+        return PMIX_ERR_BAD_PARAM;
+    }
+    const char *rest = close + 1;
+    size_t restn = n - (size_t)(rest - s);
+    while (r < rend) {
+        const char *comma = memchr(r, ',', (size_t)(rend - r));
+        const char *end = comma ? comma : rend;
+        const char *dash = memchr(r, '-', (size_t)(end - r));
+        const char *loe = dash ? dash : end;
+        uint64_t lo = 0, hi;
+        size_t width = (size_t)(loe - r);
+        if (0 == width || width > 18) {
+            *st->why = "expected a number in the range list";
+            return PMIX_ERR_BAD_PARAM;
+        }
+        for (const char *p = r; p < loe; p++) {
+            if (!isdigit((unsigned char)*p)) {
+                *st->why = "expected a number in the range list";
+                return PMIX_ERR_BAD_PARAM;
+            }
+            lo = lo * 10 + (uint64_t)(*p - '0');
+        }
+        hi = lo;
+        if (dash) {
+            const char *h = dash + 1;
+            if (h == end || (size_t)(end - h) > 18) {
+                *st->why = "expected a number after '-'";
+                return PMIX_ERR_BAD_PARAM;
+            }
+            hi = 0;
+            for (const char *p = h; p < end; p++) {
+                if (!isdigit((unsigned char)*p)) {
+                    *st->why = "expected a number after '-'";
+                    return PMIX_ERR_BAD_PARAM;
+                }
+                hi = hi * 10 + (uint64_t)(*p - '0');
+            }
+            if (hi < lo) {
+                *st->why = "range end below its start";
+                return PMIX_ERR_BAD_PARAM;
+            }
+        }
+        if (hi - lo >= *st->budget) {
+            *st->why = "hostlist expands to too many names";
+            return PMIX_ERR_OUT_OF_RESOURCE;
+        }
+        for (uint64_t v = lo;; v++) {
+            char num[32];
+            int k = snprintf(num, sizeof(num), "%0*llu", (int)width, (unsigned long long)v);
+            if (plen + (size_t)k > SY_TOPO_MAX_NAME) {
+                *st->why = "host name too long";
+                return PMIX_ERR_BAD_PARAM;
+            }
+            memcpy(st->name + plen, num, (size_t)k);
+            pmix_status_t rc = hl_item(st, plen + (size_t)k, rest, restn, depth + 1);
+            if (PMIX_SUCCESS != rc) {
+                return rc;
+            }
+            if (v == hi) {
+                break;
+            }
+        }
+        r = comma ? comma + 1 : rend;
+        if (comma && r == rend) {
+            *st->why = "expected a number in the range list";
+            return PMIX_ERR_BAD_PARAM;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist_emit_fn emit,
+                                 void *ctx, const char **why)
+{
+    static const char *dummy;
+    if (NULL == why) {
+        why = &dummy;
+    }
+    *why = "invalid hostlist";
+    if (NULL == expr || NULL == budget || NULL == emit) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    hl_state_t *st = malloc(sizeof(*st));
+    if (NULL == st) {
+        *why = "out of memory";
+        return PMIX_ERR_NOMEM;
+    }
+    st->budget = budget;
+    st->emit = emit;
+    st->ctx = ctx;
+    st->why = why;
+    pmix_status_t rc = PMIX_SUCCESS;
+    const char *p = expr;
+    if ('\0' == *p) {
+        *why = "empty hostlist";
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    /* Items are separated by commas outside brackets. */
+    while (PMIX_SUCCESS == rc && '\0' != *p) {
+        const char *q = p;
+        int depth = 0;
+        while ('\0' != *q && !(',' == *q && 0 == depth)) {
+            if ('[' == *q) {
+                depth++;
+            } else if (']' == *q && depth > 0) {
+                depth--;
+            }
+            q++;
+        }
+        if (q == p) {
+            *why = "empty item in hostlist";
+            rc = PMIX_ERR_BAD_PARAM;
+            break;
+        }
+        rc = hl_item(st, 0, p, (size_t)(q - p), 0);
+        p = ('\0' != *q) ? q + 1 : q;
+        if (PMIX_SUCCESS == rc && ',' == *q && '\0' == *p) {
+            *why = "empty item in hostlist";
+            rc = PMIX_ERR_BAD_PARAM;
+        }
+    }
+    free(st);
+    return rc;
+}
+
+pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name,
+                               const char *format, sy_topo_t **out)
+{
+    sy_topo_t *t;
+    pmix_status_t rc = sy_topo_new(&t);
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    if (NULL != lim) {
+        t->max_vertices = lim->max_vertices;
+        t->max_edges = lim->max_edges;
+    }
+    if (PMIX_SUCCESS != (rc = sy_topo_set_source(t, name, format))) {
+        sy_topo_free(t);
+        return rc;
+    }
+    *out = t;
+    return PMIX_SUCCESS;
+}

@@ -1,0 +1,62 @@
+/* Helpers shared by the topology readers: bounded line iteration over a
+ * memory buffer, error messages, numbers, speeds and Slurm hostlists. */
+#ifndef SWITCHYARD_FABRIC_READ_UTIL_H
+#define SWITCHYARD_FABRIC_READ_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/topo.h"
+
+/* Longest logical line accepted (continuations included). */
+#define SY_READ_MAX_LINE (16u * 1024u * 1024u)
+
+typedef struct {
+    const char *buf;
+    size_t len, pos;
+    size_t lineno;      /* number of the first physical line of `line` */
+    size_t next_lineno;
+    char *line;         /* NUL-terminated copy, '\r' and '\n' removed */
+    size_t line_len, cap;
+    bool continuation;  /* a trailing backslash joins the next line */
+    const char *name;   /* for messages */
+} sy_lines_t;
+
+void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name,
+                   bool continuation);
+void sy_lines_done(sy_lines_t *it);
+/* 1: a line is in it->line; 0: end of input; <0: error (message set). */
+int sy_lines_next(sy_lines_t *it, char **errmsg);
+
+/* Set *errmsg (if non-NULL and still unset) to "NAME:LINE: <fmt>", or
+ * "NAME: <fmt>" for line 0.  Returns PMIX_ERR_BAD_PARAM for convenience. */
+pmix_status_t sy_read_error(char **errmsg, const char *name, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Whitespace tokenizer over a mutable line: returns the next token
+ * (NUL-terminated in place) or NULL; a '#' at token start ends the line. */
+char *sy_next_token(char **cursor);
+
+/* Unsigned decimal (or 0x-hex when hex_ok) with overflow check; the whole
+ * string must be consumed. */
+bool sy_parse_u64(const char *s, bool hex_ok, uint64_t *out);
+/* Link speed: a decimal number (fraction allowed) with an optional
+ * K/M/G/T multiplier (powers of 1000) and an optional "b/s", "bps" or
+ * "bit/s" suffix: "100G", "12.5Gb/s", "25000000000". */
+bool sy_parse_speed(const char *s, uint64_t *out);
+
+/* Expand one Slurm hostlist expression ("tux[0-3,12],sw5,n[01-04]x[1-2]")
+ * calling emit for every name in order.  *budget is decremented per name;
+ * expansion fails once it would go below 0.  Returns PMIX_SUCCESS, the
+ * status emit returned, or PMIX_ERR_BAD_PARAM with *why set to a static
+ * description. */
+typedef pmix_status_t (*sy_hostlist_emit_fn)(void *ctx, const char *name);
+pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist_emit_fn emit,
+                                 void *ctx, const char **why);
+
+/* Create the topology a reader fills, with the limits applied. */
+pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name,
+                               const char *format, sy_topo_t **out);
+
+#endif

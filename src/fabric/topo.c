@@ -1,0 +1,566 @@
+/* Graph model of sy_topo_t: vertex/edge arrays, name and pair indexes,
+ * CSR adjacency. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/topo.h"
+
+/* ---------------------------------------------------------------- index */
+
+static uint64_t mix64(uint64_t x)
+{
+    /* splitmix64 finaliser: pair keys are highly regular (a<<32|b). */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; '\0' != *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return mix64(h);
+}
+
+static uint64_t hash_pair(uint32_t a, uint32_t b)
+{
+    return mix64(((uint64_t)a << 32) | b);
+}
+
+typedef bool (*index_eq_fn)(const sy_topo_t *t, uint32_t id, const void *key);
+
+static bool name_eq(const sy_topo_t *t, uint32_t id, const void *key)
+{
+    return 0 == strcmp(t->v[id].name, (const char *)key);
+}
+
+static bool pair_eq(const sy_topo_t *t, uint32_t id, const void *key)
+{
+    const uint32_t *ab = key;
+    return t->e[id].a == ab[0] && t->e[id].b == ab[1];
+}
+
+static uint32_t index_get(const sy_topo_t *t, const sy_topo_index_t *ix, uint64_t h,
+                          const void *key, index_eq_fn eq)
+{
+    if (0 == ix->cap) {
+        return SY_TOPO_NONE;
+    }
+    size_t mask = ix->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        if (SY_TOPO_NONE == ix->id[i]) {
+            return SY_TOPO_NONE;
+        }
+        if (ix->hash[i] == h && eq(t, ix->id[i], key)) {
+            return ix->id[i];
+        }
+    }
+}
+
+static void index_put_raw(sy_topo_index_t *ix, uint64_t h, uint32_t id)
+{
+    size_t mask = ix->cap - 1;
+    size_t i = h & mask;
+    while (SY_TOPO_NONE != ix->id[i]) {
+        i = (i + 1) & mask;
+    }
+    ix->hash[i] = h;
+    ix->id[i] = id;
+    ix->count++;
+}
+
+/* Insert (the caller checked absence); keeps the load factor <= 1/2. */
+static pmix_status_t index_put(sy_topo_index_t *ix, uint64_t h, uint32_t id)
+{
+    if ((ix->count + 1) * 2 > ix->cap) {
+        size_t ncap = ix->cap ? ix->cap * 2 : 64;
+        sy_topo_index_t n = {0};
+        n.hash = malloc(ncap * sizeof(*n.hash));
+        n.id = malloc(ncap * sizeof(*n.id));
+        if (NULL == n.hash || NULL == n.id) {
+            free(n.hash);
+            free(n.id);
+            return PMIX_ERR_NOMEM;
+        }
+        n.cap = ncap;
+        for (size_t i = 0; i < ncap; i++) {
+            n.id[i] = SY_TOPO_NONE;
+        }
+        for (size_t i = 0; i < ix->cap; i++) {
+            if (SY_TOPO_NONE != ix->id[i]) {
+                index_put_raw(&n, ix->hash[i], ix->id[i]);
+            }
+        }
+        free(ix->hash);
+        free(ix->id);
+        *ix = n;
+    }
+    index_put_raw(ix, h, id);
+    return PMIX_SUCCESS;
+}
+
+static void index_free(sy_topo_index_t *ix)
+{
+    free(ix->hash);
+    free(ix->id);
+    memset(ix, 0, sizeof(*ix));
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+pmix_status_t sy_topo_new(sy_topo_t **out)
+{
+    if (NULL == out) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    sy_topo_t *t = calloc(1, sizeof(*t));
+    if (NULL == t) {
+        return PMIX_ERR_NOMEM;
+    }
+    *out = t;
+    return PMIX_SUCCESS;
+}
+
+static void csr_free(sy_topo_t *t)
+{
+    free(t->adj_off);
+    free(t->adj);
+    free(t->adj_edge);
+    t->adj_off = t->adj = t->adj_edge = NULL;
+    t->finalized = false;
+}
+
+void sy_topo_free(sy_topo_t *t)
+{
+    if (NULL == t) {
+        return;
+    }
+    for (uint32_t i = 0; i < t->nv; i++) {
+        free(t->v[i].name);
+        free(t->v[i].host);
+        free(t->v[i].guid);
+        free(t->v[i].label);
+    }
+    free(t->v);
+    free(t->e);
+    for (uint32_t i = 0; i < t->nplanes; i++) {
+        free(t->planes[i]);
+    }
+    free(t->planes);
+    csr_free(t);
+    free(t->source);
+    free(t->format);
+    index_free(&t->names);
+    index_free(&t->pairs);
+    free(t);
+}
+
+/* Replace *slot by a copy of s (NULL allowed). */
+static pmix_status_t set_str(char **slot, const char *s)
+{
+    char *c = NULL;
+    if (NULL != s) {
+        if (strlen(s) > SY_TOPO_MAX_NAME) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (NULL == (c = strdup(s))) {
+            return PMIX_ERR_NOMEM;
+        }
+    }
+    free(*slot);
+    *slot = c;
+    return PMIX_SUCCESS;
+}
+
+static void changed(sy_topo_t *t, bool structural)
+{
+    t->generation++;
+    if (structural && t->finalized) {
+        csr_free(t);
+    }
+}
+
+pmix_status_t sy_topo_set_source(sy_topo_t *t, const char *source, const char *format)
+{
+    if (NULL == t) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    char *s = NULL, *f = NULL;
+    if ((NULL != source && NULL == (s = strdup(source))) ||
+        (NULL != format && NULL == (f = strdup(format)))) {
+        free(s);
+        return PMIX_ERR_NOMEM;
+    }
+    free(t->source);
+    free(t->format);
+    t->source = s;
+    t->format = f;
+    changed(t, false);
+    return PMIX_SUCCESS;
+}
+
+/* ------------------------------------------------------------- vertices */
+
+static pmix_status_t add_vertex(sy_topo_t *t, const char *name, uint8_t kind, uint32_t *id)
+{
+    if (NULL == t || NULL == name || '\0' == *name || strlen(name) > SY_TOPO_MAX_NAME) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    uint64_t h = hash_name(name);
+    uint32_t found = index_get(t, &t->names, h, name, name_eq);
+    if (SY_TOPO_NONE != found) {
+        if (NULL != id) {
+            *id = found;
+        }
+        return PMIX_EXISTS;
+    }
+    if (t->nv >= (t->max_vertices ? t->max_vertices : SY_TOPO_MAX_VERTICES)) {
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    if (t->nv == t->cap_v) {
+        uint32_t ncap = t->cap_v ? t->cap_v * 2 : 64;
+        if (ncap > SY_TOPO_MAX_VERTICES) {
+            ncap = SY_TOPO_MAX_VERTICES;
+        }
+        sy_topo_vertex_t *nv = realloc(t->v, (size_t)ncap * sizeof(*nv));
+        if (NULL == nv) {
+            return PMIX_ERR_NOMEM;
+        }
+        t->v = nv;
+        t->cap_v = ncap;
+    }
+    sy_topo_vertex_t *v = &t->v[t->nv];
+    memset(v, 0, sizeof(*v));
+    if (NULL == (v->name = strdup(name))) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (PMIX_SUCCESS != index_put(&t->names, h, t->nv)) {
+        free(v->name);
+        return PMIX_ERR_NOMEM;
+    }
+    v->kind = kind;
+    v->plane = SY_TOPO_NONE;
+    v->level = -1;
+    if (NULL != id) {
+        *id = t->nv;
+    }
+    t->nv++;
+    if (SY_TOPO_DEVICE == kind) {
+        t->ndevices++;
+    } else {
+        t->nswitches++;
+    }
+    changed(t, true);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_topo_add_device(sy_topo_t *t, const char *name, const char *host,
+                                 const char *guid, uint32_t *id)
+{
+    uint32_t v;
+    if ((NULL != host && strlen(host) > SY_TOPO_MAX_NAME) ||
+        (NULL != guid && strlen(guid) > SY_TOPO_MAX_NAME)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_status_t rc = add_vertex(t, name, SY_TOPO_DEVICE, &v);
+    if (NULL != id) {
+        *id = v;
+    }
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    if (PMIX_SUCCESS != (rc = set_str(&t->v[v].host, host)) ||
+        PMIX_SUCCESS != (rc = set_str(&t->v[v].guid, guid))) {
+        /* The vertex stays (ids are never reused) but the caller fails. */
+        return rc;
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_topo_add_switch(sy_topo_t *t, const char *name, int32_t level, uint32_t *id)
+{
+    uint32_t v;
+    pmix_status_t rc = add_vertex(t, name, SY_TOPO_SWITCH, &v);
+    if (NULL != id) {
+        *id = v;
+    }
+    if (PMIX_SUCCESS == rc) {
+        t->v[v].level = level;
+    }
+    return rc;
+}
+
+static pmix_status_t set_vertex_str(sy_topo_t *t, uint32_t v, size_t off, const char *s)
+{
+    if (NULL == t || v >= t->nv) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_status_t rc = set_str((char **)((char *)&t->v[v] + off), s);
+    if (PMIX_SUCCESS == rc) {
+        changed(t, false);
+    }
+    return rc;
+}
+
+pmix_status_t sy_topo_set_label(sy_topo_t *t, uint32_t v, const char *label)
+{
+    return set_vertex_str(t, v, offsetof(sy_topo_vertex_t, label), label);
+}
+
+pmix_status_t sy_topo_set_guid(sy_topo_t *t, uint32_t v, const char *guid)
+{
+    return set_vertex_str(t, v, offsetof(sy_topo_vertex_t, guid), guid);
+}
+
+pmix_status_t sy_topo_set_level(sy_topo_t *t, uint32_t v, int32_t level)
+{
+    if (NULL == t || v >= t->nv) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    t->v[v].level = level;
+    changed(t, false);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_topo_find(const sy_topo_t *t, const char *name, uint32_t *id)
+{
+    if (NULL == t || NULL == name) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    uint32_t v = index_get(t, &t->names, hash_name(name), name, name_eq);
+    if (SY_TOPO_NONE == v) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    if (NULL != id) {
+        *id = v;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* --------------------------------------------------------------- planes */
+
+pmix_status_t sy_topo_add_plane(sy_topo_t *t, const char *plane, uint32_t *idx)
+{
+    if (NULL == t || NULL == plane || '\0' == *plane || strlen(plane) > SY_TOPO_MAX_NAME) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    /* Few planes per fabric (rails): a linear scan is the right tool. */
+    for (uint32_t i = 0; i < t->nplanes; i++) {
+        if (0 == strcmp(t->planes[i], plane)) {
+            if (NULL != idx) {
+                *idx = i;
+            }
+            return PMIX_SUCCESS;
+        }
+    }
+    if (t->nplanes >= SY_TOPO_MAX_PLANES) {
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    char **np = realloc(t->planes, (t->nplanes + 1) * sizeof(*np));
+    if (NULL == np) {
+        return PMIX_ERR_NOMEM;
+    }
+    t->planes = np;
+    if (NULL == (np[t->nplanes] = strdup(plane))) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (NULL != idx) {
+        *idx = t->nplanes;
+    }
+    t->nplanes++;
+    changed(t, false);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_topo_set_plane(sy_topo_t *t, uint32_t v, uint32_t plane)
+{
+    if (NULL == t || v >= t->nv || (SY_TOPO_NONE != plane && plane >= t->nplanes)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    t->v[v].plane = plane;
+    changed(t, false);
+    return PMIX_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- links */
+
+pmix_status_t sy_topo_find_link(const sy_topo_t *t, uint32_t a, uint32_t b, uint32_t *edge)
+{
+    if (NULL == t || a >= t->nv || b >= t->nv) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    uint32_t ab[2] = {a < b ? a : b, a < b ? b : a};
+    uint32_t e = index_get(t, &t->pairs, hash_pair(ab[0], ab[1]), ab, pair_eq);
+    if (SY_TOPO_NONE == e) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    if (NULL != edge) {
+        *edge = e;
+    }
+    return PMIX_SUCCESS;
+}
+
+static bool valid_state(uint8_t s)
+{
+    return PMIX_LINK_UP == s || PMIX_LINK_DOWN == s || PMIX_LINK_STATE_UNKNOWN == s;
+}
+
+pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t speed,
+                               uint8_t state, unsigned flags, uint32_t *edge)
+{
+    if (NULL == t || a >= t->nv || b >= t->nv || a == b || !valid_state(state)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    uint32_t ab[2] = {a < b ? a : b, a < b ? b : a};
+    uint64_t h = hash_pair(ab[0], ab[1]);
+    uint32_t e = index_get(t, &t->pairs, h, ab, pair_eq);
+    if (SY_TOPO_NONE != e) {
+        if (NULL != edge) {
+            *edge = e;
+        }
+        if (!(flags & SY_TOPO_LINK_PARALLEL)) {
+            return PMIX_EXISTS;
+        }
+        sy_topo_edge_t *x = &t->e[e];
+        x->speed = (UINT64_MAX - x->speed < speed) ? UINT64_MAX : x->speed + speed;
+        if (x->count < UINT32_MAX) {
+            x->count++;
+        }
+        /* One working cable keeps the pair connected. */
+        if (PMIX_LINK_UP == state || PMIX_LINK_UP == x->state) {
+            x->state = PMIX_LINK_UP;
+        }
+        changed(t, false);
+        return PMIX_SUCCESS;
+    }
+    if (t->ne >= (t->max_edges ? t->max_edges : SY_TOPO_MAX_EDGES)) {
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    }
+    if (t->ne == t->cap_e) {
+        uint32_t ncap = t->cap_e ? t->cap_e * 2 : 64;
+        if (ncap > SY_TOPO_MAX_EDGES) {
+            ncap = SY_TOPO_MAX_EDGES;
+        }
+        sy_topo_edge_t *ne = realloc(t->e, (size_t)ncap * sizeof(*ne));
+        if (NULL == ne) {
+            return PMIX_ERR_NOMEM;
+        }
+        t->e = ne;
+        t->cap_e = ncap;
+    }
+    t->e[t->ne] = (sy_topo_edge_t){.a = ab[0], .b = ab[1], .speed = speed, .count = 1, .state = state};
+    if (PMIX_SUCCESS != index_put(&t->pairs, h, t->ne)) {
+        return PMIX_ERR_NOMEM;
+    }
+    if (NULL != edge) {
+        *edge = t->ne;
+    }
+    t->ne++;
+    changed(t, true);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_topo_set_link_state(sy_topo_t *t, uint32_t edge, uint8_t state)
+{
+    if (NULL == t || edge >= t->ne || !valid_state(state)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (t->e[edge].state != state) {
+        t->e[edge].state = state;
+        changed(t, false);
+    }
+    return PMIX_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ CSR */
+
+pmix_status_t sy_topo_finalize(sy_topo_t *t)
+{
+    if (NULL == t) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (t->finalized) {
+        return PMIX_SUCCESS;
+    }
+    size_t nadj = 2 * (size_t)t->ne;
+    uint32_t *off = calloc((size_t)t->nv + 1, sizeof(*off));
+    uint32_t *adj = malloc((nadj ? nadj : 1) * sizeof(*adj));
+    uint32_t *aedge = malloc((nadj ? nadj : 1) * sizeof(*aedge));
+    uint32_t *fill = calloc((size_t)t->nv + 1, sizeof(*fill));
+    if (NULL == off || NULL == adj || NULL == aedge || NULL == fill) {
+        free(off);
+        free(adj);
+        free(aedge);
+        free(fill);
+        return PMIX_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < t->ne; i++) {
+        off[t->e[i].a + 1]++;
+        off[t->e[i].b + 1]++;
+    }
+    for (uint32_t i = 0; i < t->nv; i++) {
+        off[i + 1] += off[i];
+    }
+    /* Two counting passes give lists sorted by neighbour in O(V+E):
+     * first unsorted lists (tmp), then walking u in increasing order and
+     * appending u to each neighbour's final list. */
+    uint32_t *tmp = malloc((nadj ? nadj : 1) * sizeof(*tmp));
+    uint32_t *tmpe = malloc((nadj ? nadj : 1) * sizeof(*tmpe));
+    if (NULL == tmp || NULL == tmpe) {
+        free(tmp);
+        free(tmpe);
+        free(off);
+        free(adj);
+        free(aedge);
+        free(fill);
+        return PMIX_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < t->ne; i++) {
+        uint32_t a = t->e[i].a, b = t->e[i].b;
+        tmp[off[a] + fill[a]] = b;
+        tmpe[off[a] + fill[a]++] = i;
+        tmp[off[b] + fill[b]] = a;
+        tmpe[off[b] + fill[b]++] = i;
+    }
+    memset(fill, 0, ((size_t)t->nv + 1) * sizeof(*fill));
+    for (uint32_t u = 0; u < t->nv; u++) {
+        for (uint32_t i = off[u]; i < off[u + 1]; i++) {
+            uint32_t w = tmp[i];
+            adj[off[w] + fill[w]] = u;
+            aedge[off[w] + fill[w]++] = tmpe[i];
+        }
+    }
+    free(tmp);
+    free(tmpe);
+    free(fill);
+    t->adj_off = off;
+    t->adj = adj;
+    t->adj_edge = aedge;
+    t->finalized = true;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_topo_neighbors(const sy_topo_t *t, uint32_t v, const uint32_t **nbrs,
+                                const uint32_t **edges, uint32_t *n)
+{
+    if (NULL == t || v >= t->nv || NULL == nbrs || NULL == n) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (!t->finalized) {
+        return PMIX_ERR_NOT_AVAILABLE;
+    }
+    *nbrs = t->adj + t->adj_off[v];
+    if (NULL != edges) {
+        *edges = t->adj_edge + t->adj_off[v];
+    }
+    *n = t->adj_off[v + 1] - t->adj_off[v];
+    return PMIX_SUCCESS;
+}
