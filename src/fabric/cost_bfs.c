@@ -9,16 +9,11 @@
 #include <emmintrin.h>
 #endif
 
-static inline bool link_up(const sy_topo_edge_t *e, uint32_t nv)
-{
-    return PMIX_LINK_DOWN != e->state && e->a < nv && e->b < nv && e->a != e->b;
-}
-
 static uint64_t ref_speed(const sy_topo_t *t)
 {
     uint64_t ref = 0;
     for (uint32_t i = 0; i < t->ne; i++) {
-        if (link_up(&t->e[i], t->nv) && t->e[i].speed > ref) {
+        if (sy_topo_edge_usable(t, &t->e[i]) && t->e[i].speed > ref) {
             ref = t->e[i].speed;
         }
     }
@@ -83,7 +78,7 @@ pmix_status_t sy_cost_build_full(sy_cost_ctx_t *c)
         return PMIX_ERR_NOMEM;
     }
     for (uint32_t i = 0; i < t->ne; i++) {
-        if (link_up(&t->e[i], t->nv)) {
+        if (sy_topo_edge_usable(t, &t->e[i])) {
             g->off[t->e[i].a + 1]++;
             g->off[t->e[i].b + 1]++;
         }
@@ -95,7 +90,7 @@ pmix_status_t sy_cost_build_full(sy_cost_ctx_t *c)
     }
     for (uint32_t i = 0; i < t->ne; i++) {
         const sy_topo_edge_t *e = &t->e[i];
-        if (!link_up(e, t->nv)) {
+        if (!sy_topo_edge_usable(t, e)) {
             continue;
         }
         uint32_t pa = pos[e->a]++, pb = pos[e->b]++;
@@ -192,6 +187,20 @@ static void detect_lattice(sy_cost_ctx_t *c)
     }
 }
 
+/* Everything sy_cost_build_leaf builds, released and reset. */
+static void leaf_free(sy_cost_ctx_t *c)
+{
+    cgraph_free(&c->sg);
+    free(c->sidx);
+    free(c->attach);
+    free(c->wdev);
+    free(c->grp_sw);
+    free(c->grp_off);
+    free(c->grp_dev);
+    c->sidx = c->attach = c->wdev = c->grp_sw = c->grp_off = c->grp_dev = NULL;
+    c->ngroups = 0;
+}
+
 pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
 {
     const sy_topo_t *t = c->t;
@@ -222,7 +231,7 @@ pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
     }
     for (uint32_t i = 0; i < t->ne; i++) {
         const sy_topo_edge_t *e = &t->e[i];
-        if (!link_up(e, t->nv)) {
+        if (!sy_topo_edge_usable(t, e)) {
             continue;
         }
         uint32_t da = v2d[e->a], db = v2d[e->b];
@@ -249,7 +258,7 @@ pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
     }
     for (uint32_t i = 0; i < t->ne; i++) {
         const sy_topo_edge_t *e = &t->e[i];
-        if (!link_up(e, t->nv) || SY_TOPO_NONE != v2d[e->a] || SY_TOPO_NONE != v2d[e->b]) {
+        if (!sy_topo_edge_usable(t, e) || SY_TOPO_NONE != v2d[e->a] || SY_TOPO_NONE != v2d[e->b]) {
             continue;
         }
         uint32_t a = c->sidx[e->a], b = c->sidx[e->b];
@@ -305,30 +314,14 @@ pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
 fail:
     free(cnt);
     free(pos);
-    cgraph_free(&c->sg);
-    free(c->sidx);
-    free(c->attach);
-    free(c->wdev);
-    free(c->grp_sw);
-    free(c->grp_off);
-    free(c->grp_dev);
-    c->sidx = c->attach = c->wdev = c->grp_sw = c->grp_off = c->grp_dev = NULL;
-    c->ngroups = 0;
+    leaf_free(c);
     return rc;
 }
 
 void sy_cost_ctx_free(sy_cost_ctx_t *c)
 {
     cgraph_free(&c->g);
-    cgraph_free(&c->sg);
-    free(c->sidx);
-    free(c->attach);
-    free(c->wdev);
-    free(c->grp_sw);
-    free(c->grp_off);
-    free(c->grp_dev);
-    c->sidx = c->attach = c->wdev = c->grp_sw = c->grp_off = c->grp_dev = NULL;
-    c->ngroups = 0;
+    leaf_free(c);
 }
 
 pmix_status_t sy_cost_scratch_init(const sy_cost_ctx_t *c, bool leaf, sy_cost_scratch_t *s)

@@ -13,6 +13,7 @@
 #include <pmix.h>
 
 #include "fabric/engine.h"
+#include "fabric/read_util.h"
 
 struct sy_fabric_engine {
     sy_topo_t *topo;
@@ -326,45 +327,20 @@ static pmix_status_t read_file(const char *path, char **buf, size_t *len, struct
     if (0 != fstat(fileno(f), st)) {
         memset(st, 0, sizeof(*st));
     }
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    pmix_status_t rc = PMIX_SUCCESS;
-    while (NULL != b) {
-        if (n == cap) {
-            char *nb = cap >= SY_TOPO_MAX_FILE ? NULL : realloc(b, cap * 2);
-            if (NULL == nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (0 == got) {
-            if (ferror(f)) {
-                rc = PMIX_ERR_FILE_READ_FAILURE;
-            }
-            break;
-        }
-    }
+    pmix_status_t rc = sy_read_stream(f, buf, len);
     fclose(f);
-    if (NULL == b) {
-        if (NULL != errmsg) {
-            *errmsg = dup_msg("%.500s: too large or out of memory", path);
-        }
-        return PMIX_ERR_NOMEM;
-    }
-    if (PMIX_SUCCESS != rc) {
-        free(b);
+    if (PMIX_ERR_FILE_READ_FAILURE == rc) {
         if (NULL != errmsg) {
             *errmsg = dup_msg("%.500s: read error", path);
         }
         return rc;
     }
-    *buf = b;
-    *len = n;
+    if (PMIX_SUCCESS != rc) {
+        if (NULL != errmsg) {
+            *errmsg = dup_msg("%.500s: too large or out of memory", path);
+        }
+        return PMIX_ERR_NOMEM;
+    }
     return PMIX_SUCCESS;
 }
 

@@ -96,43 +96,18 @@ pmix_status_t sy_topo_load(const char *path, const char *format, sy_topo_t **out
         sy_read_error(errmsg, path, 0, "cannot open: %s", strerror(errno));
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    /* Read in chunks rather than trusting the size: pipes and /proc
-     * files report none. */
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    pmix_status_t rc = PMIX_SUCCESS;
-    while (NULL != buf) {
-        if (len == cap) {
-            if (cap >= SY_TOPO_MAX_FILE) {
-                sy_read_error(errmsg, path, 0, "file larger than %u bytes", SY_TOPO_MAX_FILE);
-                rc = PMIX_ERR_FILE_READ_FAILURE;
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (NULL == nb) {
-                sy_read_error(errmsg, path, 0, "out of memory");
-                rc = PMIX_ERR_NOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                sy_read_error(errmsg, path, 0, "read error: %s", strerror(errno));
-                rc = PMIX_ERR_FILE_READ_FAILURE;
-            }
-            break;
-        }
+    char *buf;
+    size_t len;
+    pmix_status_t rc = sy_read_stream(f, &buf, &len);
+    if (PMIX_ERR_OUT_OF_RESOURCE == rc) {
+        sy_read_error(errmsg, path, 0, "file larger than %u bytes", SY_TOPO_MAX_FILE);
+        rc = PMIX_ERR_FILE_READ_FAILURE;
+    } else if (PMIX_ERR_FILE_READ_FAILURE == rc) {
+        sy_read_error(errmsg, path, 0, "read error: %s", strerror(errno));
+    } else if (PMIX_SUCCESS != rc) {
+        sy_read_error(errmsg, path, 0, "out of memory");
     }
     fclose(f);
-    if (NULL == buf) {
-        sy_read_error(errmsg, path, 0, "out of memory");
-        return PMIX_ERR_NOMEM;
-    }
-
     if (PMIX_SUCCESS == rc) {
         rc = sy_topo_load_buffer(buf, len, path, format, NULL, out, errmsg);
     }

@@ -27,7 +27,7 @@ void sy_peers_free(sy_peers_t *p)
 static bool dev_switch(const sy_topo_t *t, const sy_devindex_t *ix, const sy_topo_edge_t *e,
                        uint32_t *dev, uint32_t *sw)
 {
-    if (PMIX_LINK_DOWN == e->state || e->a >= t->nv || e->b >= t->nv) {
+    if (!sy_topo_edge_usable(t, e)) {
         return false;
     }
     uint32_t da = ix->vertex_to_dev[e->a], db = ix->vertex_to_dev[e->b];

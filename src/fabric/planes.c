@@ -89,7 +89,7 @@ pmix_status_t sy_planes_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_
     }
     for (uint32_t i = 0; i < t->ne; i++) {
         const sy_topo_edge_t *e = &t->e[i];
-        if (PMIX_LINK_DOWN == e->state || e->a >= t->nv || e->b >= t->nv) {
+        if (!sy_topo_edge_usable(t, e)) {
             continue;
         }
         uint32_t ra = uf_find(parent, e->a), rb = uf_find(parent, e->b);

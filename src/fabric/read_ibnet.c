@@ -452,8 +452,9 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
     return rc;
 }
 
-static pmix_status_t parse_line(ib_ctx_t *c, char *line, size_t lineno)
+static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
 {
+    ib_ctx_t *c = ctx;
     char *p = line;
     while (isspace((unsigned char)*p)) {
         p++;
@@ -679,19 +680,7 @@ pmix_status_t sy_topo_read_ibnet_buffer(const char *buf, size_t len, const char 
         return PMIX_ERR_BAD_PARAM;
     }
     ib_ctx_t c = {.name = name, .errmsg = errmsg};
-    sy_lines_t it;
-    pmix_status_t rc = PMIX_SUCCESS;
-    int more;
-    sy_lines_init(&it, buf, len, name, false);
-    while (1 == (more = sy_lines_next(&it, errmsg))) {
-        if (PMIX_SUCCESS != (rc = parse_line(&c, it.line, it.lineno))) {
-            break;
-        }
-    }
-    if (more < 0) {
-        rc = PMIX_ERR_BAD_PARAM;
-    }
-    sy_lines_done(&it);
+    pmix_status_t rc = sy_read_each_line(buf, len, name, false, parse_line, &c, errmsg);
     sy_topo_t *t = NULL;
     if (PMIX_SUCCESS == rc) {
         rc = sy_read_new_topo(lim, name, c.saw_ports && !c.saw_default ? "ibnet-ports" : "ibnet", &t);

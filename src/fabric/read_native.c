@@ -157,8 +157,10 @@ static pmix_status_t link_stmt(nat_ctx_t *c, char *cur)
     return PMIX_SUCCESS == rc ? rc : fail_rc(c, rc, "link");
 }
 
-static pmix_status_t parse_line(nat_ctx_t *c, char *line)
+static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
 {
+    nat_ctx_t *c = ctx;
+    c->line = lineno;
     char *cur = line;
     char *kw = sy_next_token(&cur);
     if (NULL == kw) {
@@ -197,19 +199,7 @@ pmix_status_t sy_topo_read_native_buffer(const char *buf, size_t len, const char
     if (PMIX_SUCCESS != rc) {
         return rc;
     }
-    sy_lines_t it;
-    int more;
-    sy_lines_init(&it, buf, len, name, false);
-    while (1 == (more = sy_lines_next(&it, errmsg))) {
-        c.line = it.lineno;
-        if (PMIX_SUCCESS != (rc = parse_line(&c, it.line))) {
-            break;
-        }
-    }
-    if (more < 0) {
-        rc = PMIX_ERR_BAD_PARAM;
-    }
-    sy_lines_done(&it);
+    rc = sy_read_each_line(buf, len, name, false, parse_line, &c, errmsg);
     if (PMIX_SUCCESS != rc) {
         sy_topo_free(c.t);
         return rc;

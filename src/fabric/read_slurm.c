@@ -86,8 +86,9 @@ static bool split_kv(char *tok, char **key, char **val)
     return true;
 }
 
-static pmix_status_t parse_line(slurm_ctx_t *c, char *line, size_t lineno)
+static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
 {
+    slurm_ctx_t *c = ctx;
     strip_comment(line);
     char *cur = line, *tok;
     sw_rec_t r = {.line = lineno, .level = -1};
@@ -324,18 +325,7 @@ pmix_status_t sy_topo_read_slurm_buffer(const char *buf, size_t len, const char 
     if (PMIX_SUCCESS != rc) {
         return rc;
     }
-    sy_lines_t it;
-    sy_lines_init(&it, buf, len, name, true);
-    int more;
-    while (1 == (more = sy_lines_next(&it, errmsg))) {
-        if (PMIX_SUCCESS != (rc = parse_line(&c, it.line, it.lineno))) {
-            break;
-        }
-    }
-    if (more < 0) {
-        rc = PMIX_ERR_BAD_PARAM;
-    }
-    sy_lines_done(&it);
+    rc = sy_read_each_line(buf, len, name, true, parse_line, &c, errmsg);
     if (PMIX_SUCCESS == rc) {
         rc = build(&c);
     }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,25 @@ int sy_lines_next(sy_lines_t *it, char **errmsg)
             return 1;
         }
     }
+}
+
+pmix_status_t sy_read_each_line(const char *buf, size_t len, const char *name, bool continuation,
+                                sy_line_fn fn, void *ctx, char **errmsg)
+{
+    sy_lines_t it;
+    pmix_status_t rc = PMIX_SUCCESS;
+    int more;
+    sy_lines_init(&it, buf, len, name, continuation);
+    while (1 == (more = sy_lines_next(&it, errmsg))) {
+        if (PMIX_SUCCESS != (rc = fn(ctx, it.line, it.lineno))) {
+            break;
+        }
+    }
+    if (more < 0) {
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    sy_lines_done(&it);
+    return rc;
 }
 
 char *sy_next_token(char **cursor)
@@ -422,5 +442,45 @@ pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name,
         return rc;
     }
     *out = t;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    if (NULL == b) {
+        return PMIX_ERR_NOMEM;
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap >= SY_TOPO_MAX_FILE) {
+                free(b);
+                return PMIX_ERR_OUT_OF_RESOURCE;
+            }
+            char *nb = realloc(b, cap * 2);
+            if (NULL == nb) {
+                free(b);
+                return PMIX_ERR_NOMEM;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (0 == got) {
+            if (ferror(f)) {
+                int saved = errno; /* free() may not keep it */
+                free(b);
+                errno = saved;
+                return PMIX_ERR_FILE_READ_FAILURE;
+            }
+            break;
+        }
+    }
+    *buf = b;
+    *len = n;
     return PMIX_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fabric/topo.h"
 
@@ -28,6 +29,13 @@ void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name
 void sy_lines_done(sy_lines_t *it);
 /* 1: a line is in it->line; 0: end of input; <0: error (message set). */
 int sy_lines_next(sy_lines_t *it, char **errmsg);
+
+/* Hand every logical line of buf to fn, stopping at the first status
+ * other than PMIX_SUCCESS, which is returned; PMIX_ERR_BAD_PARAM (message
+ * set) when a line cannot be read. */
+typedef pmix_status_t (*sy_line_fn)(void *ctx, char *line, size_t lineno);
+pmix_status_t sy_read_each_line(const char *buf, size_t len, const char *name, bool continuation,
+                                sy_line_fn fn, void *ctx, char **errmsg);
 
 /* Set *errmsg (if non-NULL and still unset) to "NAME:LINE: <fmt>", or
  * "NAME: <fmt>" for line 0.  Returns PMIX_ERR_BAD_PARAM for convenience. */
@@ -54,6 +62,13 @@ bool sy_parse_speed(const char *s, uint64_t *out);
 typedef pmix_status_t (*sy_hostlist_emit_fn)(void *ctx, const char *name);
 pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist_emit_fn emit,
                                  void *ctx, const char **why);
+
+/* Read f to its end into a malloc'd buffer, in growing chunks rather
+ * than trusting the size: pipes and /proc files report none.  Returns
+ * PMIX_ERR_NOMEM, PMIX_ERR_OUT_OF_RESOURCE once SY_TOPO_MAX_FILE bytes
+ * were read and more may follow, or PMIX_ERR_FILE_READ_FAILURE (errno
+ * from the read left as it was); *buf is NULL on failure.  f stays open. */
+pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len);
 
 /* Create the topology a reader fills, with the limits applied. */
 pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name,

@@ -209,6 +209,33 @@ pmix_status_t sy_topo_set_source(sy_topo_t *t, const char *source, const char *f
 
 /* ------------------------------------------------------------- vertices */
 
+/* Room for element n of a vertex or edge array: the per-topology limit
+ * (0 = the hard one) applies first, then the array doubles from 64 up to
+ * `hard`.  Returns the (possibly moved) array, or NULL with *rc set and
+ * the old array untouched. */
+static void *grow_for_one(void *arr, size_t elem, uint32_t n, uint32_t *cap, uint32_t limit,
+                          uint32_t hard, pmix_status_t *rc)
+{
+    if (n >= (limit ? limit : hard)) {
+        *rc = PMIX_ERR_OUT_OF_RESOURCE;
+        return NULL;
+    }
+    if (n == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 64;
+        if (ncap > hard) {
+            ncap = hard;
+        }
+        void *grown = realloc(arr, (size_t)ncap * elem);
+        if (NULL == grown) {
+            *rc = PMIX_ERR_NOMEM;
+            return NULL;
+        }
+        arr = grown;
+        *cap = ncap;
+    }
+    return arr;
+}
+
 static pmix_status_t add_vertex(sy_topo_t *t, const char *name, uint8_t kind, uint32_t *id)
 {
     if (NULL == t || NULL == name || '\0' == *name || strlen(name) > SY_TOPO_MAX_NAME) {
@@ -222,21 +249,13 @@ static pmix_status_t add_vertex(sy_topo_t *t, const char *name, uint8_t kind, ui
         }
         return PMIX_EXISTS;
     }
-    if (t->nv >= (t->max_vertices ? t->max_vertices : SY_TOPO_MAX_VERTICES)) {
-        return PMIX_ERR_OUT_OF_RESOURCE;
+    pmix_status_t rc = PMIX_SUCCESS;
+    sy_topo_vertex_t *nv = grow_for_one(t->v, sizeof(*nv), t->nv, &t->cap_v, t->max_vertices,
+                                        SY_TOPO_MAX_VERTICES, &rc);
+    if (NULL == nv) {
+        return rc;
     }
-    if (t->nv == t->cap_v) {
-        uint32_t ncap = t->cap_v ? t->cap_v * 2 : 64;
-        if (ncap > SY_TOPO_MAX_VERTICES) {
-            ncap = SY_TOPO_MAX_VERTICES;
-        }
-        sy_topo_vertex_t *nv = realloc(t->v, (size_t)ncap * sizeof(*nv));
-        if (NULL == nv) {
-            return PMIX_ERR_NOMEM;
-        }
-        t->v = nv;
-        t->cap_v = ncap;
-    }
+    t->v = nv;
     sy_topo_vertex_t *v = &t->v[t->nv];
     memset(v, 0, sizeof(*v));
     if (NULL == (v->name = strdup(name))) {
@@ -441,21 +460,13 @@ pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t sp
         changed(t, false);
         return PMIX_SUCCESS;
     }
-    if (t->ne >= (t->max_edges ? t->max_edges : SY_TOPO_MAX_EDGES)) {
-        return PMIX_ERR_OUT_OF_RESOURCE;
+    pmix_status_t rc = PMIX_SUCCESS;
+    sy_topo_edge_t *ne = grow_for_one(t->e, sizeof(*ne), t->ne, &t->cap_e, t->max_edges,
+                                      SY_TOPO_MAX_EDGES, &rc);
+    if (NULL == ne) {
+        return rc;
     }
-    if (t->ne == t->cap_e) {
-        uint32_t ncap = t->cap_e ? t->cap_e * 2 : 64;
-        if (ncap > SY_TOPO_MAX_EDGES) {
-            ncap = SY_TOPO_MAX_EDGES;
-        }
-        sy_topo_edge_t *ne = realloc(t->e, (size_t)ncap * sizeof(*ne));
-        if (NULL == ne) {
-            return PMIX_ERR_NOMEM;
-        }
-        t->e = ne;
-        t->cap_e = ncap;
-    }
+    t->e = ne;
     t->e[t->ne] = (sy_topo_edge_t){.a = ab[0], .b = ab[1], .speed = speed, .count = 1, .state = state};
     if (PMIX_SUCCESS != index_put(&t->pairs, h, t->ne)) {
         return PMIX_ERR_NOMEM;

@@ -142,6 +142,14 @@ pmix_status_t sy_topo_finalize(sy_topo_t *t);
 pmix_status_t sy_topo_neighbors(const sy_topo_t *t, uint32_t v, const uint32_t **nbrs,
                                 const uint32_t **edges, uint32_t *n);
 
+/* Whether link e can join its two ends in a graph search over the edge
+ * list (no CSR needed): not PMIX_LINK_DOWN, both ends valid vertices, and
+ * not a self-loop (which joins nothing). */
+static inline bool sy_topo_edge_usable(const sy_topo_t *t, const sy_topo_edge_t *e)
+{
+    return PMIX_LINK_DOWN != e->state && e->a < t->nv && e->b < t->nv && e->a != e->b;
+}
+
 /* Optional bounds for the readers; NULL or 0 fields mean the defaults.
  * max_vertices also bounds Slurm hostlist expansion (all expressions of a
  * file together). */

@@ -17,68 +17,9 @@
 #include "fabric/coords.h"
 #include "fabric/devindex.h"
 #include "fabric/topo.h"
-
-#ifndef FABRIC_DATA_DIR
-#define FABRIC_DATA_DIR "tests/fabric/data"
-#endif
+#include "fabric_fixtures.h"
 
 /* ------------------------------------------------------------ helpers */
-
-typedef struct {
-    sy_topo_t *t;
-    sy_devindex_t ix;
-} fab_t;
-
-static void finish(fab_t *f)
-{
-    assert_non_null(f->t);
-    assert_int_equal(PMIX_SUCCESS, sy_topo_finalize(f->t));
-    assert_int_equal(PMIX_SUCCESS, sy_devindex_build(f->t, &f->ix));
-}
-
-static fab_t fab_native(const char *text)
-{
-    fab_t f = {0};
-    char *err = NULL;
-    pmix_status_t rc = sy_topo_load_buffer(text, strlen(text), "test", "native", NULL, &f.t, &err);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "native: %s\n", err ? err : "?");
-    }
-    assert_int_equal(PMIX_SUCCESS, rc);
-    finish(&f);
-    return f;
-}
-
-static fab_t fab_file(const char *file)
-{
-    char path[4096];
-    const char *top = getenv("top_srcdir");
-    if (NULL != top) {
-        snprintf(path, sizeof(path), "%s/tests/fabric/data/%s", top, file);
-    } else {
-        snprintf(path, sizeof(path), "%s/%s", FABRIC_DATA_DIR, file);
-    }
-    fab_t f = {0};
-    char *err = NULL;
-    assert_int_equal(PMIX_SUCCESS, sy_topo_load(path, NULL, &f.t, &err));
-    finish(&f);
-    return f;
-}
-
-static fab_t fab_gen(const char *spec)
-{
-    fab_t f = {0};
-    char *err = NULL;
-    assert_int_equal(PMIX_SUCCESS, sy_topo_generate(spec, &f.t, &err));
-    finish(&f);
-    return f;
-}
-
-static void fab_free(fab_t *f)
-{
-    sy_devindex_free(&f->ix);
-    sy_topo_free(f->t);
-}
 
 static sy_coords_t coords_ok(const fab_t *f, pmix_coord_view_t view)
 {

@@ -22,65 +22,11 @@
 #include "fabric/peers.h"
 #include "fabric/planes.h"
 #include "fabric/topo.h"
-
-#ifndef FABRIC_DATA_DIR
-#define FABRIC_DATA_DIR "tests/fabric/data"
-#endif
+#include "fabric_fixtures.h"
 
 #define X SY_COST_UNREACHABLE
 
 /* ------------------------------------------------------------ helpers */
-
-static char *data_path(const char *file)
-{
-    static char path[4096];
-    const char *top = getenv("top_srcdir");
-    if (NULL != top) {
-        snprintf(path, sizeof(path), "%s/tests/fabric/data/%s", top, file);
-    } else {
-        snprintf(path, sizeof(path), "%s/%s", FABRIC_DATA_DIR, file);
-    }
-    return path;
-}
-
-static sy_topo_t *load_file(const char *file)
-{
-    sy_topo_t *t = NULL;
-    char *err = NULL;
-    pmix_status_t rc = sy_topo_load(data_path(file), NULL, &t, &err);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "load %s: %s\n", file, err ? err : "(no message)");
-    }
-    free(err);
-    assert_int_equal(PMIX_SUCCESS, rc);
-    return t;
-}
-
-static sy_topo_t *load_text(const char *text)
-{
-    sy_topo_t *t = NULL;
-    char *err = NULL;
-    pmix_status_t rc = sy_topo_load_buffer(text, strlen(text), "test", "native", NULL, &t, &err);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "native: %s\n", err ? err : "(no message)");
-    }
-    free(err);
-    assert_int_equal(PMIX_SUCCESS, rc);
-    return t;
-}
-
-static sy_topo_t *generate(const char *spec)
-{
-    sy_topo_t *t = NULL;
-    char *err = NULL;
-    pmix_status_t rc = sy_topo_generate(spec, &t, &err);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "generate %s: %s\n", spec, err ? err : "(no message)");
-    }
-    free(err);
-    assert_int_equal(PMIX_SUCCESS, rc);
-    return t;
-}
 
 /* Device index of a named vertex. */
 static uint32_t dev(const sy_topo_t *t, const sy_devindex_t *ix, const char *name)
@@ -289,7 +235,7 @@ static uint32_t lcg(uint64_t *s)
 static void test_devindex(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_file("native_2plane.topo");
+    sy_topo_t *t = fab_load_file("native_2plane.topo", NULL);
     sy_devindex_t ix;
     assert_int_equal(PMIX_ERR_BAD_PARAM, sy_devindex_build(NULL, &ix));
     assert_int_equal(PMIX_ERR_BAD_PARAM, sy_devindex_build(t, NULL));
@@ -314,11 +260,11 @@ static void test_devindex(void **state)
 static void test_two_leaf_tree(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_text("switch s level=1\n"
-                             "switch l0 level=0\nswitch l1 level=0\n"
-                             "device a\ndevice b\ndevice c\ndevice d\n"
-                             "link l0 s\nlink l1 s\n"
-                             "link a l0\nlink b l0\nlink c l1\nlink d l1\n");
+    sy_topo_t *t = fab_load_text("switch s level=1\n"
+                                 "switch l0 level=0\nswitch l1 level=0\n"
+                                 "device a\ndevice b\ndevice c\ndevice d\n"
+                                 "link l0 s\nlink l1 s\n"
+                                 "link a l0\nlink b l0\nlink c l1\nlink d l1\n");
     static const char *const names[] = {"a", "b", "c", "d"};
     static const uint16_t want[] = {0, 2, 4, 4,
                                     2, 0, 4, 4,
@@ -335,7 +281,7 @@ static void test_two_leaf_tree(void **state)
 static void test_slurm_multihomed(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_file("slurm_2leaf.conf");
+    sy_topo_t *t = fab_load_file("slurm_2leaf.conf", NULL);
     static const char *const names[] = {"node001", "node002", "tux5", "node005", "node008"};
     static const uint16_t hops[] = {0, 2, 2, 2, 2,
                                     2, 0, 2, 4, 4,
@@ -394,7 +340,7 @@ static void test_slurm_multihomed(void **state)
 static void test_two_planes(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_file("native_2plane.topo");
+    sy_topo_t *t = fab_load_file("native_2plane.topo", NULL);
     static const char *const names[] = {"n0-r0", "n1-r0", "n0-r1", "n1-r1"};
     static const uint16_t hops[] = {0, 2, X, X,
                                     2, 0, X, X,
@@ -449,9 +395,9 @@ static void test_two_planes(void **state)
 static void test_multihomed_bridge(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_text("switch s0\nswitch s1\n"
-                             "device a plane=p\ndevice x plane=p\ndevice b plane=p\n"
-                             "link a s0\nlink x s0\nlink x s1\nlink b s1\n");
+    sy_topo_t *t = fab_load_text("switch s0\nswitch s1\n"
+                                 "device a plane=p\ndevice x plane=p\ndevice b plane=p\n"
+                                 "link a s0\nlink x s0\nlink x s1\nlink b s1\n");
     static const char *const names[] = {"a", "x", "b"};
     static const uint16_t want[] = {0, 2, X,
                                     2, 0, 2,
@@ -476,7 +422,7 @@ static void test_multihomed_bridge(void **state)
     sy_topo_free(t);
 
     /* a direct device-device cable: reachable, but leaf-collapse is out */
-    t = load_text("switch s\ndevice a\ndevice b\ndevice c\nlink a b\nlink b s\nlink c s\n");
+    t = fab_load_text("switch s\ndevice a\ndevice b\ndevice c\nlink a b\nlink b s\nlink c s\n");
     static const char *const n2[] = {"a", "b", "c"};
     static const uint16_t w2[] = {0, 1, X,
                                   1, 0, 2,
@@ -490,11 +436,11 @@ static void test_multihomed_bridge(void **state)
 static void test_down_links(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_text("switch s0\nswitch s1\nswitch s2\nswitch s3\nswitch s4\n"
-                             "device a\ndevice b\ndevice c\ndevice d\n"
-                             "link s0 s1 state=down\nlink s1 s2\nlink s2 s3\nlink s3 s0\n"
-                             "link s4 s2 state=down\n"
-                             "link a s0\nlink b s1\nlink c s4\nlink d s4 state=unknown\n");
+    sy_topo_t *t = fab_load_text("switch s0\nswitch s1\nswitch s2\nswitch s3\nswitch s4\n"
+                                 "device a\ndevice b\ndevice c\ndevice d\n"
+                                 "link s0 s1 state=down\nlink s1 s2\nlink s2 s3\nlink s3 s0\n"
+                                 "link s4 s2 state=down\n"
+                                 "link a s0\nlink b s1\nlink c s4\nlink d s4 state=unknown\n");
     static const char *const names[] = {"a", "b", "c", "d"};
     static const uint16_t want[] = {0, 5, X, X,
                                     5, 0, X, X,
@@ -531,10 +477,10 @@ static void test_down_links(void **state)
 static void test_weighted(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_text("switch s0\nswitch s1\nswitch s2\n"
-                             "device a\ndevice b\ndevice c\n"
-                             "link a s0 speed=100G\nlink s0 s1 speed=25G\nlink s1 b speed=100G\n"
-                             "link s0 s2 speed=50G\nlink s2 s1 speed=100G\nlink c s2\n");
+    sy_topo_t *t = fab_load_text("switch s0\nswitch s1\nswitch s2\n"
+                                 "device a\ndevice b\ndevice c\n"
+                                 "link a s0 speed=100G\nlink s0 s1 speed=25G\nlink s1 b speed=100G\n"
+                                 "link s0 s2 speed=50G\nlink s2 s1 speed=100G\nlink c s2\n");
     static const char *const names[] = {"a", "b", "c"};
     static const uint16_t hops[] = {0, 3, 3,
                                     3, 0, 3,
@@ -548,8 +494,8 @@ static void test_weighted(void **state)
     sy_topo_free(t);
 
     /* parallel cables add their speeds: two 50G cables make one 100G link */
-    t = load_text("switch s0\ndevice a\ndevice b\n"
-                  "link a s0 speed=50G\nlink a s0 speed=50G\nlink b s0 speed=10G\n");
+    t = fab_load_text("switch s0\ndevice a\ndevice b\n"
+                      "link a s0 speed=50G\nlink a s0 speed=50G\nlink b s0 speed=10G\n");
     static const char *const n2[] = {"a", "b"};
     static const uint16_t w2[] = {0, 11, 11, 0};
     expect_all_algos(t, SY_COST_SPEED, true, n2, 2, w2);
@@ -585,7 +531,7 @@ static void test_generated(void **state)
                                         "torus:2x3x1,p=2", "torus:5x2", "torus:7",
                                         "torus:3x4x2x3,p=3"};
     for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++) {
-        sy_topo_t *t = generate(specs[s]);
+        sy_topo_t *t = fab_generate(specs[s]);
         bool torus = 0 == strncmp(specs[s], "torus", 5);
         assert_int_equal(torus, check_generated(t, SY_COST_HOPS, true));
         assert_false(check_generated(t, SY_COST_SPEED, true));
@@ -593,7 +539,7 @@ static void test_generated(void **state)
     }
     /* known values of the 4-ary fat tree: 2 hosts per edge switch, 2 edge
      * switches per pod */
-    sy_topo_t *t = generate("fattree:k=4");
+    sy_topo_t *t = fab_generate("fattree:k=4");
     sy_cost_t c;
     assert_int_equal(PMIX_SUCCESS, sy_cost_compute(t, NULL, NULL, &c));
     assert_int_equal(16, c.n);
@@ -625,7 +571,7 @@ static void test_torus_claims(void **state)
         {"torus:6x6", "fattree:k=6", false},
     };
     for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
-        sy_topo_t *t = generate(lies[i].truth);
+        sy_topo_t *t = fab_generate(lies[i].truth);
         assert_int_equal(PMIX_SUCCESS, sy_topo_set_source(t, lies[i].claim, "torus"));
         assert_int_equal(lies[i].used, check_generated(t, SY_COST_HOPS, true));
         sy_topo_free(t);
@@ -633,7 +579,7 @@ static void test_torus_claims(void **state)
     /* a device cut off: the switch graph is still the torus (closed form
      * into the switch distances), but the rows are no longer in lattice
      * order */
-    sy_topo_t *t0 = generate("torus:4x3x3,p=2");
+    sy_topo_t *t0 = fab_generate("torus:4x3x3,p=2");
     uint32_t d5, r;
     assert_int_equal(PMIX_SUCCESS, sy_topo_find(t0, "n5", &d5));
     assert_int_equal(PMIX_SUCCESS, sy_topo_find(t0, "r2-0-0", &r));
@@ -644,7 +590,7 @@ static void test_torus_claims(void **state)
     sy_topo_free(t0);
 
     /* the truth, with one router link down */
-    sy_topo_t *t = generate("torus:5x5");
+    sy_topo_t *t = fab_generate("torus:5x5");
     uint32_t a, b, e;
     assert_int_equal(PMIX_SUCCESS, sy_topo_find(t, "r0-0", &a));
     assert_int_equal(PMIX_SUCCESS, sy_topo_find(t, "r1-0", &b));
@@ -671,7 +617,7 @@ static void test_generated_down(void **state)
                                         "torus:4x4x4", "torus:5x5x5", "fattree:k=12"};
     uint64_t seed = 42;
     for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++) {
-        sy_topo_t *t = generate(specs[s]);
+        sy_topo_t *t = fab_generate(specs[s]);
         for (uint32_t e = 0; e < t->ne; e++) {
             if (lcg(&seed) % 100 < 15) {
                 assert_int_equal(PMIX_SUCCESS, sy_topo_set_link_state(t, e, PMIX_LINK_DOWN));
@@ -728,7 +674,7 @@ static void test_random_weighted(void **state)
 static void test_size_cap(void **state)
 {
     (void)state;
-    sy_topo_t *t = generate("fattree:k=8"); /* 128 devices: 32768 bytes */
+    sy_topo_t *t = fab_generate("fattree:k=8"); /* 128 devices: 32768 bytes */
     sy_cost_opts_t o = {0};
     sy_cost_t c;
     o.max_bytes = 32767;
@@ -764,7 +710,7 @@ static void on_progress(uint64_t done, uint64_t total, void *arg)
 static void test_progress_and_params(void **state)
 {
     (void)state;
-    sy_topo_t *t = generate("torus:6x6x6"); /* 216 single-device leaves */
+    sy_topo_t *t = fab_generate("torus:6x6x6"); /* 216 single-device leaves */
     for (int run = 0; run < 6; run++) {
         int algo = run % 3;
         unsigned nthreads = 1 + run / 3;

@@ -16,38 +16,9 @@
 
 #include "fabric/read_util.h"
 #include "fabric/topo.h"
-
-#ifndef FABRIC_DATA_DIR
-#define FABRIC_DATA_DIR "tests/fabric/data"
-#endif
+#include "fabric_fixtures.h"
 
 /* ------------------------------------------------------------ helpers */
-
-static char *data_path(const char *file)
-{
-    static char path[4096];
-    const char *top = getenv("top_srcdir");
-    if (NULL != top) {
-        snprintf(path, sizeof(path), "%s/tests/fabric/data/%s", top, file);
-    } else {
-        snprintf(path, sizeof(path), "%s/%s", FABRIC_DATA_DIR, file);
-    }
-    return path;
-}
-
-static sy_topo_t *load_ok(const char *file, const char *format)
-{
-    sy_topo_t *t = NULL;
-    char *err = NULL;
-    pmix_status_t rc = sy_topo_load(data_path(file), format, &t, &err);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "load %s: %s\n", file, err ? err : "(no message)");
-    }
-    assert_int_equal(PMIX_SUCCESS, rc);
-    assert_null(err);
-    assert_non_null(t);
-    return t;
-}
 
 static uint32_t vid(const sy_topo_t *t, const char *name)
 {
@@ -351,7 +322,7 @@ static void test_speed(void **state)
 static void test_slurm_file(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_ok("slurm_2leaf.conf", NULL);
+    sy_topo_t *t = fab_load_file("slurm_2leaf.conf", NULL);
     assert_string_equal("slurm", t->format);
     assert_int_equal(12, t->ndevices);
     assert_int_equal(3, t->nswitches);
@@ -474,10 +445,10 @@ static void check_ib_fabric(sy_topo_t *t)
 static void test_ibnet_files(void **state)
 {
     (void)state;
-    sy_topo_t *a = load_ok("ibnet_default.topo", NULL);
+    sy_topo_t *a = fab_load_file("ibnet_default.topo", NULL);
     assert_string_equal("ibnet", a->format);
     check_ib_fabric(a);
-    sy_topo_t *b = load_ok("ibnet_ports.txt", NULL);
+    sy_topo_t *b = fab_load_file("ibnet_ports.txt", NULL);
     assert_string_equal("ibnet-ports", b->format);
     check_ib_fabric(b);
     /* Both formats name the same vertices alike. */
@@ -585,7 +556,7 @@ static void test_ibnet_errors(void **state)
 static void test_native_file(void **state)
 {
     (void)state;
-    sy_topo_t *t = load_ok("native_2plane.topo", NULL);
+    sy_topo_t *t = fab_load_file("native_2plane.topo", NULL);
     assert_string_equal("native", t->format);
     assert_int_equal(4, t->ndevices);
     assert_int_equal(2, t->nswitches);
@@ -652,12 +623,12 @@ static void test_load_front(void **state)
     assert_non_null(strstr(err, "/nonexistent/topo.conf: cannot open"));
     free(err);
     err = NULL;
-    assert_int_not_equal(PMIX_SUCCESS, sy_topo_load(data_path("slurm_2leaf.conf"), "bogus", &t, &err));
+    assert_int_not_equal(PMIX_SUCCESS, sy_topo_load(fab_data_path("slurm_2leaf.conf"), "bogus", &t, &err));
     assert_non_null(strstr(err, "unknown format"));
     free(err);
     err = NULL;
     /* Forcing the wrong reader gives that reader's error, with the line. */
-    assert_int_not_equal(PMIX_SUCCESS, sy_topo_load(data_path("slurm_2leaf.conf"), "native", &t, &err));
+    assert_int_not_equal(PMIX_SUCCESS, sy_topo_load(fab_data_path("slurm_2leaf.conf"), "native", &t, &err));
     assert_non_null(strstr(err, "slurm_2leaf.conf:3: expected 'device'"));
     free(err);
     err = NULL;
@@ -673,19 +644,6 @@ static void test_load_front(void **state)
 }
 
 /* --------------------------------------------------------- generators */
-
-static sy_topo_t *gen_ok(const char *spec)
-{
-    sy_topo_t *t = NULL;
-    char *err = NULL;
-    pmix_status_t rc = sy_topo_generate(spec, &t, &err);
-    if (PMIX_SUCCESS != rc) {
-        fprintf(stderr, "%s: %s\n", spec, err ? err : "?");
-    }
-    assert_int_equal(PMIX_SUCCESS, rc);
-    assert_non_null(t);
-    return t;
-}
 
 /* Largest hop count between devices and whether all vertices connect. */
 static uint32_t device_diameter(const sy_topo_t *t)
@@ -722,7 +680,7 @@ static void test_gen_fattree(void **state)
     for (uint32_t k = 2; k <= 8; k += 2) {
         char spec[32];
         snprintf(spec, sizeof(spec), "fattree:k=%u", k);
-        sy_topo_t *t = gen_ok(spec);
+        sy_topo_t *t = fab_generate(spec);
         assert_int_equal(k * k * k / 4, t->ndevices);
         assert_int_equal(5 * k * k / 4, t->nswitches);
         assert_int_equal(3 * k * k * k / 4, t->ne);
@@ -737,7 +695,7 @@ static void test_gen_fattree(void **state)
         check_csr(t);
         sy_topo_free(t);
     }
-    sy_topo_t *t = gen_ok("fattree:k=4,speed=100G");
+    sy_topo_t *t = fab_generate("fattree:k=4,speed=100G");
     assert_int_equal(16, t->ndevices);
     assert_int_equal(20, t->nswitches);
     assert_string_equal("fattree", t->format);
@@ -760,7 +718,7 @@ static void test_gen_dragonfly(void **state)
 {
     (void)state;
     const uint32_t a = 4, p = 2, h = 2, g = 9;
-    sy_topo_t *t = gen_ok("dragonfly:a=4,p=2,h=2,g=9");
+    sy_topo_t *t = fab_generate("dragonfly:a=4,p=2,h=2,g=9");
     assert_int_equal(g * a * p, t->ndevices);
     assert_int_equal(g * a, t->nswitches);
     assert_int_equal(g * a * p + g * a * (a - 1) / 2 + g * a * h / 2, t->ne);
@@ -795,7 +753,7 @@ static void test_gen_dragonfly(void **state)
     sy_topo_free(t);
 
     /* Two global links per group pair (a*h = 2*(g-1)). */
-    t = gen_ok("dragonfly:a=2,p=1,h=2,g=3");
+    t = fab_generate("dragonfly:a=2,p=1,h=2,g=3");
     assert_int_equal(6, t->nswitches);
     assert_int_equal(6 + 3 + 6, t->ne);
     sy_topo_free(t);
@@ -804,7 +762,7 @@ static void test_gen_dragonfly(void **state)
 static void test_gen_torus(void **state)
 {
     (void)state;
-    sy_topo_t *t = gen_ok("torus:3x3x3");
+    sy_topo_t *t = fab_generate("torus:3x3x3");
     assert_int_equal(27, t->ndevices);
     assert_int_equal(27, t->nswitches);
     uint32_t router_links = 0;
@@ -824,14 +782,14 @@ static void test_gen_torus(void **state)
     check_csr(t);
     sy_topo_free(t);
 
-    t = gen_ok("torus:4x4x8");
+    t = fab_generate("torus:4x4x8");
     assert_int_equal(128, t->nswitches);
     assert_int_equal(3 * 128 + 128, t->ne);
     assert_int_equal(2 + 2 + 4 + 2, device_diameter(t));
     sy_topo_free(t);
 
     /* Size 2: one link per pair; size 1: none; p devices per router. */
-    t = gen_ok("torus:2x3x1,p=2");
+    t = fab_generate("torus:2x3x1,p=2");
     assert_int_equal(6, t->nswitches);
     assert_int_equal(12, t->ndevices);
     assert_int_equal(3 + 6 + 12, t->ne);
@@ -839,7 +797,7 @@ static void test_gen_torus(void **state)
     assert_true(linked(t, "n2", "r1-0-0"));
     sy_topo_free(t);
 
-    t = gen_ok("torus:5");
+    t = fab_generate("torus:5");
     assert_int_equal(5 + 5, t->ne);
     sy_topo_free(t);
 }

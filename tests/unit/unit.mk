@@ -8,7 +8,7 @@
 #   tests_unit_test_<area>_SOURCES = tests/unit/test_<area>.c tests/unit/helper.c
 check_PROGRAMS += tests/unit/test_version
 TESTS += tests/unit/test_version
-# test_strings (owner: strings engineer): the constants and the attribute
+# test_strings: the constants and the attribute
 # count it checks are read from the public headers at build time.
 check_PROGRAMS += tests/unit/test_strings
 TESTS += tests/unit/test_strings
@@ -20,10 +20,10 @@ tests/unit/test_strings_gen.inc: $(top_srcdir)/include/pmix_constants.h $(top_sr
 	$(AM_V_GEN)$(AWK) -f $(top_srcdir)/tests/unit/test_strings_gen.awk \
 	  $(top_srcdir)/include/pmix_constants.h $(top_srcdir)/include/pmix_attributes.h > $@.tmp && mv $@.tmp $@
 $(tests_unit_test_strings_OBJECTS): tests/unit/test_strings_gen.inc src/common/attr_table.inc
-# test_regex (owner: regex engineer): node/process map generation and parsing.
+# test_regex: node/process map generation and parsing.
 check_PROGRAMS += tests/unit/test_regex
 TESTS += tests/unit/test_regex
-# values / info / print (owner: values engineer).  value_samples.c builds a
+# values / info / print.  value_samples.c builds a
 # sample element of every data type for the value and print tests.
 check_PROGRAMS += tests/unit/test_values tests/unit/test_info tests/unit/test_print
 TESTS += tests/unit/test_values tests/unit/test_info tests/unit/test_print
@@ -39,16 +39,16 @@ TESTS += tests/unit/test_fabric_topo
 tests_unit_test_fabric_topo_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
 EXTRA_DIST += tests/fabric/data/slurm_2leaf.conf tests/fabric/data/ibnet_default.topo \
 	tests/fabric/data/ibnet_ports.txt tests/fabric/data/native_2plane.topo
-# test_pack / test_compress (owner: pack engineer): PMIx_Data_pack/unpack of
+# test_pack / test_compress: PMIx_Data_pack/unpack of
 # every type, hostile input, load/unload/embed/copy_payload; zlib blocks.
 check_PROGRAMS += tests/unit/test_pack tests/unit/test_compress
 TESTS += tests/unit/test_pack tests/unit/test_compress
-# test_fabric_cost (owner: cost engineer): device index, cost matrix,
+# test_fabric_cost: device index, cost matrix,
 # planes, switch peers; reads tests/fabric/data/ like test_fabric_topo.
 check_PROGRAMS += tests/unit/test_fabric_cost
 TESTS += tests/unit/test_fabric_cost
 tests_unit_test_fabric_cost_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
-# test_fabric_devices (owner: devices engineer): device inventory through
+# test_fabric_devices: device inventory through
 # libfabric (tcp on lo, and the fake provider below) and hwloc (XML in
 # tests/fabric/data/), PMIX_FABRIC_DEVICE conversion, device distances.
 # The fake libfabric provider is a plain shared object built here and
@@ -65,7 +65,7 @@ tests/fabric/fakeprov/libfakenic-fi.so: $(top_srcdir)/tests/fabric/fakeprov/fake
 	@$(MKDIR_P) tests/fabric/fakeprov
 	$(AM_V_CC)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -shared -fPIC $(LIBFABRIC_CFLAGS) \
 	  -o $@ $(top_srcdir)/tests/fabric/fakeprov/fakenic.c $(LIBFABRIC_LIBS)
-# test_fabric_groups / test_fabric_coords (owner: groups engineer): switch
+# test_fabric_groups / test_fabric_coords: switch
 # levels, partitions, PMIX_FABRIC_GROUPS, the igraph guard; coordinates and
 # shapes.  Input files in tests/fabric/data/.
 check_PROGRAMS += tests/unit/test_fabric_groups tests/unit/test_fabric_coords
@@ -79,3 +79,10 @@ check_PROGRAMS += tests/unit/test_fabric_engine
 TESTS += tests/unit/test_fabric_engine tests/tools/fabric-cli.sh
 tests_unit_test_fabric_engine_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
 EXTRA_DIST += tests/tools/fabric-cli.sh
+# fabric_fixtures.c: topology loading/finalize/device-index fixtures shared
+# by the fabric topo, cost, groups and coords tests.
+tests_unit_test_fabric_topo_SOURCES = tests/unit/test_fabric_topo.c tests/unit/fabric_fixtures.c
+tests_unit_test_fabric_cost_SOURCES = tests/unit/test_fabric_cost.c tests/unit/fabric_fixtures.c
+tests_unit_test_fabric_groups_SOURCES = tests/unit/test_fabric_groups.c tests/unit/fabric_fixtures.c
+tests_unit_test_fabric_coords_SOURCES = tests/unit/test_fabric_coords.c tests/unit/fabric_fixtures.c
+noinst_HEADERS += tests/unit/fabric_fixtures.h
