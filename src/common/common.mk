@@ -19,7 +19,7 @@ src_libswitchyard_la_SOURCES += \
 	src/common/compress.c \
 	src/common/regex.c
 
-# --- strings / attribute table (owner: strings engineer) ---
+# --- strings / attribute table ---
 # attr_table.c includes common/attr_table.inc, generated from the public
 # attribute header so that the table always lists exactly its attributes.
 # The prerequisite is put on the library's objects rather than in
@@ -35,20 +35,33 @@ src/common/attr_table.inc: $(top_srcdir)/include/pmix_attributes.h $(top_srcdir)
 	  $(top_srcdir)/include/pmix_attributes.h > $@.tmp && mv $@.tmp $@
 $(src_libswitchyard_la_OBJECTS): src/common/attr_table.inc
 
-# --- values / data types (owner: values engineer) ---
+# --- values / data types ---
 # datatype.c holds the per-type table and value glue shared by the whole
 # data layer (declared in datatype.h).
 src_libswitchyard_la_SOURCES += src/common/datatype.c
 noinst_HEADERS += src/common/datatype.h
 
-# --- node/process map regex (owner: regex engineer) ---
+# --- node/process map regex ---
 # regex.c (generators, listed above), regex_parse.c (expansion used by the
 # server), regex_util.c (shared buffer and lexing helpers).
 src_libswitchyard_la_SOURCES += src/common/regex_parse.c src/common/regex_util.c
 noinst_HEADERS += src/common/regex.h src/common/regex_internal.h
 
-# --- buffers, pack/unpack, compression (owner: pack engineer) ---
+# --- buffers, pack/unpack, compression ---
 # buffer.c, pack.c, unpack.c, data_api.c and compress.c are listed above;
 # topo_xml.c screens received hwloc XML topologies before hwloc imports them.
 src_libswitchyard_la_SOURCES += src/common/topo_xml.c
 noinst_HEADERS += src/common/buffer.h src/common/pack.h src/common/topo_xml.h
+
+# --- transport: sockets and message framing ---
+# usock.c: UNIX/TCP listeners and connectors, SO_PEERCRED, private dirs;
+# frame.c: length-framed connections on a caller's event_base
+# (docs/wire-protocol.md).
+src_libswitchyard_la_SOURCES += src/common/usock.c src/common/frame.c
+noinst_HEADERS += src/common/usock.h src/common/frame.h
+
+# --- progress runtime ---
+# progress.c: event base, progress thread, thread-shift queue, timers, fork
+# handling; sync.c: wait-for-callback objects for blocking calls.
+src_libswitchyard_la_SOURCES += src/common/progress.c src/common/sync.c
+noinst_HEADERS += src/common/progress.h src/common/sync.h

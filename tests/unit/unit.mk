@@ -86,3 +86,11 @@ tests_unit_test_fabric_cost_SOURCES = tests/unit/test_fabric_cost.c tests/unit/f
 tests_unit_test_fabric_groups_SOURCES = tests/unit/test_fabric_groups.c tests/unit/fabric_fixtures.c
 tests_unit_test_fabric_coords_SOURCES = tests/unit/test_fabric_coords.c tests/unit/fabric_fixtures.c
 noinst_HEADERS += tests/unit/fabric_fixtures.h
+# test_usock / test_frame: sockets, peer
+# credentials, private dirs; framing over socketpair, UNIX and TCP loopback.
+check_PROGRAMS += tests/unit/test_usock tests/unit/test_frame
+TESTS += tests/unit/test_usock tests/unit/test_frame
+# test_progress: progress thread, posts, timers,
+# external base/progress modes, sync waits, fork.
+check_PROGRAMS += tests/unit/test_progress
+TESTS += tests/unit/test_progress

@@ -1,0 +1,626 @@
+/* Length-framed connections; see frame.h and docs/wire-protocol.md. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "common/frame.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Staging buffer for reads: many small frames are parsed out of one recv().
+ * Bodies with at least this much left are read straight into their final
+ * allocation instead. */
+#define SY_RBUF_SIZE (64 * 1024)
+/* Bound on recv() calls per readiness event, so that one busy peer cannot
+ * starve the other connections of the loop. */
+#define SY_READS_PER_EVENT 64
+/* Frames gathered into one sendmsg(). */
+#define SY_IOV_FRAMES 64
+
+typedef struct sy_msg {
+    struct sy_msg *next;
+    uint8_t hdr[SY_FRAME_HEADER_SIZE];
+    uint8_t *body;
+    bool body_owned; /* body is a separate allocation to free() */
+    size_t len;
+    size_t off; /* bytes of header + body already written */
+} sy_msg_t;
+
+struct sy_conn {
+    struct event_base *base;
+    int fd;
+    struct event *rev, *wev, *wake;
+    sy_conn_callbacks_t cbs;
+    void *ctx;
+    size_t max_body;
+
+    /* Loop thread only. */
+    bool closed;       /* no more I/O or callbacks */
+    bool closed_for_reading; /* draining: no more reads or on_message */
+    int in_handler;    /* depth of our event handlers on the stack */
+    bool free_pending; /* sy_conn_free() called inside a handler */
+    uint8_t hdr[SY_FRAME_HEADER_SIZE];
+    size_t hdr_got;
+    bool in_body;
+    uint32_t tag;
+    uint16_t flags;
+    uint8_t *body; /* body being received */
+    size_t body_len, body_got;
+    uint8_t *rbuf;
+    /* The frame being delivered: either owned (msg_body) or a view into rbuf. */
+    uint8_t *msg_body;
+    const uint8_t *msg_view;
+    size_t msg_len;
+    bool in_message;
+
+    /* Shared with sending threads, under lock. */
+    pthread_mutex_t lock;
+    sy_msg_t *head, *tail;
+    size_t pending;
+    bool dead;      /* closed: refuse sends, never touch fd */
+    bool draining;  /* sy_conn_close_after_flush: refuse sends, finish the queue */
+    int werr;       /* write error met by a sender; reported by the loop */
+    bool wev_added; /* wev is pending */
+};
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint16_t get_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+void sy_frame_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], uint32_t tag, uint16_t flags,
+                            uint32_t len)
+{
+    put_le32(out, SY_FRAME_MAGIC);
+    put_le16(out + 4, SY_FRAME_VERSION);
+    put_le16(out + 6, flags);
+    put_le32(out + 8, tag);
+    put_le32(out + 12, len);
+}
+
+static void free_msg(sy_msg_t *m)
+{
+    if (m->body_owned)
+        free(m->body);
+    free(m);
+}
+
+/* ---- writing (any thread, under lock) ---- */
+
+/* Write as much of the queue as the socket takes.  Returns 0 (queue empty
+ * or socket full) or an errno. */
+static int flush_locked(sy_conn_t *c)
+{
+    while (NULL != c->head) {
+        struct iovec iov[2 * SY_IOV_FRAMES];
+        int n = 0, frames = 0;
+        for (sy_msg_t *m = c->head; NULL != m && frames < SY_IOV_FRAMES; m = m->next, frames++) {
+            if (m->off < SY_FRAME_HEADER_SIZE) {
+                iov[n].iov_base = m->hdr + m->off;
+                iov[n++].iov_len = SY_FRAME_HEADER_SIZE - m->off;
+                if (m->len > 0) {
+                    iov[n].iov_base = m->body;
+                    iov[n++].iov_len = m->len;
+                }
+            } else {
+                size_t boff = m->off - SY_FRAME_HEADER_SIZE;
+                iov[n].iov_base = m->body + boff;
+                iov[n++].iov_len = m->len - boff;
+            }
+        }
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (EINTR == errno)
+                continue;
+            if (EAGAIN == errno || EWOULDBLOCK == errno)
+                return 0;
+            return errno;
+        }
+        size_t left = (size_t)w;
+        c->pending -= left;
+        while (left > 0) {
+            sy_msg_t *m = c->head;
+            size_t rest = SY_FRAME_HEADER_SIZE + m->len - m->off;
+            if (left < rest) {
+                m->off += left;
+                break;
+            }
+            left -= rest;
+            c->head = m->next;
+            if (NULL == c->head)
+                c->tail = NULL;
+            free_msg(m);
+        }
+    }
+    return 0;
+}
+
+static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
+{
+    pthread_mutex_lock(&c->lock);
+    if (c->dead || c->draining || 0 != c->werr) {
+        pthread_mutex_unlock(&c->lock);
+        free_msg(m);
+        return PMIX_ERR_LOST_CONNECTION;
+    }
+    bool was_empty = NULL == c->head;
+    if (was_empty)
+        c->head = m;
+    else
+        c->tail->next = m;
+    c->tail = m;
+    c->pending += SY_FRAME_HEADER_SIZE + m->len;
+    if (was_empty) {
+        /* Write at once: no hand-off latency for the common small request. */
+        int e = flush_locked(c);
+        if (0 != e) {
+            c->werr = e;
+            event_active(c->wake, EV_WRITE, 0);
+        }
+    }
+    if (NULL != c->head && 0 == c->werr && !c->wev_added) {
+        /* Only ever added here; removed by the loop thread (event_del from
+         * another thread could wait on a running handler that waits on us). */
+        event_add(c->wev, NULL);
+        c->wev_added = true;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t make_msg(sy_conn_t *c, uint32_t tag, uint16_t flags, size_t len,
+                              sy_msg_t **out, size_t inline_len)
+{
+    if (NULL == c)
+        return PMIX_ERR_BAD_PARAM;
+    if (len > UINT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    sy_msg_t *m = malloc(sizeof(*m) + inline_len);
+    if (NULL == m)
+        return PMIX_ERR_NOMEM;
+    m->next = NULL;
+    m->len = len;
+    m->off = 0;
+    m->body = inline_len ? (uint8_t *)(m + 1) : NULL;
+    m->body_owned = false;
+    sy_frame_header_encode(m->hdr, tag, flags, (uint32_t)len);
+    *out = m;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_conn_send(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
+                           size_t len)
+{
+    sy_msg_t *m;
+    if (len > 0 && NULL == body)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = make_msg(conn, tag, flags, len, &m, len);
+    if (PMIX_SUCCESS != rc)
+        return rc;
+    if (len > 0)
+        memcpy(m->body, body, len);
+    return enqueue(conn, m);
+}
+
+pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
+                                 size_t len)
+{
+    sy_msg_t *m;
+    if (len > 0 && NULL == body)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = make_msg(conn, tag, flags, len, &m, 0);
+    if (PMIX_SUCCESS != rc) {
+        free(body);
+        return rc;
+    }
+    m->body = body;
+    m->body_owned = true;
+    return enqueue(conn, m);
+}
+
+size_t sy_conn_pending(sy_conn_t *conn)
+{
+    if (NULL == conn)
+        return 0;
+    pthread_mutex_lock(&conn->lock);
+    size_t p = conn->pending;
+    pthread_mutex_unlock(&conn->lock);
+    return p;
+}
+
+/* ---- closing (loop thread) ---- */
+
+static void teardown(sy_conn_t *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->dead = true;
+    sy_msg_t *q = c->head;
+    c->head = c->tail = NULL;
+    c->pending = 0;
+    pthread_mutex_unlock(&c->lock);
+    while (NULL != q) {
+        sy_msg_t *n = q->next;
+        free_msg(q);
+        q = n;
+    }
+    event_del(c->rev);
+    event_del(c->wev);
+    event_del(c->wake);
+    c->wev_added = false;
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->closed = true;
+    free(c->body);
+    c->body = NULL;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void die(sy_conn_t *c, pmix_status_t reason, const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+
+    if (c->closed)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    teardown(c);
+    if (NULL != c->cbs.on_close)
+        c->cbs.on_close(c, reason, why, c->ctx);
+}
+
+static void destroy(sy_conn_t *c)
+{
+    if (!c->closed)
+        teardown(c);
+    event_free(c->rev);
+    event_free(c->wev);
+    event_free(c->wake);
+    free(c->rbuf);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* Every event handler runs between enter() and leave(); a sy_conn_free()
+ * inside them is carried out by leave(). */
+static void enter(sy_conn_t *c)
+{
+    c->in_handler++;
+}
+
+static void leave(sy_conn_t *c)
+{
+    if (0 == --c->in_handler && c->free_pending)
+        destroy(c);
+}
+
+void sy_conn_close(sy_conn_t *conn)
+{
+    if (NULL != conn && !conn->closed)
+        teardown(conn);
+}
+
+/* Before a graceful close: unread input makes close() reset the
+ * connection (RST on TCP, ECONNRESET on UNIX), which can make the peer lose
+ * the reply we just flushed.  Discard what has arrived and send FIN first. */
+static void linger_close(sy_conn_t *c)
+{
+    if (c->fd >= 0) {
+        char sink[4096];
+        while (recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+            ;
+        shutdown(c->fd, SHUT_WR);
+    }
+    teardown(c);
+}
+
+void sy_conn_close_after_flush(sy_conn_t *conn)
+{
+    if (NULL == conn || conn->closed)
+        return;
+    pthread_mutex_lock(&conn->lock);
+    conn->draining = true;
+    bool empty = NULL == conn->head || 0 != conn->werr;
+    pthread_mutex_unlock(&conn->lock);
+    if (empty) {
+        linger_close(conn);
+        return;
+    }
+    /* Nothing more is read or delivered; on_write finishes the queue. */
+    event_del(conn->rev);
+    conn->closed_for_reading = true;
+}
+
+void sy_conn_free(sy_conn_t *conn)
+{
+    if (NULL == conn)
+        return;
+    if (conn->in_handler > 0) {
+        sy_conn_close(conn);
+        conn->free_pending = true;
+        return;
+    }
+    destroy(conn);
+}
+
+int sy_conn_fd(const sy_conn_t *conn)
+{
+    return NULL == conn ? -1 : conn->fd;
+}
+
+/* ---- reading (loop thread) ---- */
+
+static void deliver(sy_conn_t *c, uint8_t *owned, const uint8_t *view, size_t len)
+{
+    c->hdr_got = 0;
+    c->in_body = false;
+    c->msg_body = owned;
+    c->msg_view = NULL != owned ? owned : view;
+    c->msg_len = len;
+    c->in_message = true;
+    if (NULL != c->cbs.on_message)
+        c->cbs.on_message(c, c->tag, c->flags, len ? c->msg_view : NULL, len, c->ctx);
+    c->in_message = false;
+    free(c->msg_body);
+    c->msg_body = NULL;
+    c->msg_view = NULL;
+}
+
+void *sy_conn_take_body(sy_conn_t *conn)
+{
+    if (NULL == conn || !conn->in_message || 0 == conn->msg_len)
+        return NULL;
+    void *b = conn->msg_body;
+    if (NULL != b) {
+        conn->msg_body = NULL;
+    } else if (NULL != conn->msg_view && NULL != (b = malloc(conn->msg_len))) {
+        memcpy(b, conn->msg_view, conn->msg_len);
+    }
+    conn->msg_view = NULL;
+    conn->msg_len = 0;
+    return b;
+}
+
+/* A complete header is in c->hdr: check it and start the body. */
+static bool start_frame(sy_conn_t *c)
+{
+    uint32_t magic = get_le32(c->hdr);
+    uint16_t version = get_le16(c->hdr + 4);
+    uint32_t len = get_le32(c->hdr + 12);
+
+    if (SY_FRAME_MAGIC != magic) {
+        die(c, PMIX_ERR_UNPACK_FAILURE,
+            "bad frame magic 0x%08x (expected 0x%08x \"SYW1\"): the peer does not speak the "
+            "Switchyard wire protocol",
+            magic, SY_FRAME_MAGIC);
+        return false;
+    }
+    if (SY_FRAME_VERSION != version) {
+        die(c, PMIX_ERR_UNPACK_FAILURE, "unsupported wire protocol version %u (we speak %u)",
+            version, SY_FRAME_VERSION);
+        return false;
+    }
+    if (len > c->max_body) {
+        die(c, PMIX_ERR_UNPACK_FAILURE, "frame body of %u bytes exceeds the limit of %zu bytes",
+            len, c->max_body);
+        return false;
+    }
+    c->flags = get_le16(c->hdr + 6);
+    c->tag = get_le32(c->hdr + 8);
+    c->body_len = len;
+    c->body_got = 0;
+    c->in_body = true;
+    return true;
+}
+
+/* Parse n bytes of stream data from p. */
+static void consume(sy_conn_t *c, const uint8_t *p, size_t n)
+{
+    while (n > 0 && !c->closed && !c->closed_for_reading) {
+        if (!c->in_body) {
+            size_t k = SY_FRAME_HEADER_SIZE - c->hdr_got;
+            if (k > n)
+                k = n;
+            memcpy(c->hdr + c->hdr_got, p, k);
+            c->hdr_got += k;
+            p += k;
+            n -= k;
+            if (c->hdr_got < SY_FRAME_HEADER_SIZE || !start_frame(c))
+                continue;
+            if (0 == c->body_len) {
+                deliver(c, NULL, NULL, 0);
+            } else if (n >= c->body_len) {
+                /* Whole body already here: hand out a view, no copy. */
+                size_t len = c->body_len;
+                deliver(c, NULL, p, len);
+                p += len;
+                n -= len;
+            } else if (NULL == (c->body = malloc(c->body_len))) {
+                die(c, PMIX_ERR_NOMEM, "out of memory for a frame body of %zu bytes", c->body_len);
+            }
+            continue;
+        }
+        size_t k = c->body_len - c->body_got;
+        if (k > n)
+            k = n;
+        memcpy(c->body + c->body_got, p, k);
+        c->body_got += k;
+        p += k;
+        n -= k;
+        if (c->body_got == c->body_len) {
+            uint8_t *b = c->body;
+            c->body = NULL;
+            deliver(c, b, NULL, c->body_len);
+        }
+    }
+}
+
+static void on_read(evutil_socket_t fd, short what, void *arg)
+{
+    sy_conn_t *c = arg;
+    (void)fd;
+    (void)what;
+    enter(c);
+    for (int i = 0; i < SY_READS_PER_EVENT && !c->closed && !c->closed_for_reading; i++) {
+        size_t want;
+        ssize_t r;
+        bool direct = c->in_body && c->body_len - c->body_got >= SY_RBUF_SIZE;
+        if (direct) {
+            want = c->body_len - c->body_got;
+            r = recv(c->fd, c->body + c->body_got, want, 0);
+        } else {
+            want = SY_RBUF_SIZE;
+            r = recv(c->fd, c->rbuf, want, 0);
+        }
+        if (r > 0) {
+            if (direct) {
+                c->body_got += (size_t)r;
+                if (c->body_got == c->body_len) {
+                    uint8_t *b = c->body;
+                    c->body = NULL;
+                    deliver(c, b, NULL, c->body_len);
+                }
+            } else {
+                consume(c, c->rbuf, (size_t)r);
+            }
+            if ((size_t)r < want)
+                break; /* drained; level-triggered readiness brings us back */
+            continue;
+        }
+        if (0 == r) {
+            if (c->in_body)
+                die(c, PMIX_ERR_LOST_CONNECTION,
+                    "peer closed the connection in the middle of a frame (%zu of %zu body bytes "
+                    "received)",
+                    c->body_got, c->body_len);
+            else if (c->hdr_got > 0)
+                die(c, PMIX_ERR_LOST_CONNECTION,
+                    "peer closed the connection in the middle of a frame header (%zu of %d "
+                    "bytes received)",
+                    c->hdr_got, SY_FRAME_HEADER_SIZE);
+            else
+                die(c, PMIX_ERR_LOST_CONNECTION, "peer closed the connection");
+            break;
+        }
+        if (EINTR == errno)
+            continue;
+        if (EAGAIN == errno || EWOULDBLOCK == errno)
+            break;
+        die(c, PMIX_ERR_LOST_CONNECTION, "read from peer failed: %s", strerror(errno));
+        break;
+    }
+    leave(c);
+}
+
+static void on_write(evutil_socket_t fd, short what, void *arg)
+{
+    sy_conn_t *c = arg;
+    (void)fd;
+    (void)what;
+    enter(c);
+    if (!c->closed) {
+        pthread_mutex_lock(&c->lock);
+        int e = c->werr ? c->werr : flush_locked(c);
+        if (NULL == c->head || 0 != e) {
+            event_del(c->wev);
+            c->wev_added = false;
+        }
+        bool drained = c->draining && (NULL == c->head || 0 != e);
+        pthread_mutex_unlock(&c->lock);
+        if (drained)
+            linger_close(c); /* a local close: no on_close, even on error */
+        else if (0 != e)
+            die(c, PMIX_ERR_LOST_CONNECTION, "write to peer failed: %s", strerror(e));
+    }
+    leave(c);
+}
+
+/* Activated by a sending thread that met a write error. */
+static void on_wake(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    on_write(-1, EV_WRITE, arg);
+}
+
+pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_callbacks_t *cbs,
+                             void *ctx, size_t max_body, sy_conn_t **out)
+{
+    if (NULL != out)
+        *out = NULL;
+    if (NULL == base || fd < 0 || NULL == cbs || NULL == out) {
+        if (fd >= 0)
+            close(fd);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+        close(fd);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    sy_conn_t *c = calloc(1, sizeof(*c));
+    if (NULL == c) {
+        close(fd);
+        return PMIX_ERR_NOMEM;
+    }
+    c->base = base;
+    c->fd = fd;
+    c->cbs = *cbs;
+    c->ctx = ctx;
+    c->max_body = (0 == max_body) ? SY_FRAME_DEFAULT_MAX_BODY : max_body;
+    if (c->max_body > UINT32_MAX)
+        c->max_body = UINT32_MAX;
+    pthread_mutex_init(&c->lock, NULL);
+    c->rbuf = malloc(SY_RBUF_SIZE);
+    c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
+    c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
+    c->wake = event_new(base, -1, 0, on_wake, c);
+    if (NULL == c->rbuf || NULL == c->rev || NULL == c->wev || NULL == c->wake ||
+        0 != event_add(c->rev, NULL)) {
+        if (c->rev)
+            event_free(c->rev);
+        if (c->wev)
+            event_free(c->wev);
+        if (c->wake)
+            event_free(c->wake);
+        free(c->rbuf);
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+        close(fd);
+        return PMIX_ERR_NOMEM;
+    }
+    *out = c;
+    return PMIX_SUCCESS;
+}

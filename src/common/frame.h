@@ -1,0 +1,101 @@
+/* Length-framed messages over a connected stream socket (docs/wire-protocol.md).
+ *
+ * A frame is a 16-byte little-endian header followed by `length` body bytes:
+ *   u32 magic "SYW1"  u16 version (1)  u16 flags  u32 tag  u32 length
+ * The framing layer gives flags and tag no meaning; the roles use the tag to
+ * match replies to requests (0 = unsolicited) and the body is normally a
+ * packed pmix_data_buffer_t.
+ *
+ * Threads: the connection lives on a caller-supplied event_base whose loop
+ * runs in one thread (the "loop thread").  sy_conn_send*() may be called
+ * from any thread; the base must then have been created after
+ * evthread_use_pthreads() (libevent_pthreads) so that event_add/event_active
+ * from another thread are safe.  sy_conn_create/close/free must be called
+ * from the loop thread, or while the loop is not running.  Callbacks run in
+ * the loop thread.
+ *
+ * Closing: on_close fires exactly once, when the connection dies on its own
+ * (peer EOF or reset, protocol violation, write error) — never after
+ * sy_conn_close() or sy_conn_free(), and no callback of any kind runs after
+ * those return.  Both may be called from inside a callback; the memory is
+ * released once the callback returns. */
+#ifndef SWITCHYARD_COMMON_FRAME_H
+#define SWITCHYARD_COMMON_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "pmix_common.h"
+
+struct event_base;
+
+#define SY_FRAME_MAGIC 0x31575953u /* bytes 'S' 'Y' 'W' '1' on the wire */
+#define SY_FRAME_VERSION 1
+#define SY_FRAME_HEADER_SIZE 16
+/* Used when sy_conn_create() is given max_body == 0. */
+#define SY_FRAME_DEFAULT_MAX_BODY ((size_t)1 << 30)
+
+typedef struct sy_conn sy_conn_t;
+
+typedef struct {
+    /* One complete frame.  `body` (NULL when len == 0) is valid only during
+     * the call unless taken with sy_conn_take_body(). */
+    void (*on_message)(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
+                       size_t len, void *ctx);
+    /* The connection died: PMIX_ERR_LOST_CONNECTION (EOF, reset, write
+     * failure, EOF in the middle of a frame) or PMIX_ERR_UNPACK_FAILURE (bad
+     * magic, unknown version, body longer than max_body).  `why` is a
+     * human-readable sentence for logs.  The fd is already closed; the
+     * callback may call sy_conn_free(). */
+    void (*on_close)(sy_conn_t *conn, pmix_status_t reason, const char *why, void *ctx);
+} sy_conn_callbacks_t;
+
+/* Wrap connected stream socket `fd` (made non-blocking and close-on-exec
+ * here; the connection owns it from now on, even on failure).  max_body is
+ * the largest body accepted from the peer (0 = SY_FRAME_DEFAULT_MAX_BODY,
+ * at most UINT32_MAX). */
+pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_callbacks_t *cbs,
+                             void *ctx, size_t max_body, sy_conn_t **out);
+
+/* Queue one frame; never blocks.  The body is copied.  Returns
+ * PMIX_ERR_LOST_CONNECTION once the connection is closed or dead,
+ * PMIX_ERR_BAD_PARAM for a body over UINT32_MAX bytes. */
+pmix_status_t sy_conn_send(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
+                           size_t len);
+
+/* Same, taking ownership of malloc'd `body` (freed with free() once sent,
+ * and also when an error is returned). */
+pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
+                                 size_t len);
+
+/* Inside on_message only: take the malloc'd body (caller frees it), to load
+ * it into a pmix_data_buffer_t without a copy.  NULL when len == 0 or
+ * outside on_message. */
+void *sy_conn_take_body(sy_conn_t *conn);
+
+/* Stop: close the fd, drop unsent frames, no more callbacks.  Later sends
+ * fail with PMIX_ERR_LOST_CONNECTION.  Idempotent. */
+void sy_conn_close(sy_conn_t *conn);
+
+/* Graceful local close, e.g. after a refusal reply: stop reading (no more
+ * on_message), refuse new sends, write what is queued, then close the fd.
+ * No callback fires afterwards, even if the final writes fail.  The object
+ * stays valid until sy_conn_free() (which may come at any time and drops
+ * whatever is still unsent).  A peer that never reads keeps the queue
+ * pending: the caller bounds that with its own timer. */
+void sy_conn_close_after_flush(sy_conn_t *conn);
+
+/* Close (if needed) and release.  NULL is ignored. */
+void sy_conn_free(sy_conn_t *conn);
+
+/* The fd (-1 once closed), e.g. for sy_peer_cred(). */
+int sy_conn_fd(const sy_conn_t *conn);
+
+/* Bytes queued but not yet written (for back-pressure decisions). */
+size_t sy_conn_pending(sy_conn_t *conn);
+
+/* Write/parse a header (used by the tests and by tools that speak the
+ * protocol without a sy_conn_t). */
+void sy_frame_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], uint32_t tag, uint16_t flags,
+                            uint32_t len);
+
+#endif

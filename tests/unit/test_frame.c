@@ -1,0 +1,794 @@
+/* Unit test: length-framed connections (src/common/frame.c) over
+ * socketpairs, real UNIX sockets and TCP loopback: ordering, large bodies,
+ * fragmented and hostile input, dying peers, concurrent senders, closing
+ * and freeing from inside callbacks. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <pmix_common.h>
+
+#include "common/frame.h"
+#include "common/usock.h"
+
+/* ------------------------------------------------------------ helpers */
+
+enum { PAIR_SOCKETPAIR, PAIR_UNIX, PAIR_TCP };
+
+static void make_pair(int kind, int fds[2])
+{
+    int lfd, port;
+    char dir[] = "/tmp/sy-frame-XXXXXX", path[64];
+
+    switch (kind) {
+    case PAIR_SOCKETPAIR:
+        assert_int_equal(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds));
+        return;
+    case PAIR_UNIX:
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/s", dir);
+        assert_int_equal(PMIX_SUCCESS, sy_usock_listen(path, 0600, &lfd));
+        assert_int_equal(PMIX_SUCCESS, sy_usock_connect(path, &fds[0]));
+        break;
+    default:
+        assert_int_equal(PMIX_SUCCESS, sy_tcp_listen(NULL, 0, &lfd, &port));
+        assert_int_equal(PMIX_SUCCESS, sy_tcp_connect("127.0.0.1", port, &fds[0]));
+        break;
+    }
+    pmix_status_t rc = PMIX_ERR_WOULD_BLOCK;
+    for (int i = 0; i < 2000 && PMIX_ERR_WOULD_BLOCK == rc; i++) {
+        rc = sy_usock_accept(lfd, &fds[1]);
+        if (PMIX_ERR_WOULD_BLOCK == rc)
+            usleep(1000);
+    }
+    assert_int_equal(PMIX_SUCCESS, rc);
+    close(lfd);
+    if (PAIR_UNIX == kind) {
+        unlink(path);
+        rmdir(dir);
+    }
+}
+
+typedef struct {
+    /* received */
+    size_t nmsg;
+    uint32_t last_tag;
+    size_t bytes;
+    bool bad; /* a content or order check failed */
+    char bad_why[128];
+    size_t per_thread[4];
+    void *taken; /* body kept with sy_conn_take_body */
+    size_t taken_len;
+    /* closing */
+    int nclose;
+    pmix_status_t reason;
+    char why[256];
+    /* behaviour */
+    bool check_pattern;  /* body[j] == (tag*7 + j) & 0xff */
+    bool check_threads;  /* tag = thread << 24 | seq, per-thread order */
+    bool take;           /* take the body */
+    size_t close_at;     /* sy_conn_close in the close_at-th message (1-based) */
+    size_t free_at;      /* sy_conn_free in the free_at-th message */
+    bool free_in_close;  /* sy_conn_free inside on_close */
+    bool freed;
+} rec_t;
+
+static void mark_bad(rec_t *r, const char *fmt, ...)
+{
+    va_list ap;
+    if (r->bad)
+        return;
+    r->bad = true;
+    va_start(ap, fmt);
+    vsnprintf(r->bad_why, sizeof(r->bad_why), fmt, ap);
+    va_end(ap);
+}
+
+static uint8_t pat(uint32_t tag, size_t j)
+{
+    return (uint8_t)(tag * 7u + j * 13u + (j >> 8));
+}
+
+static void fill(uint8_t *b, uint32_t tag, size_t len)
+{
+    for (size_t j = 0; j < len; j++)
+        b[j] = pat(tag, j);
+}
+
+static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
+                       size_t len, void *ctx)
+{
+    rec_t *r = ctx;
+    const uint8_t *b = body;
+
+    r->nmsg++;
+    r->bytes += len;
+    if ((0 == len) != (NULL == body))
+        mark_bad(r, "body %p with len %zu", body, len);
+    if (r->check_pattern) {
+        if (tag != r->last_tag + 1)
+            mark_bad(r, "tag %u after %u", tag, r->last_tag);
+        if (flags != (uint16_t)(tag ^ 0x5a5a))
+            mark_bad(r, "flags %u for tag %u", flags, tag);
+        for (size_t j = 0; j < len; j++)
+            if (b[j] != pat(tag, j)) {
+                mark_bad(r, "tag %u byte %zu of %zu differs", tag, j, len);
+                break;
+            }
+    }
+    if (r->check_threads) {
+        unsigned t = tag >> 24, seq = tag & 0xffffff;
+        if (t >= 4 || seq != r->per_thread[t])
+            mark_bad(r, "thread %u seq %u, expected %zu", t, seq, t < 4 ? r->per_thread[t] : 0);
+        else
+            r->per_thread[t]++;
+        if (len < 8 || 0 != memcmp(b, &tag, 4) || b[len - 1] != (uint8_t)tag)
+            mark_bad(r, "thread message %u body corrupt", tag);
+    }
+    r->last_tag = tag;
+    if (r->take) {
+        free(r->taken);
+        r->taken = sy_conn_take_body(conn);
+        r->taken_len = len;
+        /* A second take gets nothing. */
+        if (NULL != sy_conn_take_body(conn))
+            mark_bad(r, "body taken twice");
+    }
+    if (r->close_at == r->nmsg)
+        sy_conn_close(conn);
+    if (r->free_at == r->nmsg) {
+        sy_conn_free(conn);
+        r->freed = true;
+    }
+}
+
+static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, void *ctx)
+{
+    rec_t *r = ctx;
+    r->nclose++;
+    r->reason = reason;
+    snprintf(r->why, sizeof(r->why), "%s", why ? why : "(null)");
+    assert_int_equal(-1, sy_conn_fd(conn));
+    if (r->free_in_close) {
+        sy_conn_free(conn);
+        r->freed = true;
+    }
+}
+
+static const sy_conn_callbacks_t cbs = {on_message, on_close};
+
+static void tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+}
+
+typedef struct {
+    struct event_base *base;
+    struct event *timer;
+} loop_t;
+
+static void loop_init(loop_t *l)
+{
+    l->base = event_base_new();
+    assert_non_null(l->base);
+    /* A periodic timer so that one loop pass never waits long. */
+    l->timer = event_new(l->base, -1, EV_PERSIST, tick, NULL);
+    struct timeval tv = {0, 5000};
+    event_add(l->timer, &tv);
+}
+
+static void loop_fini(loop_t *l)
+{
+    event_free(l->timer);
+    event_base_free(l->base);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Run the loop until *flag becomes true (60 s at most). */
+#define RUN_UNTIL(l, cond)                                                   \
+    do {                                                                     \
+        double t0_ = now();                                                  \
+        while (!(cond) && now() - t0_ < 60)                                  \
+            event_base_loop((l)->base, EVLOOP_ONCE);                         \
+        assert_true(cond);                                                   \
+    } while (0)
+
+static void spin(loop_t *l, int passes)
+{
+    for (int i = 0; i < passes; i++)
+        event_base_loop(l->base, EVLOOP_NONBLOCK);
+}
+
+static void write_all(int fd, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    while (n > 0) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0 && (EINTR == errno || EAGAIN == errno))
+            continue;
+        assert_true(w > 0);
+        b += w;
+        n -= (size_t)w;
+    }
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_header_layout(void **state)
+{
+    (void)state;
+    uint8_t h[SY_FRAME_HEADER_SIZE];
+    sy_frame_header_encode(h, 0x01020304, 0xa0b0, 0x11223344);
+    const uint8_t want[16] = {'S', 'Y', 'W', '1', 1, 0, 0xb0, 0xa0,
+                              4, 3, 2, 1, 0x44, 0x33, 0x22, 0x11};
+    assert_memory_equal(want, h, 16);
+}
+
+static void small_messages(int kind)
+{
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a, *b;
+    rec_t ra = {0}, rb = {.check_pattern = true};
+    uint8_t buf[700];
+
+    loop_init(&l);
+    make_pair(kind, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+    for (uint32_t tag = 1; tag <= 10000; tag++) {
+        size_t len = (tag * 37u) % sizeof(buf); /* includes empty bodies */
+        fill(buf, tag, len);
+        assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, tag, (uint16_t)(tag ^ 0x5a5a), buf, len));
+    }
+    RUN_UNTIL(&l, rb.nmsg == 10000 || rb.bad || rb.nclose);
+    assert_false(rb.bad);
+    assert_int_equal(10000, rb.nmsg);
+    assert_int_equal(10000, rb.last_tag);
+    assert_int_equal(0, sy_conn_pending(a));
+    /* Replies flow the other way on the same connection. */
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(b, 77, 0, "pong", 4));
+    RUN_UNTIL(&l, ra.nmsg == 1);
+    assert_int_equal(77, ra.last_tag);
+    assert_int_equal(0, ra.nclose + rb.nclose);
+    sy_conn_free(a);
+    sy_conn_free(b);
+    assert_int_equal(0, ra.nclose + rb.nclose); /* local close/free: no callback */
+    loop_fini(&l);
+}
+
+static void test_small_socketpair(void **s) { (void)s; small_messages(PAIR_SOCKETPAIR); }
+static void test_small_unix(void **s) { (void)s; small_messages(PAIR_UNIX); }
+static void test_small_tcp(void **s) { (void)s; small_messages(PAIR_TCP); }
+
+static void large_message(int kind)
+{
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a, *b;
+    rec_t ra = {0}, rb = {.check_pattern = true, .take = true};
+    const size_t big = (size_t)64 << 20;
+
+    loop_init(&l);
+    make_pair(kind, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+    uint8_t *body = malloc(big);
+    assert_non_null(body);
+    fill(body, 1, big);
+    double t0 = now();
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned(a, 1, 1 ^ 0x5a5a, body, big));
+    /* Sent whole: never blocks, queue holds the rest. */
+    assert_true(sy_conn_pending(a) > 0);
+    uint8_t small[10];
+    fill(small, 2, sizeof(small));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, 2, 2 ^ 0x5a5a, small, sizeof(small)));
+    RUN_UNTIL(&l, rb.nmsg == 2 || rb.bad || rb.nclose);
+    double dt = now() - t0;
+    assert_false(rb.bad);
+    assert_int_equal(big + sizeof(small), rb.bytes);
+    assert_non_null(rb.taken);
+    assert_int_equal(sizeof(small), rb.taken_len);
+    assert_memory_equal(small, rb.taken, sizeof(small));
+    free(rb.taken);
+    /* Linear, not quadratic: 64 MiB in well under the test timeout. */
+    assert_true(dt < 20.0);
+    sy_conn_free(a);
+    sy_conn_free(b);
+    loop_fini(&l);
+}
+
+static void test_large_socketpair(void **s) { (void)s; large_message(PAIR_SOCKETPAIR); }
+static void test_large_unix(void **s) { (void)s; large_message(PAIR_UNIX); }
+static void test_large_tcp(void **s) { (void)s; large_message(PAIR_TCP); }
+
+/* A raw peer dribbles frames one byte at a time, then in odd-sized chunks. */
+static void test_fragmented(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *b;
+    rec_t rb = {.check_pattern = true, .take = true};
+
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+
+    size_t lens[] = {0, 1, 3000, 0, 17};
+    for (uint32_t i = 0; i < 5; i++) {
+        uint8_t frame[SY_FRAME_HEADER_SIZE + 3000];
+        uint32_t tag = i + 1;
+        sy_frame_header_encode(frame, tag, (uint16_t)(tag ^ 0x5a5a), (uint32_t)lens[i]);
+        fill(frame + SY_FRAME_HEADER_SIZE, tag, lens[i]);
+        for (size_t j = 0; j < SY_FRAME_HEADER_SIZE + lens[i]; j++) {
+            write_all(fds[0], frame + j, 1);
+            spin(&l, 1);
+            /* Nothing is delivered before the last byte. */
+            if (j + 1 < SY_FRAME_HEADER_SIZE + lens[i])
+                assert_int_equal(i, rb.nmsg);
+        }
+        RUN_UNTIL(&l, rb.nmsg == i + 1);
+    }
+    assert_false(rb.bad);
+
+    /* A 1 MiB body and a small frame in chunks of varying size, so that the
+     * header, the staging buffer and direct reads all meet boundaries. */
+    const size_t big = (size_t)1 << 20;
+    size_t total = 2 * SY_FRAME_HEADER_SIZE + big + 5;
+    uint8_t *s = malloc(total);
+    assert_non_null(s);
+    sy_frame_header_encode(s, 6, 6 ^ 0x5a5a, (uint32_t)big);
+    fill(s + SY_FRAME_HEADER_SIZE, 6, big);
+    sy_frame_header_encode(s + SY_FRAME_HEADER_SIZE + big, 7, 7 ^ 0x5a5a, 5);
+    fill(s + 2 * SY_FRAME_HEADER_SIZE + big, 7, 5);
+    size_t off = 0, step = 1;
+    while (off < total) {
+        size_t n = step < total - off ? step : total - off;
+        write_all(fds[0], s + off, n);
+        off += n;
+        step = (step * 5 + 3) % 70001 + 1;
+        spin(&l, 2);
+    }
+    RUN_UNTIL(&l, rb.nmsg == 7 || rb.bad || rb.nclose);
+    assert_false(rb.bad);
+    assert_int_equal(0, rb.nclose);
+    assert_int_equal(5, rb.taken_len);
+    free(rb.taken);
+    free(s);
+    sy_conn_free(b);
+    close(fds[0]);
+    loop_fini(&l);
+}
+
+/* Raw bytes from a peer: the connection dies once with `want` and the
+ * reason contains `needle`; a good frame sent before is still delivered. */
+static void hostile(const void *bytes, size_t n, bool then_eof, size_t max_body,
+                    pmix_status_t want, const char *needle)
+{
+    loop_t l;
+    int fds[2];
+    sy_conn_t *b;
+    rec_t rb = {.check_pattern = true};
+    uint8_t good[SY_FRAME_HEADER_SIZE + 4];
+
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, max_body, &b));
+    sy_frame_header_encode(good, 1, 1 ^ 0x5a5a, 4);
+    fill(good + SY_FRAME_HEADER_SIZE, 1, 4);
+    write_all(fds[0], good, sizeof(good));
+    write_all(fds[0], bytes, n);
+    if (then_eof)
+        close(fds[0]);
+    RUN_UNTIL(&l, rb.nclose > 0);
+    spin(&l, 20);
+    assert_int_equal(1, rb.nmsg);
+    assert_false(rb.bad);
+    assert_int_equal(1, rb.nclose);
+    assert_int_equal(want, rb.reason);
+    if (NULL == strstr(rb.why, needle))
+        fail_msg("reason '%s' lacks '%s'", rb.why, needle);
+    assert_int_equal(-1, sy_conn_fd(b));
+    /* Dead: sends are refused, owned bodies released. */
+    assert_int_equal(PMIX_ERR_LOST_CONNECTION, sy_conn_send(b, 9, 0, "x", 1));
+    assert_int_equal(PMIX_ERR_LOST_CONNECTION, sy_conn_send_owned(b, 9, 0, strdup("x"), 1));
+    if (!then_eof) {
+        /* We hung up on the peer. */
+        char c;
+        ssize_t r;
+        do {
+            r = read(fds[0], &c, 1);
+        } while (r < 0 && EINTR == errno);
+        assert_int_equal(0, r);
+        close(fds[0]);
+    }
+    sy_conn_free(b);
+    loop_fini(&l);
+}
+
+static void test_garbage(void **state)
+{
+    (void)state;
+    const char http[] = "GET / HTTP/1.0\r\n\r\n";
+    hostile(http, sizeof(http) - 1, false, 0, PMIX_ERR_UNPACK_FAILURE, "magic");
+    uint8_t h[SY_FRAME_HEADER_SIZE];
+    sy_frame_header_encode(h, 1, 0, 0);
+    h[4] = 2; /* version 2 */
+    hostile(h, sizeof(h), false, 0, PMIX_ERR_UNPACK_FAILURE, "version 2");
+}
+
+static void test_oversize(void **state)
+{
+    (void)state;
+    uint8_t h[SY_FRAME_HEADER_SIZE];
+    sy_frame_header_encode(h, 1, 0, 4097);
+    hostile(h, sizeof(h), false, 4096, PMIX_ERR_UNPACK_FAILURE, "exceeds the limit of 4096");
+    /* A 4 GiB - 1 claim against the default limit: refused, never allocated. */
+    sy_frame_header_encode(h, 1, 0, UINT32_MAX);
+    hostile(h, sizeof(h), false, 0, PMIX_ERR_UNPACK_FAILURE, "exceeds");
+}
+
+static void test_truncated_eof(void **state)
+{
+    (void)state;
+    uint8_t f[SY_FRAME_HEADER_SIZE + 100];
+    sy_frame_header_encode(f, 2, 2 ^ 0x5a5a, 200);
+    memset(f + SY_FRAME_HEADER_SIZE, 0, 100);
+    hostile(f, sizeof(f), true, 0, PMIX_ERR_LOST_CONNECTION, "100 of 200 body bytes");
+    hostile(f, 7, true, 0, PMIX_ERR_LOST_CONNECTION, "7 of 16 bytes");
+    hostile(f, 0, true, 0, PMIX_ERR_LOST_CONNECTION, "peer closed the connection");
+}
+
+/* A forked peer writes half a frame, then exits or is killed. */
+static void dying_peer(bool kill_it)
+{
+    loop_t l;
+    int fds[2];
+    sy_conn_t *b;
+    rec_t rb = {0};
+
+    loop_init(&l);
+    make_pair(PAIR_UNIX, fds);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (0 == pid) {
+        uint8_t f[SY_FRAME_HEADER_SIZE + 10];
+        close(fds[1]);
+        sy_frame_header_encode(f, 1, 0, 20);
+        memset(f + SY_FRAME_HEADER_SIZE, 1, 10);
+        if (write(fds[0], f, sizeof(f)) != (ssize_t)sizeof(f))
+            _exit(1);
+        if (kill_it)
+            for (;;)
+                pause();
+        _exit(0);
+    }
+    close(fds[0]);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+    if (kill_it) {
+        /* The half frame arrives and waits for the rest. */
+        usleep(50000);
+        spin(&l, 5);
+        assert_int_equal(0, rb.nclose);
+        kill(pid, SIGKILL);
+    }
+    int st;
+    assert_int_equal(pid, waitpid(pid, &st, 0));
+    if (kill_it)
+        assert_true(WIFSIGNALED(st) && SIGKILL == WTERMSIG(st));
+    else
+        assert_true(WIFEXITED(st) && 0 == WEXITSTATUS(st));
+    RUN_UNTIL(&l, rb.nclose > 0);
+    spin(&l, 20);
+    assert_int_equal(1, rb.nclose);
+    assert_int_equal(0, rb.nmsg);
+    assert_int_equal(PMIX_ERR_LOST_CONNECTION, rb.reason);
+    assert_non_null(strstr(rb.why, "10 of 20"));
+    sy_conn_free(b);
+    loop_fini(&l);
+}
+
+static void test_peer_exits(void **s) { (void)s; dying_peer(false); }
+static void test_peer_killed(void **s) { (void)s; dying_peer(true); }
+
+/* Writing to a peer that went away: one on_close, LOST_CONNECTION. */
+static void test_write_to_dead_peer(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a;
+    rec_t ra = {0};
+    static uint8_t chunk[256 * 1024];
+
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    close(fds[1]);
+    for (int i = 0; i < 8 && 0 == ra.nclose; i++) {
+        pmix_status_t rc = sy_conn_send(a, (uint32_t)i, 0, chunk, sizeof(chunk));
+        assert_true(PMIX_SUCCESS == rc || PMIX_ERR_LOST_CONNECTION == rc);
+        spin(&l, 2);
+    }
+    RUN_UNTIL(&l, ra.nclose > 0);
+    spin(&l, 10);
+    assert_int_equal(1, ra.nclose);
+    assert_int_equal(PMIX_ERR_LOST_CONNECTION, ra.reason);
+    assert_int_equal(PMIX_ERR_LOST_CONNECTION, sy_conn_send(a, 1, 0, NULL, 0));
+    sy_conn_free(a);
+    loop_fini(&l);
+}
+
+typedef struct {
+    sy_conn_t *conn;
+    unsigned id;
+    int failures;
+} sender_t;
+
+static void *sender_main(void *arg)
+{
+    sender_t *s = arg;
+    uint8_t *buf = malloc(300 * 1024);
+    for (uint32_t seq = 0; seq < 2500; seq++) {
+        uint32_t tag = (s->id << 24) | seq;
+        /* Mostly small, sometimes big enough to fill the socket and make
+         * this thread arm EV_WRITE. */
+        size_t len = 0 == seq % 250 ? 300 * 1024 : 8 + (seq % 64);
+        memset(buf, (int)s->id, len);
+        memcpy(buf, &tag, 4);
+        buf[len - 1] = (uint8_t)tag;
+        pmix_status_t rc;
+        if (seq & 1) {
+            uint8_t *own = malloc(len);
+            memcpy(own, buf, len);
+            rc = sy_conn_send_owned(s->conn, tag, 0, own, len);
+        } else {
+            rc = sy_conn_send(s->conn, tag, 0, buf, len);
+        }
+        if (PMIX_SUCCESS != rc)
+            s->failures++;
+    }
+    free(buf);
+    return NULL;
+}
+
+static void test_concurrent_senders(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a, *b;
+    rec_t ra = {0}, rb = {.check_threads = true};
+    pthread_t th[4];
+    sender_t snd[4];
+
+    loop_init(&l);
+    make_pair(PAIR_UNIX, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+    for (unsigned i = 0; i < 4; i++) {
+        snd[i] = (sender_t){.conn = a, .id = i};
+        assert_int_equal(0, pthread_create(&th[i], NULL, sender_main, &snd[i]));
+    }
+    /* The loop runs here while the threads send. */
+    RUN_UNTIL(&l, rb.nmsg == 10000 || rb.bad || rb.nclose);
+    for (unsigned i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(0, snd[i].failures);
+        assert_int_equal(2500, rb.per_thread[i]);
+    }
+    if (rb.bad)
+        fail_msg("%s", rb.bad_why);
+    assert_int_equal(0, rb.nclose + ra.nclose);
+    assert_int_equal(0, sy_conn_pending(a));
+    sy_conn_free(a);
+    sy_conn_free(b);
+    loop_fini(&l);
+}
+
+/* Close and free from inside callbacks: no further callback, no use after
+ * free (ASan). */
+static void test_close_inside_callbacks(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a, *b;
+
+    /* sy_conn_close inside on_message: messages 3..5, already read into the
+     * same buffer, are not delivered; no on_close. */
+    {
+        rec_t ra = {0}, rb = {.close_at = 2};
+        loop_init(&l);
+        make_pair(PAIR_SOCKETPAIR, fds);
+        assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+        assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+        for (uint32_t t = 1; t <= 5; t++)
+            assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, t, 0, "abc", 3));
+        RUN_UNTIL(&l, rb.nmsg >= 2);
+        spin(&l, 20);
+        assert_int_equal(2, rb.nmsg);
+        assert_int_equal(0, rb.nclose);
+        assert_int_equal(-1, sy_conn_fd(b));
+        assert_int_equal(PMIX_ERR_LOST_CONNECTION, sy_conn_send(b, 1, 0, "x", 1));
+        /* The other side sees our hang-up. */
+        RUN_UNTIL(&l, ra.nclose == 1);
+        assert_int_equal(PMIX_ERR_LOST_CONNECTION, ra.reason);
+        sy_conn_close(b); /* idempotent */
+        sy_conn_free(b);
+        sy_conn_free(a);
+        loop_fini(&l);
+    }
+    /* sy_conn_free inside on_message. */
+    {
+        rec_t ra = {0}, rb = {.free_at = 1, .take = true};
+        loop_init(&l);
+        make_pair(PAIR_SOCKETPAIR, fds);
+        assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+        assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+        for (uint32_t t = 1; t <= 3; t++)
+            assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, t, 0, "abcdef", 6));
+        RUN_UNTIL(&l, rb.freed);
+        spin(&l, 20);
+        assert_int_equal(1, rb.nmsg);
+        assert_int_equal(0, rb.nclose);
+        /* The taken body outlives the connection. */
+        assert_memory_equal("abcdef", rb.taken, 6);
+        free(rb.taken);
+        RUN_UNTIL(&l, ra.nclose == 1);
+        sy_conn_free(a);
+        loop_fini(&l);
+    }
+    /* sy_conn_free inside on_close, the connection dying in the middle of a
+     * burst of frames. */
+    {
+        rec_t rb = {.free_in_close = true};
+        uint8_t junk[64];
+        loop_init(&l);
+        make_pair(PAIR_SOCKETPAIR, fds);
+        assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+        sy_frame_header_encode(junk, 1, 0, 0);
+        memset(junk + 16, 0xee, sizeof(junk) - 16);
+        write_all(fds[0], junk, sizeof(junk));
+        RUN_UNTIL(&l, rb.freed);
+        spin(&l, 20);
+        assert_int_equal(1, rb.nmsg);
+        assert_int_equal(1, rb.nclose);
+        assert_int_equal(PMIX_ERR_UNPACK_FAILURE, rb.reason);
+        close(fds[0]);
+        loop_fini(&l);
+    }
+}
+
+/* Refusal pattern: queue a reply, close after flushing it. */
+static void test_close_after_flush(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a, *b;
+    rec_t ra = {0}, rb = {.check_pattern = true};
+    const size_t big = (size_t)4 << 20;
+
+    loop_init(&l);
+    make_pair(PAIR_UNIX, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+    for (uint32_t t = 1; t <= 3; t++) {
+        size_t len = 2 == t ? big : 100;
+        uint8_t *body = malloc(len);
+        fill(body, t, len);
+        assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned(a, t, (uint16_t)(t ^ 0x5a5a), body, len));
+    }
+    assert_true(sy_conn_pending(a) > 0); /* the big one is still queued */
+    /* Something from b that a must no longer deliver. */
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(b, 99, 0, "late", 4));
+    sy_conn_close_after_flush(a);
+    assert_int_equal(PMIX_ERR_LOST_CONNECTION, sy_conn_send(a, 4, 0, "x", 1));
+    RUN_UNTIL(&l, rb.nclose > 0);
+    spin(&l, 20);
+    assert_false(rb.bad);
+    assert_int_equal(3, rb.nmsg);
+    assert_int_equal(PMIX_ERR_LOST_CONNECTION, rb.reason);
+    assert_non_null(strstr(rb.why, "peer closed the connection"));
+    assert_int_equal(0, ra.nmsg);
+    assert_int_equal(0, ra.nclose);
+    assert_int_equal(-1, sy_conn_fd(a));
+    sy_conn_free(a);
+    sy_conn_free(b);
+
+    /* Nothing queued: closes at once. */
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    sy_conn_close_after_flush(a);
+    assert_int_equal(-1, sy_conn_fd(a));
+    sy_conn_free(a);
+    close(fds[1]);
+    loop_fini(&l);
+}
+
+static void test_bad_params(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *c = (sy_conn_t *)&c;
+
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_ERR_BAD_PARAM, sy_conn_create(NULL, fds[0], &cbs, NULL, 0, &c));
+    assert_null(c);
+    /* The fd was taken (closed) even on failure. */
+    assert_int_equal(-1, fcntl(fds[0], F_GETFD));
+    assert_int_equal(PMIX_ERR_BAD_PARAM, sy_conn_create(l.base, -1, &cbs, NULL, 0, &c));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, NULL, 0, &c));
+    assert_int_equal(PMIX_ERR_BAD_PARAM, sy_conn_send(NULL, 1, 0, "x", 1));
+    assert_int_equal(PMIX_ERR_BAD_PARAM, sy_conn_send(c, 1, 0, NULL, 1));
+    assert_int_equal(PMIX_ERR_BAD_PARAM, sy_conn_send_owned(NULL, 1, 0, malloc(4), 4));
+    assert_int_equal(PMIX_ERR_BAD_PARAM,
+                     sy_conn_send_owned(c, 1, 0, malloc(4), (size_t)UINT32_MAX + 1));
+    assert_null(sy_conn_take_body(c)); /* outside on_message */
+    assert_int_equal(0, sy_conn_pending(NULL));
+    assert_int_equal(-1, sy_conn_fd(NULL));
+    sy_conn_free(c);
+    sy_conn_free(NULL);
+    sy_conn_close(NULL);
+    loop_fini(&l);
+}
+
+int main(void)
+{
+    /* Sends from other threads need a thread-aware event base. */
+    evthread_use_pthreads();
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_header_layout),
+        cmocka_unit_test(test_small_socketpair),
+        cmocka_unit_test(test_small_unix),
+        cmocka_unit_test(test_small_tcp),
+        cmocka_unit_test(test_large_socketpair),
+        cmocka_unit_test(test_large_unix),
+        cmocka_unit_test(test_large_tcp),
+        cmocka_unit_test(test_fragmented),
+        cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_oversize),
+        cmocka_unit_test(test_truncated_eof),
+        cmocka_unit_test(test_peer_exits),
+        cmocka_unit_test(test_peer_killed),
+        cmocka_unit_test(test_write_to_dead_peer),
+        cmocka_unit_test(test_concurrent_senders),
+        cmocka_unit_test(test_close_inside_callbacks),
+        cmocka_unit_test(test_close_after_flush),
+        cmocka_unit_test(test_bad_params),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
