@@ -65,3 +65,9 @@ noinst_HEADERS += src/common/usock.h src/common/frame.h
 # handling; sync.c: wait-for-callback objects for blocking calls.
 src_libswitchyard_la_SOURCES += src/common/progress.c src/common/sync.c
 noinst_HEADERS += src/common/progress.h src/common/sync.h
+
+# --- runtime shared by the roles ---
+# log.c: operator diagnostics on stderr; runtime.c: the one process-wide
+# progress runtime and PMIx_Progress; wire.h: message layouts.
+src_libswitchyard_la_SOURCES += src/common/log.c src/common/runtime.c
+noinst_HEADERS += src/common/log.h src/common/runtime.h src/common/wire.h

@@ -1,0 +1,88 @@
+/* Job-data segments: the data of one namespace (or the node resources a
+ * host registered) compiled into one read-only file that every process on
+ * the node maps, so that a Get of job data is a lookup in shared memory:
+ * no IPC, no thread hand-off (docs/data-format.md, "Job-data segments").
+ *
+ * A segment holds entries (realm, id, key) -> value, where id is
+ *   SY_REALM_SESSION  the session id          SY_REALM_JOB   0 (unused)
+ *   SY_REALM_APP      the application number  SY_REALM_NODE  the node id
+ *   SY_REALM_PROC     the rank
+ * and values keep exactly the type they were given.
+ *
+ * Writer (server, or a singleton client for itself): a builder collects
+ * entries, then publishes the image to a file (written aside and renamed
+ * into place, so a reader never sees a partial file).  Segments are never
+ * modified once published, with one exception: an update (new resources,
+ * more data for a namespace) is published as a new file, and the old one
+ * is then marked superseded, naming the new path, by sy_jseg_supersede().
+ * Readers notice the mark with one atomic load per lookup and switch to
+ * the new file; their old mapping stays valid until they close it, so
+ * nobody is ever stopped or sees torn data.
+ *
+ * Reader: sy_jseg_open() validates the whole file (sizes, offsets, string
+ * terminations, that every value unpacks) before returning it, so a
+ * corrupt or hostile file yields PMIX_ERR_UNPACK_FAILURE, never a crash.
+ * All reader functions are thread-safe and lock-free on an open segment. */
+#ifndef SWITCHYARD_COMMON_JSEG_H
+#define SWITCHYARD_COMMON_JSEG_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <pmix_common.h>
+
+typedef enum {
+    SY_REALM_SESSION = 0,
+    SY_REALM_JOB = 1,
+    SY_REALM_APP = 2,
+    SY_REALM_NODE = 3,
+    SY_REALM_PROC = 4,
+    SY_REALM_COUNT = 5
+} sy_realm_t;
+
+/* ---- writer ---- */
+typedef struct sy_jseg_builder sy_jseg_builder_t;
+
+/* nspace may be NULL for a resources segment. */
+pmix_status_t sy_jseg_builder_new(const char *nspace, sy_jseg_builder_t **out);
+void sy_jseg_builder_free(sy_jseg_builder_t *b);
+/* Add or replace (a later put of the same realm/id/key wins) one entry; the
+ * value is deep-copied.  Any type the pack layer handles; PMIX_POINTER is
+ * refused (PMIX_ERR_BAD_PARAM: an address means nothing in another
+ * process).  A PMIX_STRING value with a NULL pointer is stored as such. */
+pmix_status_t sy_jseg_put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
+                          const pmix_value_t *val);
+/* The value stored so far, or NULL; valid until the next put/free. */
+const pmix_value_t *sy_jseg_peek(const sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id,
+                                 const char *key);
+/* Ids that have at least one entry in a realm, ascending (malloc'd array;
+ * *n may be 0 with *ids NULL). */
+pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, uint32_t **ids,
+                                  size_t *n);
+/* Write the image to `path` with file mode `mode` (via path.tmp + rename). */
+pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsigned mode);
+/* Mark the published segment at old_path as replaced by new_path. */
+pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path);
+
+/* ---- reader ---- */
+typedef struct sy_jseg sy_jseg_t;
+
+pmix_status_t sy_jseg_open(const char *path, sy_jseg_t **out);
+void sy_jseg_close(sy_jseg_t *seg);
+/* NULL for a resources segment. */
+const char *sy_jseg_nspace(const sy_jseg_t *seg);
+/* NULL, or the path of the segment that replaced this one. */
+const char *sy_jseg_superseded_by(const sy_jseg_t *seg);
+/* A malloc'd copy of the value (PMIX_VALUE_RELEASE-able), exactly as put;
+ * PMIX_ERR_NOT_FOUND when absent. */
+pmix_status_t sy_jseg_get(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, const char *key,
+                          pmix_value_t **out);
+/* Every entry of (realm, id) as a malloc'd pmix_info_t array
+ * (PMIX_INFO_FREE-able); PMIX_ERR_NOT_FOUND when there is none. */
+pmix_status_t sy_jseg_get_all(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id,
+                              pmix_info_t **infos, size_t *n);
+/* Ids present in a realm, ascending, malloc'd. */
+pmix_status_t sy_jseg_ids(const sy_jseg_t *seg, sy_realm_t realm, uint32_t **ids, size_t *n);
+/* The node whose node-realm PMIX_HOSTNAME (or one of its
+ * PMIX_HOSTNAME_ALIASES) equals `name`. */
+bool sy_jseg_node_by_name(const sy_jseg_t *seg, const char *name, uint32_t *nodeid);
+
+#endif

@@ -1,0 +1,59 @@
+/* The process-wide store every role reads job data from: the job-data
+ * segments this process has mapped (one per namespace, plus the node
+ * resources segment) and the values given to PMIx_Store_internal.
+ * PMIx_Get of a reserved key is answered here, on the caller's thread,
+ * following the retrieval rules of the standard
+ * (Chap_API_Reserved_Keys.tex, "Data realms" and "Retrieval rules").
+ *
+ * Who feeds it: the server attaches each segment it publishes; a client
+ * attaches its own namespace's segment at init and asks its server for
+ * others through the resolver hook.  The store knows nothing of roles.
+ *
+ * Thread-safe.  Lookups take a read lock only; attach/detach a write lock.
+ * A segment that was superseded (jseg.h) is reopened transparently on the
+ * next lookup. */
+#ifndef SWITCHYARD_COMMON_STORE_H
+#define SWITCHYARD_COMMON_STORE_H
+#include <stdbool.h>
+#include <pmix_common.h>
+
+/* Reference counted with the roles; the last release detaches everything
+ * and frees all internal values. */
+void sy_store_acquire(void);
+void sy_store_release(void);
+/* true between the first acquire and the last release: some role of this
+ * process is initialized, so PMIx_Get may be served. */
+bool sy_store_active(void);
+
+/* Map the segment at path as the data of nspace (replacing a previous
+ * mapping of that nspace). */
+pmix_status_t sy_store_attach(const char *nspace, const char *path);
+void sy_store_detach(const char *nspace);
+/* Node data registered with PMIx_server_register_resources; a namespace's
+ * own node data overrides it.  path NULL detaches. */
+pmix_status_t sy_store_attach_resources(const char *path);
+
+/* PMIx_Store_internal: a copy of val for (proc, key).  rank
+ * PMIX_RANK_WILDCARD stores job-level data.  Overrides segment data. */
+pmix_status_t sy_store_internal_put(const pmix_proc_t *proc, const char *key,
+                                    const pmix_value_t *val);
+/* Forget the internal values of one namespace (deregister). */
+void sy_store_internal_forget(const char *nspace);
+
+/* Called without any store lock held when a Get names a namespace that has
+ * no segment: it may sy_store_attach() one and return PMIX_SUCCESS to have
+ * the lookup retried once.  NULL resolver: PMIX_ERR_NOT_FOUND. */
+typedef pmix_status_t (*sy_store_resolver_fn)(const char *nspace, const pmix_info_t info[],
+                                              size_t ninfo, void *ctx);
+void sy_store_set_resolver(sy_store_resolver_fn fn, void *ctx);
+
+/* PMIx_Get: key NULL returns every value of the process (its proc realm
+ * plus internal values) as a PMIX_DATA_ARRAY of PMIX_INFO.  Realm
+ * qualifiers PMIX_SESSION_INFO/JOB_INFO/APP_INFO/NODE_INFO/PROC_INFO with
+ * PMIX_SESSION_ID/PMIX_APPNUM/PMIX_NODEID/PMIX_HOSTNAME directives are
+ * honoured.  Returns PMIX_ERR_NOT_FOUND when absent, PMIX_ERR_BAD_PARAM on
+ * a malformed request. */
+pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_info_t info[],
+                           size_t ninfo, pmix_value_t **out);
+
+#endif

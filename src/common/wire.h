@@ -1,0 +1,76 @@
+/* The messages of our wire protocol (docs/wire-protocol.md), carried in the
+ * frames of frame.h.  Shared by every role, so that client, server and tool
+ * agree on one definition.
+ *
+ * Every body is a packed pmix_data_buffer_t (pack.h).  A request's first
+ * item is its command (PMIX_UINT8).  The requester picks a tag unique among
+ * its outstanding requests on that connection (1..UINT32_MAX); the reply
+ * carries the same tag and SY_WIRE_F_REPLY, and its first item is a
+ * PMIX_STATUS.  Tag 0 without SY_WIRE_F_REPLY is an unsolicited message
+ * from the server (events, later issues).
+ *
+ * HELLO (client -> server, the first frame on a connection; tag 1):
+ *   PMIX_UINT8   SY_CMD_HELLO
+ *   PMIX_STRING  SY_WIRE_PROTOCOL ("switchyard")
+ *   PMIX_UINT32  SY_WIRE_VERSION
+ *   PMIX_UINT8   peer kind (sy_peer_kind_t)
+ *   PMIX_PROC    the identity the peer claims (nspace, rank)
+ *   PMIX_PID     its pid
+ *   PMIX_STRING  its token from SY_ENV_TOKEN (NULL when none; required on
+ *                TCP, where the kernel cannot tell us the peer's uid)
+ *   PMIX_SIZE n, then n PMIX_INFO: the info given to PMIx_Init (passed on
+ *                to the host's client_connected2)
+ * HELLO reply:
+ *   PMIX_STATUS  PMIX_SUCCESS, or why the peer is refused
+ *   on refusal:  PMIX_STRING reason; then the server closes the connection
+ *   on success:  PMIX_PROC   the server's identity
+ *                PMIX_STRING the server's hostname
+ *                PMIX_STRING path of the job-data segment of the peer's
+ *                            nspace (NULL if it has none, e.g. NODATA)
+ *                PMIX_STRING path of the resources segment (NULL if none)
+ *
+ * FINALIZE (client -> server): no argument.  The server calls the host's
+ *   client_finalized and replies when the host acked; the client then closes.
+ * ABORT (client -> server): PMIX_INT status, PMIX_STRING msg, PMIX_SIZE n,
+ *   n PMIX_PROC.  Reply after the host's abort upcall completed.
+ * JOBSEG (client -> server): PMIX_STRING nspace.  Reply: status, then on
+ *   success PMIX_STRING the segment path of that nspace. */
+#ifndef SWITCHYARD_COMMON_WIRE_H
+#define SWITCHYARD_COMMON_WIRE_H
+
+#define SY_WIRE_PROTOCOL "switchyard"
+#define SY_WIRE_VERSION 1u
+
+/* frame flags */
+#define SY_WIRE_F_REPLY 0x0001u
+
+typedef enum {
+    SY_CMD_HELLO = 1,
+    SY_CMD_FINALIZE = 2,
+    SY_CMD_ABORT = 3,
+    SY_CMD_JOBSEG = 4,
+} sy_cmd_t;
+
+typedef enum {
+    SY_PEER_CLIENT = 1,
+    SY_PEER_TOOL = 2,
+} sy_peer_kind_t;
+
+/* Environment a server gives a child through PMIx_server_setup_fork, and
+ * that PMIx_Init reads.  The PMIX_* names are the ones OpenPMIx uses, so
+ * launchers and scripts that look for them keep working. */
+#define SY_ENV_NSPACE "PMIX_NAMESPACE"
+#define SY_ENV_RANK "PMIX_RANK"
+/* "<server nspace>.<server rank>;tcp4://127.0.0.1:<port>" (OpenPMIx's URI
+ * form); also exported as PMIX_SERVER_URI4, _URI3, _URI2 and _URI21. */
+#define SY_ENV_URI "PMIX_SERVER_URI41"
+/* Path of the server's UNIX socket; preferred over the URI when present. */
+#define SY_ENV_USOCK "SWITCHYARD_USOCK"
+/* Per-process secret that authenticates a client over TCP. */
+#define SY_ENV_TOKEN "SWITCHYARD_TOKEN"
+#define SY_ENV_SERVER_TMPDIR "PMIX_SERVER_TMPDIR"
+#define SY_ENV_SYSTEM_TMPDIR "PMIX_SYSTEM_TMPDIR"
+#define SY_ENV_HOSTNAME "PMIX_HOSTNAME"
+#define SY_ENV_VERSION "PMIX_VERSION"
+
+#endif

@@ -1,0 +1,1 @@
+# Integration tests: real servers, forked clients, real sockets.
