@@ -22,7 +22,9 @@
 typedef struct {
     uint32_t job_size;       /* 0 when unknown */
     uint32_t nlocal;         /* processes on this node */
-    pmix_rank_t *local_ranks; /* nlocal ranks, ascending, malloc'd */
+    pmix_rank_t *local_ranks; /* nlocal ranks, ascending, malloc'd; NULL when the
+                               * description does not say which (NODATA, no maps
+                               * or local peers, or they disagree with nlocalprocs) */
     uint32_t nodeid;         /* this node's id in the job (UINT32_MAX unknown) */
 } sy_jobinfo_summary_t;
 

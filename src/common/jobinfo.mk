@@ -1,3 +1,18 @@
 # Compiling register_nspace / register_resources descriptions into job-data
 # segments (jobinfo.h), with its tests.
-noinst_HEADERS += src/common/jobinfo.h
+noinst_HEADERS += src/common/jobinfo.h src/common/jobinfo_internal.h
+src_libswitchyard_la_SOURCES += \
+	src/common/jobinfo.c \
+	src/common/jobinfo_values.c \
+	src/common/jobinfo_walk.c \
+	src/common/jobinfo_maps.c \
+	src/common/jobinfo_derive.c \
+	src/common/jobinfo_resources.c
+# test_jobinfo: host descriptions (ORTE, Slurm, nested realms, NODATA),
+# resources and singletons; test_jobinfo_input: map forms and bad input.
+check_PROGRAMS += tests/unit/test_jobinfo tests/unit/test_jobinfo_input
+TESTS += tests/unit/test_jobinfo tests/unit/test_jobinfo_input
+tests_unit_test_jobinfo_SOURCES = tests/unit/test_jobinfo.c tests/unit/test_jobinfo_util.c
+tests_unit_test_jobinfo_input_SOURCES = tests/unit/test_jobinfo_input.c \
+	tests/unit/test_jobinfo_util.c
+noinst_HEADERS += tests/unit/test_jobinfo_util.h

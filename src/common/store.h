@@ -47,6 +47,11 @@ typedef pmix_status_t (*sy_store_resolver_fn)(const char *nspace, const pmix_inf
                                               size_t ninfo, void *ctx);
 void sy_store_set_resolver(sy_store_resolver_fn fn, void *ctx);
 
+/* The namespaces that have a segment attached, as a malloc'd
+ * NULL-terminated list of malloc'd strings (PMIx_Resolve_* with no
+ * namespace). */
+pmix_status_t sy_store_nspaces(char ***names);
+
 /* PMIx_Get: key NULL returns every value of the process (its proc realm
  * plus internal values) as a PMIX_DATA_ARRAY of PMIX_INFO.  Realm
  * qualifiers PMIX_SESSION_INFO/JOB_INFO/APP_INFO/NODE_INFO/PROC_INFO with

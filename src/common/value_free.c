@@ -7,6 +7,7 @@
  * frees with plain free() and tolerates NULL in every pointer field.
  */
 #include "common/datatype.h"
+#include "common/topology.h"
 
 #include <hwloc.h>
 #include <string.h>
@@ -25,10 +26,11 @@ static void argv_free(char **v)
 
 
 /* Objects of another provider are left alone: leaking beats calling the
- * wrong destructor. */
+ * wrong destructor.  Neither is the process-wide topology PMIx_Load_topology
+ * hands out (topology.h): it is shared and released at finalize. */
 static void topo_release(pmix_topology_t *t)
 {
-    if (NULL != t->topology && sy_from_hwloc(t->source)) {
+    if (NULL != t->topology && sy_from_hwloc(t->source) && !sy_topology_is_cached(t->topology)) {
         hwloc_topology_destroy((hwloc_topology_t) t->topology);
     }
     free(t->source);

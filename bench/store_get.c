@@ -1,0 +1,171 @@
+/* Benchmark of sy_store_get, the PMIx_Get path of job data: a job of
+ * --ranks processes (default 1024) with the usual keys is published,
+ * attached, and each kind of lookup below is timed over --iters calls
+ * (default 2,000,000) on one thread and, for the first, on --threads
+ * threads at once.  Each call includes the malloc'd result and its
+ * release, as a caller of PMIx_Get pays them.  Prints ns per call.
+ * Run: build/bench/store_get [--ranks N] [--iters N] [--threads N]. */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "common/jseg.h"
+#include "common/store.h"
+
+typedef struct {
+    const char *what;
+    pmix_rank_t rank;
+    const char *key;
+    bool node_info;
+} lookup_t;
+
+static const char *nspace = "bench.job";
+static long iters = 2000000;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static void put_u32(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
+                    uint32_t u)
+{
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, &u, PMIX_UINT32);
+    if (PMIX_SUCCESS != sy_jseg_put(b, realm, id, key, &v)) {
+        abort();
+    }
+}
+
+static void put_str(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
+                    const char *s)
+{
+    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *) s};
+    if (PMIX_SUCCESS != sy_jseg_put(b, realm, id, key, &v)) {
+        abort();
+    }
+}
+
+static void publish(const char *path, uint32_t ranks)
+{
+    sy_jseg_builder_t *b;
+    char buf[64];
+
+    if (PMIX_SUCCESS != sy_jseg_builder_new(nspace, &b)) {
+        abort();
+    }
+    put_u32(b, SY_REALM_JOB, 0, PMIX_JOB_SIZE, ranks);
+    put_u32(b, SY_REALM_JOB, 0, PMIX_UNIV_SIZE, ranks);
+    put_u32(b, SY_REALM_JOB, 0, PMIX_LOCAL_SIZE, 16);
+    put_u32(b, SY_REALM_JOB, 0, PMIX_NODEID, 0);
+    put_str(b, SY_REALM_JOB, 0, PMIX_LOCAL_PEERS, "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15");
+    put_str(b, SY_REALM_JOB, 0, PMIX_JOBID, "bench.job");
+    put_u32(b, SY_REALM_APP, 0, PMIX_APP_SIZE, ranks);
+    for (uint32_t n = 0; n < ranks / 16; n++) {
+        snprintf(buf, sizeof(buf), "node%04u", n);
+        put_str(b, SY_REALM_NODE, n, PMIX_HOSTNAME, buf);
+        put_u32(b, SY_REALM_NODE, n, PMIX_NODE_SIZE, 16);
+    }
+    for (uint32_t r = 0; r < ranks; r++) {
+        snprintf(buf, sizeof(buf), "node%04u", r / 16);
+        put_str(b, SY_REALM_PROC, r, PMIX_HOSTNAME, buf);
+        put_u32(b, SY_REALM_PROC, r, PMIX_NODEID, r / 16);
+        put_u32(b, SY_REALM_PROC, r, PMIX_APPNUM, 0);
+        put_u32(b, SY_REALM_PROC, r, PMIX_LOCAL_RANK, r % 16);
+        put_u32(b, SY_REALM_PROC, r, PMIX_NODE_RANK, r % 16);
+        put_u32(b, SY_REALM_PROC, r, PMIX_GLOBAL_RANK, r);
+    }
+    if (PMIX_SUCCESS != sy_jseg_publish(b, path, 0600)) {
+        abort();
+    }
+    sy_jseg_builder_free(b);
+}
+
+static void *run(void *arg)
+{
+    const lookup_t *l = arg;
+    pmix_proc_t p;
+    pmix_info_t info;
+    bool t = true;
+
+    PMIX_LOAD_PROCID(&p, nspace, l->rank);
+    PMIX_INFO_LOAD(&info, PMIX_NODE_INFO, &t, PMIX_BOOL);
+    for (long i = 0; i < iters; i++) {
+        pmix_value_t *v;
+        if (PMIX_SUCCESS != sy_store_get(&p, l->key, &info, l->node_info ? 1 : 0, &v)) {
+            fprintf(stderr, "lookup %s failed\n", l->what);
+            abort();
+        }
+        PMIX_VALUE_RELEASE(v);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    static const lookup_t lookups[] = {
+        {"job key, wildcard rank (PMIX_JOB_SIZE)", PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, false},
+        {"job string key (PMIX_LOCAL_PEERS)", PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, false},
+        {"proc key, rank 517 (PMIX_LOCAL_RANK)", 517, PMIX_LOCAL_RANK, false},
+        {"proc string key, rank 517 (PMIX_HOSTNAME)", 517, PMIX_HOSTNAME, false},
+        {"job key via rank 517 (proc, app, job)", 517, PMIX_JOB_SIZE, false},
+        {"node key, PMIX_NODE_INFO, rank 517", 517, PMIX_NODE_SIZE, true},
+    };
+    uint32_t ranks = 1024;
+    int threads = 2;
+    char dir[] = "/tmp/sy-bench-XXXXXX", path[64];
+
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (0 == strcmp(argv[i], "--ranks")) {
+            ranks = (uint32_t) strtoul(argv[i + 1], NULL, 10);
+        } else if (0 == strcmp(argv[i], "--iters")) {
+            iters = strtol(argv[i + 1], NULL, 10);
+        } else if (0 == strcmp(argv[i], "--threads")) {
+            threads = atoi(argv[i + 1]);
+        }
+    }
+    if (ranks < 1024 || iters < 1 || threads < 1 || threads > 64 || NULL == mkdtemp(dir)) {
+        fprintf(stderr, "usage: store_get [--ranks N>=1024] [--iters N] [--threads 1..64]\n");
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/job.seg", dir);
+    double t0 = now();
+    publish(path, ranks);
+    double t1 = now();
+    sy_store_acquire();
+    if (PMIX_SUCCESS != sy_store_attach(nspace, path)) {
+        abort();
+    }
+    double t2 = now();
+    printf("store_get: %u ranks, publish %.2f ms, attach (validation) %.2f ms\n", ranks,
+           1e3 * (t1 - t0), 1e3 * (t2 - t1));
+    for (size_t k = 0; k < sizeof(lookups) / sizeof(lookups[0]); k++) {
+        run((void *) &lookups[k]); /* warm */
+        double s = now();
+        run((void *) &lookups[k]);
+        printf("  %-44s %7.1f ns/Get\n", lookups[k].what, 1e9 * (now() - s) / (double) iters);
+    }
+    pthread_t tid[64];
+    double s = now();
+    for (int i = 0; i < threads; i++) {
+        pthread_create(&tid[i], NULL, run, (void *) &lookups[0]);
+    }
+    for (int i = 0; i < threads; i++) {
+        pthread_join(tid[i], NULL);
+    }
+    printf("  %-44s %7.1f ns/Get per thread (%d threads)\n", lookups[0].what,
+           1e9 * (now() - s) / (double) iters, threads);
+    sy_store_release();
+    unlink(path);
+    rmdir(dir);
+    return 0;
+}

@@ -1,0 +1,411 @@
+/* The job's layout: which ranks run on which node, from the job realm's
+ * PMIX_NODE_MAP / PMIX_PROC_MAP (or their _RAW forms), which id each node
+ * has, and which node is this one.
+ *
+ * Node ids, in order of trust: a PMIX_NODE_INFO_ARRAY that names the node
+ * and gives its id; for this node, a flat PMIX_NODEID; the PMIX_NODEID of
+ * the node's processes (discarded as a whole when inconsistent: Slurm
+ * gives every process this node's id); else the node's position in the
+ * map, or the next id nobody uses when that is taken. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jobinfo_internal.h"
+#include "common/regex.h"
+
+static void free_argv(char **argv)
+{
+    if (NULL != argv) {
+        for (char **p = argv; NULL != *p; p++) {
+            free(*p);
+        }
+        free(argv);
+    }
+}
+
+static size_t argv_len(char **argv)
+{
+    size_t n = 0;
+    while (NULL != argv[n]) {
+        n++;
+    }
+    return n;
+}
+
+/* The map under key (else rawkey) in the job realm; NULL when absent or a
+ * NULL string.  *which names the key found. */
+static const char *map_text(sy_ji_t *ctx, const char *key, const char *rawkey,
+                            const char **which)
+{
+    const char *s = sy_ji_peek_text(ctx, SY_REALM_JOB, 0, key, NULL);
+    *which = key;
+    if (NULL == s) {
+        s = sy_ji_peek_text(ctx, SY_REALM_JOB, 0, rawkey, NULL);
+        *which = rawkey;
+    }
+    return s;
+}
+
+static pmix_status_t parse_failed(sy_ji_t *ctx, pmix_status_t rc, const char *key)
+{
+    if (PMIX_ERR_NOT_SUPPORTED == rc) {
+        return sy_ji_fail(ctx, rc, "%s: compressed (\"blob:\") maps are not supported", key);
+    }
+    if (PMIX_ERR_NOMEM == rc) {
+        return sy_ji_fail(ctx, rc, "out of memory expanding %s", key);
+    }
+    return sy_ji_fail(ctx, rc, "%s is malformed", key);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    return x < y ? -1 : x > y;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
+{
+    size_t total = 0, k = 0;
+    pmix_rank_t *all;
+    pmix_status_t rc;
+
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        ctx->nodes[i].id = SY_JI_NO_ID;
+        if (NULL != names) {
+            ctx->nodes[i].name = names[i];
+            names[i] = NULL;
+        }
+        if (NULL != procs) {
+            rc = sy_ji_parse_ranks(procs[i], &ctx->nodes[i].ranks, &ctx->nodes[i].nranks);
+            if (PMIX_SUCCESS != rc) {
+                return parse_failed(ctx, rc, PMIX_PROC_MAP);
+            }
+            total += ctx->nodes[i].nranks;
+        }
+    }
+    if (NULL != names && 1 < ctx->nnodes) {
+        char **sorted = malloc(ctx->nnodes * sizeof(*sorted));
+        if (NULL == sorted) {
+            return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < ctx->nnodes; i++) {
+            sorted[i] = ctx->nodes[i].name;
+        }
+        qsort(sorted, ctx->nnodes, sizeof(*sorted), str_cmp);
+        for (size_t i = 1; i < ctx->nnodes; i++) {
+            if (0 == strcmp(sorted[i - 1], sorted[i])) {
+                rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "node %s appears twice in %s",
+                                sorted[i], PMIX_NODE_MAP);
+                free(sorted);
+                return rc;
+            }
+        }
+        free(sorted);
+    }
+    if (2 > total) {
+        return PMIX_SUCCESS;
+    }
+    if (NULL == (all = malloc(total * sizeof(*all)))) {
+        return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        memcpy(all + k, ctx->nodes[i].ranks, ctx->nodes[i].nranks * sizeof(*all));
+        k += ctx->nodes[i].nranks;
+    }
+    qsort(all, total, sizeof(*all), u32_cmp);
+    rc = PMIX_SUCCESS;
+    for (size_t i = 1; i < total && PMIX_SUCCESS == rc; i++) {
+        if (all[i - 1] == all[i]) {
+            rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s places rank %u on two nodes",
+                            PMIX_PROC_MAP, all[i]);
+        }
+    }
+    free(all);
+    return rc;
+}
+
+static pmix_status_t parse_maps(sy_ji_t *ctx)
+{
+    const char *nkey, *pkey;
+    const char *nmap = map_text(ctx, PMIX_NODE_MAP, PMIX_NODE_MAP_RAW, &nkey);
+    const char *pmap = map_text(ctx, PMIX_PROC_MAP, PMIX_PROC_MAP_RAW, &pkey);
+    char **names = NULL, **procs = NULL;
+    size_t nn = 0, np = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    if (NULL != nmap) {
+        if (PMIX_SUCCESS != (rc = sy_regex_parse_nodes(nmap, &names))) {
+            return parse_failed(ctx, rc, nkey);
+        }
+        nn = argv_len(names);
+    }
+    if (NULL != pmap) {
+        if (PMIX_SUCCESS != (rc = sy_regex_parse_procs(pmap, &procs))) {
+            free_argv(names);
+            return parse_failed(ctx, rc, pkey);
+        }
+        np = argv_len(procs);
+    }
+    if (NULL != names && NULL != procs && nn != np) {
+        rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s describes %zu nodes but %s has %zu", pkey,
+                        np, nkey, nn);
+        goto out;
+    }
+    ctx->have_names = NULL != names;
+    ctx->have_procs = NULL != procs;
+    ctx->nnodes = NULL != names ? nn : np;
+    if (0 < ctx->nnodes) {
+        ctx->nodes = calloc(ctx->nnodes, sizeof(*ctx->nodes));
+        if (NULL == ctx->nodes) {
+            ctx->nnodes = 0;
+            rc = sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        rc = fill_nodes(ctx, names, procs);
+    }
+out:
+    free_argv(names);
+    free_argv(procs);
+    return rc;
+}
+
+/* Hostname-bearing entries of the builder's node realm, sorted by name. */
+typedef struct {
+    const char *name;
+    const char *aliases;
+    uint32_t id;
+} named_t;
+
+static int named_cmp(const void *a, const void *b)
+{
+    return strcmp(((const named_t *) a)->name, ((const named_t *) b)->name);
+}
+
+static pmix_status_t collect_named(sy_ji_t *ctx, named_t **out, size_t *n)
+{
+    uint32_t *ids = NULL;
+    size_t nid = 0, k = 0;
+    named_t *named;
+
+    *out = NULL;
+    *n = 0;
+    if (PMIX_SUCCESS != sy_jseg_builder_ids(ctx->b, SY_REALM_NODE, &ids, &nid) || 0 == nid) {
+        free(ids);
+        return PMIX_SUCCESS;
+    }
+    if (NULL == (named = malloc(nid * sizeof(*named)))) {
+        free(ids);
+        return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < nid; i++) {
+        const char *h = sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME, NULL);
+        if (NULL != h) {
+            named[k++] = (named_t){
+                h, sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME_ALIASES, NULL),
+                ids[i]};
+        }
+    }
+    free(ids);
+    qsort(named, k, sizeof(*named), named_cmp);
+    *out = named;
+    *n = k;
+    return PMIX_SUCCESS;
+}
+
+static const named_t *named_find(const named_t *named, size_t n, const char *name)
+{
+    named_t key = {name, NULL, 0};
+    return NULL == name || 0 == n ? NULL : bsearch(&key, named, n, sizeof(*named), named_cmp);
+}
+
+static bool named_holds_id(const named_t *named, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (named[i].id == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void find_local_by_name(sy_ji_t *ctx, const named_t *named, size_t nnamed)
+{
+    const char *me = ctx->local_hostname;
+    size_t hits = 0, hit = SIZE_MAX;
+
+    if (NULL == me || '\0' == *me || !ctx->have_names) {
+        return;
+    }
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        if (0 == strcmp(ctx->nodes[i].name, me)) {
+            ctx->local = i;
+            return;
+        }
+    }
+    /* a registered alias of a mapped node */
+    for (size_t k = 0; k < nnamed; k++) {
+        if (sy_ji_in_aliases(named[k].aliases, me)) {
+            for (size_t i = 0; i < ctx->nnodes; i++) {
+                if (0 == strcmp(ctx->nodes[i].name, named[k].name)) {
+                    ctx->local = i;
+                    return;
+                }
+            }
+        }
+    }
+    /* short and fully qualified names, when that is unambiguous */
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        if (sy_ji_same_host(ctx->nodes[i].name, me)) {
+            hits++;
+            hit = i;
+        }
+    }
+    if (1 == hits) {
+        ctx->local = hit;
+    }
+}
+
+/* The nodes' ids as their processes give them, if consistent and unique. */
+static bool proc_ids(sy_ji_t *ctx, uint32_t *cand)
+{
+    uint32_t *sorted;
+    size_t n = 0;
+    uint64_t u;
+    bool ok = true;
+
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        cand[i] = SY_JI_NO_ID;
+        for (size_t r = 0; r < ctx->nodes[i].nranks; r++) {
+            if (!sy_ji_peek_uint(ctx, SY_REALM_PROC, ctx->nodes[i].ranks[r], PMIX_NODEID, &u) ||
+                u >= SY_JI_NO_ID) {
+                continue;
+            }
+            if (SY_JI_NO_ID != cand[i] && cand[i] != u) {
+                return false;
+            }
+            cand[i] = (uint32_t) u;
+        }
+        n += SY_JI_NO_ID != cand[i];
+    }
+    if (2 > n) {
+        return true;
+    }
+    if (NULL == (sorted = malloc(n * sizeof(*sorted)))) {
+        return false;
+    }
+    n = 0;
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        if (SY_JI_NO_ID != cand[i]) {
+            sorted[n++] = cand[i];
+        }
+    }
+    qsort(sorted, n, sizeof(*sorted), u32_cmp);
+    for (size_t i = 1; i < n && ok; i++) {
+        ok = sorted[i - 1] != sorted[i];
+    }
+    free(sorted);
+    return ok;
+}
+
+static bool id_taken(const uint32_t *taken, size_t n, uint32_t id)
+{
+    return NULL != bsearch(&id, taken, n, sizeof(*taken), u32_cmp);
+}
+
+static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nnamed)
+{
+    uint32_t *cand, *taken;
+    size_t ntaken = 0;
+    uint64_t flat;
+    uint32_t next = 0;
+    bool have_flat = sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &flat) &&
+                     flat < SY_JI_NO_ID;
+
+    cand = malloc(ctx->nnodes * sizeof(*cand));
+    taken = malloc((ctx->nnodes + nnamed) * sizeof(*taken));
+    if (NULL == cand || NULL == taken) {
+        free(cand);
+        free(taken);
+        return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < nnamed; i++) {
+        taken[ntaken++] = named[i].id;
+    }
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        const named_t *nm = named_find(named, nnamed, ctx->nodes[i].name);
+        if (NULL != nm) {
+            ctx->nodes[i].id = nm->id;
+        }
+    }
+    if (have_flat && SIZE_MAX != ctx->local && SY_JI_NO_ID == ctx->nodes[ctx->local].id &&
+        !named_holds_id(named, nnamed, (uint32_t) flat)) {
+        ctx->nodes[ctx->local].id = (uint32_t) flat;
+        taken[ntaken++] = (uint32_t) flat;
+    }
+    if (proc_ids(ctx, cand)) {
+        qsort(taken, ntaken, sizeof(*taken), u32_cmp);
+        size_t before = ntaken;
+        for (size_t i = 0; i < ctx->nnodes; i++) {
+            if (SY_JI_NO_ID == ctx->nodes[i].id && SY_JI_NO_ID != cand[i] &&
+                !id_taken(taken, before, cand[i])) {
+                ctx->nodes[i].id = cand[i];
+                taken[ntaken++] = cand[i];
+            }
+        }
+    }
+    free(cand);
+    qsort(taken, ntaken, sizeof(*taken), u32_cmp);
+    /* above every taken id and every position, so that no two nodes meet */
+    next = (uint32_t) (ctx->nnodes < SY_JI_NO_ID ? ctx->nnodes : SY_JI_NO_ID - 1);
+    if (0 < ntaken && taken[ntaken - 1] >= next) {
+        next = taken[ntaken - 1] + 1;
+    }
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        if (SY_JI_NO_ID != ctx->nodes[i].id) {
+            continue;
+        }
+        if (i < SY_JI_NO_ID && !id_taken(taken, ntaken, (uint32_t) i)) {
+            ctx->nodes[i].id = (uint32_t) i;
+        } else {
+            ctx->nodes[i].id = next++;
+        }
+    }
+    free(taken);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_ji_layout(sy_ji_t *ctx)
+{
+    named_t *named = NULL;
+    size_t nnamed = 0;
+    uint64_t flat;
+    pmix_status_t rc;
+
+    ctx->local = SIZE_MAX;
+    if (PMIX_SUCCESS != (rc = parse_maps(ctx)) || 0 == ctx->nnodes) {
+        return rc;
+    }
+    if (PMIX_SUCCESS != (rc = collect_named(ctx, &named, &nnamed))) {
+        return rc;
+    }
+    find_local_by_name(ctx, named, nnamed);
+    rc = assign_ids(ctx, named, nnamed);
+    free(named);
+    if (PMIX_SUCCESS == rc && SIZE_MAX == ctx->local &&
+        sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &flat)) {
+        /* the maps do not name this host, but the host said which node it is */
+        for (size_t i = 0; i < ctx->nnodes; i++) {
+            if (ctx->nodes[i].id == flat) {
+                ctx->local = i;
+            }
+        }
+    }
+    return rc;
+}

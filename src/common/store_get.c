@@ -1,0 +1,394 @@
+/* sy_store_get: the retrieval rules of the standard for reserved keys
+ * (Chap_API_Reserved_Keys.tex, "Data realms"), answered from the attached
+ * segments and the internal values under the store's read lock. */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/datatype.h"
+#include "common/jseg.h"
+#include "common/jseg_format.h"
+#include "common/store.h"
+#include "common/store_internal.h"
+
+/* The standard's PMIX_PROC_INFO qualifier; the headers (as OpenPMIx's) use
+ * that name for the data type, so the key is spelled out. */
+#define SY_PROC_INFO_KEY "pmix.proc.info"
+
+typedef enum { Q_NONE, Q_SESSION, Q_JOB, Q_APP, Q_NODE, Q_PROC } qualifier_t;
+
+/* A parsed request. */
+typedef struct {
+    const char *nspace;
+    pmix_rank_t rank;
+    const char *key; /* NULL: everything of the process */
+    qualifier_t realm;
+    bool has_session, has_appnum, has_nodeid;
+    uint32_t session, appnum, nodeid;
+    const char *hostname; /* node directive by name */
+} request_t;
+
+/* What the locked lookup found out besides its answer. */
+typedef struct {
+    bool superseded; /* a segment in use was replaced: refresh and retry */
+    bool missing_ns; /* the namespace has no segment: ask the resolver */
+    bool stale_ok;   /* set by the caller after a refresh: use what is mapped */
+} lookup_notes_t;
+
+/* ---- parsing the request ---- */
+
+/* A realm qualifier counts unless it is an explicit boolean false. */
+static bool qualifier_set(const pmix_info_t *info)
+{
+    return PMIX_BOOL != info->value.type || info->value.data.flag;
+}
+
+static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, request_t *r)
+{
+    static const struct {
+        const char *key;
+        qualifier_t realm;
+    } realms[] = {{PMIX_SESSION_INFO, Q_SESSION},
+                  {PMIX_JOB_INFO, Q_JOB},
+                  {PMIX_APP_INFO, Q_APP},
+                  {PMIX_NODE_INFO, Q_NODE},
+                  {SY_PROC_INFO_KEY, Q_PROC}};
+    bool node_directive = false;
+
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+        if (NULL == memchr(in->key, '\0', sizeof(in->key))) {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        bool known = false;
+        for (size_t k = 0; k < sizeof(realms) / sizeof(realms[0]); k++) {
+            if (0 == strcmp(in->key, realms[k].key)) {
+                known = true;
+                /* the first realm given decides */
+                if (Q_NONE == r->realm && qualifier_set(in)) {
+                    r->realm = realms[k].realm;
+                }
+            }
+        }
+        if (known) {
+            continue;
+        }
+        if (0 == strcmp(in->key, PMIX_SESSION_ID)) {
+            if (!sy_jseg_value_u32(&in->value, &r->session)) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            r->has_session = true;
+        } else if (0 == strcmp(in->key, PMIX_APPNUM)) {
+            if (!sy_jseg_value_u32(&in->value, &r->appnum)) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            r->has_appnum = true;
+        } else if (0 == strcmp(in->key, PMIX_NODEID)) {
+            if (!sy_jseg_value_u32(&in->value, &r->nodeid)) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            r->has_nodeid = true;
+            node_directive = true;
+        } else if (0 == strcmp(in->key, PMIX_HOSTNAME)) {
+            if (PMIX_STRING != in->value.type || NULL == in->value.data.string) {
+                return PMIX_ERR_BAD_PARAM;
+            }
+            r->hostname = in->value.data.string;
+            node_directive = true;
+        }
+        /* anything else (PMIX_OPTIONAL, PMIX_IMMEDIATE, PMIX_TIMEOUT, ...)
+         * concerns remote lookups, not this store */
+    }
+    /* naming a node asks for node data even without PMIX_NODE_INFO (the
+     * standard's own node-level example relies on this) */
+    if (Q_NONE == r->realm && node_directive) {
+        r->realm = Q_NODE;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* ---- realm lookups (read lock held) ---- */
+
+static pmix_status_t copy_out(const pmix_value_t *v, pmix_value_t **out)
+{
+    pmix_value_t *c = malloc(sizeof(*c));
+    pmix_status_t rc;
+
+    if (NULL == c) {
+        return PMIX_ERR_NOMEM;
+    }
+    rc = sy_value_copy(c, v);
+    if (PMIX_SUCCESS != rc) {
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return PMIX_SUCCESS;
+}
+
+static bool superseded(const sy_jseg_t *seg, lookup_notes_t *notes)
+{
+    if (!notes->stale_ok && NULL != seg && NULL != sy_jseg_superseded_by(seg)) {
+        notes->superseded = true;
+        return true;
+    }
+    return false;
+}
+
+static pmix_status_t seg_get(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, const char *key,
+                             pmix_value_t **out)
+{
+    return NULL == seg ? PMIX_ERR_NOT_FOUND : sy_jseg_get(seg, realm, id, key, out);
+}
+
+static pmix_status_t job_get(const sy_jseg_t *seg, const request_t *r, pmix_value_t **out)
+{
+    const pmix_value_t *iv = sy_store_internal_find(r->nspace, PMIX_RANK_WILDCARD, r->key);
+    return NULL != iv ? copy_out(iv, out) : seg_get(seg, SY_REALM_JOB, 0, r->key, out);
+}
+
+static pmix_status_t session_get(const sy_jseg_t *seg, const request_t *r, pmix_value_t **out)
+{
+    uint32_t sid, *ids;
+    size_t n;
+
+    if (r->has_session) {
+        sid = r->session;
+    } else if (!sy_jseg_get_u32(seg, SY_REALM_JOB, 0, PMIX_SESSION_ID, &sid)) {
+        /* no session named: the only one the segment describes, if any */
+        if (NULL == seg || PMIX_SUCCESS != sy_jseg_ids(seg, SY_REALM_SESSION, &ids, &n)) {
+            return PMIX_ERR_NOT_FOUND;
+        }
+        sid = 0 != n ? ids[0] : 0;
+        free(ids);
+        if (1 != n) {
+            return PMIX_ERR_NOT_FOUND;
+        }
+    }
+    return seg_get(seg, SY_REALM_SESSION, sid, r->key, out);
+}
+
+static bool target_appnum(const sy_jseg_t *seg, const request_t *r, uint32_t *appnum)
+{
+    if (r->has_appnum) {
+        *appnum = r->appnum;
+        return true;
+    }
+    if (PMIX_RANK_WILDCARD != r->rank &&
+        sy_jseg_get_u32(seg, SY_REALM_PROC, r->rank, PMIX_APPNUM, appnum)) {
+        return true;
+    }
+    if (sy_jseg_get_u32(seg, SY_REALM_JOB, 0, PMIX_APPNUM, appnum)) {
+        return true;
+    }
+    *appnum = 0;
+    return NULL != seg;
+}
+
+/* The local node when nothing else names one. */
+static char host_name[256];
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+
+static void load_host_name(void)
+{
+    if (0 != gethostname(host_name, sizeof(host_name) - 1)) {
+        host_name[0] = '\0';
+    }
+}
+
+/* Node data: the namespace's own node realm first, then the resources
+ * segment; a name is resolved in each segment separately. */
+static pmix_status_t node_get(const sy_jseg_t *seg, const sy_jseg_t *res, const request_t *r,
+                              pmix_value_t **out)
+{
+    const sy_jseg_t *segs[2] = {seg, res};
+    const char *name = r->hostname;
+    bool have_id = r->has_nodeid;
+    uint32_t id = r->nodeid;
+    pmix_status_t rc;
+
+    if (!have_id && NULL == name) {
+        have_id = (PMIX_RANK_WILDCARD != r->rank &&
+                   sy_jseg_get_u32(seg, SY_REALM_PROC, r->rank, PMIX_NODEID, &id)) ||
+                  sy_jseg_get_u32(seg, SY_REALM_JOB, 0, PMIX_NODEID, &id);
+        if (!have_id) {
+            pthread_once(&host_once, load_host_name);
+            name = host_name;
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        uint32_t nid = id;
+        if (NULL == segs[i] || (!have_id && !sy_jseg_node_by_name(segs[i], name, &nid))) {
+            continue;
+        }
+        rc = sy_jseg_get(segs[i], SY_REALM_NODE, nid, r->key, out);
+        if (PMIX_ERR_NOT_FOUND != rc) {
+            return rc;
+        }
+    }
+    return PMIX_ERR_NOT_FOUND;
+}
+
+/* Answer one keyed request; PMIX_ERR_NOT_FOUND continues a fallback chain,
+ * anything else ends it. */
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        pmix_status_t rc_ = (expr);                                                                \
+        if (PMIX_ERR_NOT_FOUND != rc_) {                                                           \
+            return rc_;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static pmix_status_t lookup_key(const request_t *r, lookup_notes_t *notes, pmix_value_t **out)
+{
+    const pmix_value_t *iv;
+    sy_jseg_t *seg, *res;
+    uint32_t appnum;
+
+    /* the process's own internal values win over everything */
+    if (Q_NONE == r->realm || Q_PROC == r->realm) {
+        iv = sy_store_internal_find(r->nspace, r->rank, r->key);
+        if (NULL != iv) {
+            return copy_out(iv, out);
+        }
+    }
+    seg = sy_store_segment(r->nspace);
+    res = sy_store_resources();
+    if (superseded(seg, notes) ||
+        ((Q_NODE == r->realm || Q_NONE == r->realm) && superseded(res, notes))) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    if (NULL == seg) {
+        notes->missing_ns = '\0' != r->nspace[0];
+    }
+    switch (r->realm) {
+    case Q_SESSION:
+        return session_get(seg, r, out);
+    case Q_JOB:
+        return job_get(seg, r, out);
+    case Q_APP:
+        return target_appnum(seg, r, &appnum) ? seg_get(seg, SY_REALM_APP, appnum, r->key, out)
+                                              : PMIX_ERR_NOT_FOUND;
+    case Q_NODE:
+        /* a node known to the resources needs no namespace segment */
+        return node_get(seg, res, r, out);
+    case Q_PROC:
+        return seg_get(seg, SY_REALM_PROC, r->rank, r->key, out);
+    case Q_NONE:
+        break;
+    }
+    if (PMIX_RANK_WILDCARD != r->rank) {
+        TRY(seg_get(seg, SY_REALM_PROC, r->rank, r->key, out));
+        if (sy_jseg_get_u32(seg, SY_REALM_PROC, r->rank, PMIX_APPNUM, &appnum)) {
+            TRY(seg_get(seg, SY_REALM_APP, appnum, r->key, out));
+        }
+    }
+    TRY(job_get(seg, r, out));
+    TRY(session_get(seg, r, out));
+    if (NULL == seg) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    return node_get(seg, res, r, out);
+}
+
+/* key NULL: the proc realm of the process plus its internal values, as a
+ * PMIX_DATA_ARRAY of PMIX_INFO. */
+static pmix_status_t lookup_all(const request_t *r, lookup_notes_t *notes, pmix_value_t **out)
+{
+    pmix_info_t *infos = NULL;
+    pmix_data_array_t *darray;
+    pmix_value_t *v;
+    sy_jseg_t *seg = sy_store_segment(r->nspace);
+    size_t n = 0;
+    pmix_status_t rc;
+
+    if (superseded(seg, notes)) {
+        return PMIX_ERR_NOT_FOUND;
+    }
+    if (NULL == seg) {
+        notes->missing_ns = '\0' != r->nspace[0];
+    } else {
+        rc = PMIX_RANK_WILDCARD == r->rank
+                 ? sy_jseg_get_all(seg, SY_REALM_JOB, 0, &infos, &n)
+                 : sy_jseg_get_all(seg, SY_REALM_PROC, r->rank, &infos, &n);
+        if (PMIX_SUCCESS != rc && PMIX_ERR_NOT_FOUND != rc) {
+            return rc;
+        }
+    }
+    rc = sy_store_internal_collect(r->nspace, r->rank, &infos, &n);
+    if (PMIX_SUCCESS == rc && 0 == n) {
+        rc = PMIX_ERR_NOT_FOUND;
+    }
+    if (PMIX_SUCCESS == rc) {
+        notes->missing_ns = false;
+        v = calloc(1, sizeof(*v));
+        darray = calloc(1, sizeof(*darray));
+        if (NULL == v || NULL == darray) {
+            free(v);
+            free(darray);
+            rc = PMIX_ERR_NOMEM;
+        } else {
+            darray->type = PMIX_INFO;
+            darray->size = n;
+            darray->array = infos;
+            v->type = PMIX_DATA_ARRAY;
+            v->data.darray = darray;
+            *out = v;
+            return PMIX_SUCCESS;
+        }
+    }
+    if (NULL != infos) {
+        sy_array_free(infos, n, PMIX_INFO);
+    }
+    return rc;
+}
+
+pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_info_t info[],
+                           size_t ninfo, pmix_value_t **out)
+{
+    request_t r;
+    lookup_notes_t notes;
+    bool resolved = false, refreshed = false;
+    pmix_status_t rc;
+
+    if (NULL == proc || NULL == out || (0 != ninfo && NULL == info) ||
+        NULL == memchr(proc->nspace, '\0', sizeof(proc->nspace)) ||
+        (NULL != key && ('\0' == key[0] || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN))) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    memset(&r, 0, sizeof(r));
+    r.nspace = proc->nspace;
+    r.rank = proc->rank;
+    r.key = key;
+    rc = parse(info, ninfo, &r);
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    for (int pass = 0; pass < 4; pass++) {
+        memset(&notes, 0, sizeof(notes));
+        /* a replacement that could not be opened must not stop lookups */
+        notes.stale_ok = refreshed;
+        pthread_rwlock_rdlock(&sy_store_lock);
+        rc = NULL == key ? lookup_all(&r, &notes, out) : lookup_key(&r, &notes, out);
+        pthread_rwlock_unlock(&sy_store_lock);
+        if (notes.superseded) {
+            sy_store_refresh();
+            refreshed = true;
+            continue;
+        }
+        if (PMIX_ERR_NOT_FOUND != rc || !notes.missing_ns || resolved) {
+            return rc;
+        }
+        sy_store_resolver_fn fn;
+        void *ctx;
+        sy_store_resolver(&fn, &ctx);
+        resolved = true;
+        if (NULL == fn || PMIX_SUCCESS != fn(r.nspace, info, ninfo, ctx)) {
+            return PMIX_ERR_NOT_FOUND;
+        }
+    }
+    return rc;
+}

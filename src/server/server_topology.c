@@ -1,0 +1,202 @@
+/*
+ * Switchyard -- the server's part of topology handling: the host's
+ * topology, what is published for clients, and the locality and cpuset
+ * strings hosts put in their job descriptions.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/datatype.h"
+#include "common/log.h"
+#include "common/topology.h"
+#include "server/server_topology.h"
+
+/* "<n>N:<n>S:<n>L3:<n>L2:<n>L1:<n>C:<n>H:<arch>:<le|be>", the form Open
+ * MPI's runtime publishes, so hosts and clients can compare nodes. */
+static pmix_status_t signature(hwloc_topology_t t, char **out)
+{
+    hwloc_obj_t root = hwloc_get_root_obj(t);
+    const char *arch = hwloc_obj_get_info_by_name(root, "Architecture");
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    const char *endian = "be";
+#else
+    const char *endian = "le";
+#endif
+    int n = asprintf(out, "%dN:%dS:%dL3:%dL2:%dL1:%dC:%dH:%s:%s",
+                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE),
+                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE),
+                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L3CACHE),
+                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L2CACHE),
+                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L1CACHE),
+                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE),
+                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), NULL == arch ? "unknown" : arch,
+                     endian);
+    if (n < 0) {
+        *out = NULL;
+        return PMIX_ERR_NOMEM;
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t describe(hwloc_topology_t t, pmix_info_t **node_info, size_t *nnode_info)
+{
+    char *xml = NULL, *sig = NULL;
+    pmix_status_t rc = sy_topology_export_xml(t, &xml);
+    if (PMIX_SUCCESS == rc) {
+        rc = signature(t, &sig);
+    }
+    uint64_t mem = hwloc_get_root_obj(t)->total_memory;
+    size_t n = 0 == mem ? 2 : 3;
+    pmix_info_t *infos = NULL;
+    if (PMIX_SUCCESS == rc) {
+        PMIX_INFO_CREATE(infos, n);
+        if (NULL == infos) {
+            rc = PMIX_ERR_NOMEM;
+        }
+    }
+    if (PMIX_SUCCESS == rc) {
+        rc = PMIx_Info_load(&infos[0], PMIX_HWLOC_XML_V2, xml, PMIX_STRING);
+    }
+    if (PMIX_SUCCESS == rc) {
+        rc = PMIx_Info_load(&infos[1], PMIX_TOPOLOGY_SIGNATURE, sig, PMIX_STRING);
+    }
+    if (PMIX_SUCCESS == rc && 3 == n) {
+        rc = PMIx_Info_load(&infos[2], PMIX_AVAIL_PHYS_MEMORY, &mem, PMIX_UINT64);
+    }
+    free(xml);
+    free(sig);
+    if (PMIX_SUCCESS != rc) {
+        if (NULL != infos) {
+            PMIX_INFO_FREE(infos, n);
+        }
+        return rc;
+    }
+    *node_info = infos;
+    *nnode_info = n;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_server_topology_setup(const pmix_info_t info[], size_t ninfo,
+                                       pmix_info_t **node_info, size_t *nnode_info)
+{
+    bool share = false;
+    hwloc_topology_t given = NULL;
+    bool given_v2 = false;
+
+    if (NULL == node_info || NULL == nnode_info || (NULL == info && 0 < ninfo)) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *node_info = NULL;
+    *nnode_info = 0;
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_info_t *in = &info[i];
+        if (PMIX_CHECK_KEY(in, PMIX_SERVER_SHARE_TOPOLOGY)) {
+            share = PMIX_INFO_TRUE(in);
+        } else if (PMIX_CHECK_KEY(in, PMIX_TOPOLOGY2)) {
+            const pmix_topology_t *t = in->value.data.topo;
+            if (PMIX_TOPO != in->value.type || NULL == t || NULL == t->topology) {
+                sy_log(SY_LOG_WARN, "PMIx_server_init: %s is not a loaded pmix_topology_t",
+                       PMIX_TOPOLOGY2);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            if (!sy_from_hwloc(t->source)) {
+                sy_log(SY_LOG_WARN, "PMIx_server_init: topology source \"%s\" is not hwloc",
+                       NULL == t->source ? "(null)" : t->source);
+                return PMIX_ERR_NOT_SUPPORTED;
+            }
+            given = t->topology;
+            given_v2 = true;
+        } else if (PMIX_CHECK_KEY(in, PMIX_TOPOLOGY) && !given_v2) {
+            /* the pre-4.0 attribute: a bare hwloc_topology_t */
+            if (PMIX_POINTER != in->value.type || NULL == in->value.data.ptr) {
+                sy_log(SY_LOG_WARN, "PMIx_server_init: %s is not an hwloc topology pointer",
+                       PMIX_TOPOLOGY);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            given = in->value.data.ptr;
+        }
+    }
+    if (NULL != given) {
+        pmix_status_t rc = sy_topology_adopt(given, false);
+        if (PMIX_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (!share) {
+        return PMIX_SUCCESS;
+    }
+    hwloc_topology_t t;
+    pmix_status_t rc = sy_topology_get(&t);
+    if (PMIX_SUCCESS == rc) {
+        rc = describe(t, node_info, nnode_info);
+    }
+    if (PMIX_SUCCESS != rc) {
+        /* clients still discover it themselves */
+        sy_log(SY_LOG_WARN, "PMIx_server_init: cannot share the topology (%s)",
+               PMIx_Error_string(rc));
+    }
+    return rc;
+}
+
+void sy_server_topology_finalize(void)
+{
+    sy_topology_release_cached();
+}
+
+/* ---- strings for the host's job descriptions ---------------------------- */
+
+PMIX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset_t *cpuset,
+                                                               char **locality)
+{
+    if (NULL == cpuset || NULL == locality) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *locality = NULL;
+    if (!sy_from_hwloc(cpuset->source)) {
+        return NULL == cpuset->source ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (NULL == cpuset->bitmap) {
+        return PMIX_SUCCESS; /* unbound */
+    }
+    hwloc_topology_t t;
+    pmix_status_t rc = sy_topology_get(&t);
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    return sy_topology_locality_string(t, (hwloc_const_cpuset_t)cpuset->bitmap, locality);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset,
+                                                             char **cpuset_string)
+{
+    if (NULL == cpuset_string) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    *cpuset_string = NULL;
+    if (NULL == cpuset || NULL == cpuset->bitmap || NULL == cpuset->source) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (!sy_from_hwloc(cpuset->source)) {
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    char *list = NULL;
+    if (hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)cpuset->bitmap) < 0
+        || NULL == list) {
+        free(list);
+        return PMIX_ERR_NOMEM;
+    }
+    int n = asprintf(cpuset_string, "hwloc:%s", list);
+    free(list);
+    if (n < 0) {
+        *cpuset_string = NULL;
+        return PMIX_ERR_NOMEM;
+    }
+    return PMIX_SUCCESS;
+}

@@ -1,0 +1,105 @@
+/*
+ * libFuzzer target: sy_jseg_open and every reader function on arbitrary
+ * job-data segment files.  Must never crash, leak or read out of bounds.
+ *
+ * The input is written to a file and opened.  Unless the first byte of the
+ * input is 0xff, the header checksum is recomputed first, so that the
+ * fuzzer reaches the structural checks behind it (a hostile writer can
+ * compute checksums too).  A file that opens is then used: every id of
+ * every realm is listed and read, a few keys are looked up and node names
+ * resolved.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "common/jseg.h"
+#include "common/jseg_format.h"
+
+static char path[64];
+
+static void cleanup(void)
+{
+    if ('\0' != path[0]) {
+        unlink(path);
+    }
+}
+
+static void use(sy_jseg_t *seg)
+{
+    static const char *keys[] = {PMIX_JOB_SIZE, PMIX_HOSTNAME, PMIX_HOSTNAME_ALIASES,
+                                 PMIX_NODEID,   PMIX_APPNUM,   PMIX_LOCAL_PEERS};
+    for (int r = 0; r < SY_REALM_COUNT; r++) {
+        uint32_t *ids;
+        size_t n;
+        if (PMIX_SUCCESS != sy_jseg_ids(seg, (sy_realm_t) r, &ids, &n)) {
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            pmix_info_t *infos;
+            size_t ni;
+            if (PMIX_SUCCESS == sy_jseg_get_all(seg, (sy_realm_t) r, ids[i], &infos, &ni)) {
+                PMIX_INFO_FREE(infos, ni);
+            }
+            for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+                pmix_value_t *v;
+                if (PMIX_SUCCESS == sy_jseg_get(seg, (sy_realm_t) r, ids[i], keys[k], &v)) {
+                    PMIX_VALUE_RELEASE(v);
+                }
+            }
+        }
+        free(ids);
+    }
+    (void) sy_jseg_node_by_name(seg, "node0", NULL);
+    (void) sy_jseg_nspace(seg);
+    (void) sy_jseg_superseded_by(seg);
+}
+
+/* Refused files are logged at warn; keep the fuzzer's output readable. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void) argc;
+    (void) argv;
+    setenv("SWITCHYARD_LOG", "error", 0);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint8_t *copy;
+    sy_jseg_t *seg;
+    FILE *f;
+
+    if ('\0' == path[0]) {
+        snprintf(path, sizeof(path), "/tmp/sy-fuzz-jseg-%ld.seg", (long) getpid());
+        atexit(cleanup);
+    }
+    copy = malloc(size + 1);
+    if (NULL == copy) {
+        return 0;
+    }
+    memcpy(copy, data, size);
+    if (size >= sizeof(sy_jseg_header_t) && 0xff != data[0]) {
+        sy_jseg_header_t h;
+        memcpy(&h, copy, sizeof(h));
+        h.checksum = sy_jseg_checksum(copy, size);
+        memcpy(copy, &h, sizeof(h));
+    }
+    f = fopen(path, "wb");
+    if (NULL != f) {
+        size_t w = fwrite(copy, 1, size, f);
+        fclose(f);
+        if (w == size && PMIX_SUCCESS == sy_jseg_open(path, &seg)) {
+            use(seg);
+            sy_jseg_close(seg);
+        }
+    }
+    free(copy);
+    return 0;
+}
