@@ -1,4 +1,5 @@
-# Client API (PMIx_Init, PMIx_Get, PMIx_Put, PMIx_Fence, ...).
-# Append sources with `src_libswitchyard_la_SOURCES += src/client/foo.c` and
-# private headers with `noinst_HEADERS += src/client/foo.h`.
-src_libswitchyard_la_SOURCES +=
+# Client role: PMIx_Init/Finalize/Abort (handshake, singleton), requests to
+# the server, PMIx_Get/Get_nb/Store_internal on the store, Resolve_*.
+src_libswitchyard_la_SOURCES += src/client/client_init.c src/client/client_rpc.c \
+	src/client/client_get.c src/client/client_resolve.c
+noinst_HEADERS += src/client/client_internal.h

@@ -107,6 +107,17 @@ void sy_frame_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], uint32_t tag, uin
     put_le32(out + 12, len);
 }
 
+pmix_status_t sy_frame_header_decode(const uint8_t in[SY_FRAME_HEADER_SIZE], uint32_t *tag,
+                                     uint16_t *flags, uint32_t *len)
+{
+    if (get_le32(in) != SY_FRAME_MAGIC || get_le16(in + 4) != SY_FRAME_VERSION)
+        return PMIX_ERR_UNPACK_FAILURE;
+    *flags = get_le16(in + 6);
+    *tag = get_le32(in + 8);
+    *len = get_le32(in + 12);
+    return PMIX_SUCCESS;
+}
+
 static void free_msg(sy_msg_t *m)
 {
     if (m->body_owned)
@@ -246,6 +257,15 @@ pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, 
     m->body = body;
     m->body_owned = true;
     return enqueue(conn, m);
+}
+
+void sy_conn_set_max_body(sy_conn_t *conn, size_t max_body)
+{
+    if (NULL == conn)
+        return;
+    conn->max_body = (0 == max_body) ? SY_FRAME_DEFAULT_MAX_BODY : max_body;
+    if (conn->max_body > UINT32_MAX)
+        conn->max_body = UINT32_MAX;
 }
 
 size_t sy_conn_pending(sy_conn_t *conn)

@@ -90,6 +90,10 @@ void sy_conn_free(sy_conn_t *conn);
 /* The fd (-1 once closed), e.g. for sy_peer_cred(). */
 int sy_conn_fd(const sy_conn_t *conn);
 
+/* Change the largest body accepted from now on (0 = default), e.g. once a
+ * peer has authenticated.  On the connection's loop only. */
+void sy_conn_set_max_body(sy_conn_t *conn, size_t max_body);
+
 /* Bytes queued but not yet written (for back-pressure decisions). */
 size_t sy_conn_pending(sy_conn_t *conn);
 
@@ -97,5 +101,11 @@ size_t sy_conn_pending(sy_conn_t *conn);
  * protocol without a sy_conn_t). */
 void sy_frame_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], uint32_t tag, uint16_t flags,
                             uint32_t len);
+
+/* Parse a header: PMIX_ERR_UNPACK_FAILURE for a wrong magic or version.
+ * For peers that exchange a frame with blocking I/O before handing the
+ * socket to a connection (the client's handshake). */
+pmix_status_t sy_frame_header_decode(const uint8_t in[SY_FRAME_HEADER_SIZE], uint32_t *tag,
+                                     uint16_t *flags, uint32_t *len);
 
 #endif

@@ -1,4 +1,10 @@
-# Server API (PMIx_server_init, pmix_server_module_t upcalls, ...).
-# Append sources with `src_libswitchyard_la_SOURCES += src/server/foo.c` and
-# private headers with `noinst_HEADERS += src/server/foo.h`.
-src_libswitchyard_la_SOURCES +=
+# Server role (PMIx_server_init and the rest of pmix_server.h): listeners
+# and rendezvous files, the HELLO handshake and client commands, the
+# registry of namespaces/clients/resources published as job-data segments.
+# server_topology.c belongs to src/common/topology.mk.
+src_libswitchyard_la_SOURCES += src/server/server_init.c src/server/server_listen.c \
+	src/server/server_peer.c src/server/server_registry.c src/server/server_nspace.c \
+	src/server/server_resources.c src/server/server_fork.c src/server/server_util.c
+noinst_HEADERS += src/server/server_internal.h
+check_PROGRAMS += tests/unit/test_server
+TESTS += tests/unit/test_server

@@ -1,1 +1,12 @@
-# Integration tests: real servers, forked clients, real sockets.
+# Integration tests: a host written only against the public server API
+# (test_host.c) forks real clients written only against the public client
+# API (test_client.c); both link the real libpmix.so.
+check_PROGRAMS += tests/integration/test_host tests/integration/test_client
+tests_integration_test_host_SOURCES = tests/integration/test_host.c tests/integration/job_layout.h
+tests_integration_test_host_LDADD = src/libpmix.la
+tests_integration_test_host_LDFLAGS = -no-install
+tests_integration_test_client_SOURCES = tests/integration/test_client.c tests/integration/job_layout.h
+tests_integration_test_client_LDADD = src/libpmix.la
+tests_integration_test_client_LDFLAGS = -no-install
+TESTS += tests/integration/host-keys.sh tests/integration/host-hostile.sh
+EXTRA_DIST += tests/integration/host-keys.sh tests/integration/host-hostile.sh

@@ -1,0 +1,457 @@
+/* PMIx_Init / PMIx_Initialized / PMIx_Finalize / PMIx_Abort: finding the
+ * server from setup_fork's environment, the HELLO handshake, mapping the
+ * job-data segments, and the singleton case (no server at all). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "client/client_internal.h"
+#include "common/buffer.h"
+#include "common/jobinfo.h"
+#include "common/log.h"
+#include "common/pack.h"
+#include "common/runtime.h"
+#include "common/store.h"
+#include "common/sync.h"
+#include "common/topology.h"
+#include "common/usock.h"
+#include "common/wire.h"
+
+#define SY_HELLO_WAIT 30.0    /* the host's client_connected may take a while */
+#define SY_REQUEST_WAIT 30.0
+
+pthread_mutex_t sy_client_lock = PTHREAD_MUTEX_INITIALIZER;
+sy_client_t sy_client;
+
+/* ---- talking to the server ---- */
+
+static pmix_status_t unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type)
+{
+    int32_t one = 1;
+    return sy_unpack(b, dst, &one, type);
+}
+
+static void buffer_over(pmix_data_buffer_t *b, void *body, size_t len)
+{
+    memset(b, 0, sizeof(*b));
+    b->base_ptr = body;
+    b->unpack_ptr = body;
+    b->pack_ptr = (char *)body + len;
+    b->bytes_allocated = len;
+    b->bytes_used = len;
+}
+
+/* Send a packed request and unpack the status that opens its reply; the
+ * rest of the reply stays in *rb for the caller (sy_buffer_destruct). */
+static pmix_status_t rpc(sy_conn_t *conn, uint32_t tag, pmix_data_buffer_t *req, double seconds,
+                         pmix_data_buffer_t *rb)
+{
+    void *body = NULL;
+    size_t len = 0;
+    memset(rb, 0, sizeof(*rb));
+    pmix_status_t rc =
+        sy_client_request(conn, tag, req->base_ptr, req->bytes_used, seconds, &body, &len);
+    memset(req, 0, sizeof(*req));
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    buffer_over(rb, body, len);
+    pmix_status_t status;
+    if (unpack_one(rb, &status, PMIX_STATUS) != PMIX_SUCCESS) {
+        sy_buffer_destruct(rb);
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    return status;
+}
+
+static pmix_status_t pack_cmd(pmix_data_buffer_t *b, sy_cmd_t cmd)
+{
+    uint8_t c = (uint8_t)cmd;
+    memset(b, 0, sizeof(*b));
+    return sy_pack(b, &c, 1, PMIX_UINT8);
+}
+
+/* The store's resolver: ask the server for the segment of a namespace this
+ * process has not mapped yet. */
+static pmix_status_t resolve_nspace(const char *nspace, const pmix_info_t info[], size_t ninfo,
+                                    void *ctx)
+{
+    (void)info;
+    (void)ninfo;
+    (void)ctx;
+    pthread_mutex_lock(&sy_client_lock);
+    sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
+    pthread_mutex_unlock(&sy_client_lock);
+    if (conn == NULL)
+        return PMIX_ERR_NOT_FOUND;
+    pmix_data_buffer_t req, rb;
+    pmix_status_t rc = pack_cmd(&req, SY_CMD_JOBSEG);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &nspace, 1, PMIX_STRING);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    rc = rpc(conn, sy_client_next_tag(), &req, SY_REQUEST_WAIT, &rb);
+    if (rc == PMIX_SUCCESS) {
+        char *path = NULL;
+        rc = unpack_one(&rb, &path, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = path != NULL ? sy_store_attach(nspace, path) : PMIX_ERR_NOT_FOUND;
+        free(path);
+    }
+    sy_buffer_destruct(&rb);
+    return rc;
+}
+
+/* "<nspace>.<rank>;tcp4://<addr>:<port>" (or tcp6://[addr]:port) */
+static pmix_status_t parse_uri(const char *uri, char *host, size_t hostlen, int *port)
+{
+    const char *p = strstr(uri, ";tcp");
+    if (p == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    p = strstr(p, "://");
+    if (p == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    p += 3;
+    const char *end;
+    if (*p == '[') {
+        end = strchr(++p, ']');
+        if (end == NULL || end[1] != ':')
+            return PMIX_ERR_BAD_PARAM;
+    } else {
+        end = strrchr(p, ':');
+        if (end == NULL)
+            return PMIX_ERR_BAD_PARAM;
+    }
+    size_t n = (size_t)(end - p);
+    if (n == 0 || n >= hostlen)
+        return PMIX_ERR_BAD_PARAM;
+    memcpy(host, p, n);
+    host[n] = '\0';
+    const char *ps = end + (*end == ']' ? 2 : 1);
+    char *stop = NULL;
+    long v = strtol(ps, &stop, 10);
+    if (stop == ps || *stop != '\0' || v <= 0 || v > 65535)
+        return PMIX_ERR_BAD_PARAM;
+    *port = (int)v;
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t dial(int *fd)
+{
+    const char *usock = getenv(SY_ENV_USOCK);
+    if (usock != NULL && *usock != '\0' && sy_usock_connect(usock, fd) == PMIX_SUCCESS)
+        return PMIX_SUCCESS;
+    const char *uri = getenv(SY_ENV_URI);
+    if (uri == NULL)
+        uri = getenv("PMIX_SERVER_URI4");
+    char host[256];
+    int port = 0;
+    if (uri != NULL && parse_uri(uri, host, sizeof(host), &port) == PMIX_SUCCESS &&
+        sy_tcp_connect(host, port, fd) == PMIX_SUCCESS)
+        return PMIX_SUCCESS;
+    sy_log(SY_LOG_WARN, "PMIx_Init: cannot reach the server (%s%s%s)",
+           usock != NULL ? usock : "", usock != NULL && uri != NULL ? ", " : "",
+           uri != NULL ? uri : "");
+    return PMIX_ERR_UNREACH;
+}
+
+static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
+{
+    pmix_data_buffer_t req, rb;
+    const char *proto = SY_WIRE_PROTOCOL, *token = getenv(SY_ENV_TOKEN);
+    uint32_t version = SY_WIRE_VERSION;
+    uint8_t kind = SY_PEER_CLIENT;
+    pid_t pid = getpid();
+    size_t n = info != NULL ? ninfo : 0;
+    pmix_status_t rc = pack_cmd(&req, SY_CMD_HELLO);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &proto, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &version, 1, PMIX_UINT32);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &kind, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &sy_client.me, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &pid, 1, PMIX_PID);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &token, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(&req, info, (int32_t)n, PMIX_INFO);
+    void *body = NULL;
+    size_t len = 0;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_exchange(fd, 1, req.base_ptr, req.bytes_used, SY_HELLO_WAIT, &body, &len);
+    sy_buffer_destruct(&req);
+    if (rc != PMIX_SUCCESS) {
+        sy_log(SY_LOG_WARN, "PMIx_Init: no answer to our HELLO: %s", PMIx_Error_string(rc));
+        return rc == PMIX_ERR_TIMEOUT ? rc : PMIX_ERR_UNREACH;
+    }
+    buffer_over(&rb, body, len);
+    pmix_status_t status;
+    rc = unpack_one(&rb, &status, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS && status != PMIX_SUCCESS) {
+        char *why = NULL;
+        if (unpack_one(&rb, &why, PMIX_STRING) == PMIX_SUCCESS)
+            sy_log(SY_LOG_WARN, "PMIx_Init: the server refused us: %s (%s)",
+                   why != NULL ? why : "no reason", PMIx_Error_string(status));
+        free(why);
+        sy_buffer_destruct(&rb);
+        return status;
+    }
+    char *seg = NULL, *res = NULL;
+    if (rc == PMIX_SUCCESS)
+        rc = unpack_one(&rb, &sy_client.server, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = unpack_one(&rb, &sy_client.server_host, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = unpack_one(&rb, &seg, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = unpack_one(&rb, &res, PMIX_STRING);
+    sy_buffer_destruct(&rb);
+    if (rc == PMIX_SUCCESS && seg != NULL)
+        rc = sy_store_attach(sy_client.me.nspace, seg);
+    if (rc == PMIX_SUCCESS && res != NULL)
+        rc = sy_store_attach_resources(res);
+    free(seg);
+    free(res);
+    return rc;
+}
+
+static void free_conn_on_loop(void *arg)
+{
+    sy_sync_t *sync = arg;
+    pthread_mutex_lock(&sy_client_lock);
+    sy_conn_t *conn = sy_client.conn;
+    sy_client.conn = NULL;
+    pthread_mutex_unlock(&sy_client_lock);
+    sy_conn_free(conn);
+    sy_sync_signal(sync, PMIX_SUCCESS, NULL);
+}
+
+/* libevent objects belong to the loop: the connection is freed there. */
+static void drop_conn(void)
+{
+    if (sy_client.conn == NULL)
+        return;
+    sy_sync_t sync;
+    sy_progress_t *p = sy_client.progress;
+    if (sy_sync_init(&sync) == PMIX_SUCCESS) {
+        if (sy_progress_post(p, free_conn_on_loop, &sync) == PMIX_SUCCESS)
+            sy_sync_wait_progress(&sync, p);
+        sy_sync_destroy(&sync);
+    }
+    sy_client_fail_requests(PMIX_ERR_LOST_CONNECTION);
+}
+
+static pmix_status_t connect_server(const pmix_info_t info[], size_t ninfo)
+{
+    const char *rank = getenv(SY_ENV_RANK);
+    char *stop = NULL;
+    unsigned long r = rank != NULL ? strtoul(rank, &stop, 10) : 0;
+    if (rank == NULL || stop == rank || *stop != '\0' || r >= PMIX_RANK_VALID) {
+        sy_log(SY_LOG_WARN, "PMIx_Init: %s is not a rank", rank != NULL ? rank : "(unset)");
+        return PMIX_ERR_BAD_PARAM;
+    }
+    PMIX_LOAD_PROCID(&sy_client.me, getenv(SY_ENV_NSPACE), (pmix_rank_t)r);
+    int fd = -1;
+    pmix_status_t rc = dial(&fd);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    rc = hello(fd, info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        close(fd);
+        return rc;
+    }
+    sy_conn_t *conn = NULL;
+    rc = sy_conn_create(sy_progress_base(sy_client.progress), fd, &sy_client_conn_callbacks, NULL,
+                        0, &conn);
+    if (rc == PMIX_SUCCESS)
+        sy_client.conn = conn;
+    return rc;
+}
+
+/* No server: a namespace of one process, described in a private segment
+ * whose file is gone as soon as it is mapped. */
+static pmix_status_t become_singleton(void)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    char nspace[PMIX_MAX_NSLEN + 1];
+    snprintf(nspace, sizeof(nspace), "singleton.%.200s.%ld", host, (long)getpid());
+    PMIX_LOAD_PROCID(&sy_client.me, nspace, 0);
+    sy_client.singleton = true;
+
+    const char *t = getenv("TMPDIR");
+    char *dir = NULL, *path = NULL;
+    if (asprintf(&dir, "%s/switchyard-singleton.XXXXXX", t != NULL && *t == '/' ? t : "/tmp") < 0)
+        return PMIX_ERR_NOMEM;
+    if (mkdtemp(dir) == NULL) {
+        sy_log(SY_LOG_WARN, "PMIx_Init: no private directory for the singleton's data");
+        free(dir);
+        return PMIX_ERR_NO_PERMISSIONS;
+    }
+    sy_jseg_builder_t *b = NULL;
+    pmix_status_t rc = asprintf(&path, "%s/job", dir) < 0 ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_jseg_builder_new(nspace, &b);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_jobinfo_compile_singleton(nspace, host, getpid(), b);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_jseg_publish(b, path, 0600);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_store_attach(nspace, path);
+    sy_jseg_builder_free(b);
+    if (path != NULL)
+        unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+    return rc;
+}
+
+static void reset_state(void)
+{
+    free(sy_client.server_host);
+    memset(&sy_client, 0, sizeof(sy_client));
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    if (sy_client.refcount > 0) {
+        sy_client.refcount++;
+        if (proc != NULL)
+            *proc = sy_client.me;
+        pthread_mutex_unlock(&sy_client_lock);
+        return PMIX_SUCCESS;
+    }
+    pthread_mutex_unlock(&sy_client_lock);
+
+    /* Init/Finalize are not meant to race each other; the lock above only
+     * keeps the reference count honest.  The connection is published in
+     * sy_client before HELLO, so replies can be matched. */
+    sy_progress_t *p = NULL;
+    pmix_status_t rc = sy_runtime_acquire(info, ninfo, &p);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    sy_store_acquire();
+    pthread_mutex_lock(&sy_client_lock);
+    reset_state();
+    sy_client.progress = p;
+    pthread_mutex_unlock(&sy_client_lock);
+
+    const char *ns = getenv(SY_ENV_NSPACE);
+    if (ns != NULL && *ns != '\0')
+        rc = connect_server(info, ninfo);
+    else
+        rc = become_singleton();
+    if (rc != PMIX_SUCCESS) {
+        sy_store_detach(sy_client.me.nspace);
+        sy_store_release();
+        sy_runtime_release();
+        pthread_mutex_lock(&sy_client_lock);
+        reset_state();
+        pthread_mutex_unlock(&sy_client_lock);
+        return rc;
+    }
+    if (!sy_client.singleton)
+        sy_store_set_resolver(resolve_nspace, NULL);
+    pthread_mutex_lock(&sy_client_lock);
+    sy_client.refcount = 1;
+    if (proc != NULL)
+        *proc = sy_client.me;
+    pthread_mutex_unlock(&sy_client_lock);
+    return PMIX_SUCCESS;
+}
+
+PMIX_EXPORT int PMIx_Initialized(void)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    int yes = sy_client.refcount > 0;
+    pthread_mutex_unlock(&sy_client_lock);
+    return yes;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
+{
+    (void)info;
+    (void)ninfo;
+    pthread_mutex_lock(&sy_client_lock);
+    if (sy_client.refcount == 0) {
+        pthread_mutex_unlock(&sy_client_lock);
+        return PMIX_ERR_INIT;
+    }
+    if (--sy_client.refcount > 0) {
+        pthread_mutex_unlock(&sy_client_lock);
+        return PMIX_SUCCESS;
+    }
+    sy_conn_t *conn = sy_client.conn;
+    pthread_mutex_unlock(&sy_client_lock);
+
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (conn != NULL) {
+        /* Tell the server, so the host's client_finalized runs before we
+         * return; a server already gone is no error of ours. */
+        pmix_data_buffer_t req, rb;
+        rc = pack_cmd(&req, SY_CMD_FINALIZE);
+        if (rc == PMIX_SUCCESS)
+            rc = rpc(conn, sy_client_next_tag(), &req, SY_REQUEST_WAIT, &rb);
+        else
+            sy_buffer_destruct(&req);
+        sy_buffer_destruct(&rb);
+        if (rc == PMIX_ERR_LOST_CONNECTION)
+            rc = PMIX_SUCCESS;
+        sy_store_set_resolver(NULL, NULL);
+        drop_conn();
+    }
+    sy_store_detach(sy_client.me.nspace);
+    sy_store_release();
+    sy_topology_release_cached();
+    sy_runtime_release();
+    pthread_mutex_lock(&sy_client_lock);
+    reset_state();
+    pthread_mutex_unlock(&sy_client_lock);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],
+                                     size_t nprocs)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    bool up = sy_client.refcount > 0;
+    sy_conn_t *conn = sy_client.conn;
+    pthread_mutex_unlock(&sy_client_lock);
+    if (!up)
+        return PMIX_ERR_INIT;
+    if (procs == NULL && nprocs > 0)
+        return PMIX_ERR_BAD_PARAM;
+    if (conn == NULL)
+        return PMIX_ERR_UNREACH; /* a singleton has nobody to ask */
+    pmix_data_buffer_t req, rb;
+    pmix_status_t rc = pack_cmd(&req, SY_CMD_ABORT);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &status, 1, PMIX_INT);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &msg, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && nprocs > 0)
+        rc = sy_pack(&req, procs, (int32_t)nprocs, PMIX_PROC);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    /* No time limit: the host may take its time to kill the job, and Open
+     * MPI exits right after we return. */
+    rc = rpc(conn, sy_client_next_tag(), &req, 3600.0, &rb);
+    sy_buffer_destruct(&rb);
+    return rc;
+}

@@ -1,0 +1,253 @@
+/* Request/reply with the server: the caller's thread sends and waits, the
+ * loop matches replies to waiters by tag.  Whoever removes a request from
+ * the outstanding list under req_lock decides its fate: the loop signals
+ * it (the waiter frees it), a waiter that timed out frees it itself. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "client/client_internal.h"
+#include "common/log.h"
+#include "common/runtime.h"
+#include "common/sync.h"
+#include "common/wire.h"
+
+typedef struct request {
+    uint32_t tag;
+    sy_sync_t sync;
+    void *body;
+    size_t len;
+    struct request *next;
+} request_t;
+
+static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;
+static request_t *outstanding;
+static uint32_t last_tag = 1;
+
+uint32_t sy_client_next_tag(void)
+{
+    pthread_mutex_lock(&req_lock);
+    if (++last_tag < 2)
+        last_tag = 2;
+    uint32_t t = last_tag;
+    pthread_mutex_unlock(&req_lock);
+    return t;
+}
+
+static request_t *take(uint32_t tag)
+{
+    for (request_t **pp = &outstanding; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->tag == tag) {
+            request_t *r = *pp;
+            *pp = r->next;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+static void request_free(request_t *r)
+{
+    sy_sync_destroy(&r->sync);
+    free(r->body);
+    free(r);
+}
+
+static void complete(request_t *r, pmix_status_t status)
+{
+    sy_sync_signal(&r->sync, status, NULL);
+}
+
+static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
+                       size_t len, void *ctx)
+{
+    (void)ctx;
+    if (!(flags & SY_WIRE_F_REPLY))
+        return; /* unsolicited messages (events) come with later issues */
+    pthread_mutex_lock(&req_lock);
+    request_t *r = take(tag);
+    if (r != NULL) {
+        r->len = len;
+        r->body = len > 0 ? sy_conn_take_body(conn) : NULL;
+        if (len > 0 && r->body == NULL && (r->body = malloc(len)) != NULL)
+            memcpy(r->body, body, len);
+        complete(r, len > 0 && r->body == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS);
+    }
+    pthread_mutex_unlock(&req_lock);
+}
+
+void sy_client_fail_requests(pmix_status_t status)
+{
+    pthread_mutex_lock(&req_lock);
+    while (outstanding != NULL) {
+        request_t *r = outstanding;
+        outstanding = r->next;
+        complete(r, status);
+    }
+    pthread_mutex_unlock(&req_lock);
+}
+
+static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, void *ctx)
+{
+    (void)conn;
+    (void)ctx;
+    sy_log(SY_LOG_INFO, "client: connection to the server closed: %s", why);
+    sy_client_fail_requests(reason == PMIX_ERR_LOST_CONNECTION ? reason
+                                                               : PMIX_ERR_LOST_CONNECTION);
+}
+
+const sy_conn_callbacks_t sy_client_conn_callbacks = {.on_message = on_message,
+                                                      .on_close = on_close};
+
+pmix_status_t sy_client_request(sy_conn_t *conn, uint32_t tag, void *body, size_t len,
+                                double seconds, void **reply, size_t *reply_len)
+{
+    *reply = NULL;
+    *reply_len = 0;
+    request_t *r = calloc(1, sizeof(*r));
+    if (r == NULL || sy_sync_init(&r->sync) != PMIX_SUCCESS) {
+        free(r);
+        free(body);
+        return PMIX_ERR_NOMEM;
+    }
+    r->tag = tag;
+    pthread_mutex_lock(&req_lock);
+    r->next = outstanding;
+    outstanding = r;
+    pthread_mutex_unlock(&req_lock);
+
+    pmix_status_t rc = sy_conn_send_owned(conn, tag, 0, body, len);
+    if (rc != PMIX_SUCCESS) {
+        pthread_mutex_lock(&req_lock);
+        request_t *mine = take(tag);
+        pthread_mutex_unlock(&req_lock);
+        if (mine != NULL) {
+            request_free(mine);
+            return PMIX_ERR_LOST_CONNECTION;
+        }
+        /* Already completed by a close: fall through and collect it. */
+    }
+    sy_progress_t *p = sy_runtime();
+    if (p != NULL && (sy_progress_in_loop(p) || sy_progress_mode(p) != SY_PROGRESS_THREAD))
+        rc = sy_sync_wait_progress(&r->sync, p);
+    else
+        rc = sy_sync_wait_timeout(&r->sync, seconds);
+    if (rc == PMIX_ERR_TIMEOUT) {
+        pthread_mutex_lock(&req_lock);
+        request_t *mine = take(tag);
+        pthread_mutex_unlock(&req_lock);
+        if (mine != NULL) {
+            request_free(r);
+            return PMIX_ERR_TIMEOUT;
+        }
+        /* Completed meanwhile: the signal was given under req_lock. */
+        rc = sy_sync_wait(&r->sync);
+    }
+    if (rc == PMIX_SUCCESS) {
+        *reply = r->body;
+        *reply_len = r->len;
+        r->body = NULL;
+    }
+    request_free(r);
+    return rc;
+}
+
+/* ---- the handshake, before the connection has a loop ---- */
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wait for fd to be ready for `events` before `deadline`. */
+static pmix_status_t wait_fd(int fd, short events, double deadline)
+{
+    for (;;) {
+        double left = deadline - mono_now();
+        if (left <= 0)
+            return PMIX_ERR_TIMEOUT;
+        struct pollfd p = {.fd = fd, .events = events};
+        int n = poll(&p, 1, (int)(left * 1000) + 1);
+        if (n > 0)
+            return PMIX_SUCCESS;
+        if (n < 0 && errno != EINTR)
+            return PMIX_ERR_LOST_CONNECTION;
+    }
+}
+
+static pmix_status_t write_all(int fd, const void *buf, size_t len, double deadline)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+        if (w > 0) {
+            p += w;
+            len -= (size_t)w;
+        } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            pmix_status_t rc = wait_fd(fd, POLLOUT, deadline);
+            if (rc != PMIX_SUCCESS)
+                return rc;
+        } else {
+            return PMIX_ERR_LOST_CONNECTION;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t read_all(int fd, void *buf, size_t len, double deadline)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t r = recv(fd, p, len, 0);
+        if (r > 0) {
+            p += r;
+            len -= (size_t)r;
+        } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            pmix_status_t rc = wait_fd(fd, POLLIN, deadline);
+            if (rc != PMIX_SUCCESS)
+                return rc;
+        } else {
+            return PMIX_ERR_LOST_CONNECTION;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
+                                 double seconds, void **reply, size_t *reply_len)
+{
+    *reply = NULL;
+    *reply_len = 0;
+    double deadline = mono_now() + seconds;
+    uint8_t hdr[SY_FRAME_HEADER_SIZE];
+    sy_frame_header_encode(hdr, tag, 0, (uint32_t)len);
+    pmix_status_t rc = write_all(fd, hdr, sizeof(hdr), deadline);
+    if (rc == PMIX_SUCCESS)
+        rc = write_all(fd, body, len, deadline);
+    if (rc == PMIX_SUCCESS)
+        rc = read_all(fd, hdr, sizeof(hdr), deadline);
+    uint32_t rtag = 0, rlen = 0;
+    uint16_t flags = 0;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_frame_header_decode(hdr, &rtag, &flags, &rlen);
+    if (rc == PMIX_SUCCESS && (rtag != tag || !(flags & SY_WIRE_F_REPLY) || rlen > (1u << 24)))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    char *buf = rlen > 0 ? malloc(rlen) : NULL;
+    if (rlen > 0 && buf == NULL)
+        return PMIX_ERR_NOMEM;
+    rc = read_all(fd, buf, rlen, deadline);
+    if (rc != PMIX_SUCCESS) {
+        free(buf);
+        return rc;
+    }
+    *reply = buf;
+    *reply_len = rlen;
+    return PMIX_SUCCESS;
+}

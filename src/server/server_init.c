@@ -1,0 +1,439 @@
+/* PMIx_server_init / PMIx_server_finalize: the attributes a host passes,
+ * the private tmpdir, and the order in which the pieces of the server come
+ * up and go down. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/log.h"
+#include "common/runtime.h"
+#include "common/store.h"
+#include "common/sync.h"
+#include "common/usock.h"
+#include "server/server_internal.h"
+#include "server/server_topology.h"
+
+static unsigned srv_refcount;
+
+static const char *const known_keys[] = {
+    PMIX_SERVER_NSPACE, PMIX_SERVER_RANK, PMIX_SERVER_TMPDIR, PMIX_SYSTEM_TMPDIR,
+    PMIX_SERVER_TOOL_SUPPORT, PMIX_SERVER_SYSTEM_SUPPORT, PMIX_SERVER_SESSION_SUPPORT,
+    PMIX_SERVER_GATEWAY, PMIX_SERVER_SCHEDULER, PMIX_SERVER_REMOTE_CONNECTIONS,
+    PMIX_SOCKET_MODE, PMIX_SINGLE_LISTENER, PMIX_USOCK_DISABLE, PMIX_TCP_IF_INCLUDE,
+    PMIX_TCP_IF_EXCLUDE, PMIX_TCP_IPV4_PORT, PMIX_TCP_IPV6_PORT, PMIX_TCP_DISABLE_IPV4,
+    PMIX_TCP_DISABLE_IPV6, PMIX_EXTERNAL_PROGRESS, PMIX_EVENT_BASE, PMIX_HOSTNAME,
+    PMIX_TOPOLOGY2, PMIX_SERVER_SHARE_TOPOLOGY, PMIX_HWLOC_SHARE_TOPO, NULL};
+
+static bool key_known(const char *key)
+{
+    for (size_t i = 0; known_keys[i] != NULL; i++)
+        if (strncmp(key, known_keys[i], PMIX_MAX_KEYLEN) == 0)
+            return true;
+    return false;
+}
+
+static pmix_status_t bad_type(const pmix_info_t *inf)
+{
+    sy_log(SY_LOG_WARN, "PMIx_server_init: attribute %s given as %s", inf->key,
+           PMIx_Data_type_string(inf->value.type));
+    return PMIX_ERR_BAD_PARAM;
+}
+
+static pmix_status_t take_string(const pmix_info_t *inf, char **dst)
+{
+    if (inf->value.type != PMIX_STRING || inf->value.data.string == NULL)
+        return bad_type(inf);
+    free(*dst);
+    *dst = strdup(inf->value.data.string);
+    return *dst != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+}
+
+static pmix_status_t take_bool(const pmix_info_t *inf, bool *dst)
+{
+    if (inf->value.type != PMIX_BOOL && inf->value.type != PMIX_UNDEF)
+        return bad_type(inf);
+    *dst = sy_srv_info_true(inf);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t take_int(const pmix_info_t *inf, long long *dst)
+{
+    const pmix_value_t *v = &inf->value;
+    switch (v->type) {
+    case PMIX_INT: *dst = v->data.integer; break;
+    case PMIX_INT32: *dst = v->data.int32; break;
+    case PMIX_INT16: *dst = v->data.int16; break;
+    case PMIX_UINT: *dst = v->data.uint; break;
+    case PMIX_UINT32: *dst = v->data.uint32; break;
+    case PMIX_UINT16: *dst = v->data.uint16; break;
+    case PMIX_PROC_RANK: *dst = v->data.rank; break;
+    case PMIX_SIZE: *dst = (long long)v->data.size; break;
+    default: return bad_type(inf);
+    }
+    return PMIX_SUCCESS;
+}
+
+static char **split_list(const char *s)
+{
+    size_t n = 1;
+    for (const char *p = s; *p; p++)
+        n += (*p == ',');
+    char **out = calloc(n + 1, sizeof(char *));
+    char *copy = strdup(s);
+    if (out == NULL || copy == NULL) {
+        free(out);
+        free(copy);
+        return NULL;
+    }
+    size_t k = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        out[k++] = strdup(tok);
+    free(copy);
+    return out;
+}
+
+static void free_list(char **l)
+{
+    for (size_t i = 0; l != NULL && l[i] != NULL; i++)
+        free(l[i]);
+    free(l);
+}
+
+static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t ninfo)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; info != NULL && i < ninfo && rc == PMIX_SUCCESS; i++) {
+        const pmix_info_t *inf = &info[i];
+        long long num = 0;
+        char *str = NULL;
+        if (sy_srv_info_is(inf, PMIX_SERVER_NSPACE)) {
+            if ((rc = take_string(inf, &str)) == PMIX_SUCCESS)
+                PMIX_LOAD_NSPACE(s->me.nspace, str);
+        } else if (sy_srv_info_is(inf, PMIX_SERVER_RANK)) {
+            if ((rc = take_int(inf, &num)) == PMIX_SUCCESS)
+                s->me.rank = (pmix_rank_t)num;
+        } else if (sy_srv_info_is(inf, PMIX_SERVER_TMPDIR)) {
+            rc = take_string(inf, &s->tmpdir);
+        } else if (sy_srv_info_is(inf, PMIX_SYSTEM_TMPDIR)) {
+            rc = take_string(inf, &s->system_tmpdir);
+        } else if (sy_srv_info_is(inf, PMIX_SERVER_TOOL_SUPPORT)) {
+            rc = take_bool(inf, &s->tool_support);
+        } else if (sy_srv_info_is(inf, PMIX_SERVER_SYSTEM_SUPPORT)) {
+            rc = take_bool(inf, &s->system_support);
+        } else if (sy_srv_info_is(inf, PMIX_SERVER_SESSION_SUPPORT)) {
+            rc = take_bool(inf, &s->session_support);
+        } else if (sy_srv_info_is(inf, PMIX_SERVER_GATEWAY)) {
+            rc = take_bool(inf, &s->gateway);
+        } else if (sy_srv_info_is(inf, PMIX_SERVER_SCHEDULER)) {
+            rc = take_bool(inf, &s->scheduler);
+        } else if (sy_srv_info_is(inf, PMIX_SERVER_REMOTE_CONNECTIONS)) {
+            rc = take_bool(inf, &s->remote);
+        } else if (sy_srv_info_is(inf, PMIX_SINGLE_LISTENER)) {
+            rc = take_bool(inf, &s->single_listener);
+        } else if (sy_srv_info_is(inf, PMIX_USOCK_DISABLE)) {
+            rc = take_bool(inf, &s->usock_disable);
+        } else if (sy_srv_info_is(inf, PMIX_TCP_DISABLE_IPV4)) {
+            rc = take_bool(inf, &s->tcp4_disable);
+        } else if (sy_srv_info_is(inf, PMIX_TCP_DISABLE_IPV6)) {
+            rc = take_bool(inf, &s->tcp6_disable);
+        } else if (sy_srv_info_is(inf, PMIX_SOCKET_MODE)) {
+            if ((rc = take_int(inf, &num)) == PMIX_SUCCESS) {
+                if (num < 0 || num > 0777) {
+                    sy_log(SY_LOG_WARN, "PMIx_server_init: socket mode %llo is not a mode", num);
+                    rc = PMIX_ERR_BAD_PARAM;
+                }
+                s->sock_mode = (mode_t)num;
+            }
+        } else if (sy_srv_info_is(inf, PMIX_TCP_IPV4_PORT) ||
+                   sy_srv_info_is(inf, PMIX_TCP_IPV6_PORT)) {
+            if ((rc = take_int(inf, &num)) == PMIX_SUCCESS) {
+                if (num < 0 || num > 65535) {
+                    sy_log(SY_LOG_WARN, "PMIx_server_init: %s %lld is not a port", inf->key, num);
+                    rc = PMIX_ERR_BAD_PARAM;
+                } else if (sy_srv_info_is(inf, PMIX_TCP_IPV4_PORT)) {
+                    s->tcp4_port = (int)num;
+                } else {
+                    s->tcp6_port = (int)num;
+                }
+            }
+        } else if (sy_srv_info_is(inf, PMIX_TCP_IF_INCLUDE) ||
+                   sy_srv_info_is(inf, PMIX_TCP_IF_EXCLUDE)) {
+            if ((rc = take_string(inf, &str)) == PMIX_SUCCESS) {
+                char ***dst =
+                    sy_srv_info_is(inf, PMIX_TCP_IF_INCLUDE) ? &s->if_include : &s->if_exclude;
+                free_list(*dst);
+                *dst = split_list(str);
+                if (*dst == NULL)
+                    rc = PMIX_ERR_NOMEM;
+            }
+        } else if (sy_srv_info_is(inf, PMIX_HOSTNAME)) {
+            if ((rc = take_string(inf, &str)) == PMIX_SUCCESS)
+                snprintf(s->hostname, sizeof(s->hostname), "%s", str);
+        } else if (PMIX_INFO_IS_REQUIRED(inf) && !key_known(inf->key)) {
+            sy_log(SY_LOG_WARN, "PMIx_server_init: required attribute %s is not supported",
+                   inf->key);
+            rc = PMIX_ERR_NOT_SUPPORTED;
+        }
+        free(str);
+    }
+    if (rc == PMIX_SUCCESS && s->usock_disable && s->tcp4_disable &&
+        (s->tcp6_disable || s->tcp6_port < 0)) {
+        sy_log(SY_LOG_WARN, "PMIx_server_init: every listener is disabled");
+        rc = PMIX_ERR_BAD_PARAM;
+    }
+    return rc;
+}
+
+static pmix_status_t setup_tmpdir(sy_srv_t *s)
+{
+    if (s->system_tmpdir == NULL) {
+        const char *t = getenv("TMPDIR");
+        s->system_tmpdir = strdup(t != NULL && *t == '/' ? t : "/tmp");
+        if (s->system_tmpdir == NULL)
+            return PMIX_ERR_NOMEM;
+    }
+    if (s->tmpdir == NULL) {
+        char *tmpl = NULL;
+        if (asprintf(&tmpl, "%s/switchyard.%ld.XXXXXX", s->system_tmpdir, (long)getpid()) < 0)
+            return PMIX_ERR_NOMEM;
+        if (mkdtemp(tmpl) == NULL) {
+            sy_log(SY_LOG_WARN, "PMIx_server_init: cannot create a tmpdir under %s: %s",
+                   s->system_tmpdir, strerror(errno));
+            free(tmpl);
+            return PMIX_ERR_NO_PERMISSIONS;
+        }
+        s->tmpdir = tmpl;
+        s->tmpdir_made = true;
+        return PMIX_SUCCESS;
+    }
+    struct stat st;
+    if (lstat(s->tmpdir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+            sy_log(SY_LOG_WARN, "PMIx_server_init: %s is not a directory of ours", s->tmpdir);
+            return PMIX_ERR_NO_PERMISSIONS;
+        }
+        return PMIX_SUCCESS;
+    }
+    pmix_status_t rc = sy_mkdir_private(s->tmpdir);
+    if (rc != PMIX_SUCCESS) {
+        sy_log(SY_LOG_WARN, "PMIx_server_init: cannot create %s: %s", s->tmpdir,
+               sy_usock_error());
+        return rc;
+    }
+    s->tmpdir_made = true;
+    return PMIX_SUCCESS;
+}
+
+static void srv_free(sy_srv_t *s)
+{
+    if (s == NULL)
+        return;
+    free(s->tmpdir);
+    free(s->system_tmpdir);
+    free(s->usock_path);
+    free(s->uri);
+    free(s->res_path);
+    free_list(s->if_include);
+    free_list(s->if_exclude);
+    for (size_t i = 0; i < s->nmade_files; i++)
+        free(s->made_files[i]);
+    free(s->made_files);
+    free(s);
+}
+
+typedef struct {
+    sy_srv_t *s;
+    sy_sync_t sync;
+} loop_job_t;
+
+static void start_on_loop(void *arg)
+{
+    loop_job_t *job = arg;
+    sy_srv_t *s = job->s;
+    pmix_status_t rc = sy_srv_listen_start(s);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_resources_publish(s);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_rendezvous_write(s);
+    sy_sync_signal(&job->sync, rc, NULL);
+}
+
+static void stop_on_loop(void *arg)
+{
+    loop_job_t *job = arg;
+    sy_srv_t *s = job->s;
+    sy_srv_peers_close_all(s);
+    sy_srv_listen_stop(s);
+    sy_srv_registry_free(s);
+    sy_srv_remove_files(s);
+    if (s->tmpdir_made && rmdir(s->tmpdir) != 0)
+        sy_log(SY_LOG_WARN, "PMIx_server_finalize: %s not removed: %s", s->tmpdir,
+               strerror(errno));
+    sy_sync_signal(&job->sync, PMIX_SUCCESS, NULL);
+}
+
+static pmix_status_t run_on_loop(sy_progress_t *p, sy_progress_fn_t fn, sy_srv_t *s)
+{
+    loop_job_t job = {.s = s};
+    pmix_status_t rc = sy_sync_init(&job.sync);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    rc = sy_progress_post(p, fn, &job);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_sync_wait_progress(&job.sync, p);
+    sy_sync_destroy(&job.sync);
+    return rc;
+}
+
+static void *release_runtime_later(void *arg)
+{
+    (void)arg;
+    sy_runtime_release();
+    return NULL;
+}
+
+/* The last release of a threaded runtime joins its thread, which the loop
+ * thread itself cannot do: a host that finalizes from inside one of our
+ * upcalls gets the release done by a short-lived thread instead. */
+static void release_runtime(sy_progress_t *p)
+{
+    pthread_t t;
+    if (sy_progress_in_loop(p) && pthread_create(&t, NULL, release_runtime_later, NULL) == 0) {
+        pthread_detach(t);
+        return;
+    }
+    sy_runtime_release();
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
+                                           size_t ninfo)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    if (srv_refcount > 0) {
+        srv_refcount++;
+        pthread_mutex_unlock(&sy_srv_life_lock);
+        return PMIX_SUCCESS;
+    }
+    pthread_mutex_unlock(&sy_srv_life_lock);
+
+    sy_srv_t *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return PMIX_ERR_NOMEM;
+    if (module != NULL)
+        s->module = *module;
+    s->me.rank = 0;
+    snprintf(s->me.nspace, sizeof(s->me.nspace), "switchyard-server-%ld", (long)getpid());
+    s->sock_mode = 0600;
+    s->tcp4_port = 0;
+    s->tcp6_port = -1;
+    s->usock_fd = s->tcp4_fd = s->tcp6_fd = -1;
+    s->start_time = time(NULL);
+    if (gethostname(s->hostname, sizeof(s->hostname) - 1) != 0)
+        snprintf(s->hostname, sizeof(s->hostname), "localhost");
+
+    pmix_status_t rc = parse_attrs(s, info, ninfo);
+    if (rc == PMIX_SUCCESS)
+        rc = setup_tmpdir(s);
+    if (rc != PMIX_SUCCESS) {
+        if (s->tmpdir_made)
+            rmdir(s->tmpdir);
+        srv_free(s);
+        return rc;
+    }
+    pmix_info_t *topo = NULL;
+    size_t ntopo = 0;
+    rc = sy_server_topology_setup(info, ninfo, &topo, &ntopo);
+    if (rc != PMIX_SUCCESS) {
+        sy_log(SY_LOG_WARN, "PMIx_server_init: topology: %s", PMIx_Error_string(rc));
+        goto fail_dir;
+    }
+    if (ntopo > 0) {
+        s->topo_resources = calloc(1, sizeof(*s->topo_resources));
+        if (s->topo_resources == NULL) {
+            PMIX_INFO_FREE(topo, ntopo);
+            rc = PMIX_ERR_NOMEM;
+            goto fail_topo;
+        }
+        s->topo_resources->info = topo;
+        s->topo_resources->ninfo = ntopo;
+    }
+    sy_progress_t *p = NULL;
+    rc = sy_runtime_acquire(info, ninfo, &p);
+    if (rc != PMIX_SUCCESS)
+        goto fail_topo;
+    s->progress = p;
+    sy_store_acquire();
+
+    pthread_mutex_lock(&sy_srv_life_lock);
+    sy_srv = s;
+    sy_srv_alive = true;
+    srv_refcount = 1;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+
+    rc = run_on_loop(p, start_on_loop, s);
+    if (rc == PMIX_SUCCESS)
+        return PMIX_SUCCESS;
+
+    pthread_mutex_lock(&sy_srv_life_lock);
+    sy_srv_alive = false;
+    srv_refcount = 0;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    run_on_loop(p, stop_on_loop, s);
+    pthread_mutex_lock(&sy_srv_life_lock);
+    sy_srv = NULL;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    sy_store_release();
+    sy_runtime_release();
+    sy_server_topology_finalize();
+    srv_free(s);
+    return rc;
+fail_topo:
+    sy_server_topology_finalize();
+    if (s->topo_resources != NULL) {
+        PMIX_INFO_FREE(s->topo_resources->info, s->topo_resources->ninfo);
+        free(s->topo_resources);
+    }
+fail_dir:
+    if (s->tmpdir_made)
+        rmdir(s->tmpdir);
+    srv_free(s);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_finalize(void)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    if (srv_refcount == 0) {
+        pthread_mutex_unlock(&sy_srv_life_lock);
+        return PMIX_ERR_INIT;
+    }
+    if (--srv_refcount > 0) {
+        pthread_mutex_unlock(&sy_srv_life_lock);
+        return PMIX_SUCCESS;
+    }
+    sy_srv_t *s = sy_srv;
+    /* From here on host completions are dropped instead of posted; the
+     * ones already posted run before stop_on_loop (posts are FIFO). */
+    sy_srv_alive = false;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+
+    run_on_loop(s->progress, stop_on_loop, s);
+    pthread_mutex_lock(&sy_srv_life_lock);
+    sy_srv = NULL;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    sy_store_release();
+    sy_progress_t *p = s->progress;
+    srv_free(s);
+    sy_server_topology_finalize();
+    release_runtime(p);
+    return PMIX_SUCCESS;
+}

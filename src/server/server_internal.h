@@ -1,0 +1,167 @@
+/* State of the server role, shared by the files of src/server/ only.
+ *
+ * Everything below is owned by the runtime's loop: API calls thread-shift
+ * to it with sy_progress_post, host callbacks (which may arrive on any
+ * thread) post their completion back to it.  Only the reference count and
+ * the `alive` flag are read elsewhere, under srv_life_lock. */
+#ifndef SWITCHYARD_SERVER_INTERNAL_H
+#define SWITCHYARD_SERVER_INTERNAL_H
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <pmix_server.h>
+
+#include "common/frame.h"
+#include "common/jobinfo.h"
+#include "common/jseg.h"
+#include "common/progress.h"
+#include "common/sync.h"
+
+#define SY_SRV_TOKEN_LEN 32 /* hex characters */
+
+struct sy_srv_peer;
+
+/* A process the host told us about (register_client) or prepared a child
+ * for (setup_fork); the two may come in either order. */
+typedef struct sy_srv_client {
+    pmix_proc_t proc;
+    bool registered;   /* register_client was called */
+    uid_t uid;
+    gid_t gid;
+    void *server_object;
+    char token[SY_SRV_TOKEN_LEN + 1];
+    struct sy_srv_peer *peer; /* its live connection, or NULL */
+    struct sy_srv_client *next;
+} sy_srv_client_t;
+
+typedef struct sy_srv_nspace {
+    char name[PMIX_MAX_NSLEN + 1];
+    unsigned id;        /* names its segment files: never the raw nspace */
+    unsigned gen;       /* bumped by each re-registration */
+    char *seg_path;     /* current published segment */
+    sy_jobinfo_summary_t summary;
+    struct sy_srv_nspace *next;
+} sy_srv_nspace_t;
+
+typedef enum {
+    SY_PEER_AWAIT_HELLO,  /* nothing authenticated yet */
+    SY_PEER_AWAIT_HOST,   /* identity checked, host's client_connected pending */
+    SY_PEER_READY,
+    SY_PEER_CLOSED
+} sy_peer_state_t;
+
+typedef struct sy_srv_peer {
+    sy_conn_t *conn;
+    bool tcp;
+    bool cred_known;  /* uid/gid/pid below come from SO_PEERCRED */
+    uid_t uid;
+    gid_t gid;
+    pid_t pid;
+    sy_peer_state_t state;
+    unsigned refs;    /* 1 while listed + 1 per pending host operation */
+    sy_timer_t *timer; /* HELLO deadline, or the reap after a close */
+    sy_srv_client_t *client;
+    pmix_proc_t proc;
+    bool finalized;   /* FINALIZE received */
+    struct sy_srv_peer *next;
+    struct sy_srv_peer *prev;
+} sy_srv_peer_t;
+
+/* One accumulated PMIx_server_register_resources call. */
+typedef struct sy_srv_res {
+    pmix_info_t *info;
+    size_t ninfo;
+    struct sy_srv_res *next;
+} sy_srv_res_t;
+
+typedef struct {
+    pmix_server_module_t module;
+    sy_progress_t *progress;
+    pmix_proc_t me;
+    char hostname[256];
+    char *tmpdir;
+    bool tmpdir_made;
+    char *system_tmpdir;
+    bool tool_support, system_support, session_support, gateway, scheduler, remote;
+    bool single_listener, usock_disable, tcp4_disable, tcp6_disable;
+    mode_t sock_mode;
+    int tcp4_port, tcp6_port; /* requested; 0 = ephemeral, -1 = none */
+    char **if_include, **if_exclude;
+    /* listeners */
+    int usock_fd, tcp4_fd, tcp6_fd;
+    struct event *usock_ev, *tcp4_ev, *tcp6_ev;
+    char *usock_path;
+    char *uri;         /* "<nspace>.<rank>;tcp4://addr:port", or NULL */
+    char **made_files; /* every file we created outside segments */
+    size_t nmade_files;
+    time_t start_time;
+    /* registry */
+    sy_srv_client_t *clients;
+    sy_srv_nspace_t *nspaces;
+    unsigned next_nspace_id;
+    sy_srv_peer_t *peers;
+    sy_srv_res_t *resources;
+    sy_srv_res_t *topo_resources; /* this node's shared topology */
+    char *res_path;
+    unsigned res_gen;
+} sy_srv_t;
+
+/* The one server of the process; NULL when not initialized.  Loop only. */
+extern sy_srv_t *sy_srv;
+
+/* Guards the reference count and the liveness the host callbacks test. */
+extern pthread_mutex_t sy_srv_life_lock;
+extern bool sy_srv_alive;
+
+/* ---- server_listen.c ---- */
+pmix_status_t sy_srv_listen_start(sy_srv_t *s);
+void sy_srv_listen_stop(sy_srv_t *s);
+pmix_status_t sy_srv_rendezvous_write(sy_srv_t *s);
+void sy_srv_remember_file(sy_srv_t *s, const char *path);
+void sy_srv_remove_files(sy_srv_t *s);
+
+/* ---- server_peer.c ---- */
+void sy_srv_peer_accept(sy_srv_t *s, int fd, bool tcp);
+void sy_srv_peers_close_all(sy_srv_t *s);
+/* A connected client whose registration is withdrawn. */
+void sy_srv_peer_forget_client(sy_srv_client_t *c);
+
+/* ---- server_registry.c ---- */
+sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc);
+sy_srv_client_t *sy_srv_client_get(sy_srv_t *s, const pmix_proc_t *proc); /* find or add */
+sy_srv_nspace_t *sy_srv_nspace_find(sy_srv_t *s, const char *nspace);
+void sy_srv_registry_free(sy_srv_t *s);
+pmix_status_t sy_srv_resources_publish(sy_srv_t *s);
+
+/* ---- server_util.c ---- */
+bool sy_srv_info_is(const pmix_info_t *inf, const char *key);
+/* PMIX_BOOL value, or true for a flag given with no value (PMIX_UNDEF). */
+bool sy_srv_info_true(const pmix_info_t *inf);
+/* A host completion: run done(arg) on the loop, unless the server is
+ * gone, in which case drop(arg) frees it on the calling thread. */
+void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg);
+/* Fill buf with n random bytes (getrandom, falling back to /dev/urandom). */
+pmix_status_t sy_srv_random(void *buf, size_t n);
+/* Post fn(arg) to the loop of a live server; PMIX_ERR_INIT when there is
+ * none (fn is then never called). */
+pmix_status_t sy_srv_post(sy_progress_fn_t fn, void *arg);
+/* For the blocking variants of the API (NULL cbfunc): wait on the loop's
+ * progress for a sync the posted work signals. */
+sy_progress_t *sy_srv_progress(void);
+
+/* An API request thread-shifted to the loop.  Embed it first in a
+ * malloc'd request struct; sy_srv_op_start posts fn(request) and, with a
+ * NULL cbfunc, waits for the result (the blocking variants); fn ends with
+ * sy_srv_op_finish, which fires cbfunc (and frees the request) or wakes the
+ * waiter (who frees it). */
+typedef struct {
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+    bool blocking;
+    sy_sync_t sync;
+} sy_srv_op_t;
+pmix_status_t sy_srv_op_start(sy_srv_op_t *op, sy_progress_fn_t fn, pmix_op_cbfunc_t cbfunc,
+                              void *cbdata);
+void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status);
+#endif

@@ -1,0 +1,280 @@
+/* The server's listeners (a UNIX socket in the tmpdir, TCP on loopback or,
+ * with PMIX_SERVER_REMOTE_CONNECTIONS, on an allowed interface) and the
+ * rendezvous files that let clients and tools find it
+ * (docs/wire-protocol.md, "Finding a server"). */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pmix_version.h>
+
+#include "common/log.h"
+#include "common/usock.h"
+#include "server/server_internal.h"
+
+void sy_srv_remember_file(sy_srv_t *s, const char *path)
+{
+    char **grown = realloc(s->made_files, (s->nmade_files + 1) * sizeof(char *));
+    if (grown == NULL)
+        return;
+    s->made_files = grown;
+    char *copy = strdup(path);
+    if (copy != NULL)
+        s->made_files[s->nmade_files++] = copy;
+}
+
+void sy_srv_remove_files(sy_srv_t *s)
+{
+    for (size_t i = 0; i < s->nmade_files; i++) {
+        if (unlink(s->made_files[i]) != 0 && errno != ENOENT)
+            sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", s->made_files[i],
+                   strerror(errno));
+        free(s->made_files[i]);
+    }
+    free(s->made_files);
+    s->made_files = NULL;
+    s->nmade_files = 0;
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+    (void)what;
+    sy_srv_t *s = sy_srv;
+    bool tcp = (arg != NULL);
+    if (s == NULL)
+        return;
+    for (int i = 0; i < 64; i++) {
+        int fd = -1;
+        pmix_status_t rc = sy_usock_accept(lfd, &fd);
+        if (rc == PMIX_ERR_WOULD_BLOCK)
+            return;
+        if (rc != PMIX_SUCCESS) {
+            sy_log(SY_LOG_WARN, "server: accept failed: %s", sy_usock_error());
+            return;
+        }
+        sy_srv_peer_accept(s, fd, tcp);
+    }
+}
+
+static pmix_status_t watch(sy_srv_t *s, int fd, bool tcp, struct event **ev)
+{
+    static char tcp_marker;
+    *ev = event_new(sy_progress_base(s->progress), fd, EV_READ | EV_PERSIST, on_accept,
+                    tcp ? &tcp_marker : NULL);
+    if (*ev == NULL || event_add(*ev, NULL) != 0)
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    return PMIX_SUCCESS;
+}
+
+static bool name_in(char **list, const char *name)
+{
+    for (size_t i = 0; list != NULL && list[i] != NULL; i++)
+        if (fnmatch(list[i], name, 0) == 0)
+            return true;
+    return false;
+}
+
+/* With remote connections: the first up, non-loopback IPv4 interface that
+ * PMIX_TCP_IF_INCLUDE names (any, if absent) and PMIX_TCP_IF_EXCLUDE does
+ * not; "0.0.0.0" when no list narrows the choice. */
+static pmix_status_t remote_address(sy_srv_t *s, char *addr, size_t len)
+{
+    if (s->if_include == NULL && s->if_exclude == NULL) {
+        snprintf(addr, len, "0.0.0.0");
+        return PMIX_SUCCESS;
+    }
+    struct ifaddrs *ifs = NULL;
+    if (getifaddrs(&ifs) != 0)
+        return PMIX_ERR_NOT_AVAILABLE;
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    for (struct ifaddrs *i = ifs; i != NULL; i = i->ifa_next) {
+        if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
+            continue;
+        if (s->if_include != NULL && !name_in(s->if_include, i->ifa_name))
+            continue;
+        if (name_in(s->if_exclude, i->ifa_name))
+            continue;
+        inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, addr, (socklen_t)len);
+        rc = PMIX_SUCCESS;
+        break;
+    }
+    freeifaddrs(ifs);
+    if (rc != PMIX_SUCCESS)
+        sy_log(SY_LOG_WARN, "server: no interface matches PMIX_TCP_IF_INCLUDE/EXCLUDE");
+    return rc;
+}
+
+/* The address a client on this node should dial for a listener bound to
+ * `bound`. */
+static const char *dial_address(const char *bound)
+{
+    return strcmp(bound, "0.0.0.0") == 0 ? "127.0.0.1" : bound;
+}
+
+pmix_status_t sy_srv_listen_start(sy_srv_t *s)
+{
+    pmix_status_t rc;
+    if (!s->usock_disable) {
+        if (asprintf(&s->usock_path, "%s/pmix-%ld.sock", s->tmpdir, (long)getpid()) < 0) {
+            s->usock_path = NULL;
+            return PMIX_ERR_NOMEM;
+        }
+        rc = sy_usock_listen(s->usock_path, s->sock_mode, &s->usock_fd);
+        if (rc != PMIX_SUCCESS) {
+            sy_log(SY_LOG_WARN, "server: UNIX listener at %s: %s", s->usock_path,
+                   sy_usock_error());
+            free(s->usock_path);
+            s->usock_path = NULL;
+            return rc;
+        }
+        sy_srv_remember_file(s, s->usock_path);
+        if ((rc = watch(s, s->usock_fd, false, &s->usock_ev)) != PMIX_SUCCESS)
+            return rc;
+    }
+    bool more = !(s->single_listener && s->usock_fd >= 0);
+    if (more && !s->tcp4_disable) {
+        char addr[INET_ADDRSTRLEN] = "127.0.0.1";
+        if (s->remote && (rc = remote_address(s, addr, sizeof(addr))) != PMIX_SUCCESS)
+            return rc;
+        int port = 0;
+        rc = sy_tcp_listen(addr, s->tcp4_port, &s->tcp4_fd, &port);
+        if (rc != PMIX_SUCCESS) {
+            sy_log(SY_LOG_WARN, "server: TCP listener on %s:%d: %s", addr, s->tcp4_port,
+                   sy_usock_error());
+            return rc;
+        }
+        if (asprintf(&s->uri, "%s.%u;tcp4://%s:%d", s->me.nspace, s->me.rank, dial_address(addr),
+                     port) < 0) {
+            s->uri = NULL;
+            return PMIX_ERR_NOMEM;
+        }
+        if ((rc = watch(s, s->tcp4_fd, true, &s->tcp4_ev)) != PMIX_SUCCESS)
+            return rc;
+        more = !s->single_listener;
+    }
+    if (more && !s->tcp6_disable && s->tcp6_port >= 0) {
+        int port = 0;
+        rc = sy_tcp_listen(s->remote ? "::" : "::1", s->tcp6_port, &s->tcp6_fd, &port);
+        if (rc != PMIX_SUCCESS) {
+            sy_log(SY_LOG_WARN, "server: TCP IPv6 listener: %s", sy_usock_error());
+            return rc;
+        }
+        if (s->uri == NULL &&
+            asprintf(&s->uri, "%s.%u;tcp6://[::1]:%d", s->me.nspace, s->me.rank, port) < 0) {
+            s->uri = NULL;
+            return PMIX_ERR_NOMEM;
+        }
+        if ((rc = watch(s, s->tcp6_fd, true, &s->tcp6_ev)) != PMIX_SUCCESS)
+            return rc;
+    }
+    return PMIX_SUCCESS;
+}
+
+static void unwatch(struct event **ev, int *fd)
+{
+    if (*ev != NULL) {
+        event_free(*ev);
+        *ev = NULL;
+    }
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+void sy_srv_listen_stop(sy_srv_t *s)
+{
+    unwatch(&s->usock_ev, &s->usock_fd);
+    unwatch(&s->tcp4_ev, &s->tcp4_fd);
+    unwatch(&s->tcp6_ev, &s->tcp6_fd);
+}
+
+/* A system server already announced on this node, and still alive? */
+static bool system_server_running(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return false;
+    char line[512];
+    long pid = 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "pid:%ld", &pid) == 1)
+            break;
+    fclose(f);
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+static pmix_status_t write_rendezvous(sy_srv_t *s, const char *path)
+{
+    for (size_t i = 0; i < s->nmade_files; i++)
+        if (strcmp(s->made_files[i], path) == 0)
+            return PMIX_SUCCESS;
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp", path) < 0)
+        return PMIX_ERR_NOMEM;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL) {
+        sy_log(SY_LOG_WARN, "server: cannot write %s: %s", tmp, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(tmp);
+        return PMIX_ERR_NO_PERMISSIONS;
+    }
+    fprintf(f, "%s\nversion:%ld.%ld.%ld\npid:%ld\nstart:%lld\nusock:%s\n",
+            s->uri != NULL ? s->uri : "", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
+            PMIX_VERSION_RELEASE, (long)getpid(),
+            (long long)s->start_time, s->usock_path != NULL ? s->usock_path : "");
+    bool ok = fclose(f) == 0 && rename(tmp, path) == 0;
+    if (!ok) {
+        sy_log(SY_LOG_WARN, "server: cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    if (!ok)
+        return PMIX_ERR_NO_PERMISSIONS;
+    sy_srv_remember_file(s, path);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_srv_rendezvous_write(sy_srv_t *s)
+{
+    char *path = NULL;
+    pmix_status_t rc;
+    if (s->system_support) {
+        if (asprintf(&path, "%s/pmix.sys.%s", s->system_tmpdir, s->hostname) < 0)
+            return PMIX_ERR_NOMEM;
+        if (system_server_running(path)) {
+            sy_log(SY_LOG_WARN, "PMIx_server_init: a system server already runs (%s)", path);
+            free(path);
+            return PMIX_ERR_INIT;
+        }
+        rc = write_rendezvous(s, path);
+        free(path);
+        if (rc != PMIX_SUCCESS)
+            return rc;
+    }
+    if (asprintf(&path, "%s/pmix.%s.tool.%ld", s->tmpdir, s->hostname, (long)getpid()) < 0)
+        return PMIX_ERR_NOMEM;
+    rc = write_rendezvous(s, path);
+    free(path);
+    if (rc != PMIX_SUCCESS || !(s->tool_support || s->session_support))
+        return rc;
+    if (asprintf(&path, "%s/pmix.%s.tool.%ld", s->system_tmpdir, s->hostname, (long)getpid()) < 0)
+        return PMIX_ERR_NOMEM;
+    rc = write_rendezvous(s, path);
+    free(path);
+    return rc;
+}

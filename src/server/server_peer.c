@@ -1,0 +1,570 @@
+/* Connections to the server: the HELLO handshake that authenticates a
+ * client, and the commands of an authenticated one (wire.h).  Loop only.
+ *
+ * A peer is freed once it is closed, no host operation on its behalf is
+ * pending (refs) and no timer of its own is armed.  Closes we start go
+ * through a short "reap" timer, so that a refusal reply can still be
+ * flushed and nothing is freed under the frame layer's own callback. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/buffer.h"
+#include "common/log.h"
+#include "common/pack.h"
+#include "common/usock.h"
+#include "common/wire.h"
+#include "server/server_internal.h"
+
+#define SY_HELLO_TIMEOUT 5.0       /* seconds a new connection has to say HELLO */
+#define SY_REAP_DELAY 2.0          /* seconds a refusal has to reach the peer */
+#define SY_UNAUTH_MAX_BODY 65536u  /* largest frame before authentication */
+
+typedef enum { PENDING_CONNECT, PENDING_FINALIZE, PENDING_ABORT } pending_kind_t;
+
+/* A host upcall in flight on behalf of a peer. */
+typedef struct {
+    sy_srv_peer_t *peer;
+    uint32_t tag;
+    pending_kind_t kind;
+    pmix_status_t status;
+    pmix_info_t *info;
+    size_t ninfo;
+    pmix_proc_t *procs;
+    size_t nprocs;
+    char *msg;
+} pending_t;
+
+static void peer_describe(const sy_srv_peer_t *peer, char *out, size_t len)
+{
+    if (peer->proc.nspace[0] != '\0')
+        snprintf(out, len, "%s:%u (pid %ld, %s)", peer->proc.nspace, peer->proc.rank,
+                 (long)peer->pid, peer->tcp ? "tcp" : "unix");
+    else
+        snprintf(out, len, "pid %ld (%s)", (long)peer->pid, peer->tcp ? "tcp" : "unix");
+}
+
+static void peer_maybe_free(sy_srv_peer_t *peer)
+{
+    if (peer->state != SY_PEER_CLOSED || peer->refs > 0 || peer->timer != NULL)
+        return;
+    sy_srv_t *s = sy_srv;
+    if (peer->prev != NULL)
+        peer->prev->next = peer->next;
+    else if (s != NULL && s->peers == peer)
+        s->peers = peer->next;
+    if (peer->next != NULL)
+        peer->next->prev = peer->prev;
+    sy_conn_free(peer->conn);
+    free(peer);
+}
+
+/* Where issue 4's "lost connection" events will be raised: a client that
+ * went away without PMIx_Finalize. */
+static void client_lost(sy_srv_peer_t *peer)
+{
+    char who[320];
+    peer_describe(peer, who, sizeof(who));
+    sy_log(SY_LOG_INFO, "server: client %s disconnected without finalizing", who);
+}
+
+/* Detach from the registration; no more messages will be handled. */
+static void peer_detach(sy_srv_peer_t *peer)
+{
+    if (peer->client != NULL && peer->client->peer == peer) {
+        peer->client->peer = NULL;
+        if (peer->state == SY_PEER_READY && !peer->finalized)
+            client_lost(peer);
+    }
+    peer->client = NULL;
+    peer->state = SY_PEER_CLOSED;
+}
+
+static void reap(void *arg)
+{
+    sy_srv_peer_t *peer = arg;
+    peer->timer = NULL;
+    peer_maybe_free(peer);
+}
+
+static void cancel_timer(sy_srv_peer_t *peer)
+{
+    if (peer->timer != NULL && sy_timer_cancel(peer->timer))
+        peer->timer = NULL;
+}
+
+/* Close from our side; the peer is freed a little later by reap(). */
+static void peer_shut(sy_srv_peer_t *peer, bool flush)
+{
+    if (peer->state == SY_PEER_CLOSED)
+        return;
+    peer_detach(peer);
+    cancel_timer(peer);
+    if (flush)
+        sy_conn_close_after_flush(peer->conn);
+    else
+        sy_conn_close(peer->conn);
+    if (peer->timer == NULL && sy_srv != NULL &&
+        sy_progress_timer(sy_srv->progress, flush ? SY_REAP_DELAY : 0.0, reap, peer,
+                          &peer->timer) != PMIX_SUCCESS)
+        peer->timer = NULL; /* freed at finalize */
+}
+
+static pmix_status_t reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *buf)
+{
+    pmix_status_t rc =
+        sy_conn_send_owned(peer->conn, tag, SY_WIRE_F_REPLY, buf->base_ptr, buf->bytes_used);
+    memset(buf, 0, sizeof(*buf));
+    return rc;
+}
+
+static void reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status)
+{
+    pmix_data_buffer_t buf = {0};
+    if (sy_pack(&buf, &status, 1, PMIX_STATUS) == PMIX_SUCCESS)
+        reply(peer, tag, &buf);
+    sy_buffer_destruct(&buf);
+}
+
+static void refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status, const char *reason)
+{
+    char who[320];
+    peer_describe(peer, who, sizeof(who));
+    sy_log(SY_LOG_WARN, "server: refused %s: %s", who, reason);
+    if (tag != 0) {
+        pmix_data_buffer_t buf = {0};
+        if (sy_pack(&buf, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+            sy_pack(&buf, &reason, 1, PMIX_STRING) == PMIX_SUCCESS)
+            reply(peer, tag, &buf);
+        sy_buffer_destruct(&buf);
+    }
+    peer_shut(peer, true);
+}
+
+static void hello_timeout(void *arg)
+{
+    sy_srv_peer_t *peer = arg;
+    peer->timer = NULL;
+    if (peer->state == SY_PEER_AWAIT_HELLO)
+        refuse(peer, 0, PMIX_ERR_TIMEOUT, "no HELLO in time");
+    else
+        peer_maybe_free(peer);
+}
+
+/* ---- host upcalls ---- */
+
+static void pending_free(pending_t *pd)
+{
+    if (pd->info != NULL)
+        PMIX_INFO_FREE(pd->info, pd->ninfo);
+    if (pd->procs != NULL)
+        PMIX_PROC_FREE(pd->procs, pd->nprocs);
+    free(pd->msg);
+    free(pd);
+}
+
+static void send_welcome(sy_srv_peer_t *peer, uint32_t tag)
+{
+    sy_srv_t *s = sy_srv;
+    sy_srv_nspace_t *ns = sy_srv_nspace_find(s, peer->proc.nspace);
+    const char *seg = ns != NULL ? ns->seg_path : NULL;
+    const char *host = s->hostname;
+    pmix_status_t ok = PMIX_SUCCESS;
+    pmix_data_buffer_t buf = {0};
+    if (sy_pack(&buf, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+        sy_pack(&buf, &s->me, 1, PMIX_PROC) == PMIX_SUCCESS &&
+        sy_pack(&buf, &host, 1, PMIX_STRING) == PMIX_SUCCESS &&
+        sy_pack(&buf, &seg, 1, PMIX_STRING) == PMIX_SUCCESS &&
+        sy_pack(&buf, &s->res_path, 1, PMIX_STRING) == PMIX_SUCCESS)
+        reply(peer, tag, &buf);
+    sy_buffer_destruct(&buf);
+}
+
+static void pending_done(void *arg)
+{
+    pending_t *pd = arg;
+    sy_srv_peer_t *peer = pd->peer;
+    peer->refs--;
+    if (peer->state == SY_PEER_AWAIT_HOST && pd->kind == PENDING_CONNECT) {
+        if (pd->status == PMIX_SUCCESS) {
+            peer->state = SY_PEER_READY;
+            send_welcome(peer, pd->tag);
+        } else {
+            refuse(peer, pd->tag, pd->status, "the host refused the client");
+        }
+    } else if (peer->state == SY_PEER_READY) {
+        reply_status(peer, pd->tag, pd->status);
+    }
+    pending_free(pd);
+    peer_maybe_free(peer);
+}
+
+static void pending_drop(void *arg)
+{
+    pending_free(arg);
+}
+
+static void host_op_done(pmix_status_t status, void *cbdata)
+{
+    pending_t *pd = cbdata;
+    pd->status = status;
+    sy_srv_post_or_drop(pending_done, pending_drop, pd);
+}
+
+/* Interpret what an upcall returned: PMIX_SUCCESS means the host will call
+ * back; PMIX_OPERATION_SUCCEEDED (done) and PMIX_ERR_NOT_SUPPORTED (the
+ * host does not care) complete now; anything else is the result. */
+static void host_returned(pending_t *pd, pmix_status_t rc)
+{
+    if (rc == PMIX_SUCCESS)
+        return;
+    pd->status = (rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_NOT_SUPPORTED) ? PMIX_SUCCESS
+                                                                                    : rc;
+    pending_done(pd);
+}
+
+static pending_t *pending_new(sy_srv_peer_t *peer, uint32_t tag, pending_kind_t kind)
+{
+    pending_t *pd = calloc(1, sizeof(*pd));
+    if (pd == NULL)
+        return NULL;
+    pd->peer = peer;
+    pd->tag = tag;
+    pd->kind = kind;
+    peer->refs++;
+    return pd;
+}
+
+/* ---- HELLO ---- */
+
+typedef struct {
+    uint8_t cmd, kind;
+    char *protocol, *token;
+    uint32_t version;
+    pmix_proc_t proc;
+    pid_t pid;
+    size_t ninfo;
+    pmix_info_t *info;
+} hello_t;
+
+static void hello_free(hello_t *h)
+{
+    free(h->protocol);
+    free(h->token);
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
+}
+
+static pmix_status_t hello_unpack(pmix_data_buffer_t *b, hello_t *h)
+{
+    int32_t one = 1;
+    pmix_status_t rc;
+#define UNPACK(dst, type)                                                                          \
+    do {                                                                                           \
+        one = 1;                                                                                   \
+        if ((rc = sy_unpack(b, (dst), &one, (type))) != PMIX_SUCCESS)                              \
+            return rc;                                                                             \
+    } while (0)
+    UNPACK(&h->cmd, PMIX_UINT8);
+    if (h->cmd != SY_CMD_HELLO)
+        return PMIX_ERR_BAD_PARAM;
+    UNPACK(&h->protocol, PMIX_STRING);
+    UNPACK(&h->version, PMIX_UINT32);
+    UNPACK(&h->kind, PMIX_UINT8);
+    UNPACK(&h->proc, PMIX_PROC);
+    UNPACK(&h->pid, PMIX_PID);
+    UNPACK(&h->token, PMIX_STRING);
+    UNPACK(&h->ninfo, PMIX_SIZE);
+    if (h->ninfo > 0) {
+        if (h->ninfo > sy_buffer_remaining(b))
+            return PMIX_ERR_UNPACK_FAILURE;
+        PMIX_INFO_CREATE(h->info, h->ninfo);
+        if (h->info == NULL)
+            return PMIX_ERR_NOMEM;
+        int32_t n = (int32_t)h->ninfo;
+        if ((rc = sy_unpack(b, h->info, &n, PMIX_INFO)) != PMIX_SUCCESS)
+            return rc;
+    }
+#undef UNPACK
+    return PMIX_SUCCESS;
+}
+
+static bool token_matches(const char *given, const char *expected)
+{
+    if (given == NULL || expected[0] == '\0' || strlen(given) != strlen(expected))
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; expected[i] != '\0'; i++)
+        diff |= (unsigned char)(given[i] ^ expected[i]);
+    return diff == 0;
+}
+
+static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_srv_t *s = sy_srv;
+    hello_t h = {0};
+    pmix_status_t rc = hello_unpack(b, &h);
+    if (!peer->cred_known)
+        peer->pid = h.pid;
+    if (rc != PMIX_SUCCESS) {
+        refuse(peer, tag, PMIX_ERR_BAD_PARAM, h.cmd != SY_CMD_HELLO && h.cmd != 0
+                                                  ? "the first message is not a HELLO"
+                                                  : "malformed HELLO");
+        hello_free(&h);
+        return;
+    }
+    PMIX_LOAD_PROCID(&peer->proc, h.proc.nspace, h.proc.rank);
+    sy_srv_client_t *c = sy_srv_client_find(s, &h.proc);
+    const char *why = NULL;
+    if (h.protocol == NULL || strcmp(h.protocol, SY_WIRE_PROTOCOL) != 0) {
+        rc = PMIX_ERR_NOT_SUPPORTED;
+        why = "not a switchyard peer";
+    } else if (h.version != SY_WIRE_VERSION) {
+        rc = PMIX_ERR_NOT_SUPPORTED;
+        why = "unsupported protocol version";
+    } else if (h.kind != SY_PEER_CLIENT) {
+        rc = PMIX_ERR_NOT_SUPPORTED;
+        why = "tool connections are not supported yet";
+    } else if (c == NULL || !c->registered) {
+        rc = PMIX_ERR_NOT_FOUND;
+        why = "no such client was registered";
+    } else if (peer->cred_known && (peer->uid != c->uid || peer->gid != c->gid)) {
+        rc = PMIX_ERR_NO_PERMISSIONS;
+        why = "uid/gid differ from the registration";
+    } else if (!peer->cred_known && !token_matches(h.token, c->token)) {
+        rc = PMIX_ERR_NO_PERMISSIONS;
+        why = "wrong or missing token";
+    } else if (c->peer != NULL) {
+        rc = PMIX_EXISTS;
+        why = "this client is already connected";
+    }
+    if (why != NULL) {
+        refuse(peer, tag, rc, why);
+        hello_free(&h);
+        return;
+    }
+    cancel_timer(peer);
+    sy_conn_set_max_body(peer->conn, 0);
+    peer->client = c;
+    c->peer = peer;
+    peer->state = SY_PEER_AWAIT_HOST;
+    pending_t *pd = pending_new(peer, tag, PENDING_CONNECT);
+    if (pd == NULL) {
+        hello_free(&h);
+        refuse(peer, tag, PMIX_ERR_NOMEM, "out of memory");
+        return;
+    }
+    pd->info = h.info;
+    pd->ninfo = h.ninfo;
+    h.info = NULL;
+    hello_free(&h);
+    if (s->module.client_connected2 != NULL)
+        rc = s->module.client_connected2(&c->proc, c->server_object, pd->info, pd->ninfo,
+                                         host_op_done, pd);
+    else if (s->module.client_connected != NULL)
+        rc = s->module.client_connected(&c->proc, c->server_object, host_op_done, pd);
+    else
+        rc = PMIX_OPERATION_SUCCEEDED;
+    host_returned(pd, rc);
+}
+
+/* ---- commands of a connected client ---- */
+
+static void handle_finalize(sy_srv_peer_t *peer, uint32_t tag)
+{
+    sy_srv_t *s = sy_srv;
+    sy_srv_client_t *c = peer->client;
+    peer->finalized = true;
+    if (c == NULL || s->module.client_finalized == NULL) {
+        reply_status(peer, tag, PMIX_SUCCESS);
+        return;
+    }
+    pending_t *pd = pending_new(peer, tag, PENDING_FINALIZE);
+    if (pd == NULL) {
+        reply_status(peer, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    host_returned(pd, s->module.client_finalized(&c->proc, c->server_object, host_op_done, pd));
+}
+
+static void handle_abort(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_srv_t *s = sy_srv;
+    sy_srv_client_t *c = peer->client;
+    if (c == NULL || s->module.abort == NULL) {
+        reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    pending_t *pd = pending_new(peer, tag, PENDING_ABORT);
+    if (pd == NULL) {
+        reply_status(peer, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    int status = 0;
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &status, &one, PMIX_INT);
+    if (rc == PMIX_SUCCESS) {
+        one = 1;
+        rc = sy_unpack(b, &pd->msg, &one, PMIX_STRING);
+    }
+    if (rc == PMIX_SUCCESS) {
+        one = 1;
+        rc = sy_unpack(b, &pd->nprocs, &one, PMIX_SIZE);
+    }
+    if (rc == PMIX_SUCCESS && pd->nprocs > sy_buffer_remaining(b))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    if (rc == PMIX_SUCCESS && pd->nprocs > 0) {
+        PMIX_PROC_CREATE(pd->procs, pd->nprocs);
+        int32_t n = (int32_t)pd->nprocs;
+        rc = pd->procs == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, pd->procs, &n, PMIX_PROC);
+    }
+    if (rc != PMIX_SUCCESS) {
+        pd->status = PMIX_ERR_UNPACK_FAILURE;
+        pending_done(pd);
+        return;
+    }
+    host_returned(pd, s->module.abort(&c->proc, c->server_object, status, pd->msg, pd->procs,
+                                      pd->nprocs, host_op_done, pd));
+}
+
+static void handle_jobseg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    char *nspace = NULL;
+    int32_t one = 1;
+    if (sy_unpack(b, &nspace, &one, PMIX_STRING) != PMIX_SUCCESS || nspace == NULL) {
+        free(nspace);
+        reply_status(peer, tag, PMIX_ERR_BAD_PARAM);
+        return;
+    }
+    sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, nspace);
+    free(nspace);
+    if (ns == NULL || ns->seg_path == NULL) {
+        reply_status(peer, tag, PMIX_ERR_NOT_FOUND);
+        return;
+    }
+    pmix_status_t ok = PMIX_SUCCESS;
+    pmix_data_buffer_t buf = {0};
+    if (sy_pack(&buf, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+        sy_pack(&buf, &ns->seg_path, 1, PMIX_STRING) == PMIX_SUCCESS)
+        reply(peer, tag, &buf);
+    sy_buffer_destruct(&buf);
+}
+
+static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
+                       size_t len, void *ctx)
+{
+    (void)flags;
+    sy_srv_peer_t *peer = ctx;
+    if (sy_srv == NULL || peer->state == SY_PEER_CLOSED)
+        return;
+    pmix_data_buffer_t b = {0};
+    if (len > 0) {
+        void *owned = sy_conn_take_body(conn);
+        if (owned == NULL && body != NULL) {
+            if (sy_buffer_set_copy(&b, body, len) != PMIX_SUCCESS)
+                return;
+        } else {
+            b.base_ptr = owned;
+            b.unpack_ptr = owned;
+            b.pack_ptr = (char *)owned + len;
+            b.bytes_allocated = len;
+            b.bytes_used = len;
+        }
+    }
+    if (peer->state == SY_PEER_AWAIT_HELLO) {
+        if (tag == 0)
+            refuse(peer, 0, PMIX_ERR_BAD_PARAM, "HELLO without a tag");
+        else
+            handle_hello(peer, tag, &b);
+        sy_buffer_destruct(&b);
+        return;
+    }
+    if (peer->state == SY_PEER_AWAIT_HOST) {
+        refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a request before the HELLO reply");
+        sy_buffer_destruct(&b);
+        return;
+    }
+    uint8_t cmd = 0;
+    int32_t one = 1;
+    if (sy_unpack(&b, &cmd, &one, PMIX_UINT8) != PMIX_SUCCESS) {
+        reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
+    } else {
+        switch (cmd) {
+        case SY_CMD_FINALIZE: handle_finalize(peer, tag); break;
+        case SY_CMD_ABORT: handle_abort(peer, tag, &b); break;
+        case SY_CMD_JOBSEG: handle_jobseg(peer, tag, &b); break;
+        case SY_CMD_HELLO: refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO"); break;
+        default: reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED); break;
+        }
+    }
+    sy_buffer_destruct(&b);
+}
+
+static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, void *ctx)
+{
+    (void)conn;
+    sy_srv_peer_t *peer = ctx;
+    if (peer->state == SY_PEER_CLOSED)
+        return;
+    char who[320];
+    peer_describe(peer, who, sizeof(who));
+    if (peer->state == SY_PEER_AWAIT_HELLO || reason != PMIX_ERR_LOST_CONNECTION)
+        sy_log(SY_LOG_WARN, "server: dropped %s before it was ready: %s", who, why);
+    else
+        sy_log(SY_LOG_DEBUG, "server: %s closed: %s", who, why);
+    peer_detach(peer);
+    cancel_timer(peer);
+    peer_maybe_free(peer);
+}
+
+void sy_srv_peer_accept(sy_srv_t *s, int fd, bool tcp)
+{
+    sy_srv_peer_t *peer = calloc(1, sizeof(*peer));
+    if (peer == NULL) {
+        close(fd);
+        return;
+    }
+    peer->tcp = tcp;
+    peer->state = SY_PEER_AWAIT_HELLO;
+    if (!tcp && sy_peer_cred(fd, &peer->uid, &peer->gid, &peer->pid) == PMIX_SUCCESS)
+        peer->cred_known = true;
+    static const sy_conn_callbacks_t cbs = {.on_message = on_message, .on_close = on_close};
+    if (sy_conn_create(sy_progress_base(s->progress), fd, &cbs, peer, SY_UNAUTH_MAX_BODY,
+                       &peer->conn) != PMIX_SUCCESS) {
+        free(peer);
+        return;
+    }
+    peer->next = s->peers;
+    if (s->peers != NULL)
+        s->peers->prev = peer;
+    s->peers = peer;
+    if (sy_progress_timer(s->progress, SY_HELLO_TIMEOUT, hello_timeout, peer, &peer->timer) !=
+        PMIX_SUCCESS)
+        peer->timer = NULL;
+}
+
+void sy_srv_peer_forget_client(sy_srv_client_t *c)
+{
+    sy_srv_peer_t *peer = c->peer;
+    if (peer == NULL)
+        return;
+    c->peer = NULL;
+    peer->client = NULL;
+    peer_shut(peer, false);
+}
+
+void sy_srv_peers_close_all(sy_srv_t *s)
+{
+    while (s->peers != NULL) {
+        sy_srv_peer_t *peer = s->peers;
+        s->peers = peer->next;
+        if (peer->timer != NULL)
+            sy_timer_cancel(peer->timer);
+        sy_conn_free(peer->conn);
+        free(peer);
+    }
+}

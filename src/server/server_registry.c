@@ -1,0 +1,151 @@
+/* What the host registered: clients, namespaces with their published
+ * segments, node resources.  Loop only. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "common/log.h"
+#include "common/store.h"
+#include "server/server_internal.h"
+
+sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc)
+{
+    for (sy_srv_client_t *c = s->clients; c != NULL; c = c->next)
+        if (c->proc.rank == proc->rank && PMIX_CHECK_NSPACE(c->proc.nspace, proc->nspace))
+            return c;
+    return NULL;
+}
+
+static void hex_token(char out[SY_SRV_TOKEN_LEN + 1])
+{
+    unsigned char raw[SY_SRV_TOKEN_LEN / 2];
+    if (sy_srv_random(raw, sizeof(raw)) != PMIX_SUCCESS) {
+        /* Without randomness no token can be trusted: an empty one is
+         * refused by the handshake, so TCP clients simply cannot connect. */
+        out[0] = '\0';
+        return;
+    }
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof(raw); i++) {
+        out[2 * i] = digits[raw[i] >> 4];
+        out[2 * i + 1] = digits[raw[i] & 15];
+    }
+    out[SY_SRV_TOKEN_LEN] = '\0';
+}
+
+sy_srv_client_t *sy_srv_client_get(sy_srv_t *s, const pmix_proc_t *proc)
+{
+    sy_srv_client_t *c = sy_srv_client_find(s, proc);
+    if (c != NULL)
+        return c;
+    c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return NULL;
+    PMIX_LOAD_PROCID(&c->proc, proc->nspace, proc->rank);
+    hex_token(c->token);
+    c->next = s->clients;
+    s->clients = c;
+    return c;
+}
+
+sy_srv_nspace_t *sy_srv_nspace_find(sy_srv_t *s, const char *nspace)
+{
+    for (sy_srv_nspace_t *n = s->nspaces; n != NULL; n = n->next)
+        if (PMIX_CHECK_NSPACE(n->name, nspace))
+            return n;
+    return NULL;
+}
+
+static void unlink_logged(const char *path)
+{
+    if (path != NULL && unlink(path) != 0 && errno != ENOENT)
+        sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", path, strerror(errno));
+}
+
+static void res_free(sy_srv_res_t *r)
+{
+    if (r == NULL)
+        return;
+    PMIX_INFO_FREE(r->info, r->ninfo);
+    free(r);
+}
+
+void sy_srv_registry_free(sy_srv_t *s)
+{
+    while (s->nspaces != NULL) {
+        sy_srv_nspace_t *n = s->nspaces;
+        s->nspaces = n->next;
+        sy_store_detach(n->name);
+        sy_store_internal_forget(n->name);
+        unlink_logged(n->seg_path);
+        free(n->seg_path);
+        sy_jobinfo_summary_free(&n->summary);
+        free(n);
+    }
+    while (s->clients != NULL) {
+        sy_srv_client_t *c = s->clients;
+        s->clients = c->next;
+        free(c);
+    }
+    while (s->resources != NULL) {
+        sy_srv_res_t *r = s->resources;
+        s->resources = r->next;
+        res_free(r);
+    }
+    res_free(s->topo_resources);
+    s->topo_resources = NULL;
+    sy_store_attach_resources(NULL);
+    unlink_logged(s->res_path);
+    free(s->res_path);
+    s->res_path = NULL;
+}
+
+static pmix_status_t add_resources(sy_jseg_builder_t *b, const sy_srv_res_t *r,
+                                   const char *hostname)
+{
+    char *err = NULL;
+    pmix_status_t rc = sy_jobinfo_compile_resources(r->info, r->ninfo, hostname, b, &err);
+    if (rc != PMIX_SUCCESS) {
+        sy_log(SY_LOG_WARN, "server: resources refused: %s", err != NULL ? err : "bad input");
+        free(err);
+    }
+    return rc;
+}
+
+/* Compile every resources registration into a new segment generation and
+ * publish it; readers of the previous one follow its superseded mark. */
+pmix_status_t sy_srv_resources_publish(sy_srv_t *s)
+{
+    sy_jseg_builder_t *b = NULL;
+    pmix_status_t rc = sy_jseg_builder_new(NULL, &b);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (s->topo_resources != NULL)
+        rc = add_resources(b, s->topo_resources, s->hostname);
+    for (sy_srv_res_t *r = s->resources; r != NULL && rc == PMIX_SUCCESS; r = r->next)
+        rc = add_resources(b, r, s->hostname);
+    char *path = NULL;
+    if (rc == PMIX_SUCCESS && asprintf(&path, "%s/resources.%u", s->tmpdir, ++s->res_gen) < 0) {
+        path = NULL;
+        rc = PMIX_ERR_NOMEM;
+    }
+    if (rc == PMIX_SUCCESS)
+        rc = sy_jseg_publish(b, path, 0644);
+    sy_jseg_builder_free(b);
+    if (rc != PMIX_SUCCESS) {
+        free(path);
+        return rc;
+    }
+    if (s->res_path != NULL) {
+        sy_jseg_supersede(s->res_path, path);
+        unlink_logged(s->res_path);
+        free(s->res_path);
+    }
+    s->res_path = path;
+    return sy_store_attach_resources(path);
+}

@@ -1,0 +1,118 @@
+/* Small helpers of the server role: attribute tests, thread shifts, random
+ * tokens. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "server/server_internal.h"
+
+sy_srv_t *sy_srv;
+pthread_mutex_t sy_srv_life_lock = PTHREAD_MUTEX_INITIALIZER;
+bool sy_srv_alive;
+
+bool sy_srv_info_is(const pmix_info_t *inf, const char *key)
+{
+    return strncmp(inf->key, key, PMIX_MAX_KEYLEN) == 0;
+}
+
+bool sy_srv_info_true(const pmix_info_t *inf)
+{
+    return inf->value.type == PMIX_UNDEF || (inf->value.type == PMIX_BOOL && inf->value.data.flag);
+}
+
+void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    bool posted = sy_srv_alive && sy_srv != NULL &&
+                  sy_progress_post(sy_srv->progress, done, arg) == PMIX_SUCCESS;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    if (!posted)
+        drop(arg);
+}
+
+pmix_status_t sy_srv_post(sy_progress_fn_t fn, void *arg)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    pmix_status_t rc = PMIX_ERR_INIT;
+    if (sy_srv_alive && sy_srv != NULL)
+        rc = sy_progress_post(sy_srv->progress, fn, arg);
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    return rc;
+}
+
+sy_progress_t *sy_srv_progress(void)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    sy_progress_t *p = (sy_srv != NULL) ? sy_srv->progress : NULL;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    return p;
+}
+
+pmix_status_t sy_srv_random(void *buf, size_t n)
+{
+    unsigned char *out = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = getrandom(out + got, n - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got == n)
+        return PMIX_SUCCESS;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return PMIX_ERR_NOT_AVAILABLE;
+    while (got < n) {
+        ssize_t r = read(fd, out + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    return got == n ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+}
+
+pmix_status_t sy_srv_op_start(sy_srv_op_t *op, sy_progress_fn_t fn, pmix_op_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    op->cbfunc = cbfunc;
+    op->cbdata = cbdata;
+    op->blocking = (cbfunc == NULL);
+    if (!op->blocking) {
+        pmix_status_t rc = sy_srv_post(fn, op);
+        if (rc != PMIX_SUCCESS)
+            free(op);
+        return rc;
+    }
+    pmix_status_t rc = sy_sync_init(&op->sync);
+    if (rc != PMIX_SUCCESS) {
+        free(op);
+        return rc;
+    }
+    sy_progress_t *p = sy_srv_progress();
+    rc = sy_srv_post(fn, op);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_sync_wait_progress(&op->sync, p);
+    sy_sync_destroy(&op->sync);
+    free(op);
+    return rc;
+}
+
+void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status)
+{
+    if (op->blocking) {
+        sy_sync_signal(&op->sync, status, NULL);
+        return;
+    }
+    if (op->cbfunc != NULL)
+        op->cbfunc(status, op->cbdata);
+    free(op);
+}
