@@ -4,10 +4,20 @@
 # Results and the exact commands are recorded in docs/performance.md.
 EXTRA_PROGRAMS = bench/fabric_cost
 bench_fabric_cost_SOURCES = bench/fabric_cost.c
-bench_fabric_cost_LDADD = src/libswitchyard.la $(SY_DEPS_LIBS)
+bench_fabric_cost_LDADD = $(FABRIC_LDADD)
 CLEANFILES += $(EXTRA_PROGRAMS)
 bench_targets = bench/fabric_cost$(EXEEXT)
 
 bench: $(bench_targets)
 
 .PHONY: bench
+
+# Launch benchmark (Init, Get of job and proc keys, Finalize): the same
+# source is built against OpenPMIx 4.2.2 by bench/launch-compare.sh, which
+# prints both side by side with ratios (docs/performance.md).
+EXTRA_PROGRAMS += bench/launch
+bench_launch_SOURCES = bench/launch.c
+bench_launch_LDADD = src/libpmix.la
+bench_launch_LDFLAGS = -no-install
+bench_targets += bench/launch$(EXEEXT)
+EXTRA_DIST += bench/launch-compare.sh

@@ -8,4 +8,4 @@ tools_switchyard_info_LDADD = src/libpmix.la
 # so it links the convenience library, not libpmix.la.
 bin_PROGRAMS += tools/switchyard-fabric
 tools_switchyard_fabric_SOURCES = tools/switchyard-fabric.c
-tools_switchyard_fabric_LDADD = src/libswitchyard.la $(SY_DEPS_LIBS)
+tools_switchyard_fabric_LDADD = $(FABRIC_LDADD)

@@ -1,13 +1,13 @@
 # Fabric support (PMIx_Fabric_register, libfabric glue, ...).
-# Append sources with `src_libswitchyard_la_SOURCES += src/fabric/foo.c` and
+# Append sources with `src_libsyfabric_la_SOURCES += src/fabric/foo.c` and
 # private headers with `noinst_HEADERS += src/fabric/foo.h`.
-src_libswitchyard_la_SOURCES +=
+src_libsyfabric_la_SOURCES +=
 # --- topology model, readers and generators (owner: fabric-topology engineer) ---
 # topo.c: graph model (vertices, links, name/pair hash, CSR adjacency);
 # read_*.c: Slurm topology.conf, ibnetdiscover (default and -p), native;
 # load.c: format detection and file loading; gen.c: fat tree, dragonfly,
 # torus generators.  Formats and specs: docs/fabric.md.
-src_libswitchyard_la_SOURCES += \
+src_libsyfabric_la_SOURCES += \
 	src/fabric/topo.c \
 	src/fabric/read_util.c \
 	src/fabric/read_slurm.c \
@@ -20,7 +20,7 @@ noinst_HEADERS += src/fabric/topo.h src/fabric/read_util.h
 # devindex.c: device order (PMIX_FABRIC_DEVICE_INDEX); cost.c/cost_bfs.c:
 # uint16 cost matrix (leaf-collapse or per-source BFS/Dijkstra, threaded,
 # mmap'd); planes.c: components with devices; peers.c: attachment switches.
-src_libswitchyard_la_SOURCES += \
+src_libsyfabric_la_SOURCES += \
 	src/fabric/devindex.c \
 	src/fabric/cost.c \
 	src/fabric/cost_bfs.c \
@@ -34,7 +34,7 @@ noinst_HEADERS += src/fabric/devindex.h src/fabric/cost.h src/fabric/cost_impl.h
 # structure.c: pods, dragonfly triangle groups, classification;
 # community.c: seeded Leiden fallback; groups.c: PMIX_FABRIC_GROUPS;
 # coords.c: device coordinates, dims and shape.  See docs/fabric.md.
-src_libswitchyard_la_SOURCES += \
+src_libsyfabric_la_SOURCES += \
 	src/fabric/igraph_guard.c \
 	src/fabric/levels.c \
 	src/fabric/structure.c \
@@ -47,7 +47,7 @@ noinst_HEADERS += src/fabric/igraph_guard.h src/fabric/levels.h src/fabric/struc
 # devices.c: records, merge, PMIX_FABRIC_DEVICE conversion; devices_fi.c:
 # libfabric (cached fi_getinfo); devices_hwloc.c: hwloc network/OpenFabrics
 # OS devices; distances.c: pmix_device_distance_t from hwloc locality.
-src_libswitchyard_la_SOURCES += \
+src_libsyfabric_la_SOURCES += \
 	src/fabric/devices.c \
 	src/fabric/devices_fi.c \
 	src/fabric/devices_hwloc.c \
@@ -57,7 +57,7 @@ noinst_HEADERS += src/fabric/devices.h src/fabric/devices_int.h src/fabric/dista
 # engine.c: a topology plus its computed results, incremental changes with
 # a generation counter and dirty tracking (docs/fabric.md, "Engine and
 # updates"); topo_edit.c: sy_topo_remove_vertex (compact rebuild).
-src_libswitchyard_la_SOURCES += \
+src_libsyfabric_la_SOURCES += \
 	src/fabric/topo_edit.c \
 	src/fabric/engine.c
 noinst_HEADERS += src/fabric/engine.h

@@ -14,7 +14,7 @@
 # -fsanitize=fuzzer-no-link to CFLAGS), builds the library there and runs
 # `make fuzz` in it.  In that build (ENABLE_FUZZERS) each target is compiled
 # and linked in one step with -fsanitize=fuzzer against the convenience
-# archive src/.libs/libswitchyard.a, giving build-fuzz/tests/fuzz/fuzz_<name>.
+# archives src/.libs/libsyfabric.a and libswitchyard.a, giving build-fuzz/tests/fuzz/fuzz_<name>.
 # The fuzzers are not part of `make check`; scripts/test.sh runs each one for
 # a bounded time (FUZZ_TIME seconds, default 60).
 
@@ -29,11 +29,11 @@ CLEANFILES += $(FUZZ_PROGS)
 
 fuzz: $(FUZZ_PROGS)
 
-tests/fuzz/fuzz_%: $(srcdir)/tests/fuzz/fuzz_%.c src/libswitchyard.la $(include_HEADERS)
+tests/fuzz/fuzz_%: $(srcdir)/tests/fuzz/fuzz_%.c src/libswitchyard.la src/libsyfabric.la $(include_HEADERS)
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CCLD)$(CC) $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) \
 	  $(AM_CFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< \
-	  src/.libs/libswitchyard.a $(SY_DEPS_LIBS)
+	  src/.libs/libsyfabric.a src/.libs/libswitchyard.a $(SY_FABRIC_LIBS) $(SY_DEPS_LIBS)
 else
 fuzz:
 	@if test -z "$(FUZZ_TARGETS)"; then echo "fuzz: no FUZZ_TARGETS defined"; exit 0; fi; \

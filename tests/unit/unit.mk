@@ -3,8 +3,8 @@
 #   check_PROGRAMS += tests/unit/test_<area>
 #   TESTS          += tests/unit/test_<area>
 # The source defaults to tests/unit/test_<area>.c; programs without their own
-# _LDADD get $(UNIT_LDADD) = src/libswitchyard.la + cmocka, so the tests can
-# call internal (hidden) functions.  Extra sources for one test:
+# _LDADD get $(UNIT_LDADD) = src/libsyfabric.la + src/libswitchyard.la + cmocka,
+# so the tests can call internal (hidden) functions.  Extra sources for one test:
 #   tests_unit_test_<area>_SOURCES = tests/unit/test_<area>.c tests/unit/helper.c
 check_PROGRAMS += tests/unit/test_version
 TESTS += tests/unit/test_version
