@@ -5,6 +5,7 @@
  *                         of the job in job_layout.h, derived ones included,
  *                         with their exact types; Store_internal, key-NULL
  *                         Get, Resolve_peers/nodes; Finalize.
+ *   test_client abort     PMIx_Abort must succeed (the host acks it).
  *   test_client refused   PMIx_Init must fail (we were registered under
  *                         another uid).
  *   test_client refused-unknown-rank   PMIx_Init with a rank nobody
@@ -17,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +328,70 @@ static void check_resolve(void)
     free(nodes);
 }
 
+/* ---- Get_nb: the callback fires once, after the call returned ---- */
+typedef struct {
+    pthread_mutex_t lock;
+    int fired;
+    bool returned_first;
+    volatile bool returned;
+    pmix_status_t status;
+    uint32_t value;
+} nb_t;
+
+static void nb_done(pmix_status_t status, pmix_value_t *kv, void *cbdata)
+{
+    nb_t *nb = cbdata;
+    pthread_mutex_lock(&nb->lock);
+    nb->fired++;
+    nb->returned_first = nb->returned;
+    nb->status = status;
+    if (status == PMIX_SUCCESS && kv != NULL && kv->type == PMIX_UINT32)
+        nb->value = kv->data.uint32;
+    pthread_mutex_unlock(&nb->lock);
+}
+
+static void check_get_nb(void)
+{
+    static nb_t nb = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pthread_mutex_lock(&nb.lock);
+    pmix_status_t rc = PMIx_Get_nb(&wild, PMIX_JOB_SIZE, NULL, 0, nb_done, &nb);
+    nb.returned = true;
+    pthread_mutex_unlock(&nb.lock);
+    if (rc != PMIX_SUCCESS) {
+        FAIL("PMIx_Get_nb: %s", PMIx_Error_string(rc));
+        return;
+    }
+    for (int i = 0; i < 500; i++) {
+        pthread_mutex_lock(&nb.lock);
+        int fired = nb.fired;
+        pthread_mutex_unlock(&nb.lock);
+        if (fired)
+            break;
+        usleep(10000);
+    }
+    usleep(20000);
+    pthread_mutex_lock(&nb.lock);
+    if (nb.fired != 1 || !nb.returned_first || nb.status != PMIX_SUCCESS || nb.value != L.size)
+        FAIL("Get_nb: fired %d times (after return: %d), %s, value %u", nb.fired,
+             nb.returned_first, PMIx_Error_string(nb.status), nb.value);
+    pthread_mutex_unlock(&nb.lock);
+}
+
+/* Init is reference counted: a second Init and one Finalize leave us up. */
+static void check_refcount(void)
+{
+    pmix_proc_t again;
+    pmix_status_t rc = PMIx_Init(&again, NULL, 0);
+    if (rc != PMIX_SUCCESS || !PMIX_CHECK_PROCID(&again, &me))
+        FAIL("second PMIx_Init: %s, %s.%u", PMIx_Error_string(rc), again.nspace, again.rank);
+    rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS || !PMIx_Initialized())
+        FAIL("inner PMIx_Finalize: %s, initialized %d", PMIx_Error_string(rc),
+             PMIx_Initialized());
+}
+
 static int run_keys(void)
 {
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -346,9 +412,34 @@ static int run_keys(void)
     check_procs();
     check_getall_and_internal();
     check_resolve();
+    check_get_nb();
+    check_refcount();
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS)
         FAIL("PMIx_Finalize: %s", PMIx_Error_string(rc));
+    if (PMIx_Initialized())
+        FAIL("PMIx_Initialized is true after the last PMIx_Finalize");
+    pmix_value_t *v = NULL;
+    rc = PMIx_Get(&me, PMIX_JOB_SIZE, NULL, 0, &v);
+    if (rc != PMIX_ERR_INIT)
+        FAIL("PMIx_Get after PMIx_Finalize returned %s", PMIx_Error_string(rc));
+    if (PMIx_Finalize(NULL, 0) != PMIX_ERR_INIT)
+        FAIL("a PMIx_Finalize too many did not return PMIX_ERR_INIT");
+    return failures == 0 ? 0 : 1;
+}
+
+/* PMIx_Abort reaches the host's abort upcall and returns once it acked. */
+static int run_abort(void)
+{
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "FAIL: PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    rc = PMIx_Abort(7, "test_client abort mode", NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        FAIL("PMIx_Abort: %s", PMIx_Error_string(rc));
+    PMIx_Finalize(NULL, 0);
     return failures == 0 ? 0 : 1;
 }
 
@@ -406,6 +497,8 @@ int main(int argc, char **argv)
     layout_init(&L, nl ? (unsigned)atoi(nl) : 1);
     if (strcmp(mode, "keys") == 0)
         return run_keys();
+    if (strcmp(mode, "abort") == 0)
+        return run_abort();
     if (strcmp(mode, "refused") == 0 || strcmp(mode, "refused-unknown-rank") == 0) {
         if (strcmp(mode, "refused-unknown-rank") == 0)
             setenv("PMIX_RANK", "999", 1);

@@ -5,10 +5,13 @@
  * local clients with setup_fork's environment, count the host upcalls,
  * then deregister and finalize and check that the tmpdir is left empty.
  *
- *   test_host -c CLIENT [-n NLOCAL] [-m keys|hostile]
+ *   test_host -c CLIENT [-n NLOCAL] [-m keys|hostile|abort] [-t]
  *
  * keys:    every local rank runs CLIENT's full key check.
- * hostile: the same, plus peers that must be refused (a rank registered
+ * abort:   every local rank calls PMIx_Abort, which the host must see.
+ * -t:      no UNIX socket (PMIX_USOCK_DISABLE): clients connect over TCP
+ *          and authenticate with the token setup_fork gave them.
+ * hostile: the same as keys, plus peers that must be refused (a rank registered
  *          with another uid, an unregistered rank, garbage bytes, a
  *          truncated frame, a peer killed in the middle of its handshake),
  *          started first; the good clients must still all pass.
@@ -160,15 +163,15 @@ static pmix_status_t host_abort(const pmix_proc_t *proc, void *server_object, in
                                 const char msg[], pmix_proc_t procs[], size_t nprocs,
                                 pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)proc;
-    (void)server_object;
-    (void)status;
-    (void)msg;
     (void)procs;
-    (void)nprocs;
     pthread_mutex_lock(&count_lock);
     n_aborted++;
     pthread_mutex_unlock(&count_lock);
+    if (!object_matches(proc, server_object))
+        FAIL("abort from %s.%u carries the wrong server_object", proc->nspace, proc->rank);
+    if (status != 7 || msg == NULL || strcmp(msg, "test_client abort mode") != 0 || nprocs != 0)
+        FAIL("abort from %s.%u: status %d, message \"%s\", %zu procs", proc->nspace, proc->rank,
+             status, msg ? msg : "(null)", nprocs);
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
     return PMIX_SUCCESS;
@@ -394,18 +397,23 @@ int main(int argc, char **argv)
 {
     const char *client = NULL, *mode = "keys";
     unsigned nlocal = 3;
+    bool tcp_only = false;
     int opt;
-    while ((opt = getopt(argc, argv, "c:n:m:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:n:m:t")) != -1) {
         if (opt == 'c')
             client = optarg;
         else if (opt == 'n')
             nlocal = (unsigned)atoi(optarg);
         else if (opt == 'm')
             mode = optarg;
+        else if (opt == 't')
+            tcp_only = true;
     }
     bool hostile = strcmp(mode, "hostile") == 0;
+    bool aborting = strcmp(mode, "abort") == 0;
     if (client == NULL || nlocal < 1 || nlocal > 256 || (hostile && nlocal < 2)) {
-        fprintf(stderr, "usage: %s -c CLIENT [-n NLOCAL] [-m keys|hostile]\n", argv[0]);
+        fprintf(stderr, "usage: %s -c CLIENT [-n NLOCAL] [-m keys|hostile|abort] [-t]\n",
+                argv[0]);
         return 2;
     }
     layout_init(&L, nlocal);
@@ -425,13 +433,16 @@ int main(int argc, char **argv)
     module.abort = host_abort;
 
     pmix_info_t *sinfo;
-    PMIX_INFO_CREATE(sinfo, 4);
+    size_t nsinfo = tcp_only ? 5 : 4;
+    PMIX_INFO_CREATE(sinfo, nsinfo);
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[1], PMIX_SYSTEM_TMPDIR, tmpdir, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[2], PMIX_SERVER_NSPACE, "test-host", PMIX_STRING);
     load_rank(&sinfo[3], PMIX_SERVER_RANK, 0);
-    pmix_status_t rc = PMIx_server_init(&module, sinfo, 4);
-    PMIX_INFO_FREE(sinfo, 4);
+    if (tcp_only)
+        PMIX_INFO_LOAD(&sinfo[4], PMIX_USOCK_DISABLE, &tcp_only, PMIX_BOOL);
+    pmix_status_t rc = PMIx_server_init(&module, sinfo, nsinfo);
+    PMIX_INFO_FREE(sinfo, nsinfo);
     if (rc != PMIX_SUCCESS) {
         FAIL("PMIx_server_init: %s", PMIx_Error_string(rc));
         rmdir(tmpdir);
@@ -483,7 +494,7 @@ int main(int argc, char **argv)
     }
     pid_t good[256];
     for (unsigned i = 0; rc == PMIX_SUCCESS && i < ngood; i++)
-        good[i] = spawn(client, "keys", first + i, NULL);
+        good[i] = spawn(client, aborting ? "abort" : "keys", first + i, NULL);
     if (rc == PMIX_SUCCESS && hostile) {
         /* The stalled peer dies in the middle of its handshake. */
         usleep(200000);
@@ -509,8 +520,8 @@ int main(int argc, char **argv)
              ngood, n_connected2, n_connected);
     if (n_finalized != (int)ngood)
         FAIL("expected %u client_finalized upcalls, got %d", ngood, n_finalized);
-    if (n_aborted != 0)
-        FAIL("unexpected abort upcalls: %d", n_aborted);
+    if (n_aborted != (aborting ? (int)ngood : 0))
+        FAIL("expected %u abort upcalls, got %d", aborting ? ngood : 0, n_aborted);
     pthread_mutex_unlock(&count_lock);
 
     for (unsigned i = 0; i < nlocal; i++) {

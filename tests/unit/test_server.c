@@ -242,6 +242,43 @@ static void test_system_support_unique(void **state)
     rmdir(sysdir);
 }
 
+/* PMIX_EXTERNAL_PROGRESS: no thread; callbacks come from PMIx_Progress(),
+ * and a blocking call drives the loop itself. */
+static void test_external_progress(void **state)
+{
+    (void)state;
+    make_sysdir();
+    bool yes = true;
+    pmix_info_t info[2];
+    PMIX_INFO_LOAD(&info[0], PMIX_SYSTEM_TMPDIR, sysdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_EXTERNAL_PROGRESS, &yes, PMIX_BOOL);
+    assert_int_equal(PMIx_server_init(NULL, info, 2), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    waiter_t w;
+    waiter_init(&w);
+    assert_int_equal(PMIx_server_register_nspace(NS("ext-a"), 0, NULL, 0, op_done, &w),
+                     PMIX_SUCCESS);
+    usleep(20000);
+    assert_int_equal(w.fired, 0); /* nobody progressed the loop yet */
+    for (int i = 0; i < 1000 && w.fired == 0; i++)
+        PMIx_Progress();
+    assert_int_equal(w.fired, 1);
+    assert_int_equal(w.status, PMIX_SUCCESS);
+    assert_int_equal(PMIx_server_register_nspace(NS("ext-b"), 0, NULL, 0, NULL, NULL),
+                     PMIX_SUCCESS);
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, "ext-b", PMIX_RANK_WILDCARD);
+    pmix_value_t *v = NULL;
+    assert_int_equal(PMIx_Get(&wild, PMIX_NSPACE, NULL, 0, &v), PMIX_SUCCESS);
+    assert_int_equal(v->type, PMIX_STRING);
+    assert_string_equal(v->data.string, "ext-b");
+    PMIX_VALUE_RELEASE(v);
+    assert_int_equal(PMIx_server_finalize(), PMIX_SUCCESS);
+    assert_int_equal(count_entries(sysdir), 0);
+    rmdir(sysdir);
+}
+
 /* ---- a running server for the remaining tests ---- */
 
 static int objects[4];
@@ -277,10 +314,15 @@ static int server_up(void **state)
     return rc == PMIX_SUCCESS ? 0 : -1;
 }
 
+static int left_open[2] = {-1, -1};
+
 static int server_down(void **state)
 {
     (void)state;
     pmix_status_t rc = PMIx_server_finalize();
+    for (int i = 0; i < 2; i++)
+        if (left_open[i] >= 0)
+            close(left_open[i]);
     unsigned left = count_entries(sysdir);
     rmdir(sysdir);
     return rc == PMIX_SUCCESS && left == 0 ? 0 : -1;
@@ -579,8 +621,10 @@ static void test_handshakes(void **state)
     sy_buffer_destruct(&b);
     assert_int_equal(read_reply(tcp, 1, NULL), PMIX_SUCCESS);
     assert_int_equal(connected2_calls, 2);
-    close(tcp);
     env_free(env);
+    /* left open on purpose: finalize must not wait for these peers */
+    left_open[0] = tcp;
+    left_open[1] = dial_unix();
 
     PMIx_server_deregister_client(&p0, NULL, NULL);
     PMIx_server_deregister_client(&p1, NULL, NULL);
@@ -635,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_default_tmpdir),
         cmocka_unit_test(test_bad_attributes),
         cmocka_unit_test(test_system_support_unique),
+        cmocka_unit_test(test_external_progress),
     };
     const struct CMUnitTest running[] = {
         cmocka_unit_test(test_setup_fork),
