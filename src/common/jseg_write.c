@@ -25,10 +25,13 @@ typedef struct {
     uint32_t hash;
     uint32_t id;
     sy_realm_t realm;
-    pmix_key_t key;
+    uint32_t key_idx;  /* in the builder's interned keys */
+    const char *key;   /* = keys[key_idx] */
     pmix_value_t val;
 } builder_entry_t;
 
+/* A job of 100,000 ranks has a million entries but a few dozen distinct
+ * keys: each key is stored once, in the builder and in the image. */
 struct sy_jseg_builder {
     pmix_nspace_t nspace;
     bool has_nspace;
@@ -37,6 +40,10 @@ struct sy_jseg_builder {
     size_t cap;
     uint32_t *slots; /* entry numbers, SY_JSEG_SLOT_EMPTY when free */
     size_t nslots;   /* power of two, more than twice nentries */
+    char **keys;     /* interned keys, malloc'd */
+    size_t nkeys, keys_cap;
+    uint32_t *kslots; /* key numbers, SY_JSEG_SLOT_EMPTY when free */
+    size_t nkslots;   /* power of two, more than twice nkeys */
 };
 
 /* Mix one word into the running value (a multiply-rotate step, as in
@@ -106,9 +113,78 @@ void sy_jseg_builder_free(sy_jseg_builder_t *b)
     for (size_t i = 0; i < b->nentries; i++) {
         sy_value_destruct(&b->entries[i].val);
     }
+    for (size_t i = 0; i < b->nkeys; i++) {
+        free(b->keys[i]);
+    }
+    free(b->keys);
+    free(b->kslots);
     free(b->entries);
     free(b->slots);
     free(b);
+}
+
+static uint32_t key_hash(const char *key)
+{
+    uint32_t h = 2166136261u;
+    for (; *key != '\0'; key++) {
+        h = (h ^ (uint8_t) *key) * 16777619u;
+    }
+    return h;
+}
+
+static size_t key_slot(const sy_jseg_builder_t *b, const char *key, uint32_t hash)
+{
+    size_t mask = b->nkslots - 1;
+    for (size_t s = hash & mask;; s = (s + 1) & mask) {
+        uint32_t k = b->kslots[s];
+        if (SY_JSEG_SLOT_EMPTY == k || 0 == strcmp(b->keys[k], key)) {
+            return s;
+        }
+    }
+}
+
+/* The number of `key` among the interned keys, adding it if new. */
+static pmix_status_t intern_key(sy_jseg_builder_t *b, const char *key, uint32_t *idx)
+{
+    uint32_t hash = key_hash(key);
+    if (0 != b->nkslots) {
+        size_t s = key_slot(b, key, hash);
+        if (SY_JSEG_SLOT_EMPTY != b->kslots[s]) {
+            *idx = b->kslots[s];
+            return PMIX_SUCCESS;
+        }
+    }
+    if (2 * (b->nkeys + 1) > b->nkslots) {
+        size_t n = 0 == b->nkslots ? 64 : 2 * b->nkslots;
+        uint32_t *ks = malloc(n * sizeof(*ks));
+        if (NULL == ks) {
+            return PMIX_ERR_NOMEM;
+        }
+        memset(ks, 0xff, n * sizeof(*ks));
+        free(b->kslots);
+        b->kslots = ks;
+        b->nkslots = n;
+        for (size_t i = 0; i < b->nkeys; i++) {
+            b->kslots[key_slot(b, b->keys[i], key_hash(b->keys[i]))] = (uint32_t) i;
+        }
+    }
+    if (b->nkeys == b->keys_cap) {
+        size_t cap = 0 == b->keys_cap ? 32 : 2 * b->keys_cap;
+        char **k = realloc(b->keys, cap * sizeof(*k));
+        if (NULL == k) {
+            return PMIX_ERR_NOMEM;
+        }
+        b->keys = k;
+        b->keys_cap = cap;
+    }
+    char *copy = strdup(key);
+    if (NULL == copy) {
+        return PMIX_ERR_NOMEM;
+    }
+    b->keys[b->nkeys] = copy;
+    b->kslots[key_slot(b, key, hash)] = (uint32_t) b->nkeys;
+    *idx = (uint32_t) b->nkeys++;
+    return PMIX_SUCCESS;
 }
 
 /* The slot holding (realm, id, key), or the empty slot where it belongs. */
@@ -193,6 +269,11 @@ pmix_status_t sy_jseg_put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, c
         ent->val = copy;
         return PMIX_SUCCESS;
     }
+    uint32_t key_idx = 0;
+    if (PMIX_SUCCESS != (rc = intern_key(b, key, &key_idx))) {
+        sy_value_destruct(&copy);
+        return rc;
+    }
     if (b->nentries == b->cap) {
         size_t cap = 0 == b->cap ? 32 : 2 * b->cap;
         builder_entry_t *e = realloc(b->entries, cap * sizeof(*e));
@@ -208,7 +289,8 @@ pmix_status_t sy_jseg_put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, c
     ent->hash = hash;
     ent->id = id;
     ent->realm = realm;
-    sy_load_fixed(ent->key, key, sizeof(ent->key));
+    ent->key_idx = key_idx;
+    ent->key = b->keys[key_idx];
     ent->val = copy;
     b->slots[s] = (uint32_t) b->nentries++;
     return PMIX_SUCCESS;
@@ -325,7 +407,7 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
     sy_jseg_entry_t *ents;
     uint32_t *slots;
     uint8_t *img = NULL;
-    size_t n = b->nentries, nslots = 16, keys_size = 0, off;
+    size_t n = b->nentries, nslots = 16, keys_size = 0;
     pmix_status_t rc = PMIX_ERR_NOMEM;
 
     memset(&values, 0, sizeof(values));
@@ -335,9 +417,17 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
     if (0 != n && NULL == (order = malloc(n * sizeof(*order)))) {
         return PMIX_ERR_NOMEM;
     }
+    uint32_t *key_off = NULL;
+    if (0 != b->nkeys && NULL == (key_off = malloc(b->nkeys * sizeof(*key_off)))) {
+        free(order);
+        return PMIX_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < b->nkeys; k++) {
+        key_off[k] = (uint32_t) keys_size;
+        keys_size += strlen(b->keys[k]) + 1;
+    }
     for (size_t i = 0; i < n; i++) {
         order[i] = &b->entries[i];
-        keys_size += strlen(b->entries[i].key) + 1;
     }
     if (0 != n) {
         qsort(order, n, sizeof(*order), cmp_entry_ptr);
@@ -383,17 +473,16 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
     }
     slots = (uint32_t *) (img + slots_off);
     memset(slots, 0xff, nslots * sizeof(*slots));
-    off = 0;
+    for (size_t k = 0; k < b->nkeys; k++) {
+        memcpy(img + keys_off + key_off[k], b->keys[k], strlen(b->keys[k]) + 1);
+    }
     for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(order[i]->key);
         sy_jseg_entry_t *e = &ents[i];
         e->hash = order[i]->hash;
         e->id = order[i]->id;
         e->realm = (uint8_t) order[i]->realm;
-        e->key_off = (uint32_t) off;
-        e->key_len = (uint32_t) len;
-        memcpy(img + keys_off + off, order[i]->key, len + 1);
-        off += len + 1;
+        e->key_off = key_off[order[i]->key_idx];
+        e->key_len = (uint32_t) strlen(order[i]->key);
         size_t s = e->hash & (nslots - 1);
         while (SY_JSEG_SLOT_EMPTY != slots[s]) {
             s = (s + 1) & (nslots - 1);
@@ -413,6 +502,7 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
     rc = PMIX_SUCCESS;
 out:
     sy_buffer_destruct(&values);
+    free(key_off);
     free(order);
     return rc;
 }
