@@ -3,3 +3,5 @@
 src_libswitchyard_la_SOURCES += src/client/client_init.c src/client/client_rpc.c \
 	src/client/client_get.c src/client/client_resolve.c
 noinst_HEADERS += src/client/client_internal.h
+check_PROGRAMS += tests/unit/test_client
+TESTS += tests/unit/test_client
