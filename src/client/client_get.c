@@ -27,19 +27,6 @@ static pmix_status_t target(const pmix_proc_t *proc, pmix_proc_t *out)
     return rc;
 }
 
-/* Where data Put by peers (issue 4) will be looked up after a store miss:
- * for now a miss is final. */
-static pmix_status_t get_from_peers(const pmix_proc_t *proc, const char *key,
-                                    const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
-{
-    (void)proc;
-    (void)key;
-    (void)info;
-    (void)ninfo;
-    (void)val;
-    return PMIX_ERR_NOT_FOUND;
-}
-
 PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
                                    const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
@@ -54,7 +41,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
         return rc;
     rc = sy_store_get(&who, key, info, ninfo, val);
     if (rc == PMIX_ERR_NOT_FOUND && key != NULL)
-        rc = get_from_peers(&who, key, info, ninfo, val);
+        rc = sy_client_modex_get(&who, key, info, ninfo, val);
     return rc;
 }
 

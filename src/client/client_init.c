@@ -22,57 +22,9 @@
 #include "common/wire.h"
 
 #define SY_HELLO_WAIT 30.0    /* the host's client_connected may take a while */
-#define SY_REQUEST_WAIT 30.0
 
 pthread_mutex_t sy_client_lock = PTHREAD_MUTEX_INITIALIZER;
 sy_client_t sy_client;
-
-/* ---- talking to the server ---- */
-
-static pmix_status_t unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type)
-{
-    int32_t one = 1;
-    return sy_unpack(b, dst, &one, type);
-}
-
-static void buffer_over(pmix_data_buffer_t *b, void *body, size_t len)
-{
-    memset(b, 0, sizeof(*b));
-    b->base_ptr = body;
-    b->unpack_ptr = body;
-    b->pack_ptr = (char *)body + len;
-    b->bytes_allocated = len;
-    b->bytes_used = len;
-}
-
-/* Send a packed request and unpack the status that opens its reply; the
- * rest of the reply stays in *rb for the caller (sy_buffer_destruct). */
-static pmix_status_t rpc(sy_conn_t *conn, uint32_t tag, pmix_data_buffer_t *req, double seconds,
-                         pmix_data_buffer_t *rb)
-{
-    void *body = NULL;
-    size_t len = 0;
-    memset(rb, 0, sizeof(*rb));
-    pmix_status_t rc =
-        sy_client_request(conn, tag, req->base_ptr, req->bytes_used, seconds, &body, &len);
-    memset(req, 0, sizeof(*req));
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    buffer_over(rb, body, len);
-    pmix_status_t status;
-    if (unpack_one(rb, &status, PMIX_STATUS) != PMIX_SUCCESS) {
-        sy_buffer_destruct(rb);
-        return PMIX_ERR_UNPACK_FAILURE;
-    }
-    return status;
-}
-
-static pmix_status_t pack_cmd(pmix_data_buffer_t *b, sy_cmd_t cmd)
-{
-    uint8_t c = (uint8_t)cmd;
-    memset(b, 0, sizeof(*b));
-    return sy_pack(b, &c, 1, PMIX_UINT8);
-}
 
 /* The store's resolver: ask the server for the segment of a namespace this
  * process has not mapped yet. */
@@ -88,17 +40,17 @@ static pmix_status_t resolve_nspace(const char *nspace, const pmix_info_t info[]
     if (conn == NULL)
         return PMIX_ERR_NOT_FOUND;
     pmix_data_buffer_t req, rb;
-    pmix_status_t rc = pack_cmd(&req, SY_CMD_JOBSEG);
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_JOBSEG);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &nspace, 1, PMIX_STRING);
     if (rc != PMIX_SUCCESS) {
         sy_buffer_destruct(&req);
         return rc;
     }
-    rc = rpc(conn, sy_client_next_tag(), &req, SY_REQUEST_WAIT, &rb);
+    rc = sy_client_rpc(conn, &req, SY_REQUEST_WAIT, &rb);
     if (rc == PMIX_SUCCESS) {
         char *path = NULL;
-        rc = unpack_one(&rb, &path, PMIX_STRING);
+        rc = sy_client_unpack_one(&rb, &path, PMIX_STRING);
         if (rc == PMIX_SUCCESS)
             rc = path != NULL ? sy_store_attach(nspace, path) : PMIX_ERR_NOT_FOUND;
         free(path);
@@ -168,7 +120,7 @@ static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
     uint8_t kind = SY_PEER_CLIENT;
     pid_t pid = getpid();
     size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = pack_cmd(&req, SY_CMD_HELLO);
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_HELLO);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &proto, 1, PMIX_STRING);
     if (rc == PMIX_SUCCESS)
@@ -194,12 +146,12 @@ static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
         sy_log(SY_LOG_WARN, "PMIx_Init: no answer to our HELLO: %s", PMIx_Error_string(rc));
         return rc == PMIX_ERR_TIMEOUT ? rc : PMIX_ERR_UNREACH;
     }
-    buffer_over(&rb, body, len);
+    sy_client_buffer_over(&rb, body, len);
     pmix_status_t status;
-    rc = unpack_one(&rb, &status, PMIX_STATUS);
+    rc = sy_client_unpack_one(&rb, &status, PMIX_STATUS);
     if (rc == PMIX_SUCCESS && status != PMIX_SUCCESS) {
         char *why = NULL;
-        if (unpack_one(&rb, &why, PMIX_STRING) == PMIX_SUCCESS)
+        if (sy_client_unpack_one(&rb, &why, PMIX_STRING) == PMIX_SUCCESS)
             sy_log(SY_LOG_WARN, "PMIx_Init: the server refused us: %s (%s)",
                    why != NULL ? why : "no reason", PMIx_Error_string(status));
         free(why);
@@ -208,13 +160,13 @@ static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
     }
     char *seg = NULL, *res = NULL;
     if (rc == PMIX_SUCCESS)
-        rc = unpack_one(&rb, &sy_client.server, PMIX_PROC);
+        rc = sy_client_unpack_one(&rb, &sy_client.server, PMIX_PROC);
     if (rc == PMIX_SUCCESS)
-        rc = unpack_one(&rb, &sy_client.server_host, PMIX_STRING);
+        rc = sy_client_unpack_one(&rb, &sy_client.server_host, PMIX_STRING);
     if (rc == PMIX_SUCCESS)
-        rc = unpack_one(&rb, &seg, PMIX_STRING);
+        rc = sy_client_unpack_one(&rb, &seg, PMIX_STRING);
     if (rc == PMIX_SUCCESS)
-        rc = unpack_one(&rb, &res, PMIX_STRING);
+        rc = sy_client_unpack_one(&rb, &res, PMIX_STRING);
     sy_buffer_destruct(&rb);
     if (rc == PMIX_SUCCESS && seg != NULL)
         rc = sy_store_attach(sy_client.me.nspace, seg);
@@ -396,14 +348,16 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
     sy_conn_t *conn = sy_client.conn;
     pthread_mutex_unlock(&sy_client_lock);
 
+    sy_client_modex_finalize();
+    sy_client_event_finalize();
     pmix_status_t rc = PMIX_SUCCESS;
     if (conn != NULL) {
         /* Tell the server, so the host's client_finalized runs before we
          * return; a server already gone is no error of ours. */
         pmix_data_buffer_t req, rb;
-        rc = pack_cmd(&req, SY_CMD_FINALIZE);
+        rc = sy_client_pack_cmd(&req, SY_CMD_FINALIZE);
         if (rc == PMIX_SUCCESS)
-            rc = rpc(conn, sy_client_next_tag(), &req, SY_REQUEST_WAIT, &rb);
+            rc = sy_client_rpc(conn, &req, SY_REQUEST_WAIT, &rb);
         else
             sy_buffer_destruct(&req);
         sy_buffer_destruct(&rb);
@@ -436,7 +390,7 @@ PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t p
     if (conn == NULL)
         return PMIX_ERR_UNREACH; /* a singleton has nobody to ask */
     pmix_data_buffer_t req, rb;
-    pmix_status_t rc = pack_cmd(&req, SY_CMD_ABORT);
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_ABORT);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &status, 1, PMIX_INT);
     if (rc == PMIX_SUCCESS)
@@ -451,7 +405,7 @@ PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t p
     }
     /* No time limit: the host may take its time to kill the job, and Open
      * MPI exits right after we return. */
-    rc = rpc(conn, sy_client_next_tag(), &req, 3600.0, &rb);
+    rc = sy_client_rpc(conn, &req, 3600.0, &rb);
     sy_buffer_destruct(&rb);
     return rc;
 }

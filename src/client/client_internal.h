@@ -8,6 +8,7 @@
 
 #include "common/frame.h"
 #include "common/progress.h"
+#include "common/wire.h"
 
 typedef struct {
     unsigned refcount;   /* PMIx_Init calls not yet finalized */
@@ -41,5 +42,39 @@ pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t 
                                  double seconds, void **reply, size_t *reply_len);
 /* Fail every outstanding request (the connection is gone). */
 void sy_client_fail_requests(pmix_status_t status);
+/* A request whose reply comes to cb on the loop thread (or on the thread
+ * that saw the connection die), with the opening PMIX_STATUS already
+ * unpacked into `status` and the rest of the reply in `reply` (freed after
+ * cb returns).  req is taken.  cb fires exactly once when this returns
+ * PMIX_SUCCESS, never when it returns an error. */
+typedef void (*sy_client_reply_fn)(pmix_status_t status, pmix_data_buffer_t *reply,
+                                   void *cbdata);
+pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req,
+                                   sy_client_reply_fn cb, void *cbdata);
+/* Blocking request: returns the status that opens the reply (or the
+ * transport's failure); the rest of the reply is left in *rb (destruct it). */
+pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double seconds,
+                            pmix_data_buffer_t *rb);
+/* Start a request body with its command byte (b is initialised). */
+pmix_status_t sy_client_pack_cmd(pmix_data_buffer_t *b, sy_cmd_t cmd);
+pmix_status_t sy_client_unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type);
+/* Make b read `body` (taken; freed by sy_buffer_destruct). */
+void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
+
+#define SY_REQUEST_WAIT 30.0
+
+/* ---- client_modex.c: Put, Commit, Fence, Gets of peers' data (issue 4) ---- */
+/* After a store miss of a non-reserved key: PMIX_ERR_NOT_FOUND when none. */
+pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
+                                  const pmix_info_t info[], size_t ninfo, pmix_value_t **val);
+/* The last PMIx_Finalize, before the connection is dropped. */
+void sy_client_modex_finalize(void);
+
+/* ---- client_event.c: events (issue 4) ---- */
+/* An unsolicited SY_MSG_EVENT message, kind already unpacked; on the loop. */
+void sy_client_event_unsolicited(pmix_data_buffer_t *msg);
+/* The connection to the server died (on the loop). */
+void sy_client_event_lost_connection(void);
+void sy_client_event_finalize(void);
 
 #endif

@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "client/client_internal.h"
+#include "common/buffer.h"
 #include "common/log.h"
+#include "common/pack.h"
 #include "common/runtime.h"
 #include "common/sync.h"
 #include "common/wire.h"
@@ -20,6 +22,9 @@ typedef struct request {
     sy_sync_t sync;
     void *body;
     size_t len;
+    /* non-blocking requests: called on the loop instead of signalling */
+    sy_client_reply_fn cb;
+    void *cbdata;
     struct request *next;
 } request_t;
 
@@ -51,22 +56,81 @@ static request_t *take(uint32_t tag)
 
 static void request_free(request_t *r)
 {
-    sy_sync_destroy(&r->sync);
+    if (r->cb == NULL)
+        sy_sync_destroy(&r->sync);
     free(r->body);
     free(r);
 }
 
-static void complete(request_t *r, pmix_status_t status)
+void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len)
 {
+    memset(b, 0, sizeof(*b));
+    b->base_ptr = body;
+    b->unpack_ptr = body;
+    b->pack_ptr = (char *)body + len;
+    b->bytes_allocated = len;
+    b->bytes_used = len;
+}
+
+/* A non-blocking request's callback gets the reply with its opening status
+ * already unpacked; runs outside req_lock. */
+static void run_callback(request_t *r, pmix_status_t status)
+{
+    pmix_data_buffer_t rb = {0};
+    if (status == PMIX_SUCCESS) {
+        sy_client_buffer_over(&rb, r->body, r->len);
+        r->body = NULL;
+        if (sy_client_unpack_one(&rb, &status, PMIX_STATUS) != PMIX_SUCCESS)
+            status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    r->cb(status, &rb, r->cbdata);
+    sy_buffer_destruct(&rb);
+    request_free(r);
+}
+
+/* Under req_lock: blocking waiters are signalled; non-blocking requests
+ * are queued on `done` to run their callback once the lock is dropped. */
+static void complete(request_t *r, pmix_status_t status, request_t **done)
+{
+    if (r->cb != NULL) {
+        r->sync.status = status;
+        r->next = *done;
+        *done = r;
+        return;
+    }
     sy_sync_signal(&r->sync, status, NULL);
+}
+
+static void run_done(request_t *done)
+{
+    while (done != NULL) {
+        request_t *r = done;
+        done = r->next;
+        run_callback(r, r->sync.status);
+    }
 }
 
 static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
                        size_t len, void *ctx)
 {
     (void)ctx;
-    if (!(flags & SY_WIRE_F_REPLY))
-        return; /* unsolicited messages (events) come with later issues */
+    if (!(flags & SY_WIRE_F_REPLY)) {
+        if (tag == 0 && len > 0) {
+            void *owned = sy_conn_take_body(conn);
+            pmix_data_buffer_t msg = {0};
+            if (owned != NULL)
+                sy_client_buffer_over(&msg, owned, len);
+            else if (sy_buffer_set_copy(&msg, body, len) != PMIX_SUCCESS)
+                return;
+            uint8_t kind = 0;
+            if (sy_client_unpack_one(&msg, &kind, PMIX_UINT8) == PMIX_SUCCESS &&
+                kind == SY_MSG_EVENT)
+                sy_client_event_unsolicited(&msg);
+            sy_buffer_destruct(&msg);
+        }
+        return;
+    }
+    request_t *done = NULL;
     pthread_mutex_lock(&req_lock);
     request_t *r = take(tag);
     if (r != NULL) {
@@ -74,29 +138,33 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         r->body = len > 0 ? sy_conn_take_body(conn) : NULL;
         if (len > 0 && r->body == NULL && (r->body = malloc(len)) != NULL)
             memcpy(r->body, body, len);
-        complete(r, len > 0 && r->body == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS);
+        complete(r, len > 0 && r->body == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS, &done);
     }
     pthread_mutex_unlock(&req_lock);
+    run_done(done);
 }
 
 void sy_client_fail_requests(pmix_status_t status)
 {
+    request_t *done = NULL;
     pthread_mutex_lock(&req_lock);
     while (outstanding != NULL) {
         request_t *r = outstanding;
         outstanding = r->next;
-        complete(r, status);
+        complete(r, status, &done);
     }
     pthread_mutex_unlock(&req_lock);
+    run_done(done);
 }
 
 static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, void *ctx)
 {
     (void)conn;
     (void)ctx;
+    (void)reason;
     sy_log(SY_LOG_INFO, "client: connection to the server closed: %s", why);
-    sy_client_fail_requests(reason == PMIX_ERR_LOST_CONNECTION ? reason
-                                                               : PMIX_ERR_LOST_CONNECTION);
+    sy_client_fail_requests(PMIX_ERR_LOST_CONNECTION);
+    sy_client_event_lost_connection();
 }
 
 const sy_conn_callbacks_t sy_client_conn_callbacks = {.on_message = on_message,
@@ -153,6 +221,69 @@ pmix_status_t sy_client_request(sy_conn_t *conn, uint32_t tag, void *body, size_
     }
     request_free(r);
     return rc;
+}
+
+pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req,
+                                   sy_client_reply_fn cb, void *cbdata)
+{
+    request_t *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        sy_buffer_destruct(req);
+        return PMIX_ERR_NOMEM;
+    }
+    r->tag = sy_client_next_tag();
+    r->cb = cb;
+    r->cbdata = cbdata;
+    pthread_mutex_lock(&req_lock);
+    r->next = outstanding;
+    outstanding = r;
+    pthread_mutex_unlock(&req_lock);
+    pmix_status_t rc = sy_conn_send_owned(conn, r->tag, 0, req->base_ptr, req->bytes_used);
+    memset(req, 0, sizeof(*req));
+    if (rc != PMIX_SUCCESS) {
+        pthread_mutex_lock(&req_lock);
+        request_t *mine = take(r->tag);
+        pthread_mutex_unlock(&req_lock);
+        if (mine != NULL) {
+            free(mine);
+            return PMIX_ERR_UNREACH;
+        }
+        /* a close already failed it: its callback ran or will run */
+    }
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_client_unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type)
+{
+    int32_t one = 1;
+    return sy_unpack(b, dst, &one, type);
+}
+
+pmix_status_t sy_client_pack_cmd(pmix_data_buffer_t *b, sy_cmd_t cmd)
+{
+    uint8_t c = (uint8_t)cmd;
+    memset(b, 0, sizeof(*b));
+    return sy_pack(b, &c, 1, PMIX_UINT8);
+}
+
+pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double seconds,
+                            pmix_data_buffer_t *rb)
+{
+    void *body = NULL;
+    size_t len = 0;
+    memset(rb, 0, sizeof(*rb));
+    pmix_status_t rc = sy_client_request(conn, sy_client_next_tag(), req->base_ptr,
+                                         req->bytes_used, seconds, &body, &len);
+    memset(req, 0, sizeof(*req));
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    sy_client_buffer_over(rb, body, len);
+    pmix_status_t status;
+    if (sy_client_unpack_one(rb, &status, PMIX_STATUS) != PMIX_SUCCESS) {
+        sy_buffer_destruct(rb);
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    return status;
 }
 
 /* ---- the handshake, before the connection has a loop ---- */

@@ -49,7 +49,20 @@ typedef enum {
     SY_CMD_FINALIZE = 2,
     SY_CMD_ABORT = 3,
     SY_CMD_JOBSEG = 4,
+    /* data exchange (src/server/server_modex*.c, src/client/client_modex*.c) */
+    SY_CMD_COMMIT = 5,
+    SY_CMD_FENCE = 6,
+    SY_CMD_DMODEX = 7,
+    /* events (src/server/server_event*.c, src/client/client_event*.c) */
+    SY_CMD_EVENT_REGISTER = 8,
+    SY_CMD_EVENT_DEREGISTER = 9,
+    SY_CMD_EVENT_NOTIFY = 10,
 } sy_cmd_t;
+
+/* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */
+typedef enum {
+    SY_MSG_EVENT = 1,
+} sy_msg_t;
 
 typedef enum {
     SY_PEER_CLIENT = 1,

@@ -271,6 +271,10 @@ static void stop_on_loop(void *arg)
 {
     loop_job_t *job = arg;
     sy_srv_t *s = job->s;
+    /* Pending collectives and event registrations let go of their peers
+     * (firing what they owe the host) before the peers are freed. */
+    sy_srv_modex_finalize(s);
+    sy_srv_event_finalize(s);
     sy_srv_peers_close_all(s);
     sy_srv_listen_stop(s);
     sy_srv_registry_free(s);

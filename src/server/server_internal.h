@@ -126,6 +126,31 @@ void sy_srv_peer_accept(sy_srv_t *s, int fd, bool tcp);
 void sy_srv_peers_close_all(sy_srv_t *s);
 /* A connected client whose registration is withdrawn. */
 void sy_srv_peer_forget_client(sy_srv_client_t *c);
+/* For the command files: reply to request `tag` with a packed body that
+ * starts with a PMIX_STATUS (buf is taken and left empty), or with a bare
+ * status; send an unsolicited message (tag 0, body starts with a sy_msg_t
+ * kind).  All are no-ops on a closed peer. */
+void sy_srv_peer_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *buf);
+void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status);
+pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf);
+/* Keep a peer's memory valid while an operation on its behalf is pending
+ * (it may close meanwhile: test sy_srv_peer_open before using it). */
+void sy_srv_peer_hold(sy_srv_peer_t *peer);
+void sy_srv_peer_release(sy_srv_peer_t *peer);
+bool sy_srv_peer_open(const sy_srv_peer_t *peer);
+
+/* ---- server_modex.c: Commit, Fence, direct modex (issue 4) ---- */
+void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+/* The connection of a READY client ended; finalized tells whether it
+ * called PMIx_Finalize first. */
+void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized);
+void sy_srv_modex_nspace_gone(sy_srv_t *s, const char *nspace);
+void sy_srv_modex_finalize(sy_srv_t *s);
+
+/* ---- server_event.c: event registration and notification (issue 4) ---- */
+void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized);
+void sy_srv_event_finalize(sy_srv_t *s);
 
 /* ---- server_registry.c ---- */
 sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc);

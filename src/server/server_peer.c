@@ -48,6 +48,24 @@ static void peer_describe(const sy_srv_peer_t *peer, char *out, size_t len)
         snprintf(out, len, "pid %ld (%s)", (long)peer->pid, peer->tcp ? "tcp" : "unix");
 }
 
+static void peer_maybe_free(sy_srv_peer_t *peer);
+
+void sy_srv_peer_hold(sy_srv_peer_t *peer)
+{
+    peer->refs++;
+}
+
+void sy_srv_peer_release(sy_srv_peer_t *peer)
+{
+    peer->refs--;
+    peer_maybe_free(peer);
+}
+
+bool sy_srv_peer_open(const sy_srv_peer_t *peer)
+{
+    return peer->state == SY_PEER_READY;
+}
+
 static void peer_maybe_free(sy_srv_peer_t *peer)
 {
     if (peer->state != SY_PEER_CLOSED || peer->refs > 0 || peer->timer != NULL)
@@ -63,23 +81,23 @@ static void peer_maybe_free(sy_srv_peer_t *peer)
     free(peer);
 }
 
-/* Where issue 4's "lost connection" events will be raised: a client that
- * went away without PMIx_Finalize. */
-static void client_lost(sy_srv_peer_t *peer)
-{
-    char who[320];
-    peer_describe(peer, who, sizeof(who));
-    sy_log(SY_LOG_INFO, "server: client %s disconnected without finalizing", who);
-}
-
-/* Detach from the registration; no more messages will be handled. */
+/* Detach from the registration; no more messages will be handled.  The
+ * data-exchange and event layers learn that a connected client is gone
+ * (and whether it had finalized) before the peer is marked closed. */
 static void peer_detach(sy_srv_peer_t *peer)
 {
-    if (peer->client != NULL && peer->client->peer == peer) {
-        peer->client->peer = NULL;
-        if (peer->state == SY_PEER_READY && !peer->finalized)
-            client_lost(peer);
+    bool was_ready = peer->state == SY_PEER_READY;
+    if (was_ready) {
+        if (!peer->finalized) {
+            char who[320];
+            peer_describe(peer, who, sizeof(who));
+            sy_log(SY_LOG_INFO, "server: client %s disconnected without finalizing", who);
+        }
+        sy_srv_modex_peer_gone(peer, peer->finalized);
+        sy_srv_event_peer_gone(peer, peer->finalized);
     }
+    if (peer->client != NULL && peer->client->peer == peer)
+        peer->client->peer = NULL;
     peer->client = NULL;
     peer->state = SY_PEER_CLOSED;
 }
@@ -122,8 +140,30 @@ static pmix_status_t reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     return rc;
 }
 
-static void reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status)
+void sy_srv_peer_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *buf)
 {
+    if (peer->state == SY_PEER_CLOSED) {
+        sy_buffer_destruct(buf);
+        return;
+    }
+    reply(peer, tag, buf);
+}
+
+pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf)
+{
+    if (peer->state != SY_PEER_READY) {
+        sy_buffer_destruct(buf);
+        return PMIX_ERR_UNREACH;
+    }
+    pmix_status_t rc = sy_conn_send_owned(peer->conn, 0, 0, buf->base_ptr, buf->bytes_used);
+    memset(buf, 0, sizeof(*buf));
+    return rc;
+}
+
+void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status)
+{
+    if (peer->state == SY_PEER_CLOSED)
+        return;
     pmix_data_buffer_t buf = {0};
     if (sy_pack(&buf, &status, 1, PMIX_STATUS) == PMIX_SUCCESS)
         reply(peer, tag, &buf);
@@ -197,7 +237,7 @@ static void pending_done(void *arg)
             refuse(peer, pd->tag, pd->status, "the host refused the client");
         }
     } else if (peer->state == SY_PEER_READY) {
-        reply_status(peer, pd->tag, pd->status);
+        sy_srv_peer_reply_status(peer, pd->tag, pd->status);
     }
     pending_free(pd);
     peer_maybe_free(peer);
@@ -380,12 +420,12 @@ static void handle_finalize(sy_srv_peer_t *peer, uint32_t tag)
     sy_srv_client_t *c = peer->client;
     peer->finalized = true;
     if (c == NULL || s->module.client_finalized == NULL) {
-        reply_status(peer, tag, PMIX_SUCCESS);
+        sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
         return;
     }
     pending_t *pd = pending_new(peer, tag, PENDING_FINALIZE);
     if (pd == NULL) {
-        reply_status(peer, tag, PMIX_ERR_NOMEM);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
     host_returned(pd, s->module.client_finalized(&c->proc, c->server_object, host_op_done, pd));
@@ -396,12 +436,12 @@ static void handle_abort(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     sy_srv_t *s = sy_srv;
     sy_srv_client_t *c = peer->client;
     if (c == NULL || s->module.abort == NULL) {
-        reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
         return;
     }
     pending_t *pd = pending_new(peer, tag, PENDING_ABORT);
     if (pd == NULL) {
-        reply_status(peer, tag, PMIX_ERR_NOMEM);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
     int status = 0;
@@ -437,13 +477,13 @@ static void handle_jobseg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     int32_t one = 1;
     if (sy_unpack(b, &nspace, &one, PMIX_STRING) != PMIX_SUCCESS || nspace == NULL) {
         free(nspace);
-        reply_status(peer, tag, PMIX_ERR_BAD_PARAM);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_BAD_PARAM);
         return;
     }
     sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, nspace);
     free(nspace);
     if (ns == NULL || ns->seg_path == NULL) {
-        reply_status(peer, tag, PMIX_ERR_NOT_FOUND);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_FOUND);
         return;
     }
     pmix_status_t ok = PMIX_SUCCESS;
@@ -491,14 +531,20 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     uint8_t cmd = 0;
     int32_t one = 1;
     if (sy_unpack(&b, &cmd, &one, PMIX_UINT8) != PMIX_SUCCESS) {
-        reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
     } else {
         switch (cmd) {
         case SY_CMD_FINALIZE: handle_finalize(peer, tag); break;
         case SY_CMD_ABORT: handle_abort(peer, tag, &b); break;
         case SY_CMD_JOBSEG: handle_jobseg(peer, tag, &b); break;
+        case SY_CMD_COMMIT:
+        case SY_CMD_FENCE:
+        case SY_CMD_DMODEX: sy_srv_modex_command(peer, cmd, tag, &b); break;
+        case SY_CMD_EVENT_REGISTER:
+        case SY_CMD_EVENT_DEREGISTER:
+        case SY_CMD_EVENT_NOTIFY: sy_srv_event_command(peer, cmd, tag, &b); break;
         case SY_CMD_HELLO: refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO"); break;
-        default: reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED); break;
+        default: sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED); break;
         }
     }
     sy_buffer_destruct(&b);
