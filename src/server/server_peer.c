@@ -102,17 +102,26 @@ static void peer_detach(sy_srv_peer_t *peer)
     peer->state = SY_PEER_CLOSED;
 }
 
+/* The holder of a timer drops it with sy_timer_cancel, fired or not: here
+ * from the timer's own function, or before it fired. */
+static void drop_timer(sy_srv_peer_t *peer)
+{
+    if (peer->timer != NULL) {
+        sy_timer_cancel(peer->timer);
+        peer->timer = NULL;
+    }
+}
+
 static void reap(void *arg)
 {
     sy_srv_peer_t *peer = arg;
-    peer->timer = NULL;
+    drop_timer(peer);
     peer_maybe_free(peer);
 }
 
 static void cancel_timer(sy_srv_peer_t *peer)
 {
-    if (peer->timer != NULL && sy_timer_cancel(peer->timer))
-        peer->timer = NULL;
+    drop_timer(peer);
 }
 
 /* Close from our side; the peer is freed a little later by reap(). */
@@ -188,7 +197,7 @@ static void refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status, cons
 static void hello_timeout(void *arg)
 {
     sy_srv_peer_t *peer = arg;
-    peer->timer = NULL;
+    drop_timer(peer);
     if (peer->state == SY_PEER_AWAIT_HELLO)
         refuse(peer, 0, PMIX_ERR_TIMEOUT, "no HELLO in time");
     else
@@ -608,8 +617,7 @@ void sy_srv_peers_close_all(sy_srv_t *s)
     while (s->peers != NULL) {
         sy_srv_peer_t *peer = s->peers;
         s->peers = peer->next;
-        if (peer->timer != NULL)
-            sy_timer_cancel(peer->timer);
+        drop_timer(peer);
         sy_conn_free(peer->conn);
         free(peer);
     }
