@@ -9,3 +9,15 @@ tools_switchyard_info_LDADD = src/libpmix.la
 bin_PROGRAMS += tools/switchyard-fabric
 tools_switchyard_fabric_SOURCES = tools/switchyard-fabric.c
 tools_switchyard_fabric_LDADD = $(FABRIC_LDADD)
+# switchyard-run: the one-machine launcher (docs/launcher.md).  A host of
+# the public server API, so it links libpmix.la, plus hwloc for binding.
+bin_PROGRAMS += tools/switchyard-run
+tools_switchyard_run_SOURCES = tools/run/run_main.c tools/run/run_opts.c tools/run/run_bind.c \
+	tools/run/run_job.c tools/run/run_host.c tools/run/run_iof.c tools/run/run.h
+tools_switchyard_run_LDADD = src/libpmix.la $(HWLOC_LIBS)
+# pmix-hello: the smallest PMIx client, run by the README's main job.
+noinst_PROGRAMS += tools/examples/pmix-hello
+tools_examples_pmix_hello_SOURCES = tools/examples/pmix-hello.c
+tools_examples_pmix_hello_LDADD = src/libpmix.la
+TESTS += tests/tools/run.sh
+EXTRA_DIST += tests/tools/run.sh

@@ -1,0 +1,103 @@
+/* switchyard-run: a one-machine host that embeds the PMIx server (public
+ * API only) and launches a job of one or more app contexts.
+ *
+ *   run_opts.c  command line            run_job.c   registering the job
+ *   run_host.c  the host module         run_iof.c   output forwarding
+ *   run_bind.c  mapping and binding     run_main.c  launch, wait, exit status */
+#ifndef SWITCHYARD_RUN_H
+#define SWITCHYARD_RUN_H
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <hwloc.h>
+#include <pmix_server.h>
+
+typedef enum { RUN_MAP_CORE, RUN_MAP_PACKAGE } run_map_t;
+typedef enum { RUN_BIND_CORE, RUN_BIND_PACKAGE, RUN_BIND_NONE } run_bind_t;
+
+typedef struct {
+    unsigned np;
+    char **argv;    /* NULL-terminated, points into the command line */
+    char *wdir;     /* NULL: the launcher's cwd */
+} run_app_t;
+
+typedef struct {
+    run_app_t *apps;
+    unsigned napps;
+    char **env;     /* NAME=VALUE to set in every process (malloc'd) */
+    size_t nenv;
+    char *wdir;
+    double timeout; /* seconds, 0 = none */
+    bool tag_output;
+    char *output_dir;
+    bool oversubscribe;
+    bool verbose;
+    run_map_t map_by;
+    run_bind_t bind_to;
+    bool bind_given;
+} run_opts_t;
+
+/* One process of the job. */
+typedef struct {
+    pmix_rank_t rank;
+    unsigned app;
+    unsigned app_rank;
+    pid_t pid;
+    int out_fd, err_fd;   /* read ends, -1 once closed */
+    hwloc_bitmap_t cpuset; /* NULL when unbound */
+    char *locality;        /* PMIx locality string, or NULL */
+    char *cpuset_str;      /* "hwloc:..." or NULL */
+    bool connected, finalized, exited;
+    int status;           /* waitpid status */
+    int out_file, err_file; /* --output-dir files, -1 when none */
+} run_proc_t;
+
+typedef struct {
+    run_opts_t *opts;
+    char nspace[PMIX_MAX_NSLEN + 1];
+    char hostname[256];
+    hwloc_topology_t topo;
+    run_proc_t *procs;
+    unsigned nprocs;
+    unsigned nexited;
+    int first_failed;     /* rank of the first process that failed, or -1 */
+    /* first failure, reported once */
+    int abort_status;     /* from PMIx_Abort, or 0 */
+    bool aborted;
+    pmix_rank_t abort_rank;
+    char *abort_msg;
+} run_job_t;
+
+/* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for
+ * --help (printed). */
+int run_parse(int argc, char **argv, run_opts_t *opts);
+void run_opts_free(run_opts_t *opts);
+void run_usage(FILE *out);
+
+/* run_bind.c: place every process (cpusets, locality strings); -1 with a
+ * message when the job does not fit and oversubscription is not allowed. */
+int run_place(run_job_t *job);
+
+/* run_job.c */
+int run_register(run_job_t *job);
+void run_deregister(run_job_t *job);
+
+/* run_host.c: the module, and the job the upcalls act on. */
+void run_host_module(pmix_server_module_t *m, run_job_t *job);
+/* Kill every live process of the job with sig. */
+void run_kill_all(run_job_t *job, int sig);
+/* A consistent view, for the main thread, of what the upcalls set. */
+void run_host_lock(void);
+void run_host_unlock(void);
+
+/* run_iof.c */
+int run_iof_setup(run_job_t *job);
+/* Forward what is readable; returns when `timeout_ms` passed or something
+ * happened (data, a signal on wake_fd). */
+void run_iof_poll(run_job_t *job, int wake_fd, int timeout_ms);
+/* After every process exited: read pipes to their end. */
+void run_iof_drain(run_job_t *job);
+void run_iof_close(run_job_t *job);
+
+#endif

@@ -1,0 +1,146 @@
+/* The host module of switchyard-run: a resource manager of one node.
+ * Upcalls arrive on the server's progress thread; what they change in the
+ * job is guarded by job_lock and read by the main thread. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "run.h"
+
+static run_job_t *the_job;
+static pthread_mutex_t job_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static run_proc_t *proc_of(const pmix_proc_t *p, void *server_object)
+{
+    if (server_object != NULL)
+        return server_object;
+    if (the_job == NULL || p->rank >= the_job->nprocs)
+        return NULL;
+    return &the_job->procs[p->rank];
+}
+
+static pmix_status_t connected2(const pmix_proc_t *proc, void *server_object, pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    pthread_mutex_lock(&job_lock);
+    run_proc_t *p = proc_of(proc, server_object);
+    if (p != NULL)
+        p->connected = true;
+    pthread_mutex_unlock(&job_lock);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
+                               pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)cbfunc;
+    (void)cbdata;
+    pthread_mutex_lock(&job_lock);
+    run_proc_t *p = proc_of(proc, server_object);
+    if (p != NULL)
+        p->finalized = true;
+    pthread_mutex_unlock(&job_lock);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+void run_kill_all(run_job_t *job, int sig)
+{
+    for (unsigned r = 0; r < job->nprocs; r++)
+        if (job->procs[r].pid > 0 && !job->procs[r].exited)
+            kill(job->procs[r].pid, sig);
+}
+
+static pmix_status_t do_abort(const pmix_proc_t *proc, void *server_object, int status,
+                              const char msg[], pmix_proc_t procs[], size_t nprocs,
+                              pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)server_object;
+    (void)procs;
+    (void)nprocs;
+    pthread_mutex_lock(&job_lock);
+    run_job_t *job = the_job;
+    if (job != NULL && !job->aborted) {
+        job->aborted = true;
+        job->abort_status = status;
+        job->abort_rank = proc->rank;
+        job->abort_msg = msg != NULL ? strdup(msg) : NULL;
+    }
+    pthread_mutex_unlock(&job_lock);
+    /* Acknowledge first, so the caller's PMIx_Abort returns; then the whole
+     * job goes (the caller included, as mpirun does). */
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    if (job != NULL)
+        run_kill_all(job, SIGTERM);
+    return PMIX_SUCCESS;
+}
+
+static void release_copy(void *cbdata)
+{
+    free(cbdata);
+}
+
+/* One node: the all-gather of this node's contribution is itself. */
+static pmix_status_t fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                           size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                           void *cbdata)
+{
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    char *copy = NULL;
+    if (ndata > 0) {
+        copy = malloc(ndata);
+        if (copy == NULL)
+            return PMIX_ERR_NOMEM;
+        memcpy(copy, data, ndata);
+    }
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, release_copy, copy);
+    return PMIX_SUCCESS;
+}
+
+/* Every process is on this node, so the server never needs another node's
+ * data: nothing to fetch. */
+static pmix_status_t dmodex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                            pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_FOUND;
+}
+
+void run_host_module(pmix_server_module_t *m, run_job_t *job)
+{
+    memset(m, 0, sizeof(*m));
+    the_job = job;
+    m->client_connected2 = connected2;
+    m->client_finalized = finalized;
+    m->abort = do_abort;
+    m->fence_nb = fence;
+    m->direct_modex = dmodex;
+}
+
+/* For the main thread: a consistent view of the flags the upcalls set. */
+void run_host_lock(void)
+{
+    pthread_mutex_lock(&job_lock);
+}
+
+void run_host_unlock(void)
+{
+    pthread_mutex_unlock(&job_lock);
+}

@@ -1,0 +1,216 @@
+/* Forwarding the processes' stdout/stderr: each process writes into its own
+ * pipes; we copy whole lines (tagged with --tag-output) to our stdout and
+ * stderr, and to --output-dir files.  Pipes are read until EOF, so nothing
+ * a process wrote before exiting is lost. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run.h"
+
+#define RUN_IOF_CHUNK 65536
+
+/* A partial line per stream, kept until its newline arrives (tagging). */
+typedef struct {
+    char *buf;
+    size_t len;
+} partial_t;
+
+static partial_t *partials; /* 2 per process */
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static int mkdirs(const char *path)
+{
+    char *copy = strdup(path);
+    if (copy == NULL)
+        return -1;
+    for (char *s = copy + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(copy, 0755) != 0 && errno != EEXIST) {
+                free(copy);
+                return -1;
+            }
+            *s = '/';
+        }
+    }
+    int rc = (mkdir(copy, 0755) != 0 && errno != EEXIST) ? -1 : 0;
+    free(copy);
+    return rc;
+}
+
+int run_iof_setup(run_job_t *job)
+{
+    partials = calloc(2 * (size_t)job->nprocs, sizeof(*partials));
+    if (partials == NULL)
+        return -1;
+    for (unsigned r = 0; r < job->nprocs; r++) {
+        run_proc_t *p = &job->procs[r];
+        p->out_file = p->err_file = -1;
+        if (job->opts->output_dir == NULL)
+            continue;
+        char *dir = NULL, *f = NULL;
+        if (asprintf(&dir, "%s/%u/rank.%u", job->opts->output_dir, p->app, p->rank) < 0 ||
+            mkdirs(dir) != 0) {
+            fprintf(stderr, "switchyard-run: cannot create %s: %s\n", dir ? dir : "?",
+                    strerror(errno));
+            free(dir);
+            return -1;
+        }
+        if (asprintf(&f, "%s/stdout", dir) >= 0) {
+            p->out_file = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            free(f);
+        }
+        if (asprintf(&f, "%s/stderr", dir) >= 0) {
+            p->err_file = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            free(f);
+        }
+        free(dir);
+    }
+    return 0;
+}
+
+static void emit(run_job_t *job, run_proc_t *p, int stream, const char *data, size_t n)
+{
+    int out = stream == 0 ? STDOUT_FILENO : STDERR_FILENO;
+    int file = stream == 0 ? p->out_file : p->err_file;
+    if (file >= 0)
+        write_all(file, data, n);
+    if (!job->opts->tag_output) {
+        write_all(out, data, n);
+        return;
+    }
+    char tag[PMIX_MAX_NSLEN + 64];
+    int tl = snprintf(tag, sizeof(tag), "[%s,%u]<%s>: ", job->nspace, p->rank,
+                      stream == 0 ? "stdout" : "stderr");
+    partial_t *pt = &partials[2 * p->rank + (unsigned)stream];
+    const char *s = data, *end = data + n;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t chunk = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+        if (nl == NULL) {
+            char *g = realloc(pt->buf, pt->len + chunk);
+            if (g != NULL) {
+                memcpy(g + pt->len, s, chunk);
+                pt->buf = g;
+                pt->len += chunk;
+            }
+            break;
+        }
+        write_all(out, tag, (size_t)tl);
+        if (pt->len > 0) {
+            write_all(out, pt->buf, pt->len);
+            pt->len = 0;
+        }
+        write_all(out, s, chunk);
+        s += chunk;
+    }
+}
+
+/* At EOF, a tagged stream's unterminated last line still gets out. */
+static void flush_partial(run_job_t *job, run_proc_t *p, int stream)
+{
+    partial_t *pt = &partials[2 * p->rank + (unsigned)stream];
+    if (pt->len == 0)
+        return;
+    int out = stream == 0 ? STDOUT_FILENO : STDERR_FILENO;
+    char tag[PMIX_MAX_NSLEN + 64];
+    int tl = snprintf(tag, sizeof(tag), "[%s,%u]<%s>: ", job->nspace, p->rank,
+                      stream == 0 ? "stdout" : "stderr");
+    write_all(out, tag, (size_t)tl);
+    write_all(out, pt->buf, pt->len);
+    write_all(out, "\n", 1);
+    pt->len = 0;
+}
+
+/* Read once from fd; close it at EOF.  Returns bytes read. */
+static ssize_t pump(run_job_t *job, run_proc_t *p, int stream)
+{
+    int *fd = stream == 0 ? &p->out_fd : &p->err_fd;
+    char buf[RUN_IOF_CHUNK];
+    ssize_t r = read(*fd, buf, sizeof(buf));
+    if (r > 0) {
+        emit(job, p, stream, buf, (size_t)r);
+    } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        close(*fd);
+        *fd = -1;
+        flush_partial(job, p, stream);
+    }
+    return r;
+}
+
+void run_iof_poll(run_job_t *job, int wake_fd, int timeout_ms)
+{
+    size_t n = 0;
+    struct pollfd *pf = calloc(2 * (size_t)job->nprocs + 1, sizeof(*pf));
+    unsigned *who = calloc(2 * (size_t)job->nprocs + 1, sizeof(*who));
+    if (pf == NULL || who == NULL) {
+        free(pf);
+        free(who);
+        poll(NULL, 0, timeout_ms);
+        return;
+    }
+    pf[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+    for (unsigned r = 0; r < job->nprocs; r++) {
+        for (int s = 0; s < 2; s++) {
+            int fd = s == 0 ? job->procs[r].out_fd : job->procs[r].err_fd;
+            if (fd >= 0) {
+                who[n] = 2 * r + (unsigned)s;
+                pf[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+            }
+        }
+    }
+    if (poll(pf, n, timeout_ms) > 0) {
+        for (size_t i = 1; i < n; i++)
+            if (pf[i].revents != 0)
+                pump(job, &job->procs[who[i] / 2], (int)(who[i] % 2));
+    }
+    free(pf);
+    free(who);
+}
+
+void run_iof_drain(run_job_t *job)
+{
+    for (unsigned r = 0; r < job->nprocs; r++)
+        for (int s = 0; s < 2; s++)
+            while ((s == 0 ? job->procs[r].out_fd : job->procs[r].err_fd) >= 0)
+                pump(job, &job->procs[r], s);
+}
+
+void run_iof_close(run_job_t *job)
+{
+    for (unsigned r = 0; r < job->nprocs; r++) {
+        run_proc_t *p = &job->procs[r];
+        if (p->out_fd >= 0)
+            close(p->out_fd);
+        if (p->err_fd >= 0)
+            close(p->err_fd);
+        if (p->out_file >= 0)
+            close(p->out_file);
+        if (p->err_file >= 0)
+            close(p->err_file);
+        p->out_fd = p->err_fd = p->out_file = p->err_file = -1;
+    }
+    for (size_t i = 0; partials != NULL && i < 2 * (size_t)job->nprocs; i++)
+        free(partials[i].buf);
+    free(partials);
+    partials = NULL;
+}

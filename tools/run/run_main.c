@@ -1,0 +1,357 @@
+/* switchyard-run: start the job, forward its output, wait for it, and exit
+ * with its status (docs/launcher.md). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "run.h"
+
+extern char **environ;
+
+static int wake_pipe[2] = {-1, -1};
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    if (sig != SIGCHLD)
+        got_signal = sig;
+    char c = (char)sig;
+    if (write(wake_pipe[1], &c, 1) < 0) {
+        /* the pipe is full: a wake-up is pending anyway */
+    }
+    errno = saved;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char **build_env(run_job_t *job, pmix_rank_t rank)
+{
+    size_t n = 0;
+    while (environ[n] != NULL)
+        n++;
+    char **env = calloc(n + job->opts->nenv + 1, sizeof(char *));
+    if (env == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        env[i] = strdup(environ[i]);
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, job->nspace, rank);
+    if (PMIx_server_setup_fork(&proc, &env) != PMIX_SUCCESS) {
+        for (size_t i = 0; env[i] != NULL; i++)
+            free(env[i]);
+        free(env);
+        return NULL;
+    }
+    /* -x / --env last, so the user has the final word */
+    for (size_t k = 0; k < job->opts->nenv; k++) {
+        const char *e = job->opts->env[k];
+        size_t nl = (size_t)(strchr(e, '=') - e);
+        size_t i = 0;
+        for (; env[i] != NULL; i++)
+            if (strncmp(env[i], e, nl) == 0 && env[i][nl] == '=')
+                break;
+        if (env[i] == NULL) {
+            char **g = realloc(env, (i + 2) * sizeof(char *));
+            if (g == NULL)
+                break;
+            env = g;
+            env[i + 1] = NULL;
+        } else {
+            free(env[i]);
+        }
+        env[i] = strdup(e);
+    }
+    return env;
+}
+
+static void free_env(char **env)
+{
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        free(env[i]);
+    free(env);
+}
+
+static int start(run_job_t *job, run_proc_t *p)
+{
+    run_app_t *app = &job->opts->apps[p->app];
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return -1;
+    if (pipe2(err, O_CLOEXEC) != 0) {
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    char **env = build_env(job, p->rank);
+    if (env == NULL) {
+        close(out[0]);
+        close(out[1]);
+        close(err[0]);
+        close(err[1]);
+        return -1;
+    }
+    const char *wdir = app->wdir ? app->wdir : job->opts->wdir;
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGCHLD, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+        if (p->rank != 0) {
+            int devnull = open("/dev/null", O_RDONLY);
+            if (devnull >= 0)
+                dup2(devnull, STDIN_FILENO);
+        }
+        if (wdir != NULL && chdir(wdir) != 0) {
+            fprintf(stderr, "switchyard-run: rank %u: cannot enter %s: %s\n", p->rank, wdir,
+                    strerror(errno));
+            _exit(127);
+        }
+        if (p->cpuset != NULL)
+            hwloc_set_cpubind(job->topo, p->cpuset, HWLOC_CPUBIND_PROCESS);
+        environ = env;
+        execvp(app->argv[0], app->argv);
+        fprintf(stderr, "switchyard-run: cannot start %s: %s\n", app->argv[0], strerror(errno));
+        _exit(127);
+    }
+    free_env(env);
+    close(out[1]);
+    close(err[1]);
+    if (pid < 0) {
+        close(out[0]);
+        close(err[0]);
+        return -1;
+    }
+    p->pid = pid;
+    p->out_fd = out[0];
+    p->err_fd = err[0];
+    if (job->opts->verbose)
+        fprintf(stderr, "switchyard-run: rank %u: pid %ld, %s%s%s\n", p->rank, (long)pid,
+                app->argv[0], p->locality ? ", bound to " : "", p->locality ? p->locality : "");
+    return 0;
+}
+
+/* Reap what exited; the first failure (or our kill) stops the rest. */
+static void reap(run_job_t *job, bool *failing, double *kill_at)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (unsigned r = 0; r < job->nprocs; r++) {
+            run_proc_t *p = &job->procs[r];
+            if (p->pid != pid || p->exited)
+                continue;
+            p->exited = true;
+            p->status = status;
+            job->nexited++;
+            bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            if (bad && job->first_failed < 0 && !*failing)
+                job->first_failed = (int)r;
+            if (bad && !*failing) {
+                *failing = true;
+                run_kill_all(job, SIGTERM);
+                *kill_at = now_s() + 2.0;
+            }
+        }
+    }
+}
+
+static int report(run_job_t *job, bool timed_out)
+{
+    int code = 0;
+    run_host_lock();
+    if (job->aborted) {
+        fprintf(stderr, "switchyard-run: rank %u called PMIx_Abort with status %d%s%s\n",
+                job->abort_rank, job->abort_status, job->abort_msg ? ": " : "",
+                job->abort_msg ? job->abort_msg : "");
+        code = job->abort_status != 0 ? (job->abort_status & 0xff) : 1;
+        if (code == 0)
+            code = 1;
+    }
+    run_host_unlock();
+    if (timed_out) {
+        fprintf(stderr, "switchyard-run: the job did not finish within %g s and was killed\n",
+                job->opts->timeout);
+        code = code ? code : 124;
+    }
+    if (got_signal != 0 && got_signal != SIGCHLD) {
+        fprintf(stderr, "switchyard-run: interrupted by signal %d; the job was killed\n",
+                (int)got_signal);
+        code = code ? code : 128 + got_signal;
+    }
+    /* The first process that failed on its own explains the job's end; the
+     * others were stopped by us. */
+    if (code == 0 && job->first_failed >= 0) {
+        run_proc_t *p = &job->procs[job->first_failed];
+        const char *prog = job->opts->apps[p->app].argv[0];
+        if (WIFEXITED(p->status) && WEXITSTATUS(p->status) != 0) {
+            fprintf(stderr, "switchyard-run: rank %u (%s, pid %ld) exited with status %d\n",
+                    p->rank, prog, (long)p->pid, WEXITSTATUS(p->status));
+            code = WEXITSTATUS(p->status);
+        } else if (WIFSIGNALED(p->status)) {
+            fprintf(stderr, "switchyard-run: rank %u (%s, pid %ld) was killed by signal %d (%s)\n",
+                    p->rank, prog, (long)p->pid, WTERMSIG(p->status),
+                    strsignal(WTERMSIG(p->status)));
+            code = 128 + WTERMSIG(p->status);
+        }
+    }
+    run_host_lock();
+    for (unsigned r = 0; r < job->nprocs; r++) {
+        run_proc_t *p = &job->procs[r];
+        if (p->connected && !p->finalized)
+            fprintf(stderr, "switchyard-run: rank %u exited without calling PMIx_Finalize\n",
+                    p->rank);
+    }
+    run_host_unlock();
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    run_opts_t opts;
+    int prc = run_parse(argc, argv, &opts);
+    if (prc != 0) {
+        run_opts_free(&opts);
+        return prc == 2 ? 0 : 2;
+    }
+    run_job_t job = {.opts = &opts, .first_failed = -1};
+    for (unsigned a = 0; a < opts.napps; a++)
+        job.nprocs += opts.apps[a].np;
+    job.procs = calloc(job.nprocs, sizeof(*job.procs));
+    if (job.procs == NULL)
+        return 1;
+    for (unsigned a = 0, r = 0; a < opts.napps; a++)
+        for (unsigned k = 0; k < opts.apps[a].np; k++, r++)
+            job.procs[r] = (run_proc_t){.rank = r, .app = a, .app_rank = k, .out_fd = -1,
+                                        .err_fd = -1, .out_file = -1, .err_file = -1};
+    if (gethostname(job.hostname, sizeof(job.hostname) - 1) != 0)
+        snprintf(job.hostname, sizeof(job.hostname), "localhost");
+    snprintf(job.nspace, sizeof(job.nspace), "switchyard.%ld.1", (long)getpid());
+
+    int code = 1;
+    bool server_up = false, registered = false;
+    /* Cores and packages are all we place on: no I/O discovery (slow, and
+     * hwloc's PCI plugin leaks a little each time it runs). */
+    if (hwloc_topology_init(&job.topo) != 0 ||
+        hwloc_topology_set_io_types_filter(job.topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+        hwloc_topology_load(job.topo) != 0) {
+        fprintf(stderr, "switchyard-run: hwloc cannot read this machine's topology\n");
+        goto out;
+    }
+    if (run_place(&job) != 0)
+        goto out;
+    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        goto out;
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGCHLD, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    pmix_server_module_t module;
+    run_host_module(&module, &job);
+    pmix_info_t sinfo[2];
+    char srv_ns[PMIX_MAX_NSLEN + 1];
+    snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
+    PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
+    PMIX_INFO_LOAD(&sinfo[1], PMIX_HOSTNAME, job.hostname, PMIX_STRING);
+    pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
+    PMIX_INFO_DESTRUCT(&sinfo[0]);
+    PMIX_INFO_DESTRUCT(&sinfo[1]);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "switchyard-run: PMIx_server_init: %s\n", PMIx_Error_string(rc));
+        goto out;
+    }
+    server_up = true;
+    if (run_register(&job) != 0)
+        goto out;
+    registered = true;
+    if (run_iof_setup(&job) != 0)
+        goto out;
+
+    bool failing = false, timed_out = false;
+    double kill_at = 0, deadline = opts.timeout > 0 ? now_s() + opts.timeout : 0;
+    for (unsigned r = 0; r < job.nprocs; r++) {
+        if (start(&job, &job.procs[r]) != 0) {
+            fprintf(stderr, "switchyard-run: cannot start rank %u: %s\n", r, strerror(errno));
+            if (job.first_failed < 0)
+                job.first_failed = (int)r;
+            failing = true;
+            run_kill_all(&job, SIGTERM);
+            kill_at = now_s() + 2.0;
+            /* the ranks never started count as exited */
+            for (unsigned k = r; k < job.nprocs; k++) {
+                job.procs[k].exited = true;
+                job.procs[k].status = 127 << 8;
+                job.nexited++;
+            }
+            break;
+        }
+    }
+    while (job.nexited < job.nprocs) {
+        run_iof_poll(&job, wake_pipe[0], 100);
+        char drain[64];
+        while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
+            ;
+        reap(&job, &failing, &kill_at);
+        double t = now_s();
+        if (got_signal != 0 && !failing) {
+            failing = true;
+            run_kill_all(&job, SIGTERM);
+            kill_at = t + 2.0;
+        }
+        if (deadline > 0 && t > deadline && !failing) {
+            timed_out = failing = true;
+            run_kill_all(&job, SIGTERM);
+            kill_at = t + 2.0;
+        }
+        if (failing && kill_at > 0 && t > kill_at) {
+            run_kill_all(&job, SIGKILL);
+            kill_at = 0;
+        }
+    }
+    run_iof_drain(&job);
+    code = report(&job, timed_out);
+out:
+    run_iof_close(&job);
+    if (registered)
+        run_deregister(&job);
+    if (server_up)
+        PMIx_server_finalize();
+    for (unsigned r = 0; r < job.nprocs; r++) {
+        if (job.procs[r].cpuset != NULL)
+            hwloc_bitmap_free(job.procs[r].cpuset);
+        free(job.procs[r].locality);
+        free(job.procs[r].cpuset_str);
+    }
+    free(job.procs);
+    free(job.abort_msg);
+    if (job.topo != NULL)
+        hwloc_topology_destroy(job.topo);
+    if (wake_pipe[0] >= 0) {
+        close(wake_pipe[0]);
+        close(wake_pipe[1]);
+    }
+    run_opts_free(&opts);
+    return code;
+}
