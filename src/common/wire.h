@@ -57,6 +57,10 @@ typedef enum {
     SY_CMD_EVENT_REGISTER = 8,
     SY_CMD_EVENT_DEREGISTER = 9,
     SY_CMD_EVENT_NOTIFY = 10,
+    /* name service (src/server/server_pubsub.c, src/client/client_pubsub.c) */
+    SY_CMD_PUBLISH = 11,
+    SY_CMD_LOOKUP = 12,
+    SY_CMD_UNPUBLISH = 13,
 } sy_cmd_t;
 
 /* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */

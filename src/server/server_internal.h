@@ -147,6 +147,9 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized);
 void sy_srv_modex_nspace_gone(sy_srv_t *s, const char *nspace);
 void sy_srv_modex_finalize(sy_srv_t *s);
 
+/* ---- server_pubsub.c: publish / lookup / unpublish through the host ---- */
+void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+
 /* ---- server_event.c: event registration and notification (issue 4) ---- */
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized);

@@ -10,3 +10,8 @@ tests_integration_test_client_LDADD = src/libpmix.la
 tests_integration_test_client_LDFLAGS = -no-install
 TESTS += tests/integration/host-keys.sh tests/integration/host-hostile.sh
 EXTRA_DIST += tests/integration/host-keys.sh tests/integration/host-hostile.sh
+# Publish/lookup/unpublish through switchyard-run's datastore (run.sh).
+check_PROGRAMS += tests/integration/test_pubsub
+tests_integration_test_pubsub_SOURCES = tests/integration/test_pubsub.c
+tests_integration_test_pubsub_LDADD = src/libpmix.la
+tests_integration_test_pubsub_LDFLAGS = -no-install

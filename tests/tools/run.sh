@@ -77,6 +77,13 @@ if test -x "$C"; then
     check "PMIx_Abort ends the job with its status" "test $rc -eq 7 && grep -q 'called PMIx_Abort with status 7' '$T/err'"
 fi
 
+P="$top_builddir/tests/integration/test_pubsub"
+if test -x "$P"; then
+    "$R" --oversubscribe -n 2 "$P" > "$T/out" 2> "$T/err"
+    rc=$?
+    check "publish/lookup (wait, timeout, ranges, duplicate, unpublish)" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 2"
+fi
+
 left=$(ls -A "$TMPDIR")
 check "no file left in TMPDIR" "test -z '$left'"
 echo "1..$n"

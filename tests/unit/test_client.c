@@ -91,6 +91,12 @@ static void test_singleton(void **state)
     assert_true(v->data.darray->size > 0);
     PMIX_VALUE_RELEASE(v);
 
+    /* no datastore without a server */
+    pmix_info_t pub;
+    PMIX_INFO_LOAD(&pub, "sy.k", "v", PMIX_STRING);
+    assert_int_equal(PMIx_Publish(&pub, 1), PMIX_ERR_NOT_SUPPORTED);
+    PMIX_INFO_DESTRUCT(&pub);
+
     /* Abort with nobody to tell: an error, and we are still alive */
     assert_int_not_equal(PMIx_Abort(1, "singleton", NULL, 0), PMIX_SUCCESS);
 

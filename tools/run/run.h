@@ -3,7 +3,8 @@
  *
  *   run_opts.c  command line            run_job.c   registering the job
  *   run_host.c  the host module         run_iof.c   output forwarding
- *   run_bind.c  mapping and binding     run_main.c  launch, wait, exit status */
+ *   run_bind.c  mapping and binding     run_main.c  launch, wait, exit status
+ *   run_pubsub.c  the publish/lookup datastore */
 #ifndef SWITCHYARD_RUN_H
 #define SWITCHYARD_RUN_H
 #include <stdbool.h>
@@ -90,6 +91,14 @@ void run_kill_all(run_job_t *job, int sig);
 /* A consistent view, for the main thread, of what the upcalls set. */
 void run_host_lock(void);
 void run_host_unlock(void);
+
+/* run_pubsub.c: the datastore behind publish/lookup/unpublish. */
+void run_pubsub_module(pmix_server_module_t *m);
+/* From the main loop: time out held lookups. */
+void run_pubsub_tick(void);
+/* A process exited: its PMIX_PERSIST_PROC data goes. */
+void run_pubsub_proc_gone(const pmix_proc_t *proc);
+void run_pubsub_free(void);
 
 /* run_iof.c */
 int run_iof_setup(run_job_t *job);

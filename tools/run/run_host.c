@@ -132,6 +132,7 @@ void run_host_module(pmix_server_module_t *m, run_job_t *job)
     m->abort = do_abort;
     m->fence_nb = fence;
     m->direct_modex = dmodex;
+    run_pubsub_module(m);
 }
 
 /* For the main thread: a consistent view of the flags the upcalls set. */

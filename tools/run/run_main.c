@@ -162,6 +162,9 @@ static void reap(run_job_t *job, bool *failing, double *kill_at)
             p->exited = true;
             p->status = status;
             job->nexited++;
+            pmix_proc_t who;
+            PMIX_LOAD_PROCID(&who, job->nspace, p->rank);
+            run_pubsub_proc_gone(&who);
             bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
             if (bad && job->first_failed < 0 && !*failing)
                 job->first_failed = (int)r;
@@ -314,6 +317,7 @@ int main(int argc, char **argv)
         while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
             ;
         reap(&job, &failing, &kill_at);
+        run_pubsub_tick();
         double t = now_s();
         if (got_signal != 0 && !failing) {
             failing = true;
@@ -334,6 +338,7 @@ int main(int argc, char **argv)
     code = report(&job, timed_out);
 out:
     run_iof_close(&job);
+    run_pubsub_free();
     if (registered)
         run_deregister(&job);
     if (server_up)
