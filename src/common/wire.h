@@ -61,6 +61,10 @@ typedef enum {
     SY_CMD_PUBLISH = 11,
     SY_CMD_LOOKUP = 12,
     SY_CMD_UNPUBLISH = 13,
+    /* requests for the host (src/server/server_hostops.c, src/client/client_hostops.c) */
+    SY_CMD_QUERY = 14,
+    SY_CMD_LOG = 15,
+    SY_CMD_JOB_CONTROL = 16,
 } sy_cmd_t;
 
 /* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */

@@ -150,6 +150,10 @@ void sy_srv_modex_finalize(sy_srv_t *s);
 /* ---- server_pubsub.c: publish / lookup / unpublish through the host ---- */
 void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 
+/* ---- server_hostops.c: query, log, job control through the host ---- */
+void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag,
+                            pmix_data_buffer_t *b);
+
 /* ---- server_event.c: event registration and notification (issue 4) ---- */
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized);

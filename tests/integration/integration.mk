@@ -15,3 +15,8 @@ check_PROGRAMS += tests/integration/test_pubsub
 tests_integration_test_pubsub_SOURCES = tests/integration/test_pubsub.c
 tests_integration_test_pubsub_LDADD = src/libpmix.la
 tests_integration_test_pubsub_LDFLAGS = -no-install
+# Query, log and job control through switchyard-run (run.sh).
+check_PROGRAMS += tests/integration/test_hostops
+tests_integration_test_hostops_SOURCES = tests/integration/test_hostops.c
+tests_integration_test_hostops_LDADD = src/libpmix.la
+tests_integration_test_hostops_LDFLAGS = -no-install

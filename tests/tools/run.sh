@@ -84,6 +84,15 @@ if test -x "$P"; then
     check "publish/lookup (wait, timeout, ranges, duplicate, unpublish)" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 2"
 fi
 
+O="$top_builddir/tests/integration/test_hostops"
+if test -x "$O"; then
+    "$R" --oversubscribe -n 2 "$O" "$T/cleanme" > "$T/out" 2> "$T/err"
+    rc=$?
+    check "query + job control: rank 1 killed by rank 0's request" "test $rc -eq 137 && grep -q 'rank 1 .* killed by signal 9' '$T/err' && ! grep -q FAIL '$T/err'"
+    check "PMIx_Log to stdout" "grep -q 'hostops log line' '$T/out'"
+    check "PMIX_REGISTER_CLEANUP file removed" "test ! -e '$T/cleanme'"
+fi
+
 left=$(ls -A "$TMPDIR")
 check "no file left in TMPDIR" "test -z '$left'"
 echo "1..$n"

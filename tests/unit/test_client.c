@@ -95,6 +95,7 @@ static void test_singleton(void **state)
     pmix_info_t pub;
     PMIX_INFO_LOAD(&pub, "sy.k", "v", PMIX_STRING);
     assert_int_equal(PMIx_Publish(&pub, 1), PMIX_ERR_NOT_SUPPORTED);
+    assert_int_equal(PMIx_Log(&pub, 1, NULL, 0), PMIX_ERR_NOT_SUPPORTED);
     PMIX_INFO_DESTRUCT(&pub);
 
     /* Abort with nobody to tell: an error, and we are still alive */

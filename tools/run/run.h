@@ -4,7 +4,8 @@
  *   run_opts.c  command line            run_job.c   registering the job
  *   run_host.c  the host module         run_iof.c   output forwarding
  *   run_bind.c  mapping and binding     run_main.c  launch, wait, exit status
- *   run_pubsub.c  the publish/lookup datastore */
+ *   run_pubsub.c  the publish/lookup datastore
+ *   run_ops.c   query, log, job control */
 #ifndef SWITCHYARD_RUN_H
 #define SWITCHYARD_RUN_H
 #include <stdbool.h>
@@ -99,6 +100,11 @@ void run_pubsub_tick(void);
 /* A process exited: its PMIX_PERSIST_PROC data goes. */
 void run_pubsub_proc_gone(const pmix_proc_t *proc);
 void run_pubsub_free(void);
+
+/* run_ops.c: query, log, job control; files registered for cleanup are
+ * removed by run_ops_cleanup at the end of the job. */
+void run_ops_module(pmix_server_module_t *m, run_job_t *job);
+void run_ops_cleanup(void);
 
 /* run_iof.c */
 int run_iof_setup(run_job_t *job);

@@ -339,6 +339,7 @@ int main(int argc, char **argv)
 out:
     run_iof_close(&job);
     run_pubsub_free();
+    run_ops_cleanup();
     if (registered)
         run_deregister(&job);
     if (server_up)

@@ -1,0 +1,270 @@
+/* Requests the server hands to its host and that return infos or a status:
+ * PMIx_Query_info, PMIx_Log, PMIx_Job_control (+ _nb).  A singleton has no
+ * host: PMIX_ERR_NOT_SUPPORTED. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "client/client_internal.h"
+#include "common/buffer.h"
+#include "common/pack.h"
+#include "common/sync.h"
+
+static pmix_status_t server_conn(sy_conn_t **conn)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (sy_client.refcount == 0)
+        rc = PMIX_ERR_INIT;
+    else if (sy_client.conn == NULL)
+        rc = PMIX_ERR_NOT_SUPPORTED;
+    *conn = sy_client.conn;
+    pthread_mutex_unlock(&sy_client_lock);
+    return rc;
+}
+
+static pmix_status_t pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
+{
+    size_t n = info != NULL ? ninfo : 0;
+    pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
+    return rc;
+}
+
+typedef struct {
+    pmix_info_cbfunc_t info_cb;
+    pmix_op_cbfunc_t op_cb;
+    void *cbdata;
+    pmix_info_t *info; /* given to info_cb, freed by its release call */
+    size_t ninfo;
+} hostop_t;
+
+static void release_infos(void *cbdata)
+{
+    hostop_t *h = cbdata;
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
+    free(h);
+}
+
+/* Reply after the status: SIZE n, n INFO (info-returning requests). */
+static void hostop_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    hostop_t *h = cbdata;
+    if (h->op_cb != NULL) {
+        h->op_cb(status, h->cbdata);
+        free(h);
+        return;
+    }
+    pmix_info_t *info = NULL;
+    size_t n = 0;
+    if (reply->bytes_used > 0 && sy_client_unpack_one(reply, &n, PMIX_SIZE) == PMIX_SUCCESS &&
+        n > 0 && n <= sy_buffer_remaining(reply)) {
+        PMIX_INFO_CREATE(info, n);
+        int32_t cnt = (int32_t)n;
+        if (info == NULL || sy_unpack(reply, info, &cnt, PMIX_INFO) != PMIX_SUCCESS) {
+            if (info != NULL)
+                PMIX_INFO_FREE(info, n);
+            info = NULL;
+            n = 0;
+            if (status == PMIX_SUCCESS)
+                status = PMIX_ERR_UNPACK_FAILURE;
+        }
+    } else {
+        n = 0;
+    }
+    if (h->info_cb == NULL) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, n);
+        free(h);
+        return;
+    }
+    /* The callback owns nothing: it gives the infos back through release. */
+    h->info = info;
+    h->ninfo = n;
+    h->info_cb(status, info, n, h->cbdata, release_infos, h);
+}
+
+static pmix_status_t send_hostop(pmix_data_buffer_t *req, pmix_info_cbfunc_t info_cb,
+                                 pmix_op_cbfunc_t op_cb, void *cbdata)
+{
+    sy_conn_t *conn;
+    pmix_status_t rc = server_conn(&conn);
+    hostop_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
+    if (h == NULL) {
+        sy_buffer_destruct(req);
+        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
+    }
+    h->info_cb = info_cb;
+    h->op_cb = op_cb;
+    h->cbdata = cbdata;
+    rc = sy_client_request_nb(conn, req, hostop_reply, h);
+    if (rc != PMIX_SUCCESS)
+        free(h);
+    return rc;
+}
+
+/* ---- blocking forms ---- */
+
+typedef struct {
+    sy_sync_t sync;
+    pmix_info_t *info;
+    size_t ninfo;
+} info_wait_t;
+
+static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    info_wait_t *w = cbdata;
+    if (ninfo > 0 && info != NULL) {
+        PMIX_INFO_CREATE(w->info, ninfo);
+        if (w->info != NULL) {
+            for (size_t i = 0; i < ninfo; i++)
+                PMIx_Info_xfer(&w->info[i], &info[i]);
+            w->ninfo = ninfo;
+        }
+    }
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
+    sy_sync_signal(&w->sync, status, NULL);
+}
+
+static pmix_status_t wait_infos(pmix_status_t started, info_wait_t *w, pmix_info_t **results,
+                                size_t *nresults)
+{
+    pmix_status_t rc = started;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_sync_wait_progress(&w->sync, sy_client.progress);
+    sy_sync_destroy(&w->sync);
+    if (results != NULL && nresults != NULL) {
+        *results = w->info;
+        *nresults = w->ninfo;
+    } else if (w->info != NULL) {
+        PMIX_INFO_FREE(w->info, w->ninfo);
+    }
+    return rc;
+}
+
+static void op_done(pmix_status_t status, void *cbdata)
+{
+    sy_sync_signal(cbdata, status, NULL);
+}
+
+/* ---- Query ---- */
+
+PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
+                                             pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    if (queries == NULL || nqueries == 0 || cbfunc == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_QUERY);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &nqueries, 1, PMIX_SIZE);
+    for (size_t q = 0; rc == PMIX_SUCCESS && q < nqueries; q++) {
+        size_t nk = 0;
+        while (queries[q].keys != NULL && queries[q].keys[nk] != NULL)
+            nk++;
+        rc = sy_pack(&req, &nk, 1, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS && nk > 0)
+            rc = sy_pack(&req, queries[q].keys, (int32_t)nk, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = pack_infos(&req, queries[q].qualifiers, queries[q].nqual);
+    }
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    return send_hostop(&req, cbfunc, NULL, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
+                                          pmix_info_t **results, size_t *nresults)
+{
+    if (results == NULL || nresults == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    *results = NULL;
+    *nresults = 0;
+    info_wait_t w = {0};
+    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return wait_infos(PMIx_Query_info_nb(queries, nqueries, info_done, &w), &w, results,
+                      nresults);
+}
+
+/* ---- Log ---- */
+
+PMIX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
+                                      const pmix_info_t directives[], size_t ndirs,
+                                      pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if ((data == NULL && ndata > 0) || (directives == NULL && ndirs > 0) || ndata == 0)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_LOG);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, data, ndata);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, directives, ndirs);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    /* A NULL callback still gets the request done (fire and forget). */
+    return send_hostop(&req, NULL, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata,
+                                   const pmix_info_t directives[], size_t ndirs)
+{
+    sy_sync_t s;
+    if (sy_sync_init(&s) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = PMIx_Log_nb(data, ndata, directives, ndirs, op_done, &s);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_sync_wait_progress(&s, sy_client.progress);
+    sy_sync_destroy(&s);
+    return rc;
+}
+
+/* ---- Job control ---- */
+
+PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    if ((targets == NULL && ntargets > 0) || (directives == NULL && ndirs > 0))
+        return PMIX_ERR_BAD_PARAM;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_JOB_CONTROL);
+    size_t nt = targets != NULL ? ntargets : 0;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &nt, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && nt > 0)
+        rc = sy_pack(&req, targets, (int32_t)nt, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, directives, ndirs);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    /* With a NULL callback the request still goes; its result is dropped. */
+    return send_hostop(&req, cbfunc, NULL, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t ntargets,
+                                           const pmix_info_t directives[], size_t ndirs,
+                                           pmix_info_t **results, size_t *nresults)
+{
+    info_wait_t w = {0};
+    if (results != NULL)
+        *results = NULL;
+    if (nresults != NULL)
+        *nresults = 0;
+    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return wait_infos(PMIx_Job_control_nb(targets, ntargets, directives, ndirs, info_done, &w),
+                      &w, results, nresults);
+}

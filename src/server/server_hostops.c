@@ -1,0 +1,193 @@
+/* QUERY / LOG / JOB_CONTROL from clients, handed to the host's query, log
+ * and job_control upcalls with the requester's identity.  The host answers
+ * on any thread; its infos are packed in its callback (valid only there),
+ * released, and the reply is sent from the loop. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/buffer.h"
+#include "common/pack.h"
+#include "common/wire.h"
+#include "server/server_internal.h"
+
+typedef struct {
+    sy_srv_peer_t *peer;
+    uint32_t tag;
+    pmix_status_t status;
+    pmix_data_buffer_t reply; /* SIZE n, n INFO */
+    pmix_info_t *info, *dirs;
+    size_t ninfo, ndirs;
+    pmix_proc_t *targets;
+    size_t ntargets;
+    pmix_query_t *queries;
+    size_t nqueries;
+} hostop_req_t;
+
+static void req_free(hostop_req_t *r)
+{
+    if (r->info != NULL)
+        PMIX_INFO_FREE(r->info, r->ninfo);
+    if (r->dirs != NULL)
+        PMIX_INFO_FREE(r->dirs, r->ndirs);
+    if (r->targets != NULL)
+        PMIX_PROC_FREE(r->targets, r->ntargets);
+    if (r->queries != NULL)
+        PMIX_QUERY_FREE(r->queries, r->nqueries);
+    sy_buffer_destruct(&r->reply);
+    free(r);
+}
+
+static void finish_on_loop(void *arg)
+{
+    hostop_req_t *r = arg;
+    if (sy_srv_peer_open(r->peer)) {
+        pmix_data_buffer_t out = {0};
+        if (sy_pack(&out, &r->status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+            sy_buffer_append(&out, r->reply.base_ptr, r->reply.bytes_used) == PMIX_SUCCESS)
+            sy_srv_peer_reply(r->peer, r->tag, &out);
+        sy_buffer_destruct(&out);
+    }
+    sy_srv_peer_release(r->peer);
+    req_free(r);
+}
+
+static void drop(void *arg)
+{
+    req_free(arg);
+}
+
+static void op_done(pmix_status_t status, void *cbdata)
+{
+    hostop_req_t *r = cbdata;
+    r->status = status;
+    sy_srv_post_or_drop(finish_on_loop, drop, r);
+}
+
+static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    hostop_req_t *r = cbdata;
+    r->status = status;
+    size_t n = info != NULL ? ninfo : 0;
+    pmix_status_t rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(&r->reply, info, (int32_t)n, PMIX_INFO);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&r->reply);
+        r->status = rc;
+    }
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
+    sy_srv_post_or_drop(finish_on_loop, drop, r);
+}
+
+static pmix_status_t unpack_count(pmix_data_buffer_t *b, size_t *n)
+{
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    return rc;
+}
+
+static pmix_status_t unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *ninfo)
+{
+    pmix_status_t rc = unpack_count(b, ninfo);
+    if (rc != PMIX_SUCCESS || *ninfo == 0)
+        return rc;
+    PMIX_INFO_CREATE(*info, *ninfo);
+    if (*info == NULL)
+        return PMIX_ERR_NOMEM;
+    int32_t cnt = (int32_t)*ninfo;
+    return sy_unpack(b, *info, &cnt, PMIX_INFO);
+}
+
+static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
+{
+    pmix_status_t rc = unpack_count(b, &r->nqueries);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (r->nqueries == 0)
+        return PMIX_ERR_BAD_PARAM;
+    PMIX_QUERY_CREATE(r->queries, r->nqueries);
+    if (r->queries == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t q = 0; q < r->nqueries && rc == PMIX_SUCCESS; q++) {
+        size_t nk = 0;
+        rc = unpack_count(b, &nk);
+        if (rc == PMIX_SUCCESS) {
+            r->queries[q].keys = calloc(nk + 1, sizeof(char *));
+            if (r->queries[q].keys == NULL)
+                rc = PMIX_ERR_NOMEM;
+        }
+        if (rc == PMIX_SUCCESS && nk > 0) {
+            int32_t cnt = (int32_t)nk;
+            rc = sy_unpack(b, r->queries[q].keys, &cnt, PMIX_STRING);
+        }
+        if (rc == PMIX_SUCCESS)
+            rc = unpack_infos(b, &r->queries[q].qualifiers, &r->queries[q].nqual);
+    }
+    return rc;
+}
+
+void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_srv_t *s = sy_srv;
+    sy_srv_client_t *c = peer->client;
+    pmix_server_module_t *m = &s->module;
+    bool have = (cmd == SY_CMD_QUERY && m->query != NULL) ||
+                (cmd == SY_CMD_LOG && m->log != NULL) ||
+                (cmd == SY_CMD_JOB_CONTROL && m->job_control != NULL);
+    if (c == NULL || !have) {
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    hostop_req_t *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    r->peer = peer;
+    r->tag = tag;
+    pmix_status_t rc;
+    if (cmd == SY_CMD_QUERY) {
+        rc = unpack_queries(b, r);
+    } else if (cmd == SY_CMD_LOG) {
+        rc = unpack_infos(b, &r->info, &r->ninfo);
+        if (rc == PMIX_SUCCESS)
+            rc = unpack_infos(b, &r->dirs, &r->ndirs);
+    } else {
+        rc = unpack_count(b, &r->ntargets);
+        if (rc == PMIX_SUCCESS && r->ntargets > 0) {
+            PMIX_PROC_CREATE(r->targets, r->ntargets);
+            int32_t cnt = (int32_t)r->ntargets;
+            rc = r->targets == NULL ? PMIX_ERR_NOMEM
+                                    : sy_unpack(b, r->targets, &cnt, PMIX_PROC);
+        }
+        if (rc == PMIX_SUCCESS)
+            rc = unpack_infos(b, &r->dirs, &r->ndirs);
+    }
+    if (rc != PMIX_SUCCESS) {
+        sy_srv_peer_reply_status(peer, tag, rc == PMIX_ERR_BAD_PARAM ? rc
+                                                                      : PMIX_ERR_UNPACK_FAILURE);
+        req_free(r);
+        return;
+    }
+    sy_srv_peer_hold(peer);
+    if (cmd == SY_CMD_LOG) {
+        /* a void upcall: the outcome always comes through the callback */
+        m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, op_done, r);
+        return;
+    }
+    if (cmd == SY_CMD_QUERY)
+        rc = m->query(&c->proc, r->queries, r->nqueries, info_done, r);
+    else
+        rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, r);
+    if (rc != PMIX_SUCCESS) {
+        r->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+        finish_on_loop(r);
+    }
+}

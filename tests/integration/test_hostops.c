@@ -1,0 +1,85 @@
+/* Run under switchyard-run with 2 ranks: PMIx_Query_info, PMIx_Log and
+ * PMIx_Job_control through the launcher.  Rank 0 queries the namespaces
+ * and the process table, logs a line, registers a file for cleanup (with a
+ * NULL callback), then kills rank 1, which waits forever: the job must end
+ * with rank 1 killed by SIGKILL and the file gone. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static int failures;
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "FAIL(test_hostops): " __VA_ARGS__);                                       \
+        fputc('\n', stderr);                                                                       \
+        failures++;                                                                                \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "FAIL: PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    if (me.rank != 0) {
+        for (;;)
+            pause(); /* until rank 0 has us killed */
+    }
+    pmix_query_t q[2];
+    PMIX_QUERY_CONSTRUCT(&q[0]);
+    PMIX_QUERY_CONSTRUCT(&q[1]);
+    char *k0[] = {PMIX_QUERY_NAMESPACES, NULL}, *k1[] = {PMIX_QUERY_PROC_TABLE, NULL};
+    q[0].keys = k0;
+    q[1].keys = k1;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    rc = PMIx_Query_info(q, 2, &res, &nres);
+    if (rc != PMIX_SUCCESS || nres != 2)
+        FAIL("Query_info: %s, %zu results", PMIx_Error_string(rc), nres);
+    for (size_t i = 0; i < nres; i++) {
+        if (!strcmp(res[i].key, PMIX_QUERY_NAMESPACES) &&
+            (res[i].value.type != PMIX_STRING || !strstr(res[i].value.data.string, me.nspace)))
+            FAIL("namespaces do not name ours");
+        if (!strcmp(res[i].key, PMIX_QUERY_PROC_TABLE)) {
+            pmix_data_array_t *da = res[i].value.data.darray;
+            if (res[i].value.type != PMIX_DATA_ARRAY || da->type != PMIX_PROC_INFO ||
+                da->size != 2 || ((pmix_proc_info_t *)da->array)[1].pid <= 0)
+                FAIL("process table malformed");
+        }
+    }
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+
+    pmix_info_t log;
+    PMIX_INFO_LOAD(&log, PMIX_LOG_STDOUT, "hostops log line", PMIX_STRING);
+    if ((rc = PMIx_Log(&log, 1, NULL, 0)) != PMIX_SUCCESS)
+        FAIL("Log: %s", PMIx_Error_string(rc));
+    PMIX_INFO_DESTRUCT(&log);
+
+    if (argc > 1) {
+        FILE *f = fopen(argv[1], "w");
+        if (f != NULL)
+            fclose(f);
+        pmix_info_t cl;
+        PMIX_INFO_LOAD(&cl, PMIX_REGISTER_CLEANUP, argv[1], PMIX_STRING);
+        if ((rc = PMIx_Job_control_nb(NULL, 0, &cl, 1, NULL, NULL)) != PMIX_SUCCESS)
+            FAIL("Job_control_nb(cleanup, NULL callback): %s", PMIx_Error_string(rc));
+        PMIX_INFO_DESTRUCT(&cl);
+    }
+    pmix_proc_t victim;
+    PMIX_LOAD_PROCID(&victim, me.nspace, 1);
+    pmix_info_t kill;
+    bool yes = true;
+    PMIX_INFO_LOAD(&kill, PMIX_JOB_CTRL_KILL, &yes, PMIX_BOOL);
+    if ((rc = PMIx_Job_control(&victim, 1, &kill, 1, NULL, NULL)) != PMIX_SUCCESS)
+        FAIL("Job_control(kill rank 1): %s", PMIx_Error_string(rc));
+    PMIX_INFO_DESTRUCT(&kill);
+    rc = PMIx_Finalize(NULL, 0);
+    return failures == 0 && rc == PMIX_SUCCESS ? 0 : 1;
+}

@@ -1,0 +1,229 @@
+/* The launcher's answers to PMIx_Query_info, PMIx_Log and
+ * PMIx_Job_control (Chap_API_Query.tex, Chap_API_Job_Mgmt.tex). */
+#define _GNU_SOURCE
+#include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "run.h"
+
+static run_job_t *job_of_ops;
+static pthread_mutex_t cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **cleanups; /* files and directories to remove at the end */
+static size_t ncleanups;
+
+static bool is(const pmix_info_t *i, const char *key)
+{
+    return strncmp(i->key, key, PMIX_MAX_KEYLEN) == 0;
+}
+
+static void release_infos(void *cbdata)
+{
+    pmix_info_t *info = cbdata;
+    size_t n = 0;
+    while (info != NULL && info[n].key[0] != '\0')
+        n++;
+    if (info != NULL)
+        PMIX_INFO_FREE(info, n + 1);
+}
+
+static pmix_status_t proc_table(pmix_value_t *v)
+{
+    run_job_t *job = job_of_ops;
+    pmix_proc_info_t *pi;
+    PMIX_PROC_INFO_CREATE(pi, job->nprocs);
+    if (pi == NULL)
+        return PMIX_ERR_NOMEM;
+    for (unsigned r = 0; r < job->nprocs; r++) {
+        run_proc_t *p = &job->procs[r];
+        PMIX_LOAD_PROCID(&pi[r].proc, job->nspace, r);
+        pi[r].hostname = strdup(job->hostname);
+        pi[r].executable_name = strdup(job->opts->apps[p->app].argv[0]);
+        pi[r].pid = p->pid;
+        pi[r].exit_code = p->exited && WIFEXITED(p->status) ? WEXITSTATUS(p->status) : 0;
+        pi[r].state = p->exited ? PMIX_PROC_STATE_TERMINATED : PMIX_PROC_STATE_RUNNING;
+    }
+    pmix_data_array_t *da = malloc(sizeof(*da));
+    if (da == NULL) {
+        PMIX_PROC_INFO_FREE(pi, job->nprocs);
+        return PMIX_ERR_NOMEM;
+    }
+    da->type = PMIX_PROC_INFO;
+    da->size = job->nprocs;
+    da->array = pi;
+    v->type = PMIX_DATA_ARRAY;
+    v->data.darray = da;
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                           pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proct;
+    size_t nkeys = 0;
+    for (size_t q = 0; q < nqueries; q++)
+        for (size_t k = 0; queries[q].keys != NULL && queries[q].keys[k] != NULL; k++)
+            nkeys++;
+    /* one spare, zeroed entry marks the end for release_infos */
+    pmix_info_t *out;
+    PMIX_INFO_CREATE(out, nkeys + 1);
+    if (out == NULL)
+        return PMIX_ERR_NOMEM;
+    size_t n = 0;
+    run_job_t *job = job_of_ops;
+    for (size_t q = 0; q < nqueries; q++) {
+        for (size_t k = 0; queries[q].keys != NULL && queries[q].keys[k] != NULL; k++) {
+            const char *key = queries[q].keys[k];
+            pmix_info_t *o = &out[n];
+            if (!strcmp(key, PMIX_QUERY_NAMESPACES)) {
+                PMIX_INFO_LOAD(o, key, job->nspace, PMIX_STRING);
+            } else if (!strcmp(key, PMIX_QUERY_JOB_STATUS)) {
+                pmix_status_t st = job->nexited < job->nprocs ? PMIX_SUCCESS
+                                                              : PMIX_ERR_JOB_TERMINATED;
+                PMIX_INFO_LOAD(o, key, &st, PMIX_STATUS);
+            } else if (!strcmp(key, PMIX_QUERY_PROC_TABLE) ||
+                       !strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE)) {
+                PMIX_LOAD_KEY(o->key, key);
+                if (proc_table(&o->value) != PMIX_SUCCESS)
+                    continue;
+            } else if (!strcmp(key, PMIX_JOB_SIZE)) {
+                uint32_t size = job->nprocs;
+                PMIX_INFO_LOAD(o, key, &size, PMIX_UINT32);
+            } else if (!strcmp(key, PMIX_HOSTNAME)) {
+                PMIX_INFO_LOAD(o, key, job->hostname, PMIX_STRING);
+            } else {
+                continue;
+            }
+            n++;
+        }
+    }
+    pmix_status_t st = n == nkeys ? PMIX_SUCCESS : n > 0 ? PMIX_ERR_PARTIAL_SUCCESS
+                                                         : PMIX_ERR_NOT_FOUND;
+    cbfunc(st, n > 0 ? out : NULL, n, cbdata, release_infos, out);
+    return PMIX_SUCCESS;
+}
+
+static void log_upcall(const pmix_proc_t *client, const pmix_info_t data[], size_t ndata,
+                       const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                       void *cbdata)
+{
+    (void)directives;
+    (void)ndirs;
+    size_t done = 0;
+    for (size_t i = 0; i < ndata; i++) {
+        const pmix_value_t *v = &data[i].value;
+        const char *msg = v->type == PMIX_STRING ? v->data.string : NULL;
+        if (is(&data[i], PMIX_LOG_STDERR) && msg != NULL) {
+            fprintf(stderr, "[%s,%u] %s%s", client->nspace, client->rank, msg,
+                    msg[0] && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
+            done++;
+        } else if (is(&data[i], PMIX_LOG_STDOUT) && msg != NULL) {
+            fprintf(stdout, "[%s,%u] %s%s", client->nspace, client->rank, msg,
+                    msg[0] && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
+            fflush(stdout);
+            done++;
+        } else if (is(&data[i], PMIX_LOG_SYSLOG) && msg != NULL) {
+            syslog(LOG_INFO, "[%s,%u] %s", client->nspace, client->rank, msg);
+            done++;
+        } else if (is(&data[i], PMIX_LOG_MSG) && v->type == PMIX_BYTE_OBJECT) {
+            fprintf(stderr, "[%s,%u] %.*s\n", client->nspace, client->rank,
+                    (int)v->data.bo.size, v->data.bo.bytes);
+            done++;
+        }
+    }
+    if (cbfunc != NULL)
+        cbfunc(done > 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED, cbdata);
+}
+
+static void signal_targets(const pmix_proc_t *req, const pmix_proc_t targets[], size_t n, int sig)
+{
+    run_job_t *job = job_of_ops;
+    for (unsigned r = 0; r < job->nprocs; r++) {
+        run_proc_t *p = &job->procs[r];
+        bool hit = n == 0 && PMIX_CHECK_NSPACE(req->nspace, job->nspace);
+        for (size_t t = 0; t < n && !hit; t++)
+            hit = PMIX_CHECK_NSPACE(targets[t].nspace, job->nspace) &&
+                  (targets[t].rank == PMIX_RANK_WILDCARD || targets[t].rank == r);
+        if (hit && p->pid > 0 && !p->exited)
+            kill(p->pid, sig);
+    }
+}
+
+static void add_cleanup(const char *path)
+{
+    pthread_mutex_lock(&cleanup_lock);
+    char **g = realloc(cleanups, (ncleanups + 1) * sizeof(char *));
+    if (g != NULL) {
+        cleanups = g;
+        cleanups[ncleanups] = strdup(path);
+        if (cleanups[ncleanups] != NULL)
+            ncleanups++;
+    }
+    pthread_mutex_unlock(&cleanup_lock);
+}
+
+static pmix_status_t job_control(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                                 size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                                 pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    pmix_status_t st = PMIX_ERR_NOT_SUPPORTED;
+    for (size_t i = 0; i < ndirs; i++) {
+        const pmix_info_t *d = &directives[i];
+        if (is(d, PMIX_JOB_CTRL_KILL)) {
+            signal_targets(requestor, targets, ntargets, SIGKILL);
+            st = PMIX_SUCCESS;
+        } else if (is(d, PMIX_JOB_CTRL_TERMINATE)) {
+            signal_targets(requestor, targets, ntargets, SIGTERM);
+            st = PMIX_SUCCESS;
+        } else if (is(d, PMIX_JOB_CTRL_SIGNAL) && d->value.type == PMIX_INT) {
+            signal_targets(requestor, targets, ntargets, d->value.data.integer);
+            st = PMIX_SUCCESS;
+        } else if ((is(d, PMIX_REGISTER_CLEANUP) || is(d, PMIX_REGISTER_CLEANUP_DIR)) &&
+                   d->value.type == PMIX_STRING && d->value.data.string != NULL) {
+            add_cleanup(d->value.data.string);
+            st = PMIX_SUCCESS;
+        }
+    }
+    if (cbfunc != NULL)
+        cbfunc(st, NULL, 0, cbdata, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+
+void run_ops_module(pmix_server_module_t *m, run_job_t *job)
+{
+    job_of_ops = job;
+    m->query = query;
+    m->log = log_upcall;
+    m->job_control = job_control;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void run_ops_cleanup(void)
+{
+    pthread_mutex_lock(&cleanup_lock);
+    for (size_t i = 0; i < ncleanups; i++) {
+        nftw(cleanups[i], remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        free(cleanups[i]);
+    }
+    free(cleanups);
+    cleanups = NULL;
+    ncleanups = 0;
+    pthread_mutex_unlock(&cleanup_lock);
+}
