@@ -39,9 +39,11 @@ pmix_status_t sy_topology_discover(hwloc_topology_t *out)
     if (0 != hwloc_topology_init(&t)) {
         return PMIX_ERR_NOMEM;
     }
-    /* PCI and OS devices are what PMIx_Compute_distances needs from a
-     * shared topology; the rest of the I/O tree is noise. */
-    if (0 != hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT)
+    /* No I/O discovery: locality, cpusets and binding need the CPU side
+     * only, PCI discovery is the slowest part of a load, and hwloc 2.9's
+     * PCI plugin leaks on every load.  PMIx_Compute_distances (issue 8)
+     * will discover devices when it is asked to. */
+    if (0 != hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE)
         || 0 != hwloc_topology_load(t)) {
         hwloc_topology_destroy(t);
         sy_log(SY_LOG_WARN, "hwloc could not discover this node's topology");
