@@ -21,3 +21,12 @@ bench_launch_LDADD = src/libpmix.la
 bench_launch_LDFLAGS = -no-install
 bench_targets += bench/launch$(EXEEXT)
 EXTRA_DIST += bench/launch-compare.sh
+
+# Modex benchmark (Put/Commit, collecting fence, Get of every peer's key):
+# built against OpenPMIx 4.2.2 too by bench/modex-compare.sh.
+EXTRA_PROGRAMS += bench/modex
+bench_modex_SOURCES = bench/modex.c
+bench_modex_LDADD = src/libpmix.la
+bench_modex_LDFLAGS = -no-install
+bench_targets += bench/modex$(EXEEXT)
+EXTRA_DIST += bench/modex-compare.sh

@@ -1,19 +1,318 @@
-/* Data exchange on the client side: Put, Commit, Fence and Gets of the
- * data peers posted.  Placeholder until issue 4 lands: a store miss is
- * final. */
+/* Data exchange on the client side (Chap_API_Sharing_Basics.tex,
+ * Chap_API_NonReserved_Keys.tex): PMIx_Put keeps values here until
+ * PMIx_Commit sends what changed; PMIx_Fence asks the server to complete a
+ * collective, whose reply names the modex segments to map; a Get of a
+ * peer's key looks there first, then asks the server (direct modex). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
 #include "client/client_internal.h"
+#include "common/buffer.h"
+#include "common/datatype.h"
+#include "common/log.h"
+#include "common/pack.h"
+#include "common/store.h"
+#include "common/sync.h"
+
+typedef struct posted {
+    pmix_scope_t scope;
+    char *key;
+    pmix_value_t val;
+    bool dirty; /* not committed yet */
+    struct posted *next;
+} posted_t;
+
+static pthread_mutex_t posted_lock = PTHREAD_MUTEX_INITIALIZER;
+static posted_t *posted;
+
+static pmix_status_t server_conn(sy_conn_t **conn, pmix_proc_t *me)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    pmix_status_t rc = sy_client.refcount == 0 ? PMIX_ERR_INIT : PMIX_SUCCESS;
+    *conn = sy_client.conn;
+    if (me != NULL)
+        *me = sy_client.me;
+    pthread_mutex_unlock(&sy_client_lock);
+    return rc;
+}
+
+static bool reserved(const char *key)
+{
+    return strncmp(key, "pmix", 4) == 0;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val)
+{
+    sy_conn_t *conn;
+    pmix_proc_t me;
+    pmix_status_t rc = server_conn(&conn, &me);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (key == NULL || key[0] == '\0' || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN ||
+        val == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    if (reserved(key)) {
+        sy_log(SY_LOG_INFO, "PMIx_Put: %s is a reserved key", key);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (scope != PMIX_LOCAL && scope != PMIX_REMOTE && scope != PMIX_GLOBAL &&
+        scope != PMIX_INTERNAL)
+        return PMIX_ERR_NOT_SUPPORTED;
+    if (val->type == PMIX_POINTER && scope != PMIX_INTERNAL)
+        return PMIX_ERR_BAD_PARAM; /* an address means nothing elsewhere */
+    pthread_mutex_lock(&posted_lock);
+    posted_t *p = posted;
+    while (p != NULL && strcmp(p->key, key) != 0)
+        p = p->next;
+    if (p != NULL && p->scope != scope) {
+        pthread_mutex_unlock(&posted_lock);
+        sy_log(SY_LOG_INFO, "PMIx_Put: %s was already posted in another scope", key);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    /* Our own Gets see the value at once. */
+    rc = sy_store_internal_put(&me, key, val);
+    if (rc != PMIX_SUCCESS || scope == PMIX_INTERNAL) {
+        pthread_mutex_unlock(&posted_lock);
+        return rc;
+    }
+    if (p == NULL) {
+        p = calloc(1, sizeof(*p));
+        if (p == NULL || (p->key = strdup(key)) == NULL) {
+            free(p);
+            pthread_mutex_unlock(&posted_lock);
+            return PMIX_ERR_NOMEM;
+        }
+        p->scope = scope;
+        p->next = posted;
+        posted = p;
+    } else {
+        sy_value_destruct(&p->val);
+    }
+    rc = sy_value_copy(&p->val, val);
+    p->dirty = true;
+    pthread_mutex_unlock(&posted_lock);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Commit(void)
+{
+    sy_conn_t *conn;
+    pmix_status_t rc = server_conn(&conn, NULL);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if (conn == NULL)
+        return PMIX_SUCCESS; /* a singleton has nobody to share with */
+    pmix_data_buffer_t req, rb;
+    rc = sy_client_pack_cmd(&req, SY_CMD_COMMIT);
+    pthread_mutex_lock(&posted_lock);
+    size_t n = 0;
+    for (posted_t *p = posted; p != NULL; p = p->next)
+        n += p->dirty;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &n, 1, PMIX_SIZE);
+    for (posted_t *p = posted; p != NULL && rc == PMIX_SUCCESS; p = p->next) {
+        if (!p->dirty)
+            continue;
+        uint8_t scope = (uint8_t)p->scope;
+        rc = sy_pack(&req, &scope, 1, PMIX_UINT8);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(&req, &p->key, 1, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(&req, &p->val, 1, PMIX_VALUE);
+    }
+    if (rc == PMIX_SUCCESS)
+        for (posted_t *p = posted; p != NULL; p = p->next)
+            p->dirty = false;
+    pthread_mutex_unlock(&posted_lock);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    rc = sy_client_rpc(conn, &req, SY_REQUEST_WAIT, &rb);
+    sy_buffer_destruct(&rb);
+    return rc;
+}
+
+/* ---- fence ---- */
+
+typedef struct {
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+} fence_req_t;
+
+/* Reply after the status: SIZE n, n x (STRING nspace, STRING path). */
+static void fence_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    fence_req_t *f = cbdata;
+    size_t n = 0;
+    if (status == PMIX_SUCCESS && sy_client_unpack_one(reply, &n, PMIX_SIZE) == PMIX_SUCCESS) {
+        for (size_t i = 0; i < n; i++) {
+            char *ns = NULL, *path = NULL;
+            if (sy_client_unpack_one(reply, &ns, PMIX_STRING) == PMIX_SUCCESS &&
+                sy_client_unpack_one(reply, &path, PMIX_STRING) == PMIX_SUCCESS && ns != NULL &&
+                path != NULL) {
+                pmix_status_t rc = sy_store_attach_modex(ns, path);
+                if (rc != PMIX_SUCCESS)
+                    status = rc;
+            }
+            free(ns);
+            free(path);
+        }
+    }
+    if (f->cbfunc != NULL)
+        f->cbfunc(status, f->cbdata);
+    free(f);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                        const pmix_info_t info[], size_t ninfo,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    sy_conn_t *conn;
+    pmix_proc_t me;
+    pmix_status_t rc = server_conn(&conn, &me);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    if ((procs == NULL && nprocs > 0) || (info == NULL && ninfo > 0))
+        return PMIX_ERR_BAD_PARAM;
+    if (conn == NULL)
+        return PMIX_OPERATION_SUCCEEDED; /* a singleton fences with itself */
+    pmix_proc_t own;
+    if (procs == NULL || nprocs == 0) {
+        PMIX_LOAD_PROCID(&own, me.nspace, PMIX_RANK_WILDCARD);
+        procs = &own;
+        nprocs = 1;
+    }
+    pmix_data_buffer_t req;
+    size_t ni = info != NULL ? ninfo : 0;
+    rc = sy_client_pack_cmd(&req, SY_CMD_FENCE);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, procs, (int32_t)nprocs, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &ni, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && ni > 0)
+        rc = sy_pack(&req, info, (int32_t)ni, PMIX_INFO);
+    fence_req_t *f = rc == PMIX_SUCCESS ? calloc(1, sizeof(*f)) : NULL;
+    if (f == NULL) {
+        sy_buffer_destruct(&req);
+        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
+    }
+    f->cbfunc = cbfunc;
+    f->cbdata = cbdata;
+    rc = sy_client_request_nb(conn, &req, fence_reply, f);
+    if (rc != PMIX_SUCCESS)
+        free(f);
+    return rc;
+}
+
+static void fence_done(pmix_status_t status, void *cbdata)
+{
+    sy_sync_signal(cbdata, status, NULL);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
+                                     const pmix_info_t info[], size_t ninfo)
+{
+    sy_sync_t s;
+    if (sy_sync_init(&s) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = PMIx_Fence_nb(procs, nprocs, info, ninfo, fence_done, &s);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_sync_wait_progress(&s, sy_client.progress);
+    else if (rc == PMIX_OPERATION_SUCCEEDED)
+        rc = PMIX_SUCCESS;
+    sy_sync_destroy(&s);
+    return rc;
+}
+
+/* ---- Get of a peer's key ---- */
+
+static bool info_flag(const pmix_info_t info[], size_t ninfo, const char *key)
+{
+    for (size_t i = 0; i < ninfo; i++)
+        if (strncmp(info[i].key, key, PMIX_MAX_KEYLEN) == 0)
+            return info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
+    return false;
+}
+
+/* Ask the server; it holds the request until the data exists (or the
+ * PMIX_TIMEOUT in info passes, or the target dies). */
+static pmix_status_t direct_modex(sy_conn_t *conn, const pmix_proc_t *proc, const char *key,
+                                  const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
+{
+    pmix_data_buffer_t req, rb;
+    size_t ni = info != NULL ? ninfo : 0;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_DMODEX);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, proc, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &key, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &ni, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && ni > 0)
+        rc = sy_pack(&req, info, (int32_t)ni, PMIX_INFO);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    /* no time limit of ours: the server enforces PMIX_TIMEOUT */
+    rc = sy_client_rpc(conn, &req, 365.0 * 86400, &rb);
+    if (rc == PMIX_SUCCESS) {
+        pmix_proc_t owner;
+        pmix_value_t *v = calloc(1, sizeof(*v));
+        rc = v == NULL ? PMIX_ERR_NOMEM : sy_client_unpack_one(&rb, &owner, PMIX_PROC);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_client_unpack_one(&rb, v, PMIX_VALUE);
+        if (rc == PMIX_SUCCESS) {
+            /* cached for the next Get, attributed to the real owner */
+            sy_store_internal_put(&owner, key, v);
+            *val = v;
+        } else {
+            free(v);
+        }
+    }
+    sy_buffer_destruct(&rb);
+    return rc;
+}
 
 pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
-    (void)proc;
-    (void)key;
-    (void)info;
-    (void)ninfo;
-    (void)val;
-    return PMIX_ERR_NOT_FOUND;
+    size_t ni = info != NULL ? ninfo : 0;
+    bool refresh = info_flag(info, ni, PMIX_GET_REFRESH_CACHE);
+    if (!refresh) {
+        pmix_status_t rc = sy_store_get_modex(proc, key, NULL, val);
+        if (rc != PMIX_ERR_NOT_FOUND)
+            return rc;
+    }
+    /* PMIX_OPTIONAL / PMIX_IMMEDIATE: what is here, nothing more */
+    if (info_flag(info, ni, PMIX_OPTIONAL) || info_flag(info, ni, PMIX_IMMEDIATE))
+        return PMIX_ERR_NOT_FOUND;
+    if (proc->rank == PMIX_RANK_WILDCARD)
+        return PMIX_ERR_NOT_FOUND; /* job-level keys come from the job data */
+    sy_conn_t *conn;
+    pmix_proc_t me;
+    if (server_conn(&conn, &me) != PMIX_SUCCESS || conn == NULL)
+        return PMIX_ERR_NOT_FOUND;
+    if (PMIX_CHECK_PROCID(proc, &me))
+        return PMIX_ERR_NOT_FOUND; /* our own data is all in our store */
+    return direct_modex(conn, proc, key, info, ni, val);
 }
 
 void sy_client_modex_finalize(void)
 {
+    pthread_mutex_lock(&posted_lock);
+    while (posted != NULL) {
+        posted_t *p = posted;
+        posted = p->next;
+        sy_value_destruct(&p->val);
+        free(p->key);
+        free(p);
+    }
+    pthread_mutex_unlock(&posted_lock);
 }

@@ -133,6 +133,7 @@ void sy_store_release(void)
     if (0 == --st.refcount) {
         __atomic_store_n(&st.active, false, __ATOMIC_RELEASE);
         clear_all();
+        sy_store_modex_drop(NULL);
     }
     pthread_mutex_unlock(&st.life_lock);
 }
@@ -238,6 +239,7 @@ void sy_store_detach(const char *nspace)
     }
     pthread_rwlock_unlock(&sy_store_lock);
     sy_jseg_close(old);
+    sy_store_modex_drop(nspace);
 }
 
 pmix_status_t sy_store_attach_resources(const char *path)

@@ -52,6 +52,15 @@ void sy_store_set_resolver(sy_store_resolver_fn fn, void *ctx);
  * namespace). */
 pmix_status_t sy_store_nspaces(char ***names);
 
+/* The modex layer (store_modex.c): segments of data that processes posted
+ * and a fence collected (realm PROC, id = rank), newest first.  Lookups of
+ * a rank; with PMIX_RANK_UNDEF the first rank holding the key (*who, may be
+ * NULL, receives it).  sy_store_modex_drop(NULL) drops every namespace's. */
+pmix_status_t sy_store_attach_modex(const char *nspace, const char *path);
+void sy_store_modex_drop(const char *nspace);
+pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_rank_t *who,
+                                 pmix_value_t **out);
+
 /* PMIx_Get: key NULL returns every value of the process (its proc realm
  * plus internal values) as a PMIX_DATA_ARRAY of PMIX_INFO.  Realm
  * qualifiers PMIX_SESSION_INFO/JOB_INFO/APP_INFO/NODE_INFO/PROC_INFO with

@@ -1,28 +1,1028 @@
-/* Data exchange on the server side: Commit, Fence, direct modex.
- * Placeholder until issue 4 lands: every request is answered
- * PMIX_ERR_NOT_SUPPORTED, so clients get a clear status. */
+/* Data exchange on the server side: COMMIT, FENCE and DMODEX requests of
+ * connected clients, the host's fence_nb / direct_modex upcalls, and
+ * PMIx_server_dmodex_request.  Loop only.
+ *
+ * Committed data is kept per process.  A fence completes once every local
+ * participant arrived (participants that have not connected yet count:
+ * the registered namespace says how many are local); with remote
+ * participants the host's fence_nb gets this node's blob and returns every
+ * node's.  The collected data is published as one modex segment per
+ * namespace (jseg, realm PROC, id = rank) in the tmpdir, attached in our
+ * store, and named in the FENCE reply so each client maps it: a Get of a
+ * peer's key after a fence is a lookup in shared memory.
+ *
+ * Blob (the fence_nb data and direct_modex answers), a sequence of records:
+ *   PMIX_PROC proc, PMIX_SIZE n, n x (PMIX_UINT8 scope, PMIX_STRING key,
+ *   PMIX_VALUE value) */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/buffer.h"
+#include "common/datatype.h"
+#include "common/jseg.h"
+#include "common/log.h"
+#include "common/pack.h"
+#include "common/store.h"
+#include "common/wire.h"
 #include "server/server_internal.h"
+
+/* ---- committed data ---- */
+
+typedef struct kv {
+    uint8_t scope;
+    char *key;
+    pmix_value_t val;
+    struct kv *next;
+} kv_t;
+
+typedef struct posted {
+    pmix_proc_t proc;
+    bool committed;
+    kv_t *kvs;
+    struct posted *next;
+} posted_t;
+
+/* ---- pending work ---- */
+
+typedef struct member {
+    sy_srv_peer_t *peer;
+    uint32_t tag;
+    struct member *next;
+} member_t;
+
+typedef struct fence {
+    pmix_proc_t *procs;
+    size_t nprocs;
+    bool collect;
+    size_t expected, arrived;
+    bool remote;        /* some participant is on another node */
+    bool host_called;
+    member_t *members;
+    sy_timer_t *timer;
+    pmix_data_buffer_t remote_data; /* blobs from the host */
+    struct fence *next;
+} fence_t;
+
+typedef struct waiter {
+    sy_srv_peer_t *peer;           /* NULL: a host's dmodex_request */
+    uint32_t tag;
+    pmix_proc_t target;
+    char *key;                     /* NULL: the whole record (host request) */
+    pmix_dmodex_response_fn_t hostcb;
+    void *hostcbdata;
+    sy_timer_t *timer;
+    struct waiter *next;
+} waiter_t;
+
+static void poke_waiters(const pmix_proc_t *proc);
+
+static posted_t *posted_list;
+static fence_t *fences;
+static waiter_t *waiters;
+static unsigned modex_gen;
+
+typedef struct mfile {
+    pmix_nspace_t nspace;
+    char *path;
+    struct mfile *next;
+} mfile_t;
+static mfile_t *mfiles;
+
+static void kvs_free(kv_t *k)
+{
+    while (k != NULL) {
+        kv_t *n = k->next;
+        sy_value_destruct(&k->val);
+        free(k->key);
+        free(k);
+        k = n;
+    }
+}
+
+static posted_t *posted_find(const pmix_proc_t *p, bool create)
+{
+    for (posted_t *x = posted_list; x != NULL; x = x->next)
+        if (PMIX_CHECK_PROCID(&x->proc, p))
+            return x;
+    if (!create)
+        return NULL;
+    posted_t *x = calloc(1, sizeof(*x));
+    if (x == NULL)
+        return NULL;
+    x->proc = *p;
+    x->next = posted_list;
+    posted_list = x;
+    return x;
+}
+
+static const kv_t *kv_find(const posted_t *p, const char *key)
+{
+    for (const kv_t *k = p != NULL ? p->kvs : NULL; k != NULL; k = k->next)
+        if (strcmp(k->key, key) == 0)
+            return k;
+    return NULL;
+}
+
+/* Append one record (scopes in mask) to a blob. */
+static pmix_status_t pack_record(pmix_data_buffer_t *b, const posted_t *p, bool local_view)
+{
+    size_t n = 0;
+    for (const kv_t *k = p->kvs; k != NULL; k = k->next)
+        n += local_view ? k->scope != PMIX_REMOTE : k->scope != PMIX_LOCAL;
+    pmix_status_t rc = sy_pack(b, &p->proc, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(b, &n, 1, PMIX_SIZE);
+    for (const kv_t *k = p->kvs; k != NULL && rc == PMIX_SUCCESS; k = k->next) {
+        if (local_view ? k->scope == PMIX_REMOTE : k->scope == PMIX_LOCAL)
+            continue;
+        rc = sy_pack(b, &k->scope, 1, PMIX_UINT8);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(b, &k->key, 1, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(b, &k->val, 1, PMIX_VALUE);
+    }
+    return rc;
+}
+
+/* ---- participants ---- */
+
+static bool in_set(const pmix_proc_t *procs, size_t n, const pmix_proc_t *p)
+{
+    for (size_t i = 0; i < n; i++)
+        if (PMIX_CHECK_NSPACE(procs[i].nspace, p->nspace) &&
+            (procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank == p->rank))
+            return true;
+    return false;
+}
+
+static bool rank_local(const sy_srv_nspace_t *ns, pmix_rank_t r)
+{
+    if (ns->summary.local_ranks == NULL)
+        return r < ns->summary.nlocal;
+    for (uint32_t i = 0; i < ns->summary.nlocal; i++)
+        if (ns->summary.local_ranks[i] == r)
+            return true;
+    return false;
+}
+
+/* How many local processes take part, and whether others elsewhere do. */
+static pmix_status_t count_local(sy_srv_t *s, const pmix_proc_t *procs, size_t n, size_t *local,
+                                 bool *remote)
+{
+    *local = 0;
+    *remote = false;
+    for (size_t i = 0; i < n; i++) {
+        sy_srv_nspace_t *ns = sy_srv_nspace_find(s, procs[i].nspace);
+        if (ns == NULL)
+            return PMIX_ERR_NOT_FOUND;
+        if (procs[i].rank == PMIX_RANK_WILDCARD) {
+            *local += ns->summary.nlocal;
+            if (ns->summary.job_size > ns->summary.nlocal)
+                *remote = true;
+        } else if (rank_local(ns, procs[i].rank)) {
+            (*local)++;
+        } else {
+            *remote = true;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+static bool same_set(const fence_t *f, const pmix_proc_t *procs, size_t n)
+{
+    if (f->nprocs != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!in_set(f->procs, f->nprocs, &procs[i]) || !in_set(procs, n, &f->procs[i]))
+            return false;
+    return true;
+}
+
+/* ---- ending things ---- */
+
+static void unlist_fence(fence_t *f)
+{
+    for (fence_t **pp = &fences; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == f) {
+            *pp = f->next;
+            return;
+        }
+}
+
+static void fence_free(fence_t *f)
+{
+    if (f->timer != NULL)
+        sy_timer_cancel(f->timer);
+    free(f->procs);
+    sy_buffer_destruct(&f->remote_data);
+    free(f);
+}
+
+/* Reply to every member: the status, then the segments to map. */
+static void fence_finish(fence_t *f, pmix_status_t status, const pmix_data_buffer_t *paths)
+{
+    unlist_fence(f);
+    while (f->members != NULL) {
+        member_t *m = f->members;
+        f->members = m->next;
+        pmix_data_buffer_t out = {0};
+        if (sy_pack(&out, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+            (paths == NULL ||
+             sy_buffer_append(&out, paths->base_ptr, paths->bytes_used) == PMIX_SUCCESS))
+            sy_srv_peer_reply(m->peer, m->tag, &out);
+        sy_buffer_destruct(&out);
+        sy_srv_peer_release(m->peer);
+        free(m);
+    }
+    fence_free(f);
+}
+
+/* ---- publishing the collected data ---- */
+
+typedef struct nsb {
+    pmix_nspace_t nspace;
+    sy_jseg_builder_t *b;
+    struct nsb *next;
+} nsb_t;
+
+static sy_jseg_builder_t *builder_for(nsb_t **list, const char *nspace)
+{
+    for (nsb_t *x = *list; x != NULL; x = x->next)
+        if (PMIX_CHECK_NSPACE(x->nspace, nspace))
+            return x->b;
+    nsb_t *x = calloc(1, sizeof(*x));
+    if (x == NULL)
+        return NULL;
+    PMIX_LOAD_NSPACE(x->nspace, nspace);
+    if (sy_jseg_builder_new(nspace, &x->b) != PMIX_SUCCESS) {
+        free(x);
+        return NULL;
+    }
+    x->next = *list;
+    *list = x;
+    return x->b;
+}
+
+static void put_kv(nsb_t **list, const pmix_proc_t *p, const char *key, const pmix_value_t *v)
+{
+    sy_jseg_builder_t *b = builder_for(list, p->nspace);
+    if (b != NULL)
+        sy_jseg_put(b, SY_REALM_PROC, p->rank, key, v);
+}
+
+/* Records from the host's blobs: what remote processes shared with us. */
+static pmix_status_t add_remote(nsb_t **list, pmix_data_buffer_t *blob, sy_srv_t *s)
+{
+    while (sy_buffer_remaining(blob) > 0) {
+        pmix_proc_t p;
+        size_t n = 0;
+        int32_t one = 1;
+        pmix_status_t rc = sy_unpack(blob, &p, &one, PMIX_PROC);
+        one = 1;
+        if (rc == PMIX_SUCCESS)
+            rc = sy_unpack(blob, &n, &one, PMIX_SIZE);
+        if (rc != PMIX_SUCCESS)
+            return rc;
+        sy_srv_nspace_t *ns = sy_srv_nspace_find(s, p.nspace);
+        bool local = ns != NULL && rank_local(ns, p.rank);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t scope;
+            char *key = NULL;
+            pmix_value_t v;
+            memset(&v, 0, sizeof(v));
+            one = 1;
+            rc = sy_unpack(blob, &scope, &one, PMIX_UINT8);
+            one = 1;
+            if (rc == PMIX_SUCCESS)
+                rc = sy_unpack(blob, &key, &one, PMIX_STRING);
+            one = 1;
+            if (rc == PMIX_SUCCESS)
+                rc = sy_unpack(blob, &v, &one, PMIX_VALUE);
+            /* our own processes' data is already in, with LOCAL scope too */
+            if (rc == PMIX_SUCCESS && !local && key != NULL)
+                put_kv(list, &p, key, &v);
+            free(key);
+            sy_value_destruct(&v);
+            if (rc != PMIX_SUCCESS)
+                return rc;
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer_t *paths)
+{
+    nsb_t *list = NULL;
+    for (posted_t *p = posted_list; p != NULL; p = p->next) {
+        if (!in_set(f->procs, f->nprocs, &p->proc))
+            continue;
+        for (kv_t *k = p->kvs; k != NULL; k = k->next)
+            if (k->scope != PMIX_REMOTE)
+                put_kv(&list, &p->proc, k->key, &k->val);
+    }
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (f->remote_data.bytes_used > 0)
+        rc = add_remote(&list, &f->remote_data, s);
+    size_t n = 0;
+    for (nsb_t *x = list; x != NULL; x = x->next)
+        n++;
+    memset(paths, 0, sizeof(*paths));
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(paths, &n, 1, PMIX_SIZE);
+    while (list != NULL) {
+        nsb_t *x = list;
+        list = x->next;
+        char *path = NULL;
+        sy_srv_nspace_t *ns = sy_srv_nspace_find(s, x->nspace);
+        if (rc == PMIX_SUCCESS &&
+            asprintf(&path, "%s/modex.%u.%u", s->tmpdir, ns != NULL ? ns->id : 0, ++modex_gen) < 0)
+            path = NULL, rc = PMIX_ERR_NOMEM;
+        if (rc == PMIX_SUCCESS)
+            rc = sy_jseg_publish(x->b, path, 0644);
+        if (rc == PMIX_SUCCESS) {
+            mfile_t *m = calloc(1, sizeof(*m));
+            if (m != NULL) {
+                PMIX_LOAD_NSPACE(m->nspace, x->nspace);
+                m->path = strdup(path);
+                m->next = mfiles;
+                mfiles = m;
+            }
+            sy_store_attach_modex(x->nspace, path);
+            const char *nsname = x->nspace;
+            rc = sy_pack(paths, &nsname, 1, PMIX_STRING);
+            if (rc == PMIX_SUCCESS)
+                rc = sy_pack(paths, &path, 1, PMIX_STRING);
+        }
+        free(path);
+        sy_jseg_builder_free(x->b);
+        free(x);
+    }
+    return rc;
+}
+
+static void fence_complete(fence_t *f)
+{
+    pmix_data_buffer_t paths = {0};
+    pmix_status_t rc = publish_collected(sy_srv, f, &paths);
+    fence_finish(f, rc, rc == PMIX_SUCCESS ? &paths : NULL);
+    sy_buffer_destruct(&paths);
+}
+
+/* ---- the host's fence_nb ---- */
+
+typedef struct {
+    fence_t *f;
+    pmix_status_t status;
+    char *data;
+    size_t ndata;
+    pmix_release_cbfunc_t release_fn;
+    void *release_cbdata;
+} host_fence_t;
+
+static bool fence_alive(const fence_t *f)
+{
+    for (const fence_t *x = fences; x != NULL; x = x->next)
+        if (x == f)
+            return true;
+    return false;
+}
+
+/* On the loop, not in the host's callback: Slurm holds a lock there. */
+static void host_fence_done(void *arg)
+{
+    host_fence_t *h = arg;
+    if (fence_alive(h->f)) {
+        fence_t *f = h->f;
+        if (h->status == PMIX_SUCCESS && h->ndata > 0 &&
+            sy_buffer_append(&f->remote_data, h->data, h->ndata) != PMIX_SUCCESS)
+            h->status = PMIX_ERR_NOMEM;
+        if (h->status == PMIX_SUCCESS)
+            fence_complete(f);
+        else
+            fence_finish(f, h->status, NULL);
+    }
+    if (h->release_fn != NULL)
+        h->release_fn(h->release_cbdata);
+    free(h);
+}
+
+static void host_fence_drop(void *arg)
+{
+    host_fence_t *h = arg;
+    if (h->release_fn != NULL)
+        h->release_fn(h->release_cbdata);
+    free(h);
+}
+
+static void host_fence_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
+                          pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    host_fence_t *h = cbdata;
+    h->status = status;
+    h->data = (char *)data;
+    h->ndata = data != NULL ? ndata : 0;
+    h->release_fn = release_fn;
+    h->release_cbdata = release_cbdata;
+    sy_srv_post_or_drop(host_fence_done, host_fence_drop, h);
+}
+
+static void fence_ready(sy_srv_t *s, fence_t *f)
+{
+    if (!f->remote) {
+        fence_complete(f);
+        return;
+    }
+    if (s->module.fence_nb == NULL) {
+        fence_finish(f, PMIX_ERR_NOT_SUPPORTED, NULL);
+        return;
+    }
+    pmix_data_buffer_t blob = {0};
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (posted_t *p = posted_list; p != NULL && rc == PMIX_SUCCESS; p = p->next)
+        if (in_set(f->procs, f->nprocs, &p->proc))
+            rc = pack_record(&blob, p, false);
+    host_fence_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
+    if (h == NULL) {
+        sy_buffer_destruct(&blob);
+        fence_finish(f, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM, NULL);
+        return;
+    }
+    h->f = f;
+    f->host_called = true;
+    pmix_info_t info[1];
+    size_t ninfo = 0;
+    if (f->collect) {
+        bool yes = true;
+        PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+        ninfo = 1;
+    }
+    /* the blob is the host's: malloc'd, it frees it */
+    char *data = blob.base_ptr;
+    size_t ndata = blob.bytes_used;
+    rc = s->module.fence_nb(f->procs, f->nprocs, ninfo > 0 ? info : NULL, ninfo, data, ndata,
+                            host_fence_cb, h);
+    if (ninfo > 0)
+        PMIX_INFO_DESTRUCT(&info[0]);
+    if (rc != PMIX_SUCCESS) {
+        free(h);
+        fence_finish(f, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, NULL);
+    }
+}
+
+static void fence_timeout(void *arg)
+{
+    fence_t *f = arg;
+    if (f->timer != NULL) {
+        sy_timer_cancel(f->timer);
+        f->timer = NULL;
+    }
+    if (!f->host_called)
+        fence_finish(f, PMIX_ERR_TIMEOUT, NULL);
+}
+
+/* ---- requests ---- */
+
+static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    size_t n = 0;
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &n, &one, PMIX_SIZE);
+    posted_t *p = rc == PMIX_SUCCESS ? posted_find(&peer->proc, true) : NULL;
+    if (p == NULL) {
+        sy_srv_peer_reply_status(peer, tag, rc == PMIX_SUCCESS ? PMIX_ERR_NOMEM : rc);
+        return;
+    }
+    for (size_t i = 0; i < n && rc == PMIX_SUCCESS; i++) {
+        kv_t *k = calloc(1, sizeof(*k));
+        if (k == NULL) {
+            rc = PMIX_ERR_NOMEM;
+            break;
+        }
+        one = 1;
+        rc = sy_unpack(b, &k->scope, &one, PMIX_UINT8);
+        one = 1;
+        if (rc == PMIX_SUCCESS)
+            rc = sy_unpack(b, &k->key, &one, PMIX_STRING);
+        one = 1;
+        if (rc == PMIX_SUCCESS)
+            rc = sy_unpack(b, &k->val, &one, PMIX_VALUE);
+        if (rc != PMIX_SUCCESS || k->key == NULL) {
+            kvs_free(k);
+            rc = rc != PMIX_SUCCESS ? rc : PMIX_ERR_BAD_PARAM;
+            break;
+        }
+        /* a key committed again replaces the old value */
+        for (kv_t **pp = &p->kvs; *pp != NULL; pp = &(*pp)->next) {
+            if (strcmp((*pp)->key, k->key) == 0) {
+                kv_t *old = *pp;
+                *pp = old->next;
+                old->next = NULL;
+                kvs_free(old);
+                break;
+            }
+        }
+        k->next = p->kvs;
+        p->kvs = k;
+    }
+    p->committed = true;
+    sy_srv_peer_reply_status(peer, tag, rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE);
+    /* held direct-modex requests for this process may be answerable now */
+    poke_waiters(&peer->proc);
+}
+
+static double info_timeout(const pmix_info_t *info, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(info[i].key, PMIX_TIMEOUT, PMIX_MAX_KEYLEN) != 0)
+            continue;
+        if (info[i].value.type == PMIX_INT)
+            return info[i].value.data.integer;
+        if (info[i].value.type == PMIX_UINT32)
+            return info[i].value.data.uint32;
+    }
+    return 0;
+}
+
+static bool info_bool(const pmix_info_t *info, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(info[i].key, key, PMIX_MAX_KEYLEN) == 0)
+            return info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
+    return false;
+}
+
+static void handle_fence(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_srv_t *s = sy_srv;
+    size_t nprocs = 0, ninfo = 0;
+    pmix_proc_t *procs = NULL;
+    pmix_info_t *info = NULL;
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &nprocs, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && (nprocs == 0 || nprocs > sy_buffer_remaining(b)))
+        rc = PMIX_ERR_BAD_PARAM;
+    if (rc == PMIX_SUCCESS) {
+        procs = calloc(nprocs, sizeof(*procs));
+        int32_t cnt = (int32_t)nprocs;
+        rc = procs == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, procs, &cnt, PMIX_PROC);
+    }
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &ninfo, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && ninfo > sy_buffer_remaining(b))
+        rc = PMIX_ERR_BAD_PARAM;
+    if (rc == PMIX_SUCCESS && ninfo > 0) {
+        PMIX_INFO_CREATE(info, ninfo);
+        int32_t cnt = (int32_t)ninfo;
+        rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
+    }
+    size_t expected = 0;
+    bool remote = false;
+    if (rc == PMIX_SUCCESS)
+        rc = count_local(s, procs, nprocs, &expected, &remote);
+    if (rc == PMIX_SUCCESS && !in_set(procs, nprocs, &peer->proc))
+        rc = PMIX_ERR_BAD_PARAM; /* a fence the caller does not take part in */
+    fence_t *f = NULL;
+    if (rc == PMIX_SUCCESS) {
+        for (f = fences; f != NULL && !same_set(f, procs, nprocs); f = f->next)
+            ;
+        if (f == NULL) {
+            f = calloc(1, sizeof(*f));
+            if (f == NULL) {
+                rc = PMIX_ERR_NOMEM;
+            } else {
+                f->procs = procs;
+                f->nprocs = nprocs;
+                procs = NULL;
+                f->expected = expected;
+                f->remote = remote;
+                f->next = fences;
+                fences = f;
+            }
+        }
+    }
+    member_t *m = rc == PMIX_SUCCESS ? calloc(1, sizeof(*m)) : NULL;
+    if (m == NULL) {
+        sy_srv_peer_reply_status(peer, tag, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM);
+        free(procs);
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
+        return;
+    }
+    if (info_bool(info, ninfo, PMIX_COLLECT_DATA) ||
+        info_bool(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO))
+        f->collect = true;
+    double t = info_timeout(info, ninfo);
+    if (t > 0 && f->timer == NULL)
+        sy_progress_timer(s->progress, t, fence_timeout, f, &f->timer);
+    if (info != NULL)
+        PMIX_INFO_FREE(info, ninfo);
+    free(procs); /* an existing fence kept its own copy */
+    m->peer = peer;
+    m->tag = tag;
+    m->next = f->members;
+    f->members = m;
+    sy_srv_peer_hold(peer);
+    if (++f->arrived >= f->expected)
+        fence_ready(s, f);
+}
+
+/* ---- direct modex ---- */
+
+static void waiter_free(waiter_t *w)
+{
+    if (w->timer != NULL)
+        sy_timer_cancel(w->timer);
+    free(w->key);
+    free(w);
+}
+
+static void unlist_waiter(waiter_t *w)
+{
+    for (waiter_t **pp = &waiters; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == w) {
+            *pp = w->next;
+            return;
+        }
+}
+
+/* Answer a waiting client with (owner, value), or the host with a blob. */
+static void waiter_answer(waiter_t *w, pmix_status_t status, const posted_t *p, const kv_t *k)
+{
+    unlist_waiter(w);
+    if (w->peer == NULL) {
+        pmix_data_buffer_t blob = {0};
+        if (status == PMIX_SUCCESS)
+            status = pack_record(&blob, p, false);
+        if (w->hostcb != NULL)
+            w->hostcb(status, blob.base_ptr, blob.bytes_used, w->hostcbdata);
+        sy_buffer_destruct(&blob);
+    } else {
+        pmix_data_buffer_t out = {0};
+        if (sy_pack(&out, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+            (status != PMIX_SUCCESS ||
+             (sy_pack(&out, &p->proc, 1, PMIX_PROC) == PMIX_SUCCESS &&
+              sy_pack(&out, &k->val, 1, PMIX_VALUE) == PMIX_SUCCESS)))
+            sy_srv_peer_reply(w->peer, w->tag, &out);
+        sy_buffer_destruct(&out);
+        sy_srv_peer_release(w->peer);
+    }
+    waiter_free(w);
+}
+
+/* Try to answer w from committed data; true when it was answered. */
+static bool waiter_try(waiter_t *w)
+{
+    if (w->key == NULL) {
+        posted_t *p = posted_find(&w->target, false);
+        if (p == NULL || !p->committed)
+            return false;
+        waiter_answer(w, PMIX_SUCCESS, p, NULL);
+        return true;
+    }
+    for (posted_t *p = posted_list; p != NULL; p = p->next) {
+        if (!PMIX_CHECK_NSPACE(p->proc.nspace, w->target.nspace) ||
+            (w->target.rank != PMIX_RANK_UNDEF && p->proc.rank != w->target.rank))
+            continue;
+        const kv_t *k = kv_find(p, w->key);
+        if (k != NULL && k->scope != PMIX_REMOTE) {
+            waiter_answer(w, PMIX_SUCCESS, p, k);
+            return true;
+        }
+        if (k != NULL) {
+            waiter_answer(w, PMIX_ERR_EXISTS_OUTSIDE_SCOPE, p, NULL);
+            return true;
+        }
+        if (p->committed && w->target.rank != PMIX_RANK_UNDEF) {
+            waiter_answer(w, PMIX_ERR_NOT_FOUND, p, NULL);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void poke_waiters(const pmix_proc_t *proc)
+{
+    for (waiter_t *w = waiters, *next; w != NULL; w = next) {
+        next = w->next;
+        if (PMIX_CHECK_NSPACE(w->target.nspace, proc->nspace) &&
+            (w->target.rank == PMIX_RANK_UNDEF || w->target.rank == proc->rank))
+            waiter_try(w);
+    }
+}
+
+static void waiter_timeout(void *arg)
+{
+    waiter_t *w = arg;
+    if (w->timer != NULL) {
+        sy_timer_cancel(w->timer);
+        w->timer = NULL;
+    }
+    waiter_answer(w, PMIX_ERR_TIMEOUT, NULL, NULL);
+}
+
+typedef struct {
+    sy_srv_peer_t *peer;
+    uint32_t tag;
+    char *key;
+    pmix_status_t status;
+    pmix_data_buffer_t blob;
+} host_dmx_t;
+
+static void host_dmx_free(host_dmx_t *h)
+{
+    free(h->key);
+    sy_buffer_destruct(&h->blob);
+    free(h);
+}
+
+/* The owner node's record: find our key in it and answer. */
+static void host_dmx_done(void *arg)
+{
+    host_dmx_t *h = arg;
+    pmix_status_t status = h->status;
+    pmix_data_buffer_t out = {0};
+    bool found = false;
+    while (status == PMIX_SUCCESS && !found && sy_buffer_remaining(&h->blob) > 0) {
+        pmix_proc_t p;
+        size_t n = 0;
+        int32_t one = 1;
+        status = sy_unpack(&h->blob, &p, &one, PMIX_PROC);
+        one = 1;
+        if (status == PMIX_SUCCESS)
+            status = sy_unpack(&h->blob, &n, &one, PMIX_SIZE);
+        for (size_t i = 0; status == PMIX_SUCCESS && i < n && !found; i++) {
+            uint8_t scope;
+            char *key = NULL;
+            pmix_value_t v;
+            memset(&v, 0, sizeof(v));
+            one = 1;
+            status = sy_unpack(&h->blob, &scope, &one, PMIX_UINT8);
+            one = 1;
+            if (status == PMIX_SUCCESS)
+                status = sy_unpack(&h->blob, &key, &one, PMIX_STRING);
+            one = 1;
+            if (status == PMIX_SUCCESS)
+                status = sy_unpack(&h->blob, &v, &one, PMIX_VALUE);
+            if (status == PMIX_SUCCESS && key != NULL && strcmp(key, h->key) == 0) {
+                pmix_status_t ok = PMIX_SUCCESS;
+                found = sy_pack(&out, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+                        sy_pack(&out, &p, 1, PMIX_PROC) == PMIX_SUCCESS &&
+                        sy_pack(&out, &v, 1, PMIX_VALUE) == PMIX_SUCCESS;
+            }
+            free(key);
+            sy_value_destruct(&v);
+        }
+    }
+    if (found)
+        sy_srv_peer_reply(h->peer, h->tag, &out);
+    else
+        sy_srv_peer_reply_status(h->peer, h->tag,
+                                 status == PMIX_SUCCESS ? PMIX_ERR_NOT_FOUND : status);
+    sy_buffer_destruct(&out);
+    sy_srv_peer_release(h->peer);
+    host_dmx_free(h);
+}
+
+static void host_dmx_drop(void *arg)
+{
+    host_dmx_free(arg);
+}
+
+static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
+                        pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    host_dmx_t *h = cbdata;
+    h->status = status;
+    if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
+        sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
+        h->status = PMIX_ERR_NOMEM;
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
+    sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
+}
+
+static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_srv_t *s = sy_srv;
+    pmix_proc_t target;
+    char *key = NULL;
+    size_t ninfo = 0;
+    pmix_info_t *info = NULL;
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &target, &one, PMIX_PROC);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &key, &one, PMIX_STRING);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &ninfo, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && ninfo > sy_buffer_remaining(b))
+        rc = PMIX_ERR_BAD_PARAM;
+    if (rc == PMIX_SUCCESS && ninfo > 0) {
+        PMIX_INFO_CREATE(info, ninfo);
+        int32_t cnt = (int32_t)ninfo;
+        rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
+    }
+    if (rc == PMIX_SUCCESS && key == NULL)
+        rc = PMIX_ERR_BAD_PARAM;
+    sy_srv_nspace_t *ns = rc == PMIX_SUCCESS ? sy_srv_nspace_find(s, target.nspace) : NULL;
+    if (rc == PMIX_SUCCESS && ns == NULL)
+        rc = PMIX_ERR_NOT_FOUND;
+    double t = rc == PMIX_SUCCESS ? info_timeout(info, ninfo) : 0;
+    if (info != NULL)
+        PMIX_INFO_FREE(info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        free(key);
+        sy_srv_peer_reply_status(peer, tag, rc);
+        return;
+    }
+    if (target.rank != PMIX_RANK_UNDEF && !rank_local(ns, target.rank)) {
+        /* another node's process: its server answers through our host */
+        if (s->module.direct_modex == NULL) {
+            free(key);
+            sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_FOUND);
+            return;
+        }
+        host_dmx_t *h = calloc(1, sizeof(*h));
+        if (h == NULL) {
+            free(key);
+            sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
+            return;
+        }
+        h->peer = peer;
+        h->tag = tag;
+        h->key = key;
+        sy_srv_peer_hold(peer);
+        rc = s->module.direct_modex(&target, NULL, 0, host_dmx_cb, h);
+        if (rc != PMIX_SUCCESS) {
+            sy_srv_peer_reply_status(peer, tag,
+                                     rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc);
+            sy_srv_peer_release(peer);
+            host_dmx_free(h);
+        }
+        return;
+    }
+    waiter_t *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        free(key);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    w->peer = peer;
+    w->tag = tag;
+    w->target = target;
+    w->key = key;
+    sy_srv_peer_hold(peer);
+    w->next = waiters;
+    waiters = w;
+    if (waiter_try(w))
+        return;
+    /* held until the target commits, dies, or the timeout passes */
+    if (t > 0)
+        sy_progress_timer(s->progress, t, waiter_timeout, w, &w->timer);
+}
 
 void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
 {
-    (void)cmd;
-    (void)b;
-    sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
+    if (peer->client == NULL) {
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    if (cmd == SY_CMD_COMMIT)
+        handle_commit(peer, tag, b);
+    else if (cmd == SY_CMD_FENCE)
+        handle_fence(peer, tag, b);
+    else
+        handle_dmodex(peer, tag, b);
 }
+
+/* ---- lifecycle ---- */
 
 void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
 {
-    (void)peer;
-    (void)finalized;
+    /* Every fence it belongs to (as a member or an expected participant)
+     * fails for the others if it died; requests it made are dropped. */
+    for (fence_t *f = fences, *next; f != NULL; f = next) {
+        next = f->next;
+        bool member = false;
+        for (member_t **pp = &f->members; *pp != NULL;) {
+            member_t *m = *pp;
+            if (m->peer == peer) {
+                *pp = m->next;
+                sy_srv_peer_release(peer);
+                free(m);
+                member = true;
+                if (f->arrived > 0)
+                    f->arrived--;
+            } else {
+                pp = &m->next;
+            }
+        }
+        if (!finalized && (member || in_set(f->procs, f->nprocs, &peer->proc)))
+            fence_finish(f, PMIX_PROC_TERMINATED, NULL);
+    }
+    for (waiter_t *w = waiters, *next; w != NULL; w = next) {
+        next = w->next;
+        if (w->peer == peer) {
+            unlist_waiter(w);
+            sy_srv_peer_release(peer);
+            waiter_free(w);
+        } else if (!finalized && PMIX_CHECK_PROCID(&w->target, &peer->proc)) {
+            waiter_answer(w, PMIX_PROC_TERMINATED, NULL, NULL);
+        }
+    }
+}
+
+static void forget_nspace(sy_srv_t *s, const char *nspace)
+{
+    (void)s;
+    for (posted_t **pp = &posted_list; *pp != NULL;) {
+        posted_t *p = *pp;
+        if (nspace == NULL || PMIX_CHECK_NSPACE(p->proc.nspace, nspace)) {
+            *pp = p->next;
+            kvs_free(p->kvs);
+            free(p);
+        } else {
+            pp = &p->next;
+        }
+    }
+    for (mfile_t **pp = &mfiles; *pp != NULL;) {
+        mfile_t *m = *pp;
+        if (nspace == NULL || PMIX_CHECK_NSPACE(m->nspace, nspace)) {
+            *pp = m->next;
+            if (m->path != NULL && unlink(m->path) != 0 && errno != ENOENT)
+                sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", m->path, strerror(errno));
+            free(m->path);
+            free(m);
+        } else {
+            pp = &m->next;
+        }
+    }
+    sy_store_modex_drop(nspace);
 }
 
 void sy_srv_modex_nspace_gone(sy_srv_t *s, const char *nspace)
 {
-    (void)s;
-    (void)nspace;
+    forget_nspace(s, nspace);
 }
 
 void sy_srv_modex_finalize(sy_srv_t *s)
 {
-    (void)s;
+    while (fences != NULL)
+        fence_finish(fences, PMIX_ERR_LOST_CONNECTION, NULL);
+    while (waiters != NULL)
+        waiter_answer(waiters, PMIX_ERR_LOST_CONNECTION, NULL, NULL);
+    forget_nspace(s, NULL);
+}
+
+/* ---- PMIx_server_dmodex_request ---- */
+
+typedef struct {
+    pmix_proc_t proc;
+    pmix_dmodex_response_fn_t cbfunc;
+    void *cbdata;
+} dmx_req_t;
+
+static void dmodex_request_on_loop(void *arg)
+{
+    dmx_req_t *r = arg;
+    waiter_t *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        r->cbfunc(PMIX_ERR_NOMEM, NULL, 0, r->cbdata);
+        free(r);
+        return;
+    }
+    w->target = r->proc;
+    w->hostcb = r->cbfunc;
+    w->hostcbdata = r->cbdata;
+    w->next = waiters;
+    waiters = w;
+    free(r);
+    waiter_try(w); /* else held until the process commits */
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
+                                                     pmix_dmodex_response_fn_t cbfunc,
+                                                     void *cbdata)
+{
+    if (proc == NULL || cbfunc == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    dmx_req_t *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return PMIX_ERR_NOMEM;
+    r->proc = *proc;
+    r->cbfunc = cbfunc;
+    r->cbdata = cbdata;
+    pmix_status_t rc = sy_srv_post(dmodex_request_on_loop, r);
+    if (rc != PMIX_SUCCESS)
+        free(r);
+    return rc;
 }

@@ -20,3 +20,8 @@ check_PROGRAMS += tests/integration/test_hostops
 tests_integration_test_hostops_SOURCES = tests/integration/test_hostops.c
 tests_integration_test_hostops_LDADD = src/libpmix.la
 tests_integration_test_hostops_LDFLAGS = -no-install
+# Put/Commit/Fence/direct modex between processes under switchyard-run (run.sh).
+check_PROGRAMS += tests/integration/test_modex
+tests_integration_test_modex_SOURCES = tests/integration/test_modex.c
+tests_integration_test_modex_LDADD = src/libpmix.la
+tests_integration_test_modex_LDFLAGS = -no-install

@@ -93,6 +93,16 @@ if test -x "$O"; then
     check "PMIX_REGISTER_CLEANUP file removed" "test ! -e '$T/cleanme'"
 fi
 
+M="$top_builddir/tests/integration/test_modex"
+if test -x "$M"; then
+    "$R" --oversubscribe -n 3 "$M" exchange > "$T/out" 2> "$T/err"
+    rc=$?
+    check "Put/Commit/Fence/direct modex between 3 ranks" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
+    "$R" --oversubscribe -n 3 "$M" fence-kill > "$T/out" 2> "$T/err"
+    rc=$?
+    check "a rank killed in a fence: the others' fence fails, no hang" "test $rc -eq 137 && test \$(grep -c 'fence failed as it must' '$T/out') -eq 2"
+fi
+
 left=$(ls -A "$TMPDIR")
 check "no file left in TMPDIR" "test -z '$left'"
 echo "1..$n"

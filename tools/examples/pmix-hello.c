@@ -1,6 +1,7 @@
 /* pmix-hello: the smallest PMIx client, used by the README's main job.
  * Each process initializes, reads what the launcher registered about it
  * and its job, and says so in one line. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,25 @@ int main(void)
     printf("hello from %s rank %u of %u: app %u of %u, local rank %u of %u (peers %s) on %s%s%s\n",
            me.nspace, me.rank, size, appnum, napps, lrank, lsize, peers ? peers : "?",
            host ? host : "?", loc ? ", bound to " : "", loc ? loc : "");
+    /* the modex every MPI library runs: post, exchange, read a neighbour's */
+    char card[300];
+    snprintf(card, sizeof(card), "rank %u on %s", me.rank, host ? host : "?");
+    pmix_value_t val;
+    PMIX_VALUE_LOAD(&val, card, PMIX_STRING);
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    if (PMIx_Put(PMIX_GLOBAL, "hello.card", &val) == PMIX_SUCCESS && PMIx_Commit() == PMIX_SUCCESS &&
+        PMIx_Fence(NULL, 0, &collect, 1) == PMIX_SUCCESS && size > 1) {
+        pmix_proc_t next;
+        PMIX_LOAD_PROCID(&next, me.nspace, (me.rank + 1) % size);
+        char *theirs = get_str(&next, "hello.card");
+        printf("rank %u read its neighbour's card after the fence: \"%s\"\n", me.rank,
+               theirs ? theirs : "(missing)");
+        free(theirs);
+    }
+    PMIX_VALUE_DESTRUCT(&val);
+    PMIX_INFO_DESTRUCT(&collect);
     free(host);
     free(loc);
     free(peers);

@@ -1,0 +1,443 @@
+/* Modex benchmark: one source, compiled once against Switchyard and once
+ * against OpenPMIx 4.2.2 (bench/modex-compare.sh), using only Standard-v4
+ * calls so both builds do the same work.
+ *
+ * The host (this program without "client") inits a server in a private
+ * tmpdir and, for each N and payload size, registers a job of N local
+ * ranks the way mpirun does and forks/execs itself N times.  Its module
+ * is a one-node resource manager: fence_nb copies the node's blob and
+ * hands the copy back (an all-gather over one daemon), direct_modex says
+ * PMIX_ERR_NOT_FOUND.  Each client: Init; Put(GLOBAL) of one byte object of
+ * SIZE bytes (an xorshift stream seeded by its rank, incompressible);
+ * Commit; a barrier (pipes to the host, outside PMIx); a timed
+ * PMIx_Fence with PMIX_COLLECT_DATA; a timed "getall" — Get of every
+ * peer's key, checked byte for byte; a barrier; Finalize.  Reported per
+ * (N, SIZE): medians over repetitions of the slowest rank's fence and
+ * getall, and launch to all exited; and the number of host fence_nb and
+ * direct_modex calls in the last repetition.
+ *
+ *   modex [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS]
+ * Output: "N size fence_us getall_us total_us fence_calls dmodex_calls" */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void payload(pmix_rank_t rank, unsigned char *out, size_t len)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull ^ ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ull;
+    for (size_t i = 0; i < len; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        out[i] = (unsigned char)x;
+    }
+}
+
+/* ---------------- client ---------------- */
+static int barrier(int ready, int go)
+{
+    char c = 'r';
+    return write(ready, &c, 1) == 1 && read(go, &c, 1) == 1 ? 0 : -1;
+}
+
+static int client(int fd, size_t size, int ready, int go0, int go1)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "modex client: PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *v = NULL;
+    if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v) != PMIX_SUCCESS || v->type != PMIX_UINT32)
+        return 2;
+    uint32_t n = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+
+    unsigned char *mine = malloc(size), *want = malloc(size);
+    payload(me.rank, mine, size);
+    pmix_value_t val;
+    pmix_byte_object_t bo = {.bytes = (char *)mine, .size = size};
+    PMIX_VALUE_LOAD(&val, &bo, PMIX_BYTE_OBJECT);
+    rc = PMIx_Put(PMIX_GLOBAL, "bench.blob", &val);
+    PMIX_VALUE_DESTRUCT(&val);
+    if (rc != PMIX_SUCCESS || (rc = PMIx_Commit()) != PMIX_SUCCESS) {
+        fprintf(stderr, "modex client: Put/Commit: %s\n", PMIx_Error_string(rc));
+        return 3;
+    }
+    if (barrier(ready, go0) != 0)
+        return 6;
+
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    double t0 = now_us();
+    rc = PMIx_Fence(NULL, 0, &collect, 1);
+    double t_fence = now_us() - t0;
+    PMIX_INFO_DESTRUCT(&collect);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "modex client: Fence: %s\n", PMIx_Error_string(rc));
+        return 4;
+    }
+    t0 = now_us();
+    for (pmix_rank_t r = 0; r < n; r++) {
+        if (r == me.rank)
+            continue;
+        pmix_proc_t peer;
+        PMIX_LOAD_PROCID(&peer, me.nspace, r);
+        v = NULL;
+        rc = PMIx_Get(&peer, "bench.blob", NULL, 0, &v);
+        payload(r, want, size);
+        if (rc != PMIX_SUCCESS || v->type != PMIX_BYTE_OBJECT || v->data.bo.size != size ||
+            memcmp(v->data.bo.bytes, want, size) != 0) {
+            fprintf(stderr, "modex client %u: wrong data for rank %u: %s\n", me.rank, r,
+                    PMIx_Error_string(rc));
+            return 5;
+        }
+        PMIX_VALUE_RELEASE(v);
+    }
+    double t_getall = now_us() - t0;
+    free(mine);
+    free(want);
+    if (barrier(ready, go1) != 0)
+        return 6;
+    if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS)
+        return 7;
+    char line[128];
+    int len = snprintf(line, sizeof line, "%u %.1f %.1f\n", me.rank, t_fence, t_getall);
+    return write(fd, line, (size_t)len) == len ? 0 : 8;
+}
+
+/* ---------------- host ---------------- */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+    pmix_status_t status;
+} waiter_t;
+#define WAITER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_ERROR}
+
+static void op_done(pmix_status_t status, void *cbdata)
+{
+    waiter_t *w = cbdata;
+    pthread_mutex_lock(&w->lock);
+    w->status = status;
+    w->done = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static pmix_status_t wait_op(pmix_status_t rc, waiter_t *w)
+{
+    if (rc != PMIX_SUCCESS)
+        return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done)
+        pthread_cond_wait(&w->cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+    return w->status;
+}
+
+static atomic_int fence_calls, dmodex_calls;
+
+static pmix_status_t host_ok(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *cbd)
+{
+    (void)p;
+    (void)o;
+    (void)cb;
+    (void)cbd;
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static void release_copy(void *cbdata)
+{
+    free(cbdata);
+}
+
+/* One daemon: the all-gather of this node's blob is the blob itself. */
+static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs,
+                                const pmix_info_t info[], size_t ninfo, char *data, size_t ndata,
+                                pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    atomic_fetch_add(&fence_calls, 1);
+    char *copy = ndata > 0 ? malloc(ndata) : NULL;
+    if (ndata > 0)
+        memcpy(copy, data, ndata);
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, release_copy, copy);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t host_dmodex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                 pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    atomic_fetch_add(&dmodex_calls, 1);
+    return PMIX_ERR_NOT_FOUND;
+}
+
+static int register_job(const char *nspace, unsigned n, const char *host)
+{
+    char ranks[8192] = "", *nodes = NULL, *procs = NULL;
+    for (unsigned r = 0; r < n; r++) {
+        size_t len = strlen(ranks);
+        snprintf(ranks + len, sizeof ranks - len, "%s%u", r ? "," : "", r);
+    }
+    if (PMIx_generate_regex(host, &nodes) != PMIX_SUCCESS ||
+        PMIx_generate_ppn(ranks, &procs) != PMIX_SUCCESS)
+        return -1;
+    size_t ninfo = 9 + n, k = 0;
+    pmix_info_t *info;
+    PMIX_INFO_CREATE(info, ninfo);
+    uint32_t u = n, one = 1;
+    PMIX_INFO_LOAD(&info[k++], PMIX_UNIV_SIZE, &u, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_JOB_SIZE, &u, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_MAX_PROCS, &u, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_SIZE, &u, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_PEERS, ranks, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[k++], PMIX_NODE_MAP, nodes, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[k++], PMIX_PROC_MAP, procs, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[k++], PMIX_JOBID, nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[k++], PMIX_NUM_NODES, &one, PMIX_UINT32);
+    free(nodes);
+    free(procs);
+    for (unsigned r = 0; r < n; r++) {
+        pmix_info_t *pd;
+        PMIX_INFO_CREATE(pd, 5);
+        pmix_rank_t rank = r;
+        uint16_t lr = (uint16_t)r;
+        uint32_t app = 0;
+        PMIX_INFO_LOAD(&pd[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
+        PMIX_INFO_LOAD(&pd[1], PMIX_LOCAL_RANK, &lr, PMIX_UINT16);
+        PMIX_INFO_LOAD(&pd[2], PMIX_NODE_RANK, &lr, PMIX_UINT16);
+        PMIX_INFO_LOAD(&pd[3], PMIX_APPNUM, &app, PMIX_UINT32);
+        PMIX_INFO_LOAD(&pd[4], PMIX_HOSTNAME, host, PMIX_STRING);
+        pmix_data_array_t da = {.type = PMIX_INFO, .size = 5, .array = pd};
+        PMIX_INFO_LOAD(&info[k++], PMIX_PROC_DATA, &da, PMIX_DATA_ARRAY);
+        PMIX_INFO_FREE(pd, 5);
+    }
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, nspace);
+    waiter_t w = WAITER_INIT;
+    pmix_status_t rc = wait_op(PMIx_server_register_nspace(ns, (int)n, info, k, op_done, &w), &w);
+    PMIX_INFO_FREE(info, ninfo);
+    return rc == PMIX_SUCCESS ? 0 : -1;
+}
+
+/* One launch; out = {fence max, getall max, total}. */
+static int launch(unsigned n, size_t size, int run, double out[3])
+{
+    char nspace[64], host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(nspace, sizeof nspace, "modex-%u-%zu-%d", n, size, run);
+    double t0 = now_us();
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, nspace);
+    for (unsigned r = 0; r < n; r++) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, nspace, r);
+        waiter_t w = WAITER_INIT;
+        if (wait_op(PMIx_server_register_client(&p, getuid(), getgid(), NULL, op_done, &w),
+                    &w) != PMIX_SUCCESS)
+            return -1;
+    }
+    if (register_job(nspace, n, host) != 0)
+        return -1;
+    int pfd[2], ready[2], go[2][2];
+    if (pipe(pfd) != 0 || pipe(ready) != 0 || pipe(go[0]) != 0 || pipe(go[1]) != 0)
+        return -1;
+    char sbuf[32], fdbuf[16], rbuf[16], g0[16], g1[16];
+    snprintf(sbuf, sizeof sbuf, "%zu", size);
+    snprintf(fdbuf, sizeof fdbuf, "%d", pfd[1]);
+    snprintf(rbuf, sizeof rbuf, "%d", ready[1]);
+    snprintf(g0, sizeof g0, "%d", go[0][0]);
+    snprintf(g1, sizeof g1, "%d", go[1][0]);
+    pid_t pids[1024];
+    for (unsigned r = 0; r < n; r++) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, nspace, r);
+        char **env = NULL;
+        if (PMIx_server_setup_fork(&p, &env) != PMIX_SUCCESS)
+            return -1;
+        pids[r] = fork();
+        if (pids[r] == 0) {
+            for (size_t i = 0; env[i] != NULL; i++)
+                putenv(env[i]);
+            close(pfd[0]);
+            close(ready[0]);
+            close(go[0][1]);
+            close(go[1][1]);
+            execl("/proc/self/exe", "modex", "client", fdbuf, sbuf, rbuf, g0, g1, (char *)NULL);
+            _exit(127);
+        }
+        for (size_t i = 0; env[i] != NULL; i++)
+            free(env[i]);
+        free(env);
+    }
+    close(pfd[1]);
+    close(ready[1]);
+    close(go[0][0]);
+    close(go[1][0]);
+    for (int phase = 0; phase < 2; phase++) {
+        char c;
+        unsigned got = 0;
+        while (got < n && read(ready[0], &c, 1) == 1)
+            got++;
+        for (unsigned r = 0; r < got; r++)
+            if (write(go[phase][1], "g", 1) != 1)
+                break;
+    }
+    close(ready[0]);
+    close(go[0][1]);
+    close(go[1][1]);
+    int failed = 0;
+    for (unsigned r = 0; r < n; r++) {
+        int st;
+        waitpid(pids[r], &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed = 1;
+    }
+    double total = now_us() - t0;
+    FILE *f = fdopen(pfd[0], "r");
+    double fence_max = 0, getall_max = 0, a, b;
+    unsigned lines = 0, rank;
+    while (f != NULL && fscanf(f, "%u %lf %lf", &rank, &a, &b) == 3) {
+        fence_max = a > fence_max ? a : fence_max;
+        getall_max = b > getall_max ? b : getall_max;
+        lines++;
+    }
+    if (f != NULL)
+        fclose(f);
+    for (unsigned r = 0; r < n; r++) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, nspace, r);
+        waiter_t w = WAITER_INIT;
+        PMIx_server_deregister_client(&p, op_done, &w);
+        wait_op(PMIX_SUCCESS, &w);
+    }
+    waiter_t w = WAITER_INIT;
+    PMIx_server_deregister_nspace(ns, op_done, &w);
+    wait_op(PMIX_SUCCESS, &w);
+    if (failed || lines != n)
+        return -1;
+    out[0] = fence_max;
+    out[1] = getall_max;
+    out[2] = total;
+    return 0;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 7 && strcmp(argv[1], "client") == 0) {
+        int rc = client(atoi(argv[2]), (size_t)atol(argv[3]), atoi(argv[4]), atoi(argv[5]),
+                        atoi(argv[6]));
+        if (rc != 0)
+            fprintf(stderr, "modex client: failed at step %d\n", rc);
+        return rc;
+    }
+    const char *counts = "2 4 8 16 32", *sizes = "64 4096";
+    int reps = 5, opt;
+    while ((opt = getopt(argc, argv, "n:s:r:")) != -1) {
+        if (opt == 'n')
+            counts = optarg;
+        else if (opt == 's')
+            sizes = optarg;
+        else if (opt == 'r')
+            reps = atoi(optarg);
+    }
+    if (reps < 1 || reps > 100)
+        return 2;
+    char tmpdir[] = "/tmp/sy-bench-XXXXXX";
+    if (mkdtemp(tmpdir) == NULL)
+        return 1;
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof module);
+    module.client_connected = host_ok;
+    module.client_finalized = host_ok;
+    module.fence_nb = host_fence;
+    module.direct_modex = host_dmodex;
+    pmix_info_t info[2];
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir, PMIX_STRING);
+    if (PMIx_server_init(&module, info, 2) != PMIX_SUCCESS) {
+        fprintf(stderr, "PMIx_server_init failed\n");
+        return 1;
+    }
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    int rc = 0;
+    char *clist = strdup(counts), *cs = NULL;
+    for (char *ct = strtok_r(clist, " ,", &cs); ct != NULL && rc == 0;
+         ct = strtok_r(NULL, " ,", &cs)) {
+        unsigned n = (unsigned)atoi(ct);
+        char *slist = strdup(sizes), *ss = NULL;
+        for (char *st = strtok_r(slist, " ,", &ss); st != NULL && rc == 0;
+             st = strtok_r(NULL, " ,", &ss)) {
+            size_t size = (size_t)atol(st);
+            if (n < 2 || n > 1024 || size < 1)
+                continue;
+            double fig[3][100];
+            for (int run = 0; run < reps && rc == 0; run++) {
+                atomic_store(&fence_calls, 0);
+                atomic_store(&dmodex_calls, 0);
+                double out[3];
+                if (launch(n, size, run, out) != 0) {
+                    fprintf(stderr, "modex: launch of %u clients (%zu B) failed\n", n, size);
+                    rc = 1;
+                    break;
+                }
+                for (int i = 0; i < 3; i++)
+                    fig[i][run] = out[i];
+            }
+            if (rc == 0)
+                printf("%u %zu %.1f %.1f %.1f %d %d\n", n, size, median(fig[0], reps),
+                       median(fig[1], reps), median(fig[2], reps), atomic_load(&fence_calls),
+                       atomic_load(&dmodex_calls));
+            fflush(stdout);
+        }
+        free(slist);
+    }
+    free(clist);
+    PMIx_server_finalize();
+    rmdir(tmpdir);
+    return rc;
+}

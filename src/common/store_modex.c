@@ -1,0 +1,103 @@
+/* The store's modex layer: segments holding the data processes posted
+ * (PMIx_Put/Commit) and a fence collected, one or more per namespace,
+ * mapped by every process of the node like job data.  Entries are realm
+ * PROC, id = rank.  The newest segment of a namespace answers first. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/store.h"
+#include "common/store_internal.h"
+
+typedef struct modex_seg {
+    pmix_nspace_t nspace;
+    sy_jseg_t *seg;
+    struct modex_seg *next;
+} modex_seg_t;
+
+static modex_seg_t *segs; /* newest first, under sy_store_lock */
+
+pmix_status_t sy_store_attach_modex(const char *nspace, const char *path)
+{
+    if (nspace == NULL || path == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    sy_jseg_t *seg = NULL;
+    pmix_status_t rc = sy_jseg_open(path, &seg);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    modex_seg_t *m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        sy_jseg_close(seg);
+        return PMIX_ERR_NOMEM;
+    }
+    PMIX_LOAD_NSPACE(m->nspace, nspace);
+    m->seg = seg;
+    pthread_rwlock_wrlock(&sy_store_lock);
+    m->next = segs;
+    segs = m;
+    pthread_rwlock_unlock(&sy_store_lock);
+    return PMIX_SUCCESS;
+}
+
+void sy_store_modex_drop(const char *nspace)
+{
+    modex_seg_t *gone = NULL;
+    pthread_rwlock_wrlock(&sy_store_lock);
+    for (modex_seg_t **pp = &segs; *pp != NULL;) {
+        modex_seg_t *m = *pp;
+        if (nspace == NULL || PMIX_CHECK_NSPACE(m->nspace, nspace)) {
+            *pp = m->next;
+            m->next = gone;
+            gone = m;
+        } else {
+            pp = &m->next;
+        }
+    }
+    pthread_rwlock_unlock(&sy_store_lock);
+    while (gone != NULL) {
+        modex_seg_t *m = gone;
+        gone = m->next;
+        sy_jseg_close(m->seg);
+        free(m);
+    }
+}
+
+/* Under the read lock: rank's value of key in one segment; with rank
+ * PMIX_RANK_UNDEF, the first rank that has it (*who receives it). */
+static pmix_status_t seg_lookup(const sy_jseg_t *seg, pmix_rank_t rank, const char *key,
+                                pmix_rank_t *who, pmix_value_t **out)
+{
+    if (rank != PMIX_RANK_UNDEF) {
+        *who = rank;
+        return sy_jseg_get(seg, SY_REALM_PROC, rank, key, out);
+    }
+    uint32_t *ids = NULL;
+    size_t n = 0;
+    pmix_status_t rc = sy_jseg_ids(seg, SY_REALM_PROC, &ids, &n);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    rc = PMIX_ERR_NOT_FOUND;
+    for (size_t i = 0; i < n && rc == PMIX_ERR_NOT_FOUND; i++) {
+        rc = sy_jseg_get(seg, SY_REALM_PROC, ids[i], key, out);
+        if (rc == PMIX_SUCCESS)
+            *who = ids[i];
+    }
+    free(ids);
+    return rc;
+}
+
+pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_rank_t *who,
+                                 pmix_value_t **out)
+{
+    if (proc == NULL || key == NULL || out == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_rank_t found = proc->rank;
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    pthread_rwlock_rdlock(&sy_store_lock);
+    for (modex_seg_t *m = segs; m != NULL && rc == PMIX_ERR_NOT_FOUND; m = m->next)
+        if (PMIX_CHECK_NSPACE(m->nspace, proc->nspace))
+            rc = seg_lookup(m->seg, proc->rank, key, &found, out);
+    pthread_rwlock_unlock(&sy_store_lock);
+    if (rc == PMIX_SUCCESS && who != NULL)
+        *who = found;
+    return rc;
+}

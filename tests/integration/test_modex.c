@@ -1,0 +1,190 @@
+/* Run under switchyard-run: data exchange between real processes.
+ *   test_modex exchange   (3 ranks) scopes, reserved/conflicting Puts,
+ *                         Commit + collecting Fence, Get of every peer's
+ *                         keys with their types, direct modex held until a
+ *                         peer commits, PMIX_RANK_UNDEF, OPTIONAL misses,
+ *                         PMIX_TIMEOUT on a peer that has not committed.
+ *   test_modex fence-kill (3 ranks) rank 2 dies in the middle of a fence:
+ *                         the others' fence fails at once, no hang. */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static int failures;
+static pmix_proc_t me;
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "FAIL(test_modex rank %u): ", me.rank);                                    \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        failures++;                                                                                \
+    } while (0)
+
+static void put_str(pmix_scope_t scope, const char *key, const char *v)
+{
+    pmix_value_t val;
+    PMIX_VALUE_LOAD(&val, v, PMIX_STRING);
+    pmix_status_t rc = PMIx_Put(scope, key, &val);
+    if (rc != PMIX_SUCCESS)
+        FAIL("Put(%s): %s", key, PMIx_Error_string(rc));
+    PMIX_VALUE_DESTRUCT(&val);
+}
+
+static void expect_str(pmix_rank_t r, const char *key, const char *want)
+{
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, me.nspace, r);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v->type != PMIX_STRING || strcmp(v->data.string, want) != 0)
+        FAIL("Get(%u, %s): %s", r, key, PMIx_Error_string(rc));
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+}
+
+static int exchange(void)
+{
+    char buf[64];
+    pmix_value_t val;
+    /* bad Puts */
+    PMIX_VALUE_LOAD(&val, "x", PMIX_STRING);
+    if (PMIx_Put(PMIX_GLOBAL, "pmix.mine", &val) != PMIX_ERR_BAD_PARAM)
+        FAIL("a reserved key was accepted");
+    if (PMIx_Put(PMIX_SCOPE_UNDEF, "sy.undef", &val) != PMIX_ERR_NOT_SUPPORTED)
+        FAIL("PMIX_SCOPE_UNDEF was accepted");
+    PMIX_VALUE_DESTRUCT(&val);
+    snprintf(buf, sizeof buf, "global-%u", me.rank);
+    put_str(PMIX_GLOBAL, "sy.global", buf);
+    snprintf(buf, sizeof buf, "local-%u", me.rank);
+    put_str(PMIX_LOCAL, "sy.local", buf);
+    put_str(PMIX_REMOTE, "sy.remote", "far");
+    put_str(PMIX_INTERNAL, "sy.internal", "mine");
+    PMIX_VALUE_LOAD(&val, "again", PMIX_STRING);
+    if (PMIx_Put(PMIX_LOCAL, "sy.global", &val) == PMIX_SUCCESS)
+        FAIL("a key posted in two scopes was accepted");
+    PMIX_VALUE_DESTRUCT(&val);
+    uint64_t big = 0x0102030405060708ull + me.rank;
+    PMIX_VALUE_LOAD(&val, &big, PMIX_UINT64);
+    if (PMIx_Put(PMIX_GLOBAL, "sy.u64", &val) != PMIX_SUCCESS)
+        FAIL("Put(u64)");
+    PMIX_VALUE_DESTRUCT(&val);
+    if (me.rank == 1)
+        put_str(PMIX_GLOBAL, "sy.unique", "only-rank-1");
+    pmix_status_t rc;
+    if (me.rank != 2 && (rc = PMIx_Commit()) != PMIX_SUCCESS)
+        FAIL("Commit: %s", PMIx_Error_string(rc));
+    expect_str(me.rank, "sy.internal", "mine");
+
+    if (me.rank == 0) {
+        /* rank 2 has not committed: a held request that times out */
+        pmix_proc_t p2;
+        PMIX_LOAD_PROCID(&p2, me.nspace, 2);
+        pmix_info_t t;
+        int secs = 1;
+        PMIX_INFO_LOAD(&t, PMIX_TIMEOUT, &secs, PMIX_INT);
+        pmix_value_t *v = NULL;
+        rc = PMIx_Get(&p2, "sy.global", &t, 1, &v);
+        if (rc != PMIX_ERR_TIMEOUT)
+            FAIL("Get of an uncommitted peer with a timeout returned %s", PMIx_Error_string(rc));
+        PMIX_INFO_DESTRUCT(&t);
+        /* optional: what is here, now */
+        pmix_info_t o;
+        bool yes = true;
+        PMIX_INFO_LOAD(&o, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+        rc = PMIx_Get(&p2, "sy.global", &o, 1, &v);
+        if (rc != PMIX_ERR_NOT_FOUND)
+            FAIL("optional Get returned %s", PMIx_Error_string(rc));
+        PMIX_INFO_DESTRUCT(&o);
+        /* direct modex of rank 1, committed: no fence needed */
+        expect_str(1, "sy.global", "global-1");
+        /* a globally unique key, owner unknown */
+        pmix_proc_t any;
+        PMIX_LOAD_PROCID(&any, me.nspace, PMIX_RANK_UNDEF);
+        rc = PMIx_Get(&any, "sy.unique", NULL, 0, &v);
+        if (rc != PMIX_SUCCESS || v->type != PMIX_STRING || strcmp(v->data.string, "only-rank-1"))
+            FAIL("Get(RANK_UNDEF): %s", PMIx_Error_string(rc));
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
+    }
+    if (me.rank == 2) {
+        sleep(2); /* rank 0's timed request expires meanwhile */
+        if ((rc = PMIx_Commit()) != PMIX_SUCCESS)
+            FAIL("Commit: %s", PMIx_Error_string(rc));
+    }
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    if ((rc = PMIx_Fence(NULL, 0, &collect, 1)) != PMIX_SUCCESS)
+        FAIL("Fence: %s", PMIx_Error_string(rc));
+    PMIX_INFO_DESTRUCT(&collect);
+    for (pmix_rank_t r = 0; r < 3; r++) {
+        snprintf(buf, sizeof buf, "global-%u", r);
+        expect_str(r, "sy.global", buf);
+        snprintf(buf, sizeof buf, "local-%u", r);
+        expect_str(r, "sy.local", buf);
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, me.nspace, r);
+        pmix_value_t *v = NULL;
+        rc = PMIx_Get(&p, "sy.u64", NULL, 0, &v);
+        if (rc != PMIX_SUCCESS || v->type != PMIX_UINT64 || v->data.uint64 != 0x0102030405060708ull + r)
+            FAIL("Get(%u, sy.u64): %s", r, PMIx_Error_string(rc));
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
+        if (r != me.rank) {
+            pmix_info_t o;
+            PMIX_INFO_LOAD(&o, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+            rc = PMIx_Get(&p, "sy.remote", &o, 1, &v);
+            if (rc == PMIX_SUCCESS)
+                FAIL("a REMOTE-scope value was visible to a local peer");
+            rc = PMIx_Get(&p, "sy.internal", &o, 1, &v);
+            if (rc == PMIX_SUCCESS)
+                FAIL("an INTERNAL value was visible to a peer");
+            PMIX_INFO_DESTRUCT(&o);
+        }
+    }
+    return 0;
+}
+
+static int fence_kill(void)
+{
+    /* the launcher stops the job when rank 2 dies: survive its SIGTERM long
+     * enough to see our fence fail (it sends SIGKILL 2 s later) */
+    signal(SIGTERM, SIG_IGN);
+    put_str(PMIX_GLOBAL, "sy.k", "v");
+    PMIx_Commit();
+    if (me.rank == 2) {
+        usleep(300000);
+        raise(SIGKILL);
+    }
+    pmix_status_t rc = PMIx_Fence(NULL, 0, NULL, 0);
+    if (rc == PMIX_SUCCESS)
+        FAIL("a fence with a dead participant succeeded");
+    else
+        printf("rank %u: fence failed as it must: %s\n", me.rank, PMIx_Error_string(rc));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "exchange";
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "FAIL: PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    if (strcmp(mode, "fence-kill") == 0)
+        fence_kill();
+    else
+        exchange();
+    rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        FAIL("Finalize: %s", PMIx_Error_string(rc));
+    if (failures == 0)
+        printf("test_modex %s rank %u: ok\n", mode, me.rank);
+    return failures == 0 ? 0 : 1;
+}
