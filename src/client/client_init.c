@@ -321,6 +321,7 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
     if (proc != NULL)
         *proc = sy_client.me;
     pthread_mutex_unlock(&sy_client_lock);
+    sy_client_event_init(info, ninfo);
     return PMIX_SUCCESS;
 }
 

@@ -76,5 +76,7 @@ void sy_client_event_unsolicited(pmix_data_buffer_t *msg);
 /* The connection to the server died (on the loop). */
 void sy_client_event_lost_connection(void);
 void sy_client_event_finalize(void);
+/* After a successful init: the forwarder, our identity, PMIX_MODEL_DECLARED. */
+void sy_client_event_init(const pmix_info_t info[], size_t ninfo);
 
 #endif

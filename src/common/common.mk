@@ -71,3 +71,7 @@ noinst_HEADERS += src/common/progress.h src/common/sync.h
 # progress runtime and PMIx_Progress; wire.h: message layouts.
 src_libswitchyard_la_SOURCES += src/common/log.c src/common/runtime.c
 noinst_HEADERS += src/common/log.h src/common/runtime.h src/common/wire.h
+# event.c: the event handler registry and delivery chain, and the public
+# PMIx_Register/Deregister_event_handler and PMIx_Notify_event.
+src_libswitchyard_la_SOURCES += src/common/event.c
+noinst_HEADERS += src/common/event.h

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "common/event.h"
 #include "common/log.h"
 #include "pmix.h"
 
@@ -68,6 +69,7 @@ void sy_runtime_release(void)
         if (--runtime_users == 0) {
             sy_progress_destroy(runtime);
             runtime = NULL;
+            sy_event_clear();
         }
     }
     pthread_mutex_unlock(&runtime_lock);

@@ -1,22 +1,204 @@
-/* Events on the server side: registration and notification.
- * Placeholder until issue 4 lands: every request is answered
- * PMIX_ERR_NOT_SUPPORTED, so clients get a clear status. */
+/* Events on the server side: notifications from clients (EVENT_NOTIFY)
+ * delivered to this process's handlers, spread to the local clients in
+ * their range (SY_MSG_EVENT) and, beyond this node, to the host's
+ * notify_event; PMIx_Notify_event called in the server process reaches the
+ * clients the same way; a client that dies raises PMIX_ERR_LOST_CONNECTION
+ * here and PMIX_PROC_TERMINATED for the rest of its namespace.  Loop only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/buffer.h"
+#include "common/event.h"
+#include "common/pack.h"
+#include "common/wire.h"
 #include "server/server_internal.h"
+
+static bool in_custom(const pmix_info_t *info, size_t ninfo, const pmix_proc_t *p)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (strncmp(info[i].key, PMIX_EVENT_CUSTOM_RANGE, PMIX_MAX_KEYLEN) != 0)
+            continue;
+        const pmix_value_t *v = &info[i].value;
+        const pmix_proc_t *procs = NULL;
+        size_t n = 0;
+        if (v->type == PMIX_PROC) {
+            procs = v->data.proc;
+            n = 1;
+        } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+                   v->data.darray->type == PMIX_PROC) {
+            procs = v->data.darray->array;
+            n = v->data.darray->size;
+        }
+        for (size_t k = 0; k < n; k++)
+            if (PMIX_CHECK_NSPACE(procs[k].nspace, p->nspace) &&
+                (procs[k].rank == PMIX_RANK_WILDCARD || procs[k].rank == p->rank))
+                return true;
+    }
+    return false;
+}
+
+static bool in_range(pmix_data_range_t range, const pmix_proc_t *source, const pmix_info_t *info,
+                     size_t ninfo, const pmix_proc_t *p)
+{
+    switch (range) {
+    case PMIX_RANGE_PROC_LOCAL:
+    case PMIX_RANGE_RM:
+        return false;
+    case PMIX_RANGE_NAMESPACE:
+        return PMIX_CHECK_NSPACE(source->nspace, p->nspace);
+    case PMIX_RANGE_CUSTOM:
+        return in_custom(info, ninfo, p);
+    default:
+        return true;
+    }
+}
+
+/* Send the event to every connected client in range but `except`. */
+static void to_clients(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                       const pmix_info_t info[], size_t ninfo, const sy_srv_peer_t *except)
+{
+    sy_srv_t *s = sy_srv;
+    if (s == NULL)
+        return;
+    for (sy_srv_peer_t *peer = s->peers; peer != NULL; peer = peer->next) {
+        if (peer == except || !sy_srv_peer_open(peer) || peer->client == NULL ||
+            !in_range(range, source, info, ninfo, &peer->client->proc))
+            continue;
+        pmix_data_buffer_t b = {0};
+        uint8_t kind = SY_MSG_EVENT, r = (uint8_t)range;
+        size_t n = info != NULL ? ninfo : 0;
+        pmix_status_t rc = sy_pack(&b, &kind, 1, PMIX_UINT8);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(&b, &status, 1, PMIX_STATUS);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(&b, source, 1, PMIX_PROC);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(&b, &r, 1, PMIX_UINT8);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(&b, &n, 1, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS && n > 0)
+            rc = sy_pack(&b, info, (int32_t)n, PMIX_INFO);
+        if (rc == PMIX_SUCCESS)
+            sy_srv_peer_send(peer, &b);
+        sy_buffer_destruct(&b);
+    }
+}
+
+static bool beyond_node(pmix_data_range_t range)
+{
+    return range == PMIX_RANGE_SESSION || range == PMIX_RANGE_GLOBAL || range == PMIX_RANGE_RM ||
+           range == PMIX_RANGE_CUSTOM;
+}
+
+/* PMIx_Notify_event in this process (the host's own events): its clients. */
+static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                    const pmix_info_t info[], size_t ninfo)
+{
+    to_clients(status, source, range, info, ninfo, NULL);
+}
+
+typedef struct {
+    pmix_info_t *info;
+    size_t ninfo;
+} host_notice_t;
+
+/* The host is done with what we gave it (any thread). */
+static void host_notified(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    host_notice_t *h = cbdata;
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
+    free(h);
+}
+
+static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    pmix_status_t status;
+    pmix_proc_t source;
+    uint8_t range = 0;
+    size_t n = 0;
+    pmix_info_t *info = NULL;
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &status, &one, PMIX_STATUS);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &source, &one, PMIX_PROC);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &range, &one, PMIX_UINT8);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(b))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    if (rc == PMIX_SUCCESS && n > 0) {
+        PMIX_INFO_CREATE(info, n);
+        int32_t cnt = (int32_t)n;
+        rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
+    }
+    if (rc != PMIX_SUCCESS) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, n);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
+        return;
+    }
+    /* a client cannot speak for another process */
+    if (peer->client != NULL)
+        source = peer->client->proc;
+    pmix_data_range_t r = (pmix_data_range_t)range;
+    sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
+    if (r != PMIX_RANGE_PROC_LOCAL && r != PMIX_RANGE_RM)
+        sy_event_deliver(status, &source, r, info, n);
+    to_clients(status, &source, r, info, n, peer);
+    sy_srv_t *s = sy_srv;
+    host_notice_t *h = NULL;
+    if (beyond_node(r) && s->module.notify_event != NULL && (h = calloc(1, sizeof(*h))) != NULL) {
+        /* the host may use info until it calls back */
+        h->info = info;
+        h->ninfo = n;
+        info = NULL;
+        if (s->module.notify_event(status, &source, r, h->info, h->ninfo, host_notified, h) !=
+            PMIX_SUCCESS)
+            host_notified(PMIX_SUCCESS, h);
+    }
+    if (info != NULL)
+        PMIX_INFO_FREE(info, n);
+}
 
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
 {
-    (void)cmd;
-    (void)b;
-    sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
+    if (cmd == SY_CMD_EVENT_NOTIFY) {
+        handle_notify(peer, tag, b);
+        return;
+    }
+    /* registrations are kept by each client: it filters what it receives */
+    sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
 }
 
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized)
 {
-    (void)peer;
-    (void)finalized;
+    if (finalized || peer->client == NULL || sy_srv == NULL)
+        return;
+    pmix_proc_t gone = peer->client->proc;
+    pmix_info_t info[1];
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &gone, PMIX_PROC);
+    sy_event_deliver(PMIX_ERR_LOST_CONNECTION, &gone, PMIX_RANGE_PROC_LOCAL, info, 1);
+    to_clients(PMIX_PROC_TERMINATED, &gone, PMIX_RANGE_NAMESPACE, info, 1, peer);
+    PMIX_INFO_DESTRUCT(&info[0]);
+}
+
+void sy_srv_event_init(sy_srv_t *s)
+{
+    sy_event_set_self(&s->me);
+    sy_event_set_forwarder(forward);
 }
 
 void sy_srv_event_finalize(sy_srv_t *s)
 {
     (void)s;
+    sy_event_set_forwarder(NULL);
 }

@@ -263,6 +263,8 @@ static void start_on_loop(void *arg)
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_resources_publish(s);
     if (rc == PMIX_SUCCESS)
+        sy_srv_event_init(s);
+    if (rc == PMIX_SUCCESS)
         rc = sy_srv_rendezvous_write(s);
     sy_sync_signal(&job->sync, rc, NULL);
 }

@@ -158,6 +158,7 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag,
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized);
 void sy_srv_event_finalize(sy_srv_t *s);
+void sy_srv_event_init(sy_srv_t *s);
 
 /* ---- server_registry.c ---- */
 sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc);

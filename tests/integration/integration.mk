@@ -25,3 +25,9 @@ check_PROGRAMS += tests/integration/test_modex
 tests_integration_test_modex_SOURCES = tests/integration/test_modex.c
 tests_integration_test_modex_LDADD = src/libpmix.la
 tests_integration_test_modex_LDFLAGS = -no-install
+# Event handlers, ordering, chaining, ranges and generated events under
+# switchyard-run (run.sh).
+check_PROGRAMS += tests/integration/test_events
+tests_integration_test_events_SOURCES = tests/integration/test_events.c
+tests_integration_test_events_LDADD = src/libpmix.la
+tests_integration_test_events_LDFLAGS = -no-install

@@ -103,6 +103,22 @@ if test -x "$M"; then
     check "a rank killed in a fence: the others' fence fails, no hang" "test $rc -eq 137 && test \$(grep -c 'fence failed as it must' '$T/out') -eq 2"
 fi
 
+E="$top_builddir/tests/integration/test_events"
+if test -x "$E"; then
+    "$R" --oversubscribe -n 3 "$E" > "$T/out" 2> "$T/err"
+    rc=$?
+    check "event ordering, chaining, ranges, PROC_TERMINATED of a dead rank" "test $rc -eq 137 && test \$(grep -c ': ok$' '$T/out') -eq 2 && ! grep -q FAIL '$T/err'"
+    "$R" -n 1 "$E" lost "$T/lost" "$T/ready" > /dev/null 2>&1 &
+    rpid=$!
+    for i in $(seq 100); do test -e "$T/ready" && break; sleep 0.05; done
+    kill -9 $rpid
+    wait $rpid 2>/dev/null
+    for i in $(seq 100); do test -s "$T/lost" && break; sleep 0.05; done
+    check "server killed: the held call fails and LOST_CONNECTION is delivered" "grep -q 'lookup=LOST.CONNECTION event=1' '$T/lost'"
+    # the launcher died without cleaning: its private tmpdir is left behind
+    rm -rf "$TMPDIR"/switchyard.*
+fi
+
 left=$(ls -A "$TMPDIR")
 check "no file left in TMPDIR" "test -z '$left'"
 echo "1..$n"

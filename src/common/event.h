@@ -1,0 +1,34 @@
+/* Events in one process (Chap_API_Event.tex): the registry of handlers
+ * behind PMIx_Register/Deregister_event_handler, their order, and the
+ * delivery of one event down the chain of matching handlers.  Knows
+ * nothing of roles: carrying an event to other processes is the job of the
+ * forwarder a role installs (client: to its server; server: to its clients
+ * and host).
+ *
+ * Order of a chain: the PMIX_EVENT_HDLR_FIRST handler; handlers registered
+ * for specific codes, in registration order adjusted by PREPEND, APPEND,
+ * BEFORE and AFTER (by PMIX_EVENT_HDLR_NAME); default handlers (no codes),
+ * likewise; the PMIX_EVENT_HDLR_LAST handler.  A handler that answers
+ * PMIX_EVENT_ACTION_COMPLETE ends the chain; the results each handler
+ * returns are passed to the next. */
+#ifndef SWITCHYARD_COMMON_EVENT_H
+#define SWITCHYARD_COMMON_EVENT_H
+#include <pmix_common.h>
+
+/* Forward an event beyond this process (ranges other than PROC_LOCAL);
+ * called on the loop, after local delivery started. */
+typedef void (*sy_event_forward_fn)(pmix_status_t status, const pmix_proc_t *source,
+                                    pmix_data_range_t range, const pmix_info_t info[],
+                                    size_t ninfo);
+void sy_event_set_forwarder(sy_event_forward_fn fn);
+
+/* Deliver to this process's handlers; on the loop.  info is copied. */
+void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                      const pmix_info_t info[], size_t ninfo);
+
+/* The source of events this process generates itself. */
+void sy_event_set_self(const pmix_proc_t *self);
+
+/* Drop every registration (the last role finalize). */
+void sy_event_clear(void);
+#endif

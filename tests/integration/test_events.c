@@ -1,0 +1,253 @@
+/* Run under switchyard-run with 3 ranks: event handlers and notification.
+ * Every rank registers, for code 1000, a FIRST handler, an appended "a"
+ * (which returns a result) and a prepended "b", plus a default handler, and
+ * for code 1001 a handler that ends the chain before a second one; rank 0
+ * notifies 1000 to the namespace and 1001 to itself only.  Then rank 2
+ * dies: ranks 0 and 1, registered for PMIX_PROC_TERMINATED, hear of it.
+ *   test_events lost FILE READY: one rank waits in a held PMIx_Lookup; when
+ *   the server is killed, the Lookup must fail and PMIX_ERR_LOST_CONNECTION
+ *   be delivered; the outcome goes to FILE (READY is touched when waiting). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static pmix_proc_t me;
+static int failures;
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "FAIL(test_events rank %u): ", me.rank);                                   \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        failures++;                                                                                \
+    } while (0)
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char order[256];
+static int got1000, got1001_x, got1001_y, got_term, dflt_results;
+
+static void note(const char *what)
+{
+    pthread_mutex_lock(&lock);
+    strncat(order, what, sizeof(order) - strlen(order) - 1);
+    pthread_mutex_unlock(&lock);
+}
+
+static void h_first(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                    size_t ninfo, pmix_info_t *res, size_t nres,
+                    pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
+    note("F");
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void h_a(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                size_t ninfo, pmix_info_t *res, size_t nres,
+                pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
+    note("a");
+    pmix_info_t out;
+    PMIX_INFO_LOAD(&out, "sy.result", "from-a", PMIX_STRING);
+    cb(PMIX_SUCCESS, &out, 1, NULL, NULL, cbdata);
+    PMIX_INFO_DESTRUCT(&out);
+}
+
+static void h_b(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                size_t ninfo, pmix_info_t *res, size_t nres,
+                pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)info, (void)ninfo, (void)res, (void)nres;
+    note("b");
+    if (src->rank != 0)
+        FAIL("event 1000 came from rank %u", src->rank);
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void h_dflt(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                   size_t ninfo, pmix_info_t *res, size_t nres,
+                   pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)src, (void)info, (void)ninfo;
+    if (st == 1000) {
+        note("d");
+        pthread_mutex_lock(&lock);
+        for (size_t i = 0; i < nres; i++)
+            if (!strcmp(res[i].key, "sy.result"))
+                dflt_results++;
+        got1000++;
+        pthread_mutex_unlock(&lock);
+    }
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void h_x(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                size_t ninfo, pmix_info_t *res, size_t nres,
+                pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
+    pthread_mutex_lock(&lock);
+    got1001_x++;
+    pthread_mutex_unlock(&lock);
+    cb(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void h_y(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                size_t ninfo, pmix_info_t *res, size_t nres,
+                pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
+    pthread_mutex_lock(&lock);
+    got1001_y++;
+    pthread_mutex_unlock(&lock);
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void h_term(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                   size_t ninfo, pmix_info_t *res, size_t nres,
+                   pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)info, (void)ninfo, (void)res, (void)nres;
+    pthread_mutex_lock(&lock);
+    if (src->rank == 2)
+        got_term++;
+    pthread_mutex_unlock(&lock);
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static int wait_for(int *counter, int want)
+{
+    for (int i = 0; i < 500; i++) {
+        pthread_mutex_lock(&lock);
+        int v = *counter;
+        pthread_mutex_unlock(&lock);
+        if (v >= want)
+            return 0;
+        usleep(10000);
+    }
+    return -1;
+}
+
+static void reg(pmix_status_t code, pmix_info_t *info, size_t ninfo, pmix_notification_fn_t fn)
+{
+    pmix_status_t codes[1] = {code};
+    pmix_status_t rc = PMIx_Register_event_handler(code ? codes : NULL, code ? 1 : 0, info, ninfo,
+                                                   fn, NULL, NULL);
+    if (rc < 0)
+        FAIL("Register_event_handler(%d): %s", code, PMIx_Error_string(rc));
+}
+
+static int got_lost;
+
+static void h_lost(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                   size_t ninfo, pmix_info_t *res, size_t nres,
+                   pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
+    pthread_mutex_lock(&lock);
+    got_lost++;
+    pthread_mutex_unlock(&lock);
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static int lost(const char *file, const char *ready)
+{
+    signal(SIGPIPE, SIG_IGN);
+    pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
+    if (PMIx_Register_event_handler(&code, 1, NULL, 0, h_lost, NULL, NULL) < 0)
+        return 1;
+    FILE *r = fopen(ready, "w");
+    if (r != NULL)
+        fclose(r);
+    pmix_pdata_t pd;
+    PMIX_PDATA_CONSTRUCT(&pd);
+    PMIX_LOAD_KEY(pd.key, "sy.never.published");
+    pmix_info_t w;
+    bool yes = true;
+    PMIX_INFO_LOAD(&w, PMIX_WAIT, &yes, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Lookup(&pd, 1, &w, 1); /* held until the server dies */
+    PMIX_INFO_DESTRUCT(&w);
+    PMIX_PDATA_DESTRUCT(&pd);
+    wait_for(&got_lost, 1);
+    FILE *f = fopen(file, "w");
+    if (f != NULL) {
+        fprintf(f, "lookup=%s event=%d\n", PMIx_Error_string(rc), got_lost);
+        fclose(f);
+    }
+    PMIx_Finalize(NULL, 0);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "lost") == 0) {
+        if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
+            return 1;
+        return lost(argv[2], argv[3]);
+    }
+    signal(SIGTERM, SIG_IGN); /* see rank 2's death through; SIGKILL ends us */
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "FAIL: PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    bool yes = true;
+    pmix_info_t i1[2], i2[2], i3;
+    PMIX_INFO_LOAD(&i1[0], PMIX_EVENT_HDLR_NAME, "a", PMIX_STRING);
+    PMIX_INFO_LOAD(&i1[1], PMIX_EVENT_HDLR_APPEND, &yes, PMIX_BOOL);
+    reg(1000, i1, 2, h_a);
+    PMIX_INFO_LOAD(&i2[0], PMIX_EVENT_HDLR_NAME, "b", PMIX_STRING);
+    PMIX_INFO_LOAD(&i2[1], PMIX_EVENT_HDLR_PREPEND, &yes, PMIX_BOOL);
+    reg(1000, i2, 2, h_b);
+    PMIX_INFO_LOAD(&i3, PMIX_EVENT_HDLR_FIRST, &yes, PMIX_BOOL);
+    reg(1000, &i3, 1, h_first);
+    reg(0, NULL, 0, h_dflt);
+    reg(1001, NULL, 0, h_x);
+    reg(1001, NULL, 0, h_y);
+    reg(PMIX_PROC_TERMINATED, NULL, 0, h_term);
+    for (int i = 0; i < 2; i++) {
+        PMIX_INFO_DESTRUCT(&i1[i]);
+        PMIX_INFO_DESTRUCT(&i2[i]);
+    }
+    PMIX_INFO_DESTRUCT(&i3);
+
+    /* everyone registered before anyone notifies */
+    PMIx_Fence(NULL, 0, NULL, 0);
+    if (me.rank == 0) {
+        rc = PMIx_Notify_event(1000, NULL, PMIX_RANGE_NAMESPACE, NULL, 0, NULL, NULL);
+        if (rc != PMIX_SUCCESS)
+            FAIL("Notify_event: %s", PMIx_Error_string(rc));
+        PMIx_Notify_event(1001, NULL, PMIX_RANGE_PROC_LOCAL, NULL, 0, NULL, NULL);
+    }
+    if (wait_for(&got1000, 1) != 0)
+        FAIL("event 1000 never arrived");
+    pthread_mutex_lock(&lock);
+    if (strcmp(order, "Fbad") != 0)
+        FAIL("handlers ran in order \"%s\", expected \"Fbad\"", order);
+    if (dflt_results != 1)
+        FAIL("results of handler a did not reach the default handler");
+    pthread_mutex_unlock(&lock);
+    if (me.rank == 0) {
+        if (wait_for(&got1001_x, 1) != 0 || got1001_y != 0)
+            FAIL("ACTION_COMPLETE did not end the chain (%d, %d)", got1001_x, got1001_y);
+    } else {
+        usleep(100000);
+        if (got1001_x != 0)
+            FAIL("a PROC_LOCAL event reached another process");
+    }
+    PMIx_Fence(NULL, 0, NULL, 0);
+    if (me.rank == 2)
+        raise(SIGKILL);
+    if (wait_for(&got_term, 1) != 0)
+        FAIL("PMIX_PROC_TERMINATED for rank 2 never arrived");
+    PMIx_Finalize(NULL, 0);
+    if (failures == 0)
+        printf("test_events rank %u: ok\n", me.rank);
+    return failures == 0 ? 0 : 1;
+}
