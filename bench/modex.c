@@ -187,6 +187,7 @@ static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs,
     char *copy = ndata > 0 ? malloc(ndata) : NULL;
     if (ndata > 0)
         memcpy(copy, data, ndata);
+    free(data); /* both libraries hand the blob over to the host */
     cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, release_copy, copy);
     return PMIX_SUCCESS;
 }

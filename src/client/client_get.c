@@ -27,6 +27,14 @@ static pmix_status_t target(const pmix_proc_t *proc, pmix_proc_t *out)
     return rc;
 }
 
+static bool refresh_asked(const pmix_info_t info[], size_t ninfo)
+{
+    for (size_t i = 0; info != NULL && i < ninfo; i++)
+        if (strncmp(info[i].key, PMIX_GET_REFRESH_CACHE, PMIX_MAX_KEYLEN) == 0)
+            return info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
+    return false;
+}
+
 PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
                                    const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
@@ -39,6 +47,12 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     pmix_status_t rc = target(proc, &who);
     if (rc != PMIX_SUCCESS)
         return rc;
+    /* PMIX_GET_REFRESH_CACHE on a peer's key: past every local copy */
+    if (key != NULL && refresh_asked(info, ninfo)) {
+        pmix_proc_t mine;
+        if (target(NULL, &mine) != PMIX_SUCCESS || !PMIX_CHECK_PROCID(&mine, &who))
+            return sy_client_modex_get(&who, key, info, ninfo, val);
+    }
     rc = sy_store_get(&who, key, info, ninfo, val);
     if (rc == PMIX_ERR_NOT_FOUND && key != NULL)
         rc = sy_client_modex_get(&who, key, info, ninfo, val);

@@ -471,6 +471,9 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
     if (ninfo > 0)
         PMIX_INFO_DESTRUCT(&info[0]);
     if (rc != PMIX_SUCCESS) {
+        /* refused: the blob never became the host's */
+        if (rc != PMIX_OPERATION_SUCCEEDED)
+            free(data);
         free(h);
         fence_finish(f, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, NULL);
     }

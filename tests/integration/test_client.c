@@ -379,6 +379,50 @@ static void check_get_nb(void)
     pthread_mutex_unlock(&nb.lock);
 }
 
+/* Data exchange in a three-node job: the fence goes through the host's
+ * fence_nb (remote participants), and local peers' data is then here. */
+static void check_modex(void)
+{
+    char card[64];
+    snprintf(card, sizeof card, "card-%u", me.rank);
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, card, PMIX_STRING);
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, "test.card", &v);
+    PMIX_VALUE_DESTRUCT(&v);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Commit();
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    /* with hostile peers one local rank never runs: fence the good ones
+     * only (a purely local fence); else the whole three-node job */
+    const char *ng = getenv("SY_TEST_NGOOD");
+    unsigned ngood = ng != NULL ? (unsigned)atoi(ng) : L.nlocal;
+    unsigned first = L.first_rank[LAYOUT_LOCAL_NODE];
+    pmix_proc_t procs[256];
+    for (unsigned i = 0; i < ngood && i < 256; i++)
+        PMIX_LOAD_PROCID(&procs[i], me.nspace, first + i);
+    if (rc == PMIX_SUCCESS)
+        rc = ngood < L.nlocal ? PMIx_Fence(procs, ngood, &collect, 1)
+                              : PMIx_Fence(NULL, 0, &collect, 1);
+    PMIX_INFO_DESTRUCT(&collect);
+    if (rc != PMIX_SUCCESS) {
+        FAIL("Put/Commit/Fence: %s", PMIx_Error_string(rc));
+        return;
+    }
+    for (unsigned r = first; r < first + ngood; r++) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, me.nspace, r);
+        pmix_value_t *got = NULL;
+        snprintf(card, sizeof card, "card-%u", r);
+        rc = PMIx_Get(&p, "test.card", NULL, 0, &got);
+        if (rc != PMIX_SUCCESS || got->type != PMIX_STRING || strcmp(got->data.string, card))
+            FAIL("Get(%u, test.card) after the fence: %s", r, PMIx_Error_string(rc));
+        if (got != NULL)
+            PMIX_VALUE_RELEASE(got);
+    }
+}
+
 /* Init is reference counted: a second Init and one Finalize leave us up. */
 static void check_refcount(void)
 {
@@ -413,6 +457,7 @@ static int run_keys(void)
     check_getall_and_internal();
     check_resolve();
     check_get_nb();
+    check_modex();
     check_refcount();
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS)

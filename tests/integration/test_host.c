@@ -103,7 +103,8 @@ static pmix_status_t wait_op(const char *what, pmix_status_t rc, waiter_t *w)
 static layout_t L;
 static int server_objects[1024];
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
-static int n_connected, n_connected2, n_finalized, n_aborted;
+static int n_connected, n_connected2, n_finalized, n_aborted, n_fence, n_dmodex;
+static unsigned n_good_clients; /* local ranks that really run */
 static pmix_nspace_t job_nspace = "test-job";
 static pmix_nspace_t host_nspace = "test-host";
 
@@ -175,6 +176,56 @@ static pmix_status_t host_abort(const pmix_proc_t *proc, void *server_object, in
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
     return PMIX_SUCCESS;
+}
+
+static void release_copy(void *cbdata)
+{
+    free(cbdata);
+}
+
+/* This host plays the node daemon of a three-node job whose other nodes
+ * contribute nothing: the all-gather is our own blob, handed back. */
+static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                size_t ninfo, char *data, size_t ndata,
+                                pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    pthread_mutex_lock(&count_lock);
+    n_fence++;
+    pthread_mutex_unlock(&count_lock);
+    char *copy = malloc(ndata ? ndata : 1);
+    if (ndata > 0)
+        memcpy(copy, data, ndata);
+    free(data); /* the blob is the host's */
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, release_copy, copy);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t host_dmodex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                 pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    pthread_mutex_lock(&count_lock);
+    n_dmodex++;
+    pthread_mutex_unlock(&count_lock);
+    return PMIX_ERR_NOT_FOUND;
+}
+
+static waiter_t dmx_wait;
+static size_t dmx_bytes;
+
+static void dmodex_answer(pmix_status_t status, char *data, size_t sz, void *cbdata)
+{
+    (void)data;
+    dmx_bytes = sz;
+    op_done(status, cbdata);
 }
 
 /* ---- the job description ---- */
@@ -344,6 +395,8 @@ static pid_t spawn(const char *client, const char *mode, unsigned rank, char ***
     char nlocal[16];
     snprintf(nlocal, sizeof nlocal, "%u", L.nlocal);
     env_set(&env, "SY_TEST_NLOCAL", nlocal);
+    snprintf(nlocal, sizeof nlocal, "%u", n_good_clients);
+    env_set(&env, "SY_TEST_NGOOD", nlocal);
     if (extra_env != NULL)
         *extra_env = env;
     pid_t pid = fork();
@@ -431,6 +484,8 @@ int main(int argc, char **argv)
     module.client_connected2 = host_connected2;
     module.client_finalized = host_finalized;
     module.abort = host_abort;
+    module.fence_nb = host_fence;
+    module.direct_modex = host_dmodex;
 
     pmix_info_t *sinfo;
     size_t nsinfo = tcp_only ? 5 : 4;
@@ -483,6 +538,7 @@ int main(int argc, char **argv)
     PMIX_INFO_FREE(jinfo, ninfo);
 
     unsigned ngood = hostile ? nlocal - 1 : nlocal;
+    n_good_clients = ngood;
     pid_t rogue[5] = {-1, -1, -1, -1, -1};
     if (rc == PMIX_SUCCESS && hostile) {
         /* Peers that must be refused, started before the good ones. */
@@ -514,7 +570,18 @@ int main(int argc, char **argv)
             wait_child(good[i], what);
     }
 
+    if (!aborting && rc == PMIX_SUCCESS) {
+        /* the other nodes' daemons ask us for a local rank's posted data */
+        pmix_proc_t p0;
+        PMIX_LOAD_PROCID(&p0, job_nspace, first);
+        waiter_init(&dmx_wait);
+        pmix_status_t drc = PMIx_server_dmodex_request(&p0, dmodex_answer, &dmx_wait);
+        if (wait_op("PMIx_server_dmodex_request", drc, &dmx_wait) == PMIX_SUCCESS && dmx_bytes == 0)
+            FAIL("PMIx_server_dmodex_request returned no data for rank %u", first);
+    }
     pthread_mutex_lock(&count_lock);
+    if (!aborting && !hostile && n_fence < 1)
+        FAIL("the fence of a three-node job never reached the host's fence_nb");
     if (n_connected2 != (int)ngood || n_connected != 0)
         FAIL("expected %u client_connected2 upcalls (and no client_connected), got %d and %d",
              ngood, n_connected2, n_connected);
