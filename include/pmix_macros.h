@@ -1823,6 +1823,105 @@ static inline void pmix_hdr_data_buffer_unload(pmix_data_buffer_t *b, pmix_byte_
         (s) = pmix_hdr_unload_.size;                                    \
     } while (0)
 
+/* ---- Source compatibility: the string helpers OpenPMIx 4.2.2's public
+ * header defines inline, which programs written against it call directly
+ * (its examples split PMIX_LOCAL_PEERS with pmix_argv_split).  Same names
+ * and signatures, our implementations; nothing here is exported. ---- */
+
+static inline size_t pmix_keylen(const char *src)
+{
+    return pmix_hdr_strnlen(src, PMIX_MAX_KEYLEN);
+}
+
+static inline size_t pmix_nslen(const char *src)
+{
+    return pmix_hdr_strnlen(src, PMIX_MAX_NSLEN);
+}
+
+static inline int pmix_argv_count(char **argv)
+{
+    return pmix_hdr_argv_count(argv);
+}
+
+static inline pmix_status_t pmix_argv_append_nosize(char ***argv, const char *arg)
+{
+    return pmix_hdr_argv_append(argv, arg);
+}
+
+static inline pmix_status_t pmix_argv_prepend_nosize(char ***argv, const char *arg)
+{
+    return pmix_hdr_argv_prepend(argv, arg);
+}
+
+static inline pmix_status_t pmix_argv_append_unique_nosize(char ***argv, const char *arg)
+{
+    return pmix_hdr_argv_append_unique(argv, arg);
+}
+
+static inline void pmix_argv_free(char **argv)
+{
+    pmix_hdr_argv_free(argv);
+}
+
+static inline char **pmix_argv_split(const char *src_string, int delimiter)
+{
+    return pmix_hdr_argv_split(src_string, delimiter);
+}
+
+/* Like pmix_argv_split, but an empty field between two delimiters stays,
+ * as an empty string. */
+static inline char **pmix_argv_split_with_empty(const char *src_string, int delimiter)
+{
+    char **argv = NULL;
+    const char *start = src_string;
+
+    if (NULL == src_string || '\0' == *src_string) {
+        return NULL;
+    }
+    for (;;) {
+        const char *end = start;
+        size_t len;
+        char *field;
+
+        while ('\0' != *end && delimiter != *end) {
+            ++end;
+        }
+        len = (size_t) (end - start);
+        field = (char *) malloc(len + 1);
+        if (NULL == field) {
+            pmix_hdr_argv_free(argv);
+            return NULL;
+        }
+        memcpy(field, start, len);
+        field[len] = '\0';
+        if (PMIX_SUCCESS != pmix_hdr_argv_adopt(&argv, field, false)) {
+            free(field);
+            pmix_hdr_argv_free(argv);
+            return NULL;
+        }
+        if ('\0' == *end) {
+            return argv;
+        }
+        start = end + 1;
+    }
+}
+
+static inline char *pmix_argv_join(char **argv, int delimiter)
+{
+    return pmix_hdr_argv_join(argv, delimiter);
+}
+
+static inline char **pmix_argv_copy(char **argv)
+{
+    return pmix_hdr_argv_copy(argv);
+}
+
+static inline pmix_status_t pmix_setenv(const char *name, const char *value, bool overwrite,
+                                        char ***env)
+{
+    return pmix_hdr_setenv(name, value, overwrite, env);
+}
+
 #ifdef __cplusplus
 }
 #endif

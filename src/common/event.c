@@ -24,6 +24,7 @@ typedef struct handler {
     size_t naffected;
     pmix_notification_fn_t fn;
     void *cbdata;
+    void *return_object; /* PMIX_EVENT_RETURN_OBJECT, handed back on delivery */
     struct handler *next;
 } handler_t;
 
@@ -165,6 +166,8 @@ static pmix_status_t do_register(pmix_status_t codes[], size_t ncodes, const pmi
             after = in->value.data.string;
         else if (is(in, PMIX_EVENT_AFFECTED_PROC) || is(in, PMIX_EVENT_AFFECTED_PROCS))
             rc = copy_procs(&in->value, &h->affected, &h->naffected);
+        else if (is(in, PMIX_EVENT_RETURN_OBJECT) && in->value.type == PMIX_POINTER)
+            h->return_object = in->value.data.ptr;
     }
     if (rc != PMIX_SUCCESS) {
         handler_free(h);
@@ -287,6 +290,7 @@ typedef struct {
     size_t ref;
     pmix_notification_fn_t fn;
     void *cbdata;
+    void *return_object;
 } link_t;
 
 typedef struct {
@@ -298,6 +302,9 @@ typedef struct {
     size_t nresults;
     link_t *links;
     size_t nlinks, next;
+    pmix_info_t *view; /* info + the running handler's return object */
+    pmix_info_t **old_views; /* earlier handlers' views, kept until the end */
+    size_t nold;
 } chain_t;
 
 static bool wants(const handler_t *h, pmix_status_t status, const pmix_proc_t *affected,
@@ -326,6 +333,10 @@ static bool wants(const handler_t *h, pmix_status_t status, const pmix_proc_t *a
 
 static void chain_free(chain_t *c)
 {
+    free(c->view);
+    for (size_t i = 0; i < c->nold; i++)
+        free(c->old_views[i]);
+    free(c->old_views);
     if (c->info != NULL)
         PMIX_INFO_FREE(c->info, c->ninfo);
     if (c->results != NULL)
@@ -335,6 +346,11 @@ static void chain_free(chain_t *c)
 }
 
 static void chain_run(chain_t *c);
+
+static void chain_free_cb(void *arg)
+{
+    chain_free(arg);
+}
 
 /* A handler is done: its results go down the chain. */
 static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresults,
@@ -357,8 +373,22 @@ static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresul
     }
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, thiscbdata);
+    if (c->view != NULL) {
+        pmix_info_t **g = realloc(c->old_views, (c->nold + 1) * sizeof(*g));
+        if (g != NULL) {
+            c->old_views = g;
+            c->old_views[c->nold++] = c->view;
+        } else {
+            free(c->view);
+        }
+        c->view = NULL;
+    }
     if (status == PMIX_EVENT_ACTION_COMPLETE || c->next >= c->nlinks) {
-        chain_free(c);
+        /* handlers may still read what they were given after answering
+         * (OpenPMIx's own examples do): freed once the loop comes back */
+        sy_progress_t *p = sy_runtime();
+        if (p == NULL || sy_progress_post(p, chain_free_cb, c) != PMIX_SUCCESS)
+            chain_free(c);
         return;
     }
     chain_run(c);
@@ -367,8 +397,22 @@ static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresul
 static void chain_run(chain_t *c)
 {
     link_t *l = &c->links[c->next++];
-    l->fn(l->ref, c->status, &c->source, c->info, c->ninfo, c->results, c->nresults, chain_step,
-          c);
+    pmix_info_t *info = c->info;
+    size_t ninfo = c->ninfo;
+    if (l->return_object != NULL) {
+        /* a shallow view: the entries stay c->info's */
+        c->view = calloc(c->ninfo + 1, sizeof(pmix_info_t));
+        if (c->view != NULL) {
+            if (c->ninfo > 0)
+                memcpy(c->view, c->info, c->ninfo * sizeof(pmix_info_t));
+            PMIX_LOAD_KEY(c->view[c->ninfo].key, PMIX_EVENT_RETURN_OBJECT);
+            c->view[c->ninfo].value.type = PMIX_POINTER;
+            c->view[c->ninfo].value.data.ptr = l->return_object;
+            info = c->view;
+            ninfo = c->ninfo + 1;
+        }
+    }
+    l->fn(l->ref, c->status, &c->source, info, ninfo, c->results, c->nresults, chain_step, c);
 }
 
 static void affected_of(const pmix_info_t *info, size_t ninfo, const pmix_proc_t **procs,
@@ -419,7 +463,7 @@ void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data
                            (pass == 2 && h->pos == POS_NORMAL && h->codes == NULL) ||
                            (pass == 3 && h->pos == POS_LAST);
             if (in_pass && wants(h, status, affected, naffected, non_default))
-                c->links[c->nlinks++] = (link_t){h->ref, h->fn, h->cbdata};
+                c->links[c->nlinks++] = (link_t){h->ref, h->fn, h->cbdata, h->return_object};
         }
     }
     pthread_mutex_unlock(&ev_lock);

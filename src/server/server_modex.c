@@ -45,6 +45,7 @@ typedef struct kv {
 typedef struct posted {
     pmix_proc_t proc;
     bool committed;
+    bool gone; /* finalized or dead: nothing more will come */
     kv_t *kvs;
     struct posted *next;
 } posted_t;
@@ -703,7 +704,8 @@ static bool waiter_try(waiter_t *w)
             waiter_answer(w, PMIX_ERR_EXISTS_OUTSIDE_SCOPE, p, NULL);
             return true;
         }
-        if (p->committed && w->target.rank != PMIX_RANK_UNDEF) {
+        /* a key not posted yet may still come, until the process is gone */
+        if (p->gone && w->target.rank != PMIX_RANK_UNDEF) {
             waiter_answer(w, PMIX_ERR_NOT_FOUND, p, NULL);
             return true;
         }
@@ -911,6 +913,9 @@ void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_d
 
 void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
 {
+    posted_t *mine = posted_find(&peer->proc, true);
+    if (mine != NULL)
+        mine->gone = true;
     /* Every fence it belongs to (as a member or an expected participant)
      * fails for the others if it died; requests it made are dropped. */
     for (fence_t *f = fences, *next; f != NULL; f = next) {
@@ -938,8 +943,11 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
             unlist_waiter(w);
             sy_srv_peer_release(peer);
             waiter_free(w);
-        } else if (!finalized && PMIX_CHECK_PROCID(&w->target, &peer->proc)) {
-            waiter_answer(w, PMIX_PROC_TERMINATED, NULL, NULL);
+        } else if (PMIX_CHECK_PROCID(&w->target, &peer->proc)) {
+            if (finalized)
+                waiter_try(w); /* answered NOT_FOUND unless the key is there */
+            else
+                waiter_answer(w, PMIX_PROC_TERMINATED, NULL, NULL);
         }
     }
 }

@@ -150,7 +150,7 @@ static int start(run_job_t *job, run_proc_t *p)
 }
 
 /* Reap what exited; the first failure (or our kill) stops the rest. */
-static void reap(run_job_t *job, bool *failing, double *kill_at)
+static void reap(run_job_t *job, bool *failing, double *term_at, double *kill_at)
 {
     int status;
     pid_t pid;
@@ -169,9 +169,20 @@ static void reap(run_job_t *job, bool *failing, double *kill_at)
             if (bad && job->first_failed < 0 && !*failing)
                 job->first_failed = (int)r;
             if (bad && !*failing) {
+                /* Tell the others first (PMIX_ERR_PROC_ABORTED about the
+                 * failed rank, to its namespace), give their handlers a
+                 * moment, then stop the job as mpirun does. */
                 *failing = true;
-                run_kill_all(job, SIGTERM);
-                *kill_at = now_s() + 2.0;
+                pmix_info_t info[2];
+                int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &who, PMIX_PROC);
+                PMIX_INFO_LOAD(&info[1], PMIX_EXIT_CODE, &code, PMIX_INT);
+                PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &who, PMIX_RANGE_NAMESPACE, info, 2, NULL,
+                                  NULL);
+                PMIX_INFO_DESTRUCT(&info[0]);
+                PMIX_INFO_DESTRUCT(&info[1]);
+                *term_at = now_s() + 0.5;
+                *kill_at = *term_at + 2.0;
             }
         }
     }
@@ -293,7 +304,7 @@ int main(int argc, char **argv)
         goto out;
 
     bool failing = false, timed_out = false;
-    double kill_at = 0, deadline = opts.timeout > 0 ? now_s() + opts.timeout : 0;
+    double term_at = 0, kill_at = 0, deadline = opts.timeout > 0 ? now_s() + opts.timeout : 0;
     for (unsigned r = 0; r < job.nprocs; r++) {
         if (start(&job, &job.procs[r]) != 0) {
             fprintf(stderr, "switchyard-run: cannot start rank %u: %s\n", r, strerror(errno));
@@ -316,7 +327,7 @@ int main(int argc, char **argv)
         char drain[64];
         while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
             ;
-        reap(&job, &failing, &kill_at);
+        reap(&job, &failing, &term_at, &kill_at);
         run_pubsub_tick();
         double t = now_s();
         if (got_signal != 0 && !failing) {
@@ -328,6 +339,10 @@ int main(int argc, char **argv)
             timed_out = failing = true;
             run_kill_all(&job, SIGTERM);
             kill_at = t + 2.0;
+        }
+        if (failing && term_at > 0 && t > term_at) {
+            run_kill_all(&job, SIGTERM);
+            term_at = 0;
         }
         if (failing && kill_at > 0 && t > kill_at) {
             run_kill_all(&job, SIGKILL);
