@@ -22,3 +22,6 @@ tools_examples_pmix_hello_SOURCES = tools/examples/pmix-hello.c
 tools_examples_pmix_hello_LDADD = src/libpmix.la
 TESTS += tests/tools/run.sh
 EXTRA_DIST += tests/tools/run.sh
+# OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
+TESTS += tests/external/openpmix-examples.sh
+EXTRA_DIST += tests/external/openpmix-examples.sh

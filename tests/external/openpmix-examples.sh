@@ -1,0 +1,94 @@
+#!/bin/sh
+# Conformance with programs we did not write: OpenPMIx 4.2.2's example and
+# test programs (public API only), fetched at test time from Debian's source
+# package (never committed), compiled against our headers and library, and
+# run under switchyard-run.  A program passes when its exit status is the
+# expected one and its output has no error line (many of them exit 0 even
+# when a call failed).  Needs network access to deb.debian.org; without it
+# the test is skipped (77).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir/build}"
+R="$top_builddir/tools/switchyard-run"
+LIB="$top_builddir/src/.libs"
+test -x "$R" || { echo "switchyard-run not built"; exit 99; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/sy-ompix-examples.XXXXXX")
+SRC=/etc/apt/sources.list.d/switchyard-test-deb-src.sources
+cleanup() { rm -rf "$T"; rm -f "$SRC"; }
+trap cleanup EXIT INT TERM
+
+# The package's source: a deb-src entry only for the time of the download.
+if test "$(id -u)" -ne 0; then
+    echo "SKIP: adding a deb-src entry needs root"
+    exit 77
+fi
+cat > "$SRC" <<'EOS'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+if ! (cd "$T" && timeout 300 apt-get update -o Dir::Etc::sourcelist="$SRC" \
+        -o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0 >/dev/null 2>&1 &&
+      timeout 300 apt-get source --download-only pmix >/dev/null 2>&1); then
+    echo "SKIP: cannot fetch the pmix 4.2.2 source package (no network?)"
+    exit 77
+fi
+rm -f "$SRC"
+(cd "$T" && tar xf pmix_4.2.2.orig.tar.* pmix-4.2.2/examples pmix-4.2.2/test/simple) || {
+    echo "SKIP: the source package is not OpenPMIx 4.2.2 any more"
+    exit 77
+}
+# test/simple includes <include/pmix.h>
+mkdir -p "$T/inc/include" && ln -s "$top_srcdir/include/pmix.h" "$T/inc/include/pmix.h"
+
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+
+# In a sanitizer build our library needs the sanitizer runtime in the
+# program; the programs' own leaks are not ours to report.
+SAN=
+CCX=${CC:-cc}
+if grep -q -- '--enable-sanitizers' "$top_builddir/config.status" 2>/dev/null; then
+    CCX=clang
+    SAN="-fsanitize=address,undefined"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+fi
+
+build() { # name dir
+    $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" -I"$T/inc" -I"$T/pmix-4.2.2/examples" \
+        "$T/pmix-4.2.2/$2/$1.c" -o "$T/$1" -L"$LIB" -lpmix -Wl,-rpath,"$LIB" -lpthread \
+        > "$T/$1.build" 2>&1
+}
+
+# name dir ranks expected-exit
+run() {
+    if ! build "$1" "$2"; then
+        bad "$1 builds against our headers"; sed 's/^/#   /' "$T/$1.build" | head -5
+        return
+    fi
+    (cd "$T" && timeout 60 "$R" --oversubscribe -n "$3" "./$1") > "$T/$1.out" 2>&1
+    rc=$?
+    # error lines of the programs themselves (the launcher's report of an
+    # expected failure is not one)
+    errs=$(grep -v '^switchyard-run:' "$T/$1.out" | grep -i -c -E 'error|fail|not.found|unreach')
+    if [ "$4" = 0 ] && [ $rc -eq 0 ] && [ "$errs" -eq 0 ]; then
+        ok "$1"
+    elif [ "$4" = nonzero ] && [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
+        ok "$1 (fails as it should, status $rc)"
+    else
+        bad "$1: status $rc, $errs error lines"; sed 's/^/#   /' "$T/$1.out" | tail -8
+    fi
+}
+
+for p in hello client client2 dmodex log pub pubi; do run $p examples 2 0; done
+run bad_exit examples 2 nonzero
+run fault examples 2 nonzero
+for p in asyncio doubleget get_put_example hybrid; do run $p test/simple 2 0; done
+# Not yet supported (issue 5): examples/dynamic needs PMIx_Spawn, examples/jctrl
+# needs PMIx_Process_monitor.
+echo "1..$n"
+test $fails -eq 0
