@@ -56,11 +56,37 @@ static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
     sy_client_request_nb(conn, &req, notify_sent, NULL);
 }
 
+/* A new handler: the server replays the events it cached that it wants. */
+static void registered(size_t ref, const pmix_status_t *codes, size_t ncodes)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
+    pthread_mutex_unlock(&sy_client_lock);
+    if (conn == NULL)
+        return;
+    pmix_data_buffer_t req;
+    size_t n = codes != NULL ? ncodes : 0;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_EVENT_REGISTER);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &ref, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(&req, codes, (int32_t)n, PMIX_STATUS);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return;
+    }
+    sy_client_request_nb(conn, &req, notify_sent, NULL);
+}
+
 void sy_client_event_init(const pmix_info_t info[], size_t ninfo)
 {
     sy_event_set_self(&sy_client.me);
-    if (sy_client.conn != NULL)
+    if (sy_client.conn != NULL) {
         sy_event_set_forwarder(forward);
+        sy_event_set_register_hook(registered);
+    }
     /* PMIX_MODEL_DECLARED: a programming model announced itself at init */
     for (size_t i = 0; info != NULL && i < ninfo; i++) {
         if (strncmp(info[i].key, PMIX_PROGRAMMING_MODEL, PMIX_MAX_KEYLEN) == 0) {
@@ -71,8 +97,11 @@ void sy_client_event_init(const pmix_info_t info[], size_t ninfo)
     }
 }
 
-void sy_client_event_unsolicited(pmix_data_buffer_t *msg)
+void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay)
 {
+    size_t ref = 0;
+    if (replay && sy_client_unpack_one(msg, &ref, PMIX_SIZE) != PMIX_SUCCESS)
+        return;
     pmix_status_t status;
     pmix_proc_t source;
     uint8_t range = 0;
@@ -93,7 +122,10 @@ void sy_client_event_unsolicited(pmix_data_buffer_t *msg)
             return;
         }
     }
-    sy_event_deliver(status, &source, (pmix_data_range_t)range, info, n);
+    if (replay)
+        sy_event_deliver_to(ref, status, &source, info, n);
+    else
+        sy_event_deliver(status, &source, (pmix_data_range_t)range, info, n);
     if (info != NULL)
         PMIX_INFO_FREE(info, n);
 }
@@ -111,4 +143,5 @@ void sy_client_event_lost_connection(void)
 void sy_client_event_finalize(void)
 {
     sy_event_set_forwarder(NULL);
+    sy_event_set_register_hook(NULL);
 }

@@ -72,7 +72,7 @@ void sy_client_modex_finalize(void);
 
 /* ---- client_event.c: events (issue 4) ---- */
 /* An unsolicited SY_MSG_EVENT message, kind already unpacked; on the loop. */
-void sy_client_event_unsolicited(pmix_data_buffer_t *msg);
+void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay);
 /* The connection to the server died (on the loop). */
 void sy_client_event_lost_connection(void);
 void sy_client_event_finalize(void);

@@ -124,8 +124,8 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
                 return;
             uint8_t kind = 0;
             if (sy_client_unpack_one(&msg, &kind, PMIX_UINT8) == PMIX_SUCCESS &&
-                kind == SY_MSG_EVENT)
-                sy_client_event_unsolicited(&msg);
+                (kind == SY_MSG_EVENT || kind == SY_MSG_EVENT_REPLAY))
+                sy_client_event_unsolicited(&msg, kind == SY_MSG_EVENT_REPLAY);
             sy_buffer_destruct(&msg);
         }
         return;

@@ -32,12 +32,20 @@ static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static handler_t *handlers; /* in chain order, FIRST/LAST placed at delivery */
 static size_t next_ref = 1;
 static sy_event_forward_fn forwarder;
+static sy_event_register_fn register_hook;
 static pmix_proc_t self_proc;
 
 void sy_event_set_forwarder(sy_event_forward_fn fn)
 {
     pthread_mutex_lock(&ev_lock);
     forwarder = fn;
+    pthread_mutex_unlock(&ev_lock);
+}
+
+void sy_event_set_register_hook(sy_event_register_fn fn)
+{
+    pthread_mutex_lock(&ev_lock);
+    register_hook = fn;
     pthread_mutex_unlock(&ev_lock);
 }
 
@@ -65,6 +73,7 @@ void sy_event_clear(void)
         handler_free(h);
     }
     forwarder = NULL;
+    register_hook = NULL;
     pthread_mutex_unlock(&ev_lock);
 }
 
@@ -215,6 +224,13 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
         return PMIX_ERR_BAD_PARAM;
     size_t ref = 0;
     pmix_status_t rc = do_register(codes, ncodes, info, ninfo, evhdlr, cbdata, &ref);
+    if (rc == PMIX_SUCCESS) {
+        pthread_mutex_lock(&ev_lock);
+        sy_event_register_fn hook = register_hook;
+        pthread_mutex_unlock(&ev_lock);
+        if (hook != NULL) /* events cached elsewhere may be owed to it */
+            hook(ref, codes, ncodes);
+    }
     if (cbfunc == NULL) /* blocking form: the reference is the answer */
         return rc == PMIX_SUCCESS ? (pmix_status_t)ref : rc;
     reg_done_t *d = calloc(1, sizeof(*d));
@@ -436,10 +452,28 @@ static void affected_of(const pmix_info_t *info, size_t ninfo, const pmix_proc_t
     }
 }
 
+static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                    size_t ninfo, size_t only_ref);
+
 void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                       const pmix_info_t info[], size_t ninfo)
 {
     (void)range;
+    deliver(status, source, info, ninfo, 0);
+}
+
+void sy_event_deliver_to(size_t ref, pmix_status_t status, const pmix_proc_t *source,
+                         const pmix_info_t info[], size_t ninfo)
+{
+    if (ref != 0)
+        deliver(status, source, info, ninfo, ref);
+}
+
+/* only_ref != 0: to that handler alone (a cached event replayed for a
+ * registration that came after it). */
+static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                    size_t ninfo, size_t only_ref)
+{
     const pmix_proc_t *affected;
     size_t naffected;
     bool non_default;
@@ -462,7 +496,8 @@ void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data
                            (pass == 1 && h->pos == POS_NORMAL && h->codes != NULL) ||
                            (pass == 2 && h->pos == POS_NORMAL && h->codes == NULL) ||
                            (pass == 3 && h->pos == POS_LAST);
-            if (in_pass && wants(h, status, affected, naffected, non_default))
+            if (in_pass && (only_ref == 0 || h->ref == only_ref) &&
+                wants(h, status, affected, naffected, non_default))
                 c->links[c->nlinks++] = (link_t){h->ref, h->fn, h->cbdata, h->return_object};
         }
     }

@@ -26,6 +26,15 @@ void sy_event_set_forwarder(sy_event_forward_fn fn);
 void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                       const pmix_info_t info[], size_t ninfo);
 
+/* To one handler only (cached events replayed for a late registration). */
+void sy_event_deliver_to(size_t ref, pmix_status_t status, const pmix_proc_t *source,
+                         const pmix_info_t info[], size_t ninfo);
+
+/* Told of every new registration (reference, codes; ncodes 0 = default),
+ * so that a role can ask for the events cached before it. */
+typedef void (*sy_event_register_fn)(size_t ref, const pmix_status_t *codes, size_t ncodes);
+void sy_event_set_register_hook(sy_event_register_fn fn);
+
 /* The source of events this process generates itself. */
 void sy_event_set_self(const pmix_proc_t *self);
 

@@ -70,6 +70,8 @@ typedef enum {
 /* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */
 typedef enum {
     SY_MSG_EVENT = 1,
+    /* a cached event for one registration: PMIX_SIZE ref, then as EVENT */
+    SY_MSG_EVENT_REPLAY = 2,
 } sy_msg_t;
 
 typedef enum {

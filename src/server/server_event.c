@@ -16,6 +16,66 @@
 #include "common/wire.h"
 #include "server/server_internal.h"
 
+/* ---- the cache the standard requires: every event this server saw, in
+ * order, replayed to clients that register for it later ---- */
+
+#define SY_EVENT_CACHE_MAX 128
+
+typedef struct cached {
+    pmix_status_t status;
+    pmix_proc_t source;
+    pmix_data_range_t range;
+    pmix_info_t *info;
+    size_t ninfo;
+    struct cached *next;
+} cached_t;
+
+static cached_t *cache_head, *cache_tail;
+static size_t cache_len;
+
+static void cached_free(cached_t *c)
+{
+    if (c->info != NULL)
+        PMIX_INFO_FREE(c->info, c->ninfo);
+    free(c);
+}
+
+static void cache_event(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                        const pmix_info_t info[], size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++)
+        if (strncmp(info[i].key, PMIX_EVENT_DO_NOT_CACHE, PMIX_MAX_KEYLEN) == 0 &&
+            (info[i].value.type != PMIX_BOOL || info[i].value.data.flag))
+            return;
+    cached_t *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return;
+    c->status = status;
+    c->source = *source;
+    c->range = range;
+    if (ninfo > 0) {
+        PMIX_INFO_CREATE(c->info, ninfo);
+        if (c->info == NULL) {
+            free(c);
+            return;
+        }
+        c->ninfo = ninfo;
+        for (size_t i = 0; i < ninfo; i++)
+            PMIx_Info_xfer(&c->info[i], &info[i]);
+    }
+    if (cache_tail != NULL)
+        cache_tail->next = c;
+    else
+        cache_head = c;
+    cache_tail = c;
+    if (++cache_len > SY_EVENT_CACHE_MAX) {
+        cached_t *old = cache_head;
+        cache_head = old->next;
+        cached_free(old);
+        cache_len--;
+    }
+}
+
 static bool in_custom(const pmix_info_t *info, size_t ninfo, const pmix_proc_t *p)
 {
     for (size_t i = 0; i < ninfo; i++) {
@@ -56,6 +116,33 @@ static bool in_range(pmix_data_range_t range, const pmix_proc_t *source, const p
     }
 }
 
+/* One event message to one peer; ref != 0 makes it a replay for that
+ * registration. */
+static void send_event(sy_srv_peer_t *peer, size_t ref, pmix_status_t status,
+                       const pmix_proc_t *source, pmix_data_range_t range,
+                       const pmix_info_t info[], size_t ninfo)
+{
+    pmix_data_buffer_t b = {0};
+    uint8_t kind = ref != 0 ? SY_MSG_EVENT_REPLAY : SY_MSG_EVENT, r = (uint8_t)range;
+    size_t n = info != NULL ? ninfo : 0;
+    pmix_status_t rc = sy_pack(&b, &kind, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS && ref != 0)
+        rc = sy_pack(&b, &ref, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&b, &status, 1, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&b, source, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&b, &r, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&b, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(&b, info, (int32_t)n, PMIX_INFO);
+    if (rc == PMIX_SUCCESS)
+        sy_srv_peer_send(peer, &b);
+    sy_buffer_destruct(&b);
+}
+
 /* Send the event to every connected client in range but `except`. */
 static void to_clients(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                        const pmix_info_t info[], size_t ninfo, const sy_srv_peer_t *except)
@@ -67,23 +154,7 @@ static void to_clients(pmix_status_t status, const pmix_proc_t *source, pmix_dat
         if (peer == except || !sy_srv_peer_open(peer) || peer->client == NULL ||
             !in_range(range, source, info, ninfo, &peer->client->proc))
             continue;
-        pmix_data_buffer_t b = {0};
-        uint8_t kind = SY_MSG_EVENT, r = (uint8_t)range;
-        size_t n = info != NULL ? ninfo : 0;
-        pmix_status_t rc = sy_pack(&b, &kind, 1, PMIX_UINT8);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&b, &status, 1, PMIX_STATUS);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&b, source, 1, PMIX_PROC);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&b, &r, 1, PMIX_UINT8);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&b, &n, 1, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS && n > 0)
-            rc = sy_pack(&b, info, (int32_t)n, PMIX_INFO);
-        if (rc == PMIX_SUCCESS)
-            sy_srv_peer_send(peer, &b);
-        sy_buffer_destruct(&b);
+        send_event(peer, 0, status, source, range, info, ninfo);
     }
 }
 
@@ -97,6 +168,7 @@ static bool beyond_node(pmix_data_range_t range)
 static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                     const pmix_info_t info[], size_t ninfo)
 {
+    cache_event(status, source, range, info, ninfo);
     to_clients(status, source, range, info, ninfo, NULL);
 }
 
@@ -151,6 +223,7 @@ static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         source = peer->client->proc;
     pmix_data_range_t r = (pmix_data_range_t)range;
     sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
+    cache_event(status, &source, r, info, n);
     if (r != PMIX_RANGE_PROC_LOCAL && r != PMIX_RANGE_RM)
         sy_event_deliver(status, &source, r, info, n);
     to_clients(status, &source, r, info, n, peer);
@@ -169,14 +242,56 @@ static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         PMIX_INFO_FREE(info, n);
 }
 
+static void ignore_done(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    (void)cbdata;
+}
+
+/* A client registered a handler: replay the cached events it wants, in
+ * the order they came (the client filters the live ones itself). */
+static void handle_register(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    size_t ref = 0, n = 0;
+    pmix_status_t *codes = NULL;
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &ref, &one, PMIX_SIZE);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(b))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    if (rc == PMIX_SUCCESS && n > 0) {
+        codes = calloc(n, sizeof(*codes));
+        int32_t cnt = (int32_t)n;
+        rc = codes == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, codes, &cnt, PMIX_STATUS);
+    }
+    sy_srv_peer_reply_status(peer, tag, rc);
+    if (rc == PMIX_SUCCESS && peer->client != NULL) {
+        const pmix_proc_t *me = &peer->client->proc;
+        for (cached_t *c = cache_head; c != NULL; c = c->next) {
+            bool wanted = n == 0;
+            for (size_t i = 0; i < n && !wanted; i++)
+                wanted = codes[i] == c->status;
+            if (wanted && !PMIX_CHECK_PROCID(&c->source, me) &&
+                in_range(c->range, &c->source, c->info, c->ninfo, me))
+                send_event(peer, ref, c->status, &c->source, c->range, c->info, c->ninfo);
+        }
+        sy_srv_t *s = sy_srv;
+        if (n > 0 && s->module.register_events != NULL)
+            s->module.register_events(codes, n, NULL, 0, ignore_done, NULL);
+    }
+    free(codes);
+}
+
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
 {
-    if (cmd == SY_CMD_EVENT_NOTIFY) {
+    if (cmd == SY_CMD_EVENT_NOTIFY)
         handle_notify(peer, tag, b);
-        return;
-    }
-    /* registrations are kept by each client: it filters what it receives */
-    sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
+    else if (cmd == SY_CMD_EVENT_REGISTER)
+        handle_register(peer, tag, b);
+    else
+        sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
 }
 
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized)
@@ -187,6 +302,7 @@ void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized)
     pmix_info_t info[1];
     PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &gone, PMIX_PROC);
     sy_event_deliver(PMIX_ERR_LOST_CONNECTION, &gone, PMIX_RANGE_PROC_LOCAL, info, 1);
+    cache_event(PMIX_PROC_TERMINATED, &gone, PMIX_RANGE_NAMESPACE, info, 1);
     to_clients(PMIX_PROC_TERMINATED, &gone, PMIX_RANGE_NAMESPACE, info, 1, peer);
     PMIX_INFO_DESTRUCT(&info[0]);
 }
@@ -201,4 +317,11 @@ void sy_srv_event_finalize(sy_srv_t *s)
 {
     (void)s;
     sy_event_set_forwarder(NULL);
+    while (cache_head != NULL) {
+        cached_t *c = cache_head;
+        cache_head = c->next;
+        cached_free(c);
+    }
+    cache_tail = NULL;
+    cache_len = 0;
 }

@@ -29,7 +29,7 @@ static int failures;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char order[256];
-static int got1000, got1001_x, got1001_y, got_term, dflt_results;
+static int got1000, got1001_x, got1001_y, got_term, dflt_results, got2000;
 
 static void note(const char *what)
 {
@@ -117,6 +117,18 @@ static void h_term(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_inf
     pthread_mutex_lock(&lock);
     if (src->rank == 2)
         got_term++;
+    pthread_mutex_unlock(&lock);
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void h_late(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                   size_t ninfo, pmix_info_t *res, size_t nres,
+                   pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)info, (void)ninfo, (void)res, (void)nres;
+    pthread_mutex_lock(&lock);
+    if (src->rank == 0)
+        got2000++;
     pthread_mutex_unlock(&lock);
     cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
@@ -240,6 +252,19 @@ int main(int argc, char **argv)
         usleep(100000);
         if (got1001_x != 0)
             FAIL("a PROC_LOCAL event reached another process");
+    }
+    /* an event nobody listens to yet: the server caches it for later */
+    if (me.rank == 0)
+        PMIx_Notify_event(2000, NULL, PMIX_RANGE_NAMESPACE, NULL, 0, NULL, NULL);
+    PMIx_Fence(NULL, 0, NULL, 0);
+    if (me.rank != 0) {
+        usleep(100000);
+        reg(2000, NULL, 0, h_late);
+        if (wait_for(&got2000, 1) != 0)
+            FAIL("an event sent before registration was not replayed");
+        usleep(100000);
+        if (got2000 != 1)
+            FAIL("the cached event arrived %d times", got2000);
     }
     PMIx_Fence(NULL, 0, NULL, 0);
     if (me.rank == 2)
