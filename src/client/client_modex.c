@@ -167,9 +167,9 @@ static void fence_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *c
     free(f);
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
-                                        const pmix_info_t info[], size_t ninfo,
-                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
+                                   const pmix_info_t info[], size_t ninfo,
+                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     sy_conn_t *conn;
     pmix_proc_t me;
@@ -188,7 +188,7 @@ PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs
     }
     pmix_data_buffer_t req;
     size_t ni = info != NULL ? ninfo : 0;
-    rc = sy_client_pack_cmd(&req, SY_CMD_FENCE);
+    rc = sy_client_pack_cmd(&req, cmd);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
     if (rc == PMIX_SUCCESS)
@@ -210,9 +210,66 @@ PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs
     return rc;
 }
 
+PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                        const pmix_info_t info[], size_t ninfo,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return collective_nb(SY_CMD_FENCE, procs, nprocs, info, ninfo, cbfunc, cbdata);
+}
+
+/* After a connect, each side reads the other's job data (resolved from the
+ * server on first use) and posted data (the segments the reply names). */
+PMIX_EXPORT pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t nprocs,
+                                          const pmix_info_t info[], size_t ninfo,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (procs == NULL || nprocs == 0)
+        return PMIX_ERR_BAD_PARAM;
+    return collective_nb(SY_CMD_CONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t nprocs,
+                                             const pmix_info_t info[], size_t ninfo,
+                                             pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (procs == NULL || nprocs == 0)
+        return PMIX_ERR_BAD_PARAM;
+    return collective_nb(SY_CMD_DISCONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
+}
+
 static void fence_done(pmix_status_t status, void *cbdata)
 {
     sy_sync_signal(cbdata, status, NULL);
+}
+
+typedef pmix_status_t (*collective_fn)(const pmix_proc_t[], size_t, const pmix_info_t[], size_t,
+                                       pmix_op_cbfunc_t, void *);
+
+static pmix_status_t wait_collective(collective_fn fn, const pmix_proc_t procs[], size_t nprocs,
+                                     const pmix_info_t info[], size_t ninfo)
+{
+    sy_sync_t s;
+    if (sy_sync_init(&s) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = fn(procs, nprocs, info, ninfo, fence_done, &s);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_sync_wait_progress(&s, sy_client.progress);
+    else if (rc == PMIX_OPERATION_SUCCEEDED)
+        rc = PMIX_SUCCESS;
+    sy_sync_destroy(&s);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Connect(const pmix_proc_t procs[], size_t nprocs,
+                                       const pmix_info_t info[], size_t ninfo)
+{
+    return wait_collective(PMIx_Connect_nb, procs, nprocs, info, ninfo);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nprocs,
+                                          const pmix_info_t info[], size_t ninfo)
+{
+    return wait_collective(PMIx_Disconnect_nb, procs, nprocs, info, ninfo);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,

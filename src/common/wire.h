@@ -65,6 +65,10 @@ typedef enum {
     SY_CMD_QUERY = 14,
     SY_CMD_LOG = 15,
     SY_CMD_JOB_CONTROL = 16,
+    /* collectives like FENCE, with the host's connect/disconnect upcalls
+     * (src/server/server_modex.c) */
+    SY_CMD_CONNECT = 17,
+    SY_CMD_DISCONNECT = 18,
 } sy_cmd_t;
 
 /* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */

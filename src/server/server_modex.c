@@ -59,6 +59,7 @@ typedef struct member {
 } member_t;
 
 typedef struct fence {
+    uint8_t kind;       /* SY_CMD_FENCE, SY_CMD_CONNECT or SY_CMD_DISCONNECT */
     pmix_proc_t *procs;
     size_t nprocs;
     bool collect;
@@ -196,9 +197,9 @@ static pmix_status_t count_local(sy_srv_t *s, const pmix_proc_t *procs, size_t n
     return PMIX_SUCCESS;
 }
 
-static bool same_set(const fence_t *f, const pmix_proc_t *procs, size_t n)
+static bool same_set(const fence_t *f, uint8_t kind, const pmix_proc_t *procs, size_t n)
 {
-    if (f->nprocs != n)
+    if (f->kind != kind || f->nprocs != n)
         return false;
     for (size_t i = 0; i < n; i++)
         if (!in_set(f->procs, f->nprocs, &procs[i]) || !in_set(procs, n, &f->procs[i]))
@@ -370,6 +371,15 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
 
 static void fence_complete(fence_t *f)
 {
+    if (f->kind == SY_CMD_DISCONNECT) {
+        /* nothing to exchange: an empty list of segments */
+        pmix_data_buffer_t none = {0};
+        size_t zero = 0;
+        pmix_status_t rc = sy_pack(&none, &zero, 1, PMIX_SIZE);
+        fence_finish(f, rc, rc == PMIX_SUCCESS ? &none : NULL);
+        sy_buffer_destruct(&none);
+        return;
+    }
     pmix_data_buffer_t paths = {0};
     pmix_status_t rc = publish_collected(sy_srv, f, &paths);
     fence_finish(f, rc, rc == PMIX_SUCCESS ? &paths : NULL);
@@ -434,10 +444,64 @@ static void host_fence_cb(pmix_status_t status, const char *data, size_t ndata, 
     sy_srv_post_or_drop(host_fence_done, host_fence_drop, h);
 }
 
+static void host_op_done_on_loop(void *arg)
+{
+    host_fence_t *h = arg;
+    if (fence_alive(h->f)) {
+        if (h->status == PMIX_SUCCESS)
+            fence_complete(h->f);
+        else
+            fence_finish(h->f, h->status, NULL);
+    }
+    free(h);
+}
+
+static void host_op_drop(void *arg)
+{
+    free(arg);
+}
+
+static void host_op_cb(pmix_status_t status, void *cbdata)
+{
+    host_fence_t *h = cbdata;
+    h->status = status;
+    sy_srv_post_or_drop(host_op_done_on_loop, host_op_drop, h);
+}
+
+/* Connect/disconnect across nodes: the host's own upcalls. */
+static void connect_ready(sy_srv_t *s, fence_t *f)
+{
+    pmix_server_connect_fn_t fn =
+        f->kind == SY_CMD_CONNECT ? s->module.connect : s->module.disconnect;
+    if (fn == NULL) {
+        fence_finish(f, PMIX_ERR_NOT_SUPPORTED, NULL);
+        return;
+    }
+    host_fence_t *h = calloc(1, sizeof(*h));
+    if (h == NULL) {
+        fence_finish(f, PMIX_ERR_NOMEM, NULL);
+        return;
+    }
+    h->f = f;
+    f->host_called = true;
+    pmix_status_t rc = fn(f->procs, f->nprocs, NULL, 0, host_op_cb, h);
+    if (rc != PMIX_SUCCESS) {
+        free(h);
+        if (rc == PMIX_OPERATION_SUCCEEDED)
+            fence_complete(f);
+        else
+            fence_finish(f, rc, NULL);
+    }
+}
+
 static void fence_ready(sy_srv_t *s, fence_t *f)
 {
     if (!f->remote) {
         fence_complete(f);
+        return;
+    }
+    if (f->kind != SY_CMD_FENCE) {
+        connect_ready(s, f);
         return;
     }
     if (s->module.fence_nb == NULL) {
@@ -562,7 +626,7 @@ static bool info_bool(const pmix_info_t *info, size_t n, const char *key)
     return false;
 }
 
-static void handle_fence(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_data_buffer_t *b)
 {
     sy_srv_t *s = sy_srv;
     size_t nprocs = 0, ninfo = 0;
@@ -595,13 +659,14 @@ static void handle_fence(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
         rc = PMIX_ERR_BAD_PARAM; /* a fence the caller does not take part in */
     fence_t *f = NULL;
     if (rc == PMIX_SUCCESS) {
-        for (f = fences; f != NULL && !same_set(f, procs, nprocs); f = f->next)
+        for (f = fences; f != NULL && !same_set(f, kind, procs, nprocs); f = f->next)
             ;
         if (f == NULL) {
             f = calloc(1, sizeof(*f));
             if (f == NULL) {
                 rc = PMIX_ERR_NOMEM;
             } else {
+                f->kind = kind;
                 f->procs = procs;
                 f->nprocs = nprocs;
                 procs = NULL;
@@ -903,8 +968,8 @@ void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_d
     }
     if (cmd == SY_CMD_COMMIT)
         handle_commit(peer, tag, b);
-    else if (cmd == SY_CMD_FENCE)
-        handle_fence(peer, tag, b);
+    else if (cmd == SY_CMD_FENCE || cmd == SY_CMD_CONNECT || cmd == SY_CMD_DISCONNECT)
+        handle_fence(peer, cmd, tag, b);
     else
         handle_dmodex(peer, tag, b);
 }

@@ -548,7 +548,9 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_JOBSEG: handle_jobseg(peer, tag, &b); break;
         case SY_CMD_COMMIT:
         case SY_CMD_FENCE:
-        case SY_CMD_DMODEX: sy_srv_modex_command(peer, cmd, tag, &b); break;
+        case SY_CMD_DMODEX:
+        case SY_CMD_CONNECT:
+        case SY_CMD_DISCONNECT: sy_srv_modex_command(peer, cmd, tag, &b); break;
         case SY_CMD_EVENT_REGISTER:
         case SY_CMD_EVENT_DEREGISTER:
         case SY_CMD_EVENT_NOTIFY: sy_srv_event_command(peer, cmd, tag, &b); break;

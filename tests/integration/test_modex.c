@@ -4,6 +4,7 @@
  *                         keys with their types, direct modex held until a
  *                         peer commits, PMIX_RANK_UNDEF, OPTIONAL misses,
  *                         PMIX_TIMEOUT on a peer that has not committed.
+ *   test_modex connect    (3 ranks) PMIx_Connect, peers' data, PMIx_Disconnect.
  *   test_modex fence-kill (3 ranks) rank 2 dies in the middle of a fence:
  *                         the others' fence fails at once, no hang. */
 #include <signal.h>
@@ -150,6 +151,31 @@ static int exchange(void)
     return 0;
 }
 
+/* PMIx_Connect among the job's ranks, then their posted data, then
+ * PMIx_Disconnect. */
+static int connect_mode(void)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "conn-%u", me.rank);
+    put_str(PMIX_GLOBAL, "sy.conn", buf);
+    pmix_status_t rc = PMIx_Commit();
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Connect(&all, 1, NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        FAIL("Connect: %s", PMIx_Error_string(rc));
+    for (pmix_rank_t r = 0; r < 3; r++) {
+        snprintf(buf, sizeof buf, "conn-%u", r);
+        expect_str(r, "sy.conn", buf);
+    }
+    if (PMIx_Connect(NULL, 0, NULL, 0) != PMIX_ERR_BAD_PARAM)
+        FAIL("Connect without processes was accepted");
+    if ((rc = PMIx_Disconnect(&all, 1, NULL, 0)) != PMIX_SUCCESS)
+        FAIL("Disconnect: %s", PMIx_Error_string(rc));
+    return 0;
+}
+
 static int fence_kill(void)
 {
     /* the launcher stops the job when rank 2 dies: survive its SIGTERM long
@@ -179,6 +205,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "fence-kill") == 0)
         fence_kill();
+    else if (strcmp(mode, "connect") == 0)
+        connect_mode();
     else
         exchange();
     rc = PMIx_Finalize(NULL, 0);

@@ -98,6 +98,9 @@ if test -x "$M"; then
     "$R" --oversubscribe -n 3 "$M" exchange > "$T/out" 2> "$T/err"
     rc=$?
     check "Put/Commit/Fence/direct modex between 3 ranks" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
+    "$R" --oversubscribe -n 3 "$M" connect > "$T/out" 2> "$T/err"
+    rc=$?
+    check "PMIx_Connect / PMIx_Disconnect between 3 ranks" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
     "$R" --oversubscribe -n 3 "$M" fence-kill > "$T/out" 2> "$T/err"
     rc=$?
     check "a rank killed in a fence: the others' fence fails, no hang" "test $rc -eq 137 && test \$(grep -c 'fence failed as it must' '$T/out') -eq 2"
