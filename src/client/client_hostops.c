@@ -1,5 +1,5 @@
 /* Requests the server hands to its host and that return infos or a status:
- * PMIx_Query_info, PMIx_Log, PMIx_Job_control (+ _nb).  A singleton has no
+ * PMIx_Query_info, PMIx_Log, PMIx_Job_control, PMIx_Process_monitor (+ _nb).  A singleton has no
  * host: PMIX_ERR_NOT_SUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
@@ -266,5 +266,43 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t n
     if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
     return wait_infos(PMIx_Job_control_nb(targets, ntargets, directives, ndirs, info_done, &w),
+                      &w, results, nresults);
+}
+
+/* ---- Process monitoring (PMIx_Heartbeat is a macro over _nb) ---- */
+
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor, pmix_status_t error,
+                                                  const pmix_info_t directives[], size_t ndirs,
+                                                  pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    if (monitor == NULL || (directives == NULL && ndirs > 0))
+        return PMIX_ERR_BAD_PARAM;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_MONITOR);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, monitor, 1);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &error, 1, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, directives, ndirs);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    return send_hostop(&req, cbfunc, NULL, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error,
+                                               const pmix_info_t directives[], size_t ndirs,
+                                               pmix_info_t **results, size_t *nresults)
+{
+    info_wait_t w = {0};
+    if (results != NULL)
+        *results = NULL;
+    if (nresults != NULL)
+        *nresults = 0;
+    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return wait_infos(PMIx_Process_monitor_nb(monitor, error, directives, ndirs, info_done, &w),
                       &w, results, nresults);
 }

@@ -69,6 +69,8 @@ typedef enum {
      * (src/server/server_modex.c) */
     SY_CMD_CONNECT = 17,
     SY_CMD_DISCONNECT = 18,
+    /* process monitoring through the host (server_hostops.c) */
+    SY_CMD_MONITOR = 19,
 } sy_cmd_t;
 
 /* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */

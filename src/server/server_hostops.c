@@ -1,5 +1,5 @@
-/* QUERY / LOG / JOB_CONTROL from clients, handed to the host's query, log
- * and job_control upcalls with the requester's identity.  The host answers
+/* QUERY / LOG / JOB_CONTROL / MONITOR from clients, handed to the host's
+ * query, log, job_control and monitor upcalls with the requester's identity.  The host answers
  * on any thread; its infos are packed in its callback (valid only there),
  * released, and the reply is sent from the loop. */
 #include <stdlib.h>
@@ -24,6 +24,7 @@ typedef struct {
     size_t ntargets;
     pmix_query_t *queries;
     size_t nqueries;
+    pmix_status_t error; /* MONITOR */
 } hostop_req_t;
 
 static void req_free(hostop_req_t *r)
@@ -140,7 +141,8 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     pmix_server_module_t *m = &s->module;
     bool have = (cmd == SY_CMD_QUERY && m->query != NULL) ||
                 (cmd == SY_CMD_LOG && m->log != NULL) ||
-                (cmd == SY_CMD_JOB_CONTROL && m->job_control != NULL);
+                (cmd == SY_CMD_JOB_CONTROL && m->job_control != NULL) ||
+                (cmd == SY_CMD_MONITOR && m->monitor != NULL);
     if (c == NULL || !have) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
         return;
@@ -157,6 +159,16 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         rc = unpack_queries(b, r);
     } else if (cmd == SY_CMD_LOG) {
         rc = unpack_infos(b, &r->info, &r->ninfo);
+        if (rc == PMIX_SUCCESS)
+            rc = unpack_infos(b, &r->dirs, &r->ndirs);
+    } else if (cmd == SY_CMD_MONITOR) {
+        /* the monitor request (one info), the error code, directives */
+        rc = unpack_infos(b, &r->info, &r->ninfo);
+        int32_t one = 1;
+        if (rc == PMIX_SUCCESS && r->ninfo != 1)
+            rc = PMIX_ERR_BAD_PARAM;
+        if (rc == PMIX_SUCCESS)
+            rc = sy_unpack(b, &r->error, &one, PMIX_STATUS);
         if (rc == PMIX_SUCCESS)
             rc = unpack_infos(b, &r->dirs, &r->ndirs);
     } else {
@@ -184,6 +196,8 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     }
     if (cmd == SY_CMD_QUERY)
         rc = m->query(&c->proc, r->queries, r->nqueries, info_done, r);
+    else if (cmd == SY_CMD_MONITOR)
+        rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, r);
     else
         rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, r);
     if (rc != PMIX_SUCCESS) {

@@ -19,6 +19,46 @@ static int failures;
         failures++;                                                                                \
     } while (0)
 
+static volatile int alerted;
+
+static void on_alert(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                     size_t ninfo, pmix_info_t *res, size_t nres,
+                     pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
+    alerted = 1;
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* test_hostops monitor: heartbeats every second, none sent: the alert must
+ * come; a beat is accepted. */
+static int monitor_mode(pmix_proc_t *me)
+{
+    (void)me;
+    pmix_status_t code = PMIX_MONITOR_HEARTBEAT_ALERT;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, on_alert, NULL, NULL);
+    pmix_info_t mon, dirs[2];
+    uint32_t one = 1, zero = 0;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, NULL, PMIX_POINTER);
+    PMIX_INFO_LOAD(&dirs[0], PMIX_MONITOR_HEARTBEAT_TIME, &one, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dirs[1], PMIX_MONITOR_HEARTBEAT_DROPS, &zero, PMIX_UINT32);
+    pmix_status_t rc = PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, dirs, 2, NULL, NULL);
+    if (rc != PMIX_SUCCESS)
+        FAIL("Process_monitor(heartbeat): %s", PMIx_Error_string(rc));
+    PMIx_Heartbeat();
+    for (int i = 0; i < 60 && !alerted; i++)
+        usleep(100000);
+    if (!alerted)
+        FAIL("no heartbeat alert after missed beats");
+    PMIX_INFO_DESTRUCT(&mon);
+    PMIX_INFO_DESTRUCT(&dirs[0]);
+    PMIX_INFO_DESTRUCT(&dirs[1]);
+    PMIx_Finalize(NULL, 0);
+    if (failures == 0)
+        printf("test_hostops monitor: ok\n");
+    return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     pmix_proc_t me;
@@ -27,6 +67,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL: PMIx_Init: %s\n", PMIx_Error_string(rc));
         return 1;
     }
+    if (argc > 1 && strcmp(argv[1], "monitor") == 0)
+        return monitor_mode(&me);
     if (me.rank != 0) {
         for (;;)
             pause(); /* until rank 0 has us killed */

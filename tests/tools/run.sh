@@ -91,6 +91,9 @@ if test -x "$O"; then
     check "query + job control: rank 1 killed by rank 0's request" "test $rc -eq 137 && grep -q 'rank 1 .* killed by signal 9' '$T/err' && ! grep -q FAIL '$T/err'"
     check "PMIx_Log to stdout" "grep -q 'hostops log line' '$T/out'"
     check "PMIX_REGISTER_CLEANUP file removed" "test ! -e '$T/cleanme'"
+    "$R" -n 1 "$O" monitor > "$T/out" 2> "$T/err"
+    rc=$?
+    check "heartbeat monitoring: missed beats raise the alert" "test $rc -eq 0 && grep -q 'monitor: ok' '$T/out'"
 fi
 
 M="$top_builddir/tests/integration/test_modex"

@@ -105,6 +105,10 @@ void run_pubsub_free(void);
  * removed by run_ops_cleanup at the end of the job. */
 void run_ops_module(pmix_server_module_t *m, run_job_t *job);
 void run_ops_cleanup(void);
+/* From the main loop: heartbeat alerts for processes that went quiet. */
+void run_ops_tick(void);
+/* A process exited: its monitors go. */
+void run_ops_proc_gone(const pmix_proc_t *proc);
 
 /* run_iof.c */
 int run_iof_setup(run_job_t *job);

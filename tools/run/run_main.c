@@ -165,6 +165,7 @@ static void reap(run_job_t *job, bool *failing, double *term_at, double *kill_at
             pmix_proc_t who;
             PMIX_LOAD_PROCID(&who, job->nspace, p->rank);
             run_pubsub_proc_gone(&who);
+            run_ops_proc_gone(&who);
             bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
             if (bad && job->first_failed < 0 && !*failing)
                 job->first_failed = (int)r;
@@ -329,6 +330,7 @@ int main(int argc, char **argv)
             ;
         reap(&job, &failing, &term_at, &kill_at);
         run_pubsub_tick();
+        run_ops_tick();
         double t = now_s();
         if (got_signal != 0 && !failing) {
             failing = true;
