@@ -306,3 +306,83 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_
     return wait_infos(PMIx_Process_monitor_nb(monitor, error, directives, ndirs, info_done, &w),
                       &w, results, nresults);
 }
+
+/* ---- Spawn ---- */
+
+typedef struct {
+    pmix_spawn_cbfunc_t cbfunc;
+    void *cbdata;
+} spawn_req_t;
+
+/* Reply after the status: PMIX_STRING the new namespace. */
+static void spawn_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    spawn_req_t *r = cbdata;
+    char *ns = NULL;
+    pmix_nspace_t nspace;
+    memset(nspace, 0, sizeof(nspace));
+    if (status == PMIX_SUCCESS && reply->bytes_used > 0 &&
+        sy_client_unpack_one(reply, &ns, PMIX_STRING) == PMIX_SUCCESS && ns != NULL)
+        PMIX_LOAD_NSPACE(nspace, ns);
+    free(ns);
+    if (r->cbfunc != NULL)
+        r->cbfunc(status, nspace, r->cbdata);
+    free(r);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t ninfo,
+                                        const pmix_app_t apps[], size_t napps,
+                                        pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+{
+    if (apps == NULL || napps == 0 || (job_info == NULL && ninfo > 0))
+        return PMIX_ERR_BAD_PARAM;
+    sy_conn_t *conn;
+    pmix_status_t rc = server_conn(&conn);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    pmix_data_buffer_t req;
+    rc = sy_client_pack_cmd(&req, SY_CMD_SPAWN);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, job_info, ninfo);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &napps, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, apps, (int32_t)napps, PMIX_APP);
+    spawn_req_t *r = rc == PMIX_SUCCESS ? calloc(1, sizeof(*r)) : NULL;
+    if (r == NULL) {
+        sy_buffer_destruct(&req);
+        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
+    }
+    r->cbfunc = cbfunc;
+    r->cbdata = cbdata;
+    rc = sy_client_request_nb(conn, &req, spawn_reply, r);
+    if (rc != PMIX_SUCCESS)
+        free(r);
+    return rc;
+}
+
+typedef struct {
+    sy_sync_t sync;
+    char *nspace;
+} spawn_wait_t;
+
+static void spawn_done(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
+{
+    spawn_wait_t *w = cbdata;
+    if (status == PMIX_SUCCESS && w->nspace != NULL)
+        PMIX_LOAD_NSPACE(w->nspace, nspace);
+    sy_sync_signal(&w->sync, status, NULL);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
+                                     const pmix_app_t apps[], size_t napps, pmix_nspace_t nspace)
+{
+    spawn_wait_t w = {.nspace = nspace};
+    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = PMIx_Spawn_nb(job_info, ninfo, apps, napps, spawn_done, &w);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_sync_wait_progress(&w.sync, sy_client.progress);
+    sy_sync_destroy(&w.sync);
+    return rc;
+}

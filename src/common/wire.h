@@ -71,6 +71,8 @@ typedef enum {
     SY_CMD_DISCONNECT = 18,
     /* process monitoring through the host (server_hostops.c) */
     SY_CMD_MONITOR = 19,
+    /* PMIx_Spawn through the host's spawn upcall (server_hostops.c) */
+    SY_CMD_SPAWN = 20,
 } sy_cmd_t;
 
 /* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */

@@ -25,6 +25,8 @@ typedef struct {
     pmix_query_t *queries;
     size_t nqueries;
     pmix_status_t error; /* MONITOR */
+    pmix_app_t *apps;    /* SPAWN */
+    size_t napps;
 } hostop_req_t;
 
 static void req_free(hostop_req_t *r)
@@ -37,6 +39,8 @@ static void req_free(hostop_req_t *r)
         PMIX_PROC_FREE(r->targets, r->ntargets);
     if (r->queries != NULL)
         PMIX_QUERY_FREE(r->queries, r->nqueries);
+    if (r->apps != NULL)
+        PMIX_APP_FREE(r->apps, r->napps);
     sy_buffer_destruct(&r->reply);
     free(r);
 }
@@ -64,6 +68,17 @@ static void op_done(pmix_status_t status, void *cbdata)
 {
     hostop_req_t *r = cbdata;
     r->status = status;
+    sy_srv_post_or_drop(finish_on_loop, drop, r);
+}
+
+/* The host started (or refused) the job: reply with its namespace. */
+static void spawn_done(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
+{
+    hostop_req_t *r = cbdata;
+    r->status = status;
+    const char *ns = status == PMIX_SUCCESS ? nspace : NULL;
+    if (sy_pack(&r->reply, &ns, 1, PMIX_STRING) != PMIX_SUCCESS)
+        r->status = PMIX_ERR_NOMEM;
     sy_srv_post_or_drop(finish_on_loop, drop, r);
 }
 
@@ -142,7 +157,8 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     bool have = (cmd == SY_CMD_QUERY && m->query != NULL) ||
                 (cmd == SY_CMD_LOG && m->log != NULL) ||
                 (cmd == SY_CMD_JOB_CONTROL && m->job_control != NULL) ||
-                (cmd == SY_CMD_MONITOR && m->monitor != NULL);
+                (cmd == SY_CMD_MONITOR && m->monitor != NULL) ||
+                (cmd == SY_CMD_SPAWN && m->spawn != NULL);
     if (c == NULL || !have) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
         return;
@@ -161,6 +177,18 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         rc = unpack_infos(b, &r->info, &r->ninfo);
         if (rc == PMIX_SUCCESS)
             rc = unpack_infos(b, &r->dirs, &r->ndirs);
+    } else if (cmd == SY_CMD_SPAWN) {
+        /* job info, then the apps */
+        rc = unpack_infos(b, &r->info, &r->ninfo);
+        if (rc == PMIX_SUCCESS)
+            rc = unpack_count(b, &r->napps);
+        if (rc == PMIX_SUCCESS && r->napps == 0)
+            rc = PMIX_ERR_BAD_PARAM;
+        if (rc == PMIX_SUCCESS) {
+            PMIX_APP_CREATE(r->apps, r->napps);
+            int32_t cnt = (int32_t)r->napps;
+            rc = r->apps == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->apps, &cnt, PMIX_APP);
+        }
     } else if (cmd == SY_CMD_MONITOR) {
         /* the monitor request (one info), the error code, directives */
         rc = unpack_infos(b, &r->info, &r->ninfo);
@@ -198,6 +226,8 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         rc = m->query(&c->proc, r->queries, r->nqueries, info_done, r);
     else if (cmd == SY_CMD_MONITOR)
         rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, r);
+    else if (cmd == SY_CMD_SPAWN)
+        rc = m->spawn(&c->proc, r->info, r->ninfo, r->apps, r->napps, spawn_done, r);
     else
         rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, r);
     if (rc != PMIX_SUCCESS) {

@@ -84,10 +84,9 @@ run() {
     fi
 }
 
-for p in hello client client2 dmodex log pub pubi jctrl; do run $p examples 2 0; done
+for p in hello client client2 dmodex log pub pubi jctrl dynamic; do run $p examples 2 0; done
 run bad_exit examples 2 nonzero
 run fault examples 2 nonzero
 for p in asyncio doubleget get_put_example hybrid; do run $p test/simple 2 0; done
-# Not yet supported (issue 5): examples/dynamic needs PMIx_Spawn.
 echo "1..$n"
 test $fails -eq 0

@@ -59,6 +59,61 @@ static int monitor_mode(pmix_proc_t *me)
     return failures == 0 ? 0 : 1;
 }
 
+/* test_hostops spawn: PMIx_Spawn of 2 copies of ourselves ("child" mode),
+ * which must see PMIX_SPAWNED and their parent; the parent reads the new
+ * job's size. */
+static int spawn_mode(pmix_proc_t *me, const char *self)
+{
+    pmix_app_t *app;
+    PMIX_APP_CREATE(app, 1);
+    app->cmd = strdup(self);
+    app->argv = calloc(3, sizeof(char *));
+    app->argv[0] = strdup(self);
+    app->argv[1] = strdup("child");
+    app->maxprocs = 2;
+    pmix_nspace_t child;
+    pmix_status_t rc = PMIx_Spawn(NULL, 0, app, 1, child);
+    PMIX_APP_FREE(app, 1);
+    if (rc != PMIX_SUCCESS || child[0] == '\0' || strcmp(child, me->nspace) == 0) {
+        FAIL("Spawn: %s, namespace \"%s\"", PMIx_Error_string(rc), child);
+    } else {
+        pmix_proc_t wild;
+        PMIX_LOAD_PROCID(&wild, child, PMIX_RANK_WILDCARD);
+        pmix_value_t *v = NULL;
+        rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
+        if (rc != PMIX_SUCCESS || v->type != PMIX_UINT32 || v->data.uint32 != 2)
+            FAIL("Get(%s, JOB_SIZE): %s", child, PMIx_Error_string(rc));
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
+    }
+    PMIx_Finalize(NULL, 0);
+    if (failures == 0)
+        printf("test_hostops spawn: ok\n");
+    return failures == 0 ? 0 : 1;
+}
+
+static int child_mode(pmix_proc_t *me)
+{
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v->type != PMIX_BOOL || !v->data.flag)
+        FAIL("child: Get(PMIX_SPAWNED): %s", PMIx_Error_string(rc));
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    v = NULL;
+    rc = PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || v->type != PMIX_PROC || v->data.proc->rank != 0)
+        FAIL("child: Get(PMIX_PARENT_ID): %s", PMIx_Error_string(rc));
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    PMIx_Finalize(NULL, 0);
+    if (failures == 0)
+        printf("test_hostops child %u: ok\n", me->rank);
+    return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     pmix_proc_t me;
@@ -69,6 +124,10 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "monitor") == 0)
         return monitor_mode(&me);
+    if (argc > 1 && strcmp(argv[1], "spawn") == 0)
+        return spawn_mode(&me, argv[0]);
+    if (argc > 1 && strcmp(argv[1], "child") == 0)
+        return child_mode(&me);
     if (me.rank != 0) {
         for (;;)
             pause(); /* until rank 0 has us killed */

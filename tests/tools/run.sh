@@ -94,6 +94,9 @@ if test -x "$O"; then
     "$R" -n 1 "$O" monitor > "$T/out" 2> "$T/err"
     rc=$?
     check "heartbeat monitoring: missed beats raise the alert" "test $rc -eq 0 && grep -q 'monitor: ok' '$T/out'"
+    "$R" -n 1 "$O" spawn > "$T/out" 2> "$T/err"
+    rc=$?
+    check "PMIx_Spawn: a child job with PMIX_SPAWNED and its parent, waited for" "test $rc -eq 0 && grep -q 'spawn: ok' '$T/out' && test \$(grep -c 'child [01]: ok' '$T/out') -eq 2"
 fi
 
 M="$top_builddir/tests/integration/test_modex"

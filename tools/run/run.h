@@ -64,6 +64,9 @@ typedef struct {
     unsigned nprocs;
     unsigned nexited;
     int first_failed;     /* rank of the first process that failed, or -1 */
+    void *iof;            /* run_iof.c's per-stream state */
+    bool spawned;         /* started by PMIx_Spawn */
+    pmix_proc_t parent;   /* ... from this process */
     /* first failure, reported once */
     int abort_status;     /* from PMIx_Abort, or 0 */
     bool aborted;
@@ -109,6 +112,21 @@ void run_ops_cleanup(void);
 void run_ops_tick(void);
 /* A process exited: its monitors go. */
 void run_ops_proc_gone(const pmix_proc_t *proc);
+
+/* run_main.c: start one process of a job. */
+int run_start(run_job_t *job, run_proc_t *p);
+
+/* run_spawn.c: jobs started by PMIx_Spawn, served from the main loop. */
+void run_spawn_module(pmix_server_module_t *m, int wake_fd);
+/* Start what was asked for; poll the children's output (no waiting). */
+void run_spawn_service(run_job_t *main_job);
+/* A reaped pid that is not the main job's: true when it was a child's. */
+bool run_spawn_reaped(pid_t pid, int status, bool *failed);
+/* Any spawned process still running? */
+bool run_spawn_active(void);
+void run_spawn_kill_all(int sig);
+/* Read what is left, deregister, free (before the server goes). */
+void run_spawn_finish(void);
 
 /* run_iof.c */
 int run_iof_setup(run_job_t *job);

@@ -22,7 +22,8 @@ typedef struct {
     size_t len;
 } partial_t;
 
-static partial_t *partials; /* 2 per process */
+/* 2 per process, in job->iof */
+#define PARTIALS(job) ((partial_t *)(job)->iof)
 
 static void write_all(int fd, const char *p, size_t n)
 {
@@ -59,8 +60,8 @@ static int mkdirs(const char *path)
 
 int run_iof_setup(run_job_t *job)
 {
-    partials = calloc(2 * (size_t)job->nprocs, sizeof(*partials));
-    if (partials == NULL)
+    job->iof = calloc(2 * (size_t)job->nprocs, sizeof(partial_t));
+    if (job->iof == NULL)
         return -1;
     for (unsigned r = 0; r < job->nprocs; r++) {
         run_proc_t *p = &job->procs[r];
@@ -101,7 +102,7 @@ static void emit(run_job_t *job, run_proc_t *p, int stream, const char *data, si
     char tag[PMIX_MAX_NSLEN + 64];
     int tl = snprintf(tag, sizeof(tag), "[%s,%u]<%s>: ", job->nspace, p->rank,
                       stream == 0 ? "stdout" : "stderr");
-    partial_t *pt = &partials[2 * p->rank + (unsigned)stream];
+    partial_t *pt = &PARTIALS(job)[2 * p->rank + (unsigned)stream];
     const char *s = data, *end = data + n;
     while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -128,7 +129,7 @@ static void emit(run_job_t *job, run_proc_t *p, int stream, const char *data, si
 /* At EOF, a tagged stream's unterminated last line still gets out. */
 static void flush_partial(run_job_t *job, run_proc_t *p, int stream)
 {
-    partial_t *pt = &partials[2 * p->rank + (unsigned)stream];
+    partial_t *pt = &PARTIALS(job)[2 * p->rank + (unsigned)stream];
     if (pt->len == 0)
         return;
     int out = stream == 0 ? STDOUT_FILENO : STDERR_FILENO;
@@ -168,7 +169,7 @@ void run_iof_poll(run_job_t *job, int wake_fd, int timeout_ms)
         poll(NULL, 0, timeout_ms);
         return;
     }
-    pf[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+    pf[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN}; /* -1: ignored */
     for (unsigned r = 0; r < job->nprocs; r++) {
         for (int s = 0; s < 2; s++) {
             int fd = s == 0 ? job->procs[r].out_fd : job->procs[r].err_fd;
@@ -209,8 +210,8 @@ void run_iof_close(run_job_t *job)
             close(p->err_file);
         p->out_fd = p->err_fd = p->out_file = p->err_file = -1;
     }
-    for (size_t i = 0; partials != NULL && i < 2 * (size_t)job->nprocs; i++)
-        free(partials[i].buf);
-    free(partials);
-    partials = NULL;
+    for (size_t i = 0; job->iof != NULL && i < 2 * (size_t)job->nprocs; i++)
+        free(PARTIALS(job)[i].buf);
+    free(job->iof);
+    job->iof = NULL;
 }

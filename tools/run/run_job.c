@@ -101,6 +101,11 @@ int run_register(run_job_t *job)
     ADD(&l, PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
     ADD(&l, PMIX_NODE_MAP, nodes, PMIX_STRING);
     ADD(&l, PMIX_PROC_MAP, procs, PMIX_STRING);
+    if (job->spawned) {
+        bool yes = true;
+        ADD(&l, PMIX_SPAWNED, &yes, PMIX_BOOL);
+        ADD(&l, PMIX_PARENT_ID, &job->parent, PMIX_PROC);
+    }
     char cwd[4096] = "";
     if (getcwd(cwd, sizeof(cwd)) == NULL)
         cwd[0] = '\0';

@@ -87,7 +87,7 @@ static void free_env(char **env)
     free(env);
 }
 
-static int start(run_job_t *job, run_proc_t *p)
+int run_start(run_job_t *job, run_proc_t *p)
 {
     run_app_t *app = &job->opts->apps[p->app];
     int out[2], err[2];
@@ -155,6 +155,15 @@ static void reap(run_job_t *job, bool *failing, double *term_at, double *kill_at
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        bool child_failed = false;
+        if (run_spawn_reaped(pid, status, &child_failed)) {
+            if (child_failed && !*failing) {
+                *failing = true;
+                *term_at = now_s();
+                *kill_at = *term_at + 2.0;
+            }
+            continue;
+        }
         for (unsigned r = 0; r < job->nprocs; r++) {
             run_proc_t *p = &job->procs[r];
             if (p->pid != pid || p->exited)
@@ -285,6 +294,7 @@ int main(int argc, char **argv)
 
     pmix_server_module_t module;
     run_host_module(&module, &job);
+    run_spawn_module(&module, wake_pipe[1]);
     pmix_info_t sinfo[2];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
@@ -307,7 +317,7 @@ int main(int argc, char **argv)
     bool failing = false, timed_out = false;
     double term_at = 0, kill_at = 0, deadline = opts.timeout > 0 ? now_s() + opts.timeout : 0;
     for (unsigned r = 0; r < job.nprocs; r++) {
-        if (start(&job, &job.procs[r]) != 0) {
+        if (run_start(&job, &job.procs[r]) != 0) {
             fprintf(stderr, "switchyard-run: cannot start rank %u: %s\n", r, strerror(errno));
             if (job.first_failed < 0)
                 job.first_failed = (int)r;
@@ -323,8 +333,9 @@ int main(int argc, char **argv)
             break;
         }
     }
-    while (job.nexited < job.nprocs) {
+    while (job.nexited < job.nprocs || run_spawn_active()) {
         run_iof_poll(&job, wake_pipe[0], 100);
+        run_spawn_service(&job);
         char drain[64];
         while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
             ;
@@ -332,22 +343,29 @@ int main(int argc, char **argv)
         run_pubsub_tick();
         run_ops_tick();
         double t = now_s();
-        if (got_signal != 0 && !failing) {
+        run_host_lock();
+        bool aborted = job.aborted;
+        run_host_unlock();
+        if ((got_signal != 0 || aborted) && !failing) {
             failing = true;
             run_kill_all(&job, SIGTERM);
+            run_spawn_kill_all(SIGTERM);
             kill_at = t + 2.0;
         }
         if (deadline > 0 && t > deadline && !failing) {
             timed_out = failing = true;
             run_kill_all(&job, SIGTERM);
+            run_spawn_kill_all(SIGTERM);
             kill_at = t + 2.0;
         }
         if (failing && term_at > 0 && t > term_at) {
             run_kill_all(&job, SIGTERM);
+            run_spawn_kill_all(SIGTERM);
             term_at = 0;
         }
         if (failing && kill_at > 0 && t > kill_at) {
             run_kill_all(&job, SIGKILL);
+            run_spawn_kill_all(SIGKILL);
             kill_at = 0;
         }
     }
@@ -355,6 +373,7 @@ int main(int argc, char **argv)
     code = report(&job, timed_out);
 out:
     run_iof_close(&job);
+    run_spawn_finish();
     run_pubsub_free();
     run_ops_cleanup();
     if (registered)
