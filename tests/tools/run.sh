@@ -128,6 +128,16 @@ if test -x "$E"; then
     rm -rf "$TMPDIR"/switchyard.*
 fi
 
+# Ctrl-C: the whole job goes, the exit status says so, nothing is left
+"$R" --oversubscribe -n 2 sleep 30 > /dev/null 2> "$T/err" &
+rpid=$!
+sleep 1
+kill -INT $rpid
+wait $rpid
+rc=$?
+check "SIGINT kills the job: 130 and a message" "test $rc -eq 130 && grep -q 'interrupted by signal 2' '$T/err'"
+test -z "$(pgrep -f 'sleep 30' 2>/dev/null | head -1)" || pkill -f 'sleep 30' 2>/dev/null
+
 left=$(ls -A "$TMPDIR")
 check "no file left in TMPDIR" "test -z '$left'"
 echo "1..$n"
