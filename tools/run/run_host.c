@@ -57,7 +57,7 @@ void run_kill_all(run_job_t *job, int sig)
 {
     for (unsigned r = 0; r < job->nprocs; r++)
         if (job->procs[r].pid > 0 && !job->procs[r].exited)
-            kill(job->procs[r].pid, sig);
+            kill(-job->procs[r].pid, sig); /* its process group */
 }
 
 static pmix_status_t do_abort(const pmix_proc_t *proc, void *server_object, int status,

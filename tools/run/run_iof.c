@@ -188,12 +188,29 @@ void run_iof_poll(run_job_t *job, int wake_fd, int timeout_ms)
     free(who);
 }
 
+/* Every process exited: read what they left, until EOF, but not forever (a
+ * daemon a rank left behind may hold a pipe open): 2 s without new data
+ * ends it. */
 void run_iof_drain(run_job_t *job)
 {
-    for (unsigned r = 0; r < job->nprocs; r++)
-        for (int s = 0; s < 2; s++)
-            while ((s == 0 ? job->procs[r].out_fd : job->procs[r].err_fd) >= 0)
-                pump(job, &job->procs[r], s);
+    for (;;) {
+        struct pollfd pf[64];
+        unsigned who[64];
+        size_t n = 0;
+        for (unsigned r = 0; r < job->nprocs && n < 64; r++)
+            for (int s = 0; s < 2 && n < 64; s++) {
+                int fd = s == 0 ? job->procs[r].out_fd : job->procs[r].err_fd;
+                if (fd >= 0) {
+                    who[n] = 2 * r + (unsigned)s;
+                    pf[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+                }
+            }
+        if (n == 0 || poll(pf, n, 2000) <= 0)
+            return;
+        for (size_t i = 0; i < n; i++)
+            if (pf[i].revents != 0)
+                pump(job, &job->procs[who[i] / 2], (int)(who[i] % 2));
+    }
 }
 
 void run_iof_close(run_job_t *job)

@@ -113,6 +113,10 @@ int run_start(run_job_t *job, run_proc_t *p)
         signal(SIGTERM, SIG_DFL);
         signal(SIGCHLD, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
+        /* a process group of its own: stopping a rank stops what it
+         * started too (a shell's children would otherwise keep running and
+         * hold its output pipes open) */
+        setpgid(0, 0);
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
         if (p->rank != 0) {
@@ -140,6 +144,7 @@ int run_start(run_job_t *job, run_proc_t *p)
         close(err[0]);
         return -1;
     }
+    setpgid(pid, pid); /* also here: no race with the child's own call */
     p->pid = pid;
     p->out_fd = out[0];
     p->err_fd = err[0];

@@ -160,7 +160,7 @@ static void signal_targets(const pmix_proc_t *req, const pmix_proc_t targets[], 
             hit = PMIX_CHECK_NSPACE(targets[t].nspace, job->nspace) &&
                   (targets[t].rank == PMIX_RANK_WILDCARD || targets[t].rank == r);
         if (hit && p->pid > 0 && !p->exited)
-            kill(p->pid, sig);
+            kill(-p->pid, sig); /* its process group */
     }
 }
 
