@@ -65,6 +65,7 @@ typedef struct {
     unsigned nexited;
     int first_failed;     /* rank of the first process that failed, or -1 */
     void *iof;            /* run_iof.c's per-stream state */
+    const char *session_dir; /* PMIX_TMPDIR: the launcher's private directory */
     bool spawned;         /* started by PMIx_Spawn */
     pmix_proc_t parent;   /* ... from this process */
     /* first failure, reported once */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -75,7 +77,7 @@ static char *join_argv(char **argv)
 int run_register(run_job_t *job)
 {
     infos_t l = {0}, sub = {0};
-    char *ranks = NULL, *nodes = NULL, *procs = NULL;
+    char *ranks = NULL, *nodes = NULL, *procs = NULL, *nsdir = NULL;
     uint32_t size = job->nprocs, one = 1, napps = job->opts->napps, sid = 1;
     size_t rlen = 16 + (size_t)job->nprocs * 12;
     ranks = calloc(1, rlen);
@@ -101,6 +103,16 @@ int run_register(run_job_t *job)
     ADD(&l, PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
     ADD(&l, PMIX_NODE_MAP, nodes, PMIX_STRING);
     ADD(&l, PMIX_PROC_MAP, procs, PMIX_STRING);
+    /* session, namespace and process directories, made here, removed with
+     * the session directory when the launcher ends */
+    if (job->session_dir != NULL && asprintf(&nsdir, "%s/%s", job->session_dir, job->nspace) >= 0 &&
+        (mkdir(nsdir, 0700) == 0 || errno == EEXIST)) {
+        ADD(&l, PMIX_TMPDIR, job->session_dir, PMIX_STRING);
+        ADD(&l, PMIX_NSDIR, nsdir, PMIX_STRING);
+    } else {
+        free(nsdir);
+        nsdir = NULL;
+    }
     if (job->spawned) {
         bool yes = true;
         ADD(&l, PMIX_SPAWNED, &yes, PMIX_BOOL);
@@ -137,6 +149,11 @@ int run_register(run_job_t *job)
             ADD(&sub, PMIX_LOCALITY_STRING, p->locality, PMIX_STRING);
         if (p->cpuset_str != NULL)
             ADD(&sub, PMIX_CPUSET, p->cpuset_str, PMIX_STRING);
+        char *pdir = NULL;
+        if (nsdir != NULL && asprintf(&pdir, "%s/%u", nsdir, p->rank) >= 0 &&
+            (mkdir(pdir, 0700) == 0 || errno == EEXIST))
+            ADD(&sub, PMIX_PROCDIR, pdir, PMIX_STRING);
+        free(pdir);
         if (add_array(&l, PMIX_PROC_DATA, &sub) != 0)
             goto nomem;
     }
@@ -162,6 +179,7 @@ int run_register(run_job_t *job)
     free(ranks);
     free(nodes);
     free(procs);
+    free(nsdir);
     return 0;
 nomem:
     fprintf(stderr, "switchyard-run: out of memory\n");
@@ -173,6 +191,7 @@ fail:
     free(ranks);
     free(nodes);
     free(procs);
+    free(nsdir);
     return -1;
 }
 

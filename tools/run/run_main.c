@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,8 +254,18 @@ static int report(run_job_t *job, bool timed_out)
     return code;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    char *session_dir = NULL;
     run_opts_t opts;
     int prc = run_parse(argc, argv, &opts);
     if (prc != 0) {
@@ -297,17 +308,33 @@ int main(int argc, char **argv)
     sigaction(SIGCHLD, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* our session directory (PMIX_TMPDIR/NSDIR/PROCDIR), also the server's
+     * tmpdir; removed, with whatever the job left in it, at the end */
+    const char *t = getenv("TMPDIR");
+    if (asprintf(&session_dir, "%s/switchyard-run.%ld.XXXXXX", t != NULL && *t == '/' ? t : "/tmp",
+                 (long)getpid()) < 0 ||
+        mkdtemp(session_dir) == NULL) {
+        fprintf(stderr, "switchyard-run: cannot create a session directory: %s\n",
+                strerror(errno));
+        free(session_dir);
+        session_dir = NULL;
+        goto out;
+    }
+    job.session_dir = session_dir;
+
     pmix_server_module_t module;
     run_host_module(&module, &job);
     run_spawn_module(&module, wake_pipe[1]);
-    pmix_info_t sinfo[2];
+    pmix_info_t sinfo[3];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[1], PMIX_HOSTNAME, job.hostname, PMIX_STRING);
-    pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
+    PMIX_INFO_LOAD(&sinfo[2], PMIX_SERVER_TMPDIR, session_dir, PMIX_STRING);
+    pmix_status_t rc = PMIx_server_init(&module, sinfo, 3);
     PMIX_INFO_DESTRUCT(&sinfo[0]);
     PMIX_INFO_DESTRUCT(&sinfo[1]);
+    PMIX_INFO_DESTRUCT(&sinfo[2]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "switchyard-run: PMIx_server_init: %s\n", PMIx_Error_string(rc));
         goto out;
@@ -385,6 +412,10 @@ out:
         run_deregister(&job);
     if (server_up)
         PMIx_server_finalize();
+    if (session_dir != NULL) {
+        nftw(session_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(session_dir);
+    }
     for (unsigned r = 0; r < job.nprocs; r++) {
         if (job.procs[r].cpuset != NULL)
             hwloc_bitmap_free(job.procs[r].cpuset);

@@ -153,6 +153,7 @@ static void start_child(run_job_t *main_job, request_t *r)
         j->opts = &r->opts;
         j->first_failed = -1;
         j->topo = main_job->topo;
+        j->session_dir = main_job->session_dir;
         j->spawned = true;
         j->parent = r->parent;
         memcpy(j->hostname, main_job->hostname, sizeof(j->hostname));
