@@ -128,6 +128,10 @@ int main(int argc, char **argv)
         return spawn_mode(&me, argv[0]);
     if (argc > 1 && strcmp(argv[1], "child") == 0)
         return child_mode(&me);
+    /* both started (and known to the launcher) before rank 0 looks */
+    rc = PMIx_Fence(NULL, 0, NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        FAIL("Fence: %s", PMIx_Error_string(rc));
     if (me.rank != 0) {
         for (;;)
             pause(); /* until rank 0 has us killed */

@@ -51,7 +51,9 @@ static pmix_status_t proc_table(pmix_value_t *v)
         pi[r].executable_name = strdup(job->opts->apps[p->app].argv[0]);
         pi[r].pid = p->pid;
         pi[r].exit_code = p->exited && WIFEXITED(p->status) ? WEXITSTATUS(p->status) : 0;
-        pi[r].state = p->exited ? PMIX_PROC_STATE_TERMINATED : PMIX_PROC_STATE_RUNNING;
+        pi[r].state = p->exited  ? PMIX_PROC_STATE_TERMINATED
+                      : p->pid > 0 ? PMIX_PROC_STATE_RUNNING
+                                   : PMIX_PROC_STATE_LAUNCH_UNDERWAY; /* not forked yet */
     }
     pmix_data_array_t *da = malloc(sizeof(*da));
     if (da == NULL) {
