@@ -53,6 +53,12 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
         if (target(NULL, &mine) != PMIX_SUCCESS || !PMIX_CHECK_PROCID(&mine, &who))
             return sy_client_modex_get(&who, key, info, ninfo, val);
     }
+    /* the sets and groups a process is in live in the server */
+    if (key != NULL && (strcmp(key, PMIX_PSET_NAMES) == 0 || strcmp(key, PMIX_GROUP_NAMES) == 0)) {
+        rc = sy_client_membership_get(&who, key, val);
+        if (rc != PMIX_ERR_NOT_SUPPORTED && rc != PMIX_ERR_INIT)
+            return rc;
+    }
     rc = sy_store_get(&who, key, info, ninfo, val);
     if (rc == PMIX_ERR_NOT_FOUND && key != NULL)
         rc = sy_client_modex_get(&who, key, info, ninfo, val);

@@ -1,6 +1,7 @@
 /* Requests the server hands to its host and that return infos or a status:
- * PMIx_Query_info, PMIx_Log, PMIx_Job_control, PMIx_Process_monitor (+ _nb).  A singleton has no
- * host: PMIX_ERR_NOT_SUPPORTED. */
+ * PMIx_Query_info, PMIx_Log, PMIx_Job_control, PMIx_Process_monitor,
+ * PMIx_Allocation_request (+ _nb).  A singleton has no host:
+ * PMIX_ERR_NOT_SUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,16 +109,10 @@ static pmix_status_t send_hostop(pmix_data_buffer_t *req, pmix_info_cbfunc_t inf
 
 /* ---- blocking forms ---- */
 
-typedef struct {
-    sy_sync_t sync;
-    pmix_info_t *info;
-    size_t ninfo;
-} info_wait_t;
-
-static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+void sy_client_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    info_wait_t *w = cbdata;
+    sy_client_info_wait_t *w = cbdata;
     if (ninfo > 0 && info != NULL) {
         PMIX_INFO_CREATE(w->info, ninfo);
         if (w->info != NULL) {
@@ -131,8 +126,8 @@ static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
     sy_sync_signal(&w->sync, status, NULL);
 }
 
-static pmix_status_t wait_infos(pmix_status_t started, info_wait_t *w, pmix_info_t **results,
-                                size_t *nresults)
+pmix_status_t sy_client_wait_infos(pmix_status_t started, sy_client_info_wait_t *w,
+                                   pmix_info_t **results, size_t *nresults)
 {
     pmix_status_t rc = started;
     if (rc == PMIX_SUCCESS)
@@ -187,11 +182,11 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nquerie
         return PMIX_ERR_BAD_PARAM;
     *results = NULL;
     *nresults = 0;
-    info_wait_t w = {0};
+    sy_client_info_wait_t w = {0};
     if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return wait_infos(PMIx_Query_info_nb(queries, nqueries, info_done, &w), &w, results,
-                      nresults);
+    return sy_client_wait_infos(PMIx_Query_info_nb(queries, nqueries, sy_client_info_done, &w),
+                                &w, results, nresults);
 }
 
 /* ---- Log ---- */
@@ -258,15 +253,16 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t n
                                            const pmix_info_t directives[], size_t ndirs,
                                            pmix_info_t **results, size_t *nresults)
 {
-    info_wait_t w = {0};
+    sy_client_info_wait_t w = {0};
     if (results != NULL)
         *results = NULL;
     if (nresults != NULL)
         *nresults = 0;
     if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return wait_infos(PMIx_Job_control_nb(targets, ntargets, directives, ndirs, info_done, &w),
-                      &w, results, nresults);
+    return sy_client_wait_infos(
+        PMIx_Job_control_nb(targets, ntargets, directives, ndirs, sy_client_info_done, &w), &w,
+        results, nresults);
 }
 
 /* ---- Process monitoring (PMIx_Heartbeat is a macro over _nb) ---- */
@@ -296,15 +292,16 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_
                                                const pmix_info_t directives[], size_t ndirs,
                                                pmix_info_t **results, size_t *nresults)
 {
-    info_wait_t w = {0};
+    sy_client_info_wait_t w = {0};
     if (results != NULL)
         *results = NULL;
     if (nresults != NULL)
         *nresults = 0;
     if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return wait_infos(PMIx_Process_monitor_nb(monitor, error, directives, ndirs, info_done, &w),
-                      &w, results, nresults);
+    return sy_client_wait_infos(
+        PMIx_Process_monitor_nb(monitor, error, directives, ndirs, sy_client_info_done, &w), &w,
+        results, nresults);
 }
 
 /* ---- Spawn ---- */
@@ -385,4 +382,42 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
         rc = sy_sync_wait_progress(&w.sync, sy_client.progress);
     sy_sync_destroy(&w.sync);
     return rc;
+}
+
+/* ---- Allocation requests ---- */
+
+PMIX_EXPORT pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive,
+                                                     pmix_info_t info[], size_t ninfo,
+                                                     pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    if (info == NULL && ninfo > 0)
+        return PMIX_ERR_BAD_PARAM;
+    uint8_t d = directive;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_ALLOC);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &d, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    return send_hostop(&req, cbfunc, NULL, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directive,
+                                                  pmix_info_t info[], size_t ninfo,
+                                                  pmix_info_t **results, size_t *nresults)
+{
+    sy_client_info_wait_t w = {0};
+    if (results != NULL)
+        *results = NULL;
+    if (nresults != NULL)
+        *nresults = 0;
+    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return sy_client_wait_infos(
+        PMIx_Allocation_request_nb(directive, info, ninfo, sy_client_info_done, &w), &w, results,
+        nresults);
 }

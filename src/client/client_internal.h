@@ -8,6 +8,7 @@
 
 #include "common/frame.h"
 #include "common/progress.h"
+#include "common/sync.h"
 #include "common/wire.h"
 
 typedef struct {
@@ -69,6 +70,30 @@ pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val);
 /* The last PMIx_Finalize, before the connection is dropped. */
 void sy_client_modex_finalize(void);
+
+/* The segments a collective's reply names (SIZE n, n x (STRING nspace,
+ * STRING path)), mapped into the store. */
+pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply);
+
+/* ---- client_hostops.c: the blocking forms of info-returning requests ---- */
+typedef struct {
+    sy_sync_t sync;
+    pmix_info_t *info; /* a copy of the callback's infos */
+    size_t ninfo;
+} sy_client_info_wait_t;
+/* The pmix_info_cbfunc_t that fills a sy_client_info_wait_t and wakes it. */
+void sy_client_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                         pmix_release_cbfunc_t release_fn, void *release_cbdata);
+/* Wait (when started is PMIX_SUCCESS) and hand the infos to the caller, or
+ * free them when results is NULL; destroys w->sync. */
+pmix_status_t sy_client_wait_infos(pmix_status_t started, sy_client_info_wait_t *w,
+                                   pmix_info_t **results, size_t *nresults);
+
+/* ---- client_group.c: process groups ---- */
+/* PMIx_Get of PMIX_PSET_NAMES or PMIX_GROUP_NAMES, which the server holds;
+ * PMIX_ERR_NOT_SUPPORTED without one (a singleton). */
+pmix_status_t sy_client_membership_get(const pmix_proc_t *proc, const char *key,
+                                       pmix_value_t **val);
 
 /* ---- client_event.c: events (issue 4) ---- */
 /* An unsolicited SY_MSG_EVENT message, kind already unpacked; on the loop. */

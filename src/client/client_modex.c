@@ -143,25 +143,29 @@ typedef struct {
     void *cbdata;
 } fence_req_t;
 
+pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply)
+{
+    size_t n = 0;
+    pmix_status_t status = sy_client_unpack_one(reply, &n, PMIX_SIZE);
+    for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++) {
+        char *ns = NULL, *path = NULL;
+        status = sy_client_unpack_one(reply, &ns, PMIX_STRING);
+        if (status == PMIX_SUCCESS)
+            status = sy_client_unpack_one(reply, &path, PMIX_STRING);
+        if (status == PMIX_SUCCESS && ns != NULL && path != NULL)
+            status = sy_store_attach_modex(ns, path);
+        free(ns);
+        free(path);
+    }
+    return status;
+}
+
 /* Reply after the status: SIZE n, n x (STRING nspace, STRING path). */
 static void fence_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
 {
     fence_req_t *f = cbdata;
-    size_t n = 0;
-    if (status == PMIX_SUCCESS && sy_client_unpack_one(reply, &n, PMIX_SIZE) == PMIX_SUCCESS) {
-        for (size_t i = 0; i < n; i++) {
-            char *ns = NULL, *path = NULL;
-            if (sy_client_unpack_one(reply, &ns, PMIX_STRING) == PMIX_SUCCESS &&
-                sy_client_unpack_one(reply, &path, PMIX_STRING) == PMIX_SUCCESS && ns != NULL &&
-                path != NULL) {
-                pmix_status_t rc = sy_store_attach_modex(ns, path);
-                if (rc != PMIX_SUCCESS)
-                    status = rc;
-            }
-            free(ns);
-            free(path);
-        }
-    }
+    if (status == PMIX_SUCCESS && sy_buffer_remaining(reply) > 0)
+        status = sy_client_attach_segments(reply);
     if (f->cbfunc != NULL)
         f->cbfunc(status, f->cbdata);
     free(f);

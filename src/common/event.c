@@ -33,6 +33,7 @@ static handler_t *handlers; /* in chain order, FIRST/LAST placed at delivery */
 static size_t next_ref = 1;
 static sy_event_forward_fn forwarder;
 static sy_event_register_fn register_hook;
+static sy_event_outcome_fn outcome_hook;
 static pmix_proc_t self_proc;
 
 void sy_event_set_forwarder(sy_event_forward_fn fn)
@@ -47,6 +48,23 @@ void sy_event_set_register_hook(sy_event_register_fn fn)
     pthread_mutex_lock(&ev_lock);
     register_hook = fn;
     pthread_mutex_unlock(&ev_lock);
+}
+
+void sy_event_set_outcome_hook(sy_event_outcome_fn fn)
+{
+    pthread_mutex_lock(&ev_lock);
+    outcome_hook = fn;
+    pthread_mutex_unlock(&ev_lock);
+}
+
+static void outcome(pmix_status_t code, pmix_status_t objection, const pmix_info_t *results,
+                    size_t nresults, const pmix_info_t *info, size_t ninfo)
+{
+    pthread_mutex_lock(&ev_lock);
+    sy_event_outcome_fn hook = outcome_hook;
+    pthread_mutex_unlock(&ev_lock);
+    if (hook != NULL)
+        hook(code, objection, results, nresults, info, ninfo);
 }
 
 void sy_event_set_self(const pmix_proc_t *self)
@@ -318,6 +336,8 @@ typedef struct {
     size_t nresults;
     link_t *links;
     size_t nlinks, next;
+    pmix_status_t objection; /* the first answer that was not plain success */
+    bool live;               /* not a replay to one handler */
     pmix_info_t *view; /* info + the running handler's return object */
     pmix_info_t **old_views; /* earlier handlers' views, kept until the end */
     size_t nold;
@@ -373,6 +393,9 @@ static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresul
                        pmix_op_cbfunc_t cbfunc, void *thiscbdata, void *notification_cbdata)
 {
     chain_t *c = notification_cbdata;
+    if (c->objection == PMIX_SUCCESS && status != PMIX_SUCCESS &&
+        status != PMIX_EVENT_ACTION_COMPLETE)
+        c->objection = status;
     if (results != NULL && nresults > 0) {
         pmix_info_t *all;
         PMIX_INFO_CREATE(all, c->nresults + nresults);
@@ -400,6 +423,8 @@ static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresul
         c->view = NULL;
     }
     if (status == PMIX_EVENT_ACTION_COMPLETE || c->next >= c->nlinks) {
+        if (c->live)
+            outcome(c->status, c->objection, c->results, c->nresults, c->info, c->ninfo);
         /* handlers may still read what they were given after answering
          * (OpenPMIx's own examples do): freed once the loop comes back */
         sy_progress_t *p = sy_runtime();
@@ -504,8 +529,11 @@ static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_
     pthread_mutex_unlock(&ev_lock);
     if (c->nlinks == 0) {
         chain_free(c);
+        if (only_ref == 0)
+            outcome(status, PMIX_SUCCESS, NULL, 0, info, ninfo);
         return;
     }
+    c->live = only_ref == 0;
     if (ninfo > 0 && info != NULL) {
         PMIX_INFO_CREATE(c->info, ninfo);
         if (c->info != NULL) {

@@ -35,6 +35,18 @@ void sy_event_deliver_to(size_t ref, pmix_status_t status, const pmix_proc_t *so
 typedef void (*sy_event_register_fn)(size_t ref, const pmix_status_t *codes, size_t ncodes);
 void sy_event_set_register_hook(sy_event_register_fn fn);
 
+/* Told how each event delivered to this process's handlers ended (not the
+ * replays of cached events to one handler): its code and info, the first
+ * status other than PMIX_SUCCESS and PMIX_EVENT_ACTION_COMPLETE that a
+ * handler answered (PMIX_SUCCESS when none did, or when no handler wanted
+ * the event) and the results the handlers returned.  On the loop.  What a
+ * handler decides may matter to the library: a group member aborting a
+ * construction, or taking the lead. */
+typedef void (*sy_event_outcome_fn)(pmix_status_t code, pmix_status_t objection,
+                                    const pmix_info_t results[], size_t nresults,
+                                    const pmix_info_t info[], size_t ninfo);
+void sy_event_set_outcome_hook(sy_event_outcome_fn fn);
+
 /* The source of events this process generates itself. */
 void sy_event_set_self(const pmix_proc_t *self);
 

@@ -73,6 +73,21 @@ typedef enum {
     SY_CMD_MONITOR = 19,
     /* PMIx_Spawn through the host's spawn upcall (server_hostops.c) */
     SY_CMD_SPAWN = 20,
+    /* process groups (src/server/server_group.c, src/client/client_group.c):
+     * construct, destruct and invite are collectives like FENCE; DECIDE
+     * carries what a participant's event handler chose (abort, or "I am
+     * the new leader") */
+    SY_CMD_GROUP_CONSTRUCT = 50,
+    SY_CMD_GROUP_DESTRUCT = 51,
+    SY_CMD_GROUP_INVITE = 52,
+    SY_CMD_GROUP_JOIN = 53,
+    SY_CMD_GROUP_LEAVE = 54,
+    /* credentials: the host's, or the server's own (server_cred.c, client_cred.c) */
+    SY_CMD_GET_CRED = 55,
+    SY_CMD_VALIDATE_CRED = 56,
+    /* PMIx_Allocation_request through the host's allocate upcall (server_hostops.c) */
+    SY_CMD_ALLOC = 57,
+    SY_CMD_GROUP_DECIDE = 58,
 } sy_cmd_t;
 
 /* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */

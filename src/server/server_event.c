@@ -170,6 +170,7 @@ static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
 {
     cache_event(status, source, range, info, ninfo);
     to_clients(status, source, range, info, ninfo, NULL);
+    sy_srv_group_event(status, source, info, ninfo);
 }
 
 typedef struct {
@@ -185,6 +186,68 @@ static void host_notified(pmix_status_t status, void *cbdata)
     if (h->info != NULL)
         PMIX_INFO_FREE(h->info, h->ninfo);
     free(h);
+}
+
+/* To the host's notify_event, which may use info (taken) until it calls
+ * back. */
+static void to_host(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                    pmix_info_t *info, size_t ninfo)
+{
+    sy_srv_t *s = sy_srv;
+    host_notice_t *h = NULL;
+    if (s->module.notify_event == NULL || (h = calloc(1, sizeof(*h))) == NULL) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
+        return;
+    }
+    h->info = info;
+    h->ninfo = ninfo;
+    if (s->module.notify_event(status, source, range, h->info, h->ninfo, host_notified, h) !=
+        PMIX_SUCCESS)
+        host_notified(PMIX_SUCCESS, h);
+}
+
+/* A custom range naming some process that is not a client of ours. */
+static bool reaches_elsewhere(const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (strncmp(info[i].key, PMIX_EVENT_CUSTOM_RANGE, PMIX_MAX_KEYLEN) != 0)
+            continue;
+        const pmix_value_t *v = &info[i].value;
+        const pmix_proc_t *procs = v->type == PMIX_PROC ? v->data.proc : NULL;
+        size_t n = procs != NULL ? 1 : 0;
+        if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+            v->data.darray->type == PMIX_PROC) {
+            procs = v->data.darray->array;
+            n = v->data.darray->size;
+        }
+        for (size_t k = 0; k < n; k++) {
+            sy_srv_client_t *c = sy_srv_client_find(sy_srv, &procs[k]);
+            if (procs[k].rank == PMIX_RANK_WILDCARD || c == NULL || !c->registered)
+                return true;
+        }
+    }
+    return false;
+}
+
+void sy_srv_event_raise(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                        const pmix_info_t info[], size_t ninfo)
+{
+    cache_event(status, source, range, info, ninfo);
+    to_clients(status, source, range, info, ninfo, NULL);
+    bool elsewhere = range == PMIX_RANGE_CUSTOM ? reaches_elsewhere(info, ninfo)
+                                                : beyond_node(range);
+    if (!elsewhere || sy_srv->module.notify_event == NULL)
+        return;
+    pmix_info_t *copy = NULL;
+    if (ninfo > 0) {
+        PMIX_INFO_CREATE(copy, ninfo);
+        if (copy == NULL)
+            return;
+        for (size_t i = 0; i < ninfo; i++)
+            PMIx_Info_xfer(&copy[i], &info[i]);
+    }
+    to_host(status, source, range, copy, ninfo);
 }
 
 static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -227,16 +290,10 @@ static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     if (r != PMIX_RANGE_PROC_LOCAL && r != PMIX_RANGE_RM)
         sy_event_deliver(status, &source, r, info, n);
     to_clients(status, &source, r, info, n, peer);
-    sy_srv_t *s = sy_srv;
-    host_notice_t *h = NULL;
-    if (beyond_node(r) && s->module.notify_event != NULL && (h = calloc(1, sizeof(*h))) != NULL) {
-        /* the host may use info until it calls back */
-        h->info = info;
-        h->ninfo = n;
+    sy_srv_group_event(status, &source, info, n);
+    if (beyond_node(r)) {
+        to_host(status, &source, r, info, n);
         info = NULL;
-        if (s->module.notify_event(status, &source, r, h->info, h->ninfo, host_notified, h) !=
-            PMIX_SUCCESS)
-            host_notified(PMIX_SUCCESS, h);
     }
     if (info != NULL)
         PMIX_INFO_FREE(info, n);

@@ -276,6 +276,9 @@ static void stop_on_loop(void *arg)
     /* Pending collectives and event registrations let go of their peers
      * (firing what they owe the host) before the peers are freed. */
     sy_srv_modex_finalize(s);
+    sy_srv_group_finalize(s);
+    sy_srv_pset_finalize(s);
+    sy_srv_cred_finalize(s);
     sy_srv_event_finalize(s);
     sy_srv_peers_close_all(s);
     sy_srv_listen_stop(s);

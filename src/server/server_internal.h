@@ -147,6 +147,47 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized);
 void sy_srv_modex_nspace_gone(sy_srv_t *s, const char *nspace);
 void sy_srv_modex_finalize(sy_srv_t *s);
 
+/* ---- server_modex.c: collectives other files drive (the group operations) ----
+ * The fence tracker, completed the way the caller decides.  A collective
+ * is named by (kind, key); procs are its participants (taken).  Once every
+ * local participant joined, ops->ready(c) runs: the caller then ends it
+ * with sy_srv_coll_finish, which replies to every joined peer with the
+ * status and `extra` (may be NULL) and frees it.  When a participant ends
+ * first (joined or not; finalized tells how), ops->gone decides: true means
+ * it was dealt with (typically sy_srv_coll_drop), false fails the
+ * collective with PMIX_PROC_TERMINATED.  ops->timeout (optional) replaces
+ * the PMIX_ERR_TIMEOUT failure; ops->done(ctx) runs when it is freed.
+ * ready may run inside sy_srv_coll_join and sy_srv_coll_drop: the
+ * collective may be gone when they return. */
+typedef struct sy_srv_coll sy_srv_coll_t;
+typedef struct {
+    void (*ready)(sy_srv_coll_t *c, void *ctx);
+    bool (*gone)(sy_srv_coll_t *c, const pmix_proc_t *who, bool finalized, void *ctx);
+    void (*timeout)(sy_srv_coll_t *c, void *ctx);
+    void (*done)(void *ctx);
+} sy_srv_coll_ops_t;
+pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs, size_t nprocs,
+                              const sy_srv_coll_ops_t *ops, void *ctx, sy_srv_coll_t **out);
+sy_srv_coll_t *sy_srv_coll_find(uint8_t kind, const char *key);
+pmix_status_t sy_srv_coll_join(sy_srv_coll_t *c, sy_srv_peer_t *peer, uint32_t tag);
+void sy_srv_coll_set_timeout(sy_srv_coll_t *c, double seconds);
+bool sy_srv_coll_joined(const sy_srv_coll_t *c, const pmix_proc_t *p);
+bool sy_srv_coll_remote(const sy_srv_coll_t *c);
+const pmix_proc_t *sy_srv_coll_procs(const sy_srv_coll_t *c, size_t *n);
+/* A participant that will not join: one less to wait for. */
+void sy_srv_coll_drop(sy_srv_coll_t *c, const pmix_proc_t *p);
+/* The host has the collective now: no local completion any more. */
+void sy_srv_coll_host_called(sy_srv_coll_t *c);
+/* This node's contribution: the participants' REMOTE and GLOBAL posted
+ * data, in the fence blob's format. */
+pmix_status_t sy_srv_coll_blob(const sy_srv_coll_t *c, pmix_data_buffer_t *blob);
+/* Publish the participants' posted data plus the records of `remote`
+ * (other nodes', from the host) as modex segments; paths receives what a
+ * FENCE reply carries (SIZE n, n x (nspace, path)). */
+pmix_status_t sy_srv_coll_publish(sy_srv_coll_t *c, const void *remote, size_t nremote,
+                                  pmix_data_buffer_t *paths);
+void sy_srv_coll_finish(sy_srv_coll_t *c, pmix_status_t status, const pmix_data_buffer_t *extra);
+
 /* ---- server_pubsub.c: publish / lookup / unpublish through the host ---- */
 void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 
@@ -154,11 +195,59 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
 void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag,
                             pmix_data_buffer_t *b);
 
+/* ---- server_pset.c: process sets defined by the host ---- */
+void sy_srv_pset_finalize(sy_srv_t *s);
+size_t sy_srv_pset_count(void);
+/* The sets (member NULL: all of them) as a PMIX_DATA_ARRAY of strings. */
+pmix_status_t sy_srv_pset_names(const pmix_proc_t *member, pmix_value_t *out);
+pmix_status_t sy_srv_pset_members(const char *name, pmix_value_t *out);
+
+/* ---- server_query.c: the query keys the library answers itself ---- */
+/* Answer our keys of every query into *local (nmissing: ours but absent)
+ * and leave the host's keys in queries (those left with none are removed;
+ * *nqueries shrinks). */
+pmix_status_t sy_srv_query_split(pmix_query_t *queries, size_t *nqueries, pmix_info_t **local,
+                                 size_t *nlocal, size_t *nmissing);
+
+/* ---- server_cred.c: credentials, the host's or the server's own ---- */
+void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+void sy_srv_cred_finalize(sy_srv_t *s);
+/* The native credential: seal an identity (crypto: the caller's
+ * PMIX_CRYPTO_KEY, or NULL), or open one, refusing with
+ * PMIX_ERR_INVALID_CRED what this server did not seal with that key. */
+pmix_status_t sy_srv_cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gid, uint32_t pid,
+                               const pmix_byte_object_t *crypto, pmix_byte_object_t *out);
+pmix_status_t sy_srv_cred_open(const pmix_byte_object_t *cred, const pmix_byte_object_t *crypto,
+                               pmix_proc_t *who, uint32_t *uid, uint32_t *gid, uint32_t *pid);
+bool sy_srv_cred_is_native(const pmix_byte_object_t *cred);
+
 /* ---- server_event.c: event registration and notification (issue 4) ---- */
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized);
 void sy_srv_event_finalize(sy_srv_t *s);
 void sy_srv_event_init(sy_srv_t *s);
+/* An event of the library itself (groups, process sets): to the clients in
+ * range, into the cache for later registrations, and to the host's
+ * notify_event when the range reaches other nodes. */
+void sy_srv_event_raise(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
+                        const pmix_info_t info[], size_t ninfo);
+
+/* ---- server_group.c: process groups (PMIx_Group_*) ---- */
+void sy_srv_group_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+/* Every event the server passes on (from clients or the host): the group
+ * events that concern a group of ours change it. */
+void sy_srv_group_event(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                        size_t ninfo);
+/* A client's connection ended: it leaves the groups it was in. */
+void sy_srv_group_peer_gone(sy_srv_peer_t *peer, bool finalized);
+void sy_srv_group_finalize(sy_srv_t *s);
+/* For queries: the groups known here and the ones a process is in. */
+pmix_status_t sy_srv_group_names(const pmix_proc_t *member, pmix_value_t *out);
+pmix_status_t sy_srv_group_members(const char *grp, pmix_value_t *out);
+/* Participants named by a group id ({grp, WILDCARD} or {grp, group rank})
+ * replaced by the members (procs is reallocated), as a fence over a group
+ * needs. */
+pmix_status_t sy_srv_group_expand(pmix_proc_t **procs, size_t *nprocs);
 
 /* ---- server_registry.c ---- */
 sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc);
@@ -176,6 +265,9 @@ bool sy_srv_info_true(const pmix_info_t *inf);
 void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg);
 /* Fill buf with n random bytes (getrandom, falling back to /dev/urandom). */
 pmix_status_t sy_srv_random(void *buf, size_t n);
+/* Append PMIX_USERID and PMIX_GRPID of the client (its registered ids)
+ * to a malloc'd info array, as the upcalls that act for a client need. */
+pmix_status_t sy_srv_add_ids(pmix_info_t **info, size_t *ninfo, const sy_srv_client_t *c);
 /* Post fn(arg) to the loop of a live server; PMIX_ERR_INIT when there is
  * none (fn is then never called). */
 pmix_status_t sy_srv_post(sy_progress_fn_t fn, void *arg);

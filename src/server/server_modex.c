@@ -58,8 +58,9 @@ typedef struct member {
     struct member *next;
 } member_t;
 
-typedef struct fence {
-    uint8_t kind;       /* SY_CMD_FENCE, SY_CMD_CONNECT or SY_CMD_DISCONNECT */
+typedef struct sy_srv_coll {
+    uint8_t kind;       /* SY_CMD_FENCE, SY_CMD_CONNECT, SY_CMD_DISCONNECT, or another
+                         * file's collective (ops != NULL) */
     pmix_proc_t *procs;
     size_t nprocs;
     bool collect;
@@ -69,7 +70,10 @@ typedef struct fence {
     member_t *members;
     sy_timer_t *timer;
     pmix_data_buffer_t remote_data; /* blobs from the host */
-    struct fence *next;
+    char *key;                      /* names another file's collective (a group id) */
+    const sy_srv_coll_ops_t *ops;   /* how it completes; NULL: fence/connect/disconnect */
+    void *ctx;
+    struct sy_srv_coll *next;
 } fence_t;
 
 typedef struct waiter {
@@ -199,7 +203,7 @@ static pmix_status_t count_local(sy_srv_t *s, const pmix_proc_t *procs, size_t n
 
 static bool same_set(const fence_t *f, uint8_t kind, const pmix_proc_t *procs, size_t n)
 {
-    if (f->kind != kind || f->nprocs != n)
+    if (f->kind != kind || f->nprocs != n || f->key != NULL)
         return false;
     for (size_t i = 0; i < n; i++)
         if (!in_set(f->procs, f->nprocs, &procs[i]) || !in_set(procs, n, &f->procs[i]))
@@ -222,7 +226,10 @@ static void fence_free(fence_t *f)
 {
     if (f->timer != NULL)
         sy_timer_cancel(f->timer);
+    if (f->ops != NULL && f->ops->done != NULL)
+        f->ops->done(f->ctx);
     free(f->procs);
+    free(f->key);
     sy_buffer_destruct(&f->remote_data);
     free(f);
 }
@@ -496,6 +503,10 @@ static void connect_ready(sy_srv_t *s, fence_t *f)
 
 static void fence_ready(sy_srv_t *s, fence_t *f)
 {
+    if (f->ops != NULL) {
+        f->ops->ready(f, f->ctx);
+        return;
+    }
     if (!f->remote) {
         fence_complete(f);
         return;
@@ -509,10 +520,7 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
         return;
     }
     pmix_data_buffer_t blob = {0};
-    pmix_status_t rc = PMIX_SUCCESS;
-    for (posted_t *p = posted_list; p != NULL && rc == PMIX_SUCCESS; p = p->next)
-        if (in_set(f->procs, f->nprocs, &p->proc))
-            rc = pack_record(&blob, p, false);
+    pmix_status_t rc = sy_srv_coll_blob(f, &blob);
     host_fence_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
     if (h == NULL) {
         sy_buffer_destruct(&blob);
@@ -551,7 +559,9 @@ static void fence_timeout(void *arg)
         sy_timer_cancel(f->timer);
         f->timer = NULL;
     }
-    if (!f->host_called)
+    if (f->ops != NULL && f->ops->timeout != NULL)
+        f->ops->timeout(f, f->ctx);
+    else if (!f->host_called)
         fence_finish(f, PMIX_ERR_TIMEOUT, NULL);
 }
 
@@ -628,7 +638,6 @@ static bool info_bool(const pmix_info_t *info, size_t n, const char *key)
 
 static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_data_buffer_t *b)
 {
-    sy_srv_t *s = sy_srv;
     size_t nprocs = 0, ninfo = 0;
     pmix_proc_t *procs = NULL;
     pmix_info_t *info = NULL;
@@ -651,56 +660,152 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
         int32_t cnt = (int32_t)ninfo;
         rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
     }
-    size_t expected = 0;
-    bool remote = false;
     if (rc == PMIX_SUCCESS)
-        rc = count_local(s, procs, nprocs, &expected, &remote);
+        rc = sy_srv_group_expand(&procs, &nprocs); /* {group id, rank} names members */
     if (rc == PMIX_SUCCESS && !in_set(procs, nprocs, &peer->proc))
         rc = PMIX_ERR_BAD_PARAM; /* a fence the caller does not take part in */
     fence_t *f = NULL;
     if (rc == PMIX_SUCCESS) {
         for (f = fences; f != NULL && !same_set(f, kind, procs, nprocs); f = f->next)
             ;
-        if (f == NULL) {
-            f = calloc(1, sizeof(*f));
-            if (f == NULL) {
-                rc = PMIX_ERR_NOMEM;
-            } else {
-                f->kind = kind;
-                f->procs = procs;
-                f->nprocs = nprocs;
-                procs = NULL;
-                f->expected = expected;
-                f->remote = remote;
-                f->next = fences;
-                fences = f;
-            }
-        }
+        if (f == NULL && (rc = sy_srv_coll_new(kind, NULL, procs, nprocs, NULL, NULL, &f)) ==
+                             PMIX_SUCCESS)
+            procs = NULL;
     }
-    member_t *m = rc == PMIX_SUCCESS ? calloc(1, sizeof(*m)) : NULL;
-    if (m == NULL) {
-        sy_srv_peer_reply_status(peer, tag, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM);
-        free(procs);
-        if (info != NULL)
-            PMIX_INFO_FREE(info, ninfo);
-        return;
+    if (rc == PMIX_SUCCESS) {
+        if (info_bool(info, ninfo, PMIX_COLLECT_DATA) ||
+            info_bool(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO))
+            f->collect = true;
+        sy_srv_coll_set_timeout(f, info_timeout(info, ninfo));
     }
-    if (info_bool(info, ninfo, PMIX_COLLECT_DATA) ||
-        info_bool(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO))
-        f->collect = true;
-    double t = info_timeout(info, ninfo);
-    if (t > 0 && f->timer == NULL)
-        sy_progress_timer(s->progress, t, fence_timeout, f, &f->timer);
     if (info != NULL)
         PMIX_INFO_FREE(info, ninfo);
     free(procs); /* an existing fence kept its own copy */
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_coll_join(f, peer, tag);
+    if (rc != PMIX_SUCCESS)
+        sy_srv_peer_reply_status(peer, tag, rc);
+}
+
+/* ---- collectives other files drive (server_internal.h) ---- */
+
+pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs, size_t nprocs,
+                              const sy_srv_coll_ops_t *ops, void *ctx, sy_srv_coll_t **out)
+{
+    size_t expected = 0;
+    bool remote = false;
+    pmix_status_t rc = count_local(sy_srv, procs, nprocs, &expected, &remote);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    fence_t *f = calloc(1, sizeof(*f));
+    if (f == NULL || (key != NULL && (f->key = strdup(key)) == NULL)) {
+        free(f);
+        return PMIX_ERR_NOMEM;
+    }
+    f->kind = kind;
+    f->procs = procs;
+    f->nprocs = nprocs;
+    f->expected = expected;
+    f->remote = remote;
+    f->ops = ops;
+    f->ctx = ctx;
+    f->next = fences;
+    fences = f;
+    *out = f;
+    return PMIX_SUCCESS;
+}
+
+sy_srv_coll_t *sy_srv_coll_find(uint8_t kind, const char *key)
+{
+    for (fence_t *f = fences; f != NULL; f = f->next)
+        if (f->kind == kind && f->key != NULL && strcmp(f->key, key) == 0)
+            return f;
+    return NULL;
+}
+
+void sy_srv_coll_set_timeout(sy_srv_coll_t *f, double seconds)
+{
+    if (seconds > 0 && f->timer == NULL)
+        sy_progress_timer(sy_srv->progress, seconds, fence_timeout, f, &f->timer);
+}
+
+pmix_status_t sy_srv_coll_join(sy_srv_coll_t *f, sy_srv_peer_t *peer, uint32_t tag)
+{
+    if (!in_set(f->procs, f->nprocs, &peer->proc))
+        return PMIX_ERR_BAD_PARAM; /* a collective the caller does not take part in */
+    member_t *m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        return PMIX_ERR_NOMEM;
     m->peer = peer;
     m->tag = tag;
     m->next = f->members;
     f->members = m;
     sy_srv_peer_hold(peer);
     if (++f->arrived >= f->expected)
-        fence_ready(s, f);
+        fence_ready(sy_srv, f);
+    return PMIX_SUCCESS;
+}
+
+bool sy_srv_coll_joined(const sy_srv_coll_t *f, const pmix_proc_t *p)
+{
+    for (const member_t *m = f->members; m != NULL; m = m->next)
+        if (PMIX_CHECK_PROCID(&m->peer->proc, p))
+            return true;
+    return false;
+}
+
+bool sy_srv_coll_remote(const sy_srv_coll_t *f)
+{
+    return f->remote;
+}
+
+const pmix_proc_t *sy_srv_coll_procs(const sy_srv_coll_t *f, size_t *n)
+{
+    *n = f->nprocs;
+    return f->procs;
+}
+
+void sy_srv_coll_drop(sy_srv_coll_t *f, const pmix_proc_t *p)
+{
+    for (size_t i = 0; i < f->nprocs; i++) {
+        if (!PMIX_CHECK_PROCID(&f->procs[i], p))
+            continue;
+        memmove(&f->procs[i], &f->procs[i + 1], (f->nprocs - i - 1) * sizeof(*f->procs));
+        f->nprocs--;
+        sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, p->nspace);
+        if (ns != NULL && rank_local(ns, p->rank) && f->expected > 0)
+            f->expected--;
+        break;
+    }
+    if (f->arrived >= f->expected && !f->host_called)
+        fence_ready(sy_srv, f);
+}
+
+void sy_srv_coll_host_called(sy_srv_coll_t *f)
+{
+    f->host_called = true;
+}
+
+pmix_status_t sy_srv_coll_blob(const sy_srv_coll_t *f, pmix_data_buffer_t *blob)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (posted_t *p = posted_list; p != NULL && rc == PMIX_SUCCESS; p = p->next)
+        if (in_set(f->procs, f->nprocs, &p->proc))
+            rc = pack_record(blob, p, false);
+    return rc;
+}
+
+pmix_status_t sy_srv_coll_publish(sy_srv_coll_t *f, const void *remote, size_t nremote,
+                                  pmix_data_buffer_t *paths)
+{
+    if (nremote > 0 && sy_buffer_append(&f->remote_data, remote, nremote) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return publish_collected(sy_srv, f, paths);
+}
+
+void sy_srv_coll_finish(sy_srv_coll_t *f, pmix_status_t status, const pmix_data_buffer_t *extra)
+{
+    fence_finish(f, status, extra);
 }
 
 /* ---- direct modex ---- */
@@ -982,7 +1087,14 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
     if (mine != NULL)
         mine->gone = true;
     /* Every fence it belongs to (as a member or an expected participant)
-     * fails for the others if it died; requests it made are dropped. */
+     * fails for the others if it died; requests it made are dropped.  The
+     * collectives of other files decide for themselves, afterwards (their
+     * decision may end other collectives). */
+    size_t nhooked = 0;
+    for (fence_t *f = fences; f != NULL; f = f->next)
+        nhooked += f->ops != NULL;
+    fence_t **hooked = nhooked > 0 ? calloc(nhooked, sizeof(*hooked)) : NULL;
+    nhooked = 0;
     for (fence_t *f = fences, *next; f != NULL; f = next) {
         next = f->next;
         bool member = false;
@@ -999,9 +1111,23 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
                 pp = &m->next;
             }
         }
-        if (!finalized && (member || in_set(f->procs, f->nprocs, &peer->proc)))
+        if (f->ops != NULL) {
+            if (member || in_set(f->procs, f->nprocs, &peer->proc)) {
+                if (hooked != NULL)
+                    hooked[nhooked++] = f;
+                else
+                    fence_finish(f, PMIX_ERR_NOMEM, NULL);
+            }
+        } else if (!finalized && (member || in_set(f->procs, f->nprocs, &peer->proc))) {
+            fence_finish(f, PMIX_PROC_TERMINATED, NULL);
+        }
+    }
+    for (size_t i = 0; i < nhooked; i++) {
+        fence_t *f = hooked[i];
+        if (fence_alive(f) && !f->ops->gone(f, &peer->proc, finalized, f->ctx))
             fence_finish(f, PMIX_PROC_TERMINATED, NULL);
     }
+    free(hooked);
     for (waiter_t *w = waiters, *next; w != NULL; w = next) {
         next = w->next;
         if (w->peer == peer) {

@@ -94,6 +94,7 @@ static void peer_detach(sy_srv_peer_t *peer)
             sy_log(SY_LOG_INFO, "server: client %s disconnected without finalizing", who);
         }
         sy_srv_modex_peer_gone(peer, peer->finalized);
+        sy_srv_group_peer_gone(peer, peer->finalized);
         sy_srv_event_peer_gone(peer, peer->finalized);
     }
     if (peer->client != NULL && peer->client->peer == peer)
@@ -561,7 +562,16 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_LOG:
         case SY_CMD_JOB_CONTROL:
         case SY_CMD_MONITOR:
-        case SY_CMD_SPAWN: sy_srv_hostops_command(peer, cmd, tag, &b); break;
+        case SY_CMD_SPAWN:
+        case SY_CMD_ALLOC: sy_srv_hostops_command(peer, cmd, tag, &b); break;
+        case SY_CMD_GET_CRED:
+        case SY_CMD_VALIDATE_CRED: sy_srv_cred_command(peer, cmd, tag, &b); break;
+        case SY_CMD_GROUP_CONSTRUCT:
+        case SY_CMD_GROUP_DESTRUCT:
+        case SY_CMD_GROUP_INVITE:
+        case SY_CMD_GROUP_JOIN:
+        case SY_CMD_GROUP_LEAVE:
+        case SY_CMD_GROUP_DECIDE: sy_srv_group_command(peer, cmd, tag, &b); break;
         case SY_CMD_HELLO: refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO"); break;
         default: sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED); break;
         }

@@ -116,3 +116,21 @@ void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status)
         op->cbfunc(status, op->cbdata);
     free(op);
 }
+
+pmix_status_t sy_srv_add_ids(pmix_info_t **info, size_t *ninfo, const sy_srv_client_t *c)
+{
+    pmix_info_t *all;
+    PMIX_INFO_CREATE(all, *ninfo + 2);
+    if (all == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < *ninfo; i++)
+        PMIx_Info_xfer(&all[i], &(*info)[i]);
+    uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
+    PMIX_INFO_LOAD(&all[*ninfo], PMIX_USERID, &uid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&all[*ninfo + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+    if (*info != NULL)
+        PMIX_INFO_FREE(*info, *ninfo);
+    *info = all;
+    *ninfo += 2;
+    return PMIX_SUCCESS;
+}

@@ -31,3 +31,8 @@ check_PROGRAMS += tests/integration/test_events
 tests_integration_test_events_SOURCES = tests/integration/test_events.c
 tests_integration_test_events_LDADD = src/libpmix.la
 tests_integration_test_events_LDFLAGS = -no-install
+# Process groups between processes under switchyard-run (run.sh).
+check_PROGRAMS += tests/integration/test_groups
+tests_integration_test_groups_SOURCES = tests/integration/test_groups.c tests/integration/itest.h
+tests_integration_test_groups_LDADD = src/libpmix.la
+tests_integration_test_groups_LDFLAGS = -no-install

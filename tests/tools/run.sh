@@ -112,6 +112,21 @@ if test -x "$M"; then
     check "a rank killed in a fence: the others' fence fails, no hang" "test $rc -eq 137 && test \$(grep -c 'fence failed as it must' '$T/out') -eq 2"
 fi
 
+G="$top_builddir/tests/integration/test_groups"
+if test -x "$G"; then
+    "$R" --oversubscribe -n 3 "$G" construct > "$T/out" 2> "$T/err"
+    rc=$?
+    check "group construct/destruct with and without a context id, data, queries, fence over a group" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
+    "$R" --oversubscribe -n 3 "$G" invite > "$T/out" 2> "$T/err"
+    rc=$?
+    check "group invite: one accepts, one declines, the leader hears both; leave; destruct" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
+    for m in die-error die-notify die-abort die-leader; do
+        "$R" --oversubscribe -n 3 "$G" $m > "$T/out" 2> "$T/err"
+        rc=$?
+        check "group member ends during construct ($m)" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 2 && ! grep -q FAIL '$T/err'"
+    done
+fi
+
 E="$top_builddir/tests/integration/test_events"
 if test -x "$E"; then
     "$R" --oversubscribe -n 3 "$E" > "$T/out" 2> "$T/err"

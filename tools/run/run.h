@@ -5,7 +5,8 @@
  *   run_host.c  the host module         run_iof.c   output forwarding
  *   run_bind.c  mapping and binding     run_main.c  launch, wait, exit status
  *   run_pubsub.c  the publish/lookup datastore
- *   run_ops.c   query, log, job control */
+ *   run_ops.c   query, log, job control
+ *   run_group.c process groups, allocations, process sets */
 #ifndef SWITCHYARD_RUN_H
 #define SWITCHYARD_RUN_H
 #include <stdbool.h>
@@ -22,6 +23,7 @@ typedef struct {
     unsigned np;
     char **argv;    /* NULL-terminated, points into the command line */
     char *wdir;     /* NULL: the launcher's cwd */
+    const char *pset; /* --pset: the process set of this context, or NULL */
 } run_app_t;
 
 typedef struct {
@@ -73,6 +75,7 @@ typedef struct {
     bool aborted;
     pmix_rank_t abort_rank;
     char *abort_msg;
+    double extra_time;    /* seconds an allocation request added to --timeout */
 } run_job_t;
 
 /* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for
@@ -113,6 +116,13 @@ void run_ops_cleanup(void);
 void run_ops_tick(void);
 /* A process exited: its monitors go. */
 void run_ops_proc_gone(const pmix_proc_t *proc);
+
+/* run_group.c: the group and allocate upcalls; the process sets of a
+ * job's app contexts (--pset), defined once it is registered and deleted
+ * before it is deregistered. */
+void run_group_module(pmix_server_module_t *m, run_job_t *job);
+int run_psets_define(run_job_t *job);
+void run_psets_delete(run_job_t *job);
 
 /* run_main.c: start one process of a job. */
 int run_start(run_job_t *job, run_proc_t *p);

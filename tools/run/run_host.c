@@ -134,6 +134,7 @@ void run_host_module(pmix_server_module_t *m, run_job_t *job)
     m->direct_modex = dmodex;
     run_pubsub_module(m);
     run_ops_module(m, job);
+    run_group_module(m, job);
 }
 
 /* For the main thread: a consistent view of the flags the upcalls set. */

@@ -132,6 +132,8 @@ int run_register(run_job_t *job)
         ADD(&sub, PMIX_APPLDR, &first, PMIX_PROC_RANK);
         ADD(&sub, PMIX_APP_ARGV, argv, PMIX_STRING);
         ADD(&sub, PMIX_WDIR, wdir, PMIX_STRING);
+        if (app->pset != NULL)
+            ADD(&sub, PMIX_PSET_NAME, app->pset, PMIX_STRING);
         free(argv);
         if (add_array(&l, PMIX_APP_INFO_ARRAY, &sub) != 0)
             goto nomem;
@@ -180,7 +182,7 @@ int run_register(run_job_t *job)
     free(nodes);
     free(procs);
     free(nsdir);
-    return 0;
+    return run_psets_define(job);
 nomem:
     fprintf(stderr, "switchyard-run: out of memory\n");
 fail:
@@ -197,6 +199,7 @@ fail:
 
 void run_deregister(run_job_t *job)
 {
+    run_psets_delete(job);
     for (unsigned r = 0; r < job->nprocs; r++) {
         pmix_proc_t proc;
         PMIX_LOAD_PROCID(&proc, job->nspace, r);

@@ -384,7 +384,10 @@ int main(int argc, char **argv)
             run_spawn_kill_all(SIGTERM);
             kill_at = t + 2.0;
         }
-        if (deadline > 0 && t > deadline && !failing) {
+        run_host_lock();
+        double extra = job.extra_time;
+        run_host_unlock();
+        if (deadline > 0 && t > deadline + extra && !failing) {
             timed_out = failing = true;
             run_kill_all(&job, SIGTERM);
             run_spawn_kill_all(SIGTERM);

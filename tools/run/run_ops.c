@@ -101,11 +101,6 @@ static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
             } else if (!strcmp(key, PMIX_JOB_SIZE)) {
                 uint32_t size = job->nprocs;
                 PMIX_INFO_LOAD(o, key, &size, PMIX_UINT32);
-            } else if (!strcmp(key, PMIX_QUERY_NUM_PSETS)) {
-                size_t none = 0; /* no process sets are defined here */
-                PMIX_INFO_LOAD(o, key, &none, PMIX_SIZE);
-            } else if (!strcmp(key, PMIX_QUERY_PSET_NAMES)) {
-                PMIX_INFO_LOAD(o, key, "", PMIX_STRING);
             } else if (!strcmp(key, PMIX_HOSTNAME)) {
                 PMIX_INFO_LOAD(o, key, job->hostname, PMIX_STRING);
             } else {

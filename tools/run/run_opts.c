@@ -19,6 +19,7 @@ void run_usage(FILE *out)
             "App context options (before each program; ':' starts the next context):\n"
             "  -n, -np, --np N        number of processes of this program (default 1)\n"
             "  --wdir DIR             working directory of this program's processes\n"
+            "  --pset NAME            make this program's processes the process set NAME\n"
             "\n"
             "Job options:\n"
             "  --map-by core|package  place ranks on consecutive cores (default) or\n"
@@ -103,6 +104,14 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                 if (need_arg(i, argc, a))
                     return 1;
                 app.wdir = argv[++i];
+            } else if (!strcmp(a, "--pset")) {
+                if (need_arg(i, argc, a))
+                    return 1;
+                app.pset = argv[++i];
+                if (app.pset[0] == '\0') {
+                    fprintf(stderr, "switchyard-run: --pset needs a name\n");
+                    return 1;
+                }
             } else if (!strcmp(a, "--map-by")) {
                 if (need_arg(i, argc, a))
                     return 1;

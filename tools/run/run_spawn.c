@@ -92,6 +92,10 @@ static pmix_status_t copy_apps(request_t *r, const pmix_app_t apps[], size_t nap
         r->opts.apps[a].argv = argv;
         r->opts.apps[a].np = app->maxprocs > 0 ? (unsigned)app->maxprocs : 1;
         r->opts.apps[a].wdir = app->cwd != NULL ? keep(r, app->cwd) : NULL;
+        for (size_t i = 0; app->info != NULL && i < app->ninfo; i++)
+            if (PMIX_CHECK_KEY(&app->info[i], PMIX_PSET_NAME) &&
+                app->info[i].value.type == PMIX_STRING && app->info[i].value.data.string != NULL)
+                r->opts.apps[a].pset = keep(r, app->info[i].value.data.string);
         for (size_t e = 0; app->env != NULL && app->env[e] != NULL; e++) {
             if (strchr(app->env[e], '=') == NULL)
                 continue;

@@ -1,0 +1,455 @@
+/* Process groups on the client side (Chap_API_Sets_Groups.tex, "Process
+ * Groups"): PMIx_Group_construct / destruct / invite / join / leave (+ _nb)
+ * are requests to the server, which tracks the operations.  A completed
+ * construct, invite or join maps the members' published data (like a
+ * fence) and keeps the group's results as job-level data of the group id,
+ * so PMIx_Get({grp, PMIX_RANK_WILDCARD}, PMIX_GROUP_CONTEXT_ID or
+ * PMIX_GROUP_MEMBERSHIP) answers locally until the group is destructed or
+ * left.  What a participant's event handlers decide about a construction
+ * (go on, PMIX_GROUP_CONSTRUCT_ABORT, or PMIX_GROUP_LEADER among their
+ * results after PMIX_GROUP_LEADER_FAILED) goes back to the server as
+ * DECIDE, which waits for it before it adjusts the membership. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "client/client_internal.h"
+#include "common/buffer.h"
+#include "common/event.h"
+#include "common/pack.h"
+#include "common/store.h"
+#include "common/sync.h"
+
+static pmix_status_t server_conn(sy_conn_t **conn)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (sy_client.refcount == 0)
+        rc = PMIX_ERR_INIT;
+    else if (sy_client.conn == NULL)
+        rc = PMIX_ERR_NOT_SUPPORTED; /* a singleton has no server to group with */
+    *conn = sy_client.conn;
+    pthread_mutex_unlock(&sy_client_lock);
+    return rc;
+}
+
+static bool good_id(const char grp[])
+{
+    return grp != NULL && grp[0] != '\0' && strnlen(grp, PMIX_MAX_NSLEN + 1) <= PMIX_MAX_NSLEN;
+}
+
+/* ---- handlers' decisions ---- */
+
+static void ignore_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    (void)status;
+    (void)reply;
+    (void)cbdata;
+}
+
+/* DECIDE: STRING grp, STATUS the event's code, STATUS the decision
+ * (PMIX_SUCCESS to go on, PMIX_GROUP_CONSTRUCT_ABORT, or
+ * PMIX_GROUP_LEADER_SELECTED to take the lead), PROC the affected process. */
+static void decide(const char *grp, pmix_status_t code, pmix_status_t decision,
+                   const pmix_proc_t *affected)
+{
+    sy_conn_t *conn;
+    if (server_conn(&conn) != PMIX_SUCCESS)
+        return;
+    pmix_proc_t none;
+    PMIX_LOAD_PROCID(&none, "", PMIX_RANK_UNDEF);
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_GROUP_DECIDE);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &code, 1, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &decision, 1, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, affected != NULL ? affected : &none, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        sy_client_request_nb(conn, &req, ignore_reply, NULL);
+    else
+        sy_buffer_destruct(&req);
+}
+
+/* How this process's handlers took a group event the server waits on:
+ * a member that failed during a construction (PMIX_GROUP_MEMBER_FAILED),
+ * or, for an inviting process, an invitee's answer or failure; a leader
+ * that failed (PMIX_GROUP_LEADER_FAILED) is answered only to abort or to
+ * take the lead (PMIX_GROUP_LEADER among the results). */
+static void on_outcome(pmix_status_t code, pmix_status_t objection, const pmix_info_t results[],
+                       size_t nresults, const pmix_info_t info[], size_t ninfo)
+{
+    bool waited = code == PMIX_GROUP_MEMBER_FAILED || code == PMIX_GROUP_INVITE_ACCEPTED ||
+                  code == PMIX_GROUP_INVITE_DECLINED || code == PMIX_GROUP_INVITE_FAILED;
+    if (!waited && code != PMIX_GROUP_LEADER_FAILED)
+        return;
+    const char *grp = NULL;
+    const pmix_proc_t *affected = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) && info[i].value.type == PMIX_STRING)
+            grp = info[i].value.data.string;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
+                 info[i].value.type == PMIX_PROC)
+            affected = info[i].value.data.proc;
+    }
+    if (grp == NULL)
+        return;
+    pmix_status_t decision = PMIX_SUCCESS;
+    if (objection == PMIX_GROUP_CONSTRUCT_ABORT)
+        decision = PMIX_GROUP_CONSTRUCT_ABORT;
+    for (size_t i = 0; decision == PMIX_SUCCESS && code == PMIX_GROUP_LEADER_FAILED &&
+                       i < nresults;
+         i++)
+        if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_LEADER) &&
+            (results[i].value.type == PMIX_UNDEF ||
+             (results[i].value.type == PMIX_BOOL && results[i].value.data.flag)))
+            decision = PMIX_GROUP_LEADER_SELECTED;
+    if (waited || decision != PMIX_SUCCESS)
+        decide(grp, code, decision, affected);
+}
+
+static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
+
+static void watch_outcomes(void)
+{
+    sy_event_set_outcome_hook(on_outcome);
+}
+
+/* ---- requests ---- */
+
+typedef struct {
+    uint8_t cmd;
+    char grp[PMIX_MAX_NSLEN + 1];
+    pmix_info_cbfunc_t info_cb;
+    pmix_op_cbfunc_t op_cb;
+    void *cbdata;
+    pmix_info_t *info; /* the results, freed by release_results */
+    size_t ninfo;
+} greq_t;
+
+static void release_results(void *cbdata)
+{
+    greq_t *g = cbdata;
+    if (g->info != NULL)
+        PMIX_INFO_FREE(g->info, g->ninfo);
+    free(g);
+}
+
+/* The group's results become job-level data of the group id. */
+static void remember(const char *grp, const pmix_info_t *info, size_t n)
+{
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, grp, PMIX_RANK_WILDCARD);
+    sy_store_internal_forget(grp);
+    for (size_t i = 0; i < n; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_CONTEXT_ID) ||
+            PMIX_CHECK_KEY(&info[i], PMIX_GROUP_MEMBERSHIP)) {
+            sy_store_internal_put(&all, info[i].key, &info[i].value);
+            if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_MEMBERSHIP) &&
+                info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray != NULL) {
+                uint32_t size = (uint32_t)info[i].value.data.darray->size;
+                pmix_value_t v = {.type = PMIX_UINT32, .data.uint32 = size};
+                sy_store_internal_put(&all, PMIX_JOB_SIZE, &v);
+            }
+        }
+}
+
+/* Reply after the status, for a completed group: the segments to map,
+ * then SIZE r, r INFO results. */
+static void group_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    greq_t *g = cbdata;
+    bool formed = status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS;
+    if (g->cmd == SY_CMD_GROUP_DESTRUCT || g->cmd == SY_CMD_GROUP_LEAVE) {
+        if (status == PMIX_SUCCESS)
+            sy_store_internal_forget(g->grp);
+        if (g->op_cb != NULL)
+            g->op_cb(status, g->cbdata);
+        free(g);
+        return;
+    }
+    if (formed && sy_buffer_remaining(reply) > 0) {
+        pmix_status_t rc = sy_client_attach_segments(reply);
+        size_t n = 0;
+        if (rc == PMIX_SUCCESS)
+            rc = sy_client_unpack_one(reply, &n, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(reply))
+            rc = PMIX_ERR_UNPACK_FAILURE;
+        if (rc == PMIX_SUCCESS && n > 0) {
+            PMIX_INFO_CREATE(g->info, n);
+            int32_t cnt = (int32_t)n;
+            rc = g->info == NULL ? PMIX_ERR_NOMEM : sy_unpack(reply, g->info, &cnt, PMIX_INFO);
+            g->ninfo = n;
+        }
+        if (rc == PMIX_SUCCESS)
+            remember(g->grp, g->info, g->ninfo);
+        else
+            status = rc;
+    }
+    /* a joiner is in the group, however many others declined */
+    if (g->cmd == SY_CMD_GROUP_JOIN && status == PMIX_ERR_PARTIAL_SUCCESS)
+        status = PMIX_SUCCESS;
+    if (g->info_cb == NULL) {
+        release_results(g);
+        return;
+    }
+    g->info_cb(status, g->ninfo > 0 ? g->info : NULL, g->ninfo, g->cbdata, release_results, g);
+}
+
+/* Send req (taken) and route the reply to the caller's callback. */
+static pmix_status_t send_group(pmix_data_buffer_t *req, uint8_t cmd, const char *grp,
+                                pmix_info_cbfunc_t info_cb, pmix_op_cbfunc_t op_cb, void *cbdata)
+{
+    sy_conn_t *conn;
+    pmix_status_t rc = server_conn(&conn);
+    greq_t *g = rc == PMIX_SUCCESS ? calloc(1, sizeof(*g)) : NULL;
+    if (g == NULL) {
+        sy_buffer_destruct(req);
+        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
+    }
+    pthread_once(&watch_once, watch_outcomes);
+    g->cmd = cmd;
+    PMIX_LOAD_NSPACE(g->grp, grp);
+    g->info_cb = info_cb;
+    g->op_cb = op_cb;
+    g->cbdata = cbdata;
+    rc = sy_client_request_nb(conn, req, group_reply, g);
+    if (rc != PMIX_SUCCESS)
+        free(g);
+    return rc;
+}
+
+static pmix_status_t pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
+{
+    size_t n = info != NULL ? ninfo : 0;
+    pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
+    return rc;
+}
+
+/* CONSTRUCT and INVITE: STRING grp, SIZE p, p PROC, SIZE n, n INFO. */
+static pmix_status_t members_request(uint8_t cmd, const char grp[], const pmix_proc_t procs[],
+                                     size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                                     pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!good_id(grp) || procs == NULL || nprocs == 0 || (info == NULL && ninfo > 0))
+        return PMIX_ERR_BAD_PARAM;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, procs, (int32_t)nprocs, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    return send_group(&req, cmd, grp, cbfunc, NULL, cbdata);
+}
+
+/* DESTRUCT and LEAVE: STRING grp, SIZE n, n INFO. */
+static pmix_status_t id_request(uint8_t cmd, const char grp[], const pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (!good_id(grp) || (info == NULL && ninfo > 0))
+        return PMIX_ERR_BAD_PARAM;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    return send_group(&req, cmd, grp, NULL, cbfunc, cbdata);
+}
+
+static pmix_status_t wait_results(pmix_status_t started, sy_client_info_wait_t *w,
+                                  pmix_info_t **results, size_t *nresults)
+{
+    if (results != NULL)
+        *results = NULL;
+    if (nresults != NULL)
+        *nresults = 0;
+    return sy_client_wait_infos(started, w, results, nresults);
+}
+
+static void op_done(pmix_status_t status, void *cbdata)
+{
+    sy_sync_signal(cbdata, status, NULL);
+}
+
+static pmix_status_t wait_op(pmix_status_t started, sy_sync_t *s)
+{
+    pmix_status_t rc = started;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_sync_wait_progress(s, sy_client.progress);
+    else if (rc == PMIX_OPERATION_SUCCEEDED)
+        rc = PMIX_SUCCESS;
+    sy_sync_destroy(s);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_proc_t procs[],
+                                                  size_t nprocs, const pmix_info_t directives[],
+                                                  size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                                                  void *cbdata)
+{
+    return members_request(SY_CMD_GROUP_CONSTRUCT, grp, procs, nprocs, directives, ndirs, cbfunc,
+                           cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
+                                               size_t nprocs, const pmix_info_t directives[],
+                                               size_t ndirs, pmix_info_t **results,
+                                               size_t *nresults)
+{
+    sy_client_info_wait_t w = {0};
+    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return wait_results(PMIx_Group_construct_nb(grp, procs, nprocs, directives, ndirs,
+                                                sy_client_info_done, &w),
+                        &w, results, nresults);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
+                                               size_t nprocs, const pmix_info_t info[],
+                                               size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                               void *cbdata)
+{
+    return members_request(SY_CMD_GROUP_INVITE, grp, procs, nprocs, info, ninfo, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[],
+                                            size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                                            pmix_info_t **results, size_t *nresults)
+{
+    sy_client_info_wait_t w = {0};
+    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return wait_results(
+        PMIx_Group_invite_nb(grp, procs, nprocs, info, ninfo, sy_client_info_done, &w), &w,
+        results, nresults);
+}
+
+/* JOIN: STRING grp, PROC leader, UINT8 accept/decline, SIZE n, n INFO. */
+PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
+                                             pmix_group_opt_t opt, const pmix_info_t info[],
+                                             size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                                             void *cbdata)
+{
+    if (!good_id(grp) || (info == NULL && ninfo > 0) ||
+        (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE))
+        return PMIX_ERR_BAD_PARAM;
+    pmix_proc_t none;
+    PMIX_LOAD_PROCID(&none, "", PMIX_RANK_UNDEF);
+    uint8_t o = opt;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_GROUP_JOIN);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, leader != NULL ? leader : &none, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &o, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_infos(&req, info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return rc;
+    }
+    return send_group(&req, SY_CMD_GROUP_JOIN, grp, cbfunc, NULL, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
+                                          pmix_group_opt_t opt, const pmix_info_t info[],
+                                          size_t ninfo, pmix_info_t **results, size_t *nresult)
+{
+    sy_client_info_wait_t w = {0};
+    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return wait_results(
+        PMIx_Group_join_nb(grp, leader, opt, info, ninfo, sy_client_info_done, &w), &w, results,
+        nresult);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
+                                              size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    return id_request(SY_CMD_GROUP_LEAVE, grp, info, ninfo, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
+                                           size_t ninfo)
+{
+    sy_sync_t s;
+    if (sy_sync_init(&s) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return wait_op(PMIx_Group_leave_nb(grp, info, ninfo, op_done, &s), &s);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[],
+                                                 size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                                 void *cbdata)
+{
+    return id_request(SY_CMD_GROUP_DESTRUCT, grp, info, ninfo, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
+                                              size_t ninfo)
+{
+    sy_sync_t s;
+    if (sy_sync_init(&s) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    return wait_op(PMIx_Group_destruct_nb(grp, info, ninfo, op_done, &s), &s);
+}
+
+/* PMIx_Get of PMIX_PSET_NAMES / PMIX_GROUP_NAMES: the server knows, so ask
+ * it with the query it answers itself. */
+pmix_status_t sy_client_membership_get(const pmix_proc_t *proc, const char *key,
+                                       pmix_value_t **val)
+{
+    sy_conn_t *conn;
+    pmix_status_t rc = server_conn(&conn);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[2] = {(char *)key, NULL};
+    pmix_info_t qual;
+    PMIX_INFO_LOAD(&qual, PMIX_PROCID, proc, PMIX_PROC);
+    q.keys = keys;
+    q.qualifiers = &qual;
+    q.nqual = 1;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    rc = PMIx_Query_info(&q, 1, &res, &nres);
+    PMIX_INFO_DESTRUCT(&qual);
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < nres; i++) {
+        if (!PMIX_CHECK_KEY(&res[i], key))
+            continue;
+        *val = calloc(1, sizeof(pmix_value_t));
+        if (*val == NULL)
+            rc = PMIX_ERR_NOMEM;
+        else
+            PMIx_Value_xfer(*val, &res[i].value);
+        break;
+    }
+    if (rc == PMIX_SUCCESS && *val == NULL)
+        rc = PMIX_ERR_NOT_FOUND;
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    return rc;
+}

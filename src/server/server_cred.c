@@ -1,0 +1,358 @@
+/* Credentials (Chap_API_Security.tex): GET_CRED and VALIDATE_CRED from
+ * clients.  A host that provides get_credential / validate_credential
+ * issues and checks them (with the requester's PMIX_USERID / PMIX_GRPID
+ * appended to its directives).  Otherwise the server vouches itself with a
+ * "native" credential: the identity the kernel reported for the client's
+ * connection (SO_PEERCRED; the registered uid/gid over TCP, where the
+ * token authenticated it), sealed with SipHash-2-4-128 under a random key
+ * of this server, so that any client of this server can have it checked
+ * and nothing else can produce one.  PMIX_CRYPTO_KEY binds a credential to
+ * a caller's key: it only validates when the same key is given again.
+ *
+ * Native credential (integers little-endian):
+ *   "SYC1", u8 version (1), u8 flags (1: sealed with a PMIX_CRYPTO_KEY),
+ *   u16 0, u32 uid, u32 gid, u32 pid, u32 rank, u64 issued (epoch s),
+ *   u64 nonce, u8 nspace length, nspace, 16-byte MAC of all that. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/buffer.h"
+#include "common/pack.h"
+#include "common/siphash.h"
+#include "common/wire.h"
+#include "server/server_internal.h"
+
+#define CRED_MAGIC "SYC1"
+#define CRED_HEAD 41 /* bytes before the nspace */
+#define CRED_MAC 16
+#define CRED_KEYED 0x01
+#define CRED_TYPE "native"
+
+static uint8_t secret[SY_SIPHASH_KEY_LEN];
+static bool have_secret;
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The sealing key: ours, or derived from ours and the caller's. */
+static pmix_status_t seal_key(const pmix_byte_object_t *crypto, uint8_t key[SY_SIPHASH_KEY_LEN])
+{
+    if (!have_secret) {
+        pmix_status_t rc = sy_srv_random(secret, sizeof(secret));
+        if (rc != PMIX_SUCCESS)
+            return rc;
+        have_secret = true;
+    }
+    if (crypto == NULL)
+        memcpy(key, secret, SY_SIPHASH_KEY_LEN);
+    else
+        sy_siphash128(secret, crypto->bytes, crypto->size, key);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_srv_cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gid, uint32_t pid,
+                               const pmix_byte_object_t *crypto, pmix_byte_object_t *out)
+{
+    size_t nslen = strnlen(who->nspace, PMIX_MAX_NSLEN);
+    size_t len = CRED_HEAD + nslen + CRED_MAC;
+    uint8_t key[SY_SIPHASH_KEY_LEN];
+    uint64_t nonce = 0;
+    pmix_status_t rc = seal_key(crypto, key);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_random(&nonce, sizeof(nonce));
+    uint8_t *c = rc == PMIX_SUCCESS ? calloc(1, len) : NULL;
+    if (c == NULL)
+        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
+    memcpy(c, CRED_MAGIC, 4);
+    c[4] = 1;
+    c[5] = crypto != NULL ? CRED_KEYED : 0;
+    put32(c + 8, uid);
+    put32(c + 12, gid);
+    put32(c + 16, pid);
+    put32(c + 20, who->rank);
+    put64(c + 24, (uint64_t)time(NULL));
+    put64(c + 32, nonce);
+    c[40] = (uint8_t)nslen;
+    memcpy(c + CRED_HEAD, who->nspace, nslen);
+    sy_siphash128(key, c, CRED_HEAD + nslen, c + CRED_HEAD + nslen);
+    out->bytes = (char *)c;
+    out->size = len;
+    return PMIX_SUCCESS;
+}
+
+bool sy_srv_cred_is_native(const pmix_byte_object_t *cred)
+{
+    return cred->bytes != NULL && cred->size >= 4 && memcmp(cred->bytes, CRED_MAGIC, 4) == 0;
+}
+
+pmix_status_t sy_srv_cred_open(const pmix_byte_object_t *cred, const pmix_byte_object_t *crypto,
+                               pmix_proc_t *who, uint32_t *uid, uint32_t *gid, uint32_t *pid)
+{
+    const uint8_t *c = (const uint8_t *)cred->bytes;
+    if (!sy_srv_cred_is_native(cred) || cred->size < CRED_HEAD + CRED_MAC || c[4] != 1)
+        return PMIX_ERR_INVALID_CRED;
+    size_t nslen = c[40];
+    if (nslen > PMIX_MAX_NSLEN || cred->size != CRED_HEAD + nslen + CRED_MAC)
+        return PMIX_ERR_INVALID_CRED;
+    /* a credential bound to a key checks only with that key, and a key
+     * given proves nothing about a credential not bound to it */
+    if (((c[5] & CRED_KEYED) != 0) != (crypto != NULL) || (c[5] & ~CRED_KEYED) != 0)
+        return PMIX_ERR_INVALID_CRED;
+    uint8_t key[SY_SIPHASH_KEY_LEN], mac[CRED_MAC];
+    pmix_status_t rc = seal_key(crypto, key);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    sy_siphash128(key, c, CRED_HEAD + nslen, mac);
+    if (!sy_mac_equal(mac, c + CRED_HEAD + nslen, CRED_MAC))
+        return PMIX_ERR_INVALID_CRED;
+    char ns[PMIX_MAX_NSLEN + 1];
+    memcpy(ns, c + CRED_HEAD, nslen);
+    ns[nslen] = '\0';
+    PMIX_LOAD_PROCID(who, ns, get32(c + 20));
+    *uid = get32(c + 8);
+    *gid = get32(c + 12);
+    *pid = get32(c + 16);
+    return PMIX_SUCCESS;
+}
+
+/* ---- requests ---- */
+
+typedef struct {
+    sy_srv_peer_t *peer;
+    uint32_t tag;
+    pmix_status_t status;
+    pmix_data_buffer_t reply; /* after the status */
+    pmix_info_t *info;        /* the directives, the host's until it calls back */
+    size_t ninfo;
+    pmix_byte_object_t cred;
+} cred_req_t;
+
+static void req_free(cred_req_t *r)
+{
+    if (r->info != NULL)
+        PMIX_INFO_FREE(r->info, r->ninfo);
+    free(r->cred.bytes);
+    sy_buffer_destruct(&r->reply);
+    free(r);
+}
+
+static void finish_on_loop(void *arg)
+{
+    cred_req_t *r = arg;
+    if (sy_srv_peer_open(r->peer)) {
+        pmix_data_buffer_t out = {0};
+        if (sy_pack(&out, &r->status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+            (r->status != PMIX_SUCCESS ||
+             sy_buffer_append(&out, r->reply.base_ptr, r->reply.bytes_used) == PMIX_SUCCESS))
+            sy_srv_peer_reply(r->peer, r->tag, &out);
+        sy_buffer_destruct(&out);
+    }
+    sy_srv_peer_release(r->peer);
+    req_free(r);
+}
+
+static void drop(void *arg)
+{
+    req_free(arg);
+}
+
+/* GET: BYTE_OBJECT credential, SIZE n, n INFO; VALIDATE (cred NULL):
+ * SIZE n, n INFO. */
+static void pack_answer(cred_req_t *r, pmix_status_t status, bool get,
+                        const pmix_byte_object_t *cred, const pmix_info_t *info, size_t ninfo)
+{
+    r->status = status;
+    if (status != PMIX_SUCCESS)
+        return;
+    pmix_byte_object_t none = {0};
+    size_t n = info != NULL ? ninfo : 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (get)
+        rc = sy_pack(&r->reply, cred != NULL ? cred : &none, 1, PMIX_BYTE_OBJECT);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(&r->reply, info, (int32_t)n, PMIX_INFO);
+    if (rc != PMIX_SUCCESS)
+        r->status = rc;
+}
+
+/* The host's credential (any thread): valid only here. */
+static void host_cred_cb(pmix_status_t status, pmix_byte_object_t *credential, pmix_info_t info[],
+                         size_t ninfo, void *cbdata)
+{
+    cred_req_t *r = cbdata;
+    pack_answer(r, status, true, credential, info, ninfo);
+    sy_srv_post_or_drop(finish_on_loop, drop, r);
+}
+
+static void host_valid_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *cbdata)
+{
+    cred_req_t *r = cbdata;
+    pack_answer(r, status, false, NULL, info, ninfo);
+    sy_srv_post_or_drop(finish_on_loop, drop, r);
+}
+
+static const pmix_byte_object_t *crypto_key(const cred_req_t *r)
+{
+    for (size_t i = 0; i < r->ninfo; i++)
+        if (sy_srv_info_is(&r->info[i], PMIX_CRYPTO_KEY) &&
+            r->info[i].value.type == PMIX_BYTE_OBJECT)
+            return &r->info[i].value.data.bo;
+    return NULL;
+}
+
+/* PMIX_CRED_TYPE, a prioritized comma-separated list: is ours in it? */
+static bool native_wanted(const cred_req_t *r)
+{
+    for (size_t i = 0; i < r->ninfo; i++) {
+        if (!sy_srv_info_is(&r->info[i], PMIX_CRED_TYPE) || r->info[i].value.type != PMIX_STRING)
+            continue;
+        const char *s = r->info[i].value.data.string;
+        while (s != NULL && *s != '\0') {
+            size_t len = strcspn(s, ",");
+            while (len > 0 && s[0] == ' ')
+                s++, len--;
+            if (len == strlen(CRED_TYPE) && strncmp(s, CRED_TYPE, len) == 0)
+                return true;
+            s += len;
+            if (*s == ',')
+                s++;
+        }
+        return false;
+    }
+    return true;
+}
+
+static void native_get(cred_req_t *r)
+{
+    sy_srv_peer_t *peer = r->peer;
+    if (!native_wanted(r)) {
+        r->status = PMIX_ERR_NOT_SUPPORTED;
+        return;
+    }
+    uint32_t uid = peer->cred_known ? (uint32_t)peer->uid : (uint32_t)peer->client->uid;
+    uint32_t gid = peer->cred_known ? (uint32_t)peer->gid : (uint32_t)peer->client->gid;
+    pmix_byte_object_t cred = {0};
+    pmix_status_t rc = sy_srv_cred_seal(&peer->client->proc, uid, gid, (uint32_t)peer->pid,
+                                        crypto_key(r), &cred);
+    pmix_info_t type;
+    PMIX_INFO_LOAD(&type, PMIX_CRED_TYPE, CRED_TYPE, PMIX_STRING);
+    pack_answer(r, rc, true, &cred, &type, 1);
+    PMIX_INFO_DESTRUCT(&type);
+    free(cred.bytes);
+}
+
+static void native_validate(cred_req_t *r)
+{
+    pmix_proc_t who;
+    uint32_t uid, gid, pid;
+    pmix_status_t rc = sy_srv_cred_open(&r->cred, crypto_key(r), &who, &uid, &gid, &pid);
+    pmix_info_t res[4];
+    size_t n = 0;
+    if (rc == PMIX_SUCCESS) {
+        PMIX_INFO_LOAD(&res[n++], PMIX_USERID, &uid, PMIX_UINT32);
+        PMIX_INFO_LOAD(&res[n++], PMIX_GRPID, &gid, PMIX_UINT32);
+        PMIX_INFO_LOAD(&res[n++], PMIX_PROCID, &who, PMIX_PROC);
+        PMIX_INFO_LOAD(&res[n++], PMIX_CRED_TYPE, CRED_TYPE, PMIX_STRING);
+    }
+    pack_answer(r, rc, false, NULL, res, n);
+    for (size_t i = 0; i < n; i++)
+        PMIX_INFO_DESTRUCT(&res[i]);
+}
+
+static pmix_status_t unpack_infos(pmix_data_buffer_t *b, cred_req_t *r)
+{
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &r->ninfo, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && r->ninfo > sy_buffer_remaining(b))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    if (rc == PMIX_SUCCESS && r->ninfo > 0) {
+        PMIX_INFO_CREATE(r->info, r->ninfo);
+        int32_t cnt = (int32_t)r->ninfo;
+        rc = r->info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->info, &cnt, PMIX_INFO);
+    }
+    return rc;
+}
+
+void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_srv_t *s = sy_srv;
+    sy_srv_client_t *c = peer->client;
+    cred_req_t *r = c != NULL ? calloc(1, sizeof(*r)) : NULL;
+    if (r == NULL) {
+        sy_srv_peer_reply_status(peer, tag, c == NULL ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOMEM);
+        return;
+    }
+    r->peer = peer;
+    r->tag = tag;
+    sy_srv_peer_hold(peer);
+    int32_t one = 1;
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (cmd == SY_CMD_VALIDATE_CRED)
+        rc = sy_unpack(b, &r->cred, &one, PMIX_BYTE_OBJECT);
+    if (rc == PMIX_SUCCESS)
+        rc = unpack_infos(b, r);
+    if (rc != PMIX_SUCCESS) {
+        r->status = rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE;
+        finish_on_loop(r);
+        return;
+    }
+    /* the host's own credentials when it has them; ours otherwise */
+    bool native = cmd == SY_CMD_GET_CRED ? s->module.get_credential == NULL
+                                         : s->module.validate_credential == NULL ||
+                                               (s->module.get_credential == NULL &&
+                                                sy_srv_cred_is_native(&r->cred));
+    if (!native) {
+        rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
+        if (rc == PMIX_SUCCESS && cmd == SY_CMD_GET_CRED)
+            rc = s->module.get_credential(&c->proc, r->info, r->ninfo, host_cred_cb, r);
+        else if (rc == PMIX_SUCCESS)
+            rc = s->module.validate_credential(&c->proc, &r->cred, r->info, r->ninfo,
+                                               host_valid_cb, r);
+        if (rc == PMIX_SUCCESS)
+            return;
+        if (rc == PMIX_OPERATION_SUCCEEDED && cmd == SY_CMD_VALIDATE_CRED) {
+            pack_answer(r, PMIX_SUCCESS, false, NULL, NULL, 0);
+            finish_on_loop(r);
+            return;
+        }
+        /* a host that declines leaves it to us */
+        native = rc == PMIX_ERR_NOT_SUPPORTED;
+        r->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERROR : rc; /* no credential given */
+    }
+    if (native && cmd == SY_CMD_GET_CRED)
+        native_get(r);
+    else if (native && sy_srv_cred_is_native(&r->cred))
+        native_validate(r);
+    else if (native)
+        r->status = s->module.get_credential != NULL ? PMIX_ERR_NOT_SUPPORTED
+                                                     : PMIX_ERR_INVALID_CRED;
+    finish_on_loop(r);
+}
+
+void sy_srv_cred_finalize(sy_srv_t *s)
+{
+    (void)s;
+    /* a server started again seals with a new key */
+    memset(secret, 0, sizeof(secret));
+    have_secret = false;
+}

@@ -1,0 +1,220 @@
+/* What switchyard-run serves for process groups, process sets and
+ * allocations on its one machine (docs/launcher.md):
+ *   group     context ids unique for the launcher's life (1, 2, ...); every
+ *             member is here, so this node's endpoint data is all of it
+ *   allocate  a request with no amounts is answered with this node's
+ *             resources; time is granted by pushing back --timeout; any
+ *             growth is refused (PMIX_ERR_OUT_OF_RESOURCE) with what there
+ *             is; nothing is lent (RELEASE/REAQUIRE: not supported)
+ *   psets     one per app context given --pset NAME (as prun's --pset),
+ *             defined after registration and deleted before deregistration */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "run.h"
+
+static run_job_t *grp_job;
+static pthread_mutex_t grp_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t last_ctxid;
+
+static bool is(const pmix_info_t *i, const char *key)
+{
+    return strncmp(i->key, key, PMIX_MAX_KEYLEN) == 0;
+}
+
+static bool flag(const pmix_info_t *i)
+{
+    return i->value.type == PMIX_UNDEF || (i->value.type == PMIX_BOOL && i->value.data.flag);
+}
+
+typedef struct {
+    pmix_info_t *info;
+    size_t n;
+} answer_t;
+
+static void release_answer(void *cbdata)
+{
+    answer_t *a = cbdata;
+    if (a->info != NULL)
+        PMIX_INFO_FREE(a->info, a->n);
+    free(a);
+}
+
+static answer_t *answer_new(size_t cap)
+{
+    answer_t *a = calloc(1, sizeof(*a));
+    if (a != NULL && cap > 0) {
+        PMIX_INFO_CREATE(a->info, cap);
+        if (a->info == NULL) {
+            free(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[],
+                           size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                           pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)grp;
+    if (op == PMIX_GROUP_DESTRUCT) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL, NULL);
+        return PMIX_SUCCESS;
+    }
+    if (op != PMIX_GROUP_CONSTRUCT)
+        return PMIX_ERR_NOT_SUPPORTED;
+    answer_t *a = answer_new(3);
+    if (a == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < ndirs; i++) {
+        if (is(&directives[i], PMIX_GROUP_ASSIGN_CONTEXT_ID) && flag(&directives[i])) {
+            pthread_mutex_lock(&grp_lock);
+            size_t id = ++last_ctxid;
+            pthread_mutex_unlock(&grp_lock);
+            PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_CONTEXT_ID, &id, PMIX_SIZE);
+        } else if (is(&directives[i], PMIX_GROUP_ENDPT_DATA) &&
+                   directives[i].value.type == PMIX_BYTE_OBJECT) {
+            /* one node: the all-gather of the endpoint data is ours */
+            PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_ENDPT_DATA,
+                           &directives[i].value.data.bo, PMIX_BYTE_OBJECT);
+        }
+    }
+    pmix_data_array_t mem = {.type = PMIX_PROC, .size = nprocs, .array = (void *)procs};
+    PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_MEMBERSHIP, &mem, PMIX_DATA_ARRAY);
+    cbfunc(PMIX_SUCCESS, a->info, a->n, cbdata, release_answer, a);
+    return PMIX_SUCCESS;
+}
+
+/* ---- allocations ---- */
+
+static void describe_node(answer_t *a, const char *req_id)
+{
+    run_job_t *job = grp_job;
+    char id[64];
+    snprintf(id, sizeof(id), "switchyard-run.%ld", (long)getpid());
+    uint64_t nodes = 1;
+    uint64_t cpus = (uint64_t)hwloc_get_nbobjs_by_type(job->topo, HWLOC_OBJ_PU);
+    hwloc_obj_t root = hwloc_get_root_obj(job->topo);
+    float mb = (float)(root->total_memory >> 20);
+    PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_ID, id, PMIX_STRING);
+    PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_NODE_LIST, job->hostname, PMIX_STRING);
+    PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_NUM_NODES, &nodes, PMIX_UINT64);
+    PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_NUM_CPUS, &cpus, PMIX_UINT64);
+    PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_MEM_SIZE, &mb, PMIX_FLOAT);
+    if (req_id != NULL)
+        PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_REQ_ID, req_id, PMIX_STRING);
+}
+
+static double number(const pmix_value_t *v)
+{
+    double d = 0;
+    pmix_status_t rc;
+    PMIX_VALUE_GET_NUMBER(rc, v, d, double);
+    return rc == PMIX_SUCCESS ? d : -1;
+}
+
+static pmix_status_t allocate(const pmix_proc_t *client, pmix_alloc_directive_t directive,
+                              const pmix_info_t data[], size_t ndata, pmix_info_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    (void)client;
+    if (directive == PMIX_ALLOC_RELEASE || directive == PMIX_ALLOC_REAQUIRE)
+        return PMIX_ERR_NOT_SUPPORTED; /* nothing is lent on one machine */
+    if (directive != PMIX_ALLOC_NEW && directive != PMIX_ALLOC_EXTEND)
+        return PMIX_ERR_BAD_PARAM;
+    const char *req_id = NULL;
+    bool amounts = false;
+    double more_time = 0;
+    for (size_t i = 0; i < ndata; i++) {
+        const pmix_info_t *d = &data[i];
+        if (is(d, PMIX_ALLOC_REQ_ID) && d->value.type == PMIX_STRING)
+            req_id = d->value.data.string;
+        else if (is(d, PMIX_ALLOC_TIME))
+            more_time = number(&d->value);
+        else if (is(d, PMIX_ALLOC_NUM_NODES) || is(d, PMIX_ALLOC_NUM_CPUS) ||
+                 is(d, PMIX_ALLOC_NUM_CPU_LIST) || is(d, PMIX_ALLOC_CPU_LIST) ||
+                 is(d, PMIX_ALLOC_MEM_SIZE) || is(d, PMIX_ALLOC_NODE_LIST) ||
+                 is(d, PMIX_ALLOC_FABRIC) || is(d, PMIX_ALLOC_BANDWIDTH))
+            amounts = true;
+    }
+    answer_t *a = answer_new(7);
+    if (a == NULL)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t st = PMIX_SUCCESS;
+    if (amounts || (directive == PMIX_ALLOC_NEW && more_time > 0)) {
+        /* this machine is all there is: nothing new, nothing more */
+        st = PMIX_ERR_OUT_OF_RESOURCE;
+    } else if (more_time > 0) {
+        run_host_lock();
+        if (grp_job->opts->timeout > 0)
+            grp_job->extra_time += more_time;
+        run_host_unlock();
+        uint32_t t = (uint32_t)more_time;
+        PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_TIME, &t, PMIX_UINT32);
+    }
+    describe_node(a, req_id);
+    cbfunc(st, a->info, a->n, cbdata, release_answer, a);
+    return PMIX_SUCCESS;
+}
+
+void run_group_module(pmix_server_module_t *m, run_job_t *job)
+{
+    grp_job = job;
+    m->group = group;
+    m->allocate = allocate;
+}
+
+/* ---- process sets ---- */
+
+/* The first app context that names this set (so each set is done once;
+ * app contexts that share a name share the set). */
+static bool first_naming(const run_job_t *job, unsigned a)
+{
+    for (unsigned b = 0; b < a; b++)
+        if (job->opts->apps[b].pset != NULL && strcmp(job->opts->apps[b].pset,
+                                                      job->opts->apps[a].pset) == 0)
+            return false;
+    return true;
+}
+
+int run_psets_define(run_job_t *job)
+{
+    for (unsigned a = 0; a < job->opts->napps; a++) {
+        const char *name = job->opts->apps[a].pset;
+        if (name == NULL || !first_naming(job, a))
+            continue;
+        pmix_proc_t *members = calloc(job->nprocs, sizeof(*members));
+        if (members == NULL)
+            return -1;
+        size_t n = 0;
+        for (unsigned r = 0; r < job->nprocs; r++) {
+            const char *mine = job->opts->apps[job->procs[r].app].pset;
+            if (mine != NULL && strcmp(mine, name) == 0) {
+                PMIX_LOAD_PROCID(&members[n], job->nspace, r);
+                n++;
+            }
+        }
+        pmix_status_t rc = PMIx_server_define_process_set(members, n, name);
+        free(members);
+        if (rc != PMIX_SUCCESS) {
+            fprintf(stderr, "switchyard-run: process set %s: %s\n", name, PMIx_Error_string(rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void run_psets_delete(run_job_t *job)
+{
+    for (unsigned a = 0; a < job->opts->napps; a++)
+        if (job->opts->apps[a].pset != NULL && first_naming(job, a))
+            PMIx_server_delete_process_set((char *)job->opts->apps[a].pset);
+}
