@@ -336,6 +336,7 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
             here[nhere++] = mem[i];
     pmix_info_t ev[2];
     size_t nev = 0;
+    memset(ev, 0, sizeof(ev));
     PMIX_LOAD_KEY(ev[nev].key, PMIX_GROUP_MEMBERSHIP);
     if (sy_group_load_procs(&ev[nev].value, mem, nmem) == PMIX_SUCCESS)
         nev++;

@@ -2,7 +2,8 @@
 # (test_host.c) forks real clients written only against the public client
 # API (test_client.c); both link the real libpmix.so.
 check_PROGRAMS += tests/integration/test_host tests/integration/test_client
-tests_integration_test_host_SOURCES = tests/integration/test_host.c tests/integration/job_layout.h
+tests_integration_test_host_SOURCES = tests/integration/test_host.c tests/integration/job_layout.h \
+	tests/integration/test_host_ops.c tests/integration/test_host_ops.h
 tests_integration_test_host_LDADD = src/libpmix.la
 tests_integration_test_host_LDFLAGS = -no-install
 tests_integration_test_client_SOURCES = tests/integration/test_client.c tests/integration/job_layout.h
@@ -33,6 +34,18 @@ tests_integration_test_events_LDADD = src/libpmix.la
 tests_integration_test_events_LDFLAGS = -no-install
 # Process groups between processes under switchyard-run (run.sh).
 check_PROGRAMS += tests/integration/test_groups
-tests_integration_test_groups_SOURCES = tests/integration/test_groups.c tests/integration/itest.h
+tests_integration_test_groups_SOURCES = tests/integration/test_groups.c tests/integration/itest.h \
+	tests/integration/job_layout.h
 tests_integration_test_groups_LDADD = src/libpmix.la
 tests_integration_test_groups_LDFLAGS = -no-install
+# Process sets, credentials and allocation requests, under switchyard-run
+# (run.sh) and against test_host (host-groups.sh).
+check_PROGRAMS += tests/integration/test_sets_creds
+tests_integration_test_sets_creds_SOURCES = tests/integration/test_sets_creds.c \
+	tests/integration/itest.h
+tests_integration_test_sets_creds_LDADD = src/libpmix.la
+tests_integration_test_sets_creds_LDFLAGS = -no-install
+# Groups across nodes, process sets, credentials and allocations through
+# a host's upcalls, and without them.
+TESTS += tests/integration/host-groups.sh
+EXTRA_DIST += tests/integration/host-groups.sh

@@ -32,7 +32,7 @@ static const char *itest_name = "itest";
 /* What event handlers saw, read by the main thread. */
 static pthread_mutex_t itest_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int itest_read(const int *counter)
+static inline int itest_read(const int *counter)
 {
     pthread_mutex_lock(&itest_lock);
     int v = *counter;
@@ -40,7 +40,7 @@ static int itest_read(const int *counter)
     return v;
 }
 
-static void itest_bump(int *counter)
+static inline void itest_bump(int *counter)
 {
     pthread_mutex_lock(&itest_lock);
     (*counter)++;
@@ -48,7 +48,7 @@ static void itest_bump(int *counter)
 }
 
 /* Wait (up to 30 s, generous for a loaded machine) until *counter >= n. */
-static bool wait_count(const int *counter, int n, const char *what)
+static inline bool wait_count(const int *counter, int n, const char *what)
 {
     for (int i = 0; i < 3000; i++) {
         if (itest_read(counter) >= n)
@@ -60,14 +60,14 @@ static bool wait_count(const int *counter, int n, const char *what)
 }
 
 /* Register fn for one code (non-default events need it); blocking. */
-static void on_event(pmix_status_t code, pmix_notification_fn_t fn)
+static inline void on_event(pmix_status_t code, pmix_notification_fn_t fn)
 {
     pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, fn, NULL, NULL);
     if (rc < 0)
         FAIL("registering for %s: %s", PMIx_Error_string(code), PMIx_Error_string(rc));
 }
 
-static const pmix_info_t *find_info(const pmix_info_t *info, size_t n, const char *key)
+static inline const pmix_info_t *find_info(const pmix_info_t *info, size_t n, const char *key)
 {
     for (size_t i = 0; info != NULL && i < n; i++)
         if (PMIX_CHECK_KEY(&info[i], key))
@@ -75,14 +75,14 @@ static const pmix_info_t *find_info(const pmix_info_t *info, size_t n, const cha
     return NULL;
 }
 
-static pmix_proc_t rank_of(pmix_rank_t r)
+static inline pmix_proc_t rank_of(pmix_rank_t r)
 {
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, me.nspace, r);
     return p;
 }
 
-static void put_str(const char *key, const char *v)
+static inline void put_str(const char *key, const char *v)
 {
     pmix_value_t val;
     PMIX_VALUE_LOAD(&val, v, PMIX_STRING);
@@ -91,7 +91,7 @@ static void put_str(const char *key, const char *v)
 }
 
 /* Wait until rank r committed key (a direct-modex Get is held until then). */
-static void await_key(pmix_rank_t r, const char *key)
+static inline void await_key(pmix_rank_t r, const char *key)
 {
     pmix_proc_t p = rank_of(r);
     pmix_info_t t;
@@ -105,7 +105,7 @@ static void await_key(pmix_rank_t r, const char *key)
 }
 
 /* Do procs (a PMIX_DATA_ARRAY of PMIX_PROC) list exactly ranks, in order? */
-static bool is_members(const pmix_value_t *v, const pmix_rank_t *ranks, size_t n)
+static inline bool is_members(const pmix_value_t *v, const pmix_rank_t *ranks, size_t n)
 {
     if (v == NULL || v->type != PMIX_DATA_ARRAY || v->data.darray == NULL ||
         v->data.darray->type != PMIX_PROC || v->data.darray->size != n)
@@ -118,7 +118,7 @@ static bool is_members(const pmix_value_t *v, const pmix_rank_t *ranks, size_t n
 }
 
 /* Does a PMIX_DATA_ARRAY of strings hold name? */
-static bool has_name(const pmix_value_t *v, const char *name)
+static inline bool has_name(const pmix_value_t *v, const char *name)
 {
     if (v == NULL || v->type != PMIX_DATA_ARRAY || v->data.darray == NULL ||
         v->data.darray->type != PMIX_STRING)

@@ -21,10 +21,17 @@
  *               (PMIX_GROUP_LEADER in its handler's results) and everyone
  *               hears PMIX_GROUP_LEADER_SELECTED.
  * Rank 2 ends with _exit(0) in the die modes: abnormal for PMIx, not a
- * failure that makes the launcher stop the job. */
+ * failure that makes the launcher stop the job.
+ * Run by test_host (the three-node job of job_layout.h, this node's ranks):
+ *   host-group  a group of the whole job goes through the host's group
+ *               upcall: context id 4242, the other nodes' endpoint data
+ *               readable afterwards; a group of this node's ranks does not.
+ *   no-group    without a group upcall: the same group is not supported, a
+ *               group of this node's ranks still forms. */
 #include <stdlib.h>
 
 #include "itest.h"
+#include "job_layout.h"
 
 static size_t get_size(const pmix_info_t *res, size_t n, const char *key, bool *found)
 {
@@ -40,16 +47,18 @@ static size_t get_size(const pmix_info_t *res, size_t n, const char *key, bool *
 static int n_complete, n_ctxid_ev, n_member_failed, n_leader_failed, n_leader_selected,
     n_abort_ev, n_invited, n_accepted, n_declined, n_left;
 static size_t ctxid_ev;
-static pmix_rank_t last_affected = PMIX_RANK_UNDEF;
+/* the process each code was last about (events may come in any order: a
+ * handler registered late gets the cached ones then) */
+static pmix_rank_t left_rank = PMIX_RANK_UNDEF, selected_rank = PMIX_RANK_UNDEF;
 static char invited_grp[PMIX_MAX_NSLEN + 1];
 static pmix_proc_t invited_by;
 
 static void record(pmix_status_t st, const pmix_proc_t *src, const pmix_info_t *info, size_t n)
 {
     const pmix_info_t *a = find_info(info, n, PMIX_EVENT_AFFECTED_PROC);
+    pmix_rank_t affected =
+        a != NULL && a->value.type == PMIX_PROC ? a->value.data.proc->rank : PMIX_RANK_UNDEF;
     pthread_mutex_lock(&itest_lock);
-    if (a != NULL && a->value.type == PMIX_PROC)
-        last_affected = a->value.data.proc->rank;
     switch (st) {
     case PMIX_GROUP_CONSTRUCT_COMPLETE: n_complete++; break;
     case PMIX_GROUP_CONTEXT_ID_ASSIGNED: {
@@ -61,11 +70,17 @@ static void record(pmix_status_t st, const pmix_proc_t *src, const pmix_info_t *
     }
     case PMIX_GROUP_MEMBER_FAILED: n_member_failed++; break;
     case PMIX_GROUP_LEADER_FAILED: n_leader_failed++; break;
-    case PMIX_GROUP_LEADER_SELECTED: n_leader_selected++; break;
+    case PMIX_GROUP_LEADER_SELECTED:
+        selected_rank = affected;
+        n_leader_selected++;
+        break;
     case PMIX_GROUP_CONSTRUCT_ABORT: n_abort_ev++; break;
     case PMIX_GROUP_INVITE_ACCEPTED: n_accepted++; break;
     case PMIX_GROUP_INVITE_DECLINED: n_declined++; break;
-    case PMIX_GROUP_LEFT: n_left++; break;
+    case PMIX_GROUP_LEFT:
+        left_rank = affected;
+        n_left++;
+        break;
     case PMIX_GROUP_INVITED: {
         const pmix_info_t *g = find_info(info, n, PMIX_GROUP_ID);
         if (g != NULL && g->value.type == PMIX_STRING)
@@ -336,8 +351,8 @@ static void invite_mode(void)
             FAIL("the leader heard %d acceptances and %d refusals", n_accepted, n_declined);
         /* rank 1 leaves the group */
         wait_count(&n_left, 1, "PMIX_GROUP_LEFT");
-        if (last_affected != 1)
-            FAIL("PMIX_GROUP_LEFT names rank %u", last_affected);
+        if (itest_read((int *)&left_rank) != 1)
+            FAIL("PMIX_GROUP_LEFT names rank %u", left_rank);
         EXPECT(PMIx_Group_destruct("sy-inv", NULL, 0), PMIX_SUCCESS,
                "the destruct of a group the others left");
     } else {
@@ -494,7 +509,7 @@ static void die_mode(const char *mode)
         if (strcmp(mode, "die-leader") == 0) {
             if (heard != 1 || itest_read(&n_leader_failed) != 1)
                 FAIL("heard %d member and %d leader failures", heard, n_leader_failed);
-            if (itest_read(&n_leader_selected) != 1 || last_affected != 0)
+            if (itest_read(&n_leader_selected) != 1 || itest_read((int *)&selected_rank) != 0)
                 FAIL("PMIX_GROUP_LEADER_SELECTED (%d) does not name rank 0",
                      n_leader_selected);
         }
@@ -504,6 +519,70 @@ static void die_mode(const char *mode)
         PMIX_INFO_DESTRUCT(&dirs[i]);
     pmix_proc_t two[2] = {rank_of(0), rank_of(1)};
     EXPECT(PMIx_Fence(two, 2, NULL, 0), PMIX_SUCCESS, "the closing fence");
+}
+
+/* ---- against test_host ---- */
+
+static void host_mode(bool have_group)
+{
+    const char *nl = getenv("SY_TEST_NLOCAL");
+    layout_t l;
+    layout_init(&l, nl != NULL ? (unsigned)atoi(nl) : 1);
+    pmix_proc_t all = rank_of(PMIX_RANK_WILDCARD);
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    bool yes = true, found;
+    PMIX_INFO_LOAD(&ctxid_dir, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    char buf[32];
+    snprintf(buf, sizeof buf, "here-%u", me.rank);
+    put_str("sy.here", buf);
+    EXPECT(PMIx_Commit(), PMIX_SUCCESS, "PMIx_Commit");
+    pmix_status_t rc = PMIx_Group_construct("sy-host-grp", &all, 1, &ctxid_dir, 1, &res, &nres);
+    if (!have_group) {
+        EXPECT(rc, PMIX_ERR_NOT_SUPPORTED, "a group across nodes without the host's upcall");
+    } else {
+        EXPECT(rc, PMIX_SUCCESS, "a group across nodes");
+        if (get_size(res, nres, PMIX_GROUP_CONTEXT_ID, &found) != 4242 || !found)
+            FAIL("the host's context id did not come back");
+        const pmix_info_t *mem = find_info(res, nres, PMIX_GROUP_MEMBERSHIP);
+        if (mem == NULL || mem->value.type != PMIX_DATA_ARRAY ||
+            mem->value.data.darray->size != l.size)
+            FAIL("the membership is not the %u ranks of the job", l.size);
+        /* what the other nodes contributed, without asking anyone */
+        pmix_info_t opt;
+        PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+        for (unsigned r = 0; r < l.size; r++) {
+            pmix_proc_t p = rank_of(r);
+            bool here = layout_node_of(&l, r) == LAYOUT_LOCAL_NODE;
+            snprintf(buf, sizeof buf, here ? "here-%u" : "afar-%u", r);
+            pmix_value_t *v = NULL;
+            EXPECT(PMIx_Get(&p, here ? "sy.here" : "test.afar", &opt, 1, &v), PMIX_SUCCESS,
+                   "Get of a member's endpoint data");
+            if (v != NULL && (v->type != PMIX_STRING || strcmp(v->data.string, buf) != 0))
+                FAIL("rank %u's endpoint data is wrong", r);
+            if (v != NULL)
+                PMIX_VALUE_RELEASE(v);
+        }
+        PMIX_INFO_DESTRUCT(&opt);
+        EXPECT(PMIx_Group_destruct("sy-host-grp", NULL, 0), PMIX_SUCCESS,
+               "destruct of a group across nodes");
+    }
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    /* this node's ranks: no host needed, unless a context id is wanted */
+    pmix_proc_t local[256];
+    for (unsigned i = 0; i < l.nlocal && i < 256; i++)
+        local[i] = rank_of(l.first_rank[LAYOUT_LOCAL_NODE] + i);
+    EXPECT(PMIx_Group_construct("sy-local-grp", local, l.nlocal, NULL, 0, &res, &nres),
+           PMIX_SUCCESS, "a group of this node's ranks");
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    EXPECT(PMIx_Group_destruct("sy-local-grp", NULL, 0), PMIX_SUCCESS,
+           "destruct of a group of this node's ranks");
+    if (!have_group)
+        EXPECT(PMIx_Group_construct("sy-local-ctx", local, l.nlocal, &ctxid_dir, 1, &res, &nres),
+               PMIX_ERR_NOT_SUPPORTED, "a context id without the host's upcall");
+    PMIX_INFO_DESTRUCT(&ctxid_dir);
 }
 
 int main(int argc, char **argv)
@@ -517,6 +596,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "invite") == 0)
         invite_mode();
+    else if (strcmp(mode, "host-group") == 0 || strcmp(mode, "no-group") == 0)
+        host_mode(strcmp(mode, "host-group") == 0);
     else if (strncmp(mode, "die-", 4) == 0)
         die_mode(mode);
     else

@@ -5,8 +5,11 @@
  * local clients with setup_fork's environment, count the host upcalls,
  * then deregister and finalize and check that the tmpdir is left empty.
  *
- *   test_host -c CLIENT [-n NLOCAL] [-m keys|hostile|abort] [-t]
+ *   test_host -c CLIENT [-n NLOCAL] [-m keys|hostile|abort|host-...|no-...] [-t]
  *
+ * host-group, no-group, host-psets, host-cred, host-alloc, no-alloc: the
+ * host upcalls of test_host_ops.c (with or without group/allocate), the
+ * clients run CLIENT in the same mode.
  * keys:    every local rank runs CLIENT's full key check.
  * abort:   every local rank calls PMIx_Abort, which the host must see.
  * -t:      no UNIX socket (PMIX_USOCK_DISABLE): clients connect over TCP
@@ -34,6 +37,7 @@
 #include <pmix_server.h>
 
 #include "job_layout.h"
+#include "test_host_ops.h"
 
 extern char **environ;
 
@@ -464,8 +468,9 @@ int main(int argc, char **argv)
     }
     bool hostile = strcmp(mode, "hostile") == 0;
     bool aborting = strcmp(mode, "abort") == 0;
+    bool ops = host_ops_mode(mode);
     if (client == NULL || nlocal < 1 || nlocal > 256 || (hostile && nlocal < 2)) {
-        fprintf(stderr, "usage: %s -c CLIENT [-n NLOCAL] [-m keys|hostile|abort] [-t]\n",
+        fprintf(stderr, "usage: %s -c CLIENT [-n NLOCAL] [-m keys|hostile|abort|host-...] [-t]\n",
                 argv[0]);
         return 2;
     }
@@ -486,6 +491,8 @@ int main(int argc, char **argv)
     module.abort = host_abort;
     module.fence_nb = host_fence;
     module.direct_modex = host_dmodex;
+    if (ops)
+        host_ops_module(&module, mode, &L, job_nspace, nlocal);
 
     pmix_info_t *sinfo;
     size_t nsinfo = tcp_only ? 5 : 4;
@@ -549,8 +556,10 @@ int main(int argc, char **argv)
         rogue[4] = spawn(client, "stall", first, NULL);
     }
     pid_t good[256];
+    if (rc == PMIX_SUCCESS && ops)
+        host_ops_before_clients();
     for (unsigned i = 0; rc == PMIX_SUCCESS && i < ngood; i++)
-        good[i] = spawn(client, aborting ? "abort" : "keys", first + i, NULL);
+        good[i] = spawn(client, aborting ? "abort" : ops ? mode : "keys", first + i, NULL);
     if (rc == PMIX_SUCCESS && hostile) {
         /* The stalled peer dies in the middle of its handshake. */
         usleep(200000);
@@ -570,7 +579,7 @@ int main(int argc, char **argv)
             wait_child(good[i], what);
     }
 
-    if (!aborting && rc == PMIX_SUCCESS) {
+    if (!aborting && !ops && rc == PMIX_SUCCESS) {
         /* the other nodes' daemons ask us for a local rank's posted data */
         pmix_proc_t p0;
         PMIX_LOAD_PROCID(&p0, job_nspace, first);
@@ -580,7 +589,9 @@ int main(int argc, char **argv)
             FAIL("PMIx_server_dmodex_request returned no data for rank %u", first);
     }
     pthread_mutex_lock(&count_lock);
-    if (!aborting && !hostile && n_fence < 1)
+    if (ops)
+        failures += host_ops_check();
+    if (!aborting && !hostile && !ops && n_fence < 1)
         FAIL("the fence of a three-node job never reached the host's fence_nb");
     if (n_connected2 != (int)ngood || n_connected != 0)
         FAIL("expected %u client_connected2 upcalls (and no client_connected), got %d and %d",

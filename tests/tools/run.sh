@@ -2,7 +2,10 @@
 # Shell test of tools/switchyard-run with real PMIx clients: a multi-app
 # job's output, exit statuses (failure, signal, timeout, missing program),
 # --tag-output, --output-dir, -x/--env, PMIx_Abort killing the job, a
-# refused oversubscription, and no file left in /tmp by the server.
+# refused oversubscription, the API families served through the launcher
+# (publish/lookup, query/log/job control, modex, groups, process sets,
+# credentials, allocations, events), and no file left in /tmp by the
+# server.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
@@ -125,6 +128,19 @@ if test -x "$G"; then
         rc=$?
         check "group member ends during construct ($m)" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 2 && ! grep -q FAIL '$T/err'"
     done
+fi
+
+S="$top_builddir/tests/integration/test_sets_creds"
+if test -x "$S"; then
+    "$R" --oversubscribe --pset ocean -n 2 "$S" psets : --pset ice -n 1 "$S" psets > "$T/out" 2> "$T/err"
+    rc=$?
+    check "--pset: process sets, their events, PMIx_Get(PMIX_PSET_NAMES), pset queries" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
+    "$R" --oversubscribe -n 2 "$S" cred > "$T/out" 2> "$T/err"
+    rc=$?
+    check "native credentials: get, validate, a peer's, tampered ones refused, keys" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 2"
+    "$R" -n 1 "$S" alloc > "$T/out" 2> "$T/err"
+    rc=$?
+    check "allocation requests: this node described, growth refused, time granted" "test $rc -eq 0 && grep -q ': ok$' '$T/out'"
 fi
 
 E="$top_builddir/tests/integration/test_events"
