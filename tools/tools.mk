@@ -25,3 +25,6 @@ EXTRA_DIST += tests/tools/run.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh
+# Debian's python3-pmix (Cython bindings) importing and running on our library.
+TESTS += tests/external/python/python3-pmix.sh
+EXTRA_DIST += tests/external/python/python3-pmix.sh tests/external/python/client.py

@@ -1,0 +1,100 @@
+#!/bin/sh
+# Debian's python3-pmix (OpenPMIx 4.2.2's Cython bindings) on our library:
+# Python loads the extension with RTLD_NOW, so it imports only when
+# libpmix.so.2 exports every PMIx_* function it refers to.  Two ranks under
+# switchyard-run init, read job keys, put/commit/fence, read the peer's key
+# and finalize (client.py).  /usr/bin/python3, not a python3 on PATH that
+# cannot see Debian's dist-packages.  python3-pmix is installed with apt
+# when absent; without network the test is skipped (77).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/../../.." && pwd)}"
+: "${top_builddir:=$top_srcdir/build}"
+R="$top_builddir/tools/switchyard-run"
+LIB="$top_builddir/src/.libs"
+PY=/usr/bin/python3
+test -x "$R" || { echo "switchyard-run not built"; exit 99; }
+test -x "$PY" || { echo "SKIP: no $PY"; exit 77; }
+
+ext() { ls /usr/lib/python3/dist-packages/pmix.cpython-*.so 2>/dev/null | head -1; }
+reachable() { # can we reach Debian's registry at all?
+    "$PY" -c 'import socket; socket.create_connection(("deb.debian.org", 80), 10)' \
+        > /dev/null 2>&1
+}
+if test -z "$(ext)"; then
+    if test "$(id -u)" -ne 0; then
+        echo "SKIP: python3-pmix is not installed and installing it needs root"
+        exit 77
+    fi
+    timeout 300 apt-get install -y -q python3-pmix > /dev/null 2>&1 ||
+        { timeout 300 apt-get update -q > /dev/null 2>&1 &&
+          timeout 300 apt-get install -y -q python3-pmix > /dev/null 2>&1; }
+    if test -z "$(ext)"; then
+        if reachable; then
+            echo "FAIL: apt-get install python3-pmix failed with deb.debian.org reachable"
+            exit 1
+        fi
+        echo "SKIP: cannot install python3-pmix: no network"
+        exit 77
+    fi
+fi
+EXT=$(ext)
+test -n "$EXT" || { echo "FAIL: python3-pmix installed but its extension is not there"; exit 1; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/sy-python.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+
+# Every function the extension imports must come from our library.
+nm -D --undefined-only "$EXT" | awk '$2 ~ /^PMIx_/ { print $2 }' | sort -u > "$T/imports"
+nm -D --defined-only "$LIB/libpmix.so.2" | awk '{ print $3 }' | sort -u > "$T/exports"
+missing=$(comm -23 "$T/imports" "$T/exports" | tr '\n' ' ')
+if test -n "$missing" && ! ls "$top_srcdir"/src/tool/*.c > /dev/null 2>&1; then
+    # a tree without the tool role (PMIx_tool_*, PMIx_IOF_*,
+    # PMIx_Register_attributes) cannot load the extension at all
+    echo "SKIP: the tool role is not in this tree yet; libpmix.so.2 lacks $missing"
+    exit 77
+fi
+if test -n "$missing"; then
+    bad "libpmix.so.2 exports every PMIx_* function python3-pmix imports (missing: $missing)"
+else
+    ok "libpmix.so.2 exports every PMIx_* function python3-pmix imports ($(wc -l < "$T/imports"))"
+fi
+
+# In a sanitizer build the library needs the sanitizer runtime loaded
+# first; Python's own allocations are not ours to report.
+if grep -q -- '--enable-sanitizers' "$top_builddir/config.status" 2>/dev/null; then
+    rt=$(clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)
+    test -f "$rt" && export LD_PRELOAD="$rt"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+fi
+
+if LD_LIBRARY_PATH="$LIB" "$PY" -c 'import pmix' > "$T/import.err" 2>&1; then
+    ok "python3-pmix imports with our libpmix.so.2"
+else
+    bad "python3-pmix imports with our libpmix.so.2"
+    sed 's/^/#   /' "$T/import.err" | tail -3
+fi
+# and it is ours it loaded, not OpenPMIx's
+if LD_LIBRARY_PATH="$LIB" "$PY" -c 'import pmix; print(open("/proc/self/maps").read())' \
+        2> /dev/null | grep -q "$LIB/libpmix.so"; then
+    ok "the process mapped our libpmix.so.2"
+else
+    bad "the process mapped our libpmix.so.2"
+fi
+
+LD_LIBRARY_PATH="$LIB" timeout 120 "$R" --oversubscribe -n 2 "$PY" \
+    "$top_srcdir/tests/external/python/client.py" > "$T/out" 2> "$T/err"
+rc=$?
+if test $rc -eq 0 && test "$(grep -c ': ok$' "$T/out")" -eq 2; then
+    ok "two Python ranks: init, job keys, put/commit/fence, a peer's key, finalize"
+else
+    bad "two Python ranks (status $rc)"
+    sed 's/^/#   /' "$T/err" | grep -v 'CLIENT STARTING\|THREAD STARTED' | tail -8
+fi
+echo "1..$n"
+test $fails -eq 0
