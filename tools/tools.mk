@@ -25,3 +25,11 @@ EXTRA_DIST += tests/tools/run.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh
+# Debian's Open MPI 4.1 (mpirun, orted, ranks) on our library, and
+# switchyard-run launching Open MPI ranks directly.
+TESTS += tests/external/openmpi.sh
+EXTRA_DIST += tests/external/openmpi.sh tests/external/openmpi/sy_mapcheck.h \
+	tests/external/openmpi/hello.c tests/external/openmpi/ring.c \
+	tests/external/openmpi/mpmd.c tests/external/openmpi/spawn.c \
+	tests/external/openmpi/pubsub.c tests/external/openmpi/accept.c \
+	tests/external/openmpi/abort.c tests/external/openmpi/nofinalize.c
