@@ -154,6 +154,11 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
 void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag,
                             pmix_data_buffer_t *b);
 
+/* ---- server_fabric.c: fabric route, SY_CMD_FABRIC, inventory (issue 8) ---- */
+pmix_status_t sy_srv_fabric_init(sy_srv_t *s, const pmix_info_t info[], size_t ninfo);
+void sy_srv_fabric_finalize(sy_srv_t *s);
+void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+
 /* ---- server_event.c: event registration and notification (issue 4) ---- */
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized);
