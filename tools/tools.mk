@@ -14,7 +14,7 @@ tools_switchyard_fabric_LDADD = $(FABRIC_LDADD)
 bin_PROGRAMS += tools/switchyard-run
 tools_switchyard_run_SOURCES = tools/run/run_main.c tools/run/run_opts.c tools/run/run_bind.c \
 	tools/run/run_job.c tools/run/run_host.c tools/run/run_iof.c tools/run/run_pubsub.c \
-	tools/run/run_ops.c tools/run/run_spawn.c tools/run/run.h
+	tools/run/run_ops.c tools/run/run_spawn.c tools/run/run_fabric.c tools/run/run.h
 tools_switchyard_run_LDADD = src/libpmix.la $(HWLOC_LIBS)
 # pmix-hello: the smallest PMIx client, run by the README's main job.
 noinst_PROGRAMS += tools/examples/pmix-hello

@@ -41,6 +41,11 @@ typedef struct sy_srv_nspace {
     unsigned gen;       /* bumped by each re-registration */
     char *seg_path;     /* current published segment */
     sy_jobinfo_summary_t summary;
+    /* what the segment is compiled from: the registration, and what
+     * PMIx_server_setup_local_support added (server_setup.c) */
+    int nlocalprocs;
+    pmix_info_t *reg_info, *local_info;
+    size_t nreg_info, nlocal_info;
     struct sy_srv_nspace *next;
 } sy_srv_nspace_t;
 
@@ -164,6 +169,12 @@ void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_d
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized);
 void sy_srv_event_finalize(sy_srv_t *s);
 void sy_srv_event_init(sy_srv_t *s);
+
+/* ---- server_nspace.c ---- */
+/* Recompile an nspace's segment with info added to its registration
+ * (taken: freed by the nspace); the clients see it at their next Get. */
+pmix_status_t sy_srv_nspace_add_info(sy_srv_t *s, sy_srv_nspace_t *ns, pmix_info_t *info,
+                                     size_t ninfo);
 
 /* ---- server_registry.c ---- */
 sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc);
