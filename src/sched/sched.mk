@@ -3,7 +3,7 @@
 # sched.c (the scheduler's fabrics, changes, requests), sched_module.c
 # (loading the engine module).
 src_libswitchyard_la_SOURCES += src/sched/fabric_api.c src/sched/sched.c \
-	src/sched/sched_module.c
+	src/sched/sched_module.c src/sched/distances_api.c
 noinst_HEADERS += src/sched/sched.h src/sched/fabmod.h src/sched/fabmod_int.h \
 	src/sched/fabmod_util.h
 AM_CPPFLAGS += -DSY_PKGLIBDIR='"$(pkglibdir)"'
