@@ -25,3 +25,13 @@ EXTRA_DIST += tests/tools/run.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh
+# switchyard-sched: the scheduler daemon and node daemon (docs/fabric.md,
+# "switchyard-sched"); public API only.
+bin_PROGRAMS += tools/switchyard-sched
+tools_switchyard_sched_SOURCES = tools/sched/sched_main.c tools/sched/sched_link.c \
+	tools/sched/sched.h
+tools_switchyard_sched_LDADD = src/libpmix.la
+# sched-client: an example scheduler client (README).
+noinst_PROGRAMS += tools/examples/sched-client
+tools_examples_sched_client_SOURCES = tools/examples/sched-client.c
+tools_examples_sched_client_LDADD = src/libpmix.la
