@@ -116,14 +116,27 @@ static reg_t *find_reg(const pmix_fabric_t *f)
     return NULL;
 }
 
+/* SWITCHYARD_FABRIC_BY_VALUE among the registration's directives. */
+static bool by_value(const reg_t *r)
+{
+    for (size_t i = 0; i < r->ndirs; i++)
+        if (PMIX_CHECK_KEY(&r->dirs[i], SWITCHYARD_FABRIC_BY_VALUE))
+            return r->dirs[i].value.type == PMIX_UNDEF ||
+                   (r->dirs[i].value.type == PMIX_BOOL && r->dirs[i].value.data.flag);
+    return false;
+}
+
 /* Install a route's answer in the registration: the matrix, if it came by
- * value, becomes a pointer to our own copy. */
+ * value, becomes a pointer to our own copy (unless the caller asked for
+ * the byte object). */
 static void install(reg_t *r, pmix_info_t *info, size_t ninfo)
 {
     void *owned = NULL;
+    bool keep_bytes = by_value(r);
     for (size_t i = 0; i < ninfo; i++) {
         pmix_info_t *e = &info[i];
-        if (PMIX_CHECK_KEY(e, PMIX_FABRIC_COST_MATRIX) && e->value.type == PMIX_BYTE_OBJECT) {
+        if (PMIX_CHECK_KEY(e, PMIX_FABRIC_COST_MATRIX) && e->value.type == PMIX_BYTE_OBJECT &&
+            !keep_bytes) {
             owned = e->value.data.bo.bytes;
             e->value.data.bo.bytes = NULL;
             e->value.data.bo.size = 0;
