@@ -271,7 +271,7 @@ static pmix_status_t node_info(job_t *j, size_t n, sy_ilist_t *out)
         const pmix_data_array_t *src = inv_device(inv, i);
         for (size_t e = 0; src != NULL && e < src->size && rc == PMIX_SUCCESS; e++) {
             pmix_info_t *x = &((pmix_info_t *)src->array)[e];
-            rc = sy_il_load(&dev, x->key, &x->value.data, x->value.type);
+            rc = sy_il_xfer(&dev, x);
         }
         if (i < h->ndevs && rc == PMIX_SUCCESS) {
             uint32_t d = h->devs[i];

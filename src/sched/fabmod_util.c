@@ -32,6 +32,17 @@ pmix_status_t sy_il_load(sy_ilist_t *l, const char *key, const void *data, pmix_
     return rc;
 }
 
+pmix_status_t sy_il_xfer(sy_ilist_t *l, const pmix_info_t *src)
+{
+    pmix_info_t *i = slot(l);
+    if (i == NULL)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = PMIx_Info_xfer(i, src);
+    if (rc == PMIX_SUCCESS)
+        l->n++;
+    return rc;
+}
+
 pmix_status_t sy_il_take_array(sy_ilist_t *l, const char *key, pmix_data_array_t *da)
 {
     pmix_info_t *i = da != NULL ? slot(l) : NULL;

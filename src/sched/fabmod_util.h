@@ -14,6 +14,8 @@ typedef struct {
 
 /* Append a copy of data (PMIx_Info_load). */
 pmix_status_t sy_il_load(sy_ilist_t *l, const char *key, const void *data, pmix_data_type_t type);
+/* Append a copy of an info (PMIx_Info_xfer). */
+pmix_status_t sy_il_xfer(sy_ilist_t *l, const pmix_info_t *src);
 /* Append a data array, taking it (freed with the list's entry). */
 pmix_status_t sy_il_take_array(sy_ilist_t *l, const char *key, pmix_data_array_t *da);
 /* Append a byte object that takes `bytes` (malloc'd). */

@@ -10,13 +10,15 @@
  *   LINK_FABRIC     node -> sched: UINT32 id, UINT8 op, SIZE n, n INFO
  *   LINK_REPLY      sched -> node: UINT32 id, STATUS, SIZE n, n INFO
  *   LINK_INVENTORY  node -> sched: SIZE n, n INFO (collect_inventory's result)
- *   LINK_EVENT      sched -> node: STATUS code, PROC source, SIZE n, n INFO */
+ *   LINK_EVENT      sched -> node: STATUS code, PROC source, SIZE n, n INFO
+ *   LINK_SETUP      node -> sched: UINT32 id, STRING nspace, SIZE n, n INFO
+ *                   (PMIx_server_setup_application; answered by LINK_REPLY) */
 #ifndef SWITCHYARD_TOOLS_SCHED_H
 #define SWITCHYARD_TOOLS_SCHED_H
 
 #include <pmix.h>
 
-enum { LINK_FABRIC = 1, LINK_REPLY = 2, LINK_INVENTORY = 3, LINK_EVENT = 4 };
+enum { LINK_FABRIC = 1, LINK_REPLY = 2, LINK_INVENTORY = 3, LINK_EVENT = 4, LINK_SETUP = 5 };
 
 /* Send one message (the buffer is consumed); serialised by a mutex. */
 int link_send(int fd, pmix_data_buffer_t *buf);

@@ -207,6 +207,52 @@ static void sched_fabric(int fd, pmix_data_buffer_t *b)
     }
 }
 
+typedef struct {
+    int fd;
+    uint32_t id;
+} setup_req_t;
+
+static void setup_done(pmix_status_t status, pmix_info_t info[], size_t ninfo,
+                       void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    setup_req_t *q = provided_cbdata;
+    send_reply(q->fd, q->id, status, info, ninfo);
+    say("job setup answered: %s, %zu items", PMIx_Error_string(status), ninfo);
+    free(q);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+}
+
+/* A node's job: the launch data of PMIx_server_setup_application. */
+static void sched_setup(int fd, pmix_data_buffer_t *b)
+{
+    uint32_t id = 0;
+    int32_t one = 1;
+    char *ns = NULL;
+    pmix_info_t *info = NULL;
+    size_t n = 0;
+    if (PMIx_Data_unpack(NULL, b, &id, &one, PMIX_UINT32) != PMIX_SUCCESS ||
+        PMIx_Data_unpack(NULL, b, &ns, &one, PMIX_STRING) != PMIX_SUCCESS || ns == NULL ||
+        link_unpack_infos(b, &info, &n) != PMIX_SUCCESS) {
+        free(ns);
+        send_reply(fd, id, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
+        return;
+    }
+    setup_req_t *q = calloc(1, sizeof(*q));
+    q->fd = fd;
+    q->id = id;
+    pmix_nspace_t nspace;
+    PMIX_LOAD_NSPACE(nspace, ns);
+    free(ns);
+    pmix_status_t rc = PMIx_server_setup_application(nspace, info, n, setup_done, q);
+    if (info != NULL)
+        PMIX_INFO_FREE(info, n);
+    if (rc != PMIX_SUCCESS) {
+        send_reply(fd, id, rc, NULL, 0);
+        free(q);
+    }
+}
+
 static void sched_inventory(pmix_data_buffer_t *b)
 {
     pmix_info_t *info = NULL;
@@ -234,6 +280,8 @@ static void *node_reader(void *arg)
                 sched_fabric(fd, &b);
             else if (kind == LINK_INVENTORY)
                 sched_inventory(&b);
+            else if (kind == LINK_SETUP)
+                sched_setup(fd, &b);
         }
         PMIX_DATA_BUFFER_DESTRUCT(&b);
     }
@@ -334,21 +382,16 @@ static void release_array(void *cbdata)
     PMIX_DATA_ARRAY_FREE(da);
 }
 
+static pend_t *add_pending(pmix_info_cbfunc_t cbfunc, void *cbdata);
+
 static pmix_status_t node_fabric(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
                                  const pmix_info_t directives[], size_t ndirs,
                                  pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     say("fabric request of %s:%u forwarded", requestor->nspace, requestor->rank);
-    pend_t *p = calloc(1, sizeof(*p));
+    pend_t *p = add_pending(cbfunc, cbdata);
     if (p == NULL)
         return PMIX_ERR_NOMEM;
-    p->cbfunc = cbfunc;
-    p->cbdata = cbdata;
-    pthread_mutex_lock(&pend_lock);
-    p->id = next_id++;
-    p->next = pending;
-    pending = p;
-    pthread_mutex_unlock(&pend_lock);
     pmix_data_buffer_t b;
     PMIX_DATA_BUFFER_CONSTRUCT(&b);
     uint8_t kind = LINK_FABRIC, o = (uint8_t)op;
@@ -369,6 +412,21 @@ static pmix_status_t node_fabric(const pmix_proc_t *requestor, pmix_fabric_opera
     pthread_mutex_unlock(&pend_lock);
     free(p);
     return PMIX_ERR_UNREACH;
+}
+
+static pend_t *add_pending(pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    pend_t *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return NULL;
+    p->cbfunc = cbfunc;
+    p->cbdata = cbdata;
+    pthread_mutex_lock(&pend_lock);
+    p->id = next_id++;
+    p->next = pending;
+    pending = p;
+    pthread_mutex_unlock(&pend_lock);
+    return p;
 }
 
 static pend_t *take_pending(uint32_t id)
@@ -487,6 +545,77 @@ static void inventory_collected(pmix_status_t status, pmix_info_t *info, size_t 
 
 /* ================= the program as a client ================= */
 
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+    pmix_status_t status;
+    pmix_info_t *info;
+    size_t ninfo;
+} setup_wait_t;
+
+static void setup_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    setup_wait_t *w = cbdata;
+    pthread_mutex_lock(&w->lock);
+    w->status = status;
+    if (status == PMIX_SUCCESS && ninfo > 0) {
+        PMIX_INFO_CREATE(w->info, ninfo);
+        for (size_t i = 0; i < ninfo; i++)
+            PMIx_Info_xfer(&w->info[i], &info[i]);
+        w->ninfo = ninfo;
+    }
+    w->done = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
+}
+
+/* Node mode: the scheduler computes the job's fabric data
+ * (setup_application), this server adds it to the namespace
+ * (setup_local_support), as a resource manager does before a launch. */
+static pmix_status_t node_setup(const char *nspace, const char *nodes, const char *procs)
+{
+    setup_wait_t w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, NULL, 0};
+    pend_t *p = add_pending(setup_answer, &w);
+    if (p == NULL)
+        return PMIX_ERR_NOMEM;
+    pmix_info_t in[3];
+    size_t one = 1;
+    PMIX_INFO_LOAD(&in[0], PMIX_NODE_MAP, nodes, PMIX_STRING);
+    PMIX_INFO_LOAD(&in[1], PMIX_PROC_MAP, procs, PMIX_STRING);
+    PMIX_INFO_LOAD(&in[2], PMIX_ALLOC_FABRIC_ENDPTS, &one, PMIX_SIZE);
+    pmix_data_buffer_t b;
+    PMIX_DATA_BUFFER_CONSTRUCT(&b);
+    uint8_t kind = LINK_SETUP;
+    PMIx_Data_pack(NULL, &b, &kind, 1, PMIX_UINT8);
+    PMIx_Data_pack(NULL, &b, &p->id, 1, PMIX_UINT32);
+    PMIx_Data_pack(NULL, &b, &nspace, 1, PMIX_STRING);
+    link_pack_infos(&b, in, 3);
+    for (int i = 0; i < 3; i++)
+        PMIX_INFO_DESTRUCT(&in[i]);
+    uint32_t id = p->id;
+    if (link_send(sched_fd, &b) != 0) {
+        PMIX_DATA_BUFFER_DESTRUCT(&b);
+        free(take_pending(id));
+        return PMIX_ERR_UNREACH;
+    }
+    PMIX_DATA_BUFFER_DESTRUCT(&b);
+    pthread_mutex_lock(&w.lock);
+    while (!w.done)
+        pthread_cond_wait(&w.cond, &w.lock);
+    pthread_mutex_unlock(&w.lock);
+    pmix_status_t rc = w.status;
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_server_setup_local_support(nspace, w.info, w.ninfo, NULL, NULL);
+    if (w.info != NULL)
+        PMIX_INFO_FREE(w.info, w.ninfo);
+    say("job fabric data: %s", PMIx_Error_string(rc));
+    return rc;
+}
+
 static int run_program(const char *host)
 {
     char nspace[PMIX_MAX_NSLEN + 1], *nodes = NULL, *procs = NULL, ranks[16 * 1024] = "";
@@ -502,13 +631,15 @@ static int run_program(const char *host)
     PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, nodes, PMIX_STRING);
     PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, procs, PMIX_STRING);
     PMIX_INFO_LOAD(&info[3], PMIX_HOSTNAME, host, PMIX_STRING);
-    free(nodes);
-    free(procs);
     pmix_status_t rc = PMIx_server_register_nspace(nspace, (int)opt.np, info, 4, NULL, NULL);
     for (int i = 0; i < 4; i++)
         PMIX_INFO_DESTRUCT(&info[i]);
+    if (rc == PMIX_SUCCESS && opt.node != NULL)
+        rc = node_setup(nspace, nodes, procs);
+    free(nodes);
+    free(procs);
     if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, "switchyard-sched: register_nspace: %s\n", PMIx_Error_string(rc));
+        fprintf(stderr, "switchyard-sched: preparing the job: %s\n", PMIx_Error_string(rc));
         return 1;
     }
     pid_t *pids = calloc(opt.np, sizeof(pid_t));
