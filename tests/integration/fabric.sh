@@ -13,6 +13,7 @@
 #     the sanitizer build).
 set -u
 : "${top_builddir:=.}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 B=$top_builddir
 S="$B/tools/switchyard-sched"
 D="$B/tests/integration"
@@ -123,6 +124,14 @@ fi
 if [ $rl -eq 0 ] && grep -q '^ok' "$T/leak.out"; then
     ok "register/update/deregister leave no leak"
 else bad "leak check (status $rl)"; show "$T/leak.out"; fi
+
+# the scheduler role in one process: selection, local updates, setup
+# calls, distances (the fabric file as it is now: s1-sp down, then up again)
+cp "$T/topo1.txt" "$T/topo-sched.txt"
+if "$D/test_fabric_sched" "$T/topo-sched.txt" "$top_srcdir/tests/fabric/data/hwloc_2pkg_ib.xml" \
+        > "$T/sched1.out" 2>&1 && [ "$(grep -c '^ok' "$T/sched1.out")" -eq 5 ]; then
+    ok "scheduler process: selection, update events, setup_application/local_support, distances"
+else bad "scheduler process"; show "$T/sched1.out"; fi
 
 kill -TERM "$SPID"
 wait "$SPID"; rs=$?

@@ -43,3 +43,7 @@ tests_integration_fabric_bfs_LDADD = src/libpmix.la
 tests_integration_fabric_bfs_LDFLAGS = -no-install
 TESTS += tests/integration/fabric.sh
 EXTRA_DIST += tests/integration/fabric.sh
+check_PROGRAMS += tests/integration/test_fabric_sched
+tests_integration_test_fabric_sched_SOURCES = tests/integration/test_fabric_sched.c
+tests_integration_test_fabric_sched_LDADD = src/libpmix.la $(HWLOC_LIBS)
+tests_integration_test_fabric_sched_LDFLAGS = -no-install
