@@ -207,8 +207,6 @@ void sy_sched_finalize(void)
         PMIX_VALUE_RELEASE(v->devices);
         free(v);
     }
-    if (S.ops != NULL)
-        sy_fabmod_unload();
     memset(&S, 0, sizeof(S));
 }
 

@@ -61,6 +61,7 @@ pmix_status_t sy_sched_job_data(char **nodes, char **ranks, pmix_info_t **info, 
 /* ---- sched_module.c: the engine module, loaded on first use ---- */
 struct sy_fabmod_ops;
 pmix_status_t sy_fabmod_load(const struct sy_fabmod_ops **ops);
+/* Release the module's caches; the module itself stays loaded. */
 void sy_fabmod_unload(void);
 
 #endif

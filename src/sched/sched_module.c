@@ -1,6 +1,11 @@
 /* Loading the fabric engine module (fabmod.h) on first use: dlopen with
  * RTLD_LOCAL, so that nothing the module contains (its own copies of our
- * data helpers among them) can shadow a symbol of libpmix or the program. */
+ * data helpers among them) can shadow a symbol of libpmix or the program.
+ * The module stays loaded once loaded: the libraries it brings in
+ * (libfabric and its providers, igraph) keep allocations made by their
+ * constructors and register exit handlers, which an unload would turn into
+ * leaks or calls into unmapped code.  Finalize releases what we hold in it
+ * (the cached libfabric device list). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
@@ -82,11 +87,7 @@ pmix_status_t sy_fabmod_load(const sy_fabmod_ops_t **ops)
 void sy_fabmod_unload(void)
 {
     pthread_mutex_lock(&mod_lock);
-    if (mod_ops != NULL) {
+    if (mod_ops != NULL)
         mod_ops->cleanup();
-        dlclose(mod_handle);
-        mod_ops = NULL;
-        mod_handle = NULL;
-    }
     pthread_mutex_unlock(&mod_lock);
 }

@@ -140,6 +140,9 @@ void sy_srv_fabric_finalize(sy_srv_t *s)
     sy_fabric_set_route(SY_FABRIC_ROUTE_SERVER, NULL);
     if (s->scheduler)
         sy_sched_finalize();
+    /* the module (if the scheduler or the inventory loaded it) lets go of
+     * its caches */
+    sy_fabmod_unload();
 }
 
 /* ---- SY_CMD_FABRIC from clients ---- */
@@ -366,3 +369,87 @@ PMIX_EXPORT pmix_status_t PMIx_server_deliver_inventory(pmix_info_t info[], size
     d->ndirs = ndirs;
     return sy_srv_op_start(&d->op, deliver_on_loop, cbfunc, cbdata);
 }
+
+/* ---- deregister_resources of devices ---- */
+
+static const char *dev_str(const pmix_info_t *dev, const char *key)
+{
+    if (dev->value.type != PMIX_DATA_ARRAY || dev->value.data.darray == NULL ||
+        dev->value.data.darray->type != PMIX_INFO)
+        return NULL;
+    const pmix_info_t *a = dev->value.data.darray->array;
+    for (size_t i = 0; i < dev->value.data.darray->size; i++)
+        if (PMIX_CHECK_KEY(&a[i], key) && a[i].value.type == PMIX_STRING)
+            return a[i].value.data.string;
+    return NULL;
+}
+
+static const char *node_name(const pmix_data_array_t *node)
+{
+    const pmix_info_t *a = node->array;
+    for (size_t i = 0; i < node->size; i++)
+        if (PMIX_CHECK_KEY(&a[i], PMIX_HOSTNAME) && a[i].value.type == PMIX_STRING)
+            return a[i].value.data.string;
+    return NULL;
+}
+
+/* Is device `dev` of node `host` named by the deregistration? */
+static bool device_gone(const pmix_info_t *dev, const char *host, const pmix_info_t *gone,
+                        size_t ngone)
+{
+    const char *id = dev_str(dev, PMIX_DEVICE_ID), *name = dev_str(dev, PMIX_FABRIC_DEVICE_NAME);
+    for (size_t j = 0; j < ngone; j++) {
+        const pmix_info_t *g = &gone[j];
+        if (PMIX_CHECK_KEY(g, PMIX_DEVICE_ID) && g->value.type == PMIX_STRING && id != NULL &&
+            strcmp(g->value.data.string, id) == 0)
+            return true;
+        if (PMIX_CHECK_KEY(g, PMIX_NODE_INFO_ARRAY) && g->value.type == PMIX_DATA_ARRAY &&
+            g->value.data.darray != NULL && g->value.data.darray->type == PMIX_INFO) {
+            const char *gh = node_name(g->value.data.darray);
+            const pmix_info_t *ga = g->value.data.darray->array;
+            for (size_t k = 0; gh != NULL && host != NULL && strcmp(gh, host) == 0 &&
+                               k < g->value.data.darray->size;
+                 k++)
+                if (PMIX_CHECK_KEY(&ga[k], PMIX_FABRIC_DEVICE_NAME) &&
+                    ga[k].value.type == PMIX_STRING && name != NULL &&
+                    strcmp(ga[k].value.data.string, name) == 0)
+                    return true;
+        }
+    }
+    return false;
+}
+
+void sy_srv_fabric_prune_devices(sy_srv_res_t *res, const pmix_info_t *gone, size_t ngone)
+{
+    for (size_t i = 0; i < res->ninfo; i++) {
+        pmix_info_t *inf = &res->info[i];
+        if (!PMIX_CHECK_KEY(inf, PMIX_NODE_INFO_ARRAY) || inf->value.type != PMIX_DATA_ARRAY ||
+            inf->value.data.darray == NULL || inf->value.data.darray->type != PMIX_INFO)
+            continue;
+        pmix_data_array_t *node = inf->value.data.darray;
+        const char *host = node_name(node);
+        pmix_info_t *na = node->array;
+        for (size_t k = 0; k < node->size; k++) {
+            if (!PMIX_CHECK_KEY(&na[k], PMIX_FABRIC_DEVICES) ||
+                na[k].value.type != PMIX_DATA_ARRAY || na[k].value.data.darray == NULL ||
+                na[k].value.data.darray->type != PMIX_INFO)
+                continue;
+            pmix_data_array_t *devs = na[k].value.data.darray;
+            pmix_info_t *d = devs->array;
+            size_t keep = 0;
+            for (size_t e = 0; e < devs->size; e++) {
+                if (device_gone(&d[e], host, gone, ngone)) {
+                    PMIX_INFO_DESTRUCT(&d[e]);
+                    continue;
+                }
+                if (keep != e) {
+                    d[keep] = d[e];
+                    memset(&d[e], 0, sizeof(d[e]));
+                }
+                keep++;
+            }
+            devs->size = keep;
+        }
+    }
+}
+

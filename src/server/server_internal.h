@@ -163,6 +163,9 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag,
 pmix_status_t sy_srv_fabric_init(sy_srv_t *s, const pmix_info_t info[], size_t ninfo);
 void sy_srv_fabric_finalize(sy_srv_t *s);
 void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+/* deregister_resources: remove the fabric devices named by PMIX_DEVICE_ID,
+ * or by PMIX_FABRIC_DEVICE_NAME in a node's PMIX_NODE_INFO_ARRAY. */
+void sy_srv_fabric_prune_devices(sy_srv_res_t *res, const pmix_info_t *gone, size_t ngone);
 
 /* ---- server_event.c: event registration and notification (issue 4) ---- */
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);

@@ -129,7 +129,7 @@ else bad "leak check (status $rl)"; show "$T/leak.out"; fi
 # calls, distances (the fabric file as it is now: s1-sp down, then up again)
 cp "$T/topo1.txt" "$T/topo-sched.txt"
 if "$D/test_fabric_sched" "$T/topo-sched.txt" "$top_srcdir/tests/fabric/data/hwloc_2pkg_ib.xml" \
-        > "$T/sched1.out" 2>&1 && [ "$(grep -c '^ok' "$T/sched1.out")" -eq 5 ]; then
+        > "$T/sched1.out" 2>&1 && [ "$(grep -c "^ok" "$T/sched1.out")" -eq 6 ]; then
     ok "scheduler process: selection, update events, setup_application/local_support, distances"
 else bad "scheduler process"; show "$T/sched1.out"; fi
 

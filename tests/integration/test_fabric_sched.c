@@ -161,6 +161,12 @@ int main(int argc, char **argv)
     pmix_server_module_t module;
     memset(&module, 0, sizeof(module));
     pmix_status_t rc = PMIx_server_init(&module, init, 3);
+    for (int i = 0; i < 3; i++) {
+        PMIX_INFO_DESTRUCT(&init[i]);
+        PMIX_INFO_DESTRUCT(&fab2[i]);
+    }
+    PMIX_INFO_DESTRUCT(&fab1[0]);
+    PMIX_INFO_DESTRUCT(&fab1[1]);
     CHECK(rc == PMIX_SUCCESS, "server_init: %s", PMIx_Error_string(rc));
     if (rc != PMIX_SUCCESS)
         return 1;
@@ -386,6 +392,44 @@ int main(int argc, char **argv)
     hwloc_topology_destroy(topo);
     if (fails == 0)
         printf("ok PMIx_Compute_distances\n");
+
+    /* a delivered inventory is node data; a device can be deregistered */
+    {
+        pmix_info_t dev[3], node[2];
+        PMIX_INFO_LOAD(&dev[0], PMIX_DEVICE_ID, "nodeX:mlx5_0", PMIX_STRING);
+        PMIX_INFO_LOAD(&dev[1], PMIX_FABRIC_DEVICE_NAME, "mlx5_0", PMIX_STRING);
+        PMIX_INFO_LOAD(&dev[2], PMIX_FABRIC_DEVICE_VENDOR, "Mellanox", PMIX_STRING);
+        pmix_data_array_t da = {.type = PMIX_INFO, .size = 3, .array = dev};
+        PMIX_INFO_LOAD(&node[0], PMIX_FABRIC_DEVICE, &da, PMIX_DATA_ARRAY);
+        pmix_data_array_t all = {.type = PMIX_INFO, .size = 1, .array = node};
+        pmix_info_t inv[2];
+        PMIX_INFO_LOAD(&inv[0], PMIX_HOSTNAME, "nodeX", PMIX_STRING);
+        PMIX_INFO_LOAD(&inv[1], PMIX_FABRIC_DEVICES, &all, PMIX_DATA_ARRAY);
+        rc = PMIx_server_deliver_inventory(inv, 2, NULL, 0, NULL, NULL);
+        CHECK(rc == PMIX_SUCCESS, "deliver_inventory: %s", PMIx_Error_string(rc));
+        pmix_proc_t any;
+        PMIX_LOAD_PROCID(&any, "job1", PMIX_RANK_WILDCARD);
+        pmix_info_t q;
+        PMIX_INFO_LOAD(&q, PMIX_DEVICE_ID, "nodeX:mlx5_0", PMIX_STRING);
+        v = NULL;
+        rc = PMIx_Get(&any, PMIX_FABRIC_DEVICE, &q, 1, &v);
+        CHECK(rc == PMIX_SUCCESS && v->type == PMIX_DATA_ARRAY && v->data.darray->size == 3,
+              "the delivered device: %s", PMIx_Error_string(rc));
+        if (rc == PMIX_SUCCESS)
+            PMIX_VALUE_RELEASE(v);
+        rc = PMIx_server_deregister_resources(&q, 1, NULL, NULL);
+        CHECK(rc == PMIX_SUCCESS, "deregister_resources: %s", PMIx_Error_string(rc));
+        rc = PMIx_Get(&any, PMIX_FABRIC_DEVICE, &q, 1, &v);
+        CHECK(rc == PMIX_ERR_NOT_FOUND, "the device is gone: %s", PMIx_Error_string(rc));
+        PMIX_INFO_DESTRUCT(&q);
+        for (int i = 0; i < 3; i++)
+            PMIX_INFO_DESTRUCT(&dev[i]);
+        PMIX_INFO_DESTRUCT(&node[0]);
+        PMIX_INFO_DESTRUCT(&inv[0]);
+        PMIX_INFO_DESTRUCT(&inv[1]);
+        if (fails == 0)
+            printf("ok inventory: delivered, read, deregistered\n");
+    }
 
     /* inventory of this machine */
     wait_t w6 = WAIT_INIT;
