@@ -223,15 +223,18 @@ static void begin_update(size_t k)
     if (S.updating)
         return;
     S.updating = true;
-    pmix_info_t info;
-    PMIX_INFO_CONSTRUCT(&info);
-    PMIx_Info_load(&info, PMIX_FABRIC_INDEX, &k, PMIX_SIZE);
+    pmix_info_t info[2];
+    bool yes = true;
+    PMIx_Info_load(&info[0], PMIX_FABRIC_INDEX, &k, PMIX_SIZE);
+    /* a client registering later must not run an update long past */
+    PMIx_Info_load(&info[1], PMIX_EVENT_DO_NOT_CACHE, &yes, PMIX_BOOL);
     /* here through the interceptor (fabric_api.c), elsewhere through the
      * server's clients and the host */
-    if (PMIx_Notify_event(PMIX_FABRIC_UPDATE_PENDING, &S.me, PMIX_RANGE_GLOBAL, &info, 1, NULL,
+    if (PMIx_Notify_event(PMIX_FABRIC_UPDATE_PENDING, &S.me, PMIX_RANGE_GLOBAL, info, 2, NULL,
                           NULL) != PMIX_SUCCESS)
         sy_sched_apply_pending();
-    PMIX_INFO_DESTRUCT(&info);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
 }
 
 static void watch(void *arg);

@@ -186,8 +186,7 @@ void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
     size_t n = 0;
     int32_t one = 1;
     pmix_info_t *dirs = NULL;
-    pmix_status_t rc = peer->client != NULL ? sy_unpack(b, &op, &one, PMIX_UINT8)
-                                            : PMIX_ERR_NOT_SUPPORTED;
+    pmix_status_t rc = sy_unpack(b, &op, &one, PMIX_UINT8);
     if (rc == PMIX_SUCCESS)
         rc = sy_unpack(b, &n, &one, PMIX_SIZE);
     if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(b))
@@ -213,8 +212,9 @@ void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         c->peer = peer;
         c->tag = tag;
         sy_srv_peer_hold(peer);
-        rc = server_route(&peer->client->proc, (pmix_fabric_operation_t)op, dirs, n + 1,
-                          cmd_reply, c);
+        /* a tool has no client record: its claimed identity */
+        rc = server_route(peer->client != NULL ? &peer->client->proc : &peer->proc,
+                          (pmix_fabric_operation_t)op, dirs, n + 1, cmd_reply, c);
         if (rc != PMIX_SUCCESS) {
             sy_srv_peer_release(peer);
             free(c);
