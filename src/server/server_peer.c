@@ -562,6 +562,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_JOB_CONTROL:
         case SY_CMD_MONITOR:
         case SY_CMD_SPAWN: sy_srv_hostops_command(peer, cmd, tag, &b); break;
+        case SY_CMD_FABRIC: sy_srv_fabric_command(peer, cmd, tag, &b); break;
         case SY_CMD_HELLO: refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO"); break;
         default: sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED); break;
         }

@@ -363,16 +363,16 @@ int main(int argc, char **argv)
     pmix_server_module_t module;
     run_host_module(&module, &job);
     run_spawn_module(&module, wake_pipe[1]);
-    pmix_info_t sinfo[3];
+    pmix_info_t sinfo[5];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[1], PMIX_HOSTNAME, job.hostname, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[2], PMIX_SERVER_TMPDIR, session_dir, PMIX_STRING);
-    pmix_status_t rc = PMIx_server_init(&module, sinfo, 3);
-    PMIX_INFO_DESTRUCT(&sinfo[0]);
-    PMIX_INFO_DESTRUCT(&sinfo[1]);
-    PMIX_INFO_DESTRUCT(&sinfo[2]);
+    size_t nsinfo = 3 + run_fabric_server_info(&opts, &sinfo[3]);
+    pmix_status_t rc = PMIx_server_init(&module, sinfo, nsinfo);
+    for (size_t i = 0; i < nsinfo; i++)
+        PMIX_INFO_DESTRUCT(&sinfo[i]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "switchyard-run: PMIx_server_init: %s\n", PMIx_Error_string(rc));
         goto out;
@@ -382,6 +382,8 @@ int main(int argc, char **argv)
     if (run_register(&job) != 0)
         goto out;
     registered = true;
+    if (run_fabric_setup(&job) != 0)
+        goto out;
     if (run_iof_setup(&job) != 0)
         goto out;
 
