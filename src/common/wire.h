@@ -73,6 +73,9 @@ typedef enum {
     SY_CMD_MONITOR = 19,
     /* PMIx_Spawn through the host's spawn upcall (server_hostops.c) */
     SY_CMD_SPAWN = 20,
+    /* fabric (40-49): PMIx_Fabric_register/update through the server
+     * (src/server/server_fabric.c, src/client/client_fabric.c) */
+    SY_CMD_FABRIC = 40,
     /* process groups (src/server/server_group.c, src/client/client_group.c):
      * construct, destruct and invite are collectives like FENCE; DECIDE
      * carries what a participant's event handler chose (abort, or "I am

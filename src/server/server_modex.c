@@ -711,6 +711,10 @@ pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs,
     f->ctx = ctx;
     f->next = fences;
     fences = f;
+    sy_log(SY_LOG_DEBUG, "%s over %zu proc entries (%s.%u first): %zu local, %s",
+           kind == SY_CMD_FENCE ? "fence" : ops != NULL ? "group operation" : "connect/disconnect",
+           nprocs, f->procs[0].nspace, f->procs[0].rank, expected,
+           remote ? "others elsewhere" : "all here");
     *out = f;
     return PMIX_SUCCESS;
 }

@@ -564,6 +564,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_MONITOR:
         case SY_CMD_SPAWN:
         case SY_CMD_ALLOC: sy_srv_hostops_command(peer, cmd, tag, &b); break;
+        case SY_CMD_FABRIC: sy_srv_fabric_command(peer, cmd, tag, &b); break;
         case SY_CMD_GET_CRED:
         case SY_CMD_VALIDATE_CRED: sy_srv_cred_command(peer, cmd, tag, &b); break;
         case SY_CMD_GROUP_CONSTRUCT:

@@ -20,14 +20,16 @@
  *               hear PMIX_GROUP_LEADER_FAILED, rank 0 takes the lead
  *               (PMIX_GROUP_LEADER in its handler's results) and everyone
  *               hears PMIX_GROUP_LEADER_SELECTED.
- * Rank 2 ends with _exit(0) in the die modes: abnormal for PMIx, not a
- * failure that makes the launcher stop the job.
+ * Rank 2 is killed in the die modes; the launcher then stops the job (as
+ * mpirun does), so the others ignore its SIGTERM long enough to finish
+ * (it sends SIGKILL 2 s later).
  * Run by test_host (the three-node job of job_layout.h, this node's ranks):
  *   host-group  a group of the whole job goes through the host's group
  *               upcall: context id 4242, the other nodes' endpoint data
  *               readable afterwards; a group of this node's ranks does not.
  *   no-group    without a group upcall: the same group is not supported, a
  *               group of this node's ranks still forms. */
+#include <signal.h>
 #include <stdlib.h>
 
 #include "itest.h"
@@ -400,7 +402,7 @@ static pmix_status_t construct_in_turn(const char *grp, const pmix_info_t *dirs,
     pmix_proc_t all = rank_of(PMIX_RANK_WILDCARD);
     if (me.rank == 2) {
         await_key(1, "sy.joined");
-        _exit(0); /* no PMIx_Finalize: for PMIx, an abnormal end */
+        raise(SIGKILL);
     }
     if (me.rank == 1)
         await_key(0, "sy.joined");
@@ -420,6 +422,7 @@ static void die_mode(const char *mode)
     int done = 0;
     pmix_info_t *res = NULL;
     size_t nres = 0;
+    signal(SIGTERM, SIG_IGN);
     on_event(PMIX_GROUP_CONSTRUCT_ABORT, h_record);
     on_event(PMIX_GROUP_LEADER_SELECTED, h_record);
     if (strcmp(mode, "die-error") == 0) {
@@ -445,7 +448,7 @@ static void die_mode(const char *mode)
             put_str("sy.leader", "in");
             PMIx_Commit();
             await_key(0, "sy.joined");
-            _exit(0);
+            raise(SIGKILL);
         }
         if (me.rank == 0)
             await_key(2, "sy.leader");

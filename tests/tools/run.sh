@@ -126,7 +126,7 @@ if test -x "$G"; then
     for m in die-error die-notify die-abort die-leader; do
         "$R" --oversubscribe -n 3 "$G" $m > "$T/out" 2> "$T/err"
         rc=$?
-        check "group member ends during construct ($m)" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 2 && ! grep -q FAIL '$T/err'"
+        check "group member killed during construct ($m)" "test $rc -eq 137 && test \$(grep -c ': ok$' '$T/out') -eq 2 && ! grep -q FAIL '$T/err'"
     done
 fi
 

@@ -35,6 +35,7 @@ typedef struct {
     double timeout; /* seconds, 0 = none */
     bool tag_output;
     char *output_dir;
+    const char *fabric; /* --fabric: topology file or generator spec */
     bool oversubscribe;
     bool verbose;
     run_map_t map_by;
@@ -53,6 +54,7 @@ typedef struct {
     char *locality;        /* PMIx locality string, or NULL */
     char *cpuset_str;      /* "hwloc:..." or NULL */
     bool connected, finalized, exited;
+    bool no_finalize;     /* exited on its own, connected but not finalized */
     int status;           /* waitpid status */
     int out_file, err_file; /* --output-dir files, -1 when none */
 } run_proc_t;
@@ -75,12 +77,22 @@ typedef struct {
     bool aborted;
     pmix_rank_t abort_rank;
     char *abort_msg;
+    /* under the host lock: a process failed on its own, and whether that
+     * came before PMIx_Abort (the first of the two explains the end) */
+    bool failure_seen;
+    bool abort_late;
     double extra_time;    /* seconds an allocation request added to --timeout */
 } run_job_t;
 
 /* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for
  * --help (printed). */
 int run_parse(int argc, char **argv, run_opts_t *opts);
+
+/* run_fabric.c: --fabric.  The server-init attributes that make the
+ * launcher the scheduler of that fabric (0 or 2 of them), and the job's
+ * fabric data through setup_application / setup_local_support. */
+size_t run_fabric_server_info(const run_opts_t *opts, pmix_info_t *info);
+int run_fabric_setup(run_job_t *job);
 void run_opts_free(run_opts_t *opts);
 void run_usage(FILE *out);
 
@@ -97,6 +109,9 @@ void run_host_module(pmix_server_module_t *m, run_job_t *job);
 /* Kill every live process of the job with sig. */
 void run_kill_all(run_job_t *job, int sig);
 /* A consistent view, for the main thread, of what the upcalls set. */
+/* Mark processes that vanish without finalizing as soon as the server
+ * sees it (after PMIx_server_init). */
+void run_host_watch_losses(void);
 void run_host_lock(void);
 void run_host_unlock(void);
 
