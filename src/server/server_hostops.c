@@ -2,7 +2,7 @@
  * to the host's query, log, job_control, monitor, spawn and allocate
  * upcalls with the requester's identity (ALLOC with PMIX_USERID and
  * PMIX_GRPID appended).  The query keys the library answers itself
- * (server_query.c) are answered here and merged with the host's answer.
+ * (server_setquery.c) are answered here and merged with the host's answer.
  * The host answers on any thread; its infos are packed in its callback
  * (valid only there), released, and the reply is sent from the loop. */
 #include <stdlib.h>

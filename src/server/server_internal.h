@@ -215,7 +215,10 @@ size_t sy_srv_pset_count(void);
 pmix_status_t sy_srv_pset_names(const pmix_proc_t *member, pmix_value_t *out);
 pmix_status_t sy_srv_pset_members(const char *name, pmix_value_t *out);
 
-/* ---- server_query.c: the query keys the library answers itself ---- */
+/* ---- server_setquery.c: the query keys of sets and groups, answered here ---- */
+/* One key of query q into *out; PMIX_ERR_NOT_SUPPORTED when it is not one
+ * of these keys, PMIX_ERR_NOT_FOUND when it is but names nothing. */
+pmix_status_t sy_srv_sets_answer(const pmix_query_t *q, const char *key, pmix_value_t *out);
 /* Answer our keys of every query into *local (nmissing: ours but absent)
  * and leave the host's keys in queries (those left with none are removed;
  * *nqueries shrinks). */

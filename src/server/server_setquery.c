@@ -1,6 +1,6 @@
-/* The query keys the server library answers itself, from what it holds:
- * process sets (PMIX_QUERY_NUM_PSETS, _PSET_NAMES, _PSET_MEMBERSHIP) and
- * process groups (PMIX_QUERY_NUM_GROUPS, _GROUP_NAMES, _GROUP_MEMBERSHIP),
+/* The query keys of process sets and groups, which the server library
+ * answers itself from what it holds: PMIX_QUERY_NUM_PSETS, _PSET_NAMES,
+ * _PSET_MEMBERSHIP, PMIX_QUERY_NUM_GROUPS, _GROUP_NAMES, _GROUP_MEMBERSHIP,
  * and the sets and groups a process is in (PMIX_PSET_NAMES,
  * PMIX_GROUP_NAMES with a PMIX_PROCID qualifier, which is how a client's
  * PMIx_Get of those keys reaches us).  The other keys go to the host's
@@ -101,8 +101,7 @@ static pmix_status_t psets_of(const pmix_proc_t *p, pmix_value_t *v)
     return PMIX_SUCCESS;
 }
 
-/* PMIX_ERR_NOT_SUPPORTED: not a key of ours. */
-static pmix_status_t answer(const pmix_query_t *q, const char *key, pmix_value_t *v)
+pmix_status_t sy_srv_sets_answer(const pmix_query_t *q, const char *key, pmix_value_t *v)
 {
     pmix_proc_t p;
     if (strcmp(key, PMIX_QUERY_NUM_PSETS) == 0) {
@@ -156,7 +155,7 @@ pmix_status_t sy_srv_query_split(pmix_query_t *queries, size_t *nqueries, pmix_i
         size_t nk = 0;
         for (size_t k = 0; keys != NULL && keys[k] != NULL; k++) {
             pmix_value_t v = {0};
-            pmix_status_t rc = answer(&queries[q], keys[k], &v);
+            pmix_status_t rc = sy_srv_sets_answer(&queries[q], keys[k], &v);
             if (rc == PMIX_ERR_NOT_SUPPORTED) {
                 keys[nk++] = keys[k]; /* the host's */
                 continue;
