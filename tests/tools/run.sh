@@ -129,7 +129,7 @@ if test -x "$E"; then
 fi
 
 # Ctrl-C: the whole job goes, the exit status says so, nothing is left
-"$R" --oversubscribe -n 2 sh -c "touch '$T/started.\$PMIX_RANK'; exec sleep 30" > /dev/null 2> "$T/err" &
+"$R" --oversubscribe -n 2 sh -c "touch '$T/started.'\$PMIX_RANK; exec sleep 30" > /dev/null 2> "$T/err" &
 rpid=$!
 # the processes run, so the launcher's handlers are in place
 for i in $(seq 200); do test -e "$T/started.0" && test -e "$T/started.1" && break; sleep 0.05; done
