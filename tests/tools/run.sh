@@ -112,6 +112,16 @@ if test -x "$M"; then
     check "a rank killed in a fence: the others' fence fails, no hang" "test $rc -eq 137 && test \$(grep -c 'fence failed as it must' '$T/out') -eq 2"
 fi
 
+D="$top_builddir/tests/integration/test_distances"
+if test -x "$D"; then
+    "$R" -n 2 "$D" > "$T/out" 2> "$T/err"
+    rc=$?
+    check "PMIX_DEVICE_DISTANCES of bound ranks" "test $rc -eq 0 && test \$(grep -c ': ok' '$T/out') -eq 2"
+    "$R" --oversubscribe -n 3 "$D" > "$T/out" 2> "$T/err"
+    rc=$?
+    check "PMIX_DEVICE_DISTANCES of unbound ranks" "test $rc -eq 0 && test \$(grep -c ': ok' '$T/out') -eq 3"
+fi
+
 E="$top_builddir/tests/integration/test_events"
 if test -x "$E"; then
     "$R" --oversubscribe -n 3 "$E" > "$T/out" 2> "$T/err"
