@@ -13,19 +13,6 @@
 #include "common/pack.h"
 #include "common/sync.h"
 
-static pmix_status_t server_conn(sy_conn_t **conn)
-{
-    pthread_mutex_lock(&sy_client_lock);
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (sy_client.refcount == 0)
-        rc = PMIX_ERR_INIT;
-    else if (sy_client.conn == NULL)
-        rc = PMIX_ERR_NOT_SUPPORTED;
-    *conn = sy_client.conn;
-    pthread_mutex_unlock(&sy_client_lock);
-    return rc;
-}
-
 typedef struct {
     pmix_credential_cbfunc_t cred_cb;
     pmix_validation_cbfunc_t valid_cb;
@@ -68,25 +55,26 @@ static void cred_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cb
     free(r);
 }
 
-static pmix_status_t send_cred(pmix_data_buffer_t *req, cred_req_t *r)
+/* GET_CRED: SIZE n, n INFO; VALIDATE_CRED: BYTE_OBJECT cred, SIZE n, n INFO.
+ * One callback is set in r, which is freed here on failure. */
+static pmix_status_t send_cred(uint8_t cmd, const pmix_byte_object_t *cred,
+                               const pmix_info_t info[], size_t ninfo, cred_req_t *r)
 {
-    sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
+    if (rc == PMIX_SUCCESS && cred != NULL)
+        rc = sy_pack(&req, cred, 1, PMIX_BYTE_OBJECT);
     if (rc == PMIX_SUCCESS)
-        rc = sy_client_request_nb(conn, req, cred_reply, r);
+        rc = sy_client_pack_infos(&req, info, ninfo);
+    sy_conn_t *conn;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_server_conn(&conn);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_request_nb(conn, &req, cred_reply, r);
     else
-        sy_buffer_destruct(req);
+        sy_buffer_destruct(&req);
     if (rc != PMIX_SUCCESS)
         free(r);
-    return rc;
-}
-
-static pmix_status_t pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
-{
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
     return rc;
 }
 
@@ -100,16 +88,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_
         return PMIX_ERR_NOMEM;
     r->cred_cb = cbfunc;
     r->cbdata = cbdata;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_GET_CRED);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        free(r);
-        return rc;
-    }
-    return send_cred(&req, r);
+    return send_cred(SY_CMD_GET_CRED, NULL, info, ninfo, r);
 }
 
 typedef struct {
@@ -170,18 +149,7 @@ PMIX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *
         return PMIX_ERR_NOMEM;
     r->valid_cb = cbfunc;
     r->cbdata = cbdata;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_VALIDATE_CRED);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, cred, 1, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        free(r);
-        return rc;
-    }
-    return send_cred(&req, r);
+    return send_cred(SY_CMD_VALIDATE_CRED, cred, info, ninfo, r);
 }
 
 static void valid_done(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *cbdata)
@@ -193,12 +161,8 @@ PMIX_EXPORT pmix_status_t PMIx_Validate_credential(const pmix_byte_object_t *cre
                                                    const pmix_info_t info[], size_t ninfo,
                                                    pmix_info_t **results, size_t *nresults)
 {
-    sy_client_info_wait_t w = {0};
-    if (results != NULL)
-        *results = NULL;
-    if (nresults != NULL)
-        *nresults = 0;
-    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+    sy_client_info_wait_t w;
+    if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
     return sy_client_wait_infos(PMIx_Validate_credential_nb(cred, info, ninfo, valid_done, &w),
                                 &w, results, nresults);

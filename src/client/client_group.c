@@ -22,19 +22,6 @@
 #include "common/store.h"
 #include "common/sync.h"
 
-static pmix_status_t server_conn(sy_conn_t **conn)
-{
-    pthread_mutex_lock(&sy_client_lock);
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (sy_client.refcount == 0)
-        rc = PMIX_ERR_INIT;
-    else if (sy_client.conn == NULL)
-        rc = PMIX_ERR_NOT_SUPPORTED; /* a singleton has no server to group with */
-    *conn = sy_client.conn;
-    pthread_mutex_unlock(&sy_client_lock);
-    return rc;
-}
-
 static bool good_id(const char grp[])
 {
     return grp != NULL && grp[0] != '\0' && strnlen(grp, PMIX_MAX_NSLEN + 1) <= PMIX_MAX_NSLEN;
@@ -56,7 +43,7 @@ static void decide(const char *grp, pmix_status_t code, pmix_status_t decision,
                    const pmix_proc_t *affected)
 {
     sy_conn_t *conn;
-    if (server_conn(&conn) != PMIX_SUCCESS)
+    if (sy_client_server_conn(&conn) != PMIX_SUCCESS)
         return;
     pmix_proc_t none;
     PMIX_LOAD_PROCID(&none, "", PMIX_RANK_UNDEF);
@@ -201,15 +188,33 @@ static void group_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *c
     g->info_cb(status, g->ninfo > 0 ? g->info : NULL, g->ninfo, g->cbdata, release_results, g);
 }
 
-/* Send req (taken) and route the reply to the caller's callback. */
-static pmix_status_t send_group(pmix_data_buffer_t *req, uint8_t cmd, const char *grp,
-                                pmix_info_cbfunc_t info_cb, pmix_op_cbfunc_t op_cb, void *cbdata)
+/* Send a request and route the reply to the caller's callback.  The
+ * layouts: CONSTRUCT and INVITE: STRING grp, SIZE p, p PROC, SIZE n,
+ * n INFO; DESTRUCT and LEAVE: STRING grp, SIZE n, n INFO; JOIN: STRING
+ * grp, PROC leader (procs[0]), UINT8 accept/decline, SIZE n, n INFO. */
+static pmix_status_t send_group(uint8_t cmd, const char *grp, const pmix_proc_t procs[],
+                                size_t nprocs, uint8_t opt, const pmix_info_t info[],
+                                size_t ninfo, pmix_info_cbfunc_t info_cb,
+                                pmix_op_cbfunc_t op_cb, void *cbdata)
 {
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS && (cmd == SY_CMD_GROUP_CONSTRUCT || cmd == SY_CMD_GROUP_INVITE))
+        rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && nprocs > 0)
+        rc = sy_pack(&req, procs, (int32_t)nprocs, PMIX_PROC);
+    if (rc == PMIX_SUCCESS && cmd == SY_CMD_GROUP_JOIN)
+        rc = sy_pack(&req, &opt, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_pack_infos(&req, info, ninfo);
     sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_server_conn(&conn);
     greq_t *g = rc == PMIX_SUCCESS ? calloc(1, sizeof(*g)) : NULL;
     if (g == NULL) {
-        sy_buffer_destruct(req);
+        sy_buffer_destruct(&req);
         return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
     }
     pthread_once(&watch_once, watch_outcomes);
@@ -218,72 +223,29 @@ static pmix_status_t send_group(pmix_data_buffer_t *req, uint8_t cmd, const char
     g->info_cb = info_cb;
     g->op_cb = op_cb;
     g->cbdata = cbdata;
-    rc = sy_client_request_nb(conn, req, group_reply, g);
+    rc = sy_client_request_nb(conn, &req, group_reply, g);
     if (rc != PMIX_SUCCESS)
         free(g);
     return rc;
 }
 
-static pmix_status_t pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
-{
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
-    return rc;
-}
-
-/* CONSTRUCT and INVITE: STRING grp, SIZE p, p PROC, SIZE n, n INFO. */
+/* CONSTRUCT and INVITE. */
 static pmix_status_t members_request(uint8_t cmd, const char grp[], const pmix_proc_t procs[],
                                      size_t nprocs, const pmix_info_t info[], size_t ninfo,
                                      pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     if (!good_id(grp) || procs == NULL || nprocs == 0 || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, procs, (int32_t)nprocs, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    return send_group(&req, cmd, grp, cbfunc, NULL, cbdata);
+    return send_group(cmd, grp, procs, nprocs, 0, info, ninfo, cbfunc, NULL, cbdata);
 }
 
-/* DESTRUCT and LEAVE: STRING grp, SIZE n, n INFO. */
+/* DESTRUCT and LEAVE. */
 static pmix_status_t id_request(uint8_t cmd, const char grp[], const pmix_info_t info[],
                                 size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     if (!good_id(grp) || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    return send_group(&req, cmd, grp, NULL, cbfunc, cbdata);
-}
-
-static pmix_status_t wait_results(pmix_status_t started, sy_client_info_wait_t *w,
-                                  pmix_info_t **results, size_t *nresults)
-{
-    if (results != NULL)
-        *results = NULL;
-    if (nresults != NULL)
-        *nresults = 0;
-    return sy_client_wait_infos(started, w, results, nresults);
+    return send_group(cmd, grp, NULL, 0, 0, info, ninfo, NULL, cbfunc, cbdata);
 }
 
 static void op_done(pmix_status_t status, void *cbdata)
@@ -291,14 +253,17 @@ static void op_done(pmix_status_t status, void *cbdata)
     sy_sync_signal(cbdata, status, NULL);
 }
 
-static pmix_status_t wait_op(pmix_status_t started, sy_sync_t *s)
+/* DESTRUCT or LEAVE, waited for. */
+static pmix_status_t blocking(uint8_t cmd, const char grp[], const pmix_info_t info[],
+                              size_t ninfo)
 {
-    pmix_status_t rc = started;
+    sy_sync_t s;
+    if (sy_sync_init(&s) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = id_request(cmd, grp, info, ninfo, op_done, &s);
     if (rc == PMIX_SUCCESS)
-        rc = sy_sync_wait_progress(s, sy_client.progress);
-    else if (rc == PMIX_OPERATION_SUCCEEDED)
-        rc = PMIX_SUCCESS;
-    sy_sync_destroy(s);
+        rc = sy_sync_wait_progress(&s, sy_client.progress);
+    sy_sync_destroy(&s);
     return rc;
 }
 
@@ -316,12 +281,12 @@ PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc
                                                size_t ndirs, pmix_info_t **results,
                                                size_t *nresults)
 {
-    sy_client_info_wait_t w = {0};
-    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+    sy_client_info_wait_t w;
+    if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return wait_results(PMIx_Group_construct_nb(grp, procs, nprocs, directives, ndirs,
-                                                sy_client_info_done, &w),
-                        &w, results, nresults);
+    return sy_client_wait_infos(PMIx_Group_construct_nb(grp, procs, nprocs, directives, ndirs,
+                                                        sy_client_info_done, &w),
+                                &w, results, nresults);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
@@ -336,15 +301,14 @@ PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t 
                                             size_t nprocs, const pmix_info_t info[], size_t ninfo,
                                             pmix_info_t **results, size_t *nresults)
 {
-    sy_client_info_wait_t w = {0};
-    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+    sy_client_info_wait_t w;
+    if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return wait_results(
+    return sy_client_wait_infos(
         PMIx_Group_invite_nb(grp, procs, nprocs, info, ninfo, sy_client_info_done, &w), &w,
         results, nresults);
 }
 
-/* JOIN: STRING grp, PROC leader, UINT8 accept/decline, SIZE n, n INFO. */
 PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
                                              pmix_group_opt_t opt, const pmix_info_t info[],
                                              size_t ninfo, pmix_info_cbfunc_t cbfunc,
@@ -355,34 +319,20 @@ PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t
         return PMIX_ERR_BAD_PARAM;
     pmix_proc_t none;
     PMIX_LOAD_PROCID(&none, "", PMIX_RANK_UNDEF);
-    uint8_t o = opt;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_GROUP_JOIN);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, leader != NULL ? leader : &none, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &o, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    return send_group(&req, SY_CMD_GROUP_JOIN, grp, cbfunc, NULL, cbdata);
+    return send_group(SY_CMD_GROUP_JOIN, grp, leader != NULL ? leader : &none, 1, (uint8_t)opt,
+                      info, ninfo, cbfunc, NULL, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
                                           pmix_group_opt_t opt, const pmix_info_t info[],
-                                          size_t ninfo, pmix_info_t **results, size_t *nresult)
+                                          size_t ninfo, pmix_info_t **results, size_t *nresults)
 {
-    sy_client_info_wait_t w = {0};
-    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+    sy_client_info_wait_t w;
+    if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return wait_results(
+    return sy_client_wait_infos(
         PMIx_Group_join_nb(grp, leader, opt, info, ninfo, sy_client_info_done, &w), &w, results,
-        nresult);
+        nresults);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t info[],
@@ -394,10 +344,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_
 PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
                                            size_t ninfo)
 {
-    sy_sync_t s;
-    if (sy_sync_init(&s) != PMIX_SUCCESS)
-        return PMIX_ERR_NOMEM;
-    return wait_op(PMIx_Group_leave_nb(grp, info, ninfo, op_done, &s), &s);
+    return blocking(SY_CMD_GROUP_LEAVE, grp, info, ninfo);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t info[],
@@ -410,10 +357,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_in
 PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t info[],
                                               size_t ninfo)
 {
-    sy_sync_t s;
-    if (sy_sync_init(&s) != PMIX_SUCCESS)
-        return PMIX_ERR_NOMEM;
-    return wait_op(PMIx_Group_destruct_nb(grp, info, ninfo, op_done, &s), &s);
+    return blocking(SY_CMD_GROUP_DESTRUCT, grp, info, ninfo);
 }
 
 /* PMIx_Get of PMIX_PSET_NAMES / PMIX_GROUP_NAMES: the server knows, so ask
@@ -422,7 +366,7 @@ pmix_status_t sy_client_membership_get(const pmix_proc_t *proc, const char *key,
                                        pmix_value_t **val)
 {
     sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    pmix_status_t rc = sy_client_server_conn(&conn);
     if (rc != PMIX_SUCCESS)
         return rc;
     pmix_query_t q;

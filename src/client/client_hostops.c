@@ -12,7 +12,7 @@
 #include "common/pack.h"
 #include "common/sync.h"
 
-static pmix_status_t server_conn(sy_conn_t **conn)
+pmix_status_t sy_client_server_conn(sy_conn_t **conn)
 {
     pthread_mutex_lock(&sy_client_lock);
     pmix_status_t rc = PMIX_SUCCESS;
@@ -25,7 +25,8 @@ static pmix_status_t server_conn(sy_conn_t **conn)
     return rc;
 }
 
-static pmix_status_t pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
+pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[],
+                                   size_t ninfo)
 {
     size_t n = info != NULL ? ninfo : 0;
     pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
@@ -92,7 +93,7 @@ static pmix_status_t send_hostop(pmix_data_buffer_t *req, pmix_info_cbfunc_t inf
                                  pmix_op_cbfunc_t op_cb, void *cbdata)
 {
     sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    pmix_status_t rc = sy_client_server_conn(&conn);
     hostop_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
     if (h == NULL) {
         sy_buffer_destruct(req);
@@ -124,6 +125,17 @@ void sy_client_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, 
     if (release_fn != NULL)
         release_fn(release_cbdata);
     sy_sync_signal(&w->sync, status, NULL);
+}
+
+pmix_status_t sy_client_info_wait_begin(sy_client_info_wait_t *w, pmix_info_t **results,
+                                        size_t *nresults)
+{
+    memset(w, 0, sizeof(*w));
+    if (results != NULL)
+        *results = NULL;
+    if (nresults != NULL)
+        *nresults = 0;
+    return sy_sync_init(&w->sync) == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
 }
 
 pmix_status_t sy_client_wait_infos(pmix_status_t started, sy_client_info_wait_t *w,
@@ -166,7 +178,7 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nque
         if (rc == PMIX_SUCCESS && nk > 0)
             rc = sy_pack(&req, queries[q].keys, (int32_t)nk, PMIX_STRING);
         if (rc == PMIX_SUCCESS)
-            rc = pack_infos(&req, queries[q].qualifiers, queries[q].nqual);
+            rc = sy_client_pack_infos(&req, queries[q].qualifiers, queries[q].nqual);
     }
     if (rc != PMIX_SUCCESS) {
         sy_buffer_destruct(&req);
@@ -200,9 +212,9 @@ PMIX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
     pmix_data_buffer_t req;
     pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_LOG);
     if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, data, ndata);
+        rc = sy_client_pack_infos(&req, data, ndata);
     if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, directives, ndirs);
+        rc = sy_client_pack_infos(&req, directives, ndirs);
     if (rc != PMIX_SUCCESS) {
         sy_buffer_destruct(&req);
         return rc;
@@ -240,7 +252,7 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
     if (rc == PMIX_SUCCESS && nt > 0)
         rc = sy_pack(&req, targets, (int32_t)nt, PMIX_PROC);
     if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, directives, ndirs);
+        rc = sy_client_pack_infos(&req, directives, ndirs);
     if (rc != PMIX_SUCCESS) {
         sy_buffer_destruct(&req);
         return rc;
@@ -253,12 +265,8 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t n
                                            const pmix_info_t directives[], size_t ndirs,
                                            pmix_info_t **results, size_t *nresults)
 {
-    sy_client_info_wait_t w = {0};
-    if (results != NULL)
-        *results = NULL;
-    if (nresults != NULL)
-        *nresults = 0;
-    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+    sy_client_info_wait_t w;
+    if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
     return sy_client_wait_infos(
         PMIx_Job_control_nb(targets, ntargets, directives, ndirs, sy_client_info_done, &w), &w,
@@ -276,11 +284,11 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor, pm
     pmix_data_buffer_t req;
     pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_MONITOR);
     if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, monitor, 1);
+        rc = sy_client_pack_infos(&req, monitor, 1);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &error, 1, PMIX_STATUS);
     if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, directives, ndirs);
+        rc = sy_client_pack_infos(&req, directives, ndirs);
     if (rc != PMIX_SUCCESS) {
         sy_buffer_destruct(&req);
         return rc;
@@ -292,12 +300,8 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_
                                                const pmix_info_t directives[], size_t ndirs,
                                                pmix_info_t **results, size_t *nresults)
 {
-    sy_client_info_wait_t w = {0};
-    if (results != NULL)
-        *results = NULL;
-    if (nresults != NULL)
-        *nresults = 0;
-    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+    sy_client_info_wait_t w;
+    if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
     return sy_client_wait_infos(
         PMIx_Process_monitor_nb(monitor, error, directives, ndirs, sy_client_info_done, &w), &w,
@@ -334,13 +338,13 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t nin
     if (apps == NULL || napps == 0 || (job_info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
     sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    pmix_status_t rc = sy_client_server_conn(&conn);
     if (rc != PMIX_SUCCESS)
         return rc;
     pmix_data_buffer_t req;
     rc = sy_client_pack_cmd(&req, SY_CMD_SPAWN);
     if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, job_info, ninfo);
+        rc = sy_client_pack_infos(&req, job_info, ninfo);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &napps, 1, PMIX_SIZE);
     if (rc == PMIX_SUCCESS)
@@ -398,7 +402,7 @@ PMIX_EXPORT pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t dire
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &d, 1, PMIX_UINT8);
     if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
+        rc = sy_client_pack_infos(&req, info, ninfo);
     if (rc != PMIX_SUCCESS) {
         sy_buffer_destruct(&req);
         return rc;
@@ -410,12 +414,8 @@ PMIX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directi
                                                   pmix_info_t info[], size_t ninfo,
                                                   pmix_info_t **results, size_t *nresults)
 {
-    sy_client_info_wait_t w = {0};
-    if (results != NULL)
-        *results = NULL;
-    if (nresults != NULL)
-        *nresults = 0;
-    if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
+    sy_client_info_wait_t w;
+    if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
     return sy_client_wait_infos(
         PMIx_Allocation_request_nb(directive, info, ninfo, sy_client_info_done, &w), &w, results,

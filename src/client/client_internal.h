@@ -80,7 +80,15 @@ pmix_status_t sy_client_device_distances(const pmix_proc_t *proc, const pmix_inf
  * STRING path)), mapped into the store. */
 pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply);
 
-/* ---- client_hostops.c: the blocking forms of info-returning requests ---- */
+/* ---- client_hostops.c: requests for the host, and what other request
+ * files share with them ---- */
+/* The server connection of an initialized, connected client:
+ * PMIX_ERR_INIT before PMIx_Init, PMIX_ERR_NOT_SUPPORTED in a singleton. */
+pmix_status_t sy_client_server_conn(sy_conn_t **conn);
+/* SIZE n, n INFO (info may be NULL for none). */
+pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[],
+                                   size_t ninfo);
+/* The blocking forms of info-returning requests: */
 typedef struct {
     sy_sync_t sync;
     pmix_info_t *info; /* a copy of the callback's infos */
@@ -89,6 +97,10 @@ typedef struct {
 /* The pmix_info_cbfunc_t that fills a sy_client_info_wait_t and wakes it. */
 void sy_client_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                          pmix_release_cbfunc_t release_fn, void *release_cbdata);
+/* Start a blocking call made over an _nb one: clear the results and count
+ * (either may be NULL) and ready w; PMIX_ERR_NOMEM when it cannot. */
+pmix_status_t sy_client_info_wait_begin(sy_client_info_wait_t *w, pmix_info_t **results,
+                                        size_t *nresults);
 /* Wait (when started is PMIX_SUCCESS) and hand the infos to the caller, or
  * free them when results is NULL; destroys w->sync. */
 pmix_status_t sy_client_wait_infos(pmix_status_t started, sy_client_info_wait_t *w,

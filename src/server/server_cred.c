@@ -279,20 +279,6 @@ static void native_validate(cred_req_t *r)
         PMIX_INFO_DESTRUCT(&res[i]);
 }
 
-static pmix_status_t unpack_infos(pmix_data_buffer_t *b, cred_req_t *r)
-{
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &r->ninfo, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && r->ninfo > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    if (rc == PMIX_SUCCESS && r->ninfo > 0) {
-        PMIX_INFO_CREATE(r->info, r->ninfo);
-        int32_t cnt = (int32_t)r->ninfo;
-        rc = r->info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->info, &cnt, PMIX_INFO);
-    }
-    return rc;
-}
-
 void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
 {
     sy_srv_t *s = sy_srv;
@@ -310,7 +296,7 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
     if (cmd == SY_CMD_VALIDATE_CRED)
         rc = sy_unpack(b, &r->cred, &one, PMIX_BYTE_OBJECT);
     if (rc == PMIX_SUCCESS)
-        rc = unpack_infos(b, r);
+        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
     if (rc != PMIX_SUCCESS) {
         r->status = rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE;
         finish_on_loop(r);

@@ -704,41 +704,15 @@ static void req_free(req_t *r)
         PMIX_INFO_FREE(r->dirs, r->ndirs);
 }
 
-static pmix_status_t unpack_count(pmix_data_buffer_t *b, size_t *n)
-{
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    return rc;
-}
-
-static pmix_status_t unpack_dirs(pmix_data_buffer_t *b, req_t *r)
-{
-    pmix_status_t rc = unpack_count(b, &r->ndirs);
-    if (rc != PMIX_SUCCESS || r->ndirs == 0)
-        return rc;
-    PMIX_INFO_CREATE(r->dirs, r->ndirs);
-    if (r->dirs == NULL)
-        return PMIX_ERR_NOMEM;
-    int32_t cnt = (int32_t)r->ndirs;
-    return sy_unpack(b, r->dirs, &cnt, PMIX_INFO);
-}
-
 /* STRING grp, [SIZE p, p PROC], SIZE n, n INFO; the id checked. */
 static pmix_status_t unpack_req(pmix_data_buffer_t *b, req_t *r, bool with_procs)
 {
     int32_t one = 1;
     pmix_status_t rc = sy_unpack(b, &r->grp, &one, PMIX_STRING);
     if (rc == PMIX_SUCCESS && with_procs)
-        rc = unpack_count(b, &r->nprocs);
-    if (rc == PMIX_SUCCESS && with_procs && r->nprocs > 0) {
-        r->procs = calloc(r->nprocs, sizeof(*r->procs));
-        int32_t cnt = (int32_t)r->nprocs;
-        rc = r->procs == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->procs, &cnt, PMIX_PROC);
-    }
+        rc = sy_srv_unpack_procs(b, &r->procs, &r->nprocs);
     if (rc == PMIX_SUCCESS)
-        rc = unpack_dirs(b, r);
+        rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
     if (rc != PMIX_SUCCESS)
         return rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE;
     if (r->grp == NULL || r->grp[0] == '\0' || strlen(r->grp) > PMIX_MAX_NSLEN)
@@ -818,6 +792,21 @@ static void join(gop_t *g, bool fresh, sy_srv_peer_t *peer, uint32_t tag)
     }
 }
 
+/* The end of a request: refused, or the caller's directives taken and the
+ * caller in. */
+static void proceed(gop_t *g, bool fresh, pmix_status_t rc, req_t *r, sy_srv_peer_t *peer,
+                    uint32_t tag)
+{
+    if (rc != PMIX_SUCCESS) {
+        req_free(r);
+        sy_srv_peer_reply_status(peer, tag, rc);
+        return;
+    }
+    take_directives(g, &peer->proc, &r->dirs, &r->ndirs);
+    req_free(r);
+    join(g, fresh, peer, tag);
+}
+
 static void handle_construct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     req_t r = {0};
@@ -841,14 +830,7 @@ static void handle_construct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer
                  PMIX_SUCCESS)
             r.procs = NULL, fresh = true;
     }
-    if (rc != PMIX_SUCCESS) {
-        req_free(&r);
-        sy_srv_peer_reply_status(peer, tag, rc);
-        return;
-    }
-    take_directives(g, &peer->proc, &r.dirs, &r.ndirs);
-    req_free(&r);
-    join(g, fresh, peer, tag);
+    proceed(g, fresh, rc, &r, peer, tag);
 }
 
 static void handle_destruct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -872,14 +854,7 @@ static void handle_destruct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_
             fresh = rc == PMIX_SUCCESS;
         }
     }
-    if (rc != PMIX_SUCCESS) {
-        req_free(&r);
-        sy_srv_peer_reply_status(peer, tag, rc);
-        return;
-    }
-    take_directives(g, &peer->proc, &r.dirs, &r.ndirs);
-    req_free(&r);
-    join(g, fresh, peer, tag);
+    proceed(g, fresh, rc, &r, peer, tag);
 }
 
 static void handle_invite(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -961,7 +936,7 @@ static void handle_join(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     if (rc == PMIX_SUCCESS)
         rc = sy_unpack(b, &opt, &one, PMIX_UINT8);
     if (rc == PMIX_SUCCESS)
-        rc = unpack_dirs(b, &r);
+        rc = sy_srv_unpack_infos(b, &r.dirs, &r.ndirs);
     if (rc != PMIX_SUCCESS || grp == NULL) {
         free(grp);
         req_free(&r);

@@ -41,6 +41,8 @@ bool sy_group_ended(const pmix_proc_t *p, bool *finalized);
 /* Is p a client registered with this server (on this node)? */
 bool sy_group_local(const pmix_proc_t *p);
 
+/* A PMIX_DATA_ARRAY of PMIX_STRING in v (copied). */
+pmix_status_t sy_group_load_strings(pmix_value_t *v, const char *const *names, size_t n);
 /* A PMIX_DATA_ARRAY of PMIX_PROC in v (copied). */
 pmix_status_t sy_group_load_procs(pmix_value_t *v, const pmix_proc_t *procs, size_t n);
 

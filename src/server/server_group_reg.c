@@ -293,28 +293,42 @@ void sy_srv_group_finalize(sy_srv_t *s)
 
 /* ---- queries ---- */
 
+pmix_status_t sy_group_load_strings(pmix_value_t *v, const char *const *names, size_t n)
+{
+    pmix_data_array_t *da = calloc(1, sizeof(*da));
+    char **copy = calloc(n + 1, sizeof(char *));
+    if (da == NULL || copy == NULL) {
+        free(da);
+        free(copy);
+        return PMIX_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((copy[k] = strdup(names[i])) != NULL)
+            k++;
+    da->type = PMIX_STRING;
+    da->size = k;
+    da->array = copy;
+    v->type = PMIX_DATA_ARRAY;
+    v->data.darray = da;
+    return k == n ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+}
+
 pmix_status_t sy_srv_group_names(const pmix_proc_t *member, pmix_value_t *out)
 {
     size_t n = 0;
     for (sy_group_t *g = groups; g != NULL; g = g->next)
-        n += member == NULL || sy_group_has(g, member);
-    pmix_data_array_t *da = calloc(1, sizeof(*da));
-    char **names = calloc(n + 1, sizeof(char *));
-    if (da == NULL || names == NULL) {
-        free(da);
-        free(names);
+        n++;
+    const char **names = calloc(n + 1, sizeof(char *));
+    if (names == NULL)
         return PMIX_ERR_NOMEM;
-    }
     size_t k = 0;
     for (sy_group_t *g = groups; g != NULL; g = g->next)
         if (member == NULL || sy_group_has(g, member))
-            names[k++] = strdup(g->id);
-    da->type = PMIX_STRING;
-    da->size = k;
-    da->array = names;
-    out->type = PMIX_DATA_ARRAY;
-    out->data.darray = da;
-    return PMIX_SUCCESS;
+            names[k++] = g->id;
+    pmix_status_t rc = sy_group_load_strings(out, names, k);
+    free(names);
+    return rc;
 }
 
 pmix_status_t sy_srv_group_members(const char *grp, pmix_value_t *out)

@@ -169,26 +169,16 @@ size_t sy_srv_pset_count(void)
 
 pmix_status_t sy_srv_pset_names(const pmix_proc_t *member, pmix_value_t *out)
 {
-    size_t n = 0;
-    for (pset_t *p = psets; p != NULL; p = p->next)
-        n += member == NULL || pset_has(p, member);
-    pmix_data_array_t *da = calloc(1, sizeof(*da));
-    char **names = calloc(n + 1, sizeof(char *));
-    if (da == NULL || names == NULL) {
-        free(da);
-        free(names);
+    const char **names = calloc(sy_srv_pset_count() + 1, sizeof(char *));
+    if (names == NULL)
         return PMIX_ERR_NOMEM;
-    }
     size_t k = 0;
     for (pset_t *p = psets; p != NULL; p = p->next)
         if (member == NULL || pset_has(p, member))
-            names[k++] = strdup(p->name);
-    da->type = PMIX_STRING;
-    da->size = k;
-    da->array = names;
-    out->type = PMIX_DATA_ARRAY;
-    out->data.darray = da;
-    return PMIX_SUCCESS;
+            names[k++] = p->name;
+    pmix_status_t rc = sy_group_load_strings(out, names, k);
+    free(names);
+    return rc;
 }
 
 pmix_status_t sy_srv_pset_members(const char *name, pmix_value_t *out)

@@ -7,6 +7,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "common/buffer.h"
+#include "common/pack.h"
 #include "server/server_internal.h"
 
 sy_srv_t *sy_srv;
@@ -80,6 +82,24 @@ pmix_status_t sy_srv_random(void *buf, size_t n)
     return got == n ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
 }
 
+pmix_status_t sy_srv_add_ids(pmix_info_t **info, size_t *ninfo, const sy_srv_client_t *c)
+{
+    pmix_info_t *all;
+    PMIX_INFO_CREATE(all, *ninfo + 2);
+    if (all == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < *ninfo; i++)
+        PMIx_Info_xfer(&all[i], &(*info)[i]);
+    uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
+    PMIX_INFO_LOAD(&all[*ninfo], PMIX_USERID, &uid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&all[*ninfo + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+    if (*info != NULL)
+        PMIX_INFO_FREE(*info, *ninfo);
+    *info = all;
+    *ninfo += 2;
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t sy_srv_op_start(sy_srv_op_t *op, sy_progress_fn_t fn, pmix_op_cbfunc_t cbfunc,
                               void *cbdata)
 {
@@ -117,20 +137,36 @@ void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status)
     free(op);
 }
 
-pmix_status_t sy_srv_add_ids(pmix_info_t **info, size_t *ninfo, const sy_srv_client_t *c)
+pmix_status_t sy_srv_unpack_count(pmix_data_buffer_t *b, size_t *n)
 {
-    pmix_info_t *all;
-    PMIX_INFO_CREATE(all, *ninfo + 2);
-    if (all == NULL)
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
+    /* every element takes a byte at least: a count beyond the rest lies */
+    if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    return rc;
+}
+
+pmix_status_t sy_srv_unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *ninfo)
+{
+    pmix_status_t rc = sy_srv_unpack_count(b, ninfo);
+    if (rc != PMIX_SUCCESS || *ninfo == 0)
+        return rc;
+    PMIX_INFO_CREATE(*info, *ninfo);
+    if (*info == NULL)
         return PMIX_ERR_NOMEM;
-    for (size_t i = 0; i < *ninfo; i++)
-        PMIx_Info_xfer(&all[i], &(*info)[i]);
-    uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
-    PMIX_INFO_LOAD(&all[*ninfo], PMIX_USERID, &uid, PMIX_UINT32);
-    PMIX_INFO_LOAD(&all[*ninfo + 1], PMIX_GRPID, &gid, PMIX_UINT32);
-    if (*info != NULL)
-        PMIX_INFO_FREE(*info, *ninfo);
-    *info = all;
-    *ninfo += 2;
-    return PMIX_SUCCESS;
+    int32_t cnt = (int32_t)*ninfo;
+    return sy_unpack(b, *info, &cnt, PMIX_INFO);
+}
+
+pmix_status_t sy_srv_unpack_procs(pmix_data_buffer_t *b, pmix_proc_t **procs, size_t *n)
+{
+    pmix_status_t rc = sy_srv_unpack_count(b, n);
+    if (rc != PMIX_SUCCESS || *n == 0)
+        return rc;
+    PMIX_PROC_CREATE(*procs, *n);
+    if (*procs == NULL)
+        return PMIX_ERR_NOMEM;
+    int32_t cnt = (int32_t)*n;
+    return sy_unpack(b, *procs, &cnt, PMIX_PROC);
 }
