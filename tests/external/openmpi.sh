@@ -165,9 +165,11 @@ fi
 
 # (The message goes through the log upcall into the race described above:
 # in the slow sanitizer build ORTE may lose it, so there only the status
-# is checked.)
+# is checked.  On a loaded machine the plain build loses it too, now and
+# then: ORTE then reports its own show_help unpack failure instead.)
 run 60 mpirun --oversubscribe -np 3 ./abort
-if [ $rc -eq 3 ] && { [ -n "$PRE" ] || grep -q 'MPI_ABORT was invoked on rank 1' "$T/out"; }; then
+if [ $rc -eq 3 ] && { [ -n "$PRE" ] || grep -q 'MPI_ABORT was invoked on rank 1' "$T/out" ||
+    grep -q 'ORTE_ERROR_LOG: .*show_help\.c' "$T/out"; }; then
     ok "MPI_Abort(3): mpirun exits 3"
 else
     bad "MPI_Abort (exit $rc, expected 3)"
