@@ -22,6 +22,7 @@ typedef struct {
     unsigned np;
     char **argv;    /* NULL-terminated, points into the command line */
     char *wdir;     /* NULL: the launcher's cwd */
+    char **env;     /* NAME=VALUE of this context only (spawned apps), or NULL */
 } run_app_t;
 
 typedef struct {
