@@ -24,6 +24,7 @@ typedef struct {
     char **argv;    /* NULL-terminated, points into the command line */
     char *wdir;     /* NULL: the launcher's cwd */
     const char *pset; /* --pset: the process set of this context, or NULL */
+    char **env;     /* NAME=VALUE of this context only (spawned apps), or NULL */
 } run_app_t;
 
 typedef struct {

@@ -71,7 +71,7 @@ static bool env_put(char ***envp, const char *entry, bool overwrite)
     return true;
 }
 
-static char **build_env(run_job_t *job, pmix_rank_t rank)
+static char **build_env(run_job_t *job, const run_proc_t *p)
 {
     size_t n = 0;
     while (environ[n] != NULL)
@@ -82,7 +82,7 @@ static char **build_env(run_job_t *job, pmix_rank_t rank)
     for (size_t i = 0; i < n; i++)
         env[i] = strdup(environ[i]);
     pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, job->nspace, rank);
+    PMIX_LOAD_PROCID(&proc, job->nspace, p->rank);
     bool ok = PMIx_server_setup_fork(&proc, &env) == PMIX_SUCCESS;
     /* Open MPI 4.1 takes a process that no mpirun started for a singleton
      * unless a launcher it knows (Slurm, jsrun, Flux) says otherwise;
@@ -92,6 +92,9 @@ static char **build_env(run_job_t *job, pmix_rank_t rank)
     /* -x / --env last, so the user has the final word */
     for (size_t k = 0; ok && k < job->opts->nenv; k++)
         ok = env_put(&env, job->opts->env[k], true);
+    char **app_env = job->opts->apps[p->app].env;
+    for (size_t k = 0; ok && app_env != NULL && app_env[k] != NULL; k++)
+        ok = env_put(&env, app_env[k], true);
     if (!ok) {
         for (size_t i = 0; env[i] != NULL; i++)
             free(env[i]);
@@ -119,7 +122,7 @@ int run_start(run_job_t *job, run_proc_t *p)
         close(out[1]);
         return -1;
     }
-    char **env = build_env(job, p->rank);
+    char **env = build_env(job, p);
     if (env == NULL) {
         close(out[0]);
         close(out[1]);

@@ -56,8 +56,10 @@ static void request_free(request_t *r)
     for (size_t i = 0; i < r->nstore; i++)
         free(r->argv_store[i]);
     free(r->argv_store);
-    for (unsigned a = 0; a < r->opts.napps; a++)
+    for (unsigned a = 0; a < r->opts.napps; a++) {
         free(r->opts.apps[a].argv);
+        free(r->opts.apps[a].env); /* its strings are in argv_store */
+    }
     run_opts_free(&r->opts);
     free(r);
 }
@@ -96,16 +98,14 @@ static pmix_status_t copy_apps(request_t *r, const pmix_app_t apps[], size_t nap
             if (PMIX_CHECK_KEY(&app->info[i], PMIX_PSET_NAME) &&
                 app->info[i].value.type == PMIX_STRING && app->info[i].value.data.string != NULL)
                 r->opts.apps[a].pset = keep(r, app->info[i].value.data.string);
-        for (size_t e = 0; app->env != NULL && app->env[e] != NULL; e++) {
-            if (strchr(app->env[e], '=') == NULL)
-                continue;
-            char **g = realloc(r->opts.env, (r->opts.nenv + 2) * sizeof(char *));
-            if (g == NULL)
-                return PMIX_ERR_NOMEM;
-            r->opts.env = g;
-            r->opts.env[r->opts.nenv++] = strdup(app->env[e]);
-            r->opts.env[r->opts.nenv] = NULL;
-        }
+        size_t nenv = 0;
+        while (app->env != NULL && app->env[nenv] != NULL)
+            nenv++;
+        if (nenv > 0 && (r->opts.apps[a].env = calloc(nenv + 1, sizeof(char *))) == NULL)
+            return PMIX_ERR_NOMEM;
+        for (size_t e = 0, k = 0; e < nenv; e++)
+            if (strchr(app->env[e], '=') != NULL)
+                r->opts.apps[a].env[k++] = keep(r, app->env[e]);
     }
     return PMIX_SUCCESS;
 }
@@ -146,7 +146,7 @@ void run_spawn_module(pmix_server_module_t *m, int wake_fd)
 }
 
 /* The launcher's -x/--env settings go to spawned jobs too (as mpirun's
- * do), before the spawn request's own, which win. */
+ * do); each app's own environment is applied after them. */
 static pmix_status_t inherit_env(const run_opts_t *main_opts, run_opts_t *opts)
 {
     if (main_opts->nenv == 0)
