@@ -9,20 +9,9 @@
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/pack.h"
+#include "common/query_lib.h"
+#include "common/runtime.h"
 #include "common/sync.h"
-
-static pmix_status_t server_conn(sy_conn_t **conn)
-{
-    pthread_mutex_lock(&sy_client_lock);
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (sy_client.refcount == 0)
-        rc = PMIX_ERR_INIT;
-    else if (sy_client.conn == NULL)
-        rc = PMIX_ERR_NOT_SUPPORTED;
-    *conn = sy_client.conn;
-    pthread_mutex_unlock(&sy_client_lock);
-    return rc;
-}
 
 static pmix_status_t pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
 {
@@ -91,7 +80,7 @@ static pmix_status_t send_hostop(pmix_data_buffer_t *req, pmix_info_cbfunc_t inf
                                  pmix_op_cbfunc_t op_cb, void *cbdata)
 {
     sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    pmix_status_t rc = sy_client_server_conn(&conn);
     hostop_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
     if (h == NULL) {
         sy_buffer_destruct(req);
@@ -135,8 +124,8 @@ static pmix_status_t wait_infos(pmix_status_t started, info_wait_t *w, pmix_info
                                 size_t *nresults)
 {
     pmix_status_t rc = started;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_sync_wait_progress(&w->sync, sy_client.progress);
+    if (rc == PMIX_SUCCESS) /* the runtime: a server's host may query too */
+        rc = sy_sync_wait_progress(&w->sync, sy_runtime());
     sy_sync_destroy(&w->sync);
     if (results != NULL && nresults != NULL) {
         *results = w->info;
@@ -154,11 +143,27 @@ static void op_done(pmix_status_t status, void *cbdata)
 
 /* ---- Query ---- */
 
+/* What the library answers itself is answered here, when nothing is left
+ * for a server; the rest goes to the server (whose library answers its
+ * part), or to the server of this very process. */
 PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
                                              pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     if (queries == NULL || nqueries == 0 || cbfunc == NULL)
         return PMIX_ERR_BAD_PARAM;
+    for (size_t q = 0; q < nqueries; q++)
+        if (queries[q].keys == NULL || queries[q].keys[0] == NULL)
+            return PMIX_ERR_BAD_PARAM;
+    sy_query_ctx_t local = {0};
+    if (sy_query_local_only(queries, nqueries, &local))
+        return sy_query_answer_local(queries, nqueries, &local, cbfunc, cbdata);
+    sy_conn_t *conn;
+    pmix_status_t st = sy_client_server_conn(&conn);
+    sy_query_path_fn own = sy_query_server_path();
+    if (st != PMIX_SUCCESS && own != NULL)
+        return own(queries, nqueries, cbfunc, cbdata);
+    if (st != PMIX_SUCCESS)
+        return st;
     pmix_data_buffer_t req;
     pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_QUERY);
     if (rc == PMIX_SUCCESS)
@@ -337,7 +342,7 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t nin
     if (apps == NULL || napps == 0 || (job_info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
     sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    pmix_status_t rc = sy_client_server_conn(&conn);
     if (rc != PMIX_SUCCESS)
         return rc;
     pmix_data_buffer_t req;

@@ -100,6 +100,23 @@ static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
     sy_srv_post_or_drop(finish_on_loop, drop, r);
 }
 
+/* The merged answer of a QUERY (on the loop). */
+static void query_done(pmix_status_t status, sy_infos_t *answers, void *arg)
+{
+    hostop_req_t *r = arg;
+    r->status = status;
+    bool none = status != PMIX_SUCCESS && status != PMIX_ERR_PARTIAL_SUCCESS;
+    size_t n = none ? 0 : answers->n;
+    pmix_status_t rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(&r->reply, answers->info, (int32_t)n, PMIX_INFO);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&r->reply);
+        r->status = rc;
+    }
+    finish_on_loop(r);
+}
+
 static pmix_status_t unpack_count(pmix_data_buffer_t *b, size_t *n)
 {
     int32_t one = 1;
@@ -154,7 +171,8 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     sy_srv_t *s = sy_srv;
     sy_srv_client_t *c = peer->client;
     pmix_server_module_t *m = &s->module;
-    bool have = (cmd == SY_CMD_QUERY && m->query != NULL) ||
+    /* the library answers part of any query itself (server_query.c) */
+    bool have = cmd == SY_CMD_QUERY ||
                 (cmd == SY_CMD_LOG && m->log != NULL) ||
                 (cmd == SY_CMD_JOB_CONTROL && m->job_control != NULL) ||
                 (cmd == SY_CMD_MONITOR && m->monitor != NULL) ||
@@ -222,9 +240,11 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, op_done, r);
         return;
     }
-    if (cmd == SY_CMD_QUERY)
-        rc = m->query(&c->proc, r->queries, r->nqueries, info_done, r);
-    else if (cmd == SY_CMD_MONITOR)
+    if (cmd == SY_CMD_QUERY) {
+        sy_srv_query(&c->proc, r->queries, r->nqueries, query_done, r);
+        return;
+    }
+    if (cmd == SY_CMD_MONITOR)
         rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, r);
     else if (cmd == SY_CMD_SPAWN)
         rc = m->spawn(&c->proc, r->info, r->ninfo, r->apps, r->napps, spawn_done, r);
