@@ -88,9 +88,15 @@ static void print_value(const pmix_value_t *v, int indent)
         }
         return;
     }
-    if (v->type == PMIX_UNDEF) {
-        printf("(none)\n");
-        return;
+    switch (v->type) {
+    case PMIX_UNDEF: printf("(none)\n"); return;
+    case PMIX_STRING: printf("%s\n", v->data.string != NULL ? v->data.string : ""); return;
+    case PMIX_BOOL: printf("%s\n", v->data.flag ? "true" : "false"); return;
+    case PMIX_UINT32: printf("%u\n", v->data.uint32); return;
+    case PMIX_SIZE: printf("%zu\n", v->data.size); return;
+    case PMIX_INT: printf("%d\n", v->data.integer); return;
+    case PMIX_STATUS: printf("%s\n", PMIx_Error_string(v->data.status)); return;
+    default: break;
     }
     char *s = PMIx_Value_string(v);
     printf("%s\n", s != NULL ? s : "?");

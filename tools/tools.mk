@@ -34,8 +34,8 @@ $(tools_switchyard_run_OBJECTS): tools/run/run_attrs.inc
 noinst_PROGRAMS += tools/examples/pmix-hello
 tools_examples_pmix_hello_SOURCES = tools/examples/pmix-hello.c
 tools_examples_pmix_hello_LDADD = src/libpmix.la
-TESTS += tests/tools/run.sh
-EXTRA_DIST += tests/tools/run.sh
+TESTS += tests/tools/run.sh tests/tools/tool.sh
+EXTRA_DIST += tests/tools/run.sh tests/tools/tool.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh

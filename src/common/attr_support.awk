@@ -21,6 +21,8 @@ function esc(s) {
 
 function mdesc(s) {
     gsub(/\|/, "\\|", s)
+    gsub(/</, "\\&lt;", s)
+    gsub(/>/, "\\&gt;", s)
     return s
 }
 

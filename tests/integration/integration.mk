@@ -31,3 +31,8 @@ check_PROGRAMS += tests/integration/test_events
 tests_integration_test_events_SOURCES = tests/integration/test_events.c
 tests_integration_test_events_LDADD = src/libpmix.la
 tests_integration_test_events_LDFLAGS = -no-install
+# A PMIx tool against switchyard-run jobs (tests/tools/tool.sh).
+check_PROGRAMS += tests/integration/test_tool
+tests_integration_test_tool_SOURCES = tests/integration/test_tool.c
+tests_integration_test_tool_LDADD = src/libpmix.la
+tests_integration_test_tool_LDFLAGS = -no-install

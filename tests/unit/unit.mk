@@ -94,3 +94,11 @@ TESTS += tests/unit/test_usock tests/unit/test_frame
 # external base/progress modes, sync waits, fork.
 check_PROGRAMS += tests/unit/test_progress
 TESTS += tests/unit/test_progress
+# test_tool: rendezvous files, IOF formatting, the attribute-support table,
+# query splitting, PMIx_Register_attributes in a server of this process.
+check_PROGRAMS += tests/unit/test_tool
+TESTS += tests/unit/test_tool
+$(tests_unit_test_tool_OBJECTS): src/common/attr_support.inc
+# docs/attributes.md's generated section must be what attr_support.txt says.
+TESTS += tests/unit/attr-doc.sh
+EXTRA_DIST += tests/unit/attr-doc.sh
