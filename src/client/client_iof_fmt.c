@@ -207,11 +207,12 @@ void sy_iof_format(const sy_iof_opts_t *o, const pmix_proc_t *src, pmix_iof_chan
                    sy_bytes_t *partial, const char *data, size_t len, bool flush, sy_bytes_t *out)
 {
     if (!sy_iof_opts_lines(o)) {
-        sy_bytes_add(out, data, len);
+        if (len > 0)
+            sy_bytes_add(out, data, len);
         return;
     }
-    const char *s = data, *end = data + len;
-    while (s < end) {
+    const char *s = data, *end = len > 0 ? data + len : data;
+    while (len > 0 && s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         if (nl == NULL) {
             sy_bytes_add(partial, s, (size_t)(end - s));

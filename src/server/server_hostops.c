@@ -117,30 +117,10 @@ static void query_done(pmix_status_t status, sy_infos_t *answers, void *arg)
     finish_on_loop(r);
 }
 
-static pmix_status_t unpack_count(pmix_data_buffer_t *b, size_t *n)
-{
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    return rc;
-}
-
-static pmix_status_t unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *ninfo)
-{
-    pmix_status_t rc = unpack_count(b, ninfo);
-    if (rc != PMIX_SUCCESS || *ninfo == 0)
-        return rc;
-    PMIX_INFO_CREATE(*info, *ninfo);
-    if (*info == NULL)
-        return PMIX_ERR_NOMEM;
-    int32_t cnt = (int32_t)*ninfo;
-    return sy_unpack(b, *info, &cnt, PMIX_INFO);
-}
 
 static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
 {
-    pmix_status_t rc = unpack_count(b, &r->nqueries);
+    pmix_status_t rc = sy_srv_unpack_count(b, &r->nqueries);
     if (rc != PMIX_SUCCESS)
         return rc;
     if (r->nqueries == 0)
@@ -150,7 +130,7 @@ static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
         return PMIX_ERR_NOMEM;
     for (size_t q = 0; q < r->nqueries && rc == PMIX_SUCCESS; q++) {
         size_t nk = 0;
-        rc = unpack_count(b, &nk);
+        rc = sy_srv_unpack_count(b, &nk);
         if (rc == PMIX_SUCCESS) {
             r->queries[q].keys = calloc(nk + 1, sizeof(char *));
             if (r->queries[q].keys == NULL)
@@ -161,7 +141,7 @@ static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
             rc = sy_unpack(b, r->queries[q].keys, &cnt, PMIX_STRING);
         }
         if (rc == PMIX_SUCCESS)
-            rc = unpack_infos(b, &r->queries[q].qualifiers, &r->queries[q].nqual);
+            rc = sy_srv_unpack_infos(b, &r->queries[q].qualifiers, &r->queries[q].nqual);
     }
     return rc;
 }
@@ -192,14 +172,14 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     if (cmd == SY_CMD_QUERY) {
         rc = unpack_queries(b, r);
     } else if (cmd == SY_CMD_LOG) {
-        rc = unpack_infos(b, &r->info, &r->ninfo);
+        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
         if (rc == PMIX_SUCCESS)
-            rc = unpack_infos(b, &r->dirs, &r->ndirs);
+            rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
     } else if (cmd == SY_CMD_SPAWN) {
         /* job info, then the apps */
-        rc = unpack_infos(b, &r->info, &r->ninfo);
+        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
         if (rc == PMIX_SUCCESS)
-            rc = unpack_count(b, &r->napps);
+            rc = sy_srv_unpack_count(b, &r->napps);
         if (rc == PMIX_SUCCESS && r->napps == 0)
             rc = PMIX_ERR_BAD_PARAM;
         if (rc == PMIX_SUCCESS) {
@@ -209,16 +189,16 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         }
     } else if (cmd == SY_CMD_MONITOR) {
         /* the monitor request (one info), the error code, directives */
-        rc = unpack_infos(b, &r->info, &r->ninfo);
+        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
         int32_t one = 1;
         if (rc == PMIX_SUCCESS && r->ninfo != 1)
             rc = PMIX_ERR_BAD_PARAM;
         if (rc == PMIX_SUCCESS)
             rc = sy_unpack(b, &r->error, &one, PMIX_STATUS);
         if (rc == PMIX_SUCCESS)
-            rc = unpack_infos(b, &r->dirs, &r->ndirs);
+            rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
     } else {
-        rc = unpack_count(b, &r->ntargets);
+        rc = sy_srv_unpack_count(b, &r->ntargets);
         if (rc == PMIX_SUCCESS && r->ntargets > 0) {
             PMIX_PROC_CREATE(r->targets, r->ntargets);
             int32_t cnt = (int32_t)r->ntargets;
@@ -226,7 +206,7 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
                                     : sy_unpack(b, r->targets, &cnt, PMIX_PROC);
         }
         if (rc == PMIX_SUCCESS)
-            rc = unpack_infos(b, &r->dirs, &r->ndirs);
+            rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
     }
     if (rc != PMIX_SUCCESS) {
         sy_srv_peer_reply_status(peer, tag, rc == PMIX_ERR_BAD_PARAM ? rc

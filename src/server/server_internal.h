@@ -210,6 +210,11 @@ bool sy_srv_info_true(const pmix_info_t *inf);
 /* A host completion: run done(arg) on the loop, unless the server is
  * gone, in which case drop(arg) frees it on the calling thread. */
 void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg);
+/* A count (PMIX_SIZE, at most what is left of b), then that many infos
+ * or procs (malloc'd, NULL for none). */
+pmix_status_t sy_srv_unpack_count(pmix_data_buffer_t *b, size_t *n);
+pmix_status_t sy_srv_unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *ninfo);
+pmix_status_t sy_srv_unpack_procs(pmix_data_buffer_t *b, pmix_proc_t **procs, size_t *n);
 /* Fill buf with n random bytes (getrandom, falling back to /dev/urandom). */
 pmix_status_t sy_srv_random(void *buf, size_t n);
 /* Post fn(arg) to the loop of a live server; PMIX_ERR_INIT when there is

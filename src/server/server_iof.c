@@ -479,39 +479,6 @@ static void host_returned(op_t *o, pmix_status_t rc)
     op_done_on_loop(o);
 }
 
-static pmix_status_t unpack_count(pmix_data_buffer_t *b, size_t *n)
-{
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    return rc;
-}
-
-static pmix_status_t unpack_procs(pmix_data_buffer_t *b, pmix_proc_t **procs, size_t *n)
-{
-    pmix_status_t rc = unpack_count(b, n);
-    if (rc != PMIX_SUCCESS || *n == 0)
-        return rc;
-    PMIX_PROC_CREATE(*procs, *n);
-    if (*procs == NULL)
-        return PMIX_ERR_NOMEM;
-    int32_t cnt = (int32_t)*n;
-    return sy_unpack(b, *procs, &cnt, PMIX_PROC);
-}
-
-static pmix_status_t unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *n)
-{
-    pmix_status_t rc = unpack_count(b, n);
-    if (rc != PMIX_SUCCESS || *n == 0)
-        return rc;
-    PMIX_INFO_CREATE(*info, *n);
-    if (*info == NULL)
-        return PMIX_ERR_NOMEM;
-    int32_t cnt = (int32_t)*n;
-    return sy_unpack(b, *info, &cnt, PMIX_INFO);
-}
-
 /* PMIX_IOF_CACHE_SIZE and the drop policy of a registration. */
 static pmix_status_t sub_policy(sub_t *s)
 {
@@ -547,9 +514,9 @@ static void handle_pull(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
         return;
     }
     int32_t one = 1;
-    pmix_status_t rc = unpack_procs(b, &s->procs, &s->nprocs);
+    pmix_status_t rc = sy_srv_unpack_procs(b, &s->procs, &s->nprocs);
     if (rc == PMIX_SUCCESS)
-        rc = unpack_infos(b, &s->dirs, &s->ndirs);
+        rc = sy_srv_unpack_infos(b, &s->dirs, &s->ndirs);
     if (rc == PMIX_SUCCESS)
         rc = sy_unpack(b, &s->channels, &one, PMIX_UINT16);
     if (rc != PMIX_SUCCESS)
@@ -647,11 +614,11 @@ static void handle_push(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     pmix_info_t *dirs = NULL;
     size_t ndirs = 0;
     int32_t one = 1;
-    pmix_status_t rc = unpack_procs(b, &o->targets, &o->ntargets);
+    pmix_status_t rc = sy_srv_unpack_procs(b, &o->targets, &o->ntargets);
     if (rc == PMIX_SUCCESS)
         rc = sy_unpack(b, &o->bo, &one, PMIX_BYTE_OBJECT);
     if (rc == PMIX_SUCCESS)
-        rc = unpack_infos(b, &dirs, &ndirs);
+        rc = sy_srv_unpack_infos(b, &dirs, &ndirs);
     if (rc != PMIX_SUCCESS)
         rc = PMIX_ERR_UNPACK_FAILURE;
     else if (o->ntargets == 0)

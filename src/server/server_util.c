@@ -7,6 +7,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "common/buffer.h"
+#include "common/pack.h"
 #include "server/server_internal.h"
 
 sy_srv_t *sy_srv;
@@ -115,4 +117,38 @@ void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status)
     if (op->cbfunc != NULL)
         op->cbfunc(status, op->cbdata);
     free(op);
+}
+
+pmix_status_t sy_srv_unpack_count(pmix_data_buffer_t *b, size_t *n)
+{
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
+    /* every element takes a byte at least: a count beyond the rest lies */
+    if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    return rc;
+}
+
+pmix_status_t sy_srv_unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *ninfo)
+{
+    pmix_status_t rc = sy_srv_unpack_count(b, ninfo);
+    if (rc != PMIX_SUCCESS || *ninfo == 0)
+        return rc;
+    PMIX_INFO_CREATE(*info, *ninfo);
+    if (*info == NULL)
+        return PMIX_ERR_NOMEM;
+    int32_t cnt = (int32_t)*ninfo;
+    return sy_unpack(b, *info, &cnt, PMIX_INFO);
+}
+
+pmix_status_t sy_srv_unpack_procs(pmix_data_buffer_t *b, pmix_proc_t **procs, size_t *n)
+{
+    pmix_status_t rc = sy_srv_unpack_count(b, n);
+    if (rc != PMIX_SUCCESS || *n == 0)
+        return rc;
+    PMIX_PROC_CREATE(*procs, *n);
+    if (*procs == NULL)
+        return PMIX_ERR_NOMEM;
+    int32_t cnt = (int32_t)*n;
+    return sy_unpack(b, *procs, &cnt, PMIX_PROC);
 }

@@ -236,8 +236,10 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
         /* rank 0 reads slower than tools push */
         if (oldest) {
             size_t drop = in.len + n - cap < in.len ? in.len + n - cap : in.len;
-            memmove(in.buf, in.buf + drop, in.len - drop);
-            in.len -= drop;
+            if (drop > 0) {
+                memmove(in.buf, in.buf + drop, in.len - drop);
+                in.len -= drop;
+            }
             if (n > cap) {
                 data += n - cap;
                 n = cap;
