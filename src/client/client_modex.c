@@ -44,6 +44,22 @@ static bool reserved(const char *key)
     return strncmp(key, "pmix", 4) == 0;
 }
 
+/* Reserved keys in which a process describes itself to its peers.  Clients
+ * may neither create nor modify reserved keys, yet Open MPI's ranks post
+ * these (PMIX_HOSTNAME always, PMIX_CPUSET when they bind themselves) and
+ * fail MPI_Init when that is refused, as OpenPMIx accepts them.  So such a
+ * Put is taken, and shared with the peers through the modex, but the
+ * host's own value of the key, where there is one, stays what every Get
+ * returns (job data is looked up first). */
+static bool self_description(const char *key)
+{
+    static const char *const keys[] = {PMIX_HOSTNAME, PMIX_CPUSET, PMIX_PROC_URI, PMIX_ARCH};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
 PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val)
 {
     sy_conn_t *conn;
@@ -54,7 +70,8 @@ PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_va
     if (key == NULL || key[0] == '\0' || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN ||
         val == NULL)
         return PMIX_ERR_BAD_PARAM;
-    if (reserved(key)) {
+    bool is_reserved = reserved(key);
+    if (is_reserved && !self_description(key)) {
         sy_log(SY_LOG_INFO, "PMIx_Put: %s is a reserved key", key);
         return PMIX_ERR_BAD_PARAM;
     }
@@ -72,8 +89,10 @@ PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_va
         sy_log(SY_LOG_INFO, "PMIx_Put: %s was already posted in another scope", key);
         return PMIX_ERR_BAD_PARAM;
     }
-    /* Our own Gets see the value at once. */
-    rc = sy_store_internal_put(&me, key, val);
+    /* Our own Gets see the value at once (but never instead of the
+     * host's value of a reserved key). */
+    if (!is_reserved)
+        rc = sy_store_internal_put(&me, key, val);
     if (rc != PMIX_SUCCESS || scope == PMIX_INTERNAL) {
         pthread_mutex_unlock(&posted_lock);
         return rc;
@@ -347,6 +366,10 @@ pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
         if (rc != PMIX_ERR_NOT_FOUND)
             return rc;
     }
+    /* A reserved key the host did not give is not waited for: what a peer
+     * posted of itself is in the collected data or nowhere. */
+    if (reserved(key))
+        return PMIX_ERR_NOT_FOUND;
     /* PMIX_OPTIONAL / PMIX_IMMEDIATE: what is here, nothing more */
     if (info_flag(info, ni, PMIX_OPTIONAL) || info_flag(info, ni, PMIX_IMMEDIATE))
         return PMIX_ERR_NOT_FOUND;

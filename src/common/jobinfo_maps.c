@@ -6,7 +6,10 @@
  * and gives its id; for this node, a flat PMIX_NODEID; the PMIX_NODEID of
  * the node's processes (discarded as a whole when inconsistent: Slurm
  * gives every process this node's id); else the node's position in the
- * map, or the next id nobody uses when that is taken. */
+ * map, or the next id nobody uses when that is taken.
+ *
+ * This node: the one whose id is the flat PMIX_NODEID the host gave, else
+ * the one named like this host. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -394,6 +397,27 @@ pmix_status_t sy_ji_layout(sy_ji_t *ctx)
     }
     if (PMIX_SUCCESS != (rc = collect_named(ctx, &named, &nnamed))) {
         return rc;
+    }
+    /* The host's flat PMIX_NODEID says which node this is, and beats our
+     * host name: several daemons of one job may share a machine (Open
+     * MPI's test setups, containers) and a node's name may be an alias. */
+    if (sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &flat) && flat < SY_JI_NO_ID) {
+        if (PMIX_SUCCESS != (rc = assign_ids(ctx, named, nnamed))) {
+            free(named);
+            return rc;
+        }
+        for (size_t i = 0; i < ctx->nnodes && SIZE_MAX == ctx->local; i++) {
+            if (ctx->nodes[i].id == flat) {
+                ctx->local = i;
+            }
+        }
+        if (SIZE_MAX != ctx->local) {
+            free(named);
+            return PMIX_SUCCESS;
+        }
+        for (size_t i = 0; i < ctx->nnodes; i++) {
+            ctx->nodes[i].id = SY_JI_NO_ID; /* no node has it: by name, then */
+        }
     }
     find_local_by_name(ctx, named, nnamed);
     rc = assign_ids(ctx, named, nnamed);

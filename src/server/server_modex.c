@@ -674,6 +674,10 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
                 f->remote = remote;
                 f->next = fences;
                 fences = f;
+                sy_log(SY_LOG_DEBUG, "%s over %zu proc entries (%s.%u first): %zu local, %s",
+                       kind == SY_CMD_FENCE ? "fence" : "connect/disconnect", nprocs,
+                       f->procs[0].nspace, f->procs[0].rank, expected,
+                       remote ? "others elsewhere" : "all here");
             }
         }
     }

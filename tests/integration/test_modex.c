@@ -56,6 +56,20 @@ static int exchange(void)
     PMIX_VALUE_LOAD(&val, "x", PMIX_STRING);
     if (PMIx_Put(PMIX_GLOBAL, "pmix.mine", &val) != PMIX_ERR_BAD_PARAM)
         FAIL("a reserved key was accepted");
+    if (PMIx_Put(PMIX_GLOBAL, PMIX_JOB_SIZE, &val) != PMIX_ERR_BAD_PARAM)
+        FAIL("PMIX_JOB_SIZE was accepted from a client");
+    PMIX_VALUE_DESTRUCT(&val);
+    /* Open MPI posts its hostname: taken, but the host's value stays */
+    pmix_value_t *host = NULL;
+    if (PMIx_Get(&me, PMIX_HOSTNAME, NULL, 0, &host) != PMIX_SUCCESS)
+        FAIL("Get(own PMIX_HOSTNAME)");
+    PMIX_VALUE_LOAD(&val, "not-my-host", PMIX_STRING);
+    if (PMIx_Put(PMIX_GLOBAL, PMIX_HOSTNAME, &val) != PMIX_SUCCESS)
+        FAIL("Put(PMIX_HOSTNAME) was refused");
+    PMIX_VALUE_DESTRUCT(&val);
+    expect_str(me.rank, PMIX_HOSTNAME, host->data.string);
+    PMIX_VALUE_RELEASE(host);
+    PMIX_VALUE_LOAD(&val, "x", PMIX_STRING);
     if (PMIx_Put(PMIX_SCOPE_UNDEF, "sy.undef", &val) != PMIX_ERR_NOT_SUPPORTED)
         FAIL("PMIX_SCOPE_UNDEF was accepted");
     PMIX_VALUE_DESTRUCT(&val);

@@ -55,6 +55,7 @@ typedef struct {
     char *locality;        /* PMIx locality string, or NULL */
     char *cpuset_str;      /* "hwloc:..." or NULL */
     bool connected, finalized, exited;
+    bool no_finalize;     /* exited on its own, connected but not finalized */
     int status;           /* waitpid status */
     int out_file, err_file; /* --output-dir files, -1 when none */
 } run_proc_t;
@@ -77,6 +78,10 @@ typedef struct {
     bool aborted;
     pmix_rank_t abort_rank;
     char *abort_msg;
+    /* under the host lock: a process failed on its own, and whether that
+     * came before PMIx_Abort (the first of the two explains the end) */
+    bool failure_seen;
+    bool abort_late;
 } run_job_t;
 
 /* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for
@@ -98,6 +103,9 @@ void run_host_module(pmix_server_module_t *m, run_job_t *job);
 /* Kill every live process of the job with sig. */
 void run_kill_all(run_job_t *job, int sig);
 /* A consistent view, for the main thread, of what the upcalls set. */
+/* Mark processes that vanish without finalizing as soon as the server
+ * sees it (after PMIx_server_init). */
+void run_host_watch_losses(void);
 void run_host_lock(void);
 void run_host_unlock(void);
 

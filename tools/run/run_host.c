@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -62,6 +63,26 @@ void run_kill_all(run_job_t *job, int sig)
             kill(-job->procs[r].pid, sig); /* its process group */
 }
 
+/* Did a process already end on its own, not yet reaped?  A peer's abort
+ * is often the reaction to it (Open MPI aborts when a peer vanished) and
+ * then does not explain the job's end.  Host lock held. */
+static bool earlier_failure(const run_job_t *job)
+{
+    if (job->failure_seen)
+        return true;
+    for (unsigned r = 0; r < job->nprocs; r++) {
+        const run_proc_t *p = &job->procs[r];
+        siginfo_t si;
+        memset(&si, 0, sizeof(si));
+        if (p->pid <= 0 || p->exited ||
+            waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
+            continue;
+        if (si.si_code != CLD_EXITED || si.si_status != 0 || (p->connected && !p->finalized))
+            return true;
+    }
+    return false;
+}
+
 static pmix_status_t do_abort(const pmix_proc_t *proc, void *server_object, int status,
                               const char msg[], pmix_proc_t procs[], size_t nprocs,
                               pmix_op_cbfunc_t cbfunc, void *cbdata)
@@ -76,6 +97,7 @@ static pmix_status_t do_abort(const pmix_proc_t *proc, void *server_object, int 
         job->abort_status = status;
         job->abort_rank = proc->rank;
         job->abort_msg = msg != NULL ? strdup(msg) : NULL;
+        job->abort_late = earlier_failure(job);
     }
     pthread_mutex_unlock(&job_lock);
     /* Acknowledge first, so the caller's PMIx_Abort returns; then the whole
@@ -147,4 +169,35 @@ void run_host_lock(void)
 void run_host_unlock(void)
 {
     pthread_mutex_unlock(&job_lock);
+}
+
+/* A process of the job lost its connection without PMIx_Finalize: the
+ * server tells us (on its loop) before it tells the peers, so an abort
+ * they send in reaction comes after this mark. */
+static void lost_connection(size_t ref, pmix_status_t status, const pmix_proc_t *source,
+                            pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                            size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                            void *cbdata)
+{
+    (void)ref;
+    (void)status;
+    (void)source;
+    (void)results;
+    (void)nresults;
+    pthread_mutex_lock(&job_lock);
+    run_job_t *job = the_job;
+    for (size_t i = 0; job != NULL && !job->aborted && i < ninfo; i++)
+        if (strcmp(info[i].key, PMIX_EVENT_AFFECTED_PROC) == 0 &&
+            info[i].value.type == PMIX_PROC &&
+            PMIX_CHECK_NSPACE(info[i].value.data.proc->nspace, job->nspace))
+            job->failure_seen = true;
+    pthread_mutex_unlock(&job_lock);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+void run_host_watch_losses(void)
+{
+    pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, lost_connection, NULL, NULL);
 }

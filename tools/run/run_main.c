@@ -41,42 +41,62 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Put "NAME=value" into a malloc'd environment; an existing NAME is kept
+ * unless overwrite.  false when out of memory. */
+static bool env_put(char ***envp, const char *entry, bool overwrite)
+{
+    char **env = *envp;
+    size_t nl = (size_t)(strchr(entry, '=') - entry);
+    size_t i = 0;
+    for (; env[i] != NULL; i++)
+        if (strncmp(env[i], entry, nl) == 0 && env[i][nl] == '=')
+            break;
+    if (env[i] != NULL && !overwrite)
+        return true;
+    char *copy = strdup(entry);
+    if (copy == NULL)
+        return false;
+    if (env[i] == NULL) {
+        char **g = realloc(env, (i + 2) * sizeof(char *));
+        if (g == NULL) {
+            free(copy);
+            return false;
+        }
+        *envp = env = g;
+        env[i + 1] = NULL;
+    } else {
+        free(env[i]);
+    }
+    env[i] = copy;
+    return true;
+}
+
 static char **build_env(run_job_t *job, pmix_rank_t rank)
 {
     size_t n = 0;
     while (environ[n] != NULL)
         n++;
-    char **env = calloc(n + job->opts->nenv + 1, sizeof(char *));
+    char **env = calloc(n + 1, sizeof(char *));
     if (env == NULL)
         return NULL;
     for (size_t i = 0; i < n; i++)
         env[i] = strdup(environ[i]);
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job->nspace, rank);
-    if (PMIx_server_setup_fork(&proc, &env) != PMIX_SUCCESS) {
+    bool ok = PMIx_server_setup_fork(&proc, &env) == PMIX_SUCCESS;
+    /* Open MPI 4.1 takes a process that no mpirun started for a singleton
+     * unless a launcher it knows (Slurm, jsrun, Flux) says otherwise;
+     * without its ORTE detector its ranks use the PMIx server they were
+     * given, as under srun.  The user's own setting wins. */
+    ok = ok && env_put(&env, "OMPI_MCA_schizo=^orte", false);
+    /* -x / --env last, so the user has the final word */
+    for (size_t k = 0; ok && k < job->opts->nenv; k++)
+        ok = env_put(&env, job->opts->env[k], true);
+    if (!ok) {
         for (size_t i = 0; env[i] != NULL; i++)
             free(env[i]);
         free(env);
         return NULL;
-    }
-    /* -x / --env last, so the user has the final word */
-    for (size_t k = 0; k < job->opts->nenv; k++) {
-        const char *e = job->opts->env[k];
-        size_t nl = (size_t)(strchr(e, '=') - e);
-        size_t i = 0;
-        for (; env[i] != NULL; i++)
-            if (strncmp(env[i], e, nl) == 0 && env[i][nl] == '=')
-                break;
-        if (env[i] == NULL) {
-            char **g = realloc(env, (i + 2) * sizeof(char *));
-            if (g == NULL)
-                break;
-            env = g;
-            env[i + 1] = NULL;
-        } else {
-            free(env[i]);
-        }
-        env[i] = strdup(e);
     }
     return env;
 }
@@ -196,8 +216,18 @@ static void reap(run_job_t *job, bool *failing, double *term_at, double *kill_at
             run_pubsub_proc_gone(&who);
             run_ops_proc_gone(&who);
             bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-            if (bad && job->first_failed < 0 && !*failing)
+            /* connected, then gone without PMIx_Finalize: as mpirun, a
+             * failure even with status 0 (its peers may wait for it) */
+            run_host_lock();
+            if (!*failing && !job->aborted && p->connected && !p->finalized) {
+                p->no_finalize = true;
+                bad = true;
+            }
+            if (bad && job->first_failed < 0 && !*failing) {
                 job->first_failed = (int)r;
+                job->failure_seen = true;
+            }
+            run_host_unlock();
             if (bad && !*failing) {
                 /* Tell the others first (PMIX_ERR_PROC_ABORTED about the
                  * failed rank, to its namespace), give their handlers a
@@ -226,9 +256,12 @@ static int report(run_job_t *job, bool timed_out)
         fprintf(stderr, "switchyard-run: rank %u called PMIx_Abort with status %d%s%s\n",
                 job->abort_rank, job->abort_status, job->abort_msg ? ": " : "",
                 job->abort_msg ? job->abort_msg : "");
-        code = job->abort_status != 0 ? (job->abort_status & 0xff) : 1;
-        if (code == 0)
-            code = 1;
+        /* an abort in reaction to an earlier failure does not explain it */
+        if (!job->abort_late) {
+            code = job->abort_status != 0 ? (job->abort_status & 0xff) : 1;
+            if (code == 0)
+                code = 1;
+        }
     }
     run_host_unlock();
     if (timed_out) {
@@ -247,24 +280,29 @@ static int report(run_job_t *job, bool timed_out)
         run_proc_t *p = &job->procs[job->first_failed];
         const char *prog = job->opts->apps[p->app].argv[0];
         if (WIFEXITED(p->status) && WEXITSTATUS(p->status) != 0) {
-            fprintf(stderr, "switchyard-run: rank %u (%s, pid %ld) exited with status %d\n",
-                    p->rank, prog, (long)p->pid, WEXITSTATUS(p->status));
+            fprintf(stderr, "switchyard-run: rank %u (%s, pid %ld) exited with status %d%s\n",
+                    p->rank, prog, (long)p->pid, WEXITSTATUS(p->status),
+                    p->no_finalize ? " without calling PMIx_Finalize" : "");
             code = WEXITSTATUS(p->status);
         } else if (WIFSIGNALED(p->status)) {
             fprintf(stderr, "switchyard-run: rank %u (%s, pid %ld) was killed by signal %d (%s)\n",
                     p->rank, prog, (long)p->pid, WTERMSIG(p->status),
                     strsignal(WTERMSIG(p->status)));
             code = 128 + WTERMSIG(p->status);
+        } else if (p->no_finalize) {
+            fprintf(stderr,
+                    "switchyard-run: rank %u (%s, pid %ld) exited with status 0 without calling "
+                    "PMIx_Finalize\n",
+                    p->rank, prog, (long)p->pid);
+            code = 1;
         }
     }
-    run_host_lock();
     for (unsigned r = 0; r < job->nprocs; r++) {
         run_proc_t *p = &job->procs[r];
-        if (p->connected && !p->finalized)
+        if (p->no_finalize && (int)r != job->first_failed)
             fprintf(stderr, "switchyard-run: rank %u exited without calling PMIx_Finalize\n",
                     p->rank);
     }
-    run_host_unlock();
     return code;
 }
 
@@ -358,6 +396,7 @@ int main(int argc, char **argv)
     server_up = true;
     if (run_tool_register_attrs() != 0)
         goto out;
+    run_host_watch_losses();
     if (run_register(&job) != 0)
         goto out;
     registered = true;
