@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pmix_server.h>
 #include <pmix_tool.h>
 
 static int fails;
@@ -309,6 +310,9 @@ typedef struct {
     char *out, *err; /* everything received, per channel */
     size_t olen, elen;
     unsigned completes;
+    unsigned deliveries; /* callbacks that carried data */
+    size_t smallest;     /* the smallest of them but the last */
+    size_t last;
     bool registered;
     pmix_status_t regstatus;
     size_t id;
@@ -334,6 +338,10 @@ static void on_output(size_t id, pmix_iof_channel_t ch, pmix_proc_t *src, pmix_b
     (void)src;
     pthread_mutex_lock(&sink.lock);
     if (bo->size > 0) {
+        if (sink.deliveries > 0 && (sink.smallest == 0 || sink.last < sink.smallest))
+            sink.smallest = sink.last;
+        sink.deliveries++;
+        sink.last = bo->size;
         if (ch & PMIX_FWD_STDERR_CHANNEL)
             append(&sink.err, &sink.elen, bo->bytes, bo->size);
         else
@@ -365,6 +373,8 @@ static void sink_reset(void)
     sink.out = sink.err = NULL;
     sink.olen = sink.elen = 0;
     sink.completes = 0;
+    sink.deliveries = 0;
+    sink.smallest = sink.last = 0;
     sink.registered = false;
     pthread_mutex_unlock(&sink.lock);
 }
@@ -469,7 +479,10 @@ static int cache(pid_t pid, const char *how)
     uint32_t cap = 1000;
     pmix_info_t dirs[2];
     size_t nd = 0;
-    if (strcmp(how, "all") != 0) {
+    uint32_t bsize = 4096;
+    if (strcmp(how, "buffered") == 0) {
+        PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_BUFFERING_SIZE, &bsize, PMIX_UINT32);
+    } else if (strcmp(how, "all") != 0) {
         PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_CACHE_SIZE, &cap, PMIX_UINT32);
         PMIX_INFO_LOAD(&dirs[nd++], strcmp(how, "oldest") == 0 ? PMIX_IOF_DROP_OLDEST
                                                                 : PMIX_IOF_DROP_NEWEST,
@@ -490,7 +503,13 @@ static int cache(pid_t pid, const char *how)
     for (int i = 0; i < 2000; i++)
         wl += (size_t)snprintf(want + wl, sizeof want - wl, "%04d\n", i);
     pthread_mutex_lock(&sink.lock);
-    if (strcmp(how, "all") == 0)
+    /* buffered: held until 4096 bytes are there, the rest flushed at the end */
+    if (strcmp(how, "buffered") == 0)
+        EXPECT(sink.deliveries >= 1 && sink.deliveries <= 3 &&
+                   (sink.deliveries == 1 || sink.smallest >= 4096),
+               "%u deliveries, the smallest %zu before the last", sink.deliveries,
+               sink.smallest);
+    if (strcmp(how, "all") == 0 || strcmp(how, "buffered") == 0)
         EXPECT(sink.olen == 10000 && memcmp(sink.out, want, 10000) == 0, "all 10000 bytes");
     else if (strcmp(how, "oldest") == 0)
         EXPECT(sink.olen == 1000 && memcmp(sink.out, want + 9000, 1000) == 0,
@@ -527,9 +546,27 @@ static int stdin_push(pid_t pid, bool refused)
         PMIx_tool_finalize();
         return 0;
     }
-    EXPECT_RC(pull(&r0, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL), PMIX_SUCCESS);
+    /* output held up to 1 MiB, but never more than a second */
+    uint32_t big = 1 << 20, second = 1;
+    pmix_info_t hold[2];
+    PMIX_INFO_LOAD(&hold[0], PMIX_IOF_BUFFERING_SIZE, &big, PMIX_UINT32);
+    PMIX_INFO_LOAD(&hold[1], PMIX_IOF_BUFFERING_TIME, &second, PMIX_UINT32);
+    EXPECT_RC(pull(&r0, 1, hold, 2, PMIX_FWD_STDOUT_CHANNEL), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&hold[0]);
+    PMIX_INFO_DESTRUCT(&hold[1]);
     EXPECT_RC(PMIx_IOF_push(&r1, 1, &bo, NULL, 0, NULL, NULL), PMIX_ERR_NOT_SUPPORTED);
     EXPECT_RC(PMIx_IOF_push(&r0, 1, &bo, NULL, 0, NULL, NULL), PMIX_SUCCESS);
+    /* the echo comes through the buffering timer, the stream still open */
+    bool early = false;
+    for (int i = 0; i < 3000 && !early; i++) {
+        pthread_mutex_lock(&sink.lock);
+        early = sink.out != NULL && strstr(sink.out, "echo:beta\n") != NULL &&
+                sink.completes == 0;
+        pthread_mutex_unlock(&sink.lock);
+        if (!early)
+            sleep_ms(20);
+    }
+    EXPECT(early, "held output not delivered after PMIX_IOF_BUFFERING_TIME");
     pmix_info_t done;
     PMIX_INFO_LOAD(&done, PMIX_IOF_COMPLETE, NULL, PMIX_BOOL);
     pmix_byte_object_t last = {.bytes = "gamma\n", .size = 6};
@@ -626,6 +663,13 @@ static int two(pid_t p1, pid_t p2)
     ns = job_nspace();
     EXPECT(ns != NULL && strcmp(ns, j1) == 0, "back to the first server");
     free(ns);
+    /* the deprecated form: the server reached becomes the primary */
+    PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &p2, PMIX_PID);
+    EXPECT_RC(PMIx_tool_connect_to_server(&me2, &info, 1), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info);
+    ns = job_nspace();
+    EXPECT(ns != NULL && strcmp(ns, j2) == 0, "connect_to_server made %s primary", j2);
+    free(ns);
     EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
     return 0;
 }
@@ -689,8 +733,46 @@ static int nosrv(void)
     EXPECT_RC(PMIx_tool_init(&me, info, 2), PMIX_SUCCESS);
     EXPECT(strcmp(me.nspace, "my-tool") == 0 && me.rank == 0, "the given identity");
     EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
-    PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
+
+    /* a launcher: a server of its own in this process, that others find */
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/launcher", getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+    PMIX_INFO_LOAD(&info[1], PMIX_LAUNCHER, NULL, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_SERVER_TMPDIR, dir, PMIX_STRING);
+    pmix_info_t ns;
+    PMIX_INFO_LOAD(&ns, PMIX_TOOL_NSPACE, "launcher-tool", PMIX_STRING);
+    pmix_info_t all[4] = {info[0], info[1], info[2], ns};
+    EXPECT_RC(PMIx_tool_init(&me, all, 4), PMIX_SUCCESS);
+    EXPECT_RC(query1(PMIX_QUERY_AVAIL_SERVERS, NULL, 0, &res, &n), PMIX_SUCCESS);
+    bool listed = false;
+    pmix_data_array_t *srvs = n == 1 ? res[0].value.data.darray : NULL;
+    for (size_t i = 0; srvs != NULL && i < srvs->size; i++) {
+        pmix_data_array_t *e = ((pmix_info_t *)srvs->array)[i].value.data.darray;
+        for (size_t k = 0; k < e->size; k++) {
+            pmix_info_t *x = &((pmix_info_t *)e->array)[k];
+            if (strcmp(x->key, PMIX_NSPACE) == 0 && strcmp(x->value.data.string, "launcher-tool") == 0)
+                listed = true;
+        }
+    }
+    EXPECT(listed, "the launcher's own server among the node's servers");
+    if (res != NULL)
+        PMIX_INFO_FREE(res, n);
+    /* its server API works: setup_fork of a registered process */
+    pmix_proc_t child;
+    PMIX_LOAD_PROCID(&child, "launched-job", 0);
+    char **env = NULL;
+    EXPECT_RC(PMIx_server_setup_fork(&child, &env), PMIX_SUCCESS);
+    EXPECT(env != NULL, "setup_fork gave no environment");
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        free(env[i]);
+    free(env);
+    EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
+    struct stat st;
+    EXPECT(stat(dir, &st) != 0, "the launcher's server left %s", dir);
+    for (int i = 0; i < 3; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+    PMIX_INFO_DESTRUCT(&ns);
     return 0;
 }
 

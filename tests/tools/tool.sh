@@ -109,7 +109,7 @@ done
 
 # ---- the server's cache: a tool that comes after the output
 start_job cache -n 1 sh -c "i=0; while [ \$i -lt 2000 ]; do printf '%04d\n' \$i; i=\$((i+1)); done; exec >&-; $WAITSTOP"
-for how in all oldest newest; do
+for how in all oldest newest buffered; do
     "$X" cache "$job" $how > "$T/t.out" 2> "$T/t.err"
     check "cache ($how): what was written before the tool came" "grep -q 'cache: ok' '$T/t.out'"
 done
@@ -129,6 +129,12 @@ start_job stdin2 --stdin tools -n 1 sh -c 'while read l; do echo "cat:$l"; done'
 printf 'one\ntwo\n' | "$ST" --pid "$job" attach --stdin > "$T/t.out" 2> "$T/t.err"
 wait_job "$job"
 check "switchyard-tool attach --stdin: our stdin to rank 0 until EOF" "test $? -eq 0 && grep -q '^cat:one$' '$T/t.out' && grep -q '^cat:two$' '$T/t.out'"
+# a stdin that cannot be polled (a regular file) is read all the same
+seq 1000 > "$T/input"
+start_job stdin3 --stdin tools -n 1 sh -c 'n=0; while read l; do n=$((n+1)); done; echo "lines:$n"'
+"$ST" --pid "$job" attach --stdin < "$T/input" > "$T/t.out" 2> "$T/t.err"
+wait_job "$job"
+check "switchyard-tool attach --stdin < file" "test $? -eq 0 && grep -q '^lines:1000$' '$T/t.out'"
 
 # ---- job control from a tool
 start_job jobctl --oversubscribe -n 2 sh -c "$WAITSTOP"
