@@ -296,6 +296,20 @@ static int basic(pid_t pid, unsigned nprocs)
     EXPECT(n == 1 && strcmp(res[0].key, PMIX_QUERY_NAMESPACES) == 0, "the found half");
     PMIX_INFO_FREE(res, n);
     check_attr_support(true);
+    /* the rest of the client API goes through the server as well */
+    pmix_info_t line;
+    PMIX_INFO_LOAD(&line, PMIX_LOG_STDERR, "a line logged by the tool", PMIX_STRING);
+    EXPECT_RC(PMIx_Log(&line, 1, NULL, 0), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&line);
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup("true");
+    app.maxprocs = 1;
+    pmix_nspace_t child;
+    EXPECT_RC(PMIx_Spawn(NULL, 0, &app, 1, child), PMIX_SUCCESS);
+    EXPECT(strncmp(child, "switchyard.", 11) == 0 && strcmp(child, job) != 0, "spawned %s",
+           child);
+    PMIX_APP_DESTRUCT(&app);
     free(ns);
     EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
     EXPECT_RC(PMIx_tool_finalize(), PMIX_ERR_INIT);
