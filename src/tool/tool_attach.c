@@ -365,12 +365,13 @@ static bool match_uri(const sy_rndz_t *r, const void *arg)
     return r->uri != NULL && strcmp(r->uri, (const char *)arg) == 0;
 }
 
-/* The first live server announced in the server or system directory that
- * matches. */
-static pmix_status_t find_rndz(chain_t *c, match_fn m, const void *arg, sy_rndz_t *out)
+/* The first live server announced in the server directory (and, with
+ * both, the system directory) that matches. */
+static pmix_status_t find_rndz(chain_t *c, match_fn m, const void *arg, bool both,
+                               sy_rndz_t *out)
 {
     const char *dirs[2] = {c->server_dir, c->system_dir};
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < (both ? 2 : 1); d++) {
         if (d == 1 && strcmp(dirs[0], dirs[1]) == 0)
             break;
         sy_rndz_t *list = NULL;
@@ -407,7 +408,7 @@ static pmix_status_t try_target(chain_t *c, target_t t, const void *arg)
     case T_URI:
     case T_TCP_URI:
         /* a rendezvous file with that URI gives the token (and a socket) */
-        if (find_rndz(c, match_uri, arg, &r) != PMIX_SUCCESS) {
+        if (find_rndz(c, match_uri, arg, true, &r) != PMIX_SUCCESS) {
             memset(&r, 0, sizeof(r));
             r.uri = strdup((const char *)arg);
             rc = r.uri != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
@@ -415,8 +416,9 @@ static pmix_status_t try_target(chain_t *c, target_t t, const void *arg)
             rc = PMIX_SUCCESS;
         }
         break;
-    case T_PID: rc = find_rndz(c, match_pid, arg, &r); break;
-    case T_NSPACE: rc = find_rndz(c, match_nspace, arg, &r); break;
+    /* the standard looks for these in PMIX_SERVER_TMPDIR only */
+    case T_PID: rc = find_rndz(c, match_pid, arg, false, &r); break;
+    case T_NSPACE: rc = find_rndz(c, match_nspace, arg, false, &r); break;
     default:
         gethostname(host, sizeof(host) - 1);
         if (asprintf(&path, "%s/pmix.sys.%s", c->system_dir, host) < 0)

@@ -10,6 +10,8 @@
  *   test_tool jobctl PID RANK      test_tool two PID1 PID2
  *   test_tool nosrv                test_tool dies PID READY_FILE
  *   test_tool orte                 test_tool nobody FILE_OF_NOBODY ROOT_FILE URI
+ *   test_tool connect PID RENDEZVOUS_FILE URI EMPTY_DIR
+ *   test_tool system DIR           (a system server in a child)
  *   test_tool client-attrs         (a rank of a job)
  * Each prints "<mode>: ok" or FAIL lines, and exits non-zero on failure. */
 #define _GNU_SOURCE
@@ -688,6 +690,127 @@ static int two(pid_t p1, pid_t p2)
     return 0;
 }
 
+/* ---- every way of naming a server ---- */
+
+static int try_info(const char *what, pmix_info_t *info, size_t n, pmix_status_t want,
+                    const char *want_ns)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_tool_init(&me, info, n);
+    if (rc != want)
+        fail("%s: %s, want %s", what, PMIx_Error_string(rc), PMIx_Error_string(want));
+    if (rc != PMIX_SUCCESS)
+        return 0;
+    char *ns = job_nspace();
+    EXPECT(ns != NULL && want_ns != NULL && strcmp(ns, want_ns) == 0, "%s: reached %s", what,
+           ns != NULL ? ns : "(nothing)");
+    free(ns);
+    PMIx_tool_finalize();
+    return 0;
+}
+
+static int connect_modes(pid_t pid, const char *rdv, const char *uri, const char *empty)
+{
+    char job[64], srv[64];
+    snprintf(job, sizeof job, "switchyard.%ld.1", (long)pid);
+    snprintf(srv, sizeof srv, "switchyard-run.%ld", (long)pid);
+    pmix_info_t info[2];
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_NSPACE, srv, PMIX_STRING);
+    try_info("PMIX_SERVER_NSPACE", info, 1, PMIX_SUCCESS, job);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_LOAD(&info[0], PMIX_TCP_URI, uri, PMIX_STRING);
+    try_info("PMIX_TCP_URI", info, 1, PMIX_SUCCESS, job);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_URI, uri, PMIX_STRING);
+    try_info("PMIX_SERVER_URI", info, 1, PMIX_SUCCESS, job);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_LOAD(&info[0], PMIX_TOOL_ATTACHMENT_FILE, rdv, PMIX_STRING);
+    try_info("PMIX_TOOL_ATTACHMENT_FILE", info, 1, PMIX_SUCCESS, job);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    /* no system server: the search goes on to the others */
+    PMIX_INFO_LOAD(&info[0], PMIX_CONNECT_SYSTEM_FIRST, NULL, PMIX_BOOL);
+    try_info("PMIX_CONNECT_SYSTEM_FIRST", info, 1, PMIX_SUCCESS, job);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    /* a search under a directory with no server finds nobody */
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, empty, PMIX_STRING);
+    try_info("PMIX_SERVER_TMPDIR", info, 1, PMIX_ERR_UNREACH, NULL);
+    PMIX_INFO_LOAD(&info[1], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+    /* ... and so does a pid looked for there */
+    try_info("PMIX_SERVER_PIDINFO under PMIX_SERVER_TMPDIR", info, 2, PMIX_ERR_NOT_FOUND, NULL);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    return 0;
+}
+
+/* A system server (PMIX_SERVER_SYSTEM_SUPPORT) of a host in a child. */
+static void sys_tool_connected(pmix_info_t *info, size_t ninfo,
+                               pmix_tool_connection_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    static pmix_proc_t who;
+    PMIX_LOAD_PROCID(&who, "sys-tool", 7);
+    cbfunc(PMIX_SUCCESS, &who, cbdata);
+}
+
+static int system_server(const char *dir)
+{
+    int go[2], ready[2];
+    if (pipe(go) != 0 || pipe(ready) != 0)
+        return 1;
+    pid_t child = fork();
+    if (child == 0) {
+        close(go[1]);
+        close(ready[0]);
+        pmix_server_module_t m;
+        memset(&m, 0, sizeof m);
+        m.tool_connected = sys_tool_connected;
+        pmix_info_t si[3];
+        PMIX_INFO_LOAD(&si[0], PMIX_SERVER_SYSTEM_SUPPORT, NULL, PMIX_BOOL);
+        PMIX_INFO_LOAD(&si[1], PMIX_SYSTEM_TMPDIR, dir, PMIX_STRING);
+        PMIX_INFO_LOAD(&si[2], PMIX_SERVER_NSPACE, "sys-server", PMIX_STRING);
+        pmix_status_t rc = PMIx_server_init(&m, si, 3);
+        char c = rc == PMIX_SUCCESS ? 'y' : 'n';
+        if (write(ready[1], &c, 1) != 1 || rc != PMIX_SUCCESS)
+            _exit(1);
+        if (read(go[0], &c, 1) < 0)
+            _exit(1);
+        PMIx_server_finalize();
+        _exit(0);
+    }
+    close(go[0]);
+    close(ready[1]);
+    char c = 'n';
+    EXPECT(read(ready[0], &c, 1) == 1 && c == 'y', "the system server did not start");
+    pmix_info_t info[2];
+    PMIX_INFO_LOAD(&info[0], PMIX_CONNECT_TO_SYSTEM, NULL, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, dir, PMIX_STRING);
+    pmix_proc_t me;
+    EXPECT_RC(PMIx_tool_init(&me, info, 2), PMIX_SUCCESS);
+    EXPECT(strcmp(me.nspace, "sys-tool") == 0 && me.rank == 7, "the system server's tool id");
+    pmix_proc_t *srv = NULL;
+    size_t n = 0;
+    EXPECT_RC(PMIx_tool_get_servers(&srv, &n), PMIX_SUCCESS);
+    EXPECT(n == 1 && strcmp(srv[0].nspace, "sys-server") == 0, "connected to sys-server");
+    if (srv != NULL)
+        PMIX_PROC_FREE(srv, n);
+    /* its host answers no query: the library still says what it knows */
+    pmix_info_t *res = NULL;
+    EXPECT_RC(query1(PMIX_SERVER_URI, NULL, 0, &res, &n), PMIX_SUCCESS);
+    if (res != NULL)
+        PMIX_INFO_FREE(res, n);
+    EXPECT_RC(query1(PMIX_QUERY_NAMESPACES, NULL, 0, &res, &n), PMIX_ERR_NOT_SUPPORTED);
+    EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    if (write(go[1], "x", 1) != 1)
+        fail("cannot stop the system server");
+    int status = 0;
+    waitpid(child, &status, 0);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the system server's exit");
+    return 0;
+}
+
 /* ---- failures ---- */
 
 static int nosrv(void)
@@ -943,6 +1066,10 @@ int main(int argc, char **argv)
         rc = orte();
     else if (!strcmp(mode, "nobody") && argc == 5)
         rc = nobody(argv[2], argv[3], argv[4]);
+    else if (!strcmp(mode, "connect") && argc == 6)
+        rc = connect_modes((pid_t)atol(argv[2]), argv[3], argv[4], argv[5]);
+    else if (!strcmp(mode, "system") && argc == 3)
+        rc = system_server(argv[2]);
     else if (!strcmp(mode, "client-attrs"))
         rc = client_attrs();
     else

@@ -74,9 +74,14 @@ check "switchyard-tool ps" "grep -q 'job switchyard.$job.1' '$T/t.out' && test \
 check "switchyard-tool attrs" "grep -q 'PMIX_JOB_CTRL_KILL (\"pmix.jctrl.kill\"' '$T/t.out'"
 "$ST" --pid "$job" query pmix.srvr.uri > "$T/t.out" 2> "$T/t.err"
 check "switchyard-tool query" "grep -q '^pmix.srvr.uri: switchyard-run.$job.0;tcp4://' '$T/t.out'"
-# another user cannot attach
 rdv="$TMPDIR/pmix.$host.tool.$job"
 uri=$(head -n 1 "$rdv")
+mkdir -p "$T/nothing"
+"$X" connect "$job" "$rdv" "$uri" "$T/nothing" > "$T/t.out" 2> "$T/t.err"
+check "connect: by nspace, TCP URI (token), URI, file, system first, tmpdir" "grep -q 'connect: ok' '$T/t.out'"
+"$ST" --nspace "switchyard-run.$job" --tmpdir "$TMPDIR" query pmix.qry.ns > "$T/t.out" 2> "$T/t.err"
+check "switchyard-tool --nspace --tmpdir" "grep -q '^pmix.qry.ns: switchyard.$job.1$' '$T/t.out'"
+# another user cannot attach
 if test "$(id -u)" = 0; then
     nd=$(mktemp -d /tmp/sy-nobody.XXXXXX)
     cp "$rdv" "$nd/rdv"
@@ -163,6 +168,11 @@ rm -f "$T/stop"
 # ---- a rank asks for attribute support (host level through its server)
 "$R" -n 1 "$X" client-attrs > "$T/t.out" 2> "$T/t.err"
 check "a client's attribute-support queries" "test $? -eq 0 && grep -q 'client-attrs: ok' '$T/t.out'"
+
+# ---- a system server (PMIX_SERVER_SYSTEM_SUPPORT), found with PMIX_CONNECT_TO_SYSTEM
+mkdir -p "$T/sys"
+"$X" system "$T/sys" > "$T/t.out" 2> "$T/t.err"
+check "system: a tool reaches the node's system server" "grep -q 'system: ok' '$T/t.out' && test -z \"\$(ls -A '$T/sys')\""
 
 # ---- no server
 mkdir -p "$T/empty"
