@@ -91,6 +91,23 @@ static char *job_nspace(void)
     return ns;
 }
 
+/* Attach to the launcher of pid: its job's namespace (malloc'd), or NULL
+ * (reported, nothing left initialized). */
+static char *attach(pid_t pid)
+{
+    pmix_proc_t me;
+    if (init_pid(pid, &me) != PMIX_SUCCESS) {
+        fail("cannot attach to %ld", (long)pid);
+        return NULL;
+    }
+    char *ns = job_nspace();
+    if (ns == NULL) {
+        fail("the server reports no job");
+        PMIx_tool_finalize();
+    }
+    return ns;
+}
+
 /* Does the attribute-support answer hold `attr` for fn at `level`? */
 static bool has_attr(pmix_info_t *res, size_t n, const char *fn, const char *level,
                      const char *attr)
@@ -426,12 +443,9 @@ static bool wait_completes(unsigned want, long ms)
 
 static int iof(pid_t pid, const char *attached, bool copy)
 {
-    pmix_proc_t me;
-    if (init_pid(pid, &me) != PMIX_SUCCESS) {
-        fail("attach");
+    char *ns = attach(pid);
+    if (ns == NULL)
         return 1;
-    }
-    char *ns = job_nspace();
     pmix_proc_t all;
     PMIX_LOAD_PROCID(&all, ns, PMIX_RANK_WILDCARD);
     pmix_info_t dirs[2];
@@ -484,12 +498,9 @@ static int iof(pid_t pid, const char *attached, bool copy)
 
 static int cache(pid_t pid, const char *how)
 {
-    pmix_proc_t me;
-    if (init_pid(pid, &me) != PMIX_SUCCESS) {
-        fail("attach");
+    char *ns = attach(pid);
+    if (ns == NULL)
         return 1;
-    }
-    char *ns = job_nspace();
     pmix_proc_t r0;
     PMIX_LOAD_PROCID(&r0, ns, 0);
     uint32_t cap = 1000;
@@ -545,12 +556,9 @@ static int cache(pid_t pid, const char *how)
 
 static int stdin_push(pid_t pid, bool refused)
 {
-    pmix_proc_t me;
-    if (init_pid(pid, &me) != PMIX_SUCCESS) {
-        fail("attach");
+    char *ns = attach(pid);
+    if (ns == NULL)
         return 1;
-    }
-    char *ns = job_nspace();
     pmix_proc_t r0, r1;
     PMIX_LOAD_PROCID(&r0, ns, 0);
     PMIX_LOAD_PROCID(&r1, ns, 1);
@@ -602,12 +610,9 @@ static int stdin_push(pid_t pid, bool refused)
 
 static int jobctl(pid_t pid, pmix_rank_t rank)
 {
-    pmix_proc_t me;
-    if (init_pid(pid, &me) != PMIX_SUCCESS) {
-        fail("attach");
+    char *ns = attach(pid);
+    if (ns == NULL)
         return 1;
-    }
-    char *ns = job_nspace();
     pmix_proc_t target;
     PMIX_LOAD_PROCID(&target, ns, rank);
     pmix_info_t dir;
