@@ -19,7 +19,8 @@ tools_switchyard_fabric_LDADD = $(FABRIC_LDADD)
 bin_PROGRAMS += tools/switchyard-run
 tools_switchyard_run_SOURCES = tools/run/run_main.c tools/run/run_opts.c tools/run/run_bind.c \
 	tools/run/run_job.c tools/run/run_host.c tools/run/run_iof.c tools/run/run_pubsub.c \
-	tools/run/run_ops.c tools/run/run_spawn.c tools/run/run_tool.c tools/run/run.h
+	tools/run/run_ops.c tools/run/run_spawn.c tools/run/run_fabric.c tools/run/run_tool.c \
+	tools/run/run.h
 tools_switchyard_run_LDADD = src/libpmix.la $(HWLOC_LIBS)
 # run_tool.c registers the host's attributes as src/common/attr_support.txt
 # lists them (level host), through this generated table.
@@ -39,3 +40,21 @@ EXTRA_DIST += tests/tools/run.sh tests/tools/tool.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh
+# Debian's Open MPI 4.1 (mpirun, orted, ranks) on our library, and
+# switchyard-run launching Open MPI ranks directly.
+TESTS += tests/external/openmpi.sh
+EXTRA_DIST += tests/external/openmpi.sh tests/external/openmpi/sy_mapcheck.h \
+	tests/external/openmpi/hello.c tests/external/openmpi/ring.c \
+	tests/external/openmpi/mpmd.c tests/external/openmpi/spawn.c \
+	tests/external/openmpi/pubsub.c tests/external/openmpi/accept.c \
+	tests/external/openmpi/abort.c tests/external/openmpi/nofinalize.c
+# switchyard-sched: the scheduler daemon and node daemon (docs/fabric.md,
+# "switchyard-sched"); public API only.
+bin_PROGRAMS += tools/switchyard-sched
+tools_switchyard_sched_SOURCES = tools/sched/sched_main.c tools/sched/sched_link.c \
+	tools/sched/sched.h
+tools_switchyard_sched_LDADD = src/libpmix.la
+# sched-client: an example scheduler client (README).
+noinst_PROGRAMS += tools/examples/sched-client
+tools_examples_sched_client_SOURCES = tools/examples/sched-client.c
+tools_examples_sched_client_LDADD = src/libpmix.la

@@ -305,6 +305,7 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
         *proc = sy_client.me;
     pthread_mutex_unlock(&sy_client_lock);
     sy_client_event_init(info, ninfo);
+    sy_client_fabric_init();
     return PMIX_SUCCESS;
 }
 
@@ -353,6 +354,7 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
 
     sy_client_iof_finalize();
     sy_client_modex_finalize();
+    sy_client_fabric_finalize();
     sy_client_event_finalize();
     pmix_status_t rc = PMIX_SUCCESS;
     if (conn != NULL) {

@@ -107,4 +107,8 @@ void sy_client_event_finalize(void);
 /* After a successful init: the forwarder, our identity, PMIX_MODEL_DECLARED. */
 void sy_client_event_init(const pmix_info_t info[], size_t ninfo);
 
+/* ---- client_fabric.c: the fabric route (issue 8) ---- */
+void sy_client_fabric_init(void);
+void sy_client_fabric_finalize(void);
+
 #endif

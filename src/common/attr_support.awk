@@ -45,7 +45,7 @@ BEGIN {
     fn = $1
     level = $2
     attr = $3
-    if (NF < 3 || !(level in lv) || (attr != "-" && attr !~ /^PMIX_[A-Z0-9_]+$/)) {
+    if (NF < 3 || !(level in lv) || (attr != "-" && attr !~ /^(PMIX|SWITCHYARD)_[A-Z0-9_]+$/)) {
         printf("attr_support.txt:%d: malformed line: %s\n", NR, $0) > "/dev/stderr"
         bad = 1
         next

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <pmix.h>
+#include <switchyard.h>
 
 #include "common/attr_support.h"
 #include "common/attr_table.h"
@@ -177,13 +178,16 @@ static bool lib_has(const char *fn, int level)
     return false;
 }
 
-static pmix_status_t load_regattr(pmix_regattr_t *ra, const char *name, const char *note)
+/* name: a macro name or a key; string: its key when known (our own
+ * attributes are in no table of the standard's). */
+static pmix_status_t load_regattr(pmix_regattr_t *ra, const char *name, const char *string,
+                                  const char *note)
 {
     const sy_attr_t *a = sy_attr_by_name(name);
     if (a == NULL)
         a = sy_attr_by_string(name);
     ra->name = strdup(a != NULL ? a->name : name);
-    PMIX_LOAD_KEY(ra->string, a != NULL ? a->string : name);
+    PMIX_LOAD_KEY(ra->string, a != NULL ? a->string : string != NULL ? string : name);
     ra->type = a != NULL ? a->type : PMIX_UNDEF;
     if (note != NULL) {
         ra->description = calloc(2, sizeof(char *));
@@ -229,11 +233,11 @@ static pmix_status_t level_value(const char *fn, int l, const sy_host_attrs_t *h
             for (size_t j = 0; same_api(fn, host[i].api) && host[i].names != NULL &&
                                host[i].names[j] != NULL && rc == PMIX_SUCCESS;
                  j++)
-                rc = load_regattr(&ra[k++], host[i].names[j], NULL);
+                rc = load_regattr(&ra[k++], host[i].names[j], NULL, NULL);
     } else {
         for (size_t i = 0; i < NSUPPORT && rc == PMIX_SUCCESS; i++)
             if ((int)table[i].level == l && table[i].name != NULL && same_api(fn, table[i].function))
-                rc = load_regattr(&ra[k++], table[i].name, table[i].note);
+                rc = load_regattr(&ra[k++], table[i].name, table[i].string, table[i].note);
     }
     da->type = PMIX_REGATTR;
     da->size = n;

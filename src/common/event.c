@@ -34,6 +34,7 @@ static size_t next_ref = 1;
 static sy_event_forward_fn forwarder;
 static sy_event_register_fn register_hook;
 static pmix_proc_t self_proc;
+static sy_event_intercept_fn intercept;
 
 void sy_event_set_forwarder(sy_event_forward_fn fn)
 {
@@ -46,6 +47,13 @@ void sy_event_set_register_hook(sy_event_register_fn fn)
 {
     pthread_mutex_lock(&ev_lock);
     register_hook = fn;
+    pthread_mutex_unlock(&ev_lock);
+}
+
+void sy_event_set_intercept(sy_event_intercept_fn fn)
+{
+    pthread_mutex_lock(&ev_lock);
+    intercept = fn;
     pthread_mutex_unlock(&ev_lock);
 }
 
@@ -321,6 +329,8 @@ typedef struct {
     pmix_info_t *view; /* info + the running handler's return object */
     pmix_info_t **old_views; /* earlier handlers' views, kept until the end */
     size_t nold;
+    sy_event_done_fn done; /* told when the chain has completed */
+    void *done_arg;
 } chain_t;
 
 static bool wants(const handler_t *h, pmix_status_t status, const pmix_proc_t *affected,
@@ -365,7 +375,10 @@ static void chain_run(chain_t *c);
 
 static void chain_free_cb(void *arg)
 {
-    chain_free(arg);
+    chain_t *c = arg;
+    if (c->done != NULL)
+        c->done(c->done_arg);
+    chain_free(c);
 }
 
 /* A handler is done: its results go down the chain. */
@@ -404,7 +417,7 @@ static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresul
          * (OpenPMIx's own examples do): freed once the loop comes back */
         sy_progress_t *p = sy_runtime();
         if (p == NULL || sy_progress_post(p, chain_free_cb, c) != PMIX_SUCCESS)
-            chain_free(c);
+            chain_free_cb(c);
         return;
     }
     chain_run(c);
@@ -453,34 +466,51 @@ static void affected_of(const pmix_info_t *info, size_t ninfo, const pmix_proc_t
 }
 
 static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
-                    size_t ninfo, size_t only_ref);
+                    size_t ninfo, size_t only_ref, sy_event_done_fn done, void *done_arg);
 
 void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                       const pmix_info_t info[], size_t ninfo)
 {
     (void)range;
-    deliver(status, source, info, ninfo, 0);
+    pthread_mutex_lock(&ev_lock);
+    sy_event_intercept_fn fn = intercept;
+    pthread_mutex_unlock(&ev_lock);
+    if (fn != NULL && fn(status, source, info, ninfo))
+        return;
+    deliver(status, source, info, ninfo, 0, NULL, NULL);
+}
+
+void sy_event_deliver_cb(pmix_status_t status, const pmix_proc_t *source,
+                         const pmix_info_t info[], size_t ninfo, sy_event_done_fn done,
+                         void *arg)
+{
+    deliver(status, source, info, ninfo, 0, done, arg);
 }
 
 void sy_event_deliver_to(size_t ref, pmix_status_t status, const pmix_proc_t *source,
                          const pmix_info_t info[], size_t ninfo)
 {
     if (ref != 0)
-        deliver(status, source, info, ninfo, ref);
+        deliver(status, source, info, ninfo, ref, NULL, NULL);
 }
 
 /* only_ref != 0: to that handler alone (a cached event replayed for a
  * registration that came after it). */
 static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
-                    size_t ninfo, size_t only_ref)
+                    size_t ninfo, size_t only_ref, sy_event_done_fn done, void *done_arg)
 {
     const pmix_proc_t *affected;
     size_t naffected;
     bool non_default;
     affected_of(info, ninfo, &affected, &naffected, &non_default);
     chain_t *c = calloc(1, sizeof(*c));
-    if (c == NULL)
+    if (c == NULL) {
+        if (done != NULL)
+            done(done_arg);
         return;
+    }
+    c->done = done;
+    c->done_arg = done_arg;
     c->status = status;
     if (source != NULL)
         c->source = *source;
@@ -503,7 +533,7 @@ static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_
     }
     pthread_mutex_unlock(&ev_lock);
     if (c->nlinks == 0) {
-        chain_free(c);
+        chain_free_cb(c);
         return;
     }
     if (ninfo > 0 && info != NULL) {

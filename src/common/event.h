@@ -13,6 +13,8 @@
  * returns are passed to the next. */
 #ifndef SWITCHYARD_COMMON_EVENT_H
 #define SWITCHYARD_COMMON_EVENT_H
+#include <stdbool.h>
+
 #include <pmix_common.h>
 
 /* Forward an event beyond this process (ranges other than PROC_LOCAL);
@@ -37,6 +39,22 @@ void sy_event_set_register_hook(sy_event_register_fn fn);
 
 /* The source of events this process generates itself. */
 void sy_event_set_self(const pmix_proc_t *self);
+
+/* Deliver to this process's handlers and call done(arg) on the loop once
+ * the chain has completed (at once when no handler matches).  Bypasses the
+ * interceptor below. */
+typedef void (*sy_event_done_fn)(void *arg);
+void sy_event_deliver_cb(pmix_status_t status, const pmix_proc_t *source,
+                         const pmix_info_t info[], size_t ninfo, sy_event_done_fn done,
+                         void *arg);
+
+/* One function that may take over the local delivery of an event
+ * (sy_event_deliver, and so PMIx_Notify_event and events from other
+ * processes): it returns true when it handles the event itself (the fabric
+ * update protocol, src/sched/fabric_api.c). */
+typedef bool (*sy_event_intercept_fn)(pmix_status_t status, const pmix_proc_t *source,
+                                      const pmix_info_t info[], size_t ninfo);
+void sy_event_set_intercept(sy_event_intercept_fn fn);
 
 /* Drop every registration (the last role finalize). */
 void sy_event_clear(void);

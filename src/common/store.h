@@ -69,5 +69,9 @@ pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_
  * a malformed request. */
 pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_info_t info[],
                            size_t ninfo, pmix_value_t **out);
+/* PMIX_FABRIC_DEVICE by PMIX_DEVICE_ID, or by PMIX_FABRIC_DEVICE_NAME and
+ * PMIX_HOSTNAME (store_fabric.c; sy_store_get sends it there). */
+pmix_status_t sy_store_fabric_device(const pmix_proc_t *proc, const pmix_info_t info[],
+                                     size_t ninfo, pmix_value_t **out);
 
 #endif

@@ -3,7 +3,8 @@
 noinst_HEADERS += src/common/jseg.h src/common/store.h src/common/jseg_format.h \
 	src/common/store_internal.h
 src_libswitchyard_la_SOURCES += src/common/jseg_write.c src/common/jseg_read.c \
-	src/common/store.c src/common/store_get.c src/common/store_modex.c
+	src/common/store.c src/common/store_get.c src/common/store_modex.c \
+	src/common/store_fabric.c
 # test_jseg: round trip of every type, corrupt files; test_store: the
 # retrieval rules, internal values, resolver, supersede and attach under
 # concurrent readers.

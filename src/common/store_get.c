@@ -359,6 +359,9 @@ pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_
         (NULL != key && ('\0' == key[0] || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN))) {
         return PMIX_ERR_BAD_PARAM;
     }
+    if (NULL != key && 0 == strcmp(key, PMIX_FABRIC_DEVICE)) {
+        return sy_store_fabric_device(proc, info, ninfo, out);
+    }
     memset(&r, 0, sizeof(r));
     r.nspace = proc->nspace;
     r.rank = proc->rank;

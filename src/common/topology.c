@@ -209,12 +209,37 @@ bool sy_topology_is_cached(const void *topology)
     return is;
 }
 
+static hwloc_topology_t io_cached;
+
+pmix_status_t sy_topology_get_io(hwloc_topology_t *out)
+{
+    pthread_mutex_lock(&cache_lock);
+    if (NULL == io_cached) {
+        hwloc_topology_t n;
+        if (0 == hwloc_topology_init(&n)) {
+            hwloc_topology_set_io_types_filter(n, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+            if (0 == hwloc_topology_load(n)) {
+                io_cached = n;
+            } else {
+                hwloc_topology_destroy(n);
+            }
+        }
+    }
+    *out = io_cached;
+    pthread_mutex_unlock(&cache_lock);
+    return NULL != *out ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+}
+
 void sy_topology_release_cached(void)
 {
     pthread_mutex_lock(&cache_lock);
     if (NULL != cached && cached_owned) {
         hwloc_topology_destroy(cached);
     }
+    if (NULL != io_cached) {
+        hwloc_topology_destroy(io_cached);
+    }
+    io_cached = NULL;
     cached = NULL;
     cached_owned = false;
     pthread_mutex_unlock(&cache_lock);

@@ -30,6 +30,10 @@ bool sy_topology_is_cached(const void *topology);
 /* Forget the process-wide topology (destroying it if the cache owns it).
  * Called by each role's last finalize; a later use loads it again. */
 void sy_topology_release_cached(void);
+/* This machine's topology with its I/O devices (network, OpenFabrics, GPU),
+ * loaded on first use and released with the cached one above; for
+ * PMIx_Compute_distances. */
+pmix_status_t sy_topology_get_io(hwloc_topology_t *out);
 /* "hwloc:<version>", the source PMIx_Load_topology reports. */
 const char *sy_topology_source(void);
 

@@ -90,6 +90,9 @@ typedef enum {
     SY_CMD_IOF_PULL = 30,
     SY_CMD_IOF_DEREG = 31,
     SY_CMD_IOF_PUSH = 32,
+    /* fabric (40-49): PMIx_Fabric_register/update through the server
+     * (src/server/server_fabric.c, src/client/client_fabric.c) */
+    SY_CMD_FABRIC = 40,
 } sy_cmd_t;
 
 /* Unsolicited messages (tag 0, no reply flag) start with a PMIX_UINT8 kind. */

@@ -176,29 +176,7 @@ void sy_device_list_free(sy_device_list_t *list)
 
 /* ---- ids, vendors, order -------------------------------------------------- */
 
-char *sy_device_make_id(const char *hostname, const char *osname)
-{
-    char host[HOST_NAME_MAX + 1];
-    char *id;
-    size_t len;
-
-    if (NULL == osname) {
-        return NULL;
-    }
-    if (NULL == hostname) {
-        if (0 != gethostname(host, sizeof(host))) {
-            snprintf(host, sizeof(host), "localhost");
-        }
-        host[sizeof(host) - 1] = '\0';
-        hostname = host;
-    }
-    len = strlen(hostname) + strlen(osname) + 2;
-    id = malloc(len);
-    if (NULL != id) {
-        snprintf(id, len, "%s:%s", hostname, osname);
-    }
-    return id;
-}
+/* sy_device_make_id is in distances.c, which libpmix also holds. */
 
 /* Vendor names for the PCI vendor ids of common fabric hardware, used
  * when hwloc did not name the vendor (e.g. a libfabric-only NIC). */

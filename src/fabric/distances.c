@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <limits.h>
+#include <stdio.h>
 
 #include <pmix.h>
 
@@ -137,4 +140,30 @@ pmix_status_t sy_device_distances(hwloc_topology_t topo, hwloc_const_cpuset_t cp
                                   size_t *n)
 {
     return sy_device_distances_host(topo, cpuset, types, NULL, out, n);
+}
+
+/* In this file rather than devices.c so that libpmix, which carries the
+ * distances (PMIx_Compute_distances) but not libfabric, has it too. */
+char *sy_device_make_id(const char *hostname, const char *osname)
+{
+    char host[HOST_NAME_MAX + 1];
+    char *id;
+    size_t len;
+
+    if (NULL == osname) {
+        return NULL;
+    }
+    if (NULL == hostname) {
+        if (0 != gethostname(host, sizeof(host))) {
+            snprintf(host, sizeof(host), "localhost");
+        }
+        host[sizeof(host) - 1] = '\0';
+        hostname = host;
+    }
+    len = strlen(hostname) + strlen(osname) + 2;
+    id = malloc(len);
+    if (NULL != id) {
+        snprintf(id, len, "%s:%s", hostname, osname);
+    }
+    return id;
 }

@@ -50,9 +50,11 @@ noinst_HEADERS += src/fabric/igraph_guard.h src/fabric/levels.h src/fabric/struc
 src_libsyfabric_la_SOURCES += \
 	src/fabric/devices.c \
 	src/fabric/devices_fi.c \
-	src/fabric/devices_hwloc.c \
-	src/fabric/distances.c
+	src/fabric/devices_hwloc.c
 noinst_HEADERS += src/fabric/devices.h src/fabric/devices_int.h src/fabric/distances.h
+# distances.c needs hwloc only: it is in libpmix (PMIx_Compute_distances,
+# src/sched/distances_api.c), and so reaches the engine through it.
+src_libswitchyard_la_SOURCES += src/fabric/distances.c
 # --- engine facade and vertex removal (owner: engine/CLI engineer) ---
 # engine.c: a topology plus its computed results, incremental changes with
 # a generation counter and dirty tracking (docs/fabric.md, "Engine and

@@ -6,8 +6,8 @@ src_libswitchyard_la_SOURCES += src/server/server_init.c src/server/server_liste
 	src/server/server_peer.c src/server/server_registry.c src/server/server_nspace.c \
 	src/server/server_resources.c src/server/server_fork.c src/server/server_util.c \
 	src/server/server_modex.c src/server/server_event.c src/server/server_pubsub.c \
-	src/server/server_hostops.c src/server/server_query.c src/server/server_tool.c \
-	src/server/server_iof.c
+	src/server/server_hostops.c src/server/server_fabric.c src/server/server_setup.c \
+	src/server/server_query.c src/server/server_tool.c src/server/server_iof.c
 noinst_HEADERS += src/server/server_internal.h
 check_PROGRAMS += tests/unit/test_server
 TESTS += tests/unit/test_server

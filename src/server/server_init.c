@@ -20,6 +20,7 @@
 #include "common/usock.h"
 #include "server/server_internal.h"
 #include "server/server_topology.h"
+#include "switchyard.h"
 
 static unsigned srv_refcount;
 
@@ -30,7 +31,9 @@ static const char *const known_keys[] = {
     PMIX_SOCKET_MODE, PMIX_SINGLE_LISTENER, PMIX_USOCK_DISABLE, PMIX_TCP_IF_INCLUDE,
     PMIX_TCP_IF_EXCLUDE, PMIX_TCP_IPV4_PORT, PMIX_TCP_IPV6_PORT, PMIX_TCP_DISABLE_IPV4,
     PMIX_TCP_DISABLE_IPV6, PMIX_EXTERNAL_PROGRESS, PMIX_EVENT_BASE, PMIX_HOSTNAME,
-    PMIX_TOPOLOGY2, PMIX_SERVER_SHARE_TOPOLOGY, PMIX_HWLOC_SHARE_TOPO, NULL};
+    PMIX_TOPOLOGY2, PMIX_SERVER_SHARE_TOPOLOGY, PMIX_HWLOC_SHARE_TOPO, SWITCHYARD_FABRIC,
+    SWITCHYARD_FABRIC_TOPOLOGY, SWITCHYARD_FABRIC_FORMAT, SWITCHYARD_FABRIC_GENERATE,
+    SWITCHYARD_FABRIC_WATCH, PMIX_FABRIC_VENDOR, PMIX_FABRIC_IDENTIFIER, NULL};
 
 static bool key_known(const char *key)
 {
@@ -276,6 +279,7 @@ static void stop_on_loop(void *arg)
     /* Pending collectives and event registrations let go of their peers
      * (firing what they owe the host) before the peers are freed. */
     sy_srv_modex_finalize(s);
+    sy_srv_fabric_finalize(s);
     sy_srv_event_finalize(s);
     sy_srv_iof_finalize();
     sy_srv_query_finalize();
@@ -388,7 +392,9 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
     srv_refcount = 1;
     pthread_mutex_unlock(&sy_srv_life_lock);
 
-    rc = run_on_loop(p, start_on_loop, s);
+    rc = sy_srv_fabric_init(s, info, ninfo);
+    if (rc == PMIX_SUCCESS)
+        rc = run_on_loop(p, start_on_loop, s);
     if (rc == PMIX_SUCCESS) {
         sy_srv_query_init();
         return PMIX_SUCCESS;

@@ -43,6 +43,11 @@ typedef struct sy_srv_nspace {
     unsigned gen;       /* bumped by each re-registration */
     char *seg_path;     /* current published segment */
     sy_jobinfo_summary_t summary;
+    /* what the segment is compiled from: the registration, and what
+     * PMIx_server_setup_local_support added (server_setup.c) */
+    int nlocalprocs;
+    pmix_info_t *reg_info, *local_info;
+    size_t nreg_info, nlocal_info;
     struct sy_srv_nspace *next;
 } sy_srv_nspace_t;
 
@@ -188,11 +193,25 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
 void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag,
                             pmix_data_buffer_t *b);
 
+/* ---- server_fabric.c: fabric route, SY_CMD_FABRIC, inventory (issue 8) ---- */
+pmix_status_t sy_srv_fabric_init(sy_srv_t *s, const pmix_info_t info[], size_t ninfo);
+void sy_srv_fabric_finalize(sy_srv_t *s);
+void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+/* deregister_resources: remove the fabric devices named by PMIX_DEVICE_ID,
+ * or by PMIX_FABRIC_DEVICE_NAME in a node's PMIX_NODE_INFO_ARRAY. */
+void sy_srv_fabric_prune_devices(sy_srv_res_t *res, const pmix_info_t *gone, size_t ngone);
+
 /* ---- server_event.c: event registration and notification (issue 4) ---- */
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized);
 void sy_srv_event_finalize(sy_srv_t *s);
 void sy_srv_event_init(sy_srv_t *s);
+
+/* ---- server_nspace.c ---- */
+/* Recompile an nspace's segment with info added to its registration
+ * (taken: freed by the nspace); the clients see it at their next Get. */
+pmix_status_t sy_srv_nspace_add_info(sy_srv_t *s, sy_srv_nspace_t *ns, pmix_info_t *info,
+                                     size_t ninfo);
 
 /* ---- server_registry.c ---- */
 sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc);

@@ -29,6 +29,25 @@ static void unlink_quiet(const char *path)
         sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", path, strerror(errno));
 }
 
+/* The registration followed by what setup_local_support added. */
+static pmix_status_t merged_info(const nspace_req_t *r, const sy_srv_nspace_t *ns,
+                                 pmix_info_t **out, size_t *n)
+{
+    size_t extra = ns != NULL ? ns->nlocal_info : 0;
+    *n = r->ninfo + extra;
+    *out = NULL;
+    if (*n == 0)
+        return PMIX_SUCCESS;
+    PMIX_INFO_CREATE(*out, *n);
+    if (*out == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < r->ninfo; i++)
+        PMIx_Info_xfer(&(*out)[i], &r->info[i]);
+    for (size_t i = 0; i < extra; i++)
+        PMIx_Info_xfer(&(*out)[r->ninfo + i], &ns->local_info[i]);
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
 {
     sy_srv_nspace_t *ns = sy_srv_nspace_find(s, r->nspace);
@@ -44,9 +63,13 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t summary = {0};
     char *err = NULL, *path = NULL;
-    pmix_status_t rc = sy_jseg_builder_new(ns->name, &b);
+    pmix_info_t *all = NULL;
+    size_t nall = 0;
+    pmix_status_t rc = merged_info(r, ns, &all, &nall);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_jseg_builder_new(ns->name, &b);
     if (rc == PMIX_SUCCESS) {
-        rc = sy_jobinfo_compile(ns->name, r->nlocalprocs, r->info, r->ninfo, s->hostname, b,
+        rc = sy_jobinfo_compile(ns->name, r->nlocalprocs, all, nall, s->hostname, b,
                                 &summary, &err);
         if (rc != PMIX_SUCCESS)
             sy_log(SY_LOG_WARN, "register_nspace %s refused: %s", ns->name,
@@ -63,6 +86,17 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
         rc = sy_jseg_publish(b, path, 0644);
     sy_jseg_builder_free(b);
     free(err);
+    if (all != NULL)
+        PMIX_INFO_FREE(all, nall);
+    /* kept for a later setup_local_support */
+    pmix_info_t *keep = NULL;
+    if (rc == PMIX_SUCCESS && r->ninfo > 0 && r->info != ns->reg_info) {
+        PMIX_INFO_CREATE(keep, r->ninfo);
+        if (keep == NULL)
+            rc = PMIX_ERR_NOMEM;
+        for (size_t i = 0; keep != NULL && i < r->ninfo; i++)
+            PMIx_Info_xfer(&keep[i], &r->info[i]);
+    }
     if (rc == PMIX_SUCCESS)
         rc = sy_store_attach(ns->name, path);
     if (rc != PMIX_SUCCESS) {
@@ -70,10 +104,19 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
             unlink_quiet(path);
         free(path);
         sy_jobinfo_summary_free(&summary);
+        if (keep != NULL)
+            PMIX_INFO_FREE(keep, r->ninfo);
         if (fresh)
             free(ns);
         return rc;
     }
+    if (r->info != ns->reg_info) {
+        if (ns->reg_info != NULL)
+            PMIX_INFO_FREE(ns->reg_info, ns->nreg_info);
+        ns->reg_info = keep;
+        ns->nreg_info = keep != NULL ? r->ninfo : 0;
+    }
+    ns->nlocalprocs = r->nlocalprocs;
     ns->gen++;
     if (ns->seg_path != NULL) {
         sy_jseg_supersede(ns->seg_path, path);
@@ -88,6 +131,27 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
         s->nspaces = ns;
     }
     return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_srv_nspace_add_info(sy_srv_t *s, sy_srv_nspace_t *ns, pmix_info_t *info,
+                                     size_t ninfo)
+{
+    pmix_info_t *old = ns->local_info;
+    size_t nold = ns->nlocal_info;
+    ns->local_info = info;
+    ns->nlocal_info = ninfo;
+    nspace_req_t r = {.nlocalprocs = ns->nlocalprocs, .info = ns->reg_info, .ninfo = ns->nreg_info};
+    PMIX_LOAD_NSPACE(r.nspace, ns->name);
+    pmix_status_t rc = publish_nspace(s, &r);
+    if (rc != PMIX_SUCCESS) {
+        ns->local_info = old;
+        ns->nlocal_info = nold;
+        old = info;
+        nold = ninfo;
+    }
+    if (old != NULL)
+        PMIX_INFO_FREE(old, nold);
+    return rc;
 }
 
 static void register_nspace_on_loop(void *arg)
@@ -143,6 +207,10 @@ static void deregister_nspace_on_loop(void *arg)
             unlink_quiet(ns->seg_path);
             free(ns->seg_path);
             sy_jobinfo_summary_free(&ns->summary);
+            if (ns->reg_info != NULL)
+                PMIX_INFO_FREE(ns->reg_info, ns->nreg_info);
+            if (ns->local_info != NULL)
+                PMIX_INFO_FREE(ns->local_info, ns->nlocal_info);
             free(ns);
             break;
         }

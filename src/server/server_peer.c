@@ -593,6 +593,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_IOF_PULL:
         case SY_CMD_IOF_DEREG:
         case SY_CMD_IOF_PUSH: sy_srv_iof_command(peer, cmd, tag, &b); break;
+        case SY_CMD_FABRIC: sy_srv_fabric_command(peer, cmd, tag, &b); break;
         case SY_CMD_HELLO: sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO"); break;
         default: sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED); break;
         }

@@ -85,6 +85,10 @@ void sy_srv_registry_free(sy_srv_t *s)
         unlink_logged(n->seg_path);
         free(n->seg_path);
         sy_jobinfo_summary_free(&n->summary);
+        if (n->reg_info != NULL)
+            PMIX_INFO_FREE(n->reg_info, n->nreg_info);
+        if (n->local_info != NULL)
+            PMIX_INFO_FREE(n->local_info, n->nlocal_info);
         free(n);
     }
     while (s->clients != NULL) {

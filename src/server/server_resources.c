@@ -187,8 +187,10 @@ static void deregister_on_loop(void *arg)
     sy_srv_t *s = sy_srv;
     pmix_status_t rc = PMIX_ERR_INIT;
     if (s != NULL) {
-        for (sy_srv_res_t *res = s->resources; res != NULL; res = res->next)
+        for (sy_srv_res_t *res = s->resources; res != NULL; res = res->next) {
+            sy_srv_fabric_prune_devices(res, r->info, r->ninfo);
             prune_registration(res, r->info, r->ninfo);
+        }
         rc = sy_srv_resources_publish(s);
     }
     sy_srv_op_finish(&r->op, rc);

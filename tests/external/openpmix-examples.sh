@@ -70,7 +70,8 @@ run() {
         bad "$1 builds against our headers"; sed 's/^/#   /' "$T/$1.build" | head -5
         return
     fi
-    (cd "$T" && timeout 60 "$R" --oversubscribe -n "$3" "./$1") > "$T/$1.out" 2>&1
+    # shellcheck disable=SC2086 # RUNARGS: extra launcher options, split
+    (cd "$T" && timeout 60 "$R" --oversubscribe ${RUNARGS:-} -n "$3" "./$1") > "$T/$1.out" 2>&1
     rc=$?
     # error lines of the programs themselves (the launcher's report of an
     # expected failure is not one)
@@ -88,5 +89,11 @@ for p in hello client client2 dmodex log pub pubi jctrl dynamic; do run $p examp
 run bad_exit examples 2 nonzero
 run fault examples 2 nonzero
 for p in asyncio doubleget get_put_example hybrid; do run $p test/simple 2 0; done
+# fabric coordinates of every rank: the launcher as the scheduler of a fabric
+RUNARGS="--fabric fattree:k=4"
+run nodeinfo examples 2 0
+RUNARGS="--fabric torus:4x4"
+run nodeinfo examples 3 0
+RUNARGS=
 echo "1..$n"
 test $fails -eq 0

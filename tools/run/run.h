@@ -36,6 +36,7 @@ typedef struct {
     double timeout; /* seconds, 0 = none */
     bool tag_output;
     char *output_dir;
+    const char *fabric; /* --fabric: topology file or generator spec */
     bool oversubscribe;
     bool verbose;
     run_map_t map_by;
@@ -87,6 +88,12 @@ typedef struct {
 /* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for
  * --help (printed). */
 int run_parse(int argc, char **argv, run_opts_t *opts);
+
+/* run_fabric.c: --fabric.  The server-init attributes that make the
+ * launcher the scheduler of that fabric (0 or 2 of them), and the job's
+ * fabric data through setup_application / setup_local_support. */
+size_t run_fabric_server_info(const run_opts_t *opts, pmix_info_t *info);
+int run_fabric_setup(run_job_t *job);
 void run_opts_free(run_opts_t *opts);
 void run_usage(FILE *out);
 

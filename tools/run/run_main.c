@@ -378,7 +378,7 @@ int main(int argc, char **argv)
     run_host_module(&module, &job);
     run_spawn_module(&module, wake_pipe[1]);
     run_tool_module(&module, &job, wake_pipe[1]);
-    pmix_info_t sinfo[4];
+    pmix_info_t sinfo[6];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
@@ -386,9 +386,10 @@ int main(int argc, char **argv)
     PMIX_INFO_LOAD(&sinfo[2], PMIX_SERVER_TMPDIR, session_dir, PMIX_STRING);
     /* tools may attach while the job runs (rendezvous files in $TMPDIR) */
     PMIX_INFO_LOAD(&sinfo[3], PMIX_SERVER_TOOL_SUPPORT, NULL, PMIX_BOOL);
-    pmix_status_t rc = PMIx_server_init(&module, sinfo, 4);
-    for (int k = 0; k < 4; k++)
-        PMIX_INFO_DESTRUCT(&sinfo[k]);
+    size_t nsinfo = 4 + run_fabric_server_info(&opts, &sinfo[4]);
+    pmix_status_t rc = PMIx_server_init(&module, sinfo, nsinfo);
+    for (size_t i = 0; i < nsinfo; i++)
+        PMIX_INFO_DESTRUCT(&sinfo[i]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "switchyard-run: PMIx_server_init: %s\n", PMIx_Error_string(rc));
         goto out;
@@ -400,6 +401,8 @@ int main(int argc, char **argv)
     if (run_register(&job) != 0)
         goto out;
     registered = true;
+    if (run_fabric_setup(&job) != 0)
+        goto out;
     if (run_iof_setup(&job) != 0)
         goto out;
 

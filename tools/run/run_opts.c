@@ -31,6 +31,10 @@ void run_usage(FILE *out)
             "  --env VAR=VALUE        set VAR in every process\n"
             "  --timeout SECONDS      kill the job after that long (exit status 124)\n"
             "  --tag-output           prefix each output line with [nspace,rank]<stream>:\n"
+            "  --fabric FILE|SPEC     give the job a fabric: a topology file (Slurm,\n"
+            "                         ibnetdiscover, native) or a generator spec\n"
+            "                         (fattree:k=4, dragonfly:..., torus:4x4); the\n"
+            "                         launcher becomes its scheduler\n"
             "  --output-dir DIR       also write each rank's output to\n"
             "                         DIR/<app>/rank.<rank>/{stdout,stderr}\n"
             "  --stdin inherit|tools|none\n"
@@ -178,6 +182,10 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                             v);
                     return 1;
                 }
+            } else if (!strcmp(a, "--fabric")) {
+                if (need_arg(i, argc, a))
+                    return 1;
+                o->fabric = argv[++i];
             } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
                 o->verbose = true;
             } else {

@@ -1,0 +1,455 @@
+/* The server side of the fabric API: the route of a server (its own
+ * engines when it is the scheduler, else the host's `fabric` upcall),
+ * SY_CMD_FABRIC from clients, and the inventory calls
+ * (PMIx_server_collect_inventory / deliver_inventory). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/buffer.h"
+#include "common/log.h"
+#include "common/pack.h"
+#include "common/wire.h"
+#include "sched/fabmod.h"
+#include "sched/sched.h"
+#include "server/server_internal.h"
+#include "switchyard.h"
+
+/* A cost matrix the host gave as a pointer becomes a byte-object copy, so
+ * that it survives the host's release and can be packed. */
+static void matrix_by_value(pmix_info_t *info, size_t ninfo)
+{
+    size_t n = 0;
+    bool have_n = false;
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_NUM_DEVICES) &&
+            info[i].value.type == PMIX_SIZE) {
+            n = info[i].value.data.size;
+            have_n = true;
+        }
+    for (size_t i = 0; i < ninfo; i++) {
+        pmix_value_t *v = &info[i].value;
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX) || v->type != PMIX_POINTER)
+            continue;
+        void *src = v->data.ptr;
+        void *copy = NULL;
+        /* without a size the pointer means nothing elsewhere: dropped */
+        if (have_n && src != NULL && n > 0 && n < (1u << 20) && (copy = malloc(n * n * 2)) != NULL)
+            memcpy(copy, src, n * n * 2);
+        v->type = copy != NULL ? PMIX_BYTE_OBJECT : PMIX_UNDEF;
+        v->data.bo.bytes = copy;
+        v->data.bo.size = copy != NULL ? n * n * 2 : 0;
+    }
+}
+
+/* ---- a non-scheduler server's route: the host ---- */
+
+typedef struct {
+    sy_fabric_reply_fn cb;
+    void *arg;
+    pmix_status_t status;
+    pmix_info_t *info;
+    size_t ninfo;
+} host_req_t;
+
+static void host_done_on_loop(void *a)
+{
+    host_req_t *h = a;
+    h->cb(h->status, h->info, h->ninfo, h->arg);
+    free(h);
+}
+
+static void host_drop(void *a)
+{
+    host_req_t *h = a;
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
+    /* the server is gone: the requester still hears of it */
+    h->cb(PMIX_ERR_INIT, NULL, 0, h->arg);
+    free(h);
+}
+
+static void host_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                           pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    host_req_t *h = cbdata;
+    h->status = status;
+    if (status == PMIX_SUCCESS && info != NULL && ninfo > 0) {
+        PMIX_INFO_CREATE(h->info, ninfo);
+        if (h->info == NULL) {
+            h->status = PMIX_ERR_NOMEM;
+        } else {
+            h->ninfo = ninfo;
+            for (size_t i = 0; i < ninfo; i++)
+                PMIx_Info_xfer(&h->info[i], &info[i]);
+            matrix_by_value(h->info, h->ninfo);
+        }
+    }
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
+    sy_srv_post_or_drop(host_done_on_loop, host_drop, h);
+}
+
+static pmix_status_t host_route(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
+                                const pmix_info_t dirs[], size_t ndirs, sy_fabric_reply_fn cb,
+                                void *arg)
+{
+    sy_srv_t *s = sy_srv;
+    if (s == NULL)
+        return PMIX_ERR_INIT;
+    if (s->module.fabric == NULL)
+        return PMIX_ERR_NOT_SUPPORTED;
+    host_req_t *h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return PMIX_ERR_NOMEM;
+    h->cb = cb;
+    h->arg = arg;
+    const pmix_proc_t *who = requestor != NULL && requestor->nspace[0] != '\0' ? requestor : &s->me;
+    pmix_status_t rc = s->module.fabric(who, op, dirs, ndirs, host_info_done, h);
+    if (rc == PMIX_SUCCESS)
+        return PMIX_SUCCESS;
+    free(h);
+    /* "succeeded" without data is no answer to a request for data */
+    return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_AVAILABLE : rc;
+}
+
+static pmix_status_t server_route(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
+                                  const pmix_info_t dirs[], size_t ndirs, sy_fabric_reply_fn cb,
+                                  void *arg)
+{
+    if (sy_sched_active())
+        return sy_sched_route(requestor, op, dirs, ndirs, cb, arg);
+    return host_route(requestor, op, dirs, ndirs, cb, arg);
+}
+
+pmix_status_t sy_srv_fabric_init(sy_srv_t *s, const pmix_info_t info[], size_t ninfo)
+{
+    if (s->scheduler) {
+        pmix_status_t rc = sy_sched_init(info, ninfo, &s->me);
+        if (rc != PMIX_SUCCESS)
+            return rc;
+    }
+    sy_fabric_set_route(SY_FABRIC_ROUTE_SERVER, server_route);
+    return PMIX_SUCCESS;
+}
+
+void sy_srv_fabric_finalize(sy_srv_t *s)
+{
+    sy_fabric_set_route(SY_FABRIC_ROUTE_SERVER, NULL);
+    if (s->scheduler)
+        sy_sched_finalize();
+    /* the module (if the scheduler or the inventory loaded it) lets go of
+     * its caches */
+    sy_fabmod_unload();
+}
+
+/* ---- SY_CMD_FABRIC from clients ---- */
+
+typedef struct {
+    sy_srv_peer_t *peer;
+    uint32_t tag;
+} cmd_req_t;
+
+static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg)
+{
+    cmd_req_t *c = arg;
+    if (sy_srv_peer_open(c->peer)) {
+        pmix_data_buffer_t out = {0};
+        size_t n = info != NULL ? ninfo : 0;
+        if (n > 0)
+            matrix_by_value(info, n);
+        pmix_status_t rc = sy_pack(&out, &status, 1, PMIX_STATUS);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(&out, &n, 1, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS && n > 0)
+            rc = sy_pack(&out, info, (int32_t)n, PMIX_INFO);
+        if (rc == PMIX_SUCCESS)
+            sy_srv_peer_reply(c->peer, c->tag, &out);
+        else
+            sy_srv_peer_reply_status(c->peer, c->tag, rc);
+        sy_buffer_destruct(&out);
+    }
+    if (info != NULL)
+        PMIX_INFO_FREE(info, ninfo);
+    sy_srv_peer_release(c->peer);
+    free(c);
+}
+
+/* Request: UINT8 op, SIZE n, n INFO directives.  Reply: STATUS, SIZE n,
+ * n INFO (the matrix as a byte object). */
+void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
+{
+    (void)cmd;
+    uint8_t op = 0;
+    size_t n = 0;
+    int32_t one = 1;
+    pmix_info_t *dirs = NULL;
+    pmix_status_t rc = sy_unpack(b, &op, &one, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(b))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    /* one more slot for the by-value directive */
+    if (rc == PMIX_SUCCESS) {
+        PMIX_INFO_CREATE(dirs, n + 1);
+        if (dirs == NULL)
+            rc = PMIX_ERR_NOMEM;
+    }
+    if (rc == PMIX_SUCCESS && n > 0) {
+        int32_t cnt = (int32_t)n;
+        rc = sy_unpack(b, dirs, &cnt, PMIX_INFO);
+    }
+    if (rc == PMIX_SUCCESS && op != PMIX_FABRIC_REQUEST_INFO && op != PMIX_FABRIC_UPDATE_INFO)
+        rc = PMIX_ERR_BAD_PARAM;
+    cmd_req_t *c = rc == PMIX_SUCCESS ? calloc(1, sizeof(*c)) : NULL;
+    if (rc == PMIX_SUCCESS && c == NULL)
+        rc = PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS) {
+        bool t = true;
+        PMIx_Info_load(&dirs[n], SWITCHYARD_FABRIC_BY_VALUE, &t, PMIX_BOOL);
+        c->peer = peer;
+        c->tag = tag;
+        sy_srv_peer_hold(peer);
+        /* a tool has no client record: its claimed identity */
+        rc = server_route(peer->client != NULL ? &peer->client->proc : &peer->proc,
+                          (pmix_fabric_operation_t)op, dirs, n + 1, cmd_reply, c);
+        if (rc != PMIX_SUCCESS) {
+            sy_srv_peer_release(peer);
+            free(c);
+        }
+    }
+    if (dirs != NULL)
+        PMIX_INFO_FREE(dirs, n + 1);
+    if (rc != PMIX_SUCCESS)
+        sy_srv_peer_reply_status(peer, tag, rc);
+}
+
+/* ---- inventory ---- */
+
+typedef struct {
+    pmix_info_t *dirs;
+    size_t ndirs;
+    pmix_info_cbfunc_t cbfunc;
+    void *cbdata;
+    pmix_status_t status;
+    pmix_info_t *info;
+    size_t ninfo;
+} collect_t;
+
+static void collect_release(void *arg)
+{
+    collect_t *c = arg;
+    if (c->info != NULL)
+        PMIX_INFO_FREE(c->info, c->ninfo);
+    free(c);
+}
+
+static void collect_on_loop(void *arg)
+{
+    collect_t *c = arg;
+    const sy_fabmod_ops_t *ops;
+    sy_srv_t *s = sy_srv;
+    /* the module (libfabric) is loaded for the inventory only */
+    c->status = s == NULL ? PMIX_ERR_INIT : sy_fabmod_load(&ops);
+    if (c->status == PMIX_SUCCESS)
+        c->status = ops->inventory(s->hostname, &c->info, &c->ninfo);
+    if (c->dirs != NULL)
+        PMIX_INFO_FREE(c->dirs, c->ndirs);
+    c->cbfunc(c->status, c->info, c->ninfo, c->cbdata, collect_release, c);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_collect_inventory(pmix_info_t directives[], size_t ndirs,
+                                                        pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    if (cbfunc == NULL || (directives == NULL && ndirs > 0))
+        return PMIX_ERR_BAD_PARAM;
+    collect_t *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return PMIX_ERR_NOMEM;
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (ndirs > 0) {
+        PMIX_INFO_CREATE(c->dirs, ndirs);
+        if (c->dirs == NULL)
+            rc = PMIX_ERR_NOMEM;
+        for (size_t i = 0; rc == PMIX_SUCCESS && i < ndirs; i++)
+            rc = PMIx_Info_xfer(&c->dirs[i], &directives[i]);
+        c->ndirs = ndirs;
+    }
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_post(collect_on_loop, c);
+    if (rc != PMIX_SUCCESS) {
+        if (c->dirs != NULL)
+            PMIX_INFO_FREE(c->dirs, c->ndirs);
+        free(c);
+    }
+    return rc;
+}
+
+typedef struct {
+    sy_srv_op_t op;
+    pmix_info_t *info, *dirs;
+    size_t ninfo, ndirs;
+} deliver_t;
+
+/* The node's devices become node data of this server's resources, so
+ * that PMIx_Get by PMIX_HOSTNAME finds them. */
+static pmix_status_t store_node(sy_srv_t *s, const pmix_info_t *info, size_t ninfo)
+{
+    const char *host = NULL;
+    const pmix_info_t *devs = NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_HOSTNAME) && info[i].value.type == PMIX_STRING)
+            host = info[i].value.data.string;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_DEVICES))
+            devs = &info[i];
+    }
+    if (host == NULL || devs == NULL)
+        return host == NULL && devs != NULL ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
+    sy_srv_res_t *res = calloc(1, sizeof(*res));
+    pmix_data_array_t *node;
+    PMIX_DATA_ARRAY_CREATE(node, 2, PMIX_INFO);
+    if (res == NULL || node == NULL) {
+        free(res);
+        PMIX_DATA_ARRAY_FREE(node);
+        return PMIX_ERR_NOMEM;
+    }
+    pmix_info_t *ni = node->array;
+    PMIx_Info_load(&ni[0], PMIX_HOSTNAME, host, PMIX_STRING);
+    PMIx_Info_xfer(&ni[1], devs);
+    PMIX_INFO_CREATE(res->info, 1);
+    if (res->info == NULL) {
+        PMIX_DATA_ARRAY_FREE(node);
+        free(res);
+        return PMIX_ERR_NOMEM;
+    }
+    res->ninfo = 1;
+    PMIX_LOAD_KEY(res->info[0].key, PMIX_NODE_INFO_ARRAY);
+    res->info[0].value.type = PMIX_DATA_ARRAY;
+    res->info[0].value.data.darray = node;
+    sy_srv_res_t **tail = &s->resources;
+    while (*tail != NULL)
+        tail = &(*tail)->next;
+    *tail = res;
+    pmix_status_t rc = sy_srv_resources_publish(s);
+    if (rc != PMIX_SUCCESS) {
+        *tail = NULL;
+        PMIX_INFO_FREE(res->info, res->ninfo);
+        free(res);
+    }
+    return rc;
+}
+
+static void deliver_on_loop(void *arg)
+{
+    deliver_t *d = arg;
+    sy_srv_t *s = sy_srv;
+    pmix_status_t rc = s == NULL ? PMIX_ERR_INIT : store_node(s, d->info, d->ninfo);
+    if (rc == PMIX_SUCCESS && sy_sched_active())
+        rc = sy_sched_inventory(d->info, d->ninfo, d->dirs, d->ndirs);
+    sy_srv_op_finish(&d->op, rc);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_deliver_inventory(pmix_info_t info[], size_t ninfo,
+                                                        pmix_info_t directives[], size_t ndirs,
+                                                        pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if ((info == NULL && ninfo > 0) || (directives == NULL && ndirs > 0))
+        return PMIX_ERR_BAD_PARAM;
+    deliver_t *d = calloc(1, sizeof(*d));
+    if (d == NULL)
+        return PMIX_ERR_NOMEM;
+    /* the caller's arrays stay valid until the callback (the standard) */
+    d->info = info;
+    d->ninfo = ninfo;
+    d->dirs = directives;
+    d->ndirs = ndirs;
+    return sy_srv_op_start(&d->op, deliver_on_loop, cbfunc, cbdata);
+}
+
+/* ---- deregister_resources of devices ---- */
+
+static const char *dev_str(const pmix_info_t *dev, const char *key)
+{
+    if (dev->value.type != PMIX_DATA_ARRAY || dev->value.data.darray == NULL ||
+        dev->value.data.darray->type != PMIX_INFO)
+        return NULL;
+    const pmix_info_t *a = dev->value.data.darray->array;
+    for (size_t i = 0; i < dev->value.data.darray->size; i++)
+        if (PMIX_CHECK_KEY(&a[i], key) && a[i].value.type == PMIX_STRING)
+            return a[i].value.data.string;
+    return NULL;
+}
+
+static const char *node_name(const pmix_data_array_t *node)
+{
+    const pmix_info_t *a = node->array;
+    for (size_t i = 0; i < node->size; i++)
+        if (PMIX_CHECK_KEY(&a[i], PMIX_HOSTNAME) && a[i].value.type == PMIX_STRING)
+            return a[i].value.data.string;
+    return NULL;
+}
+
+/* Is device `dev` of node `host` named by the deregistration? */
+static bool device_gone(const pmix_info_t *dev, const char *host, const pmix_info_t *gone,
+                        size_t ngone)
+{
+    const char *id = dev_str(dev, PMIX_DEVICE_ID), *name = dev_str(dev, PMIX_FABRIC_DEVICE_NAME);
+    for (size_t j = 0; j < ngone; j++) {
+        const pmix_info_t *g = &gone[j];
+        if (PMIX_CHECK_KEY(g, PMIX_DEVICE_ID) && g->value.type == PMIX_STRING && id != NULL &&
+            strcmp(g->value.data.string, id) == 0)
+            return true;
+        if (PMIX_CHECK_KEY(g, PMIX_NODE_INFO_ARRAY) && g->value.type == PMIX_DATA_ARRAY &&
+            g->value.data.darray != NULL && g->value.data.darray->type == PMIX_INFO) {
+            const char *gh = node_name(g->value.data.darray);
+            const pmix_info_t *ga = g->value.data.darray->array;
+            for (size_t k = 0; gh != NULL && host != NULL && strcmp(gh, host) == 0 &&
+                               k < g->value.data.darray->size;
+                 k++)
+                if (PMIX_CHECK_KEY(&ga[k], PMIX_FABRIC_DEVICE_NAME) &&
+                    ga[k].value.type == PMIX_STRING && name != NULL &&
+                    strcmp(ga[k].value.data.string, name) == 0)
+                    return true;
+        }
+    }
+    return false;
+}
+
+void sy_srv_fabric_prune_devices(sy_srv_res_t *res, const pmix_info_t *gone, size_t ngone)
+{
+    for (size_t i = 0; i < res->ninfo; i++) {
+        pmix_info_t *inf = &res->info[i];
+        if (!PMIX_CHECK_KEY(inf, PMIX_NODE_INFO_ARRAY) || inf->value.type != PMIX_DATA_ARRAY ||
+            inf->value.data.darray == NULL || inf->value.data.darray->type != PMIX_INFO)
+            continue;
+        pmix_data_array_t *node = inf->value.data.darray;
+        const char *host = node_name(node);
+        pmix_info_t *na = node->array;
+        for (size_t k = 0; k < node->size; k++) {
+            if (!PMIX_CHECK_KEY(&na[k], PMIX_FABRIC_DEVICES) ||
+                na[k].value.type != PMIX_DATA_ARRAY || na[k].value.data.darray == NULL ||
+                na[k].value.data.darray->type != PMIX_INFO)
+                continue;
+            pmix_data_array_t *devs = na[k].value.data.darray;
+            pmix_info_t *d = devs->array;
+            size_t keep = 0;
+            for (size_t e = 0; e < devs->size; e++) {
+                if (device_gone(&d[e], host, gone, ngone)) {
+                    PMIX_INFO_DESTRUCT(&d[e]);
+                    continue;
+                }
+                if (keep != e) {
+                    d[keep] = d[e];
+                    memset(&d[e], 0, sizeof(d[e]));
+                }
+                keep++;
+            }
+            devs->size = keep;
+        }
+    }
+}
+
