@@ -54,6 +54,8 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
             return sy_client_modex_get(&who, key, info, ninfo, val);
     }
     rc = sy_store_get(&who, key, info, ninfo, val);
+    if (rc == PMIX_ERR_NOT_FOUND && key != NULL && strcmp(key, PMIX_DEVICE_DISTANCES) == 0)
+        return sy_client_device_distances(&who, info, ninfo, val);
     if (rc == PMIX_ERR_NOT_FOUND && key != NULL)
         rc = sy_client_modex_get(&who, key, info, ninfo, val);
     return rc;

@@ -98,6 +98,11 @@ pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
 /* The last PMIx_Finalize, before the connection is dropped. */
 void sy_client_modex_finalize(void);
 
+/* ---- client_distances.c ---- */
+/* PMIX_DEVICE_DISTANCES of a process on this node, computed locally. */
+pmix_status_t sy_client_device_distances(const pmix_proc_t *proc, const pmix_info_t info[],
+                                         size_t ninfo, pmix_value_t **val);
+
 /* ---- client_event.c: events (issue 4) ---- */
 /* An unsolicited SY_MSG_EVENT message, kind already unpacked; on the loop. */
 void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay);

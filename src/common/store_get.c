@@ -242,6 +242,12 @@ static pmix_status_t node_get(const sy_jseg_t *seg, const sy_jseg_t *res, const 
         }                                                                                          \
     } while (0)
 
+static bool rank_exists(const sy_jseg_t *seg, pmix_rank_t rank)
+{
+    uint32_t size;
+    return !sy_jseg_get_u32(seg, SY_REALM_JOB, 0, PMIX_JOB_SIZE, &size) || rank < size;
+}
+
 static pmix_status_t lookup_key(const request_t *r, lookup_notes_t *notes, pmix_value_t **out)
 {
     const pmix_value_t *iv;
@@ -263,6 +269,9 @@ static pmix_status_t lookup_key(const request_t *r, lookup_notes_t *notes, pmix_
     }
     if (NULL == seg) {
         notes->missing_ns = '\0' != r->nspace[0];
+    } else if (r->rank < PMIX_RANK_VALID && !rank_exists(seg, r->rank)) {
+        /* no fallback to job or node data for a process that is not there */
+        return PMIX_ERR_NOT_FOUND;
     }
     switch (r->realm) {
     case Q_SESSION:

@@ -301,9 +301,11 @@ void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized)
     pmix_proc_t gone = peer->client->proc;
     pmix_info_t info[1];
     PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &gone, PMIX_PROC);
+    /* The host hears of it and decides what the peers are told (as
+     * OpenPMIx does): Open MPI's runtime reports the lost process itself,
+     * and ranks that heard of it first would abort the job with a status
+     * of their own. */
     sy_event_deliver(PMIX_ERR_LOST_CONNECTION, &gone, PMIX_RANGE_PROC_LOCAL, info, 1);
-    cache_event(PMIX_PROC_TERMINATED, &gone, PMIX_RANGE_NAMESPACE, info, 1);
-    to_clients(PMIX_PROC_TERMINATED, &gone, PMIX_RANGE_NAMESPACE, info, 1, peer);
     PMIX_INFO_DESTRUCT(&info[0]);
 }
 

@@ -52,3 +52,9 @@ check_PROGRAMS += tests/integration/test_fabric_sched
 tests_integration_test_fabric_sched_SOURCES = tests/integration/test_fabric_sched.c
 tests_integration_test_fabric_sched_LDADD = src/libpmix.la $(HWLOC_LIBS)
 tests_integration_test_fabric_sched_LDFLAGS = -no-install
+# PMIX_DEVICE_DISTANCES computed on the client for processes of this node
+# (run.sh).
+check_PROGRAMS += tests/integration/test_distances
+tests_integration_test_distances_SOURCES = tests/integration/test_distances.c
+tests_integration_test_distances_LDADD = src/libpmix.la
+tests_integration_test_distances_LDFLAGS = -no-install

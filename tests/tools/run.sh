@@ -112,6 +112,16 @@ if test -x "$M"; then
     check "a rank killed in a fence: the others' fence fails, no hang" "test $rc -eq 137 && test \$(grep -c 'fence failed as it must' '$T/out') -eq 2"
 fi
 
+D="$top_builddir/tests/integration/test_distances"
+if test -x "$D"; then
+    "$R" -n 2 "$D" > "$T/out" 2> "$T/err"
+    rc=$?
+    check "PMIX_DEVICE_DISTANCES of bound ranks" "test $rc -eq 0 && test \$(grep -c ': ok' '$T/out') -eq 2"
+    "$R" --oversubscribe -n 3 "$D" > "$T/out" 2> "$T/err"
+    rc=$?
+    check "PMIX_DEVICE_DISTANCES of unbound ranks" "test $rc -eq 0 && test \$(grep -c ': ok' '$T/out') -eq 3"
+fi
+
 E="$top_builddir/tests/integration/test_events"
 if test -x "$E"; then
     "$R" --oversubscribe -n 3 "$E" > "$T/out" 2> "$T/err"
@@ -129,7 +139,7 @@ if test -x "$E"; then
 fi
 
 # Ctrl-C: the whole job goes, the exit status says so, nothing is left
-"$R" --oversubscribe -n 2 sh -c "touch '$T/started.\$PMIX_RANK'; exec sleep 30" > /dev/null 2> "$T/err" &
+"$R" --oversubscribe -n 2 sh -c "touch '$T/started.'\$PMIX_RANK; exec sleep 30" > /dev/null 2> "$T/err" &
 rpid=$!
 # the processes run, so the launcher's handlers are in place
 for i in $(seq 200); do test -e "$T/started.0" && test -e "$T/started.1" && break; sleep 0.05; done

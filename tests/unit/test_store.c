@@ -235,8 +235,10 @@ static void test_rank_fallbacks(void **state)
     expect_u32(3, PMIX_APP_SIZE, NULL, 0, 2);
     expect_u32(2, PMIX_JOB_SIZE, NULL, 0, 4);
     expect_u32(2, PMIX_UNIV_SIZE, NULL, 0, 64);
-    /* a rank without proc data still sees the job */
-    expect_str(9, "test.where", NULL, 0, "job");
+    /* a rank the job does not have (its size is 4) sees nothing, as with
+     * OpenPMIx: no fallback to job data */
+    expect_status(9, "test.where", NULL, 0, PMIX_ERR_NOT_FOUND);
+    expect_status(9, PMIX_JOB_SIZE, NULL, 0, PMIX_ERR_NOT_FOUND);
     expect_status(9, "test.nothing", NULL, 0, PMIX_ERR_NOT_FOUND);
 }
 

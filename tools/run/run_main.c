@@ -229,14 +229,17 @@ static void reap(run_job_t *job, bool *failing, double *term_at, double *kill_at
             }
             run_host_unlock();
             if (bad && !*failing) {
-                /* Tell the others first (PMIX_ERR_PROC_ABORTED about the
-                 * failed rank, to its namespace), give their handlers a
-                 * moment, then stop the job as mpirun does. */
+                /* Tell the others first (PMIX_PROC_TERMINATED, then
+                 * PMIX_ERR_PROC_ABORTED about the failed rank, to its
+                 * namespace), give their handlers a moment, then stop the
+                 * job as mpirun does. */
                 *failing = true;
                 pmix_info_t info[2];
                 int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
                 PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &who, PMIX_PROC);
                 PMIX_INFO_LOAD(&info[1], PMIX_EXIT_CODE, &code, PMIX_INT);
+                PMIx_Notify_event(PMIX_PROC_TERMINATED, &who, PMIX_RANGE_NAMESPACE, info, 2, NULL,
+                                  NULL);
                 PMIx_Notify_event(PMIX_ERR_PROC_ABORTED, &who, PMIX_RANGE_NAMESPACE, info, 2, NULL,
                                   NULL);
                 PMIX_INFO_DESTRUCT(&info[0]);

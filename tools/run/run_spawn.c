@@ -141,12 +141,33 @@ void run_spawn_module(pmix_server_module_t *m, int wake_fd)
     m->spawn = spawn;
 }
 
+/* The launcher's -x/--env settings go to spawned jobs too (as mpirun's
+ * do), before the spawn request's own, which win. */
+static pmix_status_t inherit_env(const run_opts_t *main_opts, run_opts_t *opts)
+{
+    if (main_opts->nenv == 0)
+        return PMIX_SUCCESS;
+    char **env = calloc(main_opts->nenv + opts->nenv + 1, sizeof(char *));
+    if (env == NULL)
+        return PMIX_ERR_NOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < main_opts->nenv; i++)
+        if ((env[n] = strdup(main_opts->env[i])) != NULL)
+            n++;
+    for (size_t i = 0; i < opts->nenv; i++)
+        env[n++] = opts->env[i];
+    free(opts->env);
+    opts->env = env;
+    opts->nenv = n;
+    return PMIX_SUCCESS;
+}
+
 static void start_child(run_job_t *main_job, request_t *r)
 {
     pmix_nspace_t ns;
     memset(ns, 0, sizeof(ns));
     child_t *c = calloc(1, sizeof(*c));
-    pmix_status_t rc = c != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    pmix_status_t rc = c != NULL ? inherit_env(main_job->opts, &r->opts) : PMIX_ERR_NOMEM;
     if (rc == PMIX_SUCCESS) {
         c->req = r;
         run_job_t *j = &c->job;
