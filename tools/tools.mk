@@ -3,6 +3,11 @@
 bin_PROGRAMS += tools/switchyard-info
 tools_switchyard_info_SOURCES = tools/switchyard-info.c
 tools_switchyard_info_LDADD = src/libpmix.la
+# switchyard-tool: a PMIx tool for running jobs (servers, ps, attach, signal,
+# attrs, query); public API only.
+bin_PROGRAMS += tools/switchyard-tool
+tools_switchyard_tool_SOURCES = tools/switchyard-tool.c
+tools_switchyard_tool_LDADD = src/libpmix.la
 # switchyard-fabric (owner: engine/CLI engineer): fabric engine summary and
 # exports (docs/fabric.md, "Command line").  It calls the internal engine,
 # so it links the convenience library, not libpmix.la.
@@ -15,14 +20,24 @@ bin_PROGRAMS += tools/switchyard-run
 tools_switchyard_run_SOURCES = tools/run/run_main.c tools/run/run_opts.c tools/run/run_bind.c \
 	tools/run/run_job.c tools/run/run_host.c tools/run/run_iof.c tools/run/run_pubsub.c \
 	tools/run/run_ops.c tools/run/run_spawn.c tools/run/run_fabric.c tools/run/run_group.c \
+	tools/run/run_tool.c \
 	tools/run/run.h
 tools_switchyard_run_LDADD = src/libpmix.la $(HWLOC_LIBS)
+# run_tool.c registers the host's attributes as src/common/attr_support.txt
+# lists them (level host), through this generated table.
+tools_switchyard_run_CPPFLAGS = $(AM_CPPFLAGS) -Itools/run
+CLEANFILES += tools/run/run_attrs.inc
+tools/run/run_attrs.inc: $(top_srcdir)/src/common/attr_support.txt $(top_srcdir)/src/common/attr_support.awk
+	@$(MKDIR_P) tools/run
+	$(AM_V_GEN)$(AWK) -v mode=host -f $(top_srcdir)/src/common/attr_support.awk \
+	  $(top_srcdir)/src/common/attr_support.txt > $@.tmp && mv $@.tmp $@
+$(tools_switchyard_run_OBJECTS): tools/run/run_attrs.inc
 # pmix-hello: the smallest PMIx client, run by the README's main job.
 noinst_PROGRAMS += tools/examples/pmix-hello
 tools_examples_pmix_hello_SOURCES = tools/examples/pmix-hello.c
 tools_examples_pmix_hello_LDADD = src/libpmix.la
-TESTS += tests/tools/run.sh
-EXTRA_DIST += tests/tools/run.sh
+TESTS += tests/tools/run.sh tests/tools/tool.sh
+EXTRA_DIST += tests/tools/run.sh tests/tools/tool.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh

@@ -83,7 +83,8 @@ static void registered(size_t ref, const pmix_status_t *codes, size_t ncodes)
 void sy_client_event_init(const pmix_info_t info[], size_t ninfo)
 {
     sy_event_set_self(&sy_client.me);
-    if (sy_client.conn != NULL) {
+    /* a tool may get its server later: the forwarder looks at send time */
+    if (sy_client.conn != NULL || sy_client.tool) {
         sy_event_set_forwarder(forward);
         sy_event_set_register_hook(registered);
     }

@@ -10,20 +10,9 @@
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/pack.h"
+#include "common/query_lib.h"
+#include "common/runtime.h"
 #include "common/sync.h"
-
-pmix_status_t sy_client_server_conn(sy_conn_t **conn)
-{
-    pthread_mutex_lock(&sy_client_lock);
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (sy_client.refcount == 0)
-        rc = PMIX_ERR_INIT;
-    else if (sy_client.conn == NULL)
-        rc = PMIX_ERR_NOT_SUPPORTED;
-    *conn = sy_client.conn;
-    pthread_mutex_unlock(&sy_client_lock);
-    return rc;
-}
 
 pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[],
                                    size_t ninfo)
@@ -142,8 +131,8 @@ pmix_status_t sy_client_wait_infos(pmix_status_t started, sy_client_info_wait_t 
                                    pmix_info_t **results, size_t *nresults)
 {
     pmix_status_t rc = started;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_sync_wait_progress(&w->sync, sy_client.progress);
+    if (rc == PMIX_SUCCESS) /* the runtime: a server's host may query too */
+        rc = sy_sync_wait_progress(&w->sync, sy_runtime());
     sy_sync_destroy(&w->sync);
     if (results != NULL && nresults != NULL) {
         *results = w->info;
@@ -161,11 +150,27 @@ static void op_done(pmix_status_t status, void *cbdata)
 
 /* ---- Query ---- */
 
+/* What the library answers itself is answered here, when nothing is left
+ * for a server; the rest goes to the server (whose library answers its
+ * part), or to the server of this very process. */
 PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
                                              pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     if (queries == NULL || nqueries == 0 || cbfunc == NULL)
         return PMIX_ERR_BAD_PARAM;
+    for (size_t q = 0; q < nqueries; q++)
+        if (queries[q].keys == NULL || queries[q].keys[0] == NULL)
+            return PMIX_ERR_BAD_PARAM;
+    sy_query_ctx_t local = {0};
+    if (sy_query_local_only(queries, nqueries, &local))
+        return sy_query_answer_local(queries, nqueries, &local, cbfunc, cbdata);
+    sy_conn_t *conn;
+    pmix_status_t st = sy_client_server_conn(&conn);
+    sy_query_path_fn own = sy_query_server_path();
+    if (st != PMIX_SUCCESS && own != NULL)
+        return own(queries, nqueries, cbfunc, cbdata);
+    if (st != PMIX_SUCCESS)
+        return st;
     pmix_data_buffer_t req;
     pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_QUERY);
     if (rc == PMIX_SUCCESS)

@@ -14,6 +14,7 @@
 #include "common/jobinfo.h"
 #include "common/log.h"
 #include "common/pack.h"
+#include "common/rendezvous.h"
 #include "common/runtime.h"
 #include "common/store.h"
 #include "common/sync.h"
@@ -28,8 +29,8 @@ sy_client_t sy_client;
 
 /* The store's resolver: ask the server for the segment of a namespace this
  * process has not mapped yet. */
-static pmix_status_t resolve_nspace(const char *nspace, const pmix_info_t info[], size_t ninfo,
-                                    void *ctx)
+pmix_status_t sy_client_resolve_nspace(const char *nspace, const pmix_info_t info[], size_t ninfo,
+                                       void *ctx)
 {
     (void)info;
     (void)ninfo;
@@ -59,40 +60,6 @@ static pmix_status_t resolve_nspace(const char *nspace, const pmix_info_t info[]
     return rc;
 }
 
-/* "<nspace>.<rank>;tcp4://<addr>:<port>" (or tcp6://[addr]:port) */
-static pmix_status_t parse_uri(const char *uri, char *host, size_t hostlen, int *port)
-{
-    const char *p = strstr(uri, ";tcp");
-    if (p == NULL)
-        return PMIX_ERR_BAD_PARAM;
-    p = strstr(p, "://");
-    if (p == NULL)
-        return PMIX_ERR_BAD_PARAM;
-    p += 3;
-    const char *end;
-    if (*p == '[') {
-        end = strchr(++p, ']');
-        if (end == NULL || end[1] != ':')
-            return PMIX_ERR_BAD_PARAM;
-    } else {
-        end = strrchr(p, ':');
-        if (end == NULL)
-            return PMIX_ERR_BAD_PARAM;
-    }
-    size_t n = (size_t)(end - p);
-    if (n == 0 || n >= hostlen)
-        return PMIX_ERR_BAD_PARAM;
-    memcpy(host, p, n);
-    host[n] = '\0';
-    const char *ps = end + (*end == ']' ? 2 : 1);
-    char *stop = NULL;
-    long v = strtol(ps, &stop, 10);
-    if (stop == ps || *stop != '\0' || v <= 0 || v > 65535)
-        return PMIX_ERR_BAD_PARAM;
-    *port = (int)v;
-    return PMIX_SUCCESS;
-}
-
 static pmix_status_t dial(int *fd)
 {
     const char *usock = getenv(SY_ENV_USOCK);
@@ -103,7 +70,7 @@ static pmix_status_t dial(int *fd)
         uri = getenv("PMIX_SERVER_URI4");
     char host[256];
     int port = 0;
-    if (uri != NULL && parse_uri(uri, host, sizeof(host), &port) == PMIX_SUCCESS &&
+    if (uri != NULL && sy_rndz_parse_uri(uri, host, sizeof(host), &port) == PMIX_SUCCESS &&
         sy_tcp_connect(host, port, fd) == PMIX_SUCCESS)
         return PMIX_SUCCESS;
     sy_log(SY_LOG_WARN, "PMIx_Init: cannot reach the server (%s%s%s)",
@@ -112,14 +79,17 @@ static pmix_status_t dial(int *fd)
     return PMIX_ERR_UNREACH;
 }
 
-static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
+pmix_status_t sy_client_hello(int fd, uint8_t kind, const pmix_proc_t *me, const char *token,
+                              const pmix_info_t info[], size_t ninfo, pmix_proc_t *server,
+                              char **host, pmix_proc_t *assigned)
 {
     pmix_data_buffer_t req, rb;
-    const char *proto = SY_WIRE_PROTOCOL, *token = getenv(SY_ENV_TOKEN);
+    const char *proto = SY_WIRE_PROTOCOL;
+    const char *who = kind == SY_PEER_TOOL ? "PMIx_tool_init" : "PMIx_Init";
     uint32_t version = SY_WIRE_VERSION;
-    uint8_t kind = SY_PEER_CLIENT;
     pid_t pid = getpid();
     size_t n = info != NULL ? ninfo : 0;
+    *host = NULL;
     pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_HELLO);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &proto, 1, PMIX_STRING);
@@ -128,7 +98,7 @@ static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &kind, 1, PMIX_UINT8);
     if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &sy_client.me, 1, PMIX_PROC);
+        rc = sy_pack(&req, me, 1, PMIX_PROC);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(&req, &pid, 1, PMIX_PID);
     if (rc == PMIX_SUCCESS)
@@ -143,7 +113,7 @@ static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
         rc = sy_client_exchange(fd, 1, req.base_ptr, req.bytes_used, SY_HELLO_WAIT, &body, &len);
     sy_buffer_destruct(&req);
     if (rc != PMIX_SUCCESS) {
-        sy_log(SY_LOG_WARN, "PMIx_Init: no answer to our HELLO: %s", PMIx_Error_string(rc));
+        sy_log(SY_LOG_WARN, "%s: no answer to our HELLO: %s", who, PMIx_Error_string(rc));
         return rc == PMIX_ERR_TIMEOUT ? rc : PMIX_ERR_UNREACH;
     }
     sy_client_buffer_over(&rb, body, len);
@@ -152,7 +122,7 @@ static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
     if (rc == PMIX_SUCCESS && status != PMIX_SUCCESS) {
         char *why = NULL;
         if (sy_client_unpack_one(&rb, &why, PMIX_STRING) == PMIX_SUCCESS)
-            sy_log(SY_LOG_WARN, "PMIx_Init: the server refused us: %s (%s)",
+            sy_log(SY_LOG_WARN, "%s: the server refused us: %s (%s)", who,
                    why != NULL ? why : "no reason", PMIx_Error_string(status));
         free(why);
         sy_buffer_destruct(&rb);
@@ -160,21 +130,34 @@ static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
     }
     char *seg = NULL, *res = NULL;
     if (rc == PMIX_SUCCESS)
-        rc = sy_client_unpack_one(&rb, &sy_client.server, PMIX_PROC);
+        rc = sy_client_unpack_one(&rb, server, PMIX_PROC);
     if (rc == PMIX_SUCCESS)
-        rc = sy_client_unpack_one(&rb, &sy_client.server_host, PMIX_STRING);
+        rc = sy_client_unpack_one(&rb, host, PMIX_STRING);
     if (rc == PMIX_SUCCESS)
         rc = sy_client_unpack_one(&rb, &seg, PMIX_STRING);
     if (rc == PMIX_SUCCESS)
         rc = sy_client_unpack_one(&rb, &res, PMIX_STRING);
+    if (rc == PMIX_SUCCESS && kind == SY_PEER_TOOL)
+        rc = sy_client_unpack_one(&rb, assigned, PMIX_PROC);
     sy_buffer_destruct(&rb);
+    const char *ns = kind == SY_PEER_TOOL ? assigned->nspace : me->nspace;
     if (rc == PMIX_SUCCESS && seg != NULL)
-        rc = sy_store_attach(sy_client.me.nspace, seg);
+        rc = sy_store_attach(ns, seg);
     if (rc == PMIX_SUCCESS && res != NULL)
         rc = sy_store_attach_resources(res);
     free(seg);
     free(res);
+    if (rc != PMIX_SUCCESS) {
+        free(*host);
+        *host = NULL;
+    }
     return rc;
+}
+
+static pmix_status_t hello(int fd, const pmix_info_t info[], size_t ninfo)
+{
+    return sy_client_hello(fd, SY_PEER_CLIENT, &sy_client.me, getenv(SY_ENV_TOKEN), info, ninfo,
+                           &sy_client.server, &sy_client.server_host, NULL);
 }
 
 static void free_conn_on_loop(void *arg)
@@ -315,7 +298,7 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
         return rc;
     }
     if (!sy_client.singleton)
-        sy_store_set_resolver(resolve_nspace, NULL);
+        sy_store_set_resolver(sy_client_resolve_nspace, NULL);
     pthread_mutex_lock(&sy_client_lock);
     sy_client.refcount = 1;
     if (proc != NULL)
@@ -324,6 +307,19 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
     sy_client_event_init(info, ninfo);
     sy_client_fabric_init();
     return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_client_server_conn(sy_conn_t **conn)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (sy_client.refcount == 0)
+        rc = PMIX_ERR_INIT;
+    else if (sy_client.conn == NULL)
+        rc = sy_client.tool ? PMIX_ERR_UNREACH : PMIX_ERR_NOT_SUPPORTED;
+    *conn = sy_client.conn;
+    pthread_mutex_unlock(&sy_client_lock);
+    return rc;
 }
 
 PMIX_EXPORT int PMIx_Initialized(void)
@@ -348,8 +344,15 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
         return PMIX_SUCCESS;
     }
     sy_conn_t *conn = sy_client.conn;
+    if (sy_client.tool) {
+        /* the tool's connections are PMIx_tool_finalize's to close */
+        sy_client.refcount++;
+        pthread_mutex_unlock(&sy_client_lock);
+        return PMIX_ERR_BAD_PARAM;
+    }
     pthread_mutex_unlock(&sy_client_lock);
 
+    sy_client_iof_finalize();
     sy_client_modex_finalize();
     sy_client_fabric_finalize();
     sy_client_event_finalize();

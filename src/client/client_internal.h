@@ -15,6 +15,7 @@ typedef struct {
     unsigned refcount;   /* PMIx_Init calls not yet finalized */
     pmix_proc_t me;
     bool singleton;
+    bool tool;           /* PMIx_tool_init: conn is the primary server's, or NULL */
     sy_progress_t *progress;
     sy_conn_t *conn;     /* NULL for a singleton */
     pmix_proc_t server;
@@ -41,8 +42,14 @@ uint32_t sy_client_next_tag(void);
  * path every Init takes). */
 pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
                                  double seconds, void **reply, size_t *reply_len);
-/* Fail every outstanding request (the connection is gone). */
+/* Fail every outstanding request (the connection is gone), or those sent
+ * on one connection. */
 void sy_client_fail_requests(pmix_status_t status);
+void sy_client_fail_requests_on(sy_conn_t *conn, pmix_status_t status);
+/* The connection requests go to, or why there is none: PMIX_ERR_INIT (not
+ * initialized), PMIX_ERR_UNREACH (a tool without a primary server),
+ * PMIX_ERR_NOT_SUPPORTED (a singleton). */
+pmix_status_t sy_client_server_conn(sy_conn_t **conn);
 /* A request whose reply comes to cb on the loop thread (or on the thread
  * that saw the connection die), with the opening PMIX_STATUS already
  * unpacked into `status` and the rest of the reply in `reply` (freed after
@@ -64,6 +71,27 @@ void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
 
 #define SY_REQUEST_WAIT 30.0
 
+/* ---- client_init.c, shared with the tool role (src/tool/) ---- */
+/* The HELLO on connected socket fd (blocking, on the caller's thread):
+ * kind SY_PEER_CLIENT or SY_PEER_TOOL, claiming identity `me`, with the
+ * token (may be NULL) and infos.  On success *server and *host (malloc'd)
+ * describe the server, the job and resources segments it names are
+ * mapped, and for a tool *assigned is the identity the host gave it. */
+pmix_status_t sy_client_hello(int fd, uint8_t kind, const pmix_proc_t *me, const char *token,
+                              const pmix_info_t info[], size_t ninfo, pmix_proc_t *server,
+                              char **host, pmix_proc_t *assigned);
+/* The store's resolver: the segment of a namespace, asked of the server. */
+pmix_status_t sy_client_resolve_nspace(const char *nspace, const pmix_info_t info[], size_t ninfo,
+                                       void *ctx);
+
+/* ---- client_iof.c: PMIx_IOF_pull / deregister / push ---- */
+/* An unsolicited SY_MSG_IOF on conn, kind already unpacked (on the loop). */
+void sy_client_iof_unsolicited(sy_conn_t *conn, pmix_data_buffer_t *msg);
+/* conn is gone: its registrations end (flushed), its stdin forwarding stops. */
+void sy_client_iof_lost(sy_conn_t *conn);
+/* The last finalize: every registration and stdin forwarding goes. */
+void sy_client_iof_finalize(void);
+
 /* ---- client_modex.c: Put, Commit, Fence, Gets of peers' data (issue 4) ---- */
 /* After a store miss of a non-reserved key: PMIX_ERR_NOT_FOUND when none. */
 pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
@@ -82,9 +110,6 @@ pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply);
 
 /* ---- client_hostops.c: requests for the host, and what other request
  * files share with them ---- */
-/* The server connection of an initialized, connected client:
- * PMIX_ERR_INIT before PMIx_Init, PMIX_ERR_NOT_SUPPORTED in a singleton. */
-pmix_status_t sy_client_server_conn(sy_conn_t **conn);
 /* SIZE n, n INFO (info may be NULL for none). */
 pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[],
                                    size_t ninfo);

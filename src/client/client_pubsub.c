@@ -13,19 +13,6 @@
 #include "common/sync.h"
 
 /* The connection for a request, or why there is none. */
-static pmix_status_t server_conn(sy_conn_t **conn)
-{
-    pthread_mutex_lock(&sy_client_lock);
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (sy_client.refcount == 0)
-        rc = PMIX_ERR_INIT;
-    else if (sy_client.conn == NULL)
-        rc = PMIX_ERR_NOT_SUPPORTED;
-    *conn = sy_client.conn;
-    pthread_mutex_unlock(&sy_client_lock);
-    return rc;
-}
-
 static pmix_status_t pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
 {
     size_t n = info != NULL ? ninfo : 0;
@@ -65,7 +52,7 @@ static void op_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbda
 static pmix_status_t send_op(pmix_data_buffer_t *req, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    pmix_status_t rc = sy_client_server_conn(&conn);
     op_req_t *r = rc == PMIX_SUCCESS ? calloc(1, sizeof(*r)) : NULL;
     if (r == NULL) {
         sy_buffer_destruct(req);
@@ -197,7 +184,7 @@ PMIX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[], 
     if (keys == NULL || keys[0] == NULL || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
     sy_conn_t *conn;
-    pmix_status_t rc = server_conn(&conn);
+    pmix_status_t rc = sy_client_server_conn(&conn);
     if (rc != PMIX_SUCCESS)
         return rc;
     pmix_data_buffer_t req;

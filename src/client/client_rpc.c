@@ -19,6 +19,7 @@
 
 typedef struct request {
     uint32_t tag;
+    sy_conn_t *conn; /* where it went: a tool has several servers */
     sy_sync_t sync;
     void *body;
     size_t len;
@@ -123,9 +124,12 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
             else if (sy_buffer_set_copy(&msg, body, len) != PMIX_SUCCESS)
                 return;
             uint8_t kind = 0;
-            if (sy_client_unpack_one(&msg, &kind, PMIX_UINT8) == PMIX_SUCCESS &&
-                (kind == SY_MSG_EVENT || kind == SY_MSG_EVENT_REPLAY))
+            if (sy_client_unpack_one(&msg, &kind, PMIX_UINT8) != PMIX_SUCCESS)
+                kind = 0;
+            if (kind == SY_MSG_EVENT || kind == SY_MSG_EVENT_REPLAY)
                 sy_client_event_unsolicited(&msg, kind == SY_MSG_EVENT_REPLAY);
+            else if (kind == SY_MSG_IOF)
+                sy_client_iof_unsolicited(conn, &msg);
             sy_buffer_destruct(&msg);
         }
         return;
@@ -144,26 +148,35 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     run_done(done);
 }
 
-void sy_client_fail_requests(pmix_status_t status)
+void sy_client_fail_requests_on(sy_conn_t *conn, pmix_status_t status)
 {
     request_t *done = NULL;
     pthread_mutex_lock(&req_lock);
-    while (outstanding != NULL) {
-        request_t *r = outstanding;
-        outstanding = r->next;
+    for (request_t **pp = &outstanding; *pp != NULL;) {
+        request_t *r = *pp;
+        if (conn != NULL && r->conn != conn) {
+            pp = &r->next;
+            continue;
+        }
+        *pp = r->next;
         complete(r, status, &done);
     }
     pthread_mutex_unlock(&req_lock);
     run_done(done);
 }
 
+void sy_client_fail_requests(pmix_status_t status)
+{
+    sy_client_fail_requests_on(NULL, status);
+}
+
 static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, void *ctx)
 {
-    (void)conn;
     (void)ctx;
     (void)reason;
     sy_log(SY_LOG_INFO, "client: connection to the server closed: %s", why);
-    sy_client_fail_requests(PMIX_ERR_LOST_CONNECTION);
+    sy_client_fail_requests_on(conn, PMIX_ERR_LOST_CONNECTION);
+    sy_client_iof_lost(conn);
     sy_client_event_lost_connection();
 }
 
@@ -182,6 +195,7 @@ pmix_status_t sy_client_request(sy_conn_t *conn, uint32_t tag, void *body, size_
         return PMIX_ERR_NOMEM;
     }
     r->tag = tag;
+    r->conn = conn;
     pthread_mutex_lock(&req_lock);
     r->next = outstanding;
     outstanding = r;
@@ -232,6 +246,7 @@ pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req,
         return PMIX_ERR_NOMEM;
     }
     r->tag = sy_client_next_tag();
+    r->conn = conn;
     r->cb = cb;
     r->cbdata = cbdata;
     pthread_mutex_lock(&req_lock);

@@ -35,6 +35,26 @@ src/common/attr_table.inc: $(top_srcdir)/include/pmix_attributes.h $(top_srcdir)
 	  $(top_srcdir)/include/pmix_attributes.h > $@.tmp && mv $@.tmp $@
 $(src_libswitchyard_la_OBJECTS): src/common/attr_table.inc
 
+# --- attribute support (PMIX_QUERY_ATTRIBUTE_SUPPORT) ---
+# attr_support.txt is the one list of the attributes each API honours: the
+# library's table (attr_support.inc), switchyard-run's registrations
+# (tools/tools.mk) and docs/attributes.md's generated section all come from
+# it through attr_support.awk; tests/unit/attr-doc.sh checks the document.
+src_libswitchyard_la_SOURCES += src/common/attr_support.c src/common/query_lib.c \
+	src/common/rendezvous.c
+noinst_HEADERS += src/common/attr_support.h src/common/query_lib.h src/common/rendezvous.h
+EXTRA_DIST += src/common/attr_support.txt src/common/attr_support.awk
+CLEANFILES += src/common/attr_support.inc
+src/common/attr_support.inc: $(top_srcdir)/src/common/attr_support.txt $(top_srcdir)/src/common/attr_support.awk
+	@$(MKDIR_P) src/common
+	$(AM_V_GEN)$(AWK) -v mode=lib -f $(top_srcdir)/src/common/attr_support.awk \
+	  $(top_srcdir)/src/common/attr_support.txt > $@.tmp && mv $@.tmp $@
+$(src_libswitchyard_la_OBJECTS): src/common/attr_support.inc
+# Rewrite docs/attributes.md's generated section from attr_support.txt.
+update-attr-doc:
+	$(SHELL) $(top_srcdir)/tests/unit/attr-doc.sh --update
+.PHONY: update-attr-doc
+
 # --- values / data types ---
 # datatype.c holds the per-type table and value glue shared by the whole
 # data layer (declared in datatype.h).

@@ -28,6 +28,11 @@
  *                PMIX_STRING path of the job-data segment of the peer's
  *                            nspace (NULL if it has none, e.g. NODATA)
  *                PMIX_STRING path of the resources segment (NULL if none)
+ *                PMIX_PROC   (tools only) the identity the host gave the tool
+ * A tool's HELLO claims its identity if it has one (else an empty nspace
+ * and PMIX_RANK_UNDEF), carries the token of the rendezvous file over TCP,
+ * and its PMIX_USERID/PMIX_GRPID among the infos (believed over TCP only,
+ * where the token vouches for them).
  *
  * FINALIZE (client -> server): no argument.  The server calls the host's
  *   client_finalized and replies when the host acked; the client then closes.
@@ -73,6 +78,18 @@ typedef enum {
     SY_CMD_MONITOR = 19,
     /* PMIx_Spawn through the host's spawn upcall (server_hostops.c) */
     SY_CMD_SPAWN = 20,
+    /* 30-39: tools and forwarded I/O (src/server/server_iof.c,
+     * src/client/client_iof.c).
+     * IOF_PULL: PMIX_SIZE n, n PMIX_PROC sources, PMIX_SIZE d, d PMIX_INFO
+     *   directives, PMIX_UINT16 channels.  Reply: PMIX_SIZE the
+     *   registration, then SY_MSG_IOF messages carry it.
+     * IOF_DEREG: PMIX_SIZE the registration.  Reply: status.
+     * IOF_PUSH: PMIX_SIZE n, n PMIX_PROC targets, PMIX_BYTE_OBJECT data,
+     *   PMIX_SIZE d, d PMIX_INFO directives.  Reply after the host's
+     *   push_stdin. */
+    SY_CMD_IOF_PULL = 30,
+    SY_CMD_IOF_DEREG = 31,
+    SY_CMD_IOF_PUSH = 32,
     /* fabric (40-49): PMIx_Fabric_register/update through the server
      * (src/server/server_fabric.c, src/client/client_fabric.c) */
     SY_CMD_FABRIC = 40,
@@ -98,6 +115,10 @@ typedef enum {
     SY_MSG_EVENT = 1,
     /* a cached event for one registration: PMIX_SIZE ref, then as EVENT */
     SY_MSG_EVENT_REPLAY = 2,
+    /* forwarded output: PMIX_SIZE registration, PMIX_PROC source,
+     * PMIX_UINT16 channel, PMIX_BYTE_OBJECT data, PMIX_SIZE n, n PMIX_INFO
+     * (PMIX_IOF_COMPLETE when the source closed the channel) */
+    SY_MSG_IOF = 10,
 } sy_msg_t;
 
 typedef enum {

@@ -1,8 +1,8 @@
 /* QUERY / LOG / JOB_CONTROL / MONITOR / SPAWN / ALLOC from clients, handed
  * to the host's query, log, job_control, monitor, spawn and allocate
  * upcalls with the requester's identity (ALLOC with PMIX_USERID and
- * PMIX_GRPID appended).  The query keys the library answers itself
- * (server_setquery.c) are answered here and merged with the host's answer.
+ * PMIX_GRPID appended).  Queries go through server_query.c, which answers
+ * the library's keys itself.
  * The host answers on any thread; its infos are packed in its callback
  * (valid only there), released, and the reply is sent from the loop. */
 #include <stdlib.h>
@@ -30,8 +30,6 @@ typedef struct {
     pmix_status_t error; /* MONITOR */
     pmix_app_t *apps;    /* SPAWN */
     size_t napps;
-    pmix_info_t *local;  /* QUERY: what the library answered itself */
-    size_t nlocal, nmissing;
 } hostop_req_t;
 
 static void req_free(hostop_req_t *r)
@@ -46,8 +44,6 @@ static void req_free(hostop_req_t *r)
         PMIX_QUERY_FREE(r->queries, r->nqueries);
     if (r->apps != NULL)
         PMIX_APP_FREE(r->apps, r->napps);
-    if (r->local != NULL)
-        PMIX_INFO_FREE(r->local, r->nlocal);
     sy_buffer_destruct(&r->reply);
     free(r);
 }
@@ -89,28 +85,15 @@ static void spawn_done(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
     sy_srv_post_or_drop(finish_on_loop, drop, r);
 }
 
-/* A query answered partly here: the status of the whole. */
-static pmix_status_t merged_status(const hostop_req_t *r, pmix_status_t host)
-{
-    if (r->nlocal == 0 && r->nmissing == 0)
-        return host;
-    bool host_ok = host == PMIX_SUCCESS || host == PMIX_ERR_PARTIAL_SUCCESS;
-    if (!host_ok)
-        return r->nlocal > 0 ? PMIX_ERR_PARTIAL_SUCCESS : host;
-    return host == PMIX_SUCCESS && r->nmissing == 0 ? PMIX_SUCCESS : PMIX_ERR_PARTIAL_SUCCESS;
-}
-
 static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
     hostop_req_t *r = cbdata;
-    r->status = merged_status(r, status);
-    size_t n = info != NULL ? ninfo : 0, all = n + r->nlocal;
-    pmix_status_t rc = sy_pack(&r->reply, &all, 1, PMIX_SIZE);
+    r->status = status;
+    size_t n = info != NULL ? ninfo : 0;
+    pmix_status_t rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
     if (rc == PMIX_SUCCESS && n > 0)
         rc = sy_pack(&r->reply, info, (int32_t)n, PMIX_INFO);
-    if (rc == PMIX_SUCCESS && r->nlocal > 0)
-        rc = sy_pack(&r->reply, r->local, (int32_t)r->nlocal, PMIX_INFO);
     if (rc != PMIX_SUCCESS) {
         sy_buffer_destruct(&r->reply);
         r->status = rc;
@@ -119,6 +102,24 @@ static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
         release_fn(release_cbdata);
     sy_srv_post_or_drop(finish_on_loop, drop, r);
 }
+
+/* The merged answer of a QUERY (on the loop). */
+static void query_done(pmix_status_t status, sy_infos_t *answers, void *arg)
+{
+    hostop_req_t *r = arg;
+    r->status = status;
+    bool none = status != PMIX_SUCCESS && status != PMIX_ERR_PARTIAL_SUCCESS;
+    size_t n = none ? 0 : answers->n;
+    pmix_status_t rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(&r->reply, answers->info, (int32_t)n, PMIX_INFO);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&r->reply);
+        r->status = rc;
+    }
+    finish_on_loop(r);
+}
+
 
 static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
 {
@@ -153,6 +154,7 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     sy_srv_t *s = sy_srv;
     sy_srv_client_t *c = peer->client;
     pmix_server_module_t *m = &s->module;
+    /* the library answers part of any query itself (server_query.c) */
     bool have = cmd == SY_CMD_QUERY || (cmd == SY_CMD_LOG && m->log != NULL) ||
                 (cmd == SY_CMD_ALLOC && m->allocate != NULL) ||
                 (cmd == SY_CMD_JOB_CONTROL && m->job_control != NULL) ||
@@ -173,9 +175,6 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     uint8_t directive = 0;
     if (cmd == SY_CMD_QUERY) {
         rc = unpack_queries(b, r);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_srv_query_split(r->queries, &r->nqueries, &r->local, &r->nlocal,
-                                    &r->nmissing);
     } else if (cmd == SY_CMD_ALLOC) {
         /* the directive, then the client's infos and its uid/gid */
         int32_t one = 1;
@@ -228,23 +227,16 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         return;
     }
     sy_srv_peer_hold(peer);
-    if (cmd == SY_CMD_QUERY && (r->nqueries == 0 || m->query == NULL)) {
-        /* nothing for the host (or no host to ask): what we know */
-        pmix_status_t host = r->nqueries == 0 ? PMIX_ERR_NOT_FOUND : PMIX_ERR_NOT_SUPPORTED;
-        if (r->nqueries > 0 && r->nlocal > 0)
-            r->nmissing++;
-        info_done(r->nlocal > 0 && r->nmissing == 0 ? PMIX_SUCCESS : host, NULL, 0, r, NULL,
-                  NULL);
-        return;
-    }
     if (cmd == SY_CMD_LOG) {
         /* a void upcall: the outcome always comes through the callback */
         m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, op_done, r);
         return;
     }
-    if (cmd == SY_CMD_QUERY)
-        rc = m->query(&c->proc, r->queries, r->nqueries, info_done, r);
-    else if (cmd == SY_CMD_MONITOR)
+    if (cmd == SY_CMD_QUERY) {
+        sy_srv_query(&c->proc, r->queries, r->nqueries, query_done, r);
+        return;
+    }
+    if (cmd == SY_CMD_MONITOR)
         rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, r);
     else if (cmd == SY_CMD_SPAWN)
         rc = m->spawn(&c->proc, r->info, r->ninfo, r->apps, r->napps, spawn_done, r);

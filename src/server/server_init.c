@@ -284,6 +284,8 @@ static void stop_on_loop(void *arg)
     sy_srv_pset_finalize(s);
     sy_srv_cred_finalize(s);
     sy_srv_event_finalize(s);
+    sy_srv_iof_finalize();
+    sy_srv_query_finalize();
     sy_srv_peers_close_all(s);
     sy_srv_listen_stop(s);
     sy_srv_registry_free(s);
@@ -353,6 +355,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
     if (gethostname(s->hostname, sizeof(s->hostname) - 1) != 0)
         snprintf(s->hostname, sizeof(s->hostname), "localhost");
 
+    sy_srv_hex_token(s->tool_token);
     pmix_status_t rc = parse_attrs(s, info, ninfo);
     if (rc == PMIX_SUCCESS)
         rc = setup_tmpdir(s);
@@ -395,8 +398,10 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
     rc = sy_srv_fabric_init(s, info, ninfo);
     if (rc == PMIX_SUCCESS)
         rc = run_on_loop(p, start_on_loop, s);
-    if (rc == PMIX_SUCCESS)
+    if (rc == PMIX_SUCCESS) {
+        sy_srv_query_init();
         return PMIX_SUCCESS;
+    }
 
     pthread_mutex_lock(&sy_srv_life_lock);
     sy_srv_alive = false;

@@ -12,6 +12,7 @@
 
 #include <pmix_server.h>
 
+#include "common/attr_support.h"
 #include "common/frame.h"
 #include "common/jobinfo.h"
 #include "common/jseg.h"
@@ -27,6 +28,7 @@ struct sy_srv_peer;
 typedef struct sy_srv_client {
     pmix_proc_t proc;
     bool registered;   /* register_client was called */
+    bool tool;         /* a tool's record, owned by its peer (server_tool.c) */
     uid_t uid;
     gid_t gid;
     void *server_object;
@@ -67,6 +69,7 @@ typedef struct sy_srv_peer {
     unsigned refs;    /* 1 while listed + 1 per pending host operation */
     sy_timer_t *timer; /* HELLO deadline, or the reap after a close */
     sy_srv_client_t *client;
+    sy_srv_client_t *tool; /* a tool's own record (client points to it too) */
     pmix_proc_t proc;
     bool finalized;   /* FINALIZE received */
     struct sy_srv_peer *next;
@@ -101,6 +104,7 @@ typedef struct {
     char **made_files; /* every file we created outside segments */
     size_t nmade_files;
     time_t start_time;
+    char tool_token[SY_SRV_TOKEN_LEN + 1]; /* tools' secret over TCP (rendezvous files) */
     /* registry */
     sy_srv_client_t *clients;
     sy_srv_nspace_t *nspaces;
@@ -143,6 +147,36 @@ pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf);
 void sy_srv_peer_hold(sy_srv_peer_t *peer);
 void sy_srv_peer_release(sy_srv_peer_t *peer);
 bool sy_srv_peer_open(const sy_srv_peer_t *peer);
+/* For the HELLO of tools (server_tool.c): refuse and close; welcome (the
+ * peer is READY; `assigned` is appended for a tool); the identity is
+ * checked, the host's answer pending; is it still pending? */
+void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                        const char *reason);
+void sy_srv_peer_welcome(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *assigned);
+void sy_srv_peer_authenticated(sy_srv_peer_t *peer);
+bool sy_srv_peer_awaiting_host(const sy_srv_peer_t *peer);
+/* Constant-time comparison of a presented token with ours. */
+bool sy_srv_token_matches(const char *given, const char *expected);
+
+/* ---- server_tool.c: tool connections ---- */
+/* A HELLO of kind SY_PEER_TOOL; info is taken. */
+void sy_srv_tool_hello(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *claimed,
+                       const char *token, pmix_info_t *info, size_t ninfo);
+/* A tool's connection ended (called while detaching it). */
+void sy_srv_tool_gone(sy_srv_peer_t *peer);
+
+/* ---- server_iof.c: IOF_PULL / IOF_DEREG / IOF_PUSH, PMIx_server_IOF_deliver ---- */
+void sy_srv_iof_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+void sy_srv_iof_peer_gone(sy_srv_peer_t *peer);
+void sy_srv_iof_finalize(void);
+
+/* ---- server_query.c: queries (the library's part, the host's part) ---- */
+/* answers is the caller's to take (its infos) or leave (freed after). */
+typedef void (*sy_srv_query_done_fn)(pmix_status_t status, sy_infos_t *answers, void *arg);
+void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n,
+                  sy_srv_query_done_fn done, void *arg);
+void sy_srv_query_init(void);
+void sy_srv_query_finalize(void);
 
 /* ---- server_modex.c: Commit, Fence, direct modex (issue 4) ---- */
 void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
@@ -219,11 +253,6 @@ pmix_status_t sy_srv_pset_members(const char *name, pmix_value_t *out);
 /* One key of query q into *out; PMIX_ERR_NOT_SUPPORTED when it is not one
  * of these keys, PMIX_ERR_NOT_FOUND when it is but names nothing. */
 pmix_status_t sy_srv_sets_answer(const pmix_query_t *q, const char *key, pmix_value_t *out);
-/* Answer our keys of every query into *local (nmissing: ours but absent)
- * and leave the host's keys in queries (those left with none are removed;
- * *nqueries shrinks). */
-pmix_status_t sy_srv_query_split(pmix_query_t *queries, size_t *nqueries, pmix_info_t **local,
-                                 size_t *nlocal, size_t *nmissing);
 
 /* ---- server_cred.c: credentials, the host's or the server's own ---- */
 void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
@@ -275,6 +304,8 @@ pmix_status_t sy_srv_nspace_add_info(sy_srv_t *s, sy_srv_nspace_t *ns, pmix_info
 sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc);
 sy_srv_client_t *sy_srv_client_get(sy_srv_t *s, const pmix_proc_t *proc); /* find or add */
 sy_srv_nspace_t *sy_srv_nspace_find(sy_srv_t *s, const char *nspace);
+/* A fresh secret of SY_SRV_TOKEN_LEN hex digits (empty without randomness). */
+void sy_srv_hex_token(char out[SY_SRV_TOKEN_LEN + 1]);
 void sy_srv_registry_free(sy_srv_t *s);
 pmix_status_t sy_srv_resources_publish(sy_srv_t *s);
 

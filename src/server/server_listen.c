@@ -237,6 +237,10 @@ static pmix_status_t write_rendezvous(sy_srv_t *s, const char *path)
             s->uri != NULL ? s->uri : "", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
             PMIX_VERSION_RELEASE, (long)getpid(),
             (long long)s->start_time, s->usock_path != NULL ? s->usock_path : "");
+    /* who the server is, and the secret a tool shows over TCP (the file is
+     * readable by the server's user only) */
+    fprintf(f, "nspace:%s\nrank:%u\nhostname:%s\ntoken:%s\n", s->me.nspace, s->me.rank,
+            s->hostname, s->tool_token);
     bool ok = fclose(f) == 0 && rename(tmp, path) == 0;
     if (!ok) {
         sy_log(SY_LOG_WARN, "server: cannot write %s: %s", path, strerror(errno));
@@ -247,6 +251,31 @@ static pmix_status_t write_rendezvous(sy_srv_t *s, const char *path)
         return PMIX_ERR_NO_PERMISSIONS;
     sy_srv_remember_file(s, path);
     return PMIX_SUCCESS;
+}
+
+/* The standard's three names in dir: pmix.<host>.tool.<pid>,
+ * pmix.<host>.tool.<nspace> (when the nspace makes a file name) and, in a
+ * directory of this server's own, pmix.<host>.tool. */
+static pmix_status_t write_tool_files(sy_srv_t *s, const char *dir, bool own_dir)
+{
+    char *path = NULL;
+    if (asprintf(&path, "%s/pmix.%s.tool.%ld", dir, s->hostname, (long)getpid()) < 0)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = write_rendezvous(s, path);
+    free(path);
+    if (rc == PMIX_SUCCESS && strchr(s->me.nspace, '/') == NULL && s->me.nspace[0] != '.') {
+        if (asprintf(&path, "%s/pmix.%s.tool.%s", dir, s->hostname, s->me.nspace) < 0)
+            return PMIX_ERR_NOMEM;
+        rc = write_rendezvous(s, path);
+        free(path);
+    }
+    if (rc == PMIX_SUCCESS && own_dir) {
+        if (asprintf(&path, "%s/pmix.%s.tool", dir, s->hostname) < 0)
+            return PMIX_ERR_NOMEM;
+        rc = write_rendezvous(s, path);
+        free(path);
+    }
+    return rc;
 }
 
 pmix_status_t sy_srv_rendezvous_write(sy_srv_t *s)
@@ -266,15 +295,8 @@ pmix_status_t sy_srv_rendezvous_write(sy_srv_t *s)
         if (rc != PMIX_SUCCESS)
             return rc;
     }
-    if (asprintf(&path, "%s/pmix.%s.tool.%ld", s->tmpdir, s->hostname, (long)getpid()) < 0)
-        return PMIX_ERR_NOMEM;
-    rc = write_rendezvous(s, path);
-    free(path);
+    rc = write_tool_files(s, s->tmpdir, strcmp(s->tmpdir, s->system_tmpdir) != 0);
     if (rc != PMIX_SUCCESS || !(s->tool_support || s->session_support))
         return rc;
-    if (asprintf(&path, "%s/pmix.%s.tool.%ld", s->system_tmpdir, s->hostname, (long)getpid()) < 0)
-        return PMIX_ERR_NOMEM;
-    rc = write_rendezvous(s, path);
-    free(path);
-    return rc;
+    return write_tool_files(s, s->system_tmpdir, false);
 }

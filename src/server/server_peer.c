@@ -78,6 +78,7 @@ static void peer_maybe_free(sy_srv_peer_t *peer)
     if (peer->next != NULL)
         peer->next->prev = peer->prev;
     sy_conn_free(peer->conn);
+    free(peer->tool);
     free(peer);
 }
 
@@ -95,7 +96,10 @@ static void peer_detach(sy_srv_peer_t *peer)
         }
         sy_srv_modex_peer_gone(peer, peer->finalized);
         sy_srv_group_peer_gone(peer, peer->finalized);
-        sy_srv_event_peer_gone(peer, peer->finalized);
+        /* a tool's departure is no process of a job terminating */
+        sy_srv_event_peer_gone(peer, peer->finalized || peer->tool != NULL);
+        sy_srv_iof_peer_gone(peer);
+        sy_srv_tool_gone(peer);
     }
     if (peer->client != NULL && peer->client->peer == peer)
         peer->client->peer = NULL;
@@ -180,7 +184,8 @@ void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t s
     sy_buffer_destruct(&buf);
 }
 
-static void refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status, const char *reason)
+void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                        const char *reason)
 {
     char who[320];
     peer_describe(peer, who, sizeof(who));
@@ -200,7 +205,7 @@ static void hello_timeout(void *arg)
     sy_srv_peer_t *peer = arg;
     drop_timer(peer);
     if (peer->state == SY_PEER_AWAIT_HELLO)
-        refuse(peer, 0, PMIX_ERR_TIMEOUT, "no HELLO in time");
+        sy_srv_peer_refuse(peer, 0, PMIX_ERR_TIMEOUT, "no HELLO in time");
     else
         peer_maybe_free(peer);
 }
@@ -217,8 +222,9 @@ static void pending_free(pending_t *pd)
     free(pd);
 }
 
-static void send_welcome(sy_srv_peer_t *peer, uint32_t tag)
+void sy_srv_peer_welcome(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *assigned)
 {
+    peer->state = SY_PEER_READY;
     sy_srv_t *s = sy_srv;
     sy_srv_nspace_t *ns = sy_srv_nspace_find(s, peer->proc.nspace);
     const char *seg = ns != NULL ? ns->seg_path : NULL;
@@ -229,7 +235,8 @@ static void send_welcome(sy_srv_peer_t *peer, uint32_t tag)
         sy_pack(&buf, &s->me, 1, PMIX_PROC) == PMIX_SUCCESS &&
         sy_pack(&buf, &host, 1, PMIX_STRING) == PMIX_SUCCESS &&
         sy_pack(&buf, &seg, 1, PMIX_STRING) == PMIX_SUCCESS &&
-        sy_pack(&buf, &s->res_path, 1, PMIX_STRING) == PMIX_SUCCESS)
+        sy_pack(&buf, &s->res_path, 1, PMIX_STRING) == PMIX_SUCCESS &&
+        (assigned == NULL || sy_pack(&buf, assigned, 1, PMIX_PROC) == PMIX_SUCCESS))
         reply(peer, tag, &buf);
     sy_buffer_destruct(&buf);
 }
@@ -241,10 +248,9 @@ static void pending_done(void *arg)
     peer->refs--;
     if (peer->state == SY_PEER_AWAIT_HOST && pd->kind == PENDING_CONNECT) {
         if (pd->status == PMIX_SUCCESS) {
-            peer->state = SY_PEER_READY;
-            send_welcome(peer, pd->tag);
+            sy_srv_peer_welcome(peer, pd->tag, NULL);
         } else {
-            refuse(peer, pd->tag, pd->status, "the host refused the client");
+            sy_srv_peer_refuse(peer, pd->tag, pd->status, "the host refused the client");
         }
     } else if (peer->state == SY_PEER_READY) {
         sy_srv_peer_reply_status(peer, pd->tag, pd->status);
@@ -343,7 +349,7 @@ static pmix_status_t hello_unpack(pmix_data_buffer_t *b, hello_t *h)
     return PMIX_SUCCESS;
 }
 
-static bool token_matches(const char *given, const char *expected)
+bool sy_srv_token_matches(const char *given, const char *expected)
 {
     if (given == NULL || expected[0] == '\0' || strlen(given) != strlen(expected))
         return false;
@@ -361,9 +367,16 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     if (!peer->cred_known)
         peer->pid = h.pid;
     if (rc != PMIX_SUCCESS) {
-        refuse(peer, tag, PMIX_ERR_BAD_PARAM, h.cmd != SY_CMD_HELLO && h.cmd != 0
+        sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, h.cmd != SY_CMD_HELLO && h.cmd != 0
                                                   ? "the first message is not a HELLO"
                                                   : "malformed HELLO");
+        hello_free(&h);
+        return;
+    }
+    if (h.kind == SY_PEER_TOOL && h.protocol != NULL && strcmp(h.protocol, SY_WIRE_PROTOCOL) == 0 &&
+        h.version == SY_WIRE_VERSION) {
+        sy_srv_tool_hello(peer, tag, &h.proc, h.token, h.info, h.ninfo);
+        h.info = NULL;
         hello_free(&h);
         return;
     }
@@ -378,14 +391,14 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
         why = "unsupported protocol version";
     } else if (h.kind != SY_PEER_CLIENT) {
         rc = PMIX_ERR_NOT_SUPPORTED;
-        why = "tool connections are not supported yet";
+        why = "unknown peer kind";
     } else if (c == NULL || !c->registered) {
         rc = PMIX_ERR_NOT_FOUND;
         why = "no such client was registered";
     } else if (peer->cred_known && (peer->uid != c->uid || peer->gid != c->gid)) {
         rc = PMIX_ERR_NO_PERMISSIONS;
         why = "uid/gid differ from the registration";
-    } else if (!peer->cred_known && !token_matches(h.token, c->token)) {
+    } else if (!peer->cred_known && !sy_srv_token_matches(h.token, c->token)) {
         rc = PMIX_ERR_NO_PERMISSIONS;
         why = "wrong or missing token";
     } else if (c->peer != NULL) {
@@ -393,19 +406,17 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
         why = "this client is already connected";
     }
     if (why != NULL) {
-        refuse(peer, tag, rc, why);
+        sy_srv_peer_refuse(peer, tag, rc, why);
         hello_free(&h);
         return;
     }
-    cancel_timer(peer);
-    sy_conn_set_max_body(peer->conn, 0);
+    sy_srv_peer_authenticated(peer);
     peer->client = c;
     c->peer = peer;
-    peer->state = SY_PEER_AWAIT_HOST;
     pending_t *pd = pending_new(peer, tag, PENDING_CONNECT);
     if (pd == NULL) {
         hello_free(&h);
-        refuse(peer, tag, PMIX_ERR_NOMEM, "out of memory");
+        sy_srv_peer_refuse(peer, tag, PMIX_ERR_NOMEM, "out of memory");
         return;
     }
     pd->info = h.info;
@@ -420,6 +431,18 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     else
         rc = PMIX_OPERATION_SUCCEEDED;
     host_returned(pd, rc);
+}
+
+void sy_srv_peer_authenticated(sy_srv_peer_t *peer)
+{
+    cancel_timer(peer);
+    sy_conn_set_max_body(peer->conn, 0);
+    peer->state = SY_PEER_AWAIT_HOST;
+}
+
+bool sy_srv_peer_awaiting_host(const sy_srv_peer_t *peer)
+{
+    return peer->state == SY_PEER_AWAIT_HOST;
 }
 
 /* ---- commands of a connected client ---- */
@@ -527,14 +550,14 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     }
     if (peer->state == SY_PEER_AWAIT_HELLO) {
         if (tag == 0)
-            refuse(peer, 0, PMIX_ERR_BAD_PARAM, "HELLO without a tag");
+            sy_srv_peer_refuse(peer, 0, PMIX_ERR_BAD_PARAM, "HELLO without a tag");
         else
             handle_hello(peer, tag, &b);
         sy_buffer_destruct(&b);
         return;
     }
     if (peer->state == SY_PEER_AWAIT_HOST) {
-        refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a request before the HELLO reply");
+        sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a request before the HELLO reply");
         sy_buffer_destruct(&b);
         return;
     }
@@ -542,6 +565,11 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     int32_t one = 1;
     if (sy_unpack(&b, &cmd, &one, PMIX_UINT8) != PMIX_SUCCESS) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
+    } else if (peer->tool != NULL && (cmd == SY_CMD_ABORT || cmd == SY_CMD_COMMIT ||
+                                      cmd == SY_CMD_FENCE || cmd == SY_CMD_CONNECT ||
+                                      cmd == SY_CMD_DISCONNECT)) {
+        /* a tool is in no job: it takes part in no collective */
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
     } else {
         switch (cmd) {
         case SY_CMD_FINALIZE: handle_finalize(peer, tag); break;
@@ -564,6 +592,9 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_MONITOR:
         case SY_CMD_SPAWN:
         case SY_CMD_ALLOC: sy_srv_hostops_command(peer, cmd, tag, &b); break;
+        case SY_CMD_IOF_PULL:
+        case SY_CMD_IOF_DEREG:
+        case SY_CMD_IOF_PUSH: sy_srv_iof_command(peer, cmd, tag, &b); break;
         case SY_CMD_FABRIC: sy_srv_fabric_command(peer, cmd, tag, &b); break;
         case SY_CMD_GET_CRED:
         case SY_CMD_VALIDATE_CRED: sy_srv_cred_command(peer, cmd, tag, &b); break;
@@ -573,7 +604,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_GROUP_JOIN:
         case SY_CMD_GROUP_LEAVE:
         case SY_CMD_GROUP_DECIDE: sy_srv_group_command(peer, cmd, tag, &b); break;
-        case SY_CMD_HELLO: refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO"); break;
+        case SY_CMD_HELLO: sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO"); break;
         default: sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED); break;
         }
     }
@@ -640,6 +671,7 @@ void sy_srv_peers_close_all(sy_srv_t *s)
         s->peers = peer->next;
         drop_timer(peer);
         sy_conn_free(peer->conn);
+        free(peer->tool);
         free(peer);
     }
 }

@@ -21,7 +21,7 @@ sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc)
     return NULL;
 }
 
-static void hex_token(char out[SY_SRV_TOKEN_LEN + 1])
+void sy_srv_hex_token(char out[SY_SRV_TOKEN_LEN + 1])
 {
     unsigned char raw[SY_SRV_TOKEN_LEN / 2];
     if (sy_srv_random(raw, sizeof(raw)) != PMIX_SUCCESS) {
@@ -47,7 +47,7 @@ sy_srv_client_t *sy_srv_client_get(sy_srv_t *s, const pmix_proc_t *proc)
     if (c == NULL)
         return NULL;
     PMIX_LOAD_PROCID(&c->proc, proc->nspace, proc->rank);
-    hex_token(c->token);
+    sy_srv_hex_token(c->token);
     c->next = s->clients;
     s->clients = c;
     return c;

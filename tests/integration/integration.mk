@@ -32,6 +32,11 @@ check_PROGRAMS += tests/integration/test_events
 tests_integration_test_events_SOURCES = tests/integration/test_events.c
 tests_integration_test_events_LDADD = src/libpmix.la
 tests_integration_test_events_LDFLAGS = -no-install
+# A PMIx tool against switchyard-run jobs (tests/tools/tool.sh).
+check_PROGRAMS += tests/integration/test_tool
+tests_integration_test_tool_SOURCES = tests/integration/test_tool.c
+tests_integration_test_tool_LDADD = src/libpmix.la
+tests_integration_test_tool_LDFLAGS = -no-install
 # Scheduler role and fabric API across processes: switchyard-sched as the
 # scheduler and two node daemons (fabric.sh).  fabric_bfs uses only the
 # standard API.

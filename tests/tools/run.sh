@@ -166,7 +166,7 @@ if test -x "$E"; then
     for i in $(seq 100); do test -s "$T/lost" && break; sleep 0.05; done
     check "server killed: the held call fails and LOST_CONNECTION is delivered" "grep -q 'lookup=LOST.CONNECTION event=1' '$T/lost'"
     # the launcher died without cleaning: its private tmpdir is left behind
-    rm -rf "$TMPDIR"/switchyard*
+    rm -rf "$TMPDIR"/switchyard* "$TMPDIR"/pmix.*
 fi
 
 # Ctrl-C: the whole job goes, the exit status says so, nothing is left

@@ -97,3 +97,11 @@ TESTS += tests/unit/test_progress
 # test_siphash: SipHash-2-4 against the reference test vectors.
 check_PROGRAMS += tests/unit/test_siphash
 TESTS += tests/unit/test_siphash
+# test_tool: rendezvous files, IOF formatting, the attribute-support table,
+# query splitting, PMIx_Register_attributes in a server of this process.
+check_PROGRAMS += tests/unit/test_tool
+TESTS += tests/unit/test_tool
+$(tests_unit_test_tool_OBJECTS): src/common/attr_support.inc
+# docs/attributes.md's generated section must be what attr_support.txt says.
+TESTS += tests/unit/attr-doc.sh
+EXTRA_DIST += tests/unit/attr-doc.sh

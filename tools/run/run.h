@@ -6,7 +6,8 @@
  *   run_bind.c  mapping and binding     run_main.c  launch, wait, exit status
  *   run_pubsub.c  the publish/lookup datastore
  *   run_ops.c   query, log, job control
- *   run_group.c process groups, allocations, process sets */
+ *   run_group.c process groups, allocations, process sets
+ *   run_tool.c  tools: connections, output they pull, stdin they push */
 #ifndef SWITCHYARD_RUN_H
 #define SWITCHYARD_RUN_H
 #include <stdbool.h>
@@ -18,6 +19,8 @@
 
 typedef enum { RUN_MAP_CORE, RUN_MAP_PACKAGE } run_map_t;
 typedef enum { RUN_BIND_CORE, RUN_BIND_PACKAGE, RUN_BIND_NONE } run_bind_t;
+/* where rank 0's stdin comes from (--stdin) */
+typedef enum { RUN_STDIN_INHERIT, RUN_STDIN_TOOLS, RUN_STDIN_NONE } run_stdin_t;
 
 typedef struct {
     unsigned np;
@@ -42,6 +45,7 @@ typedef struct {
     run_map_t map_by;
     run_bind_t bind_to;
     bool bind_given;
+    run_stdin_t stdin_mode;
 } run_opts_t;
 
 /* One process of the job. */
@@ -154,6 +158,26 @@ bool run_spawn_active(void);
 void run_spawn_kill_all(int sig);
 /* Read what is left, deregister, free (before the server goes). */
 void run_spawn_finish(void);
+
+/* run_spawn.c: is nspace one of the spawned jobs?  Any thread. */
+bool run_spawn_knows(const char *nspace);
+
+/* run_tool.c: tool_connected, iof_pull, push_stdin; wake_fd wakes the main
+ * loop, which answers tools (run_tool_service) and writes rank 0's stdin. */
+void run_tool_module(pmix_server_module_t *m, run_job_t *job, int wake_fd);
+/* After PMIx_server_init: PMIx_Register_attributes for every upcall. */
+int run_tool_register_attrs(void);
+void run_tool_service(void);
+/* The write end of rank 0's stdin (--stdin tools), non-blocking; -1: none. */
+void run_tool_set_stdin(int fd);
+/* The fd to poll for writing (data is waiting), or -1; write what fits. */
+int run_tool_stdin_fd(void);
+void run_tool_stdin_write(void);
+/* Is this output pulled away by a tool (PMIX_IOF_REDIRECT)?  stream 0:
+ * stdout, 1: stderr. */
+bool run_tool_redirected(const char *nspace, pmix_rank_t rank, int stream);
+/* Before the server goes: refuse what waits, free. */
+void run_tool_finish(void);
 
 /* run_iof.c */
 int run_iof_setup(run_job_t *job);

@@ -21,7 +21,9 @@ static run_proc_t *proc_of(const pmix_proc_t *p, void *server_object)
 {
     if (server_object != NULL)
         return server_object;
-    if (the_job == NULL || p->rank >= the_job->nprocs)
+    /* no object: a tool leaving (client_finalized), or another job's rank */
+    if (the_job == NULL || !PMIX_CHECK_NSPACE(p->nspace, the_job->nspace) ||
+        p->rank >= the_job->nprocs)
         return NULL;
     return &the_job->procs[p->rank];
 }

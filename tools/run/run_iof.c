@@ -1,7 +1,10 @@
 /* Forwarding the processes' stdout/stderr: each process writes into its own
  * pipes; we copy whole lines (tagged with --tag-output) to our stdout and
  * stderr, and to --output-dir files.  Pipes are read until EOF, so nothing
- * a process wrote before exiting is lost. */
+ * a process wrote before exiting is lost.  Everything read is also handed
+ * to the server library (PMIx_server_IOF_deliver), which keeps some for
+ * tools that attach later and sends it to those that pull it; output a tool
+ * redirected (run_tool.c) is not printed here meanwhile. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <pmix_server.h>
 
 #include "run.h"
 
@@ -95,6 +100,8 @@ static void emit(run_job_t *job, run_proc_t *p, int stream, const char *data, si
     int file = stream == 0 ? p->out_file : p->err_file;
     if (file >= 0)
         write_all(file, data, n);
+    if (run_tool_redirected(job->nspace, p->rank, stream))
+        return;
     if (!job->opts->tag_output) {
         write_all(out, data, n);
         return;
@@ -142,6 +149,23 @@ static void flush_partial(run_job_t *job, run_proc_t *p, int stream)
     pt->len = 0;
 }
 
+/* To the server library, for tools; at the end, PMIX_IOF_COMPLETE. */
+static void to_server(run_job_t *job, run_proc_t *p, int stream, char *data, size_t n)
+{
+    pmix_proc_t src;
+    PMIX_LOAD_PROCID(&src, job->nspace, p->rank);
+    pmix_byte_object_t bo = {.bytes = data, .size = n};
+    pmix_iof_channel_t ch = stream == 0 ? PMIX_FWD_STDOUT_CHANNEL : PMIX_FWD_STDERR_CHANNEL;
+    pmix_info_t end;
+    if (n > 0) {
+        PMIx_server_IOF_deliver(&src, ch, &bo, NULL, 0, NULL, NULL);
+        return;
+    }
+    PMIX_INFO_LOAD(&end, PMIX_IOF_COMPLETE, NULL, PMIX_BOOL);
+    PMIx_server_IOF_deliver(&src, ch, &bo, &end, 1, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&end);
+}
+
 /* Read once from fd; close it at EOF.  Returns bytes read. */
 static ssize_t pump(run_job_t *job, run_proc_t *p, int stream)
 {
@@ -149,11 +173,13 @@ static ssize_t pump(run_job_t *job, run_proc_t *p, int stream)
     char buf[RUN_IOF_CHUNK];
     ssize_t r = read(*fd, buf, sizeof(buf));
     if (r > 0) {
+        to_server(job, p, stream, buf, (size_t)r);
         emit(job, p, stream, buf, (size_t)r);
     } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
         close(*fd);
         *fd = -1;
         flush_partial(job, p, stream);
+        to_server(job, p, stream, NULL, 0);
     }
     return r;
 }
@@ -161,8 +187,8 @@ static ssize_t pump(run_job_t *job, run_proc_t *p, int stream)
 void run_iof_poll(run_job_t *job, int wake_fd, int timeout_ms)
 {
     size_t n = 0;
-    struct pollfd *pf = calloc(2 * (size_t)job->nprocs + 1, sizeof(*pf));
-    unsigned *who = calloc(2 * (size_t)job->nprocs + 1, sizeof(*who));
+    struct pollfd *pf = calloc(2 * (size_t)job->nprocs + 2, sizeof(*pf));
+    unsigned *who = calloc(2 * (size_t)job->nprocs + 2, sizeof(*who));
     if (pf == NULL || who == NULL) {
         free(pf);
         free(who);
@@ -170,6 +196,8 @@ void run_iof_poll(run_job_t *job, int wake_fd, int timeout_ms)
         return;
     }
     pf[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN}; /* -1: ignored */
+    /* rank 0's stdin, when tools pushed data for it */
+    pf[n++] = (struct pollfd){.fd = job->spawned ? -1 : run_tool_stdin_fd(), .events = POLLOUT};
     for (unsigned r = 0; r < job->nprocs; r++) {
         for (int s = 0; s < 2; s++) {
             int fd = s == 0 ? job->procs[r].out_fd : job->procs[r].err_fd;
@@ -180,7 +208,9 @@ void run_iof_poll(run_job_t *job, int wake_fd, int timeout_ms)
         }
     }
     if (poll(pf, n, timeout_ms) > 0) {
-        for (size_t i = 1; i < n; i++)
+        if (pf[1].fd >= 0 && pf[1].revents != 0)
+            run_tool_stdin_write();
+        for (size_t i = 2; i < n; i++)
             if (pf[i].revents != 0)
                 pump(job, &job->procs[who[i] / 2], (int)(who[i] % 2));
     }

@@ -122,8 +122,12 @@ int run_start(run_job_t *job, run_proc_t *p)
         close(out[1]);
         return -1;
     }
+    /* --stdin tools: rank 0 reads what tools push (run_tool.c) */
+    int in[2] = {-1, -1};
+    bool tools_in = p->rank == 0 && !job->spawned && job->opts->stdin_mode == RUN_STDIN_TOOLS;
     char **env = build_env(job, p);
-    if (env == NULL) {
+    if (env == NULL || (tools_in && pipe2(in, O_CLOEXEC) != 0)) {
+        free_env(env);
         close(out[0]);
         close(out[1]);
         close(err[0]);
@@ -143,7 +147,9 @@ int run_start(run_job_t *job, run_proc_t *p)
         setpgid(0, 0);
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
-        if (p->rank != 0) {
+        if (in[0] >= 0) {
+            dup2(in[0], STDIN_FILENO);
+        } else if (p->rank != 0 || job->opts->stdin_mode == RUN_STDIN_NONE) {
             int devnull = open("/dev/null", O_RDONLY);
             if (devnull >= 0)
                 dup2(devnull, STDIN_FILENO);
@@ -163,10 +169,18 @@ int run_start(run_job_t *job, run_proc_t *p)
     free_env(env);
     close(out[1]);
     close(err[1]);
+    if (in[0] >= 0)
+        close(in[0]);
     if (pid < 0) {
         close(out[0]);
         close(err[0]);
+        if (in[1] >= 0)
+            close(in[1]);
         return -1;
+    }
+    if (in[1] >= 0) {
+        fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+        run_tool_set_stdin(in[1]);
     }
     setpgid(pid, pid); /* also here: no race with the child's own call */
     p->pid = pid;
@@ -369,13 +383,16 @@ int main(int argc, char **argv)
     pmix_server_module_t module;
     run_host_module(&module, &job);
     run_spawn_module(&module, wake_pipe[1]);
-    pmix_info_t sinfo[5];
+    run_tool_module(&module, &job, wake_pipe[1]);
+    pmix_info_t sinfo[6];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[1], PMIX_HOSTNAME, job.hostname, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[2], PMIX_SERVER_TMPDIR, session_dir, PMIX_STRING);
-    size_t nsinfo = 3 + run_fabric_server_info(&opts, &sinfo[3]);
+    /* tools may attach while the job runs (rendezvous files in $TMPDIR) */
+    PMIX_INFO_LOAD(&sinfo[3], PMIX_SERVER_TOOL_SUPPORT, NULL, PMIX_BOOL);
+    size_t nsinfo = 4 + run_fabric_server_info(&opts, &sinfo[4]);
     pmix_status_t rc = PMIx_server_init(&module, sinfo, nsinfo);
     for (size_t i = 0; i < nsinfo; i++)
         PMIX_INFO_DESTRUCT(&sinfo[i]);
@@ -384,6 +401,8 @@ int main(int argc, char **argv)
         goto out;
     }
     server_up = true;
+    if (run_tool_register_attrs() != 0)
+        goto out;
     run_host_watch_losses();
     if (run_register(&job) != 0)
         goto out;
@@ -415,6 +434,7 @@ int main(int argc, char **argv)
     while (job.nexited < job.nprocs || run_spawn_active()) {
         run_iof_poll(&job, wake_pipe[0], 100);
         run_spawn_service(&job);
+        run_tool_service();
         char drain[64];
         while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
             ;
@@ -455,6 +475,7 @@ int main(int argc, char **argv)
     code = report(&job, timed_out);
 out:
     run_iof_close(&job);
+    run_tool_finish();
     run_spawn_finish();
     run_pubsub_free();
     run_ops_cleanup();

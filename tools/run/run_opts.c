@@ -38,6 +38,9 @@ void run_usage(FILE *out)
             "                         launcher becomes its scheduler\n"
             "  --output-dir DIR       also write each rank's output to\n"
             "                         DIR/<app>/rank.<rank>/{stdout,stderr}\n"
+            "  --stdin inherit|tools|none\n"
+            "                         rank 0's stdin: the launcher's own (default), what\n"
+            "                         tools push with PMIx_IOF_push, or /dev/null\n"
             "  --verbose              say what the launcher does\n"
             "  -h, --help             this text\n"
             "\n"
@@ -173,6 +176,21 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                 if (need_arg(i, argc, a))
                     return 1;
                 o->output_dir = argv[++i];
+            } else if (!strcmp(a, "--stdin")) {
+                if (need_arg(i, argc, a))
+                    return 1;
+                const char *v = argv[++i];
+                if (!strcmp(v, "inherit"))
+                    o->stdin_mode = RUN_STDIN_INHERIT;
+                else if (!strcmp(v, "tools"))
+                    o->stdin_mode = RUN_STDIN_TOOLS;
+                else if (!strcmp(v, "none"))
+                    o->stdin_mode = RUN_STDIN_NONE;
+                else {
+                    fprintf(stderr, "switchyard-run: --stdin %s: use inherit, tools or none\n",
+                            v);
+                    return 1;
+                }
             } else if (!strcmp(a, "--fabric")) {
                 if (need_arg(i, argc, a))
                     return 1;

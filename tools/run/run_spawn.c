@@ -259,6 +259,16 @@ bool run_spawn_reaped(pid_t pid, int status, bool *failed)
     return false;
 }
 
+bool run_spawn_knows(const char *nspace)
+{
+    bool yes = false;
+    pthread_mutex_lock(&spawn_lock);
+    for (child_t *c = children; c != NULL && !yes; c = c->next)
+        yes = PMIX_CHECK_NSPACE(c->job.nspace, nspace);
+    pthread_mutex_unlock(&spawn_lock);
+    return yes;
+}
+
 bool run_spawn_active(void)
 {
     pthread_mutex_lock(&spawn_lock);

@@ -1,0 +1,435 @@
+/* PMIx_IOF_pull / PMIx_IOF_deregister and the delivery of forwarded output
+ * (Chap_API_Tools.tex "IO Forwarding"): a registration is made at the
+ * server (IOF_PULL), whose SY_MSG_IOF messages name it; output is formatted
+ * (client_iof_fmt.c), held per source and channel while
+ * PMIX_IOF_BUFFERING_SIZE/TIME ask it, and handed to the caller's callback
+ * (or written to our stdout/stderr when there is none).
+ *
+ * Registrations are created by the API under iof_lock; everything else,
+ * and every callback, happens on the loop. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_tool.h>
+
+#include "client/client_internal.h"
+#include "client/client_iof.h"
+#include "common/buffer.h"
+#include "common/pack.h"
+#include "common/runtime.h"
+#include "common/sync.h"
+
+typedef struct stream {
+    pmix_proc_t source;
+    pmix_iof_channel_t channel;
+    sy_bytes_t partial; /* a line waiting for its end */
+    sy_bytes_t held;    /* formatted, waiting for BUFFERING_SIZE/TIME */
+    sy_timer_t *timer;
+    struct reg *reg;
+    struct stream *next;
+} stream_t;
+
+typedef struct reg {
+    size_t id;  /* ours, given to the caller */
+    size_t sid; /* the server's, 0 until it answered */
+    sy_conn_t *conn;
+    pmix_iof_channel_t channel;
+    pmix_iof_cbfunc_t cbfunc;
+    pmix_hdlr_reg_cbfunc_t regcbfunc;
+    void *regcbdata;
+    sy_iof_opts_t opts;
+    stream_t *streams;
+    struct reg *next;
+} reg_t;
+
+static pthread_mutex_t iof_lock = PTHREAD_MUTEX_INITIALIZER;
+static reg_t *regs;
+static size_t next_id = 1;
+
+static reg_t *find_locked(size_t id)
+{
+    for (reg_t *r = regs; r != NULL; r = r->next)
+        if (r->id == id)
+            return r;
+    return NULL;
+}
+
+static void unlink_reg(reg_t *r)
+{
+    pthread_mutex_lock(&iof_lock);
+    for (reg_t **pp = &regs; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    pthread_mutex_unlock(&iof_lock);
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Hand a stream's held bytes to the caller. */
+static void emit(stream_t *st)
+{
+    reg_t *r = st->reg;
+    if (st->timer != NULL) {
+        sy_timer_cancel(st->timer);
+        st->timer = NULL;
+    }
+    if (st->held.len == 0)
+        return;
+    if (r->cbfunc == NULL) {
+        write_all(st->channel & PMIX_FWD_STDERR_CHANNEL ? STDERR_FILENO : STDOUT_FILENO,
+                  st->held.data, st->held.len);
+    } else {
+        pmix_byte_object_t bo = {.bytes = st->held.data, .size = st->held.len};
+        pmix_proc_t src = st->source;
+        r->cbfunc(r->id, st->channel, &src, &bo, NULL, 0);
+    }
+    st->held.len = 0;
+}
+
+static void held_timeout(void *arg)
+{
+    stream_t *st = arg;
+    emit(st);
+}
+
+static stream_t *stream_of(reg_t *r, const pmix_proc_t *src, pmix_iof_channel_t ch)
+{
+    for (stream_t *st = r->streams; st != NULL; st = st->next)
+        if (st->channel == ch && PMIX_CHECK_PROCID(&st->source, src))
+            return st;
+    stream_t *st = calloc(1, sizeof(*st));
+    if (st == NULL)
+        return NULL;
+    st->source = *src;
+    st->channel = ch;
+    st->reg = r;
+    st->next = r->streams;
+    r->streams = st;
+    return st;
+}
+
+static void flush_stream(stream_t *st)
+{
+    sy_iof_format(&st->reg->opts, &st->source, st->channel, &st->partial, NULL, 0, true,
+                  &st->held);
+    emit(st);
+}
+
+static void reg_free(reg_t *r)
+{
+    while (r->streams != NULL) {
+        stream_t *st = r->streams;
+        r->streams = st->next;
+        if (st->timer != NULL)
+            sy_timer_cancel(st->timer);
+        sy_bytes_free(&st->partial);
+        sy_bytes_free(&st->held);
+        free(st);
+    }
+    free(r);
+}
+
+static bool complete_in(const pmix_info_t *info, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(info[i].key, PMIX_IOF_COMPLETE, PMIX_MAX_KEYLEN) == 0 &&
+            (info[i].value.type != PMIX_BOOL || info[i].value.data.flag))
+            return true;
+    return false;
+}
+
+static void deliver(reg_t *r, const pmix_proc_t *src, pmix_iof_channel_t ch, const char *data,
+                    size_t len, pmix_info_t *info, size_t ninfo)
+{
+    if (r->opts.merge && (ch & PMIX_FWD_STDERR_CHANNEL))
+        ch = PMIX_FWD_STDOUT_CHANNEL;
+    stream_t *st = stream_of(r, src, ch);
+    if (st == NULL)
+        return;
+    bool done = complete_in(info, ninfo);
+    sy_iof_format(&r->opts, src, ch, &st->partial, data, len, done, &st->held);
+    if (done || r->opts.bsize == 0 || st->held.len >= r->opts.bsize) {
+        emit(st);
+    } else if (r->opts.btime > 0 && st->timer == NULL && st->held.len > 0) {
+        sy_progress_timer(sy_runtime(), r->opts.btime, held_timeout, st, &st->timer);
+    }
+    if (done && r->cbfunc != NULL) {
+        /* the end of the stream: no data, PMIX_IOF_COMPLETE in the info */
+        pmix_byte_object_t none = {0};
+        pmix_proc_t s = *src;
+        r->cbfunc(r->id, ch, &s, &none, info, ninfo);
+    }
+}
+
+void sy_client_iof_unsolicited(sy_conn_t *conn, pmix_data_buffer_t *msg)
+{
+    size_t sid = 0, n = 0;
+    pmix_proc_t src;
+    uint16_t ch = 0;
+    pmix_byte_object_t bo = {0};
+    pmix_info_t *info = NULL;
+    if (sy_client_unpack_one(msg, &sid, PMIX_SIZE) != PMIX_SUCCESS ||
+        sy_client_unpack_one(msg, &src, PMIX_PROC) != PMIX_SUCCESS ||
+        sy_client_unpack_one(msg, &ch, PMIX_UINT16) != PMIX_SUCCESS ||
+        sy_client_unpack_one(msg, &bo, PMIX_BYTE_OBJECT) != PMIX_SUCCESS ||
+        sy_client_unpack_one(msg, &n, PMIX_SIZE) != PMIX_SUCCESS || n > sy_buffer_remaining(msg))
+        goto out;
+    if (n > 0) {
+        PMIX_INFO_CREATE(info, n);
+        int32_t cnt = (int32_t)n;
+        if (info == NULL || sy_unpack(msg, info, &cnt, PMIX_INFO) != PMIX_SUCCESS)
+            goto out;
+    }
+    pthread_mutex_lock(&iof_lock);
+    reg_t *r = regs;
+    while (r != NULL && !(r->conn == conn && r->sid == sid))
+        r = r->next;
+    pthread_mutex_unlock(&iof_lock);
+    /* A registration goes only on the loop, where we are: r stays valid. */
+    if (r != NULL)
+        deliver(r, &src, ch, bo.bytes, bo.size, info, n);
+out:
+    free(bo.bytes);
+    if (info != NULL)
+        PMIX_INFO_FREE(info, n);
+}
+
+/* ---- PMIx_IOF_pull ---- */
+
+static void pull_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    reg_t *r = cbdata;
+    size_t sid = 0;
+    if (status == PMIX_SUCCESS && sy_client_unpack_one(reply, &sid, PMIX_SIZE) != PMIX_SUCCESS)
+        status = PMIX_ERR_UNPACK_FAILURE;
+    pmix_hdlr_reg_cbfunc_t cb = r->regcbfunc;
+    void *cbdata2 = r->regcbdata;
+    size_t id = r->id;
+    if (status == PMIX_SUCCESS) {
+        pthread_mutex_lock(&iof_lock);
+        r->sid = sid;
+        pthread_mutex_unlock(&iof_lock);
+    } else {
+        unlink_reg(r);
+        reg_free(r);
+        id = 0;
+    }
+    if (cb != NULL)
+        cb(status, id, cbdata2);
+}
+
+static pmix_status_t pack_procs_infos(pmix_data_buffer_t *b, const pmix_proc_t procs[],
+                                      size_t nprocs, const pmix_info_t info[], size_t ninfo)
+{
+    pmix_status_t rc = sy_pack(b, &nprocs, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && nprocs > 0)
+        rc = sy_pack(b, procs, (int32_t)nprocs, PMIX_PROC);
+    size_t n = info != NULL ? ninfo : 0;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(b, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
+    return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs,
+                                        const pmix_info_t directives[], size_t ndirs,
+                                        pmix_iof_channel_t channel, pmix_iof_cbfunc_t cbfunc,
+                                        pmix_hdlr_reg_cbfunc_t regcbfunc, void *regcbdata)
+{
+    if (procs == NULL || nprocs == 0 || (directives == NULL && ndirs > 0) ||
+        channel == PMIX_FWD_NO_CHANNELS)
+        return PMIX_ERR_BAD_PARAM;
+    if (channel & PMIX_FWD_STDIN_CHANNEL)
+        return PMIX_ERR_NOT_SUPPORTED; /* stdin is pushed, never pulled */
+    sy_iof_opts_t opts;
+    pmix_status_t rc = sy_iof_opts_parse(directives, ndirs, false, &opts);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    sy_conn_t *conn;
+    if ((rc = sy_client_server_conn(&conn)) != PMIX_SUCCESS)
+        return rc;
+    reg_t *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return PMIX_ERR_NOMEM;
+    r->conn = conn;
+    r->channel = channel;
+    r->cbfunc = cbfunc;
+    r->regcbfunc = regcbfunc;
+    r->regcbdata = regcbdata;
+    r->opts = opts;
+    pmix_data_buffer_t req;
+    uint16_t ch = channel;
+    rc = sy_client_pack_cmd(&req, SY_CMD_IOF_PULL);
+    if (rc == PMIX_SUCCESS)
+        rc = pack_procs_infos(&req, procs, nprocs, directives, ndirs);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &ch, 1, PMIX_UINT16);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        free(r);
+        return rc;
+    }
+    pthread_mutex_lock(&iof_lock);
+    r->id = next_id++;
+    r->next = regs;
+    regs = r;
+    pthread_mutex_unlock(&iof_lock);
+    rc = sy_client_request_nb(conn, &req, pull_reply, r);
+    if (rc != PMIX_SUCCESS) {
+        unlink_reg(r);
+        free(r);
+    }
+    return rc;
+}
+
+/* ---- PMIx_IOF_deregister ---- */
+
+typedef struct {
+    size_t id;
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+} dereg_t;
+
+static void dereg_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    (void)reply;
+    dereg_t *d = cbdata;
+    /* a server that went away has forgotten us anyway */
+    if (status == PMIX_ERR_LOST_CONNECTION || status == PMIX_ERR_UNREACH)
+        status = PMIX_SUCCESS;
+    if (d->cbfunc != NULL)
+        d->cbfunc(status, d->cbdata);
+    free(d);
+}
+
+/* On the loop: flush, forget, tell the server. */
+static void dereg_on_loop(void *arg)
+{
+    dereg_t *d = arg;
+    pthread_mutex_lock(&iof_lock);
+    reg_t *r = find_locked(d->id);
+    pthread_mutex_unlock(&iof_lock);
+    if (r == NULL) {
+        dereg_reply(PMIX_ERR_NOT_FOUND, NULL, d);
+        return;
+    }
+    for (stream_t *st = r->streams; st != NULL; st = st->next)
+        flush_stream(st);
+    unlink_reg(r);
+    size_t sid = r->sid;
+    sy_conn_t *conn = r->conn;
+    reg_free(r);
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_IOF_DEREG);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &sid, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_request_nb(conn, &req, dereg_reply, d);
+    else
+        sy_buffer_destruct(&req);
+    if (rc != PMIX_SUCCESS)
+        dereg_reply(PMIX_SUCCESS, NULL, d);
+}
+
+static void op_wake(pmix_status_t status, void *cbdata)
+{
+    sy_sync_signal(cbdata, status, NULL);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t directives[],
+                                              size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                                              void *cbdata)
+{
+    (void)directives;
+    (void)ndirs;
+    sy_progress_t *p = sy_runtime();
+    if (p == NULL)
+        return PMIX_ERR_INIT;
+    pthread_mutex_lock(&iof_lock);
+    reg_t *r = find_locked(iofhdlr);
+    bool answered = r != NULL && r->sid != 0;
+    pthread_mutex_unlock(&iof_lock);
+    if (r == NULL || !answered)
+        return PMIX_ERR_NOT_FOUND;
+    dereg_t *d = calloc(1, sizeof(*d));
+    if (d == NULL)
+        return PMIX_ERR_NOMEM;
+    d->id = iofhdlr;
+    sy_sync_t sync;
+    if (cbfunc == NULL) {
+        if (sy_sync_init(&sync) != PMIX_SUCCESS) {
+            free(d);
+            return PMIX_ERR_NOMEM;
+        }
+        d->cbfunc = op_wake;
+        d->cbdata = &sync;
+    } else {
+        d->cbfunc = cbfunc;
+        d->cbdata = cbdata;
+    }
+    pmix_status_t rc = sy_progress_post(p, dereg_on_loop, d);
+    if (rc != PMIX_SUCCESS)
+        free(d);
+    if (cbfunc == NULL) {
+        if (rc == PMIX_SUCCESS)
+            rc = sy_sync_wait_progress(&sync, p);
+        sy_sync_destroy(&sync);
+    }
+    return rc;
+}
+
+/* ---- connection loss and finalize (on the loop) ---- */
+
+void sy_client_iof_lost(sy_conn_t *conn)
+{
+    for (;;) {
+        pthread_mutex_lock(&iof_lock);
+        reg_t *r = regs;
+        while (r != NULL && (conn != NULL && r->conn != conn))
+            r = r->next;
+        pthread_mutex_unlock(&iof_lock);
+        if (r == NULL)
+            break;
+        for (stream_t *st = r->streams; st != NULL; st = st->next)
+            flush_stream(st);
+        unlink_reg(r);
+        /* a pull still unanswered has its reply failed: pull_reply frees it */
+        if (r->sid != 0)
+            reg_free(r);
+    }
+    sy_client_iof_push_lost(conn);
+}
+
+static void finalize_on_loop(void *arg)
+{
+    sy_client_iof_lost(NULL);
+    sy_sync_signal(arg, PMIX_SUCCESS, NULL);
+}
+
+void sy_client_iof_finalize(void)
+{
+    sy_progress_t *p = sy_runtime();
+    sy_sync_t sync;
+    if (p == NULL || sy_sync_init(&sync) != PMIX_SUCCESS)
+        return;
+    if (sy_progress_post(p, finalize_on_loop, &sync) == PMIX_SUCCESS)
+        sy_sync_wait_progress(&sync, p);
+    sy_sync_destroy(&sync);
+}
