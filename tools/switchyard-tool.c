@@ -183,11 +183,11 @@ static int cmd_ps(void)
             printf("  (no process table: %s)\n", PMIx_Error_string(rc));
         } else {
             pmix_data_array_t *d = res[0].value.data.darray;
-            printf("  %-6s %-8s %-12s %-5s %-12s %s\n", "RANK", "PID", "STATE", "EXIT", "HOST",
+            printf("  %-6s %-8s %-20s %-5s %-12s %s\n", "RANK", "PID", "STATE", "EXIT", "HOST",
                    "COMMAND");
             for (size_t i = 0; i < d->size; i++) {
                 pmix_proc_info_t *p = &((pmix_proc_info_t *)d->array)[i];
-                printf("  %-6u %-8ld %-12s %-5d %-12s %s\n", p->proc.rank, (long)p->pid,
+                printf("  %-6u %-8ld %-20s %-5d %-12s %s\n", p->proc.rank, (long)p->pid,
                        PMIx_Proc_state_string(p->state), p->exit_code,
                        p->hostname ? p->hostname : "-",
                        p->executable_name ? p->executable_name : "-");
