@@ -272,10 +272,15 @@ static sy_jseg_builder_t *builder_for(nsb_t **list, const char *nspace)
     return x->b;
 }
 
-static void put_kv(nsb_t **list, const pmix_proc_t *p, const char *key, const pmix_value_t *v)
+/* borrow: v outlives the builders (committed data, unchanged while the
+ * segments are built) and need not be copied */
+static void put_kv(nsb_t **list, const pmix_proc_t *p, const char *key, const pmix_value_t *v,
+                   bool borrow)
 {
     sy_jseg_builder_t *b = builder_for(list, p->nspace);
-    if (b != NULL)
+    if (b != NULL && borrow)
+        sy_jseg_put_borrowed(b, SY_REALM_PROC, p->rank, key, v);
+    else if (b != NULL)
         sy_jseg_put(b, SY_REALM_PROC, p->rank, key, v);
 }
 
@@ -309,7 +314,7 @@ static pmix_status_t add_remote(nsb_t **list, pmix_data_buffer_t *blob, sy_srv_t
                 rc = sy_unpack(blob, &v, &one, PMIX_VALUE);
             /* our own processes' data is already in, with LOCAL scope too */
             if (rc == PMIX_SUCCESS && !local && key != NULL)
-                put_kv(list, &p, key, &v);
+                put_kv(list, &p, key, &v, false);
             free(key);
             sy_value_destruct(&v);
             if (rc != PMIX_SUCCESS)
@@ -327,7 +332,7 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
             continue;
         for (kv_t *k = p->kvs; k != NULL; k = k->next)
             if (k->scope != PMIX_REMOTE)
-                put_kv(&list, &p->proc, k->key, &k->val);
+                put_kv(&list, &p->proc, k->key, &k->val, true);
     }
     pmix_status_t rc = PMIX_SUCCESS;
     if (f->remote_data.bytes_used > 0)
@@ -347,7 +352,7 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
             asprintf(&path, "%s/modex.%u.%u", s->tmpdir, ns != NULL ? ns->id : 0, ++modex_gen) < 0)
             path = NULL, rc = PMIX_ERR_NOMEM;
         if (rc == PMIX_SUCCESS)
-            rc = sy_jseg_publish(x->b, path, 0644);
+            rc = sy_jseg_publish_new(x->b, path, 0644); /* named to nobody yet */
         if (rc == PMIX_SUCCESS) {
             mfile_t *m = calloc(1, sizeof(*m));
             if (m != NULL) {
