@@ -454,12 +454,12 @@ static size_t value_room(const pmix_value_t *val)
     }
 }
 
-/* The whole file image in one malloc'd block: the fixed sections, then the
- * values encoded in place behind them. */
-static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, size_t *size)
+/* The whole file image in *imgp (emptied first, its allocation reused):
+ * the fixed sections, then the values encoded in place behind them. */
+static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t *imgp)
 {
     const builder_entry_t **order = NULL;
-    pmix_data_buffer_t img;
+    pmix_data_buffer_t img = *imgp;
     sy_jseg_header_t *h;
     sy_jseg_entry_t *ents = NULL;
     uint32_t *slots;
@@ -467,16 +467,19 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
     size_t n = b->nentries, nslots = 16, keys_size = 0, room = 0;
     pmix_status_t rc = PMIX_ERR_NOMEM;
 
-    memset(&img, 0, sizeof(img));
+    img.pack_ptr = img.unpack_ptr = img.base_ptr;
+    img.bytes_used = 0;
     while (nslots < 2 * n) {
         nslots *= 2;
     }
     if (0 != n && NULL == (order = malloc(n * sizeof(*order)))) {
+        *imgp = img;
         return PMIX_ERR_NOMEM;
     }
     uint32_t *key_off = NULL;
     if (0 != b->nkeys && NULL == (key_off = malloc(b->nkeys * sizeof(*key_off)))) {
         free(order);
+        *imgp = img;
         return PMIX_ERR_NOMEM;
     }
     for (size_t k = 0; k < b->nkeys; k++) {
@@ -550,12 +553,9 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
         memcpy(base + entries_off, ents, n * sizeof(*ents));
     }
     h->checksum = sy_jseg_checksum(base, total);
-    *image = base;
-    *size = total;
-    memset(&img, 0, sizeof(img)); /* the block is the caller's now */
     rc = PMIX_SUCCESS;
 out:
-    sy_buffer_destruct(&img);
+    *imgp = img;
     free(ents);
     free(key_off);
     free(order);
@@ -611,8 +611,7 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
 {
     static atomic_uint serial;
     char tmp[PATH_MAX];
-    uint8_t *img;
-    size_t size;
+    pmix_data_buffer_t img = {0};
     pmix_status_t rc;
 
     if (NULL == b || NULL == path || strlen(path) >= SY_JSEG_PATH_MAX) {
@@ -624,12 +623,11 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
                           atomic_fetch_add(&serial, 1)) >= sizeof(tmp)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    rc = build_image(b, &img, &size);
-    if (PMIX_SUCCESS != rc) {
-        return rc;
+    rc = build_image(b, &img);
+    if (PMIX_SUCCESS == rc) {
+        rc = write_file(tmp, (const uint8_t *) img.base_ptr, img.bytes_used, mode);
     }
-    rc = write_file(tmp, img, size, mode);
-    free(img);
+    sy_buffer_destruct(&img);
     if (PMIX_SUCCESS == rc && 0 != rename(tmp, path)) {
         sy_log(SY_LOG_WARN, "cannot publish job-data segment %s: %s", path, strerror(errno));
         unlink(tmp);
@@ -638,21 +636,23 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
     return rc;
 }
 
-pmix_status_t sy_jseg_publish_new(const sy_jseg_builder_t *b, const char *path, unsigned mode)
+pmix_status_t sy_jseg_publish_new(const sy_jseg_builder_t *b, const char *path, unsigned mode,
+                                  pmix_data_buffer_t *scratch)
 {
-    uint8_t *img;
-    size_t size;
+    pmix_data_buffer_t local = {0}, *img = NULL != scratch ? scratch : &local;
     pmix_status_t rc;
 
     if (NULL == b || NULL == path || strlen(path) >= SY_JSEG_PATH_MAX) {
         return PMIX_ERR_BAD_PARAM;
     }
-    rc = build_image(b, &img, &size);
-    if (PMIX_SUCCESS != rc) {
-        return rc;
+    rc = build_image(b, img);
+    if (PMIX_SUCCESS == rc) {
+        rc = write_file(path, (const uint8_t *) img->base_ptr, img->bytes_used, mode);
     }
-    rc = write_file(path, img, size, mode);
-    free(img);
+    /* a scratch buffer keeps its pages for the next image, up to a bound */
+    if (img == &local || img->bytes_allocated > SY_JSEG_SCRATCH_KEEP) {
+        sy_buffer_destruct(img);
+    }
     return rc;
 }
 

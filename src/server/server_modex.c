@@ -66,7 +66,7 @@ typedef struct fence {
     size_t expected, arrived;
     bool remote;        /* some participant is on another node */
     bool host_called;
-    member_t *members;
+    member_t *members, **members_tail; /* in arrival order: answered first come first */
     sy_timer_t *timer;
     pmix_data_buffer_t remote_data; /* blobs from the host */
     struct fence *next;
@@ -96,6 +96,8 @@ typedef struct mfile {
     struct mfile *next;
 } mfile_t;
 static mfile_t *mfiles;
+/* where segment images are built, kept between fences */
+static pmix_data_buffer_t image;
 
 static void kvs_free(kv_t *k)
 {
@@ -352,7 +354,7 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
             asprintf(&path, "%s/modex.%u.%u", s->tmpdir, ns != NULL ? ns->id : 0, ++modex_gen) < 0)
             path = NULL, rc = PMIX_ERR_NOMEM;
         if (rc == PMIX_SUCCESS)
-            rc = sy_jseg_publish_new(x->b, path, 0644); /* named to nobody yet */
+            rc = sy_jseg_publish_new(x->b, path, 0644, &image); /* named to nobody yet */
         if (rc == PMIX_SUCCESS) {
             mfile_t *m = calloc(1, sizeof(*m));
             if (m != NULL) {
@@ -705,8 +707,10 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
     free(procs); /* an existing fence kept its own copy */
     m->peer = peer;
     m->tag = tag;
-    m->next = f->members;
-    f->members = m;
+    if (f->members_tail == NULL)
+        f->members_tail = &f->members;
+    *f->members_tail = m;
+    f->members_tail = &m->next;
     sy_srv_peer_hold(peer);
     if (++f->arrived >= f->expected)
         fence_ready(s, f);
@@ -995,7 +999,8 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
     for (fence_t *f = fences, *next; f != NULL; f = next) {
         next = f->next;
         bool member = false;
-        for (member_t **pp = &f->members; *pp != NULL;) {
+        member_t **pp = &f->members;
+        while (*pp != NULL) {
             member_t *m = *pp;
             if (m->peer == peer) {
                 *pp = m->next;
@@ -1008,6 +1013,7 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
                 pp = &m->next;
             }
         }
+        f->members_tail = pp;
         if (!finalized && (member || in_set(f->procs, f->nprocs, &peer->proc)))
             fence_finish(f, PMIX_PROC_TERMINATED, NULL);
     }
@@ -1066,6 +1072,7 @@ void sy_srv_modex_finalize(sy_srv_t *s)
     while (waiters != NULL)
         waiter_answer(waiters, PMIX_ERR_LOST_CONNECTION, NULL, NULL);
     forget_nspace(s, NULL);
+    sy_buffer_destruct(&image);
 }
 
 /* ---- PMIx_server_dmodex_request ---- */
