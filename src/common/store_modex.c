@@ -3,14 +3,17 @@
  * mapped by every process of the node like job data.  Entries are realm
  * PROC, id = rank.  The newest segment of a namespace answers first.
  *
- * A segment is mapped when the fence reply names it (so it stays readable
- * if the server unlinks it) but checked only when a lookup first needs
- * it: a fence costs each process a mapping, not a pass over everyone's
- * data, and a process that never reads its peers' data never pays for the
- * check.  A segment that fails the check is logged and skipped; Gets then
- * fall back to the server (direct modex). */
+ * A segment is only named when the fence reply arrives; it is mapped and
+ * checked when a lookup first needs it.  So a fence costs each process no
+ * system call and no pass over everyone's data, and a process that never
+ * reads its peers' data never pays for it.  A segment that cannot be
+ * mapped (its namespace was deregistered and the server removed it) or
+ * fails the check is skipped (logged when corrupt); Gets then fall back to
+ * the server (direct modex). */
 #include <stdlib.h>
 #include <string.h>
+
+#include <pmix.h>
 
 #include "common/log.h"
 #include "common/store.h"
@@ -18,10 +21,10 @@
 
 typedef struct modex_seg {
     pmix_nspace_t nspace;
-    sy_jseg_t *seg;
-    char *path;   /* for the log, until checked */
-    bool checked; /* sy_jseg_check ran (under the write lock) */
-    bool bad;     /* and refused it */
+    char *path;
+    sy_jseg_t *seg; /* once mapped */
+    bool checked;   /* mapped and checked, or tried (under the write lock) */
+    bool bad;       /* and failed */
     struct modex_seg *next;
 } modex_seg_t;
 
@@ -31,18 +34,12 @@ pmix_status_t sy_store_attach_modex(const char *nspace, const char *path)
 {
     if (nspace == NULL || path == NULL)
         return PMIX_ERR_BAD_PARAM;
-    sy_jseg_t *seg = NULL;
-    pmix_status_t rc = sy_jseg_map(path, &seg);
-    if (rc != PMIX_SUCCESS)
-        return rc;
     modex_seg_t *m = calloc(1, sizeof(*m));
     if (m == NULL || (m->path = strdup(path)) == NULL) {
         free(m);
-        sy_jseg_close(seg);
         return PMIX_ERR_NOMEM;
     }
     PMIX_LOAD_NSPACE(m->nspace, nspace);
-    m->seg = seg;
     pthread_rwlock_wrlock(&sy_store_lock);
     m->next = segs;
     segs = m;
@@ -88,8 +85,8 @@ static bool unchecked(const char *nspace)
     return false;
 }
 
-/* Check every unchecked segment of nspace (takes the write lock: checking
- * writes the handle). */
+/* Map and check every unchecked segment of nspace (under the write lock:
+ * checking writes the handle). */
 static void check_nspace(const char *nspace)
 {
     pthread_rwlock_wrlock(&sy_store_lock);
@@ -97,13 +94,17 @@ static void check_nspace(const char *nspace)
         if (m->checked || !PMIX_CHECK_NSPACE(m->nspace, nspace))
             continue;
         m->checked = true;
-        if (sy_jseg_check(m->seg) != PMIX_SUCCESS) {
+        pmix_status_t rc = sy_jseg_map(m->path, &m->seg);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_jseg_check(m->seg);
+        if (rc != PMIX_SUCCESS) {
             m->bad = true;
-            sy_log(SY_LOG_WARN, "modex segment %s is corrupt; its data is asked from the server",
-                   m->path);
+            sy_jseg_close(m->seg);
+            m->seg = NULL;
+            if (rc != PMIX_ERR_NOT_FOUND)
+                sy_log(SY_LOG_WARN, "modex segment %s: %s; its data is asked from the server",
+                       m->path, rc == PMIX_ERR_UNPACK_FAILURE ? "corrupt" : PMIx_Error_string(rc));
         }
-        free(m->path);
-        m->path = NULL;
     }
     pthread_rwlock_unlock(&sy_store_lock);
 }
