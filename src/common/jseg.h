@@ -63,16 +63,20 @@ pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, 
                                   size_t *n);
 /* Write the image to `path` with file mode `mode` (via path.tmp + rename). */
 pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsigned mode);
-/* The same straight to `path`, for a name that no reader knows before this
- * returns (readers are told it afterwards), so none can see the file
- * half-written: saves the rename.  The image is built in *scratch (may be
- * NULL), which a frequent publisher keeps between calls so that its pages
- * are not allocated and faulted in every time; it is emptied when it grew
- * above SY_JSEG_SCRATCH_KEEP bytes, and otherwise released with
+/* The same in two steps, straight to `path` (no rename), for a name that no
+ * reader is told before the image is complete, so none can see the file
+ * half-written.  sy_jseg_create makes the empty file with `mode` (a
+ * publisher may do that early, off its critical path); sy_jseg_publish_fd
+ * writes the image into it, always closes fd and removes the file on
+ * failure.  The image is built in *scratch (may be NULL), which a frequent
+ * publisher keeps between calls so that its pages are not allocated and
+ * faulted in every time; it is emptied when it grew above
+ * SY_JSEG_SCRATCH_KEEP bytes, and otherwise released with
  * PMIX_DATA_BUFFER_DESTRUCT by its owner. */
 #define SY_JSEG_SCRATCH_KEEP ((size_t)16 << 20)
-pmix_status_t sy_jseg_publish_new(const sy_jseg_builder_t *b, const char *path, unsigned mode,
-                                  pmix_data_buffer_t *scratch);
+pmix_status_t sy_jseg_create(const char *path, unsigned mode, int *fd);
+pmix_status_t sy_jseg_publish_fd(const sy_jseg_builder_t *b, int fd, const char *path,
+                                 pmix_data_buffer_t *scratch);
 /* Mark the published segment at old_path as replaced by new_path. */
 pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path);
 

@@ -578,31 +578,41 @@ static pmix_status_t write_all(int fd, const uint8_t *p, size_t n)
     return PMIX_SUCCESS;
 }
 
-/* Create `name` and write the image into it with `mode`; removed again on
- * failure. */
-static pmix_status_t write_file(const char *name, const uint8_t *img, size_t size, unsigned mode)
+pmix_status_t sy_jseg_create(const char *path, unsigned mode, int *fdp)
 {
-    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 && EEXIST == errno) {
         /* the name is ours alone: anything there was left by a crashed
          * process that had our pid */
-        (void) unlink(name);
-        fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        (void) unlink(path);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     }
     if (fd < 0) {
-        sy_log(SY_LOG_WARN, "cannot create job-data segment %s: %s", name, strerror(errno));
+        sy_log(SY_LOG_WARN, "cannot create job-data segment %s: %s", path, strerror(errno));
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    pmix_status_t rc = write_all(fd, img, size);
-    if (PMIX_SUCCESS == rc && 0 != fchmod(fd, (mode_t) mode)) {
-        rc = PMIX_ERROR;
+    if (0 != fchmod(fd, (mode_t) mode)) {
+        sy_log(SY_LOG_WARN, "cannot set the mode of job-data segment %s: %s", path,
+               strerror(errno));
+        close(fd);
+        unlink(path);
+        return PMIX_ERROR;
     }
+    *fdp = fd;
+    return PMIX_SUCCESS;
+}
+
+/* Write the image into fd (from sy_jseg_create) and close it; the file is
+ * removed again on failure. */
+static pmix_status_t write_file(int fd, const char *path, const uint8_t *img, size_t size)
+{
+    pmix_status_t rc = write_all(fd, img, size);
     if (0 != close(fd)) {
         rc = PMIX_ERROR;
     }
     if (PMIX_SUCCESS != rc) {
-        sy_log(SY_LOG_WARN, "cannot write job-data segment %s: %s", name, strerror(errno));
-        unlink(name);
+        sy_log(SY_LOG_WARN, "cannot write job-data segment %s: %s", path, strerror(errno));
+        unlink(path);
     }
     return rc;
 }
@@ -623,9 +633,13 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
                           atomic_fetch_add(&serial, 1)) >= sizeof(tmp)) {
         return PMIX_ERR_BAD_PARAM;
     }
+    int fd = -1;
     rc = build_image(b, &img);
     if (PMIX_SUCCESS == rc) {
-        rc = write_file(tmp, (const uint8_t *) img.base_ptr, img.bytes_used, mode);
+        rc = sy_jseg_create(tmp, mode, &fd);
+    }
+    if (PMIX_SUCCESS == rc) {
+        rc = write_file(fd, tmp, (const uint8_t *) img.base_ptr, img.bytes_used);
     }
     sy_buffer_destruct(&img);
     if (PMIX_SUCCESS == rc && 0 != rename(tmp, path)) {
@@ -636,18 +650,19 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
     return rc;
 }
 
-pmix_status_t sy_jseg_publish_new(const sy_jseg_builder_t *b, const char *path, unsigned mode,
-                                  pmix_data_buffer_t *scratch)
+pmix_status_t sy_jseg_publish_fd(const sy_jseg_builder_t *b, int fd, const char *path,
+                                 pmix_data_buffer_t *scratch)
 {
     pmix_data_buffer_t local = {0}, *img = NULL != scratch ? scratch : &local;
-    pmix_status_t rc;
+    pmix_status_t rc = NULL == b || NULL == path ? PMIX_ERR_BAD_PARAM : build_image(b, img);
 
-    if (NULL == b || NULL == path || strlen(path) >= SY_JSEG_PATH_MAX) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    rc = build_image(b, img);
     if (PMIX_SUCCESS == rc) {
-        rc = write_file(path, (const uint8_t *) img->base_ptr, img->bytes_used, mode);
+        rc = write_file(fd, path, (const uint8_t *) img->base_ptr, img->bytes_used);
+    } else {
+        close(fd);
+        if (NULL != path) {
+            unlink(path);
+        }
     }
     /* a scratch buffer keeps its pages for the next image, up to a bound */
     if (img == &local || img->bytes_allocated > SY_JSEG_SCRATCH_KEEP) {

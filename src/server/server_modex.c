@@ -98,6 +98,36 @@ typedef struct mfile {
 static mfile_t *mfiles;
 /* where segment images are built, kept between fences */
 static pmix_data_buffer_t image;
+/* An empty segment file made while the participants of a fence arrive, so
+ * that its completion does not wait for the file system to create one. */
+static int spare_fd = -1;
+static char *spare_path;
+
+static void make_spare(sy_srv_t *s)
+{
+    if (spare_fd >= 0)
+        return;
+    char *path = NULL;
+    if (asprintf(&path, "%s/modex.%u", s->tmpdir, ++modex_gen) < 0)
+        return;
+    if (sy_jseg_create(path, 0644, &spare_fd) != PMIX_SUCCESS) {
+        spare_fd = -1;
+        free(path);
+        return;
+    }
+    spare_path = path;
+}
+
+static void drop_spare(void)
+{
+    if (spare_fd < 0)
+        return;
+    close(spare_fd);
+    unlink(spare_path);
+    free(spare_path);
+    spare_fd = -1;
+    spare_path = NULL;
+}
 
 static void kvs_free(kv_t *k)
 {
@@ -348,28 +378,34 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
     while (list != NULL) {
         nsb_t *x = list;
         list = x->next;
-        char *path = NULL;
-        sy_srv_nspace_t *ns = sy_srv_nspace_find(s, x->nspace);
-        if (rc == PMIX_SUCCESS &&
-            asprintf(&path, "%s/modex.%u.%u", s->tmpdir, ns != NULL ? ns->id : 0, ++modex_gen) < 0)
-            path = NULL, rc = PMIX_ERR_NOMEM;
-        if (rc == PMIX_SUCCESS)
-            rc = sy_jseg_publish_new(x->b, path, 0644, &image); /* named to nobody yet */
+        mfile_t *m = rc == PMIX_SUCCESS ? calloc(1, sizeof(*m)) : NULL;
+        if (rc == PMIX_SUCCESS && m == NULL)
+            rc = PMIX_ERR_NOMEM;
         if (rc == PMIX_SUCCESS) {
-            mfile_t *m = calloc(1, sizeof(*m));
-            if (m != NULL) {
-                PMIX_LOAD_NSPACE(m->nspace, x->nspace);
-                m->path = strdup(path);
-                m->next = mfiles;
-                mfiles = m;
-            }
-            sy_store_attach_modex(x->nspace, path);
+            make_spare(s);
+            if (spare_fd < 0)
+                rc = PMIX_ERR_FILE_OPEN_FAILURE;
+        }
+        if (rc == PMIX_SUCCESS) {
+            /* the spare's name is known to nobody yet: written in place */
+            m->path = spare_path;
+            spare_path = NULL;
+            rc = sy_jseg_publish_fd(x->b, spare_fd, m->path, &image);
+            spare_fd = -1;
+        }
+        if (rc == PMIX_SUCCESS) {
+            PMIX_LOAD_NSPACE(m->nspace, x->nspace);
+            m->next = mfiles;
+            mfiles = m;
+            sy_store_attach_modex(x->nspace, m->path);
             const char *nsname = x->nspace;
             rc = sy_pack(paths, &nsname, 1, PMIX_STRING);
             if (rc == PMIX_SUCCESS)
-                rc = sy_pack(paths, &path, 1, PMIX_STRING);
+                rc = sy_pack(paths, &m->path, 1, PMIX_STRING);
+        } else if (m != NULL) {
+            free(m->path);
+            free(m);
         }
-        free(path);
         sy_jseg_builder_free(x->b);
         free(x);
     }
@@ -714,6 +750,8 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
     sy_srv_peer_hold(peer);
     if (++f->arrived >= f->expected)
         fence_ready(s, f);
+    else if (f->kind != SY_CMD_DISCONNECT)
+        make_spare(s); /* while waiting for the others */
 }
 
 /* ---- direct modex ---- */
@@ -1073,6 +1111,7 @@ void sy_srv_modex_finalize(sy_srv_t *s)
         waiter_answer(waiters, PMIX_ERR_LOST_CONNECTION, NULL, NULL);
     forget_nspace(s, NULL);
     sy_buffer_destruct(&image);
+    drop_spare();
 }
 
 /* ---- PMIx_server_dmodex_request ---- */
