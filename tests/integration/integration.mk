@@ -47,3 +47,10 @@ check_PROGRAMS += tests/integration/test_fabric_sched
 tests_integration_test_fabric_sched_SOURCES = tests/integration/test_fabric_sched.c
 tests_integration_test_fabric_sched_LDADD = src/libpmix.la $(HWLOC_LIBS)
 tests_integration_test_fabric_sched_LDFLAGS = -no-install
+# The host's register_events/deregister_events and event handlers that do
+# not answer (PMIX_EVENT_ACTION_TIMEOUT): a host forking itself as clients.
+check_PROGRAMS += tests/integration/test_evreg
+tests_integration_test_evreg_SOURCES = tests/integration/test_evreg.c
+tests_integration_test_evreg_LDADD = src/libpmix.la
+tests_integration_test_evreg_LDFLAGS = -no-install
+TESTS += tests/integration/test_evreg
