@@ -18,6 +18,7 @@ typedef struct {
     sy_conn_t *conn;     /* NULL for a singleton */
     pmix_proc_t server;
     char *server_host;
+    char *usock;         /* the server's UNIX socket, when conn is one */
 } sy_client_t;
 
 /* Guards sy_client's fields against concurrent Init/Finalize. */
@@ -40,6 +41,10 @@ uint32_t sy_client_next_tag(void);
  * path every Init takes). */
 pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
                                  double seconds, void **reply, size_t *reply_len);
+/* The same, but replies with other tags are read and dropped (a channel
+ * on which earlier requests may have timed out). */
+pmix_status_t sy_client_exchange_skip(int fd, uint32_t tag, const void *body, size_t len,
+                                      double seconds, void **reply, size_t *reply_len);
 /* Fail every outstanding request (the connection is gone). */
 void sy_client_fail_requests(pmix_status_t status);
 /* A request whose reply comes to cb on the loop thread (or on the thread
@@ -62,6 +67,19 @@ pmix_status_t sy_client_unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_t
 void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
 
 #define SY_REQUEST_WAIT 30.0
+
+/* ---- client_direct.c: the direct channel (wire.h) ---- */
+/* sy_client_rpc on the direct channel: the calling thread writes the
+ * request and reads the reply itself, with no hand-off to or from the
+ * progress thread.  The channel is opened on first use; when it cannot be
+ * (TCP, refused), is busy with another thread's request, or the caller is
+ * the loop, this is sy_client_rpc on the connection.  For requests whose
+ * order relative to the connection's other traffic does not matter. */
+pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds,
+                                   pmix_data_buffer_t *rb);
+/* Finalize: close the channel (a thread blocked on it gets
+ * PMIX_ERR_LOST_CONNECTION). */
+void sy_client_direct_close(void);
 
 /* ---- client_modex.c: Put, Commit, Fence, Gets of peers' data (issue 4) ---- */
 /* After a store miss of a non-reserved key: PMIX_ERR_NOT_FOUND when none. */
