@@ -5,11 +5,14 @@
  * of CPU per round trip instead of 7), which a collective of many
  * processes on few cores pays once per process.  One request at a time
  * uses the channel; the others take the main connection. */
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -30,6 +33,117 @@ static int direct_fd = -1;
 static bool direct_tried; /* opened, or failed to: never retried */
 static bool direct_broken; /* a request failed on it: the stream is lost */
 static uint32_t direct_tag;
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static pmix_status_t wait_ready(int fd, short events, double deadline)
+{
+    for (;;) {
+        double left = deadline - mono_now();
+        if (left <= 0)
+            return PMIX_ERR_TIMEOUT;
+        struct pollfd p = {.fd = fd, .events = events};
+        int n = poll(&p, 1, left > 86400 ? -1 : (int)(left * 1000) + 1);
+        if (n > 0)
+            return PMIX_SUCCESS;
+        if (n < 0 && errno != EINTR)
+            return PMIX_ERR_LOST_CONNECTION;
+    }
+}
+
+/* One request and its reply, in as few system calls as the sizes allow
+ * (one sendmsg; a poll and one recv for a small reply).  Only replies
+ * travel on the channel and one request at a time, so what arrives is the
+ * reply; anything else is a broken stream. */
+static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len, double seconds,
+                              void **reply, size_t *reply_len)
+{
+    double deadline = mono_now() + seconds;
+    uint8_t hdr[SY_FRAME_HEADER_SIZE];
+    sy_frame_header_encode(hdr, tag, 0, (uint32_t)len);
+    struct iovec iov[2] = {{hdr, sizeof(hdr)}, {(void *)body, len}};
+    size_t left = sizeof(hdr) + len;
+    while (left > 0) {
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+        ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            pmix_status_t rc = wait_ready(fd, POLLOUT, deadline);
+            if (rc != PMIX_SUCCESS)
+                return rc;
+            continue;
+        }
+        if (w <= 0)
+            return PMIX_ERR_LOST_CONNECTION;
+        left -= (size_t)w;
+        for (int i = 0; i < 2 && w > 0; i++) {
+            size_t take = (size_t)w < iov[i].iov_len ? (size_t)w : iov[i].iov_len;
+            iov[i].iov_base = (char *)iov[i].iov_base + take;
+            iov[i].iov_len -= take;
+            w -= (ssize_t)take;
+        }
+    }
+    /* header and (small) body usually come in one recv */
+    size_t cap = 4096, got = 0, need = SY_FRAME_HEADER_SIZE;
+    uint8_t *buf = malloc(cap);
+    bool have_hdr = false;
+    uint32_t rlen = 0;
+    if (buf == NULL)
+        return PMIX_ERR_NOMEM;
+    while (got < need) {
+        pmix_status_t rc = wait_ready(fd, POLLIN, deadline);
+        if (rc != PMIX_SUCCESS) {
+            free(buf);
+            return rc;
+        }
+        ssize_t r = recv(fd, buf + got, cap - got, 0);
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            continue;
+        if (r <= 0) {
+            free(buf);
+            return PMIX_ERR_LOST_CONNECTION;
+        }
+        got += (size_t)r;
+        if (!have_hdr && got >= SY_FRAME_HEADER_SIZE) {
+            uint32_t rtag = 0;
+            uint16_t flags = 0;
+            if (sy_frame_header_decode(buf, &rtag, &flags, &rlen) != PMIX_SUCCESS ||
+                rtag != tag || !(flags & SY_WIRE_F_REPLY) || rlen > (1u << 30)) {
+                free(buf);
+                return PMIX_ERR_UNPACK_FAILURE;
+            }
+            have_hdr = true;
+            need = SY_FRAME_HEADER_SIZE + (size_t)rlen;
+            if (need > cap) {
+                uint8_t *bigger = realloc(buf, need);
+                if (bigger == NULL) {
+                    free(buf);
+                    return PMIX_ERR_NOMEM;
+                }
+                buf = bigger;
+                cap = need;
+            }
+        }
+        if (got > need && have_hdr) {
+            free(buf);
+            return PMIX_ERR_UNPACK_FAILURE; /* more than our reply */
+        }
+    }
+    /* the body without the header, as a buffer of its own */
+    if (rlen == 0) {
+        free(buf);
+        *reply = NULL;
+    } else {
+        memmove(buf, buf + SY_FRAME_HEADER_SIZE, rlen);
+        *reply = buf;
+    }
+    *reply_len = rlen;
+    return PMIX_SUCCESS;
+}
 
 /* Under direct_lock: connect and say HELLO with SY_HELLO_DIRECT. */
 static void direct_open(void)
@@ -122,8 +236,8 @@ pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds,
     uint32_t tag = SY_WIRE_TAG_DIRECT | direct_tag;
     void *body = NULL;
     size_t len = 0;
-    pmix_status_t rc = sy_client_exchange_skip(direct_fd, tag, req->base_ptr, req->bytes_used,
-                                               seconds, &body, &len);
+    pmix_status_t rc =
+        exchange(direct_fd, tag, req->base_ptr, req->bytes_used, seconds, &body, &len);
     sy_buffer_destruct(req);
     if (rc != PMIX_SUCCESS) {
         /* a frame may be half read: the channel is not used again.  The

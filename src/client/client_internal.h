@@ -41,10 +41,6 @@ uint32_t sy_client_next_tag(void);
  * path every Init takes). */
 pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
                                  double seconds, void **reply, size_t *reply_len);
-/* The same, but replies with other tags are read and dropped (a channel
- * on which earlier requests may have timed out). */
-pmix_status_t sy_client_exchange_skip(int fd, uint32_t tag, const void *body, size_t len,
-                                      double seconds, void **reply, size_t *reply_len);
 /* Fail every outstanding request (the connection is gone). */
 void sy_client_fail_requests(pmix_status_t status);
 /* A request whose reply comes to cb on the loop thread (or on the thread

@@ -349,25 +349,8 @@ static pmix_status_t read_all(int fd, void *buf, size_t len, double deadline)
     return PMIX_SUCCESS;
 }
 
-/* Read one frame's body (malloc'd, NULL when empty). */
-static pmix_status_t read_body(int fd, uint32_t rlen, double deadline, char **out)
-{
-    char *buf = rlen > 0 ? malloc(rlen) : NULL;
-    if (rlen > 0 && buf == NULL)
-        return PMIX_ERR_NOMEM;
-    pmix_status_t rc = read_all(fd, buf, rlen, deadline);
-    if (rc != PMIX_SUCCESS) {
-        free(buf);
-        return rc;
-    }
-    *out = buf;
-    return PMIX_SUCCESS;
-}
-
-/* skip: replies with other tags (of requests that timed out earlier on
- * the same channel) are read and dropped instead of being an error. */
-static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len, double seconds,
-                              bool skip, void **reply, size_t *reply_len)
+pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
+                                 double seconds, void **reply, size_t *reply_len)
 {
     *reply = NULL;
     *reply_len = 0;
@@ -377,38 +360,25 @@ static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len
     pmix_status_t rc = write_all(fd, hdr, sizeof(hdr), deadline);
     if (rc == PMIX_SUCCESS)
         rc = write_all(fd, body, len, deadline);
-    for (;;) {
-        if (rc == PMIX_SUCCESS)
-            rc = read_all(fd, hdr, sizeof(hdr), deadline);
-        uint32_t rtag = 0, rlen = 0;
-        uint16_t flags = 0;
-        if (rc == PMIX_SUCCESS)
-            rc = sy_frame_header_decode(hdr, &rtag, &flags, &rlen);
-        if (rc == PMIX_SUCCESS && (!(flags & SY_WIRE_F_REPLY) || rlen > (1u << 30) ||
-                                   (rtag != tag && !skip)))
-            rc = PMIX_ERR_UNPACK_FAILURE;
-        char *buf = NULL;
-        if (rc == PMIX_SUCCESS)
-            rc = read_body(fd, rlen, deadline, &buf);
-        if (rc != PMIX_SUCCESS)
-            return rc;
-        if (rtag == tag) {
-            *reply = buf;
-            *reply_len = rlen;
-            return PMIX_SUCCESS;
-        }
+    if (rc == PMIX_SUCCESS)
+        rc = read_all(fd, hdr, sizeof(hdr), deadline);
+    uint32_t rtag = 0, rlen = 0;
+    uint16_t flags = 0;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_frame_header_decode(hdr, &rtag, &flags, &rlen);
+    if (rc == PMIX_SUCCESS && (rtag != tag || !(flags & SY_WIRE_F_REPLY) || rlen > (1u << 24)))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    char *buf = rlen > 0 ? malloc(rlen) : NULL;
+    if (rlen > 0 && buf == NULL)
+        return PMIX_ERR_NOMEM;
+    rc = read_all(fd, buf, rlen, deadline);
+    if (rc != PMIX_SUCCESS) {
         free(buf);
+        return rc;
     }
-}
-
-pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
-                                 double seconds, void **reply, size_t *reply_len)
-{
-    return exchange(fd, tag, body, len, seconds, false, reply, reply_len);
-}
-
-pmix_status_t sy_client_exchange_skip(int fd, uint32_t tag, const void *body, size_t len,
-                                      double seconds, void **reply, size_t *reply_len)
-{
-    return exchange(fd, tag, body, len, seconds, true, reply, reply_len);
+    *reply = buf;
+    *reply_len = rlen;
+    return PMIX_SUCCESS;
 }
