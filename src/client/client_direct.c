@@ -32,6 +32,7 @@ static pthread_mutex_t direct_lock = PTHREAD_MUTEX_INITIALIZER; /* the channel's
 static int direct_fd = -1;
 static bool direct_tried; /* opened, or failed to: never retried */
 static bool direct_broken; /* a request failed on it: the stream is lost */
+static pid_t direct_pid;   /* the process that opened it (not a forked child) */
 static uint32_t direct_tag;
 
 static double mono_now(void)
@@ -207,6 +208,7 @@ static void direct_open(void)
         close(fd);
         return;
     }
+    direct_pid = getpid();
     __atomic_store_n(&direct_fd, fd, __ATOMIC_RELEASE);
 }
 
@@ -221,7 +223,7 @@ pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds,
                   pthread_mutex_trylock(&direct_lock) == 0;
     if (usable && !direct_tried)
         direct_open();
-    if (!usable || direct_fd < 0 || direct_broken) {
+    if (!usable || direct_fd < 0 || direct_broken || direct_pid != getpid()) {
         if (usable)
             pthread_mutex_unlock(&direct_lock);
         if (conn == NULL) {
