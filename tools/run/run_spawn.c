@@ -149,6 +149,30 @@ static void start_child(run_job_t *main_job, request_t *r)
     pmix_status_t rc = c != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
     if (rc == PMIX_SUCCESS) {
         c->req = r;
+        /* the launcher's -x exports reach spawned jobs too, as with mpirun:
+         * first, so that the app's own environment has the last word */
+        size_t nmain = main_job->opts->nenv;
+        if (nmain > 0) {
+            char **env = calloc(nmain + r->opts.nenv + 1, sizeof(char *));
+            for (size_t i = 0; env != NULL && i < nmain; i++)
+                if ((env[i] = strdup(main_job->opts->env[i])) == NULL) {
+                    for (size_t k = 0; k < i; k++)
+                        free(env[k]);
+                    free(env);
+                    env = NULL;
+                }
+            if (env == NULL) {
+                rc = PMIX_ERR_NOMEM;
+            } else {
+                for (size_t i = 0; i < r->opts.nenv; i++)
+                    env[nmain + i] = r->opts.env[i];
+                free(r->opts.env);
+                r->opts.env = env;
+                r->opts.nenv += nmain;
+            }
+        }
+    }
+    if (rc == PMIX_SUCCESS) {
         run_job_t *j = &c->job;
         j->opts = &r->opts;
         j->first_failed = -1;
