@@ -98,8 +98,9 @@ typedef struct mfile {
 static mfile_t *mfiles;
 /* where segment images are built, kept between fences */
 static pmix_data_buffer_t image;
-/* An empty segment file made while the participants of a fence arrive, so
- * that its completion does not wait for the file system to create one. */
+/* An empty segment file made ahead (at a commit, or while the participants
+ * of a fence arrive), so that a fence's completion does not wait for the
+ * file system to create one. */
 static int spare_fd = -1;
 static char *spare_path;
 
@@ -646,6 +647,9 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     sy_srv_peer_reply_status(peer, tag, rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE);
     /* held direct-modex requests for this process may be answerable now */
     poke_waiters(&peer->proc);
+    /* a fence usually follows: its file, made now rather than while the
+     * participants arrive */
+    make_spare(sy_srv);
 }
 
 static double info_timeout(const pmix_info_t *info, size_t n)
