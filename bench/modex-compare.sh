@@ -3,7 +3,10 @@
 # print the collecting fence and get-all-peers figures side by side with
 # ratios (ours / OpenPMIx; below 1 is better for us).  Run from the top of
 # the source tree after `sh scripts/build.sh`:
-#   sh bench/modex-compare.sh [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS]
+#   sh bench/modex-compare.sh [-i ROUNDS] [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS]
+# The two programs run alternately, ROUNDS times each (default 3), so that
+# load from other work on the machine falls on both; every figure is the
+# median over the rounds of each round's median over REPS launches.
 set -eu
 build=${BUILD_DIR:-build}
 openpmix=${OPENPMIX_PREFIX:-/usr/lib/x86_64-linux-gnu/pmix2}
@@ -11,25 +14,60 @@ test -f "$openpmix/include/pmix.h" || {
     echo "modex-compare: OpenPMIx headers not found under $openpmix (apt-get install libpmix-dev)" >&2
     exit 1
 }
+rounds=3
+if test "${1:-}" = "-i"; then
+    rounds=$2
+    shift 2
+fi
 make -s -C "$build" bench/modex
 ${CC:-cc} -O2 -std=gnu11 -I"$openpmix/include" bench/modex.c -o "$build/bench/modex-openpmix" \
     -L"$openpmix/lib" -lpmix -Wl,-rpath,"$openpmix/lib" -lpthread
 
 ours=$(mktemp) theirs=$(mktemp)
-trap 'rm -f "$ours" "$theirs"' EXIT
-"$build/bench/modex" "$@" > "$ours"
-"$build/bench/modex-openpmix" "$@" > "$theirs"
+trap 'rm -f "$ours" "$theirs" "$ours.m" "$theirs.m"' EXIT
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+i=0
+while test "$i" -lt "$rounds"; do
+    "$build/bench/modex" "$@" >> "$ours"
+    "$build/bench/modex-openpmix" "$@" >> "$theirs"
+    i=$((i + 1))
+done
 
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Each line: N size fence getall total fcalls dcalls fence_lastin barrier
+# barrier_lastin.  Median per (N, size) and column over the rounds.
+medians() {
+    awk '{ for (c = 3; c <= NF; c++) print $1, $2, c, $c }' "$1" | sort -k1,1n -k2,2n -k3,3n -k4,4g |
+        awk '
+        function flush() {
+            if (n == 0) return
+            m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+            out[key] = out[key] " " m
+            n = 0
+        }
+        { k = $1 " " $2 " " $3
+          if (k != cur) { flush(); cur = k; key = $1 " " $2; if (!(key in out)) { out[key] = key; order[++nk] = key } }
+          v[++n] = $4 }
+        END { flush(); for (i = 1; i <= nk; i++) print out[order[i]] }'
+}
+medians "$ours" > "$ours.m"
+medians "$theirs" > "$theirs.m"
+
+echo "load average: before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds"
 echo
-echo "| N | bytes/rank | fence+collect µs ours | 4.2.2 | ratio | get-all µs ours | 4.2.2 | ratio | launch→exit µs ours | 4.2.2 | ratio | host fence_nb calls ours / 4.2.2 |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-awk '{ print $1 "_" $2, $0 }' "$ours" | sort > "$ours.k"
-awk '{ print $1 "_" $2, $0 }' "$theirs" | sort > "$theirs.k"
-join "$ours.k" "$theirs.k" | sort -t_ -k1,1n -k2,2n | awk '{
+echo "| N | bytes/rank | fence+collect µs ours | 4.2.2 | ratio | get-all µs ours | 4.2.2 | ratio | fence last-in→all-out µs ours | 4.2.2 | ratio | pipe barrier µs, ours run / 4.2.2 run | its last-in→all-out µs | launch→exit µs ours | 4.2.2 | ratio | host fence_nb calls ours / 4.2.2 |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+# joined line: key, then ours "N size fence getall total fcalls dcalls
+# fence_lastin barrier barrier_lastin" ($2..$11), then theirs ($12..$21)
+awk '{ print $1 "_" $2, $0 }' "$ours.m" | sort > "$ours"
+awk '{ print $1 "_" $2, $0 }' "$theirs.m" | sort > "$theirs"
+join "$ours" "$theirs" | sort -t_ -k1,1n -k2,2n | awk '
+function cell(a, b) { printf "| %.1f | %.1f | %.3f ", a, b, (b > 0 ? a / b : 0) }
+{
     printf "| %s | %s ", $2, $3
-    for (i = 4; i <= 6; i++)
-        printf "| %.1f | %.1f | %.3f ", $i, $(i + 7), ($(i + 7) > 0 ? $i / $(i + 7) : 0)
-    printf "| %s / %s |\n", $7, $14
+    cell($4, $14)
+    cell($5, $15)
+    cell($9, $19)
+    printf "| %.0f / %.0f | %.0f / %.0f ", $10, $20, $11, $21
+    cell($6, $16)
+    printf "| %.0f / %.0f |\n", $7, $17
 }'
-rm -f "$ours.k" "$theirs.k"

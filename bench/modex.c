@@ -9,17 +9,37 @@
  * hands the copy back (an all-gather over one daemon), direct_modex says
  * PMIX_ERR_NOT_FOUND.  Each client: Init; Put(GLOBAL) of one byte object of
  * SIZE bytes (an xorshift stream seeded by its rank, incompressible);
- * Commit; a barrier (pipes to the host, outside PMIx); a timed
- * PMIx_Fence with PMIX_COLLECT_DATA; a timed "getall" — Get of every
- * peer's key, checked byte for byte; a barrier; Finalize.  Reported per
- * (N, SIZE): medians over repetitions of the slowest rank's fence and
- * getall, and launch to all exited; and the number of host fence_nb and
- * direct_modex calls in the last repetition.
+ * Commit; computes the payload every peer will have posted (outside any
+ * timed phase); a barrier (pipes to the host, outside PMIx); a timed
+ * PMIx_Fence with PMIX_COLLECT_DATA; a barrier; a timed "getall" — Get of
+ * every peer's key, checked byte for byte; a barrier; Finalize.
+ *
+ * Each timed phase starts after a barrier and ends before the next one, so
+ * a rank that is done waits blocked in read() instead of running the next
+ * phase on the CPUs that slower ranks still need (with 32 ranks on 2 cores,
+ * early ranks generating and checking data inflated the last ranks' fence
+ * by several milliseconds, for both libraries).
+ *
+ * Between the fence and getall one more barrier is timed like the fence:
+ * the same collective with no PMIx at all (write a byte to the host, which
+ * answers every rank once all wrote), i.e. the floor of any collective
+ * through one server process on this machine.
+ *
+ * Reported per (N, SIZE), medians over repetitions of: the slowest rank's
+ * fence and getall; launch to all exited; the number of host fence_nb and
+ * direct_modex calls in the last repetition; the fence from the last
+ * rank's entry to the last rank's return (CLOCK_MONOTONIC is one clock for
+ * every process of the machine), which leaves out the wake-up skew of the
+ * barrier before it; and the pipe barrier's slowest rank and last-in to
+ * all-out.
  *
  *   modex [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS]
- * Output: "N size fence_us getall_us total_us fence_calls dmodex_calls" */
+ * Output: "N size fence_us getall_us total_us fence_calls dmodex_calls
+ *          fence_lastin_us barrier_us barrier_lastin_us" */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,6 +71,10 @@ static void payload(pmix_rank_t rank, unsigned char *out, size_t len)
     }
 }
 
+/* Barriers: before the fence, after it, the timed one (the floor), after
+ * that, before Finalize. */
+#define NPHASES 5
+
 /* ---------------- client ---------------- */
 static int barrier(int ready, int go)
 {
@@ -58,7 +82,7 @@ static int barrier(int ready, int go)
     return write(ready, &c, 1) == 1 && read(go, &c, 1) == 1 ? 0 : -1;
 }
 
-static int client(int fd, size_t size, int ready, int go0, int go1)
+static int client(int fd, size_t size, int ready, const int go[NPHASES])
 {
     pmix_proc_t me;
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -74,7 +98,9 @@ static int client(int fd, size_t size, int ready, int go0, int go1)
     uint32_t n = v->data.uint32;
     PMIX_VALUE_RELEASE(v);
 
-    unsigned char *mine = malloc(size), *want = malloc(size);
+    unsigned char *mine = malloc(size), *want = malloc((size_t)n * size);
+    if (mine == NULL || want == NULL)
+        return 2;
     payload(me.rank, mine, size);
     pmix_value_t val;
     pmix_byte_object_t bo = {.bytes = (char *)mine, .size = size};
@@ -85,21 +111,35 @@ static int client(int fd, size_t size, int ready, int go0, int go1)
         fprintf(stderr, "modex client: Put/Commit: %s\n", PMIx_Error_string(rc));
         return 3;
     }
-    if (barrier(ready, go0) != 0)
+    /* what each peer posted, for the check: not the library's work */
+    for (pmix_rank_t r = 0; r < n; r++)
+        payload(r, want + (size_t)r * size, size);
+    if (barrier(ready, go[0]) != 0)
         return 6;
 
     pmix_info_t collect;
     bool yes = true;
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    double t0 = now_us();
+    double t_enter = now_us();
     rc = PMIx_Fence(NULL, 0, &collect, 1);
-    double t_fence = now_us() - t0;
+    double t_exit = now_us();
     PMIX_INFO_DESTRUCT(&collect);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "modex client: Fence: %s\n", PMIx_Error_string(rc));
         return 4;
     }
-    t0 = now_us();
+    if (barrier(ready, go[1]) != 0)
+        return 6;
+    /* The same collective without PMIx: through the host's pipes, timed
+     * like the fence.  Its figures are what 32 processes sharing 2 cores
+     * cost to meet at one server and all wake up again. */
+    double b_enter = now_us();
+    if (barrier(ready, go[2]) != 0)
+        return 6;
+    double b_exit = now_us();
+    if (barrier(ready, go[3]) != 0)
+        return 6;
+    double t0 = now_us();
     for (pmix_rank_t r = 0; r < n; r++) {
         if (r == me.rank)
             continue;
@@ -107,9 +147,8 @@ static int client(int fd, size_t size, int ready, int go0, int go1)
         PMIX_LOAD_PROCID(&peer, me.nspace, r);
         v = NULL;
         rc = PMIx_Get(&peer, "bench.blob", NULL, 0, &v);
-        payload(r, want, size);
         if (rc != PMIX_SUCCESS || v->type != PMIX_BYTE_OBJECT || v->data.bo.size != size ||
-            memcmp(v->data.bo.bytes, want, size) != 0) {
+            memcmp(v->data.bo.bytes, want + (size_t)r * size, size) != 0) {
             fprintf(stderr, "modex client %u: wrong data for rank %u: %s\n", me.rank, r,
                     PMIx_Error_string(rc));
             return 5;
@@ -119,12 +158,13 @@ static int client(int fd, size_t size, int ready, int go0, int go1)
     double t_getall = now_us() - t0;
     free(mine);
     free(want);
-    if (barrier(ready, go1) != 0)
+    if (barrier(ready, go[4]) != 0)
         return 6;
     if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS)
         return 7;
-    char line[128];
-    int len = snprintf(line, sizeof line, "%u %.1f %.1f\n", me.rank, t_fence, t_getall);
+    char line[200];
+    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f\n", me.rank, t_enter,
+                       t_exit, t_getall, b_enter, b_exit);
     return write(fd, line, (size_t)len) == len ? 0 : 8;
 }
 
@@ -252,8 +292,22 @@ static int register_job(const char *nspace, unsigned n, const char *host)
     return rc == PMIX_SUCCESS ? 0 : -1;
 }
 
-/* One launch; out = {fence max, getall max, total}. */
-static int launch(unsigned n, size_t size, int run, double out[3])
+/* Slowest rank and last-in to all-out of one collective phase. */
+typedef struct {
+    double slowest, last_in, last_out;
+} phase_t;
+
+static void phase_add(phase_t *p, double in, double out)
+{
+    p->slowest = out - in > p->slowest ? out - in : p->slowest;
+    p->last_in = in > p->last_in ? in : p->last_in;
+    p->last_out = out > p->last_out ? out : p->last_out;
+}
+
+enum { FIG_FENCE, FIG_GETALL, FIG_TOTAL, FIG_FENCE_LASTIN, FIG_BARRIER, FIG_BARRIER_LASTIN, NFIG };
+
+/* One launch; out[] indexed by FIG_*. */
+static int launch(unsigned n, size_t size, int run, double out[NFIG])
 {
     char nspace[64], host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -271,15 +325,18 @@ static int launch(unsigned n, size_t size, int run, double out[3])
     }
     if (register_job(nspace, n, host) != 0)
         return -1;
-    int pfd[2], ready[2], go[2][2];
-    if (pipe(pfd) != 0 || pipe(ready) != 0 || pipe(go[0]) != 0 || pipe(go[1]) != 0)
+    int pfd[2], ready[2], go[NPHASES][2];
+    if (pipe(pfd) != 0 || pipe(ready) != 0)
         return -1;
-    char sbuf[32], fdbuf[16], rbuf[16], g0[16], g1[16];
+    for (int i = 0; i < NPHASES; i++)
+        if (pipe(go[i]) != 0)
+            return -1;
+    char sbuf[32], fdbuf[16], rbuf[16], gbuf[NPHASES][16];
     snprintf(sbuf, sizeof sbuf, "%zu", size);
     snprintf(fdbuf, sizeof fdbuf, "%d", pfd[1]);
     snprintf(rbuf, sizeof rbuf, "%d", ready[1]);
-    snprintf(g0, sizeof g0, "%d", go[0][0]);
-    snprintf(g1, sizeof g1, "%d", go[1][0]);
+    for (int i = 0; i < NPHASES; i++)
+        snprintf(gbuf[i], sizeof gbuf[i], "%d", go[i][0]);
     pid_t pids[1024];
     for (unsigned r = 0; r < n; r++) {
         pmix_proc_t p;
@@ -293,9 +350,10 @@ static int launch(unsigned n, size_t size, int run, double out[3])
                 putenv(env[i]);
             close(pfd[0]);
             close(ready[0]);
-            close(go[0][1]);
-            close(go[1][1]);
-            execl("/proc/self/exe", "modex", "client", fdbuf, sbuf, rbuf, g0, g1, (char *)NULL);
+            for (int i = 0; i < NPHASES; i++)
+                close(go[i][1]);
+            execl("/proc/self/exe", "modex", "client", fdbuf, sbuf, rbuf, gbuf[0], gbuf[1],
+                  gbuf[2], gbuf[3], gbuf[4], (char *)NULL);
             _exit(127);
         }
         for (size_t i = 0; env[i] != NULL; i++)
@@ -304,20 +362,34 @@ static int launch(unsigned n, size_t size, int run, double out[3])
     }
     close(pfd[1]);
     close(ready[1]);
-    close(go[0][0]);
-    close(go[1][0]);
-    for (int phase = 0; phase < 2; phase++) {
+    for (int i = 0; i < NPHASES; i++)
+        close(go[i][0]);
+    bool hung = false;
+    for (int phase = 0; phase < NPHASES && !hung; phase++) {
         char c;
         unsigned got = 0;
-        while (got < n && read(ready[0], &c, 1) == 1)
+        while (got < n) {
+            /* a launch stuck for a minute (OpenPMIx 4.2.2 clients now and
+             * then never return from PMIx_Init here) is killed and redone */
+            struct pollfd pf = {.fd = ready[0], .events = POLLIN};
+            if (poll(&pf, 1, 60000) != 1) {
+                hung = true;
+                break;
+            }
+            if (read(ready[0], &c, 1) != 1)
+                break;
             got++;
-        for (unsigned r = 0; r < got; r++)
+        }
+        for (unsigned r = 0; r < got && !hung; r++)
             if (write(go[phase][1], "g", 1) != 1)
                 break;
     }
+    if (hung)
+        for (unsigned r = 0; r < n; r++)
+            kill(pids[r], SIGKILL);
     close(ready[0]);
-    close(go[0][1]);
-    close(go[1][1]);
+    for (int i = 0; i < NPHASES; i++)
+        close(go[i][1]);
     int failed = 0;
     for (unsigned r = 0; r < n; r++) {
         int st;
@@ -327,11 +399,14 @@ static int launch(unsigned n, size_t size, int run, double out[3])
     }
     double total = now_us() - t0;
     FILE *f = fdopen(pfd[0], "r");
-    double fence_max = 0, getall_max = 0, a, b;
+    phase_t fence = {0}, bar = {0};
+    double getall_max = 0, fin, fout, ga, bin, bout;
     unsigned lines = 0, rank;
-    while (f != NULL && fscanf(f, "%u %lf %lf", &rank, &a, &b) == 3) {
-        fence_max = a > fence_max ? a : fence_max;
-        getall_max = b > getall_max ? b : getall_max;
+    while (f != NULL &&
+           fscanf(f, "%u %lf %lf %lf %lf %lf", &rank, &fin, &fout, &ga, &bin, &bout) == 6) {
+        phase_add(&fence, fin, fout);
+        phase_add(&bar, bin, bout);
+        getall_max = ga > getall_max ? ga : getall_max;
         lines++;
     }
     if (f != NULL)
@@ -346,11 +421,16 @@ static int launch(unsigned n, size_t size, int run, double out[3])
     waiter_t w = WAITER_INIT;
     PMIx_server_deregister_nspace(ns, op_done, &w);
     wait_op(PMIX_SUCCESS, &w);
+    if (hung)
+        return -2;
     if (failed || lines != n)
         return -1;
-    out[0] = fence_max;
-    out[1] = getall_max;
-    out[2] = total;
+    out[FIG_FENCE] = fence.slowest;
+    out[FIG_GETALL] = getall_max;
+    out[FIG_TOTAL] = total;
+    out[FIG_FENCE_LASTIN] = fence.last_out - fence.last_in;
+    out[FIG_BARRIER] = bar.slowest;
+    out[FIG_BARRIER_LASTIN] = bar.last_out - bar.last_in;
     return 0;
 }
 
@@ -368,9 +448,11 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-    if (argc == 7 && strcmp(argv[1], "client") == 0) {
-        int rc = client(atoi(argv[2]), (size_t)atol(argv[3]), atoi(argv[4]), atoi(argv[5]),
-                        atoi(argv[6]));
+    if (argc == 5 + NPHASES && strcmp(argv[1], "client") == 0) {
+        int go[NPHASES];
+        for (int i = 0; i < NPHASES; i++)
+            go[i] = atoi(argv[5 + i]);
+        int rc = client(atoi(argv[2]), (size_t)atol(argv[3]), atoi(argv[4]), go);
         if (rc != 0)
             fprintf(stderr, "modex client: failed at step %d\n", rc);
         return rc;
@@ -416,23 +498,32 @@ int main(int argc, char **argv)
             size_t size = (size_t)atol(st);
             if (n < 2 || n > 1024 || size < 1)
                 continue;
-            double fig[3][100];
+            double fig[NFIG][100];
             for (int run = 0; run < reps && rc == 0; run++) {
                 atomic_store(&fence_calls, 0);
                 atomic_store(&dmodex_calls, 0);
-                double out[3];
-                if (launch(n, size, run, out) != 0) {
+                double out[NFIG];
+                int lrc = -2;
+                for (int attempt = 0; attempt < 3 && lrc == -2; attempt++) {
+                    lrc = launch(n, size, run * 3 + attempt, out);
+                    if (lrc == -2)
+                        fprintf(stderr, "modex: launch of %u clients (%zu B) hung; killed\n", n,
+                                size);
+                }
+                if (lrc != 0) {
                     fprintf(stderr, "modex: launch of %u clients (%zu B) failed\n", n, size);
                     rc = 1;
                     break;
                 }
-                for (int i = 0; i < 3; i++)
+                for (int i = 0; i < NFIG; i++)
                     fig[i][run] = out[i];
             }
             if (rc == 0)
-                printf("%u %zu %.1f %.1f %.1f %d %d\n", n, size, median(fig[0], reps),
-                       median(fig[1], reps), median(fig[2], reps), atomic_load(&fence_calls),
-                       atomic_load(&dmodex_calls));
+                printf("%u %zu %.1f %.1f %.1f %d %d %.1f %.1f %.1f\n", n, size,
+                       median(fig[FIG_FENCE], reps), median(fig[FIG_GETALL], reps),
+                       median(fig[FIG_TOTAL], reps), atomic_load(&fence_calls),
+                       atomic_load(&dmodex_calls), median(fig[FIG_FENCE_LASTIN], reps),
+                       median(fig[FIG_BARRIER], reps), median(fig[FIG_BARRIER_LASTIN], reps));
             fflush(stdout);
         }
         free(slist);

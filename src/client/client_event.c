@@ -80,6 +80,28 @@ static void registered(size_t ref, const pmix_status_t *codes, size_t ncodes)
     sy_client_request_nb(conn, &req, notify_sent, NULL);
 }
 
+/* A handler went: the server counts registrations per code for its host's
+ * deregister_events. */
+static void deregistered(size_t ref, const pmix_status_t *codes, size_t ncodes)
+{
+    (void)codes;
+    (void)ncodes;
+    pthread_mutex_lock(&sy_client_lock);
+    sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
+    pthread_mutex_unlock(&sy_client_lock);
+    if (conn == NULL)
+        return;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_EVENT_DEREGISTER);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(&req, &ref, 1, PMIX_SIZE);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req);
+        return;
+    }
+    sy_client_request_nb(conn, &req, notify_sent, NULL);
+}
+
 void sy_client_event_init(const pmix_info_t info[], size_t ninfo)
 {
     sy_event_set_self(&sy_client.me);
@@ -87,6 +109,7 @@ void sy_client_event_init(const pmix_info_t info[], size_t ninfo)
     if (sy_client.conn != NULL || sy_client.tool) {
         sy_event_set_forwarder(forward);
         sy_event_set_register_hook(registered);
+        sy_event_set_deregister_hook(deregistered);
     }
     /* PMIX_MODEL_DECLARED: a programming model announced itself at init */
     for (size_t i = 0; info != NULL && i < ninfo; i++) {
@@ -145,4 +168,5 @@ void sy_client_event_finalize(void)
 {
     sy_event_set_forwarder(NULL);
     sy_event_set_register_hook(NULL);
+    sy_event_set_deregister_hook(NULL);
 }

@@ -63,8 +63,10 @@ pmix_status_t sy_client_resolve_nspace(const char *nspace, const pmix_info_t inf
 static pmix_status_t dial(int *fd)
 {
     const char *usock = getenv(SY_ENV_USOCK);
-    if (usock != NULL && *usock != '\0' && sy_usock_connect(usock, fd) == PMIX_SUCCESS)
+    if (usock != NULL && *usock != '\0' && sy_usock_connect(usock, fd) == PMIX_SUCCESS) {
+        sy_client.usock = strdup(usock); /* for the direct channel; NULL: none */
         return PMIX_SUCCESS;
+    }
     const char *uri = getenv(SY_ENV_URI);
     if (uri == NULL)
         uri = getenv("PMIX_SERVER_URI4");
@@ -255,6 +257,7 @@ static pmix_status_t become_singleton(void)
 static void reset_state(void)
 {
     free(sy_client.server_host);
+    free(sy_client.usock);
     memset(&sy_client, 0, sizeof(sy_client));
 }
 
@@ -370,6 +373,7 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
         if (rc == PMIX_ERR_LOST_CONNECTION)
             rc = PMIX_SUCCESS;
         sy_store_set_resolver(NULL, NULL);
+        sy_client_direct_close();
         drop_conn();
     }
     sy_store_detach(sy_client.me.nspace);

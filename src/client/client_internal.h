@@ -20,6 +20,7 @@ typedef struct {
     sy_conn_t *conn;     /* NULL for a singleton */
     pmix_proc_t server;
     char *server_host;
+    char *usock;         /* the server's UNIX socket, when conn is one */
 } sy_client_t;
 
 /* Guards sy_client's fields against concurrent Init/Finalize. */
@@ -91,6 +92,19 @@ void sy_client_iof_unsolicited(sy_conn_t *conn, pmix_data_buffer_t *msg);
 void sy_client_iof_lost(sy_conn_t *conn);
 /* The last finalize: every registration and stdin forwarding goes. */
 void sy_client_iof_finalize(void);
+
+/* ---- client_direct.c: the direct channel (wire.h) ---- */
+/* sy_client_rpc on the direct channel: the calling thread writes the
+ * request and reads the reply itself, with no hand-off to or from the
+ * progress thread.  The channel is opened on first use; when it cannot be
+ * (TCP, refused), is busy with another thread's request, or the caller is
+ * the loop, this is sy_client_rpc on the connection.  For requests whose
+ * order relative to the connection's other traffic does not matter. */
+pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds,
+                                   pmix_data_buffer_t *rb);
+/* Finalize: close the channel (a thread blocked on it gets
+ * PMIX_ERR_LOST_CONNECTION). */
+void sy_client_direct_close(void);
 
 /* ---- client_modex.c: Put, Commit, Fence, Gets of peers' data (issue 4) ---- */
 /* After a store miss of a non-reserved key: PMIX_ERR_NOT_FOUND when none. */

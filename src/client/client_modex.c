@@ -150,7 +150,7 @@ PMIX_EXPORT pmix_status_t PMIx_Commit(void)
         sy_buffer_destruct(&req);
         return rc;
     }
-    rc = sy_client_rpc(conn, &req, SY_REQUEST_WAIT, &rb);
+    rc = sy_client_rpc_direct(&req, SY_REQUEST_WAIT, &rb);
     sy_buffer_destruct(&rb);
     return rc;
 }
@@ -179,29 +179,37 @@ pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply)
     return status;
 }
 
-/* Reply after the status: SIZE n, n x (STRING nspace, STRING path). */
+/* Reply after the status: SIZE n, n x (STRING nspace, STRING path): the
+ * segments to map. */
+static pmix_status_t attach_reply(pmix_status_t status, pmix_data_buffer_t *reply)
+{
+    if (status == PMIX_SUCCESS && sy_buffer_remaining(reply) > 0)
+        status = sy_client_attach_segments(reply);
+    return status;
+}
+
 static void fence_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
 {
     fence_req_t *f = cbdata;
-    if (status == PMIX_SUCCESS && sy_buffer_remaining(reply) > 0)
-        status = sy_client_attach_segments(reply);
+    status = attach_reply(status, reply);
     if (f->cbfunc != NULL)
         f->cbfunc(status, f->cbdata);
     free(f);
 }
 
-static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
-                                   const pmix_info_t info[], size_t ninfo,
-                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
+/* The request of a collective; PMIX_OPERATION_SUCCEEDED for a singleton
+ * (nothing to send). */
+static pmix_status_t collective_req(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
+                                    const pmix_info_t info[], size_t ninfo, sy_conn_t **conn,
+                                    pmix_data_buffer_t *req)
 {
-    sy_conn_t *conn;
     pmix_proc_t me;
-    pmix_status_t rc = server_conn(&conn, &me);
+    pmix_status_t rc = server_conn(conn, &me);
     if (rc != PMIX_SUCCESS)
         return rc;
     if ((procs == NULL && nprocs > 0) || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    if (conn == NULL)
+    if (*conn == NULL)
         return PMIX_OPERATION_SUCCEEDED; /* a singleton fences with itself */
     pmix_proc_t own;
     if (procs == NULL || nprocs == 0) {
@@ -209,27 +217,61 @@ static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size
         procs = &own;
         nprocs = 1;
     }
-    pmix_data_buffer_t req;
     size_t ni = info != NULL ? ninfo : 0;
-    rc = sy_client_pack_cmd(&req, cmd);
+    rc = sy_client_pack_cmd(req, cmd);
     if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
+        rc = sy_pack(req, &nprocs, 1, PMIX_SIZE);
     if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, procs, (int32_t)nprocs, PMIX_PROC);
+        rc = sy_pack(req, procs, (int32_t)nprocs, PMIX_PROC);
     if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &ni, 1, PMIX_SIZE);
+        rc = sy_pack(req, &ni, 1, PMIX_SIZE);
     if (rc == PMIX_SUCCESS && ni > 0)
-        rc = sy_pack(&req, info, (int32_t)ni, PMIX_INFO);
-    fence_req_t *f = rc == PMIX_SUCCESS ? calloc(1, sizeof(*f)) : NULL;
+        rc = sy_pack(req, info, (int32_t)ni, PMIX_INFO);
+    if (rc != PMIX_SUCCESS)
+        sy_buffer_destruct(req);
+    return rc;
+}
+
+static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
+                                   const pmix_info_t info[], size_t ninfo,
+                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    sy_conn_t *conn = NULL;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = collective_req(cmd, procs, nprocs, info, ninfo, &conn, &req);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    fence_req_t *f = calloc(1, sizeof(*f));
     if (f == NULL) {
         sy_buffer_destruct(&req);
-        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
+        return PMIX_ERR_NOMEM;
     }
     f->cbfunc = cbfunc;
     f->cbdata = cbdata;
     rc = sy_client_request_nb(conn, &req, fence_reply, f);
     if (rc != PMIX_SUCCESS)
         free(f);
+    return rc;
+}
+
+/* The blocking form: the same request and reply as collective_nb, over the
+ * direct channel when there is one, so that the caller wakes straight
+ * from the server's reply (every participant of a fence pays that wake-up,
+ * and on a loaded node they queue for the CPUs). */
+static pmix_status_t collective_wait(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
+                                     const pmix_info_t info[], size_t ninfo)
+{
+    sy_conn_t *conn = NULL;
+    pmix_data_buffer_t req, rb;
+    pmix_status_t rc = collective_req(cmd, procs, nprocs, info, ninfo, &conn, &req);
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        return PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    /* no time limit of ours: PMIX_TIMEOUT is the server's */
+    rc = sy_client_rpc_direct(&req, 365.0 * 86400, &rb);
+    rc = attach_reply(rc, &rb);
+    sy_buffer_destruct(&rb);
     return rc;
 }
 
@@ -260,54 +302,26 @@ PMIX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t n
     return collective_nb(SY_CMD_DISCONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
-static void fence_done(pmix_status_t status, void *cbdata)
-{
-    sy_sync_signal(cbdata, status, NULL);
-}
-
-typedef pmix_status_t (*collective_fn)(const pmix_proc_t[], size_t, const pmix_info_t[], size_t,
-                                       pmix_op_cbfunc_t, void *);
-
-static pmix_status_t wait_collective(collective_fn fn, const pmix_proc_t procs[], size_t nprocs,
-                                     const pmix_info_t info[], size_t ninfo)
-{
-    sy_sync_t s;
-    if (sy_sync_init(&s) != PMIX_SUCCESS)
-        return PMIX_ERR_NOMEM;
-    pmix_status_t rc = fn(procs, nprocs, info, ninfo, fence_done, &s);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_sync_wait_progress(&s, sy_client.progress);
-    else if (rc == PMIX_OPERATION_SUCCEEDED)
-        rc = PMIX_SUCCESS;
-    sy_sync_destroy(&s);
-    return rc;
-}
-
 PMIX_EXPORT pmix_status_t PMIx_Connect(const pmix_proc_t procs[], size_t nprocs,
                                        const pmix_info_t info[], size_t ninfo)
 {
-    return wait_collective(PMIx_Connect_nb, procs, nprocs, info, ninfo);
+    if (procs == NULL || nprocs == 0)
+        return PMIX_ERR_BAD_PARAM;
+    return collective_wait(SY_CMD_CONNECT, procs, nprocs, info, ninfo);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t nprocs,
                                           const pmix_info_t info[], size_t ninfo)
 {
-    return wait_collective(PMIx_Disconnect_nb, procs, nprocs, info, ninfo);
+    if (procs == NULL || nprocs == 0)
+        return PMIX_ERR_BAD_PARAM;
+    return collective_wait(SY_CMD_DISCONNECT, procs, nprocs, info, ninfo);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
                                      const pmix_info_t info[], size_t ninfo)
 {
-    sy_sync_t s;
-    if (sy_sync_init(&s) != PMIX_SUCCESS)
-        return PMIX_ERR_NOMEM;
-    pmix_status_t rc = PMIx_Fence_nb(procs, nprocs, info, ninfo, fence_done, &s);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_sync_wait_progress(&s, sy_client.progress);
-    else if (rc == PMIX_OPERATION_SUCCEEDED)
-        rc = PMIX_SUCCESS;
-    sy_sync_destroy(&s);
-    return rc;
+    return collective_wait(SY_CMD_FENCE, procs, nprocs, info, ninfo);
 }
 
 /* ---- Get of a peer's key ---- */
@@ -322,7 +336,7 @@ static bool info_flag(const pmix_info_t info[], size_t ninfo, const char *key)
 
 /* Ask the server; it holds the request until the data exists (or the
  * PMIX_TIMEOUT in info passes, or the target dies). */
-static pmix_status_t direct_modex(sy_conn_t *conn, const pmix_proc_t *proc, const char *key,
+static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
     pmix_data_buffer_t req, rb;
@@ -341,7 +355,7 @@ static pmix_status_t direct_modex(sy_conn_t *conn, const pmix_proc_t *proc, cons
         return rc;
     }
     /* no time limit of ours: the server enforces PMIX_TIMEOUT */
-    rc = sy_client_rpc(conn, &req, 365.0 * 86400, &rb);
+    rc = sy_client_rpc_direct(&req, 365.0 * 86400, &rb);
     if (rc == PMIX_SUCCESS) {
         pmix_proc_t owner;
         pmix_value_t *v = calloc(1, sizeof(*v));
@@ -385,7 +399,7 @@ pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
         return PMIX_ERR_NOT_FOUND;
     if (PMIX_CHECK_PROCID(proc, &me))
         return PMIX_ERR_NOT_FOUND; /* our own data is all in our store */
-    return direct_modex(conn, proc, key, info, ni, val);
+    return direct_modex(proc, key, info, ni, val);
 }
 
 void sy_client_modex_finalize(void)

@@ -36,7 +36,7 @@ static uint32_t last_tag = 1;
 uint32_t sy_client_next_tag(void)
 {
     pthread_mutex_lock(&req_lock);
-    if (++last_tag < 2)
+    if (++last_tag < 2 || last_tag >= SY_WIRE_TAG_DIRECT)
         last_tag = 2;
     uint32_t t = last_tag;
     pthread_mutex_unlock(&req_lock);

@@ -2,12 +2,14 @@
  * PMIx_Register_event_handler / PMIx_Deregister_event_handler /
  * PMIx_Notify_event shared by every role. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pmix.h>
 
 #include "common/event.h"
+#include "common/log.h"
 #include "common/progress.h"
 #include "common/runtime.h"
 #include "common/sync.h"
@@ -25,6 +27,7 @@ typedef struct handler {
     pmix_notification_fn_t fn;
     void *cbdata;
     void *return_object; /* PMIX_EVENT_RETURN_OBJECT, handed back on delivery */
+    int timeout;         /* PMIX_EVENT_ACTION_TIMEOUT at registration, s; 0 = none */
     struct handler *next;
 } handler_t;
 
@@ -33,6 +36,7 @@ static handler_t *handlers; /* in chain order, FIRST/LAST placed at delivery */
 static size_t next_ref = 1;
 static sy_event_forward_fn forwarder;
 static sy_event_register_fn register_hook;
+static sy_event_deregister_fn deregister_hook;
 static sy_event_outcome_fn outcome_hook;
 static pmix_proc_t self_proc;
 static sy_event_intercept_fn intercept;
@@ -51,10 +55,10 @@ void sy_event_set_register_hook(sy_event_register_fn fn)
     pthread_mutex_unlock(&ev_lock);
 }
 
-void sy_event_set_intercept(sy_event_intercept_fn fn)
+void sy_event_set_deregister_hook(sy_event_deregister_fn fn)
 {
     pthread_mutex_lock(&ev_lock);
-    intercept = fn;
+    deregister_hook = fn;
     pthread_mutex_unlock(&ev_lock);
 }
 
@@ -75,6 +79,13 @@ static void outcome(pmix_status_t code, pmix_status_t objection, const pmix_info
         hook(code, objection, results, nresults, info, ninfo);
 }
 
+void sy_event_set_intercept(sy_event_intercept_fn fn)
+{
+    pthread_mutex_lock(&ev_lock);
+    intercept = fn;
+    pthread_mutex_unlock(&ev_lock);
+}
+
 void sy_event_set_self(const pmix_proc_t *self)
 {
     pthread_mutex_lock(&ev_lock);
@@ -90,19 +101,6 @@ static void handler_free(handler_t *h)
     free(h);
 }
 
-void sy_event_clear(void)
-{
-    pthread_mutex_lock(&ev_lock);
-    while (handlers != NULL) {
-        handler_t *h = handlers;
-        handlers = h->next;
-        handler_free(h);
-    }
-    forwarder = NULL;
-    register_hook = NULL;
-    pthread_mutex_unlock(&ev_lock);
-}
-
 static bool is(const pmix_info_t *i, const char *key)
 {
     return strncmp(i->key, key, PMIX_MAX_KEYLEN) == 0;
@@ -111,6 +109,27 @@ static bool is(const pmix_info_t *i, const char *key)
 static bool flag(const pmix_info_t *i)
 {
     return i->value.type != PMIX_BOOL || i->value.data.flag;
+}
+
+/* A whole number of seconds from any integer value; 0 (none) otherwise. */
+static int seconds_of(const pmix_value_t *v)
+{
+    int64_t t;
+    switch (v->type) {
+    case PMIX_INT: t = v->data.integer; break;
+    case PMIX_INT8: t = v->data.int8; break;
+    case PMIX_INT16: t = v->data.int16; break;
+    case PMIX_INT32: t = v->data.int32; break;
+    case PMIX_INT64: t = v->data.int64; break;
+    case PMIX_UINT: t = v->data.uint; break;
+    case PMIX_UINT8: t = v->data.uint8; break;
+    case PMIX_UINT16: t = v->data.uint16; break;
+    case PMIX_UINT32: t = v->data.uint32; break;
+    case PMIX_UINT64: t = v->data.uint64 > INT32_MAX ? INT32_MAX : (int64_t)v->data.uint64; break;
+    case PMIX_SIZE: t = v->data.size > INT32_MAX ? INT32_MAX : (int64_t)v->data.size; break;
+    default: return 0;
+    }
+    return t <= 0 ? 0 : t > INT32_MAX ? INT32_MAX : (int)t;
 }
 
 /* ---- registration ---- */
@@ -203,6 +222,8 @@ static pmix_status_t do_register(pmix_status_t codes[], size_t ncodes, const pmi
             rc = copy_procs(&in->value, &h->affected, &h->naffected);
         else if (is(in, PMIX_EVENT_RETURN_OBJECT) && in->value.type == PMIX_POINTER)
             h->return_object = in->value.data.ptr;
+        else if (is(in, PMIX_EVENT_ACTION_TIMEOUT))
+            h->timeout = seconds_of(&in->value);
     }
     if (rc != PMIX_SUCCESS) {
         handler_free(h);
@@ -317,10 +338,14 @@ PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_
             break;
         }
     }
+    sy_event_deregister_fn hook = deregister_hook;
     pthread_mutex_unlock(&ev_lock);
     pmix_status_t rc = gone != NULL ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
-    if (gone != NULL)
+    if (gone != NULL) {
+        if (hook != NULL) /* whoever was told of the registration */
+            hook(gone->ref, gone->codes, gone->ncodes);
         handler_free(gone);
+    }
     if (cbfunc == NULL)
         return rc;
     return post_op(rc, cbfunc, cbdata);
@@ -333,6 +358,7 @@ typedef struct {
     pmix_notification_fn_t fn;
     void *cbdata;
     void *return_object;
+    int timeout;
 } link_t;
 
 typedef struct {
@@ -344,14 +370,35 @@ typedef struct {
     size_t nresults;
     link_t *links;
     size_t nlinks, next;
+    int timeout;       /* PMIX_EVENT_ACTION_TIMEOUT of the event, for handlers without one */
     pmix_status_t objection; /* the first answer that was not plain success */
     bool live;               /* not a replay to one handler */
     pmix_info_t *view; /* info + the running handler's return object */
-    pmix_info_t **old_views; /* earlier handlers' views, kept until the end */
+    /* what earlier handlers were given (views, results arrays): kept until
+     * the chain is freed, as a handler may read them until it answers */
+    void **old;
     size_t nold;
+    pmix_info_t **old_results;
+    size_t *old_nresults, nold_results;
+    unsigned refs; /* the chain itself + handlers that timed out and may still answer */
     sy_event_done_fn done; /* told when the chain has completed */
     void *done_arg;
 } chain_t;
+
+/* One handler running.  The handler gets the step's number, not a pointer,
+ * as its completion cbdata: a completion that comes after the step timed
+ * out, a second one, or one after finalize finds no step and is refused
+ * harmlessly. */
+typedef struct step {
+    uintptr_t id;
+    chain_t *c;
+    sy_timer_t *timer; /* PMIX_EVENT_ACTION_TIMEOUT */
+    bool timed_out;    /* the chain went on; the handler may still answer */
+    struct step *next;
+} step_t;
+
+static step_t *steps; /* under ev_lock */
+static uintptr_t next_step = 1;
 
 static bool wants(const handler_t *h, pmix_status_t status, const pmix_proc_t *affected,
                   size_t naffected, bool non_default)
@@ -381,14 +428,24 @@ static void chain_free(chain_t *c)
 {
     free(c->view);
     for (size_t i = 0; i < c->nold; i++)
-        free(c->old_views[i]);
-    free(c->old_views);
+        free(c->old[i]);
+    free(c->old);
+    for (size_t i = 0; i < c->nold_results; i++)
+        PMIX_INFO_FREE(c->old_results[i], c->old_nresults[i]);
+    free(c->old_results);
+    free(c->old_nresults);
     if (c->info != NULL)
         PMIX_INFO_FREE(c->info, c->ninfo);
     if (c->results != NULL)
         PMIX_INFO_FREE(c->results, c->nresults);
     free(c->links);
     free(c);
+}
+
+/* Drop one reference (under ev_lock); true when the chain must be freed. */
+static bool chain_unref(chain_t *c)
+{
+    return --c->refs == 0;
 }
 
 static void chain_run(chain_t *c);
@@ -398,17 +455,47 @@ static void chain_free_cb(void *arg)
     chain_t *c = arg;
     if (c->done != NULL)
         c->done(c->done_arg);
-    chain_free(c);
+    pthread_mutex_lock(&ev_lock);
+    bool last = chain_unref(c);
+    pthread_mutex_unlock(&ev_lock);
+    if (last)
+        chain_free(c);
 }
 
-/* A handler is done: its results go down the chain. */
-static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresults,
-                       pmix_op_cbfunc_t cbfunc, void *thiscbdata, void *notification_cbdata)
+/* Keep p until the chain is freed (a handler that timed out may still
+ * read it). */
+static void keep(chain_t *c, void *p)
 {
-    chain_t *c = notification_cbdata;
-    if (c->objection == PMIX_SUCCESS && status != PMIX_SUCCESS &&
-        status != PMIX_EVENT_ACTION_COMPLETE)
-        c->objection = status;
+    void **g = realloc(c->old, (c->nold + 1) * sizeof(*g));
+    if (g == NULL) {
+        free(p); /* only views come here: a leak is worse than a dangling view */
+        return;
+    }
+    c->old = g;
+    c->old[c->nold++] = p;
+}
+
+static void keep_results(chain_t *c)
+{
+    pmix_info_t **r = realloc(c->old_results, (c->nold_results + 1) * sizeof(*r));
+    size_t *n = r != NULL ? realloc(c->old_nresults, (c->nold_results + 1) * sizeof(*n)) : NULL;
+    if (r != NULL)
+        c->old_results = r;
+    if (n == NULL) {
+        PMIX_INFO_FREE(c->results, c->nresults);
+    } else {
+        c->old_nresults = n;
+        c->old_results[c->nold_results] = c->results;
+        c->old_nresults[c->nold_results++] = c->nresults;
+    }
+    c->results = NULL;
+    c->nresults = 0;
+}
+
+/* The running handler is done (answered, or timed out with results NULL):
+ * its results go down the chain, which goes on or ends. */
+static void chain_next(chain_t *c, pmix_status_t status, pmix_info_t *results, size_t nresults)
+{
     if (results != NULL && nresults > 0) {
         pmix_info_t *all;
         PMIX_INFO_CREATE(all, c->nresults + nresults);
@@ -417,22 +504,15 @@ static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresul
                 PMIx_Info_xfer(&all[i], &c->results[i]);
             for (size_t i = 0; i < nresults; i++)
                 PMIx_Info_xfer(&all[c->nresults + i], &results[i]);
+            size_t n = c->nresults + nresults;
             if (c->results != NULL)
-                PMIX_INFO_FREE(c->results, c->nresults);
+                keep_results(c);
             c->results = all;
-            c->nresults += nresults;
+            c->nresults = n;
         }
     }
-    if (cbfunc != NULL)
-        cbfunc(PMIX_SUCCESS, thiscbdata);
     if (c->view != NULL) {
-        pmix_info_t **g = realloc(c->old_views, (c->nold + 1) * sizeof(*g));
-        if (g != NULL) {
-            c->old_views = g;
-            c->old_views[c->nold++] = c->view;
-        } else {
-            free(c->view);
-        }
+        keep(c, c->view);
         c->view = NULL;
     }
     if (status == PMIX_EVENT_ACTION_COMPLETE || c->next >= c->nlinks) {
@@ -446,6 +526,86 @@ static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresul
         return;
     }
     chain_run(c);
+}
+
+/* Take step id out of the table (under ev_lock): NULL when it is not
+ * running any more. */
+static step_t *step_take(uintptr_t id, bool *late)
+{
+    *late = false;
+    for (step_t **pp = &steps; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->id == id) {
+            step_t *st = *pp;
+            *late = st->timed_out;
+            *pp = st->next;
+            return st;
+        }
+    }
+    return NULL;
+}
+
+/* The completion a handler calls (pmix_event_notification_cbfunc_fn_t). */
+static void chain_step(pmix_status_t status, pmix_info_t *results, size_t nresults,
+                       pmix_op_cbfunc_t cbfunc, void *thiscbdata, void *notification_cbdata)
+{
+    bool late;
+    pthread_mutex_lock(&ev_lock);
+    step_t *st = step_take((uintptr_t)notification_cbdata, &late);
+    chain_t *c = st != NULL ? st->c : NULL;
+    bool free_chain = st != NULL && late && chain_unref(c);
+    pthread_mutex_unlock(&ev_lock);
+    if (st == NULL || late) {
+        /* after its timeout (or twice): the chain did not wait; the
+         * handler still learns we are done with its results */
+        if (cbfunc != NULL)
+            cbfunc(PMIX_ERR_TIMEOUT, thiscbdata);
+        free(st);
+        if (free_chain)
+            chain_free(c);
+        return;
+    }
+    if (st->timer != NULL)
+        sy_timer_cancel(st->timer); /* whoever takes the step cancels */
+    free(st);
+    /* (a handler that timed out did not object: it decided nothing) */
+    if (c->objection == PMIX_SUCCESS && status != PMIX_SUCCESS &&
+        status != PMIX_EVENT_ACTION_COMPLETE)
+        c->objection = status;
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, thiscbdata);
+    chain_next(c, status, results, nresults);
+}
+
+/* A handler did not answer within its PMIX_EVENT_ACTION_TIMEOUT: the chain
+ * goes on without its results (on the loop). */
+static void step_timeout(void *arg)
+{
+    uintptr_t id = (uintptr_t)arg;
+    pthread_mutex_lock(&ev_lock);
+    step_t *st = NULL;
+    for (step_t *x = steps; x != NULL; x = x->next)
+        if (x->id == id && !x->timed_out)
+            st = x;
+    chain_t *c = NULL;
+    size_t ref = 0;
+    int secs = 0;
+    if (st != NULL) {
+        /* the step stays listed so that a late answer is recognised; it
+         * holds the chain (and what the handler was given) until then */
+        st->timed_out = true;
+        c = st->c;
+        c->refs++;
+        ref = c->links[c->next - 1].ref;
+        secs = c->links[c->next - 1].timeout > 0 ? c->links[c->next - 1].timeout : c->timeout;
+        sy_timer_cancel(st->timer);
+        st->timer = NULL;
+    }
+    pthread_mutex_unlock(&ev_lock);
+    if (c == NULL)
+        return;
+    sy_log(SY_LOG_INFO, "event %s: handler %zu did not answer within %d s; the chain goes on",
+           PMIx_Error_string(c->status), ref, secs);
+    chain_next(c, PMIX_ERR_TIMEOUT, NULL, 0);
 }
 
 static void chain_run(chain_t *c)
@@ -466,7 +626,55 @@ static void chain_run(chain_t *c)
             ninfo = c->ninfo + 1;
         }
     }
-    l->fn(l->ref, c->status, &c->source, info, ninfo, c->results, c->nresults, chain_step, c);
+    step_t *st = calloc(1, sizeof(*st));
+    if (st == NULL) {
+        chain_next(c, PMIX_ERR_NOMEM, NULL, 0); /* skip it rather than hang */
+        return;
+    }
+    st->c = c;
+    int secs = l->timeout > 0 ? l->timeout : c->timeout;
+    sy_progress_t *p = secs > 0 ? sy_runtime() : NULL; /* not under ev_lock: lock order */
+    pthread_mutex_lock(&ev_lock);
+    st->id = next_step++;
+    st->next = steps;
+    steps = st;
+    if (secs > 0 && p != NULL &&
+        sy_progress_timer(p, secs, step_timeout, (void *)st->id, &st->timer) != PMIX_SUCCESS)
+        st->timer = NULL;
+    uintptr_t id = st->id;
+    pthread_mutex_unlock(&ev_lock);
+    l->fn(l->ref, c->status, &c->source, info, ninfo, c->results, c->nresults, chain_step,
+          (void *)id);
+}
+
+/* The last role is gone: registrations, and handlers still running or
+ * timed out (their chains are dropped; an answer that comes later finds no
+ * step).  Called before the runtime is destroyed, so no step timer fires
+ * any more. */
+void sy_event_clear(void)
+{
+    pthread_mutex_lock(&ev_lock);
+    while (handlers != NULL) {
+        handler_t *h = handlers;
+        handlers = h->next;
+        handler_free(h);
+    }
+    while (steps != NULL) {
+        step_t *st = steps;
+        steps = st->next;
+        if (st->timer != NULL)
+            sy_timer_cancel(st->timer);
+        /* a running step holds its chain's own reference, a timed-out one
+         * the reference it took (chain_free takes no lock) */
+        if (chain_unref(st->c))
+            chain_free(st->c);
+        free(st);
+    }
+    forwarder = NULL;
+    register_hook = NULL;
+    deregister_hook = NULL;
+    outcome_hook = NULL;
+    pthread_mutex_unlock(&ev_lock);
 }
 
 static void affected_of(const pmix_info_t *info, size_t ninfo, const pmix_proc_t **procs,
@@ -537,6 +745,10 @@ static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_
     c->done = done;
     c->done_arg = done_arg;
     c->status = status;
+    c->refs = 1;
+    for (size_t i = 0; i < ninfo && info != NULL; i++)
+        if (is(&info[i], PMIX_EVENT_ACTION_TIMEOUT))
+            c->timeout = seconds_of(&info[i].value);
     if (source != NULL)
         c->source = *source;
     pthread_mutex_lock(&ev_lock);
@@ -553,7 +765,8 @@ static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_
                            (pass == 3 && h->pos == POS_LAST);
             if (in_pass && (only_ref == 0 || h->ref == only_ref) &&
                 wants(h, status, affected, naffected, non_default))
-                c->links[c->nlinks++] = (link_t){h->ref, h->fn, h->cbdata, h->return_object};
+                c->links[c->nlinks++] =
+                    (link_t){h->ref, h->fn, h->cbdata, h->return_object, h->timeout};
         }
     }
     pthread_mutex_unlock(&ev_lock);

@@ -10,7 +10,12 @@
  * BEFORE and AFTER (by PMIX_EVENT_HDLR_NAME); default handlers (no codes),
  * likewise; the PMIX_EVENT_HDLR_LAST handler.  A handler that answers
  * PMIX_EVENT_ACTION_COMPLETE ends the chain; the results each handler
- * returns are passed to the next. */
+ * returns are passed to the next.  A handler that has not called its
+ * completion function PMIX_EVENT_ACTION_TIMEOUT seconds after it was
+ * invoked (the value given at its registration, else the one the event
+ * carries, else no limit) is passed over: the chain goes on without its
+ * results, and its later completion is answered PMIX_ERR_TIMEOUT and
+ * otherwise ignored. */
 #ifndef SWITCHYARD_COMMON_EVENT_H
 #define SWITCHYARD_COMMON_EVENT_H
 #include <stdbool.h>
@@ -36,6 +41,10 @@ void sy_event_deliver_to(size_t ref, pmix_status_t status, const pmix_proc_t *so
  * so that a role can ask for the events cached before it. */
 typedef void (*sy_event_register_fn)(size_t ref, const pmix_status_t *codes, size_t ncodes);
 void sy_event_set_register_hook(sy_event_register_fn fn);
+/* Told when a registration goes (PMIx_Deregister_event_handler), with the
+ * codes it had, on the deregistering thread. */
+typedef void (*sy_event_deregister_fn)(size_t ref, const pmix_status_t *codes, size_t ncodes);
+void sy_event_set_deregister_hook(sy_event_deregister_fn fn);
 
 /* Told how each event delivered to this process's handlers ended (not the
  * replays of cached events to one handler): its code and info, the first

@@ -50,6 +50,10 @@ void sy_jseg_builder_free(sy_jseg_builder_t *b);
  * process).  A PMIX_STRING value with a NULL pointer is stored as such. */
 pmix_status_t sy_jseg_put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
                           const pmix_value_t *val);
+/* The same without the copy: *val (and whatever it points to) must stay
+ * unchanged until the builder is freed. */
+pmix_status_t sy_jseg_put_borrowed(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id,
+                                   const char *key, const pmix_value_t *val);
 /* The value stored so far, or NULL; valid until the next put/free. */
 const pmix_value_t *sy_jseg_peek(const sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id,
                                  const char *key);
@@ -59,6 +63,20 @@ pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, 
                                   size_t *n);
 /* Write the image to `path` with file mode `mode` (via path.tmp + rename). */
 pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsigned mode);
+/* The same in two steps, straight to `path` (no rename), for a name that no
+ * reader is told before the image is complete, so none can see the file
+ * half-written.  sy_jseg_create makes the empty file with `mode` (a
+ * publisher may do that early, off its critical path); sy_jseg_publish_fd
+ * writes the image into it, always closes fd and removes the file on
+ * failure.  The image is built in *scratch (may be NULL), which a frequent
+ * publisher keeps between calls so that its pages are not allocated and
+ * faulted in every time; it is emptied when it grew above
+ * SY_JSEG_SCRATCH_KEEP bytes, and otherwise released with
+ * PMIX_DATA_BUFFER_DESTRUCT by its owner. */
+#define SY_JSEG_SCRATCH_KEEP ((size_t)16 << 20)
+pmix_status_t sy_jseg_create(const char *path, unsigned mode, int *fd);
+pmix_status_t sy_jseg_publish_fd(const sy_jseg_builder_t *b, int fd, const char *path,
+                                 pmix_data_buffer_t *scratch);
 /* Mark the published segment at old_path as replaced by new_path. */
 pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path);
 
@@ -66,6 +84,15 @@ pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path);
 typedef struct sy_jseg sy_jseg_t;
 
 pmix_status_t sy_jseg_open(const char *path, sy_jseg_t **out);
+/* sy_jseg_open in two steps, for a reader that may never need the data:
+ * sy_jseg_map maps the file (which keeps it readable after an unlink) but
+ * checks nothing but its size; until sy_jseg_check has accepted it, the
+ * segment can only be checked or closed (lookups fail).  sy_jseg_check
+ * validates it the first time and returns the same status afterwards; it
+ * writes the handle, so concurrent callers must exclude each other and
+ * lookups. */
+pmix_status_t sy_jseg_map(const char *path, sy_jseg_t **out);
+pmix_status_t sy_jseg_check(sy_jseg_t *seg);
 void sy_jseg_close(sy_jseg_t *seg);
 /* NULL for a resources segment. */
 const char *sy_jseg_nspace(const sy_jseg_t *seg);

@@ -14,7 +14,7 @@
 
 #define SY_JSEG_MAGIC "SYJSEG\r\n"
 #define SY_JSEG_MAGIC_LEN 8
-#define SY_JSEG_VERSION 1u
+#define SY_JSEG_VERSION 2u
 #define SY_JSEG_BYTE_ORDER 0x01020304u
 /* Room for the path of the replacing segment, NUL included. */
 #define SY_JSEG_PATH_MAX 4096
@@ -56,7 +56,10 @@ _Static_assert(offsetof(sy_jseg_header_t, superseded) % 8 == 0 &&
 
 /* Detects accidental corruption (not an adversary who can rewrite the
  * file: only the writer may, see docs/data-format.md).  64-bit words,
- * multiply-xor mixing; a tail shorter than a word is zero-padded. */
+ * multiply-xor mixing: the header in one chain, the rest in four chains
+ * (word i of the rest goes to chain i mod 4, the words after the last
+ * full group of four to chain 0); a tail shorter than a word is
+ * zero-padded. */
 uint64_t sy_jseg_checksum(const uint8_t *image, size_t size);
 
 /* How the bytes of a value are encoded. */

@@ -29,7 +29,15 @@ struct sy_jseg {
     uint32_t mask;
     bool has_nspace;
     pmix_nspace_t nspace;
+    bool checked;           /* sy_jseg_check ran */
+    pmix_status_t check_rc; /* and said this; lookups need PMIX_SUCCESS */
 };
+
+/* Lookups read offsets from the file: only after it passed the checks. */
+static inline bool usable(const sy_jseg_t *seg)
+{
+    return seg->checked && PMIX_SUCCESS == seg->check_rc;
+}
 
 /* ---- decoding ---- */
 
@@ -219,12 +227,11 @@ static pmix_status_t validate(sy_jseg_t *seg)
     return index_ok(seg) ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
 }
 
-pmix_status_t sy_jseg_open(const char *path, sy_jseg_t **out)
+pmix_status_t sy_jseg_map(const char *path, sy_jseg_t **out)
 {
     struct stat st;
     sy_jseg_t *seg;
     void *map;
-    pmix_status_t rc;
     int fd;
 
     if (NULL == path || NULL == out) {
@@ -255,7 +262,31 @@ pmix_status_t sy_jseg_open(const char *path, sy_jseg_t **out)
     }
     seg->base = map;
     seg->size = (size_t) st.st_size;
-    rc = validate(seg);
+    *out = seg;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_jseg_check(sy_jseg_t *seg)
+{
+    if (NULL == seg) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    if (!seg->checked) {
+        seg->check_rc = validate(seg);
+        seg->checked = true;
+    }
+    return seg->check_rc;
+}
+
+pmix_status_t sy_jseg_open(const char *path, sy_jseg_t **out)
+{
+    sy_jseg_t *seg = NULL;
+    pmix_status_t rc = sy_jseg_map(path, &seg);
+
+    if (PMIX_SUCCESS != rc) {
+        return rc;
+    }
+    rc = sy_jseg_check(seg);
     if (PMIX_SUCCESS != rc) {
         sy_log(SY_LOG_WARN, "job-data segment %s is corrupt; refused", path);
         sy_jseg_close(seg);
@@ -276,14 +307,15 @@ void sy_jseg_close(sy_jseg_t *seg)
 
 const char *sy_jseg_nspace(const sy_jseg_t *seg)
 {
-    return NULL != seg && seg->has_nspace ? seg->nspace : NULL;
+    return NULL != seg && seg->checked && seg->has_nspace ? seg->nspace : NULL;
 }
 
 const char *sy_jseg_superseded_by(const sy_jseg_t *seg)
 {
     const char *path;
 
-    if (NULL == seg || 0 == __atomic_load_n(&seg->hdr->superseded, __ATOMIC_ACQUIRE)) {
+    if (NULL == seg || !usable(seg) ||
+        0 == __atomic_load_n(&seg->hdr->superseded, __ATOMIC_ACQUIRE)) {
         return NULL;
     }
     path = seg->hdr->superseded_by;
@@ -296,6 +328,7 @@ const char *sy_jseg_superseded_by(const sy_jseg_t *seg)
 }
 
 /* ---- lookups ---- */
+
 
 static const sy_jseg_entry_t *find(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id,
                                    const char *key)
@@ -325,6 +358,9 @@ pmix_status_t sy_jseg_get(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, c
 
     if (NULL == seg || NULL == key || NULL == out || (unsigned) realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
+    }
+    if (!usable(seg)) {
+        return PMIX_ERR_UNPACK_FAILURE;
     }
     e = find(seg, realm, id, key);
     if (NULL == e) {
@@ -370,6 +406,9 @@ pmix_status_t sy_jseg_get_all(const sy_jseg_t *seg, sy_realm_t realm, uint32_t i
     if (NULL == seg || NULL == infos || NULL == n || (unsigned) realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
+    if (!usable(seg)) {
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
     first = lower_bound(seg, (uint8_t) realm, id);
     for (end = first; end < seg->nentries && seg->entries[end].realm == (uint8_t) realm &&
                       seg->entries[end].id == id;
@@ -407,6 +446,9 @@ pmix_status_t sy_jseg_ids(const sy_jseg_t *seg, sy_realm_t realm, uint32_t **ids
     }
     *ids = NULL;
     *n = 0;
+    if (!usable(seg)) {
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
     first = lower_bound(seg, (uint8_t) realm, 0);
     for (end = first; end < seg->nentries && seg->entries[end].realm == (uint8_t) realm; end++) {
     }
@@ -445,7 +487,7 @@ bool sy_jseg_node_by_name(const sy_jseg_t *seg, const char *name, uint32_t *node
 {
     size_t len;
 
-    if (NULL == seg || NULL == name || '\0' == name[0]) {
+    if (NULL == seg || NULL == name || '\0' == name[0] || !usable(seg)) {
         return false;
     }
     len = strlen(name);
@@ -538,7 +580,7 @@ bool sy_jseg_get_u32(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, const 
     const sy_jseg_entry_t *e;
     pmix_value_t v;
 
-    if (NULL == seg || (unsigned) realm >= SY_REALM_COUNT) {
+    if (NULL == seg || (unsigned) realm >= SY_REALM_COUNT || !usable(seg)) {
         return false;
     }
     e = find(seg, realm, id, key);

@@ -28,6 +28,7 @@ typedef struct {
     uint32_t key_idx;  /* in the builder's interned keys */
     const char *key;   /* = keys[key_idx] */
     pmix_value_t val;
+    bool borrowed;     /* val is the caller's (sy_jseg_put_borrowed) */
 } builder_entry_t;
 
 /* A job of 100,000 ranks has a million entries but a few dozen distinct
@@ -55,28 +56,43 @@ static uint64_t mix(uint64_t h, uint64_t w)
     return h * 0xff51afd7ed558ccdull;
 }
 
+/* The header word by word (one chain), then the rest in four independent
+ * chains so that their multiplies overlap: every client checks every
+ * segment it maps, so this runs once per process and segment. */
 uint64_t sy_jseg_checksum(const uint8_t *image, size_t size)
 {
     const size_t skip_from = offsetof(sy_jseg_header_t, superseded);
     const size_t skip_to = sizeof(sy_jseg_header_t);
     const size_t sum_at = offsetof(sy_jseg_header_t, checksum);
-    uint64_t h = 0x6a09e667f3bcc909ull ^ size;
-    size_t i = 0;
+    uint64_t h = 0x6a09e667f3bcc909ull ^ size, w[4];
+    size_t i = 0, end = size < skip_from ? size : skip_from;
 
+    for (; i + 8 <= end; i += 8) {
+        memcpy(&w[0], image + i, 8);
+        h = mix(h, i == sum_at ? 0 : w[0]);
+    }
+    if (size >= skip_from) {
+        i = size > skip_to ? skip_to : size;
+    }
+    uint64_t l0 = h, l1 = h ^ 0xbb67ae8584caa73bull, l2 = h ^ 0x3c6ef372fe94f82bull,
+             l3 = h ^ 0xa54ff53a5f1d36f1ull;
+    for (; i + 32 <= size; i += 32) {
+        memcpy(w, image + i, 32);
+        l0 = mix(l0, w[0]);
+        l1 = mix(l1, w[1]);
+        l2 = mix(l2, w[2]);
+        l3 = mix(l3, w[3]);
+    }
     for (; i + 8 <= size; i += 8) {
-        uint64_t w;
-        if (i >= skip_from && i < skip_to) {
-            i = skip_to - 8; /* both ends are multiples of 8 */
-            continue;
-        }
-        memcpy(&w, image + i, 8);
-        h = mix(h, i == sum_at ? 0 : w);
+        memcpy(&w[0], image + i, 8);
+        l0 = mix(l0, w[0]);
     }
     if (i < size) {
-        uint64_t w = 0;
-        memcpy(&w, image + i, size - i);
-        h = mix(h, w);
+        w[0] = 0;
+        memcpy(&w[0], image + i, size - i);
+        l0 = mix(l0, w[0]);
     }
+    h = mix(mix(mix(l0, l1), l2), l3);
     h ^= h >> 33;
     return h;
 }
@@ -111,7 +127,9 @@ void sy_jseg_builder_free(sy_jseg_builder_t *b)
         return;
     }
     for (size_t i = 0; i < b->nentries; i++) {
-        sy_value_destruct(&b->entries[i].val);
+        if (!b->entries[i].borrowed) {
+            sy_value_destruct(&b->entries[i].val);
+        }
     }
     for (size_t i = 0; i < b->nkeys; i++) {
         free(b->keys[i]);
@@ -233,8 +251,8 @@ static bool valid_key(sy_realm_t realm, const char *key)
            strnlen(key, PMIX_MAX_KEYLEN + 1) <= PMIX_MAX_KEYLEN;
 }
 
-pmix_status_t sy_jseg_put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
-                          const pmix_value_t *val)
+static pmix_status_t put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
+                         const pmix_value_t *val, bool borrow)
 {
     pmix_value_t copy;
     pmix_status_t rc;
@@ -257,28 +275,36 @@ pmix_status_t sy_jseg_put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, c
     if (2 * (b->nentries + 1) > b->nslots && PMIX_SUCCESS != (rc = grow_index(b))) {
         return rc;
     }
-    rc = sy_value_copy(&copy, val);
-    if (PMIX_SUCCESS != rc) {
+    if (borrow) {
+        copy = *val;
+    } else if (PMIX_SUCCESS != (rc = sy_value_copy(&copy, val))) {
         return rc;
     }
     hash = sy_jseg_hash(realm, id, key, strlen(key));
     s = find_slot(b, hash, realm, id, key);
     if (SY_JSEG_SLOT_EMPTY != b->slots[s]) {
         builder_entry_t *ent = &b->entries[b->slots[s]];
-        sy_value_destruct(&ent->val);
+        if (!ent->borrowed) {
+            sy_value_destruct(&ent->val);
+        }
         ent->val = copy;
+        ent->borrowed = borrow;
         return PMIX_SUCCESS;
     }
     uint32_t key_idx = 0;
     if (PMIX_SUCCESS != (rc = intern_key(b, key, &key_idx))) {
-        sy_value_destruct(&copy);
+        if (!borrow) {
+            sy_value_destruct(&copy);
+        }
         return rc;
     }
     if (b->nentries == b->cap) {
         size_t cap = 0 == b->cap ? 32 : 2 * b->cap;
         builder_entry_t *e = realloc(b->entries, cap * sizeof(*e));
         if (NULL == e) {
-            sy_value_destruct(&copy);
+            if (!borrow) {
+                sy_value_destruct(&copy);
+            }
             return PMIX_ERR_NOMEM;
         }
         b->entries = e;
@@ -292,8 +318,21 @@ pmix_status_t sy_jseg_put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, c
     ent->key_idx = key_idx;
     ent->key = b->keys[key_idx];
     ent->val = copy;
+    ent->borrowed = borrow;
     b->slots[s] = (uint32_t) b->nentries++;
     return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_jseg_put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
+                          const pmix_value_t *val)
+{
+    return put(b, realm, id, key, val, false);
+}
+
+pmix_status_t sy_jseg_put_borrowed(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id,
+                                   const char *key, const pmix_value_t *val)
+{
+    return put(b, realm, id, key, val, true);
 }
 
 const pmix_value_t *sy_jseg_peek(const sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id,
@@ -367,11 +406,12 @@ static size_t align_up(size_t v)
     return (v + SY_JSEG_ALIGN - 1) & ~(size_t) (SY_JSEG_ALIGN - 1);
 }
 
-/* Append the encoding of val to values; fills the form and extent of e. */
-static pmix_status_t encode_value(pmix_data_buffer_t *values, const pmix_value_t *val,
-                                  sy_jseg_entry_t *e)
+/* Append the encoding of val to img, whose values start at values_off;
+ * fills the form and extent of e. */
+static pmix_status_t encode_value(pmix_data_buffer_t *img, size_t values_off,
+                                  const pmix_value_t *val, sy_jseg_entry_t *e)
 {
-    size_t start = values->bytes_used;
+    size_t start = img->bytes_used;
     pmix_status_t rc;
 
     e->type = val->type;
@@ -379,47 +419,67 @@ static pmix_status_t encode_value(pmix_data_buffer_t *values, const pmix_value_t
         e->form = SY_JSEG_FORM_STRING;
         rc = NULL == val->data.string
                  ? PMIX_SUCCESS
-                 : sy_buffer_append(values, val->data.string, strlen(val->data.string) + 1);
+                 : sy_buffer_append(img, val->data.string, strlen(val->data.string) + 1);
     } else if (sy_jseg_raw_type(val->type)) {
         e->form = SY_JSEG_FORM_RAW;
-        rc = sy_buffer_append(values, &val->data, sy_type_size(val->type));
+        rc = sy_buffer_append(img, &val->data, sy_type_size(val->type));
     } else {
         e->form = SY_JSEG_FORM_PACKED;
-        rc = sy_pack_elems(values, val, 1, PMIX_VALUE, 0);
+        rc = sy_pack_elems(img, val, 1, PMIX_VALUE, 0);
     }
     if (PMIX_SUCCESS != rc) {
         return rc;
     }
-    e->val_off = start;
-    e->val_len = values->bytes_used - start;
+    e->val_off = start - values_off;
+    e->val_len = img->bytes_used - start;
     /* keep every value aligned so raw elements can be copied as words */
     static const char zeros[SY_JSEG_ALIGN];
-    size_t pad = align_up(values->bytes_used) - values->bytes_used;
-    return 0 == pad ? PMIX_SUCCESS : sy_buffer_append(values, zeros, pad);
+    size_t pad = align_up(img->bytes_used) - img->bytes_used;
+    return 0 == pad ? PMIX_SUCCESS : sy_buffer_append(img, zeros, pad);
 }
 
-/* The whole file image in one malloc'd block. */
-static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, size_t *size)
+/* Roughly the bytes val takes encoded, so that the image is allocated once
+ * in the common cases. */
+static size_t value_room(const pmix_value_t *val)
+{
+    switch (val->type) {
+    case PMIX_STRING:
+        return NULL == val->data.string ? 0 : strlen(val->data.string) + SY_JSEG_ALIGN;
+    case PMIX_BYTE_OBJECT:
+    case PMIX_COMPRESSED_STRING:
+    case PMIX_COMPRESSED_BYTE_OBJECT:
+        return val->data.bo.size + 32;
+    default:
+        return 64;
+    }
+}
+
+/* The whole file image in *imgp (emptied first, its allocation reused):
+ * the fixed sections, then the values encoded in place behind them. */
+static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t *imgp)
 {
     const builder_entry_t **order = NULL;
-    pmix_data_buffer_t values;
+    pmix_data_buffer_t img = *imgp;
     sy_jseg_header_t *h;
-    sy_jseg_entry_t *ents;
+    sy_jseg_entry_t *ents = NULL;
     uint32_t *slots;
-    uint8_t *img = NULL;
-    size_t n = b->nentries, nslots = 16, keys_size = 0;
+    uint8_t *base;
+    size_t n = b->nentries, nslots = 16, keys_size = 0, room = 0;
     pmix_status_t rc = PMIX_ERR_NOMEM;
 
-    memset(&values, 0, sizeof(values));
+    img.pack_ptr = img.unpack_ptr = img.base_ptr;
+    img.bytes_used = 0;
     while (nslots < 2 * n) {
         nslots *= 2;
     }
     if (0 != n && NULL == (order = malloc(n * sizeof(*order)))) {
+        *imgp = img;
         return PMIX_ERR_NOMEM;
     }
     uint32_t *key_off = NULL;
     if (0 != b->nkeys && NULL == (key_off = malloc(b->nkeys * sizeof(*key_off)))) {
         free(order);
+        *imgp = img;
         return PMIX_ERR_NOMEM;
     }
     for (size_t k = 0; k < b->nkeys; k++) {
@@ -428,33 +488,33 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
     }
     for (size_t i = 0; i < n; i++) {
         order[i] = &b->entries[i];
+        room += value_room(&b->entries[i].val);
     }
     if (0 != n) {
         qsort(order, n, sizeof(*order), cmp_entry_ptr);
-    }
-    ents = calloc(n + 1, sizeof(*ents));
-    if (NULL == ents) {
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        rc = encode_value(&values, &order[i]->val, &ents[i]);
-        if (PMIX_SUCCESS != rc) {
-            free(ents);
-            goto out;
-        }
     }
     size_t entries_off = align_up(sizeof(sy_jseg_header_t));
     size_t slots_off = align_up(entries_off + n * sizeof(sy_jseg_entry_t));
     size_t keys_off = align_up(slots_off + nslots * sizeof(uint32_t));
     size_t values_off = align_up(keys_off + keys_size);
-    size_t total = values_off + values.bytes_used;
-    img = calloc(1, total);
-    if (NULL == img) {
-        free(ents);
+    ents = calloc(n + 1, sizeof(*ents));
+    if (NULL == ents || PMIX_SUCCESS != sy_buffer_reserve(&img, values_off + room)) {
         rc = PMIX_ERR_NOMEM;
         goto out;
     }
-    h = (sy_jseg_header_t *) img;
+    /* the fixed sections, zeroed; filled in once the values are placed */
+    memset(img.pack_ptr, 0, values_off);
+    img.pack_ptr += values_off;
+    img.bytes_used += values_off;
+    for (size_t i = 0; i < n; i++) {
+        rc = encode_value(&img, values_off, &order[i]->val, &ents[i]);
+        if (PMIX_SUCCESS != rc) {
+            goto out;
+        }
+    }
+    size_t total = img.bytes_used;
+    base = (uint8_t *) img.base_ptr;
+    h = (sy_jseg_header_t *) base;
     memcpy(h->magic, SY_JSEG_MAGIC, SY_JSEG_MAGIC_LEN);
     h->version = SY_JSEG_VERSION;
     h->byte_order = SY_JSEG_BYTE_ORDER;
@@ -464,17 +524,17 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
     h->keys_off = keys_off;
     h->keys_size = keys_size;
     h->values_off = values_off;
-    h->values_size = values.bytes_used;
+    h->values_size = total - values_off;
     h->nentries = (uint32_t) n;
     h->nslots = (uint32_t) nslots;
     h->has_nspace = b->has_nspace;
     if (b->has_nspace) {
         sy_load_fixed(h->nspace, b->nspace, sizeof(h->nspace));
     }
-    slots = (uint32_t *) (img + slots_off);
+    slots = (uint32_t *) (base + slots_off);
     memset(slots, 0xff, nslots * sizeof(*slots));
     for (size_t k = 0; k < b->nkeys; k++) {
-        memcpy(img + keys_off + key_off[k], b->keys[k], strlen(b->keys[k]) + 1);
+        memcpy(base + keys_off + key_off[k], b->keys[k], strlen(b->keys[k]) + 1);
     }
     for (size_t i = 0; i < n; i++) {
         sy_jseg_entry_t *e = &ents[i];
@@ -490,18 +550,13 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, uint8_t **image, si
         slots[s] = (uint32_t) i;
     }
     if (0 != n) {
-        memcpy(img + entries_off, ents, n * sizeof(*ents));
+        memcpy(base + entries_off, ents, n * sizeof(*ents));
     }
-    if (0 != values.bytes_used) {
-        memcpy(img + values_off, values.base_ptr, values.bytes_used);
-    }
-    free(ents);
-    h->checksum = sy_jseg_checksum(img, total);
-    *image = img;
-    *size = total;
+    h->checksum = sy_jseg_checksum(base, total);
     rc = PMIX_SUCCESS;
 out:
-    sy_buffer_destruct(&values);
+    *imgp = img;
+    free(ents);
     free(key_off);
     free(order);
     return rc;
@@ -523,14 +578,51 @@ static pmix_status_t write_all(int fd, const uint8_t *p, size_t n)
     return PMIX_SUCCESS;
 }
 
+pmix_status_t sy_jseg_create(const char *path, unsigned mode, int *fdp)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && EEXIST == errno) {
+        /* the name is ours alone: anything there was left by a crashed
+         * process that had our pid */
+        (void) unlink(path);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (fd < 0) {
+        sy_log(SY_LOG_WARN, "cannot create job-data segment %s: %s", path, strerror(errno));
+        return PMIX_ERR_FILE_OPEN_FAILURE;
+    }
+    if (0 != fchmod(fd, (mode_t) mode)) {
+        sy_log(SY_LOG_WARN, "cannot set the mode of job-data segment %s: %s", path,
+               strerror(errno));
+        close(fd);
+        unlink(path);
+        return PMIX_ERROR;
+    }
+    *fdp = fd;
+    return PMIX_SUCCESS;
+}
+
+/* Write the image into fd (from sy_jseg_create) and close it; the file is
+ * removed again on failure. */
+static pmix_status_t write_file(int fd, const char *path, const uint8_t *img, size_t size)
+{
+    pmix_status_t rc = write_all(fd, img, size);
+    if (0 != close(fd)) {
+        rc = PMIX_ERROR;
+    }
+    if (PMIX_SUCCESS != rc) {
+        sy_log(SY_LOG_WARN, "cannot write job-data segment %s: %s", path, strerror(errno));
+        unlink(path);
+    }
+    return rc;
+}
+
 pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsigned mode)
 {
     static atomic_uint serial;
     char tmp[PATH_MAX];
-    uint8_t *img;
-    size_t size;
+    pmix_data_buffer_t img = {0};
     pmix_status_t rc;
-    int fd;
 
     if (NULL == b || NULL == path || strlen(path) >= SY_JSEG_PATH_MAX) {
         return PMIX_ERR_BAD_PARAM;
@@ -541,33 +633,40 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
                           atomic_fetch_add(&serial, 1)) >= sizeof(tmp)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    rc = build_image(b, &img, &size);
-    if (PMIX_SUCCESS != rc) {
-        return rc;
+    int fd = -1;
+    rc = build_image(b, &img);
+    if (PMIX_SUCCESS == rc) {
+        rc = sy_jseg_create(tmp, mode, &fd);
     }
-    /* the name is ours alone: anything there was left by a crashed
-     * process that had our pid */
-    (void) unlink(tmp);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        sy_log(SY_LOG_WARN, "cannot create job-data segment %s: %s", tmp, strerror(errno));
-        free(img);
-        return PMIX_ERR_FILE_OPEN_FAILURE;
+    if (PMIX_SUCCESS == rc) {
+        rc = write_file(fd, tmp, (const uint8_t *) img.base_ptr, img.bytes_used);
     }
-    rc = write_all(fd, img, size);
-    free(img);
-    if (PMIX_SUCCESS == rc && 0 != fchmod(fd, (mode_t) mode)) {
-        rc = PMIX_ERROR;
-    }
-    if (0 != close(fd)) {
-        rc = PMIX_ERROR;
-    }
+    sy_buffer_destruct(&img);
     if (PMIX_SUCCESS == rc && 0 != rename(tmp, path)) {
-        rc = PMIX_ERROR;
-    }
-    if (PMIX_SUCCESS != rc) {
         sy_log(SY_LOG_WARN, "cannot publish job-data segment %s: %s", path, strerror(errno));
         unlink(tmp);
+        rc = PMIX_ERROR;
+    }
+    return rc;
+}
+
+pmix_status_t sy_jseg_publish_fd(const sy_jseg_builder_t *b, int fd, const char *path,
+                                 pmix_data_buffer_t *scratch)
+{
+    pmix_data_buffer_t local = {0}, *img = NULL != scratch ? scratch : &local;
+    pmix_status_t rc = NULL == b || NULL == path ? PMIX_ERR_BAD_PARAM : build_image(b, img);
+
+    if (PMIX_SUCCESS == rc) {
+        rc = write_file(fd, path, (const uint8_t *) img->base_ptr, img->bytes_used);
+    } else {
+        close(fd);
+        if (NULL != path) {
+            unlink(path);
+        }
+    }
+    /* a scratch buffer keeps its pages for the next image, up to a bound */
+    if (img == &local || img->bytes_allocated > SY_JSEG_SCRATCH_KEEP) {
+        sy_buffer_destruct(img);
     }
     return rc;
 }

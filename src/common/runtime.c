@@ -67,9 +67,10 @@ void sy_runtime_release(void)
     if (runtime != NULL && runtime_users > 0) {
         sy_progress_release(runtime);
         if (--runtime_users == 0) {
+            /* first: no event handler timer may fire inside destroy */
+            sy_event_clear();
             sy_progress_destroy(runtime);
             runtime = NULL;
-            sy_event_clear();
         }
     }
     pthread_mutex_unlock(&runtime_lock);

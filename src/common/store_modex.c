@@ -1,16 +1,30 @@
 /* The store's modex layer: segments holding the data processes posted
  * (PMIx_Put/Commit) and a fence collected, one or more per namespace,
  * mapped by every process of the node like job data.  Entries are realm
- * PROC, id = rank.  The newest segment of a namespace answers first. */
+ * PROC, id = rank.  The newest segment of a namespace answers first.
+ *
+ * A segment is only named when the fence reply arrives; it is mapped and
+ * checked when a lookup first needs it.  So a fence costs each process no
+ * system call and no pass over everyone's data, and a process that never
+ * reads its peers' data never pays for it.  A segment that cannot be
+ * mapped (its namespace was deregistered and the server removed it) or
+ * fails the check is skipped (logged when corrupt); Gets then fall back to
+ * the server (direct modex). */
 #include <stdlib.h>
 #include <string.h>
 
+#include <pmix.h>
+
+#include "common/log.h"
 #include "common/store.h"
 #include "common/store_internal.h"
 
 typedef struct modex_seg {
     pmix_nspace_t nspace;
-    sy_jseg_t *seg;
+    char *path;
+    sy_jseg_t *seg; /* once mapped */
+    bool checked;   /* mapped and checked, or tried (under the write lock) */
+    bool bad;       /* and failed */
     struct modex_seg *next;
 } modex_seg_t;
 
@@ -20,22 +34,24 @@ pmix_status_t sy_store_attach_modex(const char *nspace, const char *path)
 {
     if (nspace == NULL || path == NULL)
         return PMIX_ERR_BAD_PARAM;
-    sy_jseg_t *seg = NULL;
-    pmix_status_t rc = sy_jseg_open(path, &seg);
-    if (rc != PMIX_SUCCESS)
-        return rc;
     modex_seg_t *m = calloc(1, sizeof(*m));
-    if (m == NULL) {
-        sy_jseg_close(seg);
+    if (m == NULL || (m->path = strdup(path)) == NULL) {
+        free(m);
         return PMIX_ERR_NOMEM;
     }
     PMIX_LOAD_NSPACE(m->nspace, nspace);
-    m->seg = seg;
     pthread_rwlock_wrlock(&sy_store_lock);
     m->next = segs;
     segs = m;
     pthread_rwlock_unlock(&sy_store_lock);
     return PMIX_SUCCESS;
+}
+
+static void modex_seg_free(modex_seg_t *m)
+{
+    sy_jseg_close(m->seg);
+    free(m->path);
+    free(m);
 }
 
 void sy_store_modex_drop(const char *nspace)
@@ -56,9 +72,41 @@ void sy_store_modex_drop(const char *nspace)
     while (gone != NULL) {
         modex_seg_t *m = gone;
         gone = m->next;
-        sy_jseg_close(m->seg);
-        free(m);
+        modex_seg_free(m);
     }
+}
+
+/* Under the read lock: whether a segment of nspace still needs its check. */
+static bool unchecked(const char *nspace)
+{
+    for (const modex_seg_t *m = segs; m != NULL; m = m->next)
+        if (!m->checked && PMIX_CHECK_NSPACE(m->nspace, nspace))
+            return true;
+    return false;
+}
+
+/* Map and check every unchecked segment of nspace (under the write lock:
+ * checking writes the handle). */
+static void check_nspace(const char *nspace)
+{
+    pthread_rwlock_wrlock(&sy_store_lock);
+    for (modex_seg_t *m = segs; m != NULL; m = m->next) {
+        if (m->checked || !PMIX_CHECK_NSPACE(m->nspace, nspace))
+            continue;
+        m->checked = true;
+        pmix_status_t rc = sy_jseg_map(m->path, &m->seg);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_jseg_check(m->seg);
+        if (rc != PMIX_SUCCESS) {
+            m->bad = true;
+            sy_jseg_close(m->seg);
+            m->seg = NULL;
+            if (rc != PMIX_ERR_NOT_FOUND)
+                sy_log(SY_LOG_WARN, "modex segment %s: %s; its data is asked from the server",
+                       m->path, rc == PMIX_ERR_UNPACK_FAILURE ? "corrupt" : PMIx_Error_string(rc));
+        }
+    }
+    pthread_rwlock_unlock(&sy_store_lock);
 }
 
 /* Under the read lock: rank's value of key in one segment; with rank
@@ -93,8 +141,14 @@ pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_
     pmix_rank_t found = proc->rank;
     pmix_status_t rc = PMIX_ERR_NOT_FOUND;
     pthread_rwlock_rdlock(&sy_store_lock);
+    if (unchecked(proc->nspace)) {
+        pthread_rwlock_unlock(&sy_store_lock);
+        check_nspace(proc->nspace);
+        pthread_rwlock_rdlock(&sy_store_lock);
+    }
+    /* a segment attached meanwhile is still unchecked: skipped this time */
     for (modex_seg_t *m = segs; m != NULL && rc == PMIX_ERR_NOT_FOUND; m = m->next)
-        if (PMIX_CHECK_NSPACE(m->nspace, proc->nspace))
+        if (m->checked && !m->bad && PMIX_CHECK_NSPACE(m->nspace, proc->nspace))
             rc = seg_lookup(m->seg, proc->rank, key, &found, out);
     pthread_rwlock_unlock(&sy_store_lock);
     if (rc == PMIX_SUCCESS && who != NULL)

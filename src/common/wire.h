@@ -39,7 +39,16 @@
  * ABORT (client -> server): PMIX_INT status, PMIX_STRING msg, PMIX_SIZE n,
  *   n PMIX_PROC.  Reply after the host's abort upcall completed.
  * JOBSEG (client -> server): PMIX_STRING nspace.  Reply: status, then on
- *   success PMIX_STRING the segment path of that nspace. */
+ *   success PMIX_STRING the segment path of that nspace.
+ *
+ * Direct channel: a connected client may open a second UNIX connection
+ * whose HELLO carries the info SY_HELLO_DIRECT; the server accepts it when
+ * the kernel says it comes from the same process (pid and uid) as the
+ * client's connection, answers PMIX_STATUS only, and then takes requests
+ * on it as the client's.  Their tags have SY_WIRE_TAG_DIRECT set and their
+ * replies go back on that channel, whose reader is the thread that made
+ * the request: no hand-off to a progress thread.  Nothing unsolicited is
+ * ever sent there. */
 #ifndef SWITCHYARD_COMMON_WIRE_H
 #define SWITCHYARD_COMMON_WIRE_H
 
@@ -48,6 +57,11 @@
 
 /* frame flags */
 #define SY_WIRE_F_REPLY 0x0001u
+
+/* tags of requests made on a client's direct channel (see above) */
+#define SY_WIRE_TAG_DIRECT 0x80000000u
+/* HELLO info key (PMIX_BOOL) opening a direct channel */
+#define SY_HELLO_DIRECT "switchyard.direct"
 
 typedef enum {
     SY_CMD_HELLO = 1,

@@ -3,9 +3,13 @@
  * their range (SY_MSG_EVENT) and, beyond this node, to the host's
  * notify_event; PMIx_Notify_event called in the server process reaches the
  * clients the same way; a client that dies raises PMIX_ERR_LOST_CONNECTION
- * here and PMIX_PROC_TERMINATED for the rest of its namespace.  Loop only. */
+ * here and PMIX_PROC_TERMINATED for the rest of its namespace.  The
+ * registrations of the clients and of this process are counted per code,
+ * so that the host's register_events hears of a code when the first one
+ * wants it and deregister_events when the last one is gone.  Loop only. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
@@ -299,10 +303,196 @@ static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         PMIX_INFO_FREE(info, n);
 }
 
-static void ignore_done(pmix_status_t status, void *cbdata)
+/* ---- registrations, for the host's register_events/deregister_events ---- */
+
+typedef struct reg {
+    const sy_srv_peer_t *peer; /* NULL: a handler of this process */
+    size_t ref;
+    pmix_status_t *codes;
+    size_t ncodes;
+    struct reg *next;
+} reg_t;
+
+static reg_t *regs;
+
+/* The codes the host is told about (Chap_API_Server.tex): environmental
+ * ones, and those outside the standard's range of constants (user codes:
+ * positive, or beyond PMIX_EXTERNAL_ERR_BASE). */
+static bool host_code(pmix_status_t code)
+{
+    return PMIX_SYSTEM_EVENT(code) || code > 0 || code <= PMIX_EXTERNAL_ERR_BASE;
+}
+
+static bool code_held(pmix_status_t code, const reg_t *except)
+{
+    for (const reg_t *r = regs; r != NULL; r = r->next)
+        if (r != except)
+            for (size_t i = 0; i < r->ncodes; i++)
+                if (r->codes[i] == code)
+                    return true;
+    return false;
+}
+
+/* The host codes of r that no other registration holds, once each. */
+static size_t lone_codes(const reg_t *r, pmix_status_t *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->ncodes; i++) {
+        pmix_status_t code = r->codes[i];
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = out[j] == code;
+        if (!seen && host_code(code) && !code_held(code, r))
+            out[k++] = code;
+    }
+    return k;
+}
+
+/* What the host was given, until it calls back (any thread). */
+typedef struct {
+    pmix_status_t *codes;
+    pmix_info_t info[2];
+    size_t ninfo;
+} host_call_t;
+
+static void host_call_free(host_call_t *h)
+{
+    for (size_t i = 0; i < h->ninfo; i++)
+        PMIX_INFO_DESTRUCT(&h->info[i]);
+    free(h->codes);
+    free(h);
+}
+
+static void host_call_done(pmix_status_t status, void *cbdata)
 {
     (void)status;
-    (void)cbdata;
+    host_call_free(cbdata);
+}
+
+static void tell_host(bool registering, pmix_status_t *codes, size_t n, uid_t uid, gid_t gid)
+{
+    sy_srv_t *s = sy_srv;
+    if (s == NULL || n == 0 ||
+        (registering ? s->module.register_events == NULL : s->module.deregister_events == NULL)) {
+        free(codes);
+        return;
+    }
+    host_call_t *h = calloc(1, sizeof(*h));
+    if (h == NULL) {
+        free(codes);
+        return;
+    }
+    h->codes = codes;
+    pmix_status_t rc;
+    if (registering) {
+        uint32_t u = (uint32_t)uid, g = (uint32_t)gid;
+        PMIX_INFO_LOAD(&h->info[0], PMIX_USERID, &u, PMIX_UINT32);
+        PMIX_INFO_LOAD(&h->info[1], PMIX_GRPID, &g, PMIX_UINT32);
+        h->ninfo = 2;
+        rc = s->module.register_events(h->codes, n, h->info, h->ninfo, host_call_done, h);
+    } else {
+        rc = s->module.deregister_events(h->codes, n, host_call_done, h);
+    }
+    if (rc != PMIX_SUCCESS) /* the host will not call back */
+        host_call_free(h);
+}
+
+static void add_reg(const sy_srv_peer_t *peer, size_t ref, const pmix_status_t *codes, size_t n,
+                    uid_t uid, gid_t gid)
+{
+    reg_t *r = calloc(1, sizeof(*r));
+    if (r == NULL || (n > 0 && (r->codes = malloc(n * sizeof(*codes))) == NULL)) {
+        free(r);
+        return;
+    }
+    if (n > 0)
+        memcpy(r->codes, codes, n * sizeof(*codes));
+    r->ncodes = n;
+    r->peer = peer;
+    r->ref = ref;
+    pmix_status_t *lone = n > 0 ? malloc(n * sizeof(*lone)) : NULL;
+    size_t k = lone != NULL ? lone_codes(r, lone) : 0;
+    r->next = regs;
+    regs = r;
+    tell_host(true, lone, k, uid, gid);
+}
+
+static void drop_reg(reg_t *r)
+{
+    for (reg_t **pp = &regs; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    r->next = NULL;
+    /* r is unlisted: its codes nobody else holds are the host's to drop */
+    pmix_status_t *lone = r->ncodes > 0 ? malloc(r->ncodes * sizeof(*lone)) : NULL;
+    size_t k = lone != NULL ? lone_codes(r, lone) : 0;
+    tell_host(false, lone, k, 0, 0);
+    free(r->codes);
+    free(r);
+}
+
+static void drop_regs_of(const sy_srv_peer_t *peer, size_t ref, bool all)
+{
+    for (reg_t *r = regs, *next; r != NULL; r = next) {
+        next = r->next;
+        if (r->peer == peer && (all || r->ref == ref))
+            drop_reg(r);
+    }
+}
+
+/* Handlers registered and deregistered in this process (any thread). */
+typedef struct {
+    bool registering;
+    size_t ref;
+    pmix_status_t *codes;
+    size_t ncodes;
+} own_reg_t;
+
+static void own_reg_on_loop(void *arg)
+{
+    own_reg_t *o = arg;
+    if (o->registering)
+        add_reg(NULL, o->ref, o->codes, o->ncodes, getuid(), getgid());
+    else
+        drop_regs_of(NULL, o->ref, false);
+    free(o->codes);
+    free(o);
+}
+
+static void own_reg(bool registering, size_t ref, const pmix_status_t *codes, size_t ncodes)
+{
+    own_reg_t *o = calloc(1, sizeof(*o));
+    if (o == NULL)
+        return;
+    o->registering = registering;
+    o->ref = ref;
+    if (registering && codes != NULL && ncodes > 0) {
+        o->codes = malloc(ncodes * sizeof(*codes));
+        if (o->codes == NULL) {
+            free(o);
+            return;
+        }
+        memcpy(o->codes, codes, ncodes * sizeof(*codes));
+        o->ncodes = ncodes;
+    }
+    if (sy_srv_post(own_reg_on_loop, o) != PMIX_SUCCESS) {
+        free(o->codes);
+        free(o);
+    }
+}
+
+static void own_registered(size_t ref, const pmix_status_t *codes, size_t ncodes)
+{
+    own_reg(true, ref, codes, ncodes);
+}
+
+static void own_deregistered(size_t ref, const pmix_status_t *codes, size_t ncodes)
+{
+    (void)codes;
+    (void)ncodes;
+    own_reg(false, ref, NULL, 0);
 }
 
 /* A client registered a handler: replay the cached events it wants, in
@@ -334,11 +524,19 @@ static void handle_register(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_
                 in_range(c->range, &c->source, c->info, c->ninfo, me))
                 send_event(peer, ref, c->status, &c->source, c->range, c->info, c->ninfo);
         }
-        sy_srv_t *s = sy_srv;
-        if (n > 0 && s->module.register_events != NULL)
-            s->module.register_events(codes, n, NULL, 0, ignore_done, NULL);
+        add_reg(peer, ref, codes, n, peer->client->uid, peer->client->gid);
     }
     free(codes);
+}
+
+static void handle_deregister(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    size_t ref = 0;
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &ref, &one, PMIX_SIZE);
+    sy_srv_peer_reply_status(peer, tag, rc);
+    if (rc == PMIX_SUCCESS)
+        drop_regs_of(peer, ref, false);
 }
 
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
@@ -348,11 +546,12 @@ void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_d
     else if (cmd == SY_CMD_EVENT_REGISTER)
         handle_register(peer, tag, b);
     else
-        sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
+        handle_deregister(peer, tag, b);
 }
 
 void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized)
 {
+    drop_regs_of(peer, 0, true);
     if (finalized || peer->client == NULL || sy_srv == NULL)
         return;
     pmix_proc_t gone = peer->client->proc;
@@ -370,12 +569,22 @@ void sy_srv_event_init(sy_srv_t *s)
 {
     sy_event_set_self(&s->me);
     sy_event_set_forwarder(forward);
+    sy_event_set_register_hook(own_registered);
+    sy_event_set_deregister_hook(own_deregistered);
 }
 
 void sy_srv_event_finalize(sy_srv_t *s)
 {
     (void)s;
     sy_event_set_forwarder(NULL);
+    sy_event_set_register_hook(NULL);
+    sy_event_set_deregister_hook(NULL);
+    while (regs != NULL) { /* the host is going too: nothing to tell it */
+        reg_t *r = regs;
+        regs = r->next;
+        free(r->codes);
+        free(r);
+    }
     while (cache_head != NULL) {
         cached_t *c = cache_head;
         cache_head = c->next;

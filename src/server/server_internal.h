@@ -55,6 +55,7 @@ typedef enum {
     SY_PEER_AWAIT_HELLO,  /* nothing authenticated yet */
     SY_PEER_AWAIT_HOST,   /* identity checked, host's client_connected pending */
     SY_PEER_READY,
+    SY_PEER_DIRECT,       /* a READY client's direct channel (wire.h) */
     SY_PEER_CLOSED
 } sy_peer_state_t;
 
@@ -72,6 +73,8 @@ typedef struct sy_srv_peer {
     sy_srv_client_t *tool; /* a tool's own record (client points to it too) */
     pmix_proc_t proc;
     bool finalized;   /* FINALIZE received */
+    struct sy_srv_peer *direct; /* READY: its direct channel, if open */
+    struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
     struct sy_srv_peer *next;
     struct sy_srv_peer *prev;
 } sy_srv_peer_t;

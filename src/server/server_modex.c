@@ -67,7 +67,7 @@ typedef struct sy_srv_coll {
     size_t expected, arrived;
     bool remote;        /* some participant is on another node */
     bool host_called;
-    member_t *members;
+    member_t *members, **members_tail; /* in arrival order: answered first come first */
     sy_timer_t *timer;
     pmix_data_buffer_t remote_data; /* blobs from the host */
     char *key;                      /* names another file's collective (a group id) */
@@ -100,6 +100,39 @@ typedef struct mfile {
     struct mfile *next;
 } mfile_t;
 static mfile_t *mfiles;
+/* where segment images are built, kept between fences */
+static pmix_data_buffer_t image;
+/* An empty segment file made ahead (at a commit, or while the participants
+ * of a fence arrive), so that a fence's completion does not wait for the
+ * file system to create one. */
+static int spare_fd = -1;
+static char *spare_path;
+
+static void make_spare(sy_srv_t *s)
+{
+    if (spare_fd >= 0)
+        return;
+    char *path = NULL;
+    if (asprintf(&path, "%s/modex.%u", s->tmpdir, ++modex_gen) < 0)
+        return;
+    if (sy_jseg_create(path, 0644, &spare_fd) != PMIX_SUCCESS) {
+        spare_fd = -1;
+        free(path);
+        return;
+    }
+    spare_path = path;
+}
+
+static void drop_spare(void)
+{
+    if (spare_fd < 0)
+        return;
+    close(spare_fd);
+    unlink(spare_path);
+    free(spare_path);
+    spare_fd = -1;
+    spare_path = NULL;
+}
 
 static void kvs_free(kv_t *k)
 {
@@ -279,10 +312,15 @@ static sy_jseg_builder_t *builder_for(nsb_t **list, const char *nspace)
     return x->b;
 }
 
-static void put_kv(nsb_t **list, const pmix_proc_t *p, const char *key, const pmix_value_t *v)
+/* borrow: v outlives the builders (committed data, unchanged while the
+ * segments are built) and need not be copied */
+static void put_kv(nsb_t **list, const pmix_proc_t *p, const char *key, const pmix_value_t *v,
+                   bool borrow)
 {
     sy_jseg_builder_t *b = builder_for(list, p->nspace);
-    if (b != NULL)
+    if (b != NULL && borrow)
+        sy_jseg_put_borrowed(b, SY_REALM_PROC, p->rank, key, v);
+    else if (b != NULL)
         sy_jseg_put(b, SY_REALM_PROC, p->rank, key, v);
 }
 
@@ -316,7 +354,7 @@ static pmix_status_t add_remote(nsb_t **list, pmix_data_buffer_t *blob, sy_srv_t
                 rc = sy_unpack(blob, &v, &one, PMIX_VALUE);
             /* our own processes' data is already in, with LOCAL scope too */
             if (rc == PMIX_SUCCESS && !local && key != NULL)
-                put_kv(list, &p, key, &v);
+                put_kv(list, &p, key, &v, false);
             free(key);
             sy_value_destruct(&v);
             if (rc != PMIX_SUCCESS)
@@ -334,7 +372,7 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
             continue;
         for (kv_t *k = p->kvs; k != NULL; k = k->next)
             if (k->scope != PMIX_REMOTE)
-                put_kv(&list, &p->proc, k->key, &k->val);
+                put_kv(&list, &p->proc, k->key, &k->val, true);
     }
     pmix_status_t rc = PMIX_SUCCESS;
     if (f->remote_data.bytes_used > 0)
@@ -348,28 +386,34 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
     while (list != NULL) {
         nsb_t *x = list;
         list = x->next;
-        char *path = NULL;
-        sy_srv_nspace_t *ns = sy_srv_nspace_find(s, x->nspace);
-        if (rc == PMIX_SUCCESS &&
-            asprintf(&path, "%s/modex.%u.%u", s->tmpdir, ns != NULL ? ns->id : 0, ++modex_gen) < 0)
-            path = NULL, rc = PMIX_ERR_NOMEM;
-        if (rc == PMIX_SUCCESS)
-            rc = sy_jseg_publish(x->b, path, 0644);
+        mfile_t *m = rc == PMIX_SUCCESS ? calloc(1, sizeof(*m)) : NULL;
+        if (rc == PMIX_SUCCESS && m == NULL)
+            rc = PMIX_ERR_NOMEM;
         if (rc == PMIX_SUCCESS) {
-            mfile_t *m = calloc(1, sizeof(*m));
-            if (m != NULL) {
-                PMIX_LOAD_NSPACE(m->nspace, x->nspace);
-                m->path = strdup(path);
-                m->next = mfiles;
-                mfiles = m;
-            }
-            sy_store_attach_modex(x->nspace, path);
+            make_spare(s);
+            if (spare_fd < 0)
+                rc = PMIX_ERR_FILE_OPEN_FAILURE;
+        }
+        if (rc == PMIX_SUCCESS) {
+            /* the spare's name is known to nobody yet: written in place */
+            m->path = spare_path;
+            spare_path = NULL;
+            rc = sy_jseg_publish_fd(x->b, spare_fd, m->path, &image);
+            spare_fd = -1;
+        }
+        if (rc == PMIX_SUCCESS) {
+            PMIX_LOAD_NSPACE(m->nspace, x->nspace);
+            m->next = mfiles;
+            mfiles = m;
+            sy_store_attach_modex(x->nspace, m->path);
             const char *nsname = x->nspace;
             rc = sy_pack(paths, &nsname, 1, PMIX_STRING);
             if (rc == PMIX_SUCCESS)
-                rc = sy_pack(paths, &path, 1, PMIX_STRING);
+                rc = sy_pack(paths, &m->path, 1, PMIX_STRING);
+        } else if (m != NULL) {
+            free(m->path);
+            free(m);
         }
-        free(path);
         sy_jseg_builder_free(x->b);
         free(x);
     }
@@ -613,6 +657,9 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     sy_srv_peer_reply_status(peer, tag, rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE);
     /* held direct-modex requests for this process may be answerable now */
     poke_waiters(&peer->proc);
+    /* a fence usually follows: its file, made now rather than while the
+     * participants arrive */
+    make_spare(sy_srv);
 }
 
 static double info_timeout(const pmix_info_t *info, size_t n)
@@ -742,11 +789,15 @@ pmix_status_t sy_srv_coll_join(sy_srv_coll_t *f, sy_srv_peer_t *peer, uint32_t t
         return PMIX_ERR_NOMEM;
     m->peer = peer;
     m->tag = tag;
-    m->next = f->members;
-    f->members = m;
+    if (f->members_tail == NULL)
+        f->members_tail = &f->members;
+    *f->members_tail = m;
+    f->members_tail = &m->next;
     sy_srv_peer_hold(peer);
     if (++f->arrived >= f->expected)
         fence_ready(sy_srv, f);
+    else if (f->kind != SY_CMD_DISCONNECT)
+        make_spare(sy_srv); /* while waiting for the others */
     return PMIX_SUCCESS;
 }
 
@@ -1102,7 +1153,8 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
     for (fence_t *f = fences, *next; f != NULL; f = next) {
         next = f->next;
         bool member = false;
-        for (member_t **pp = &f->members; *pp != NULL;) {
+        member_t **pp = &f->members;
+        while (*pp != NULL) {
             member_t *m = *pp;
             if (m->peer == peer) {
                 *pp = m->next;
@@ -1115,6 +1167,7 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
                 pp = &m->next;
             }
         }
+        f->members_tail = pp;
         if (f->ops != NULL) {
             if (member || in_set(f->procs, f->nprocs, &peer->proc)) {
                 if (hooked != NULL)
@@ -1187,6 +1240,8 @@ void sy_srv_modex_finalize(sy_srv_t *s)
     while (waiters != NULL)
         waiter_answer(waiters, PMIX_ERR_LOST_CONNECTION, NULL, NULL);
     forget_nspace(s, NULL);
+    sy_buffer_destruct(&image);
+    drop_spare();
 }
 
 /* ---- PMIx_server_dmodex_request ---- */

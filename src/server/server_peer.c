@@ -85,9 +85,20 @@ static void peer_maybe_free(sy_srv_peer_t *peer)
 /* Detach from the registration; no more messages will be handled.  The
  * data-exchange and event layers learn that a connected client is gone
  * (and whether it had finalized) before the peer is marked closed. */
+static void peer_shut(sy_srv_peer_t *peer, bool flush);
+
 static void peer_detach(sy_srv_peer_t *peer)
 {
     bool was_ready = peer->state == SY_PEER_READY;
+    if (peer->state == SY_PEER_DIRECT && peer->main != NULL && peer->main->direct == peer)
+        peer->main->direct = NULL;
+    peer->main = NULL;
+    if (peer->direct != NULL) {
+        sy_srv_peer_t *direct = peer->direct;
+        peer->direct = NULL;
+        direct->main = NULL;
+        peer_shut(direct, false); /* the client is gone: its channel too */
+    }
     if (was_ready) {
         if (!peer->finalized) {
             char who[320];
@@ -148,8 +159,17 @@ static void peer_shut(sy_srv_peer_t *peer, bool flush)
 
 static pmix_status_t reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *buf)
 {
+    sy_conn_t *conn = peer->conn;
+    if ((tag & SY_WIRE_TAG_DIRECT) && peer->state != SY_PEER_DIRECT) {
+        /* asked on the direct channel: answered there, or not at all */
+        if (peer->direct == NULL) {
+            sy_buffer_destruct(buf);
+            return PMIX_ERR_UNREACH;
+        }
+        conn = peer->direct->conn;
+    }
     pmix_status_t rc =
-        sy_conn_send_owned(peer->conn, tag, SY_WIRE_F_REPLY, buf->base_ptr, buf->bytes_used);
+        sy_conn_send_owned(conn, tag, SY_WIRE_F_REPLY, buf->base_ptr, buf->bytes_used);
     memset(buf, 0, sizeof(*buf));
     return rc;
 }
@@ -359,6 +379,39 @@ bool sy_srv_token_matches(const char *given, const char *expected)
     return diff == 0;
 }
 
+static bool wants_direct(const hello_t *h)
+{
+    for (size_t i = 0; i < h->ninfo; i++)
+        if (sy_srv_info_is(&h->info[i], SY_HELLO_DIRECT) && sy_srv_info_true(&h->info[i]))
+            return true;
+    return false;
+}
+
+/* A second connection of a connected client, from the same process as the
+ * kernel sees it: requests on it are the client's, replies go back on it. */
+static void direct_hello(sy_srv_peer_t *peer, uint32_t tag, sy_srv_client_t *c)
+{
+    sy_srv_peer_t *client = c != NULL ? c->peer : NULL;
+    const char *why = NULL;
+    if (client == NULL || client->state != SY_PEER_READY)
+        why = "a direct channel for a client that is not connected";
+    else if (client->direct != NULL)
+        why = "this client has a direct channel already";
+    else if (!peer->cred_known || !client->cred_known || peer->pid != client->pid ||
+             peer->uid != c->uid || peer->gid != c->gid)
+        why = "a direct channel must come from the client's own process";
+    if (why != NULL) {
+        sy_srv_peer_refuse(peer, tag, PMIX_ERR_NO_PERMISSIONS, why);
+        return;
+    }
+    cancel_timer(peer);
+    sy_conn_set_max_body(peer->conn, 0);
+    peer->state = SY_PEER_DIRECT;
+    peer->main = client;
+    client->direct = peer;
+    sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
+}
+
 static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     sy_srv_t *s = sy_srv;
@@ -383,6 +436,12 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     PMIX_LOAD_PROCID(&peer->proc, h.proc.nspace, h.proc.rank);
     sy_srv_client_t *c = sy_srv_client_find(s, &h.proc);
     const char *why = NULL;
+    if (h.protocol != NULL && strcmp(h.protocol, SY_WIRE_PROTOCOL) == 0 &&
+        h.version == SY_WIRE_VERSION && h.kind == SY_PEER_CLIENT && wants_direct(&h)) {
+        direct_hello(peer, tag, c);
+        hello_free(&h);
+        return;
+    }
     if (h.protocol == NULL || strcmp(h.protocol, SY_WIRE_PROTOCOL) != 0) {
         rc = PMIX_ERR_NOT_SUPPORTED;
         why = "not a switchyard peer";
@@ -560,6 +619,14 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a request before the HELLO reply");
         sy_buffer_destruct(&b);
         return;
+    }
+    if (peer->state == SY_PEER_DIRECT) {
+        /* the client's request, answered on this channel (by its tag) */
+        if (peer->main == NULL || !(tag & SY_WIRE_TAG_DIRECT)) {
+            sy_buffer_destruct(&b);
+            return;
+        }
+        peer = peer->main;
     }
     uint8_t cmd = 0;
     int32_t one = 1;

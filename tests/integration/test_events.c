@@ -4,9 +4,11 @@
  * for code 1001 a handler that ends the chain before a second one; rank 0
  * notifies 1000 to the namespace and 1001 to itself only.  Then rank 2
  * dies: ranks 0 and 1, registered for PMIX_PROC_TERMINATED, hear of it.
- *   test_events lost FILE READY: one rank waits in a held PMIx_Lookup; when
- *   the server is killed, the Lookup must fail and PMIX_ERR_LOST_CONNECTION
- *   be delivered; the outcome goes to FILE (READY is touched when waiting). */
+ *   test_events lost FILE READY: one rank waits in a held PMIx_Lookup (on
+ *   the connection) and, from another thread, in a held PMIx_Get (on the
+ *   direct channel); when the server is killed, both must fail and
+ *   PMIX_ERR_LOST_CONNECTION be delivered; the outcome goes to FILE (READY
+ *   is touched when waiting). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -168,12 +170,30 @@ static void h_lost(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_inf
     cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
+/* A Get of a key nobody posts, for any rank: held by the server. */
+static void *held_get(void *arg)
+{
+    pmix_status_t *out = arg;
+    pmix_proc_t any;
+    PMIX_LOAD_PROCID(&any, me.nspace, PMIX_RANK_UNDEF);
+    pmix_value_t *v = NULL;
+    *out = PMIx_Get(&any, "sy.never.posted", NULL, 0, &v);
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    return NULL;
+}
+
 static int lost(const char *file, const char *ready)
 {
     signal(SIGPIPE, SIG_IGN);
     pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
     if (PMIx_Register_event_handler(&code, 1, NULL, 0, h_lost, NULL, NULL) < 0)
         return 1;
+    pmix_status_t got = PMIX_SUCCESS;
+    pthread_t t;
+    if (pthread_create(&t, NULL, held_get, &got) != 0)
+        return 1;
+    usleep(100000); /* most likely waiting in the server by now */
     FILE *r = fopen(ready, "w");
     if (r != NULL)
         fclose(r);
@@ -187,9 +207,11 @@ static int lost(const char *file, const char *ready)
     PMIX_INFO_DESTRUCT(&w);
     PMIX_PDATA_DESTRUCT(&pd);
     wait_for(&got_lost, 1);
+    pthread_join(t, NULL);
     FILE *f = fopen(file, "w");
     if (f != NULL) {
-        fprintf(f, "lookup=%s event=%d\n", PMIx_Error_string(rc), got_lost);
+        fprintf(f, "lookup=%s event=%d get=%s\n", PMIx_Error_string(rc), got_lost,
+                PMIx_Error_string(got));
         fclose(f);
     }
     PMIx_Finalize(NULL, 0);

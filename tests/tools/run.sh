@@ -164,7 +164,7 @@ if test -x "$E"; then
     kill -9 $rpid
     wait $rpid 2>/dev/null
     for i in $(seq 100); do test -s "$T/lost" && break; sleep 0.05; done
-    check "server killed: the held call fails and LOST_CONNECTION is delivered" "grep -q 'lookup=LOST.CONNECTION event=1' '$T/lost'"
+    check "server killed: the held calls fail and LOST_CONNECTION is delivered" "grep -q 'lookup=LOST.CONNECTION event=1 get=LOST.CONNECTION' '$T/lost'"
     # the launcher died without cleaning: its private tmpdir is left behind
     rm -rf "$TMPDIR"/switchyard* "$TMPDIR"/pmix.*
 fi

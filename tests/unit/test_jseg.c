@@ -1,6 +1,7 @@
 /* Unit test: job-data segments (jseg.h): builder, publish/open round trip
- * of every value type, lookups by realm, node names, supersede marks, and
- * refusal of truncated or altered files. */
+ * of every value type, lookups by realm, node names, supersede marks,
+ * refusal of truncated or altered files, publishing in place with a kept
+ * scratch buffer and borrowed values, and mapping before checking. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -472,12 +473,95 @@ static void test_corrupt(void **state)
     free(img);
 }
 
+/* The in-place publisher (borrowed values, a scratch buffer reused) writes
+ * the same image as sy_jseg_publish; a mapped segment answers nothing
+ * until sy_jseg_check accepted it, and a damaged one never does. */
+static void test_in_place_and_lazy(void **state)
+{
+    char a[128], b2[128], bad[128];
+    (void) state;
+    seg_path(a, sizeof(a), "renamed.seg");
+    seg_path(b2, sizeof(b2), "in-place.seg");
+    seg_path(bad, sizeof(bad), "lazy-bad.seg");
+    char big[5000];
+    memset(big, 'x', sizeof(big));
+    pmix_byte_object_t bo = {.bytes = big, .size = sizeof(big)};
+    pmix_value_t vals[3];
+    PMIX_VALUE_LOAD(&vals[0], &bo, PMIX_BYTE_OBJECT);
+    PMIX_VALUE_LOAD(&vals[1], "text", PMIX_STRING);
+    uint64_t u = 42;
+    PMIX_VALUE_LOAD(&vals[2], &u, PMIX_UINT64);
+    sy_jseg_builder_t *copied, *borrowed;
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_new("ns.lazy", &copied));
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_new("ns.lazy", &borrowed));
+    const char *keys[3] = {"k.bo", "k.str", "k.u64"};
+    for (uint32_t r = 0; r < 4; r++)
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(PMIX_SUCCESS, sy_jseg_put(copied, SY_REALM_PROC, r, keys[k], &vals[k]));
+            assert_int_equal(PMIX_SUCCESS,
+                             sy_jseg_put_borrowed(borrowed, SY_REALM_PROC, r, keys[k], &vals[k]));
+        }
+    /* a borrowed entry replaced: neither value is freed by the builder */
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_put_borrowed(borrowed, SY_REALM_PROC, 0, "k.u64", &vals[2]));
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_publish(copied, a, 0600));
+    pmix_data_buffer_t scratch = {0};
+    for (int round = 0; round < 2; round++) { /* the second reuses scratch */
+        int fd = -1;
+        unlink(b2);
+        assert_int_equal(PMIX_SUCCESS, sy_jseg_create(b2, 0600, &fd));
+        assert_int_equal(PMIX_SUCCESS, sy_jseg_publish_fd(borrowed, fd, b2, &scratch));
+        size_t na, nb;
+        uint8_t *ia = read_file(a, &na), *ib = read_file(b2, &nb);
+        assert_int_equal(na, nb);
+        assert_memory_equal(ia, ib, na);
+        free(ia);
+        free(ib);
+    }
+    assert_true(scratch.bytes_allocated > 0);
+    PMIX_DATA_BUFFER_DESTRUCT(&scratch);
+    sy_jseg_builder_free(copied);
+    sy_jseg_builder_free(borrowed);
+    /* mapped, not checked: lookups refused; checked: they work */
+    sy_jseg_t *seg = NULL;
+    pmix_value_t *v = NULL;
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_map(b2, &seg));
+    assert_int_not_equal(PMIX_SUCCESS, sy_jseg_get(seg, SY_REALM_PROC, 1, "k.str", &v));
+    assert_null(sy_jseg_nspace(seg));
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_check(seg));
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_check(seg));
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_get(seg, SY_REALM_PROC, 1, "k.str", &v));
+    assert_string_equal("text", v->data.string);
+    PMIX_VALUE_RELEASE(v);
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_get(seg, SY_REALM_PROC, 3, "k.bo", &v));
+    assert_int_equal(sizeof(big), v->data.bo.size);
+    assert_memory_equal(big, v->data.bo.bytes, sizeof(big));
+    PMIX_VALUE_RELEASE(v);
+    assert_string_equal("ns.lazy", sy_jseg_nspace(seg));
+    sy_jseg_close(seg);
+    /* a damaged file maps, fails its check, and stays refused */
+    size_t n;
+    uint8_t *img = read_file(b2, &n);
+    img[n - 100] ^= 0x5a;
+    write_file(bad, img, n);
+    free(img);
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_map(bad, &seg));
+    assert_int_equal(PMIX_ERR_UNPACK_FAILURE, sy_jseg_check(seg));
+    assert_int_equal(PMIX_ERR_UNPACK_FAILURE, sy_jseg_check(seg));
+    assert_int_not_equal(PMIX_SUCCESS, sy_jseg_get(seg, SY_REALM_PROC, 1, "k.str", &v));
+    uint32_t *ids = NULL;
+    size_t nids = 0;
+    assert_int_not_equal(PMIX_SUCCESS, sy_jseg_ids(seg, SY_REALM_PROC, &ids, &nids));
+    sy_jseg_close(seg);
+    for (int k = 0; k < 3; k++)
+        PMIX_VALUE_DESTRUCT(&vals[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip), cmocka_unit_test(test_duplicates_and_ids),
         cmocka_unit_test(test_empty),      cmocka_unit_test(test_supersede),
-        cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_corrupt),    cmocka_unit_test(test_in_place_and_lazy),
     };
     setenv("SWITCHYARD_LOG", "error", 1);
     return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -60,6 +60,8 @@ typedef struct {
     char *cpuset_str;      /* "hwloc:..." or NULL */
     bool connected, finalized, exited;
     bool no_finalize;     /* exited on its own, connected but not finalized */
+    unsigned lost_seq;    /* host lock: n if it was the n-th process the server lost
+                           * while nothing else explained a failure; 0 otherwise */
     int status;           /* waitpid status */
     int out_file, err_file; /* --output-dir files, -1 when none */
 } run_proc_t;
@@ -87,6 +89,10 @@ typedef struct {
     bool failure_seen;
     bool abort_late;
     double extra_time;    /* seconds an allocation request added to --timeout */
+    /* also under the host lock: losses counted for lost_seq, and why they
+     * stop counting (a failure reaped, or our own kill) */
+    unsigned nlost;
+    bool reaped_failure, stopping;
 } run_job_t;
 
 /* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for

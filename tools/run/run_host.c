@@ -58,6 +58,9 @@ static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
 
 void run_kill_all(run_job_t *job, int sig)
 {
+    pthread_mutex_lock(&job_lock);
+    job->stopping = true; /* losses from now on are our doing */
+    pthread_mutex_unlock(&job_lock);
     for (unsigned r = 0; r < job->nprocs; r++)
         if (job->procs[r].pid > 0 && !job->procs[r].exited)
             kill(-job->procs[r].pid, sig); /* its process group */
@@ -187,11 +190,20 @@ static void lost_connection(size_t ref, pmix_status_t status, const pmix_proc_t 
     (void)nresults;
     pthread_mutex_lock(&job_lock);
     run_job_t *job = the_job;
-    for (size_t i = 0; job != NULL && !job->aborted && i < ninfo; i++)
-        if (strcmp(info[i].key, PMIX_EVENT_AFFECTED_PROC) == 0 &&
-            info[i].value.type == PMIX_PROC &&
-            PMIX_CHECK_NSPACE(info[i].value.data.proc->nspace, job->nspace))
-            job->failure_seen = true;
+    for (size_t i = 0; job != NULL && !job->aborted && i < ninfo; i++) {
+        if (strcmp(info[i].key, PMIX_EVENT_AFFECTED_PROC) != 0 ||
+            info[i].value.type != PMIX_PROC ||
+            !PMIX_CHECK_NSPACE(info[i].value.data.proc->nspace, job->nspace))
+            continue;
+        job->failure_seen = true;
+        /* which one, in order: the first explains the job's end even when
+         * its peers' reactions (an abort, a crash) are seen before its own
+         * exit is reaped (the server tells them fast) */
+        pmix_rank_t r = info[i].value.data.proc->rank;
+        if (r < job->nprocs && job->procs[r].lost_seq == 0 && !job->stopping &&
+            !job->reaped_failure)
+            job->procs[r].lost_seq = ++job->nlost;
+    }
     pthread_mutex_unlock(&job_lock);
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);

@@ -222,14 +222,19 @@ static void reap(run_job_t *job, bool *failing, double *term_at, double *kill_at
             /* connected, then gone without PMIx_Finalize: as mpirun, a
              * failure even with status 0 (its peers may wait for it) */
             run_host_lock();
-            if (!*failing && !job->aborted && p->connected && !p->finalized) {
+            /* the first process the server lost explains the end, whatever
+             * its peers did in reaction before we reaped it */
+            bool first = p->lost_seq == 1;
+            if (((!*failing && !job->aborted) || first) && p->connected && !p->finalized) {
                 p->no_finalize = true;
                 bad = true;
             }
-            if (bad && job->first_failed < 0 && !*failing) {
+            if (bad && ((job->first_failed < 0 && !*failing) || first)) {
                 job->first_failed = (int)r;
                 job->failure_seen = true;
             }
+            if (bad)
+                job->reaped_failure = true;
             run_host_unlock();
             if (bad && !*failing) {
                 /* Tell the others first (PMIX_PROC_TERMINATED, then

@@ -171,9 +171,12 @@ static void start_child(run_job_t *main_job, request_t *r)
     pmix_nspace_t ns;
     memset(ns, 0, sizeof(ns));
     child_t *c = calloc(1, sizeof(*c));
-    pmix_status_t rc = c != NULL ? inherit_env(main_job->opts, &r->opts) : PMIX_ERR_NOMEM;
-    if (rc == PMIX_SUCCESS) {
+    pmix_status_t rc = c != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    if (c != NULL)
         c->req = r;
+    if (rc == PMIX_SUCCESS)
+        rc = inherit_env(main_job->opts, &r->opts);
+    if (rc == PMIX_SUCCESS) {
         run_job_t *j = &c->job;
         j->opts = &r->opts;
         j->first_failed = -1;
