@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -35,28 +34,6 @@ static bool direct_broken; /* a request failed on it: the stream is lost */
 static pid_t direct_pid;   /* the process that opened it (not a forked child) */
 static uint32_t direct_tag;
 
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static pmix_status_t wait_ready(int fd, short events, double deadline)
-{
-    for (;;) {
-        double left = deadline - mono_now();
-        if (left <= 0)
-            return PMIX_ERR_TIMEOUT;
-        struct pollfd p = {.fd = fd, .events = events};
-        int n = poll(&p, 1, left > 86400 ? -1 : (int)(left * 1000) + 1);
-        if (n > 0)
-            return PMIX_SUCCESS;
-        if (n < 0 && errno != EINTR)
-            return PMIX_ERR_LOST_CONNECTION;
-    }
-}
-
 /* One request and its reply, in as few system calls as the sizes allow
  * (one sendmsg; a poll and one recv for a small reply).  Only replies
  * travel on the channel and one request at a time, so what arrives is the
@@ -64,7 +41,7 @@ static pmix_status_t wait_ready(int fd, short events, double deadline)
 static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len, double seconds,
                               void **reply, size_t *reply_len)
 {
-    double deadline = mono_now() + seconds;
+    double deadline = sy_client_now() + seconds;
     uint8_t hdr[SY_FRAME_HEADER_SIZE];
     sy_frame_header_encode(hdr, tag, 0, (uint32_t)len);
     struct iovec iov[2] = {{hdr, sizeof(hdr)}, {(void *)body, len}};
@@ -73,7 +50,7 @@ static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len
         struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
         ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-            pmix_status_t rc = wait_ready(fd, POLLOUT, deadline);
+            pmix_status_t rc = sy_client_wait_fd(fd, POLLOUT, deadline);
             if (rc != PMIX_SUCCESS)
                 return rc;
             continue;
@@ -96,7 +73,7 @@ static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len
     if (buf == NULL)
         return PMIX_ERR_NOMEM;
     while (got < need) {
-        pmix_status_t rc = wait_ready(fd, POLLIN, deadline);
+        pmix_status_t rc = sy_client_wait_fd(fd, POLLIN, deadline);
         if (rc != PMIX_SUCCESS) {
             free(buf);
             return rc;
@@ -162,31 +139,11 @@ static void direct_open(void)
     }
     free(path);
     pmix_data_buffer_t req;
-    const char *proto = SY_WIRE_PROTOCOL, *token = getenv(SY_ENV_TOKEN);
-    uint32_t version = SY_WIRE_VERSION;
-    uint8_t kind = SY_PEER_CLIENT;
-    pid_t pid = getpid();
     pmix_info_t info;
     bool yes = true;
-    size_t n = 1;
     PMIX_INFO_LOAD(&info, SY_HELLO_DIRECT, &yes, PMIX_BOOL);
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_HELLO);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &proto, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &version, 1, PMIX_UINT32);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &kind, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &me, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &pid, 1, PMIX_PID);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &token, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &info, 1, PMIX_INFO);
+    pmix_status_t rc =
+        sy_client_pack_hello(&req, SY_PEER_CLIENT, &me, getenv(SY_ENV_TOKEN), &info, 1);
     PMIX_INFO_DESTRUCT(&info);
     void *body = NULL;
     size_t len = 0;

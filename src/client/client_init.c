@@ -81,34 +81,41 @@ static pmix_status_t dial(int *fd)
     return PMIX_ERR_UNREACH;
 }
 
+pmix_status_t sy_client_pack_hello(pmix_data_buffer_t *req, uint8_t kind, const pmix_proc_t *me,
+                                   const char *token, const pmix_info_t info[], size_t ninfo)
+{
+    const char *proto = SY_WIRE_PROTOCOL;
+    uint32_t version = SY_WIRE_VERSION;
+    pid_t pid = getpid();
+    size_t n = info != NULL ? ninfo : 0;
+    pmix_status_t rc = sy_client_pack_cmd(req, SY_CMD_HELLO);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(req, &proto, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(req, &version, 1, PMIX_UINT32);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(req, &kind, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(req, me, 1, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(req, &pid, 1, PMIX_PID);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(req, &token, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(req, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(req, info, (int32_t)n, PMIX_INFO);
+    return rc;
+}
+
 pmix_status_t sy_client_hello(int fd, uint8_t kind, const pmix_proc_t *me, const char *token,
                               const pmix_info_t info[], size_t ninfo, pmix_proc_t *server,
                               char **host, pmix_proc_t *assigned)
 {
     pmix_data_buffer_t req, rb;
-    const char *proto = SY_WIRE_PROTOCOL;
     const char *who = kind == SY_PEER_TOOL ? "PMIx_tool_init" : "PMIx_Init";
-    uint32_t version = SY_WIRE_VERSION;
-    pid_t pid = getpid();
-    size_t n = info != NULL ? ninfo : 0;
     *host = NULL;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_HELLO);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &proto, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &version, 1, PMIX_UINT32);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &kind, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, me, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &pid, 1, PMIX_PID);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &token, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(&req, info, (int32_t)n, PMIX_INFO);
+    pmix_status_t rc = sy_client_pack_hello(&req, kind, me, token, info, ninfo);
     void *body = NULL;
     size_t len = 0;
     if (rc == PMIX_SUCCESS)

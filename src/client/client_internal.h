@@ -43,6 +43,10 @@ uint32_t sy_client_next_tag(void);
  * path every Init takes). */
 pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
                                  double seconds, void **reply, size_t *reply_len);
+/* CLOCK_MONOTONIC in seconds; wait until fd is ready for `events` (poll
+ * flags) or the deadline passes (PMIX_ERR_TIMEOUT), on the caller's thread. */
+double sy_client_now(void);
+pmix_status_t sy_client_wait_fd(int fd, short events, double deadline);
 /* Fail every outstanding request (the connection is gone), or those sent
  * on one connection. */
 void sy_client_fail_requests(pmix_status_t status);
@@ -78,6 +82,9 @@ void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
  * token (may be NULL) and infos.  On success *server and *host (malloc'd)
  * describe the server, the job and resources segments it names are
  * mapped, and for a tool *assigned is the identity the host gave it. */
+/* The HELLO request itself (req is initialised). */
+pmix_status_t sy_client_pack_hello(pmix_data_buffer_t *req, uint8_t kind, const pmix_proc_t *me,
+                                   const char *token, const pmix_info_t info[], size_t ninfo);
 pmix_status_t sy_client_hello(int fd, uint8_t kind, const pmix_proc_t *me, const char *token,
                               const pmix_info_t info[], size_t ninfo, pmix_proc_t *server,
                               char **host, pmix_proc_t *assigned);

@@ -303,22 +303,21 @@ pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double sec
 
 /* ---- the handshake, before the connection has a loop ---- */
 
-static double mono_now(void)
+double sy_client_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Wait for fd to be ready for `events` before `deadline`. */
-static pmix_status_t wait_fd(int fd, short events, double deadline)
+pmix_status_t sy_client_wait_fd(int fd, short events, double deadline)
 {
     for (;;) {
-        double left = deadline - mono_now();
+        double left = deadline - sy_client_now();
         if (left <= 0)
             return PMIX_ERR_TIMEOUT;
         struct pollfd p = {.fd = fd, .events = events};
-        int n = poll(&p, 1, (int)(left * 1000) + 1);
+        int n = poll(&p, 1, left > 86400 ? -1 : (int)(left * 1000) + 1);
         if (n > 0)
             return PMIX_SUCCESS;
         if (n < 0 && errno != EINTR)
@@ -335,7 +334,7 @@ static pmix_status_t write_all(int fd, const void *buf, size_t len, double deadl
             p += w;
             len -= (size_t)w;
         } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-            pmix_status_t rc = wait_fd(fd, POLLOUT, deadline);
+            pmix_status_t rc = sy_client_wait_fd(fd, POLLOUT, deadline);
             if (rc != PMIX_SUCCESS)
                 return rc;
         } else {
@@ -354,7 +353,7 @@ static pmix_status_t read_all(int fd, void *buf, size_t len, double deadline)
             p += r;
             len -= (size_t)r;
         } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-            pmix_status_t rc = wait_fd(fd, POLLIN, deadline);
+            pmix_status_t rc = sy_client_wait_fd(fd, POLLIN, deadline);
             if (rc != PMIX_SUCCESS)
                 return rc;
         } else {
@@ -369,7 +368,7 @@ pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t 
 {
     *reply = NULL;
     *reply_len = 0;
-    double deadline = mono_now() + seconds;
+    double deadline = sy_client_now() + seconds;
     uint8_t hdr[SY_FRAME_HEADER_SIZE];
     sy_frame_header_encode(hdr, tag, 0, (uint32_t)len);
     pmix_status_t rc = write_all(fd, hdr, sizeof(hdr), deadline);
