@@ -170,7 +170,7 @@ if test -x "$E"; then
 fi
 
 # Ctrl-C: the whole job goes, the exit status says so, nothing is left
-"$R" --oversubscribe -n 2 sh -c "touch '$T/started.'\$PMIX_RANK; exec sleep 30" > /dev/null 2> "$T/err" &
+"$R" --oversubscribe -n 2 sh -c "echo \$\$ > '$T/started.'\$PMIX_RANK; exec sleep 30" > /dev/null 2> "$T/err" &
 rpid=$!
 # the processes run, so the launcher's handlers are in place
 for i in $(seq 200); do test -e "$T/started.0" && test -e "$T/started.1" && break; sleep 0.05; done
@@ -178,7 +178,8 @@ kill -INT $rpid
 wait $rpid
 rc=$?
 check "SIGINT kills the job: 130 and a message" "test $rc -eq 130 && grep -q 'interrupted by signal 2' '$T/err'"
-test -z "$(pgrep -f 'sleep 30' 2>/dev/null | head -1)" || pkill -f 'sleep 30' 2>/dev/null
+# (only our own sleeps: other test runs may be using the machine)
+kill -9 $(cat "$T"/started.* 2> /dev/null) 2> /dev/null
 
 left=$(ls -A "$TMPDIR")
 check "no file left in TMPDIR" "test -z '$left'"
