@@ -16,7 +16,7 @@ bench: $(bench_targets)
 # source is built against OpenPMIx 4.2.2 by bench/launch-compare.sh, which
 # prints both side by side with ratios (docs/performance.md).
 EXTRA_PROGRAMS += bench/launch
-bench_launch_SOURCES = bench/launch.c
+bench_launch_SOURCES = bench/launch.c tests/integration/forkhost.h
 bench_launch_LDADD = src/libpmix.la
 bench_launch_LDFLAGS = -no-install
 bench_targets += bench/launch$(EXEEXT)
@@ -25,7 +25,7 @@ EXTRA_DIST += bench/launch-compare.sh
 # Modex benchmark (Put/Commit, collecting fence, Get of every peer's key):
 # built against OpenPMIx 4.2.2 too by bench/modex-compare.sh.
 EXTRA_PROGRAMS += bench/modex
-bench_modex_SOURCES = bench/modex.c
+bench_modex_SOURCES = bench/modex.c tests/integration/forkhost.h
 bench_modex_LDADD = src/libpmix.la
 bench_modex_LDFLAGS = -no-install
 bench_targets += bench/modex$(EXEEXT)

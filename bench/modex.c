@@ -37,28 +37,19 @@
  * Output: "N size fence_us getall_us total_us fence_calls dmodex_calls
  *          fence_lastin_us barrier_us barrier_lastin_us" */
 #define _GNU_SOURCE
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
+#include "../tests/integration/forkhost.h"
 
 static void payload(pmix_rank_t rank, unsigned char *out, size_t len)
 {
@@ -76,14 +67,11 @@ static void payload(pmix_rank_t rank, unsigned char *out, size_t len)
 #define NPHASES 5
 
 /* ---------------- client ---------------- */
-static int barrier(int ready, int go)
+static int client(int fd, size_t size, const char *barrier)
 {
-    char c = 'r';
-    return write(ready, &c, 1) == 1 && read(go, &c, 1) == 1 ? 0 : -1;
-}
-
-static int client(int fd, size_t size, int ready, const int go[NPHASES])
-{
+    fh_step_t s;
+    if (fh_step_parse(barrier, &s) != 0)
+        return 6;
     pmix_proc_t me;
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
@@ -114,32 +102,32 @@ static int client(int fd, size_t size, int ready, const int go[NPHASES])
     /* what each peer posted, for the check: not the library's work */
     for (pmix_rank_t r = 0; r < n; r++)
         payload(r, want + (size_t)r * size, size);
-    if (barrier(ready, go[0]) != 0)
+    if (fh_step(&s) != 0)
         return 6;
 
     pmix_info_t collect;
     bool yes = true;
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    double t_enter = now_us();
+    double t_enter = fh_now_us();
     rc = PMIx_Fence(NULL, 0, &collect, 1);
-    double t_exit = now_us();
+    double t_exit = fh_now_us();
     PMIX_INFO_DESTRUCT(&collect);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "modex client: Fence: %s\n", PMIx_Error_string(rc));
         return 4;
     }
-    if (barrier(ready, go[1]) != 0)
+    if (fh_step(&s) != 0)
         return 6;
     /* The same collective without PMIx: through the host's pipes, timed
      * like the fence.  Its figures are what 32 processes sharing 2 cores
      * cost to meet at one server and all wake up again. */
-    double b_enter = now_us();
-    if (barrier(ready, go[2]) != 0)
+    double b_enter = fh_now_us();
+    if (fh_step(&s) != 0)
         return 6;
-    double b_exit = now_us();
-    if (barrier(ready, go[3]) != 0)
+    double b_exit = fh_now_us();
+    if (fh_step(&s) != 0)
         return 6;
-    double t0 = now_us();
+    double t0 = fh_now_us();
     for (pmix_rank_t r = 0; r < n; r++) {
         if (r == me.rank)
             continue;
@@ -155,10 +143,10 @@ static int client(int fd, size_t size, int ready, const int go[NPHASES])
         }
         PMIX_VALUE_RELEASE(v);
     }
-    double t_getall = now_us() - t0;
+    double t_getall = fh_now_us() - t0;
     free(mine);
     free(want);
-    if (barrier(ready, go[4]) != 0)
+    if (fh_step(&s) != 0)
         return 6;
     if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS)
         return 7;
@@ -169,45 +157,7 @@ static int client(int fd, size_t size, int ready, const int go[NPHASES])
 }
 
 /* ---------------- host ---------------- */
-typedef struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-    pmix_status_t status;
-} waiter_t;
-#define WAITER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_ERROR}
-
-static void op_done(pmix_status_t status, void *cbdata)
-{
-    waiter_t *w = cbdata;
-    pthread_mutex_lock(&w->lock);
-    w->status = status;
-    w->done = true;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-}
-
-static pmix_status_t wait_op(pmix_status_t rc, waiter_t *w)
-{
-    if (rc != PMIX_SUCCESS)
-        return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-    pthread_mutex_lock(&w->lock);
-    while (!w->done)
-        pthread_cond_wait(&w->cond, &w->lock);
-    pthread_mutex_unlock(&w->lock);
-    return w->status;
-}
-
 static atomic_int fence_calls, dmodex_calls;
-
-static pmix_status_t host_ok(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *cbd)
-{
-    (void)p;
-    (void)o;
-    (void)cb;
-    (void)cbd;
-    return PMIX_OPERATION_SUCCEEDED;
-}
 
 static void release_copy(void *cbdata)
 {
@@ -244,54 +194,6 @@ static pmix_status_t host_dmodex(const pmix_proc_t *proc, const pmix_info_t info
     return PMIX_ERR_NOT_FOUND;
 }
 
-static int register_job(const char *nspace, unsigned n, const char *host)
-{
-    char ranks[8192] = "", *nodes = NULL, *procs = NULL;
-    for (unsigned r = 0; r < n; r++) {
-        size_t len = strlen(ranks);
-        snprintf(ranks + len, sizeof ranks - len, "%s%u", r ? "," : "", r);
-    }
-    if (PMIx_generate_regex(host, &nodes) != PMIX_SUCCESS ||
-        PMIx_generate_ppn(ranks, &procs) != PMIX_SUCCESS)
-        return -1;
-    size_t ninfo = 9 + n, k = 0;
-    pmix_info_t *info;
-    PMIX_INFO_CREATE(info, ninfo);
-    uint32_t u = n, one = 1;
-    PMIX_INFO_LOAD(&info[k++], PMIX_UNIV_SIZE, &u, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[k++], PMIX_JOB_SIZE, &u, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[k++], PMIX_MAX_PROCS, &u, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_SIZE, &u, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_PEERS, ranks, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[k++], PMIX_NODE_MAP, nodes, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[k++], PMIX_PROC_MAP, procs, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[k++], PMIX_JOBID, nspace, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[k++], PMIX_NUM_NODES, &one, PMIX_UINT32);
-    free(nodes);
-    free(procs);
-    for (unsigned r = 0; r < n; r++) {
-        pmix_info_t *pd;
-        PMIX_INFO_CREATE(pd, 5);
-        pmix_rank_t rank = r;
-        uint16_t lr = (uint16_t)r;
-        uint32_t app = 0;
-        PMIX_INFO_LOAD(&pd[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
-        PMIX_INFO_LOAD(&pd[1], PMIX_LOCAL_RANK, &lr, PMIX_UINT16);
-        PMIX_INFO_LOAD(&pd[2], PMIX_NODE_RANK, &lr, PMIX_UINT16);
-        PMIX_INFO_LOAD(&pd[3], PMIX_APPNUM, &app, PMIX_UINT32);
-        PMIX_INFO_LOAD(&pd[4], PMIX_HOSTNAME, host, PMIX_STRING);
-        pmix_data_array_t da = {.type = PMIX_INFO, .size = 5, .array = pd};
-        PMIX_INFO_LOAD(&info[k++], PMIX_PROC_DATA, &da, PMIX_DATA_ARRAY);
-        PMIX_INFO_FREE(pd, 5);
-    }
-    pmix_nspace_t ns;
-    PMIX_LOAD_NSPACE(ns, nspace);
-    waiter_t w = WAITER_INIT;
-    pmix_status_t rc = wait_op(PMIx_server_register_nspace(ns, (int)n, info, k, op_done, &w), &w);
-    PMIX_INFO_FREE(info, ninfo);
-    return rc == PMIX_SUCCESS ? 0 : -1;
-}
-
 /* Slowest rank and last-in to all-out of one collective phase. */
 typedef struct {
     double slowest, last_in, last_out;
@@ -309,87 +211,43 @@ enum { FIG_FENCE, FIG_GETALL, FIG_TOTAL, FIG_FENCE_LASTIN, FIG_BARRIER, FIG_BARR
 /* One launch; out[] indexed by FIG_*. */
 static int launch(unsigned n, size_t size, int run, double out[NFIG])
 {
-    char nspace[64], host[256] = "";
-    gethostname(host, sizeof host - 1);
+    char nspace[64];
     snprintf(nspace, sizeof nspace, "modex-%u-%zu-%d", n, size, run);
-    double t0 = now_us();
-    pmix_nspace_t ns;
-    PMIX_LOAD_NSPACE(ns, nspace);
-    for (unsigned r = 0; r < n; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace, r);
-        waiter_t w = WAITER_INIT;
-        if (wait_op(PMIx_server_register_client(&p, getuid(), getgid(), NULL, op_done, &w),
-                    &w) != PMIX_SUCCESS)
-            return -1;
-    }
-    if (register_job(nspace, n, host) != 0)
+    double t0 = fh_now_us();
+    if (fh_register_job(nspace, n) != PMIX_SUCCESS)
         return -1;
-    int pfd[2], ready[2], go[NPHASES][2];
-    if (pipe(pfd) != 0 || pipe(ready) != 0)
+    int pfd[2];
+    fh_barrier_t b;
+    if (pipe(pfd) != 0)
         return -1;
-    for (int i = 0; i < NPHASES; i++)
-        if (pipe(go[i]) != 0)
-            return -1;
-    char sbuf[32], fdbuf[16], rbuf[16], gbuf[NPHASES][16];
+    if (fh_barrier_open(&b) != 0)
+        return -1;
+    char self[4096], sbuf[32], fdbuf[16], barg[64];
+    if (fh_self(self, sizeof self) != 0)
+        return -1;
     snprintf(sbuf, sizeof sbuf, "%zu", size);
     snprintf(fdbuf, sizeof fdbuf, "%d", pfd[1]);
-    snprintf(rbuf, sizeof rbuf, "%d", ready[1]);
-    for (int i = 0; i < NPHASES; i++)
-        snprintf(gbuf[i], sizeof gbuf[i], "%d", go[i][0]);
+    fh_barrier_arg(&b, barg, sizeof barg);
+    char *argv[] = {self, "client", fdbuf, sbuf, barg, NULL};
     pid_t pids[1024];
-    for (unsigned r = 0; r < n; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace, r);
-        char **env = NULL;
-        if (PMIx_server_setup_fork(&p, &env) != PMIX_SUCCESS)
+    for (unsigned r = 0; r < n; r++)
+        if ((pids[r] = fh_start(nspace, r, argv, &b)) < 0)
             return -1;
-        pids[r] = fork();
-        if (pids[r] == 0) {
-            for (size_t i = 0; env[i] != NULL; i++)
-                putenv(env[i]);
-            close(pfd[0]);
-            close(ready[0]);
-            for (int i = 0; i < NPHASES; i++)
-                close(go[i][1]);
-            execl("/proc/self/exe", "modex", "client", fdbuf, sbuf, rbuf, gbuf[0], gbuf[1],
-                  gbuf[2], gbuf[3], gbuf[4], (char *)NULL);
-            _exit(127);
-        }
-        for (size_t i = 0; env[i] != NULL; i++)
-            free(env[i]);
-        free(env);
-    }
     close(pfd[1]);
-    close(ready[1]);
-    for (int i = 0; i < NPHASES; i++)
-        close(go[i][0]);
+    fh_barrier_started(&b);
     bool hung = false;
-    for (int phase = 0; phase < NPHASES && !hung; phase++) {
-        char c;
-        unsigned got = 0;
-        while (got < n) {
-            /* a launch stuck for a minute (OpenPMIx 4.2.2 clients now and
-             * then never return from PMIx_Init here) is killed and redone */
-            struct pollfd pf = {.fd = ready[0], .events = POLLIN};
-            if (poll(&pf, 1, 60000) != 1) {
-                hung = true;
-                break;
-            }
-            if (read(ready[0], &c, 1) != 1)
-                break;
-            got++;
-        }
-        for (unsigned r = 0; r < got && !hung; r++)
-            if (write(go[phase][1], "g", 1) != 1)
-                break;
+    for (int phase = 0; phase < NPHASES; phase++) {
+        /* a launch stuck for a minute (OpenPMIx 4.2.2 clients now and
+         * then never return from PMIx_Init here) is killed and redone */
+        int got = fh_barrier_gather(&b, n, 60000);
+        hung = got < 0;
+        if (got <= 0 || fh_barrier_release(&b, (unsigned)got) != 0)
+            break;
     }
     if (hung)
         for (unsigned r = 0; r < n; r++)
             kill(pids[r], SIGKILL);
-    close(ready[0]);
-    for (int i = 0; i < NPHASES; i++)
-        close(go[i][1]);
+    fh_barrier_close(&b);
     int failed = 0;
     for (unsigned r = 0; r < n; r++) {
         int st;
@@ -397,7 +255,7 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
             failed = 1;
     }
-    double total = now_us() - t0;
+    double total = fh_now_us() - t0;
     FILE *f = fdopen(pfd[0], "r");
     phase_t fence = {0}, bar = {0};
     double getall_max = 0, fin, fout, ga, bin, bout;
@@ -411,16 +269,7 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     }
     if (f != NULL)
         fclose(f);
-    for (unsigned r = 0; r < n; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace, r);
-        waiter_t w = WAITER_INIT;
-        PMIx_server_deregister_client(&p, op_done, &w);
-        wait_op(PMIX_SUCCESS, &w);
-    }
-    waiter_t w = WAITER_INIT;
-    PMIx_server_deregister_nspace(ns, op_done, &w);
-    wait_op(PMIX_SUCCESS, &w);
+    fh_deregister_job(nspace, n);
     if (hung)
         return -2;
     if (failed || lines != n)
@@ -434,25 +283,10 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     return 0;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
-    if (argc == 5 + NPHASES && strcmp(argv[1], "client") == 0) {
-        int go[NPHASES];
-        for (int i = 0; i < NPHASES; i++)
-            go[i] = atoi(argv[5 + i]);
-        int rc = client(atoi(argv[2]), (size_t)atol(argv[3]), atoi(argv[4]), go);
+    if (argc == 5 && strcmp(argv[1], "client") == 0) {
+        int rc = client(atoi(argv[2]), (size_t)atol(argv[3]), argv[4]);
         if (rc != 0)
             fprintf(stderr, "modex client: failed at step %d\n", rc);
         return rc;
@@ -470,23 +304,14 @@ int main(int argc, char **argv)
     if (reps < 1 || reps > 100)
         return 2;
     char tmpdir[] = "/tmp/sy-bench-XXXXXX";
-    if (mkdtemp(tmpdir) == NULL)
-        return 1;
     pmix_server_module_t module;
     memset(&module, 0, sizeof module);
-    module.client_connected = host_ok;
-    module.client_finalized = host_ok;
     module.fence_nb = host_fence;
     module.direct_modex = host_dmodex;
-    pmix_info_t info[2];
-    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir, PMIX_STRING);
-    if (PMIx_server_init(&module, info, 2) != PMIX_SUCCESS) {
+    if (fh_server_init(&module, tmpdir) != PMIX_SUCCESS) {
         fprintf(stderr, "PMIx_server_init failed\n");
         return 1;
     }
-    PMIX_INFO_DESTRUCT(&info[0]);
-    PMIX_INFO_DESTRUCT(&info[1]);
     int rc = 0;
     char *clist = strdup(counts), *cs = NULL;
     for (char *ct = strtok_r(clist, " ,", &cs); ct != NULL && rc == 0;
@@ -520,16 +345,15 @@ int main(int argc, char **argv)
             }
             if (rc == 0)
                 printf("%u %zu %.1f %.1f %.1f %d %d %.1f %.1f %.1f\n", n, size,
-                       median(fig[FIG_FENCE], reps), median(fig[FIG_GETALL], reps),
-                       median(fig[FIG_TOTAL], reps), atomic_load(&fence_calls),
-                       atomic_load(&dmodex_calls), median(fig[FIG_FENCE_LASTIN], reps),
-                       median(fig[FIG_BARRIER], reps), median(fig[FIG_BARRIER_LASTIN], reps));
+                       fh_median(fig[FIG_FENCE], reps), fh_median(fig[FIG_GETALL], reps),
+                       fh_median(fig[FIG_TOTAL], reps), atomic_load(&fence_calls),
+                       atomic_load(&dmodex_calls), fh_median(fig[FIG_FENCE_LASTIN], reps),
+                       fh_median(fig[FIG_BARRIER], reps), fh_median(fig[FIG_BARRIER_LASTIN], reps));
             fflush(stdout);
         }
         free(slist);
     }
     free(clist);
-    PMIx_server_finalize();
-    rmdir(tmpdir);
+    fh_server_finalize(tmpdir);
     return rc;
 }

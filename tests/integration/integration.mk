@@ -79,14 +79,14 @@ EXTRA_DIST += tests/integration/host-groups.sh
 # The host's register_events/deregister_events and event handlers that do
 # not answer (PMIX_EVENT_ACTION_TIMEOUT): a host forking itself as clients.
 check_PROGRAMS += tests/integration/test_evreg
-tests_integration_test_evreg_SOURCES = tests/integration/test_evreg.c
+tests_integration_test_evreg_SOURCES = tests/integration/test_evreg.c tests/integration/forkhost.h
 tests_integration_test_evreg_LDADD = src/libpmix.la
 tests_integration_test_evreg_LDFLAGS = -no-install
 TESTS += tests/integration/test_evreg
 # The client's direct channel: refused to another process, held requests
 # beside requests on the connection, concurrent blocking requests.
 check_PROGRAMS += tests/integration/test_direct
-tests_integration_test_direct_SOURCES = tests/integration/test_direct.c
+tests_integration_test_direct_SOURCES = tests/integration/test_direct.c tests/integration/forkhost.h
 tests_integration_test_direct_LDADD = src/libpmix.la
 tests_integration_test_direct_LDFLAGS = -no-install
 TESTS += tests/integration/test_direct

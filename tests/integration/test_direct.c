@@ -35,6 +35,8 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "forkhost.h"
+
 static const char *who = "host";
 static int failures;
 #define FAIL(...)                                                                                  \
@@ -123,14 +125,11 @@ static void *refreshing_gets(void *arg)
     return NULL;
 }
 
-static int step(int ready, int go)
+static int client(const char *barrier)
 {
-    char c = 'r';
-    return write(ready, &c, 1) == 1 && read(go, &c, 1) == 1 ? 0 : -1;
-}
-
-static int client(int ready, int go)
-{
+    fh_step_t s;
+    if (fh_step_parse(barrier, &s) != 0)
+        return 2;
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         FAIL("PMIx_Init: %s", PMIx_Error_string(rc));
@@ -139,7 +138,7 @@ static int client(int ready, int go)
     static char name[32];
     snprintf(name, sizeof(name), "rank %u", me.rank);
     who = name;
-    if (step(ready, go) != 0) /* the host tried to steal our channel */
+    if (fh_step(&s) != 0) /* the host tried to steal our channel */
         return 2;
     pmix_status_t held = PMIX_ERROR;
     pthread_t t;
@@ -186,41 +185,6 @@ static int client(int ready, int go)
 }
 
 /* ---------------- host ---------------- */
-
-typedef struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-    pmix_status_t status;
-} waiter_t;
-#define WAITER {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_ERROR}
-
-static void op_cb(pmix_status_t status, void *cbdata)
-{
-    waiter_t *w = cbdata;
-    pthread_mutex_lock(&w->lock);
-    w->status = status;
-    w->done = true;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-}
-
-static pmix_status_t wait_op(pmix_status_t rc, waiter_t *w)
-{
-    if (rc != PMIX_SUCCESS)
-        return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-    pthread_mutex_lock(&w->lock);
-    while (!w->done)
-        pthread_cond_wait(&w->cond, &w->lock);
-    pthread_mutex_unlock(&w->lock);
-    return w->status;
-}
-
-static pmix_status_t host_ok(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *cbd)
-{
-    (void)p, (void)o, (void)cb, (void)cbd;
-    return PMIX_OPERATION_SUCCEEDED;
-}
 
 static void put_le(uint8_t *p, uint32_t v, int n)
 {
@@ -303,86 +267,56 @@ static pmix_status_t steal_channel(const char *sock, const pmix_proc_t *proc)
     return answer;
 }
 
+/* The server's socket for clients, from the environment setup_fork gives. */
+static void server_socket(const pmix_proc_t *p, char *sock, size_t len)
+{
+    char **env = NULL;
+    sock[0] = '\0';
+    if (PMIx_server_setup_fork(p, &env) != PMIX_SUCCESS)
+        return;
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+        if (strncmp(env[i], "SWITCHYARD_USOCK=", 17) == 0)
+            snprintf(sock, len, "%s", env[i] + 17);
+        free(env[i]);
+    }
+    free(env);
+}
+
 static int host(void)
 {
     char tmpdir[] = "/tmp/sy-direct-XXXXXX";
-    if (mkdtemp(tmpdir) == NULL)
-        return 1;
     pmix_server_module_t module;
     memset(&module, 0, sizeof module);
-    module.client_connected = host_ok;
-    module.client_finalized = host_ok;
-    pmix_info_t sinfo[2];
-    PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
-    PMIX_INFO_LOAD(&sinfo[1], PMIX_SYSTEM_TMPDIR, tmpdir, PMIX_STRING);
-    pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
-    PMIX_INFO_DESTRUCT(&sinfo[0]);
-    PMIX_INFO_DESTRUCT(&sinfo[1]);
+    pmix_status_t rc = fh_server_init(&module, tmpdir);
     if (rc != PMIX_SUCCESS) {
         FAIL("PMIx_server_init: %s", PMIx_Error_string(rc));
         return 1;
     }
     const char *nspace = "direct";
-    pmix_nspace_t ns;
-    PMIX_LOAD_NSPACE(ns, nspace);
-    uint32_t two = 2;
-    pmix_info_t jinfo[3];
-    PMIX_INFO_LOAD(&jinfo[0], PMIX_JOB_SIZE, &two, PMIX_UINT32);
-    PMIX_INFO_LOAD(&jinfo[1], PMIX_LOCAL_SIZE, &two, PMIX_UINT32);
-    PMIX_INFO_LOAD(&jinfo[2], PMIX_LOCAL_PEERS, "0,1", PMIX_STRING);
-    waiter_t w = WAITER;
-    rc = wait_op(PMIx_server_register_nspace(ns, 2, jinfo, 3, op_cb, &w), &w);
-    for (int i = 0; i < 3; i++)
-        PMIX_INFO_DESTRUCT(&jinfo[i]);
+    rc = fh_register_job(nspace, 2);
     if (rc != PMIX_SUCCESS) {
-        FAIL("register_nspace: %s", PMIx_Error_string(rc));
+        FAIL("registering the job: %s", PMIx_Error_string(rc));
         return 1;
     }
-    int ready[2], go[2][2];
-    if (pipe(ready) != 0 || pipe(go[0]) != 0 || pipe(go[1]) != 0)
+    fh_barrier_t b;
+    char self[4096], barg[64];
+    if (fh_barrier_open(&b) != 0 || fh_self(self, sizeof self) != 0)
         return 1;
-    char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (len <= 0)
-        return 1;
-    self[len] = '\0';
-    char sock[4096] = "";
+    fh_barrier_arg(&b, barg, sizeof barg);
+    char *argv[] = {self, "client", barg, NULL};
     pid_t pids[2];
-    for (unsigned r = 0; r < 2; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace, r);
-        waiter_t wc = WAITER;
-        if (wait_op(PMIx_server_register_client(&p, getuid(), getgid(), NULL, op_cb, &wc), &wc) !=
-            PMIX_SUCCESS)
+    for (unsigned r = 0; r < 2; r++)
+        if ((pids[r] = fh_start(nspace, r, argv, &b)) < 0)
             return 1;
-        char **env = NULL;
-        if (PMIx_server_setup_fork(&p, &env) != PMIX_SUCCESS)
-            return 1;
-        for (size_t i = 0; env[i] != NULL; i++)
-            if (strncmp(env[i], "SWITCHYARD_USOCK=", 17) == 0)
-                snprintf(sock, sizeof sock, "%s", env[i] + 17);
-        char rbuf[16], gbuf[16];
-        snprintf(rbuf, sizeof rbuf, "%d", ready[1]);
-        snprintf(gbuf, sizeof gbuf, "%d", go[r][0]);
-        pids[r] = fork();
-        if (pids[r] == 0) {
-            for (size_t i = 0; env[i] != NULL; i++)
-                putenv(env[i]);
-            execl(self, "test_direct", "client", rbuf, gbuf, (char *)NULL);
-            _exit(127);
-        }
-        for (size_t i = 0; env[i] != NULL; i++)
-            free(env[i]);
-        free(env);
-    }
-    char c;
-    for (int i = 0; i < 2; i++)
-        if (read(ready[0], &c, 1) != 1)
-            FAIL("a client vanished");
+    fh_barrier_started(&b);
+    if (fh_barrier_gather(&b, 2, -1) != 2)
+        FAIL("a client vanished");
     /* both connected: a channel for rank 0 from this process */
     pmix_proc_t p0, p7;
     PMIX_LOAD_PROCID(&p0, nspace, 0);
     PMIX_LOAD_PROCID(&p7, nspace, 7);
+    char sock[4096];
+    server_socket(&p0, sock, sizeof sock);
     if (sock[0] == '\0')
         FAIL("setup_fork gave no SWITCHYARD_USOCK");
     else {
@@ -393,36 +327,26 @@ static int host(void)
         if (a == PMIX_SUCCESS)
             FAIL("a direct channel for a rank that is not connected");
     }
-    for (int i = 0; i < 2; i++)
-        if (write(go[i][1], "g", 1) != 1)
-            FAIL("cannot release client %d", i);
+    if (fh_barrier_release(&b, 2) != 0)
+        FAIL("cannot release the clients");
     for (int i = 0; i < 2; i++) {
         int st;
         waitpid(pids[i], &st, 0);
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
             FAIL("rank %d failed (status %d)", i, st);
     }
-    for (unsigned r = 0; r < 2; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace, r);
-        waiter_t wc = WAITER;
-        PMIx_server_deregister_client(&p, op_cb, &wc);
-        wait_op(PMIX_SUCCESS, &wc);
-    }
-    waiter_t wn = WAITER;
-    PMIx_server_deregister_nspace(ns, op_cb, &wn);
-    wait_op(PMIX_SUCCESS, &wn);
-    rc = PMIx_server_finalize();
+    fh_barrier_close(&b);
+    fh_deregister_job(nspace, 2);
+    rc = fh_server_finalize(tmpdir);
     if (rc != PMIX_SUCCESS)
         FAIL("server finalize: %s", PMIx_Error_string(rc));
-    rmdir(tmpdir);
     return failures == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "client") == 0)
-        return client(atoi(argv[2]), atoi(argv[3]));
+    if (argc == 3 && strcmp(argv[1], "client") == 0)
+        return client(argv[2]);
     int rc = host();
     if (rc == 0)
         printf("test_direct: ok\n");

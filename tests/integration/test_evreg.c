@@ -37,6 +37,8 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "forkhost.h"
+
 #define C1 (PMIX_EXTERNAL_ERR_BASE - 1)
 #define C2 (PMIX_EXTERNAL_ERR_BASE - 2)
 #define C_HOST (PMIX_EXTERNAL_ERR_BASE - 3)
@@ -247,12 +249,6 @@ static void timeout_checks(void)
 
 /* ---------------- client ---------------- */
 
-static int step(int ready, int go)
-{
-    char c = 'r';
-    return write(ready, &c, 1) == 1 && read(go, &c, 1) == 1 ? 0 : -1;
-}
-
 /* A round trip after nb registrations: the server has handled them. */
 static void sync_server(void)
 {
@@ -261,8 +257,11 @@ static void sync_server(void)
         FAIL("commit: %s", PMIx_Error_string(rc));
 }
 
-static int client(int ready, int go)
+static int client(const char *barrier)
 {
+    fh_step_t s;
+    if (fh_step_parse(barrier, &s) != 0)
+        return 2;
     pmix_proc_t me;
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
@@ -273,7 +272,7 @@ static int client(int ready, int go)
     snprintf(name, sizeof(name), "rank %u", me.rank);
     who = name;
     size_t ref = 0;
-    if (step(ready, go) != 0) /* initialized */
+    if (fh_step(&s) != 0) /* initialized */
         return 2;
     if (me.rank == 0) {
         pmix_status_t codes[3] = {C1, PMIX_EVENT_NODE_DOWN, PMIX_ERR_PROC_ABORTED};
@@ -283,7 +282,7 @@ static int client(int ready, int go)
         ref = (size_t)rc;
         sync_server();
     }
-    if (step(ready, go) != 0) /* step 1 done */
+    if (fh_step(&s) != 0) /* step 1 done */
         return 2;
     if (me.rank == 1) {
         pmix_status_t codes[2] = {C1, C_HOST};
@@ -292,7 +291,7 @@ static int client(int ready, int go)
             FAIL("register: %s", PMIx_Error_string(rc));
         sync_server();
     }
-    if (step(ready, go) != 0) /* step 2 done */
+    if (fh_step(&s) != 0) /* step 2 done */
         return 2;
     if (me.rank == 0) {
         rc = PMIx_Deregister_event_handler(ref, NULL, NULL);
@@ -302,13 +301,13 @@ static int client(int ready, int go)
     }
     if (me.rank == 1) {
         /* killed by the host in step 4 */
-        step(ready, go);
+        fh_step(&s);
         pause();
         return 3;
     }
-    if (step(ready, go) != 0) /* step 3 done */
+    if (fh_step(&s) != 0) /* step 3 done */
         return 2;
-    if (step(ready, go) != 0) /* steps 4 and 5 done */
+    if (fh_step(&s) != 0) /* steps 4 and 5 done */
         return 2;
     timeout_checks();
     pmix_status_t c2 = C2;
@@ -316,7 +315,7 @@ static int client(int ready, int go)
     if (rc < 0)
         FAIL("register C2: %s", PMIx_Error_string(rc));
     sync_server();
-    if (step(ready, go) != 0) /* registered C2 */
+    if (fh_step(&s) != 0) /* registered C2 */
         return 2;
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS)
@@ -408,12 +407,6 @@ static pmix_status_t host_deregister(pmix_status_t *codes, size_t ncodes,
     return PMIX_OPERATION_SUCCEEDED;
 }
 
-static pmix_status_t host_ok(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *cbd)
-{
-    (void)p, (void)o, (void)cb, (void)cbd;
-    return PMIX_OPERATION_SUCCEEDED;
-}
-
 /* The next upcall must be `registering` with exactly these codes (any
  * order); with n == 0, no upcall may have come. */
 static void expect(int step_no, bool registering, const pmix_status_t *codes, size_t n)
@@ -452,52 +445,14 @@ static void expect(int step_no, bool registering, const pmix_status_t *codes, si
     pthread_mutex_unlock(&lock);
 }
 
-typedef struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-    pmix_status_t status;
-} waiter_t;
-
-static void op_cb(pmix_status_t status, void *cbdata)
-{
-    waiter_t *w = cbdata;
-    pthread_mutex_lock(&w->lock);
-    w->status = status;
-    w->done = true;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-}
-
-static pmix_status_t wait_op(pmix_status_t rc, waiter_t *w)
-{
-    if (rc != PMIX_SUCCESS)
-        return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-    pthread_mutex_lock(&w->lock);
-    while (!w->done)
-        pthread_cond_wait(&w->cond, &w->lock);
-    pthread_mutex_unlock(&w->lock);
-    return w->status;
-}
-#define WAITER {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_ERROR}
-
 static int host(void)
 {
     char tmpdir[] = "/tmp/sy-evreg-XXXXXX";
-    if (mkdtemp(tmpdir) == NULL)
-        return 1;
     pmix_server_module_t module;
     memset(&module, 0, sizeof module);
-    module.client_connected = host_ok;
-    module.client_finalized = host_ok;
     module.register_events = host_register;
     module.deregister_events = host_deregister;
-    pmix_info_t sinfo[2];
-    PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
-    PMIX_INFO_LOAD(&sinfo[1], PMIX_SYSTEM_TMPDIR, tmpdir, PMIX_STRING);
-    pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
-    PMIX_INFO_DESTRUCT(&sinfo[0]);
-    PMIX_INFO_DESTRUCT(&sinfo[1]);
+    pmix_status_t rc = fh_server_init(&module, tmpdir);
     if (rc != PMIX_SUCCESS) {
         FAIL("PMIx_server_init: %s", PMIx_Error_string(rc));
         return 1;
@@ -511,70 +466,33 @@ static int host(void)
     expect(0, true, &hc, 1);
 
     const char *nspace = "evreg";
-    pmix_nspace_t ns;
-    PMIX_LOAD_NSPACE(ns, nspace);
-    uint32_t two = 2;
-    pmix_info_t jinfo[3];
-    PMIX_INFO_LOAD(&jinfo[0], PMIX_JOB_SIZE, &two, PMIX_UINT32);
-    PMIX_INFO_LOAD(&jinfo[1], PMIX_LOCAL_SIZE, &two, PMIX_UINT32);
-    PMIX_INFO_LOAD(&jinfo[2], PMIX_LOCAL_PEERS, "0,1", PMIX_STRING);
-    waiter_t w = WAITER;
-    rc = wait_op(PMIx_server_register_nspace(ns, 2, jinfo, 3, op_cb, &w), &w);
-    for (int i = 0; i < 3; i++)
-        PMIX_INFO_DESTRUCT(&jinfo[i]);
+    rc = fh_register_job(nspace, 2);
     if (rc != PMIX_SUCCESS) {
-        FAIL("register_nspace: %s", PMIx_Error_string(rc));
+        FAIL("registering the job: %s", PMIx_Error_string(rc));
         return 1;
     }
-    int ready[2], go[2][2];
-    if (pipe(ready) != 0 || pipe(go[0]) != 0 || pipe(go[1]) != 0)
+    fh_barrier_t b;
+    char self[4096], barg[64];
+    if (fh_barrier_open(&b) != 0 || fh_self(self, sizeof self) != 0)
         return 1;
-    /* our own path, read here (valgrind answers this readlink with the
-     * program it runs, where an exec of /proc/self/exe would start valgrind) */
-    char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (len <= 0)
-        return 1;
-    self[len] = '\0';
+    fh_barrier_arg(&b, barg, sizeof barg);
+    char *argv[] = {self, "client", barg, NULL};
     pid_t pids[2];
-    for (unsigned r = 0; r < 2; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace, r);
-        waiter_t wc = WAITER;
-        if (wait_op(PMIx_server_register_client(&p, getuid(), getgid(), NULL, op_cb, &wc), &wc) !=
-            PMIX_SUCCESS)
+    for (unsigned r = 0; r < 2; r++)
+        if ((pids[r] = fh_start(nspace, r, argv, &b)) < 0)
             return 1;
-        char **env = NULL;
-        if (PMIx_server_setup_fork(&p, &env) != PMIX_SUCCESS)
-            return 1;
-        char rbuf[16], gbuf[16];
-        snprintf(rbuf, sizeof rbuf, "%d", ready[1]);
-        snprintf(gbuf, sizeof gbuf, "%d", go[r][0]);
-        pids[r] = fork();
-        if (pids[r] == 0) {
-            for (size_t i = 0; env[i] != NULL; i++)
-                putenv(env[i]);
-            execl(self, "test_evreg", "client", rbuf, gbuf, (char *)NULL);
-            _exit(127);
-        }
-        for (size_t i = 0; env[i] != NULL; i++)
-            free(env[i]);
-        free(env);
-    }
+    fh_barrier_started(&b);
     /* a step: every live client says it is ready, then all are released */
-    int alive = 2;
+    unsigned alive = 2;
 #define GATHER()                                                                                   \
     do {                                                                                           \
-        char c;                                                                                    \
-        for (int i = 0; i < alive; i++)                                                            \
-            if (read(ready[0], &c, 1) != 1)                                                        \
-                FAIL("a client vanished");                                                         \
+        if (fh_barrier_gather(&b, alive, -1) != (int)alive)                                        \
+            FAIL("a client vanished");                                                             \
     } while (0)
 #define RELEASE()                                                                                  \
     do {                                                                                           \
-        for (int i = 0; i < alive; i++)                                                            \
-            if (write(go[i][1], "g", 1) != 1)                                                      \
-                FAIL("cannot release client %d", i);                                               \
+        if (fh_barrier_release(&b, alive) != 0)                                                    \
+            FAIL("cannot release the clients");                                                    \
     } while (0)
     GATHER(); /* both initialized */
     RELEASE();
@@ -596,8 +514,8 @@ static int host(void)
     pmix_status_t s4 = C1;
     expect(4, false, &s4, 1);
     GATHER();
-    waiter_t wd = WAITER;
-    rc = wait_op(PMIx_Deregister_event_handler(host_ref, op_cb, &wd), &wd);
+    fh_waiter_t wd = FH_WAITER;
+    rc = fh_wait(PMIx_Deregister_event_handler(host_ref, fh_op_cb, &wd), &wd);
     if (rc != PMIX_SUCCESS)
         FAIL("host deregister: %s", PMIx_Error_string(rc));
     expect(5, false, &hc, 1);
@@ -610,29 +528,20 @@ static int host(void)
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         FAIL("rank 0 failed (status %d)", st);
     expect(6, false, &s6, 1);
+    fh_barrier_close(&b);
     /* the same handler timeouts in the server process */
     timeout_checks();
-    for (unsigned r = 0; r < 2; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace, r);
-        waiter_t wc = WAITER;
-        PMIx_server_deregister_client(&p, op_cb, &wc);
-        wait_op(PMIX_SUCCESS, &wc);
-    }
-    waiter_t wn = WAITER;
-    PMIx_server_deregister_nspace(ns, op_cb, &wn);
-    wait_op(PMIX_SUCCESS, &wn);
-    rc = PMIx_server_finalize();
+    fh_deregister_job(nspace, 2);
+    rc = fh_server_finalize(tmpdir);
     if (rc != PMIX_SUCCESS)
         FAIL("server finalize: %s", PMIx_Error_string(rc));
-    rmdir(tmpdir);
     return failures == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "client") == 0)
-        return client(atoi(argv[2]), atoi(argv[3]));
+    if (argc == 3 && strcmp(argv[1], "client") == 0)
+        return client(argv[2]);
     int rc = host();
     if (rc == 0)
         printf("test_evreg: ok\n");
