@@ -298,6 +298,23 @@ static void construct_mode(void)
     size_t ctx_c = construct_all("sy-grp-c");
     if (ctx_c == ctx_a)
         FAIL("two groups got the same context id %zu", ctx_a);
+    /* directives repeated, endpoint data of the caller's own: the host
+     * answers each once, the server's endpoint data stands */
+    pmix_info_t dup[3];
+    pmix_byte_object_t junk = {.bytes = "not endpoint data", .size = 17};
+    PMIX_INFO_LOAD(&dup[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&dup[1], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&dup[2], PMIX_GROUP_ENDPT_DATA, &junk, PMIX_BYTE_OBJECT);
+    EXPECT(PMIx_Group_construct("sy-grp-dup", &all, 1, dup, 3, &res, &nres), PMIX_SUCCESS,
+           "construct with repeated directives");
+    size_t ctx_d = get_size(res, nres, PMIX_GROUP_CONTEXT_ID, &found);
+    if (!found || ctx_d == ctx_a || ctx_d == ctx_c)
+        FAIL("repeated directives: context id %zu (found %d)", ctx_d, (int)found);
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    for (int i = 0; i < 3; i++)
+        PMIX_INFO_DESTRUCT(&dup[i]);
+    EXPECT(PMIx_Group_destruct("sy-grp-dup", NULL, 0), PMIX_SUCCESS, "destruct of sy-grp-dup");
 
     /* the non-blocking forms */
     int done = 0;

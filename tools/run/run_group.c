@@ -74,19 +74,27 @@ static pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_pro
     answer_t *a = answer_new(3);
     if (a == NULL)
         return PMIX_ERR_NOMEM;
+    /* each answer once, however often its directive is repeated; of the
+     * endpoint data the last (the server's own comes after a caller's) */
+    bool assign = false;
+    const pmix_info_t *endpts = NULL;
     for (size_t i = 0; i < ndirs; i++) {
-        if (is(&directives[i], PMIX_GROUP_ASSIGN_CONTEXT_ID) && flag(&directives[i])) {
-            pthread_mutex_lock(&grp_lock);
-            size_t id = ++last_ctxid;
-            pthread_mutex_unlock(&grp_lock);
-            PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_CONTEXT_ID, &id, PMIX_SIZE);
-        } else if (is(&directives[i], PMIX_GROUP_ENDPT_DATA) &&
-                   directives[i].value.type == PMIX_BYTE_OBJECT) {
-            /* one node: the all-gather of the endpoint data is ours */
-            PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_ENDPT_DATA,
-                           &directives[i].value.data.bo, PMIX_BYTE_OBJECT);
-        }
+        if (is(&directives[i], PMIX_GROUP_ASSIGN_CONTEXT_ID))
+            assign = assign || flag(&directives[i]);
+        else if (is(&directives[i], PMIX_GROUP_ENDPT_DATA) &&
+                 directives[i].value.type == PMIX_BYTE_OBJECT)
+            endpts = &directives[i];
     }
+    if (assign) {
+        pthread_mutex_lock(&grp_lock);
+        size_t id = ++last_ctxid;
+        pthread_mutex_unlock(&grp_lock);
+        PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_CONTEXT_ID, &id, PMIX_SIZE);
+    }
+    /* one node: the all-gather of the endpoint data is ours */
+    if (endpts != NULL)
+        PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_ENDPT_DATA, &endpts->value.data.bo,
+                       PMIX_BYTE_OBJECT);
     pmix_data_array_t mem = {.type = PMIX_PROC, .size = nprocs, .array = (void *)procs};
     PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_MEMBERSHIP, &mem, PMIX_DATA_ARRAY);
     cbfunc(PMIX_SUCCESS, a->info, a->n, cbdata, release_answer, a);
