@@ -113,6 +113,9 @@ int run_place(run_job_t *job);
 
 /* run_job.c */
 int run_register(run_job_t *job);
+/* The job's node and proc maps (PMIx_generate_regex/ppn; the caller frees
+ * both); -1 with a message on failure. */
+int run_maps(const run_job_t *job, char **nodes, char **procs);
 void run_deregister(run_job_t *job);
 
 /* run_host.c: the module, and the job the upcalls act on. */

@@ -4,10 +4,10 @@
  * job's maps, then PMIx_server_setup_local_support with what it returned,
  * before any process starts.  The job's node takes a host of the topology
  * (its own name if the topology has it, else the first host). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <pmix.h>
 #include <switchyard.h>
@@ -27,7 +27,9 @@ size_t run_fabric_server_info(const run_opts_t *opts, pmix_info_t *info)
 }
 
 typedef struct {
-    volatile int done;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
     pmix_status_t status;
     pmix_info_t *info;
     size_t ninfo;
@@ -39,41 +41,40 @@ static void setup_done(pmix_status_t status, pmix_info_t info[], size_t ninfo,
                        void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     setup_wait_t *w = provided_cbdata;
+    pthread_mutex_lock(&w->lock);
     w->status = status;
     w->info = info;
     w->ninfo = ninfo;
     w->release = cbfunc;
     w->release_data = cbdata;
-    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    w->done = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
 }
 
 int run_fabric_setup(run_job_t *job)
 {
     if (job->opts->fabric == NULL)
         return 0;
-    char *nodes = NULL, *procs = NULL, *ranks = calloc(1, 16 + (size_t)job->nprocs * 12);
-    if (ranks == NULL)
+    char *nodes, *procs;
+    if (run_maps(job, &nodes, &procs) != 0)
         return -1;
-    for (unsigned r = 0; r < job->nprocs; r++)
-        sprintf(ranks + strlen(ranks), "%s%u", r ? "," : "", r);
-    int ret = -1;
-    if (PMIx_generate_regex(job->hostname, &nodes) != PMIX_SUCCESS ||
-        PMIx_generate_ppn(ranks, &procs) != PMIX_SUCCESS) {
-        fprintf(stderr, "switchyard-run: cannot describe the job's maps\n");
-        goto out;
-    }
     pmix_info_t in[3];
     size_t one = 1;
     PMIX_INFO_LOAD(&in[0], PMIX_NODE_MAP, nodes, PMIX_STRING);
     PMIX_INFO_LOAD(&in[1], PMIX_PROC_MAP, procs, PMIX_STRING);
     PMIX_INFO_LOAD(&in[2], PMIX_ALLOC_FABRIC_ENDPTS, &one, PMIX_SIZE);
-    setup_wait_t w = {0};
+    free(nodes);
+    free(procs);
+    setup_wait_t w = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
     pmix_status_t rc = PMIx_server_setup_application(job->nspace, in, 3, setup_done, &w);
     for (int i = 0; i < 3; i++)
         PMIX_INFO_DESTRUCT(&in[i]);
     if (rc == PMIX_SUCCESS) {
-        while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))
-            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        pthread_mutex_lock(&w.lock);
+        while (!w.done)
+            pthread_cond_wait(&w.cond, &w.lock);
+        pthread_mutex_unlock(&w.lock);
         rc = w.status;
     }
     if (rc == PMIX_SUCCESS)
@@ -83,12 +84,7 @@ int run_fabric_setup(run_job_t *job)
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "switchyard-run: --fabric %s: %s\n", job->opts->fabric,
                 PMIx_Error_string(rc));
-        goto out;
+        return -1;
     }
-    ret = 0;
-out:
-    free(ranks);
-    free(nodes);
-    free(procs);
-    return ret;
+    return 0;
 }

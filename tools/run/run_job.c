@@ -74,22 +74,38 @@ static char *join_argv(char **argv)
     return s;
 }
 
+int run_maps(const run_job_t *job, char **nodes, char **procs)
+{
+    *nodes = *procs = NULL;
+    size_t len = 16 + (size_t)job->nprocs * 12, used = 0;
+    char *ranks = malloc(len);
+    if (ranks == NULL) {
+        fprintf(stderr, "switchyard-run: out of memory\n");
+        return -1;
+    }
+    ranks[0] = '\0';
+    for (unsigned r = 0; r < job->nprocs; r++)
+        used += (size_t)snprintf(ranks + used, len - used, "%s%u", r ? "," : "", r);
+    int ret = 0;
+    if (PMIx_generate_regex(job->hostname, nodes) != PMIX_SUCCESS ||
+        PMIx_generate_ppn(ranks, procs) != PMIX_SUCCESS) {
+        fprintf(stderr, "switchyard-run: cannot describe the job's maps\n");
+        free(*nodes);
+        free(*procs);
+        *nodes = *procs = NULL;
+        ret = -1;
+    }
+    free(ranks);
+    return ret;
+}
+
 int run_register(run_job_t *job)
 {
     infos_t l = {0}, sub = {0};
-    char *ranks = NULL, *nodes = NULL, *procs = NULL, *nsdir = NULL;
+    char *nodes = NULL, *procs = NULL, *nsdir = NULL;
     uint32_t size = job->nprocs, one = 1, napps = job->opts->napps, sid = 1;
-    size_t rlen = 16 + (size_t)job->nprocs * 12;
-    ranks = calloc(1, rlen);
-    if (ranks == NULL)
-        goto nomem;
-    for (unsigned r = 0; r < job->nprocs; r++)
-        snprintf(ranks + strlen(ranks), rlen - strlen(ranks), "%s%u", r ? "," : "", r);
-    if (PMIx_generate_regex(job->hostname, &nodes) != PMIX_SUCCESS ||
-        PMIx_generate_ppn(ranks, &procs) != PMIX_SUCCESS) {
-        fprintf(stderr, "switchyard-run: cannot describe the job's maps\n");
-        goto fail;
-    }
+    if (run_maps(job, &nodes, &procs) != 0)
+        return -1;
 
     ADD(&sub, PMIX_SESSION_ID, &sid, PMIX_UINT32);
     ADD(&sub, PMIX_UNIV_SIZE, &size, PMIX_UINT32);
@@ -178,7 +194,6 @@ int run_register(run_job_t *job)
         }
     }
     PMIX_INFO_FREE(l.info, l.n);
-    free(ranks);
     free(nodes);
     free(procs);
     free(nsdir);
@@ -190,7 +205,6 @@ fail:
         PMIX_INFO_FREE(sub.info, sub.n);
     if (l.info != NULL)
         PMIX_INFO_FREE(l.info, l.n);
-    free(ranks);
     free(nodes);
     free(procs);
     free(nsdir);
