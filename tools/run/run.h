@@ -98,6 +98,9 @@ typedef struct {
 /* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for
  * --help (printed). */
 int run_parse(int argc, char **argv, run_opts_t *opts);
+/* Add NAME=VALUE, or NAME with our value of it, to opts->env; 1 (with a
+ * message) when NAME is not set here or memory ran out. */
+int run_opts_add_env(run_opts_t *opts, const char *entry);
 
 /* run_fabric.c: --fabric.  The server-init attributes that make the
  * launcher the scheduler of that fabric (0 or 2 of them), and the job's

@@ -48,7 +48,7 @@ void run_usage(FILE *out)
             "status (128+signal for a signal), with a line saying which rank and why.\n");
 }
 
-static int add_env(run_opts_t *o, const char *entry)
+int run_opts_add_env(run_opts_t *o, const char *entry)
 {
     char *copy = NULL;
     if (strchr(entry, '=') != NULL) {
@@ -64,6 +64,7 @@ static int add_env(run_opts_t *o, const char *entry)
     }
     char **grown = copy != NULL ? realloc(o->env, (o->nenv + 2) * sizeof(char *)) : NULL;
     if (grown == NULL) {
+        fprintf(stderr, "switchyard-run: out of memory\n");
         free(copy);
         return 1;
     }
@@ -150,7 +151,7 @@ int run_parse(int argc, char **argv, run_opts_t *o)
             } else if (!strcmp(a, "--oversubscribe")) {
                 o->oversubscribe = true;
             } else if (!strcmp(a, "-x")) {
-                if (need_arg(i, argc, a) || add_env(o, argv[++i]))
+                if (need_arg(i, argc, a) || run_opts_add_env(o, argv[++i]))
                     return 1;
             } else if (!strcmp(a, "--env")) {
                 if (need_arg(i, argc, a))
@@ -159,7 +160,7 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                     fprintf(stderr, "switchyard-run: --env %s: use VAR=VALUE\n", argv[i + 1]);
                     return 1;
                 }
-                if (add_env(o, argv[++i]))
+                if (run_opts_add_env(o, argv[++i]))
                     return 1;
             } else if (!strcmp(a, "--timeout")) {
                 if (need_arg(i, argc, a))

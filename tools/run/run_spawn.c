@@ -146,23 +146,12 @@ void run_spawn_module(pmix_server_module_t *m, int wake_fd)
 }
 
 /* The launcher's -x/--env settings go to spawned jobs too (as mpirun's
- * do); each app's own environment is applied after them. */
+ * do); each app's own environment (run_app_t.env) is applied after them. */
 static pmix_status_t inherit_env(const run_opts_t *main_opts, run_opts_t *opts)
 {
-    if (main_opts->nenv == 0)
-        return PMIX_SUCCESS;
-    char **env = calloc(main_opts->nenv + opts->nenv + 1, sizeof(char *));
-    if (env == NULL)
-        return PMIX_ERR_NOMEM;
-    size_t n = 0;
     for (size_t i = 0; i < main_opts->nenv; i++)
-        if ((env[n] = strdup(main_opts->env[i])) != NULL)
-            n++;
-    for (size_t i = 0; i < opts->nenv; i++)
-        env[n++] = opts->env[i];
-    free(opts->env);
-    opts->env = env;
-    opts->nenv = n;
+        if (run_opts_add_env(opts, main_opts->env[i]) != 0)
+            return PMIX_ERR_NOMEM;
     return PMIX_SUCCESS;
 }
 
