@@ -59,17 +59,24 @@ static int monitor_mode(pmix_proc_t *me)
     return failures == 0 ? 0 : 1;
 }
 
-/* test_hostops spawn: PMIx_Spawn of 2 copies of ourselves ("child" mode),
- * which must see PMIX_SPAWNED and their parent; the parent reads the new
- * job's size. */
-static int spawn_mode(pmix_proc_t *me, const char *self)
+/* test_hostops spawn [fail]: PMIx_Spawn of 2 copies of ourselves ("child"
+ * mode), which must see PMIX_SPAWNED, their parent, and in their
+ * environment the launcher's -x SY_FROM_LAUNCHER=yes and the app's own
+ * SY_FROM_APP=yes and SY_BOTH=app (the app's setting wins over the
+ * launcher's --env SY_BOTH=launcher); the parent reads the new job's size.
+ * With "fail", child 1 then exits with status 5. */
+static int spawn_mode(pmix_proc_t *me, const char *self, bool fail)
 {
     pmix_app_t *app;
     PMIX_APP_CREATE(app, 1);
     app->cmd = strdup(self);
-    app->argv = calloc(3, sizeof(char *));
+    app->argv = calloc(4, sizeof(char *));
     app->argv[0] = strdup(self);
     app->argv[1] = strdup("child");
+    app->argv[2] = fail ? strdup("fail") : NULL;
+    app->env = calloc(3, sizeof(char *));
+    app->env[0] = strdup("SY_FROM_APP=yes");
+    app->env[1] = strdup("SY_BOTH=app");
     app->maxprocs = 2;
     pmix_nspace_t child;
     pmix_status_t rc = PMIx_Spawn(NULL, 0, app, 1, child);
@@ -92,8 +99,18 @@ static int spawn_mode(pmix_proc_t *me, const char *self)
     return failures == 0 ? 0 : 1;
 }
 
-static int child_mode(pmix_proc_t *me)
+static void expect_env(const char *name, const char *want)
 {
+    const char *v = getenv(name);
+    if (v == NULL || strcmp(v, want) != 0)
+        FAIL("child: %s=%s, not %s", name, v != NULL ? v : "(unset)", want);
+}
+
+static int child_mode(pmix_proc_t *me, bool fail)
+{
+    expect_env("SY_FROM_LAUNCHER", "yes");
+    expect_env("SY_FROM_APP", "yes");
+    expect_env("SY_BOTH", "app");
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
     pmix_value_t *v = NULL;
@@ -111,6 +128,8 @@ static int child_mode(pmix_proc_t *me)
     PMIx_Finalize(NULL, 0);
     if (failures == 0)
         printf("test_hostops child %u: ok\n", me->rank);
+    if (fail && me->rank == 1)
+        return 5;
     return failures == 0 ? 0 : 1;
 }
 
@@ -124,10 +143,11 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "monitor") == 0)
         return monitor_mode(&me);
+    bool fail = argc > 2 && strcmp(argv[2], "fail") == 0;
     if (argc > 1 && strcmp(argv[1], "spawn") == 0)
-        return spawn_mode(&me, argv[0]);
+        return spawn_mode(&me, argv[0], fail);
     if (argc > 1 && strcmp(argv[1], "child") == 0)
-        return child_mode(&me);
+        return child_mode(&me, fail);
     /* both started (and known to the launcher) before rank 0 looks */
     rc = PMIx_Fence(NULL, 0, NULL, 0);
     if (rc != PMIX_SUCCESS)

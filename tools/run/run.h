@@ -59,9 +59,6 @@ typedef struct {
     char *locality;        /* PMIx locality string, or NULL */
     char *cpuset_str;      /* "hwloc:..." or NULL */
     bool connected, finalized, exited;
-    bool no_finalize;     /* exited on its own, connected but not finalized */
-    unsigned lost_seq;    /* host lock: n if it was the n-th process the server lost
-                           * while nothing else explained a failure; 0 otherwise */
     int status;           /* waitpid status */
     int out_file, err_file; /* --output-dir files, -1 when none */
 } run_proc_t;
@@ -74,25 +71,26 @@ typedef struct {
     run_proc_t *procs;
     unsigned nprocs;
     unsigned nexited;
-    int first_failed;     /* rank of the first process that failed, or -1 */
     void *iof;            /* run_iof.c's per-stream state */
     const char *session_dir; /* PMIX_TMPDIR: the launcher's private directory */
     bool spawned;         /* started by PMIx_Spawn */
     pmix_proc_t parent;   /* ... from this process */
-    /* first failure, reported once */
-    int abort_status;     /* from PMIx_Abort, or 0 */
-    bool aborted;
+    /* What explains the job's end, decided once, under the host lock (the
+     * server's thread sees lost connections and aborts, the main thread
+     * reaps): */
+    int first_failed;     /* the first process that failed on its own: lost
+                           * by the server, or reaped failing, before anything
+                           * else explained the end; -1: none */
+    bool failing;         /* the launcher is stopping the job (a failure, an
+                           * abort, a signal, the timeout); main thread writes */
+    bool aborted;         /* PMIx_Abort was called (the first call counts) */
+    bool abort_late;      /* ... after a failure explained the end already */
+    int abort_status;
     pmix_rank_t abort_rank;
     char *abort_msg;
-    /* under the host lock: a process failed on its own, and whether that
-     * came before PMIx_Abort (the first of the two explains the end) */
-    bool failure_seen;
-    bool abort_late;
+    int spawn_status;     /* main thread: the waitpid status of the spawned
+                           * process whose failure explained the end, or 0 */
     double extra_time;    /* seconds an allocation request added to --timeout */
-    /* also under the host lock: losses counted for lost_seq, and why they
-     * stop counting (a failure reaped, or our own kill) */
-    unsigned nlost;
-    bool reaped_failure, stopping;
 } run_job_t;
 
 /* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for

@@ -58,20 +58,19 @@ static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
 
 void run_kill_all(run_job_t *job, int sig)
 {
-    pthread_mutex_lock(&job_lock);
-    job->stopping = true; /* losses from now on are our doing */
-    pthread_mutex_unlock(&job_lock);
     for (unsigned r = 0; r < job->nprocs; r++)
         if (job->procs[r].pid > 0 && !job->procs[r].exited)
             kill(-job->procs[r].pid, sig); /* its process group */
 }
 
-/* Did a process already end on its own, not yet reaped?  A peer's abort
- * is often the reaction to it (Open MPI aborts when a peer vanished) and
- * then does not explain the job's end.  Host lock held. */
-static bool earlier_failure(const run_job_t *job)
+/* Has something already explained the job's end?  A peer's abort is
+ * often the reaction to a process that ended on its own (Open MPI aborts
+ * when a peer vanished) and then does not explain it.  Besides what is
+ * recorded, a process that ended but is not reaped yet counts (it becomes
+ * the first failure).  Host lock held. */
+static bool explained(run_job_t *job)
 {
-    if (job->failure_seen)
+    if (job->first_failed >= 0 || job->failing)
         return true;
     for (unsigned r = 0; r < job->nprocs; r++) {
         const run_proc_t *p = &job->procs[r];
@@ -80,8 +79,10 @@ static bool earlier_failure(const run_job_t *job)
         if (p->pid <= 0 || p->exited ||
             waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
             continue;
-        if (si.si_code != CLD_EXITED || si.si_status != 0 || (p->connected && !p->finalized))
+        if (si.si_code != CLD_EXITED || si.si_status != 0 || (p->connected && !p->finalized)) {
+            job->first_failed = (int)r;
             return true;
+        }
     }
     return false;
 }
@@ -100,7 +101,7 @@ static pmix_status_t do_abort(const pmix_proc_t *proc, void *server_object, int 
         job->abort_status = status;
         job->abort_rank = proc->rank;
         job->abort_msg = msg != NULL ? strdup(msg) : NULL;
-        job->abort_late = earlier_failure(job);
+        job->abort_late = explained(job);
     }
     pthread_mutex_unlock(&job_lock);
     /* Acknowledge first, so the caller's PMIx_Abort returns; then the whole
@@ -175,9 +176,10 @@ void run_host_unlock(void)
     pthread_mutex_unlock(&job_lock);
 }
 
-/* A process of the job lost its connection without PMIx_Finalize: the
- * server tells us (on its loop) before it tells the peers, so an abort
- * they send in reaction comes after this mark. */
+/* A process of the job lost its connection without PMIx_Finalize.  The
+ * server tells us (on its loop) before it tells the peers, so when nothing
+ * explained the job's end yet, this process is the first failure even if
+ * its peers' reactions (an abort, a crash) are reaped before its own exit. */
 static void lost_connection(size_t ref, pmix_status_t status, const pmix_proc_t *source,
                             pmix_info_t info[], size_t ninfo, pmix_info_t results[],
                             size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
@@ -190,19 +192,15 @@ static void lost_connection(size_t ref, pmix_status_t status, const pmix_proc_t 
     (void)nresults;
     pthread_mutex_lock(&job_lock);
     run_job_t *job = the_job;
-    for (size_t i = 0; job != NULL && !job->aborted && i < ninfo; i++) {
-        if (strcmp(info[i].key, PMIX_EVENT_AFFECTED_PROC) != 0 ||
-            info[i].value.type != PMIX_PROC ||
-            !PMIX_CHECK_NSPACE(info[i].value.data.proc->nspace, job->nspace))
-            continue;
-        job->failure_seen = true;
-        /* which one, in order: the first explains the job's end even when
-         * its peers' reactions (an abort, a crash) are seen before its own
-         * exit is reaped (the server tells them fast) */
-        pmix_rank_t r = info[i].value.data.proc->rank;
-        if (r < job->nprocs && job->procs[r].lost_seq == 0 && !job->stopping &&
-            !job->reaped_failure)
-            job->procs[r].lost_seq = ++job->nlost;
+    bool open = job != NULL && !job->aborted && !job->failing && job->first_failed < 0;
+    for (size_t i = 0; open && i < ninfo; i++) {
+        if (strcmp(info[i].key, PMIX_EVENT_AFFECTED_PROC) == 0 &&
+            info[i].value.type == PMIX_PROC &&
+            PMIX_CHECK_NSPACE(info[i].value.data.proc->nspace, job->nspace) &&
+            info[i].value.data.proc->rank < job->nprocs) {
+            job->first_failed = (int)info[i].value.data.proc->rank;
+            break;
+        }
     }
     pthread_mutex_unlock(&job_lock);
     if (cbfunc != NULL)

@@ -192,16 +192,35 @@ int run_start(run_job_t *job, run_proc_t *p)
     return 0;
 }
 
+/* The launcher starts stopping the job: the end is explained (by the
+ * caller) and nothing that dies from now on is a failure of its own. */
+static void set_failing(run_job_t *job)
+{
+    run_host_lock();
+    job->failing = true;
+    run_host_unlock();
+}
+
+/* Stop the job and what it spawned: SIGTERM now, SIGKILL 2 s later. */
+static void stop_all(run_job_t *job, double *kill_at)
+{
+    set_failing(job);
+    run_kill_all(job, SIGTERM);
+    run_spawn_kill_all(SIGTERM);
+    *kill_at = now_s() + 2.0;
+}
+
 /* Reap what exited; the first failure (or our kill) stops the rest. */
-static void reap(run_job_t *job, bool *failing, double *term_at, double *kill_at)
+static void reap(run_job_t *job, double *term_at, double *kill_at)
 {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         bool child_failed = false;
         if (run_spawn_reaped(pid, status, &child_failed)) {
-            if (child_failed && !*failing) {
-                *failing = true;
+            if (child_failed && !job->failing) {
+                set_failing(job);
+                job->spawn_status = status;
                 *term_at = now_s();
                 *kill_at = *term_at + 2.0;
             }
@@ -219,29 +238,26 @@ static void reap(run_job_t *job, bool *failing, double *term_at, double *kill_at
             run_pubsub_proc_gone(&who);
             run_ops_proc_gone(&who);
             bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            run_host_lock();
+            /* unless the job's end is explained by something else: then
+             * this process went in reaction, or was stopped by us */
+            bool own = !job->failing && !job->aborted &&
+                       (job->first_failed < 0 || job->first_failed == (int)r);
             /* connected, then gone without PMIx_Finalize: as mpirun, a
              * failure even with status 0 (its peers may wait for it) */
-            run_host_lock();
-            /* the first process the server lost explains the end, whatever
-             * its peers did in reaction before we reaped it */
-            bool first = p->lost_seq == 1;
-            if (((!*failing && !job->aborted) || first) && p->connected && !p->finalized) {
-                p->no_finalize = true;
+            if (own && p->connected && !p->finalized)
                 bad = true;
-            }
-            if (bad && ((job->first_failed < 0 && !*failing) || first)) {
+            if (own && bad)
                 job->first_failed = (int)r;
-                job->failure_seen = true;
-            }
+            bool tell = bad && !job->failing;
             if (bad)
-                job->reaped_failure = true;
+                job->failing = true;
             run_host_unlock();
-            if (bad && !*failing) {
+            if (tell) {
                 /* Tell the others first (PMIX_PROC_TERMINATED, then
                  * PMIX_ERR_PROC_ABORTED about the failed rank, to its
                  * namespace), give their handlers a moment, then stop the
                  * job as mpirun does. */
-                *failing = true;
                 pmix_info_t info[2];
                 int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
                 PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &who, PMIX_PROC);
@@ -268,13 +284,9 @@ static int report(run_job_t *job, bool timed_out)
                 job->abort_rank, job->abort_status, job->abort_msg ? ": " : "",
                 job->abort_msg ? job->abort_msg : "");
         /* an abort in reaction to an earlier failure does not explain it */
-        if (!job->abort_late) {
-            code = job->abort_status != 0 ? (job->abort_status & 0xff) : 1;
-            if (code == 0)
-                code = 1;
-        }
+        if (!job->abort_late)
+            code = (job->abort_status & 0xff) != 0 ? job->abort_status & 0xff : 1;
     }
-    run_host_unlock();
     if (timed_out) {
         fprintf(stderr, "switchyard-run: the job did not finish within %g s and was killed\n",
                 job->opts->timeout);
@@ -290,17 +302,18 @@ static int report(run_job_t *job, bool timed_out)
     if (code == 0 && job->first_failed >= 0) {
         run_proc_t *p = &job->procs[job->first_failed];
         const char *prog = job->opts->apps[p->app].argv[0];
+        bool no_finalize = p->connected && !p->finalized;
         if (WIFEXITED(p->status) && WEXITSTATUS(p->status) != 0) {
             fprintf(stderr, "switchyard-run: rank %u (%s, pid %ld) exited with status %d%s\n",
                     p->rank, prog, (long)p->pid, WEXITSTATUS(p->status),
-                    p->no_finalize ? " without calling PMIx_Finalize" : "");
+                    no_finalize ? " without calling PMIx_Finalize" : "");
             code = WEXITSTATUS(p->status);
         } else if (WIFSIGNALED(p->status)) {
             fprintf(stderr, "switchyard-run: rank %u (%s, pid %ld) was killed by signal %d (%s)\n",
                     p->rank, prog, (long)p->pid, WTERMSIG(p->status),
                     strsignal(WTERMSIG(p->status)));
             code = 128 + WTERMSIG(p->status);
-        } else if (p->no_finalize) {
+        } else if (no_finalize) {
             fprintf(stderr,
                     "switchyard-run: rank %u (%s, pid %ld) exited with status 0 without calling "
                     "PMIx_Finalize\n",
@@ -308,12 +321,11 @@ static int report(run_job_t *job, bool timed_out)
             code = 1;
         }
     }
-    for (unsigned r = 0; r < job->nprocs; r++) {
-        run_proc_t *p = &job->procs[r];
-        if (p->no_finalize && (int)r != job->first_failed)
-            fprintf(stderr, "switchyard-run: rank %u exited without calling PMIx_Finalize\n",
-                    p->rank);
-    }
+    run_host_unlock();
+    /* a spawned process that failed first (run_spawn.c said which) */
+    if (code == 0 && job->spawn_status != 0)
+        code = WIFEXITED(job->spawn_status) ? WEXITSTATUS(job->spawn_status)
+                                            : 128 + WTERMSIG(job->spawn_status);
     return code;
 }
 
@@ -417,16 +429,16 @@ int main(int argc, char **argv)
     if (run_iof_setup(&job) != 0)
         goto out;
 
-    bool failing = false, timed_out = false;
+    bool timed_out = false;
     double term_at = 0, kill_at = 0, deadline = opts.timeout > 0 ? now_s() + opts.timeout : 0;
     for (unsigned r = 0; r < job.nprocs; r++) {
         if (run_start(&job, &job.procs[r]) != 0) {
             fprintf(stderr, "switchyard-run: cannot start rank %u: %s\n", r, strerror(errno));
+            run_host_lock();
             if (job.first_failed < 0)
                 job.first_failed = (int)r;
-            failing = true;
-            run_kill_all(&job, SIGTERM);
-            kill_at = now_s() + 2.0;
+            run_host_unlock();
+            stop_all(&job, &kill_at);
             /* the ranks never started count as exited */
             for (unsigned k = r; k < job.nprocs; k++) {
                 job.procs[k].exited = true;
@@ -443,34 +455,26 @@ int main(int argc, char **argv)
         char drain[64];
         while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
             ;
-        reap(&job, &failing, &term_at, &kill_at);
+        reap(&job, &term_at, &kill_at);
         run_pubsub_tick();
         run_ops_tick();
         double t = now_s();
         run_host_lock();
         bool aborted = job.aborted;
-        run_host_unlock();
-        if ((got_signal != 0 || aborted) && !failing) {
-            failing = true;
-            run_kill_all(&job, SIGTERM);
-            run_spawn_kill_all(SIGTERM);
-            kill_at = t + 2.0;
-        }
-        run_host_lock();
         double extra = job.extra_time;
         run_host_unlock();
-        if (deadline > 0 && t > deadline + extra && !failing) {
-            timed_out = failing = true;
-            run_kill_all(&job, SIGTERM);
-            run_spawn_kill_all(SIGTERM);
-            kill_at = t + 2.0;
+        if ((got_signal != 0 || aborted) && !job.failing)
+            stop_all(&job, &kill_at);
+        if (deadline > 0 && t > deadline + extra && !job.failing) {
+            timed_out = true;
+            stop_all(&job, &kill_at);
         }
-        if (failing && term_at > 0 && t > term_at) {
+        if (job.failing && term_at > 0 && t > term_at) {
             run_kill_all(&job, SIGTERM);
             run_spawn_kill_all(SIGTERM);
             term_at = 0;
         }
-        if (failing && kill_at > 0 && t > kill_at) {
+        if (job.failing && kill_at > 0 && t > kill_at) {
             run_kill_all(&job, SIGKILL);
             run_spawn_kill_all(SIGKILL);
             kill_at = 0;
