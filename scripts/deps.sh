@@ -5,9 +5,12 @@
 # benchmarks; the product never includes, links or loads it.
 set -eu
 
+# python3 and procps (pkill) are used by test scripts; a minimal bookworm
+# (a container) has neither.  The external tests install what only they
+# need (openmpi-bin, libopenmpi-dev, python3-pmix, pmix's source package).
 required="build-essential autoconf automake libtool pkg-config clang
 libclang-rt-14-dev libhwloc-dev libfabric-dev libevent-dev libigraph-dev
-zlib1g-dev libcmocka-dev libpmix-dev valgrind"
+zlib1g-dev libcmocka-dev libpmix-dev valgrind python3 procps"
 optional="hwloc"    # lstopo, handy for looking at topologies; not needed
 
 installed() {
