@@ -112,6 +112,20 @@ static pmix_status_t query(char **keys, pmix_info_t *qual, size_t nqual, pmix_in
     return PMIx_Query_info(&q, 1, out, nout);
 }
 
+/* The array of a query's first result, or NULL when it is not one. */
+static const pmix_data_array_t *first_array(const pmix_info_t *res, size_t n)
+{
+    if (n == 0 || res[0].value.type != PMIX_DATA_ARRAY)
+        return NULL;
+    return res[0].value.data.darray;
+}
+
+/* A string value, or NULL when it is not one. */
+static const char *str_of(const pmix_info_t *i)
+{
+    return i->value.type == PMIX_STRING ? i->value.data.string : NULL;
+}
+
 /* The namespaces the server's host reports (comma list), or NULL. */
 static char *namespaces(void)
 {
@@ -133,30 +147,33 @@ static int cmd_servers(void)
     pmix_info_t *res = NULL;
     size_t n = 0;
     pmix_status_t rc = query(keys, NULL, 0, &res, &n);
-    if (rc != PMIX_SUCCESS || n == 0 || res[0].value.type != PMIX_DATA_ARRAY) {
-        fprintf(stderr, "switchyard-tool: servers: %s\n", PMIx_Error_string(rc));
+    const pmix_data_array_t *d = first_array(res, n);
+    if (rc != PMIX_SUCCESS || d == NULL || (d->size > 0 && d->type != PMIX_INFO)) {
+        fprintf(stderr, "switchyard-tool: servers: %s\n",
+                rc != PMIX_SUCCESS ? PMIx_Error_string(rc) : "an answer of another shape");
+        if (res != NULL)
+            PMIX_INFO_FREE(res, n);
         return 1;
     }
-    pmix_data_array_t *d = res[0].value.data.darray;
     if (d->size == 0)
         printf("no PMIx server found\n");
     for (size_t i = 0; i < d->size; i++) {
-        pmix_info_t *srv = &((pmix_info_t *)d->array)[i];
-        pmix_data_array_t *e = srv->value.data.darray;
-        const char *ns = "?", *uri = "-", *file = "-";
+        const pmix_data_array_t *e = first_array(&((pmix_info_t *)d->array)[i], 1);
+        const char *ns = NULL, *uri = NULL, *file = NULL;
         unsigned long pid = 0;
-        for (size_t k = 0; e != NULL && k < e->size; k++) {
-            pmix_info_t *x = &((pmix_info_t *)e->array)[k];
+        for (size_t k = 0; e != NULL && e->type == PMIX_INFO && k < e->size; k++) {
+            const pmix_info_t *x = &((pmix_info_t *)e->array)[k];
             if (!strcmp(x->key, PMIX_NSPACE))
-                ns = x->value.data.string;
+                ns = str_of(x);
             else if (!strcmp(x->key, PMIX_SERVER_URI))
-                uri = x->value.data.string;
+                uri = str_of(x);
             else if (!strcmp(x->key, PMIX_TOOL_ATTACHMENT_FILE))
-                file = x->value.data.string;
-            else if (!strcmp(x->key, PMIX_SERVER_PIDINFO))
+                file = str_of(x);
+            else if (!strcmp(x->key, PMIX_SERVER_PIDINFO) && x->value.type == PMIX_UINT32)
                 pid = x->value.data.uint32;
         }
-        printf("%-32s pid %-8lu %s\n  %s\n", ns, pid, uri, file);
+        printf("%-32s pid %-8lu %s\n  %s\n", ns ? ns : "?", pid, uri ? uri : "-",
+               file ? file : "-");
     }
     PMIX_INFO_FREE(res, n);
     return 0;
@@ -179,10 +196,10 @@ static int cmd_ps(void)
         pmix_status_t rc = query(keys, &qual, 1, &res, &n);
         PMIX_INFO_DESTRUCT(&qual);
         printf("job %s\n", ns);
-        if (rc != PMIX_SUCCESS || n == 0 || res[0].value.type != PMIX_DATA_ARRAY) {
+        const pmix_data_array_t *d = first_array(res, n);
+        if (rc != PMIX_SUCCESS || d == NULL || (d->size > 0 && d->type != PMIX_PROC_INFO)) {
             printf("  (no process table: %s)\n", PMIx_Error_string(rc));
         } else {
-            pmix_data_array_t *d = res[0].value.data.darray;
             printf("  %-6s %-8s %-20s %-5s %-12s %s\n", "RANK", "PID", "STATE", "EXIT", "HOST",
                    "COMMAND");
             for (size_t i = 0; i < d->size; i++) {
@@ -278,9 +295,8 @@ static size_t job_size(const char *ns)
     PMIX_INFO_LOAD(&qual, PMIX_NSPACE, ns, PMIX_STRING);
     pmix_info_t *res = NULL;
     size_t n = 0, size = 0;
-    if (query(keys, &qual, 1, &res, &n) == PMIX_SUCCESS && n > 0 &&
-        res[0].value.type == PMIX_DATA_ARRAY)
-        size = res[0].value.data.darray->size;
+    if (query(keys, &qual, 1, &res, &n) == PMIX_SUCCESS && first_array(res, n) != NULL)
+        size = first_array(res, n)->size;
     PMIX_INFO_DESTRUCT(&qual);
     if (res != NULL)
         PMIX_INFO_FREE(res, n);
