@@ -1,9 +1,11 @@
 /* Run under switchyard-run: PMIx_Get(PMIX_DEVICE_DISTANCES) of this rank
  * and of every peer on the node must equal PMIx_Compute_distances over the
- * cpuset the process really runs on (PMIx_Get_cpuset, the kernel's view of
- * the binding the launcher applied); the PMIX_DEVICE_ID qualifier narrows
- * the answer to that device; a rank that does not exist is
+ * cpuset that process really runs on (PMIx_Get_cpuset, the kernel's view
+ * of the binding the launcher applied; each rank posts a summary of its
+ * own for the others to compare with); the PMIX_DEVICE_ID qualifier
+ * narrows the answer to that device; a rank that does not exist is
  * PMIX_ERR_NOT_FOUND. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,33 @@ static int same(const pmix_device_distance_t *a, size_t na, const pmix_device_di
     return 1;
 }
 
+static int by_uuid(const void *a, const void *b)
+{
+    return strcmp((*(const pmix_device_distance_t *const *)a)->uuid,
+                  (*(const pmix_device_distance_t *const *)b)->uuid);
+}
+
+/* One line per device, in uuid order (malloc'd; "" for none). */
+static char *summary(const pmix_device_distance_t *d, size_t n)
+{
+    const pmix_device_distance_t **p = calloc(n + 1, sizeof(*p));
+    size_t len = 1;
+    for (size_t i = 0; p != NULL && i < n; i++) {
+        p[i] = &d[i];
+        len += strlen(d[i].uuid) + strlen(d[i].osname) + 40;
+    }
+    char *s = p != NULL ? calloc(1, len) : NULL;
+    if (s != NULL) {
+        qsort(p, n, sizeof(*p), by_uuid);
+        for (size_t i = 0, used = 0; i < n; i++)
+            used += (size_t)snprintf(s + used, len - used, "%s %s %d %u %u\n", p[i]->uuid,
+                                     p[i]->osname, (int)p[i]->type, p[i]->mindist,
+                                     p[i]->maxdist);
+    }
+    free(p);
+    return s;
+}
+
 int main(void)
 {
     pmix_proc_t me;
@@ -59,6 +88,20 @@ int main(void)
         rc = PMIx_Compute_distances(NULL, &mine, &types, 1, &want, &nwant);
     if (rc != PMIX_SUCCESS)
         FAIL("rank %u: Compute_distances over its own binding: %s", me.rank, PMIx_Error_string(rc));
+
+    /* for the peers to compare with */
+    char *mysum = summary(want, nwant);
+    pmix_value_t post;
+    PMIX_VALUE_LOAD(&post, mysum != NULL ? mysum : "?", PMIX_STRING);
+    if (PMIx_Put(PMIX_LOCAL, "sy.dist", &post) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS)
+        FAIL("rank %u: posting the summary", me.rank);
+    PMIX_VALUE_DESTRUCT(&post);
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    if (PMIx_Fence(NULL, 0, &collect, 1) != PMIX_SUCCESS)
+        FAIL("rank %u: fence", me.rank);
+    PMIX_INFO_DESTRUCT(&collect);
 
     pmix_value_t *v = NULL;
     rc = PMIx_Get(&me, PMIX_DEVICE_DISTANCES, &types, 1, &v);
@@ -83,22 +126,36 @@ int main(void)
     if (v != NULL)
         PMIX_VALUE_RELEASE(v);
 
-    /* every peer on the node: served here too, without asking it */
+    /* every peer on the node: served here too, what the peer computed */
     pmix_value_t *sz = NULL;
     uint32_t n = 0;
-    if (PMIx_Get(&(pmix_proc_t){.rank = PMIX_RANK_WILDCARD}, PMIX_JOB_SIZE, NULL, 0, &sz) ==
-        PMIX_SUCCESS)
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &sz) == PMIX_SUCCESS && sz->type == PMIX_UINT32)
         n = sz->data.uint32;
     if (sz != NULL)
         PMIX_VALUE_RELEASE(sz);
+    if (n < 2)
+        FAIL("rank %u: a job of %u ranks (run it with 2 or more)", me.rank, n);
     for (uint32_t r = 0; r < n; r++) {
         pmix_proc_t peer;
         PMIX_LOAD_PROCID(&peer, me.nspace, r);
+        v = NULL;
         rc = PMIx_Get(&peer, PMIX_DEVICE_DISTANCES, &types, 1, &v);
-        if (rc != PMIX_SUCCESS)
-            FAIL("rank %u: Get(peer %u, PMIX_DEVICE_DISTANCES): %s", me.rank, r,
-                 PMIx_Error_string(rc));
-        else
+        pmix_value_t *theirs = NULL;
+        pmix_status_t prc = PMIx_Get(&peer, "sy.dist", NULL, 0, &theirs);
+        char *got = rc == PMIX_SUCCESS && v->type == PMIX_DATA_ARRAY &&
+                            v->data.darray->type == PMIX_DEVICE_DIST
+                        ? summary(v->data.darray->array, v->data.darray->size)
+                        : NULL;
+        if (got == NULL || prc != PMIX_SUCCESS || theirs->type != PMIX_STRING ||
+            strcmp(got, theirs->data.string) != 0)
+            FAIL("rank %u: Get(peer %u, PMIX_DEVICE_DISTANCES): %s, not what the peer computed",
+                 me.rank, r, PMIx_Error_string(rc));
+        free(got);
+        if (theirs != NULL)
+            PMIX_VALUE_RELEASE(theirs);
+        if (v != NULL)
             PMIX_VALUE_RELEASE(v);
     }
     pmix_proc_t nobody;
@@ -110,6 +167,7 @@ int main(void)
     if (v != NULL)
         PMIX_VALUE_RELEASE(v);
 
+    free(mysum);
     if (want != NULL)
         PMIX_DEVICE_DIST_FREE(want, nwant);
     PMIx_Cpuset_destruct(&mine);
