@@ -24,11 +24,6 @@ static run_job_t *grp_job;
 static pthread_mutex_t grp_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t last_ctxid;
 
-static bool is(const pmix_info_t *i, const char *key)
-{
-    return strncmp(i->key, key, PMIX_MAX_KEYLEN) == 0;
-}
-
 static bool flag(const pmix_info_t *i)
 {
     return i->value.type == PMIX_UNDEF || (i->value.type == PMIX_BOOL && i->value.data.flag);
@@ -79,9 +74,9 @@ static pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_pro
     bool assign = false;
     const pmix_info_t *endpts = NULL;
     for (size_t i = 0; i < ndirs; i++) {
-        if (is(&directives[i], PMIX_GROUP_ASSIGN_CONTEXT_ID))
+        if (PMIX_CHECK_KEY(&directives[i], PMIX_GROUP_ASSIGN_CONTEXT_ID))
             assign = assign || flag(&directives[i]);
-        else if (is(&directives[i], PMIX_GROUP_ENDPT_DATA) &&
+        else if (PMIX_CHECK_KEY(&directives[i], PMIX_GROUP_ENDPT_DATA) &&
                  directives[i].value.type == PMIX_BYTE_OBJECT)
             endpts = &directives[i];
     }
@@ -143,14 +138,14 @@ static pmix_status_t allocate(const pmix_proc_t *client, pmix_alloc_directive_t 
     double more_time = 0;
     for (size_t i = 0; i < ndata; i++) {
         const pmix_info_t *d = &data[i];
-        if (is(d, PMIX_ALLOC_REQ_ID) && d->value.type == PMIX_STRING)
+        if (PMIX_CHECK_KEY(d, PMIX_ALLOC_REQ_ID) && d->value.type == PMIX_STRING)
             req_id = d->value.data.string;
-        else if (is(d, PMIX_ALLOC_TIME))
+        else if (PMIX_CHECK_KEY(d, PMIX_ALLOC_TIME))
             more_time = number(&d->value);
-        else if (is(d, PMIX_ALLOC_NUM_NODES) || is(d, PMIX_ALLOC_NUM_CPUS) ||
-                 is(d, PMIX_ALLOC_NUM_CPU_LIST) || is(d, PMIX_ALLOC_CPU_LIST) ||
-                 is(d, PMIX_ALLOC_MEM_SIZE) || is(d, PMIX_ALLOC_NODE_LIST) ||
-                 is(d, PMIX_ALLOC_FABRIC) || is(d, PMIX_ALLOC_BANDWIDTH))
+        else if (PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_NODES) || PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_CPUS) ||
+                 PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_CPU_LIST) || PMIX_CHECK_KEY(d, PMIX_ALLOC_CPU_LIST) ||
+                 PMIX_CHECK_KEY(d, PMIX_ALLOC_MEM_SIZE) || PMIX_CHECK_KEY(d, PMIX_ALLOC_NODE_LIST) ||
+                 PMIX_CHECK_KEY(d, PMIX_ALLOC_FABRIC) || PMIX_CHECK_KEY(d, PMIX_ALLOC_BANDWIDTH))
             amounts = true;
     }
     answer_t *a = answer_new(7);

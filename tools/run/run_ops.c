@@ -22,11 +22,6 @@ static pthread_mutex_t cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **cleanups; /* files and directories to remove at the end */
 static size_t ncleanups;
 
-static bool is(const pmix_info_t *i, const char *key)
-{
-    return strncmp(i->key, key, PMIX_MAX_KEYLEN) == 0;
-}
-
 static void release_infos(void *cbdata)
 {
     pmix_info_t *info = cbdata;
@@ -125,19 +120,19 @@ static void log_upcall(const pmix_proc_t *client, const pmix_info_t data[], size
     for (size_t i = 0; i < ndata; i++) {
         const pmix_value_t *v = &data[i].value;
         const char *msg = v->type == PMIX_STRING ? v->data.string : NULL;
-        if (is(&data[i], PMIX_LOG_STDERR) && msg != NULL) {
+        if (PMIX_CHECK_KEY(&data[i], PMIX_LOG_STDERR) && msg != NULL) {
             fprintf(stderr, "[%s,%u] %s%s", client->nspace, client->rank, msg,
                     msg[0] && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
             done++;
-        } else if (is(&data[i], PMIX_LOG_STDOUT) && msg != NULL) {
+        } else if (PMIX_CHECK_KEY(&data[i], PMIX_LOG_STDOUT) && msg != NULL) {
             fprintf(stdout, "[%s,%u] %s%s", client->nspace, client->rank, msg,
                     msg[0] && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
             fflush(stdout);
             done++;
-        } else if (is(&data[i], PMIX_LOG_SYSLOG) && msg != NULL) {
+        } else if (PMIX_CHECK_KEY(&data[i], PMIX_LOG_SYSLOG) && msg != NULL) {
             syslog(LOG_INFO, "[%s,%u] %s", client->nspace, client->rank, msg);
             done++;
-        } else if (is(&data[i], PMIX_LOG_MSG) && v->type == PMIX_BYTE_OBJECT) {
+        } else if (PMIX_CHECK_KEY(&data[i], PMIX_LOG_MSG) && v->type == PMIX_BYTE_OBJECT) {
             fprintf(stderr, "[%s,%u] %.*s\n", client->nspace, client->rank,
                     (int)v->data.bo.size, v->data.bo.bytes);
             done++;
@@ -181,21 +176,21 @@ static pmix_status_t job_control(const pmix_proc_t *requestor, const pmix_proc_t
     pmix_status_t st = PMIX_ERR_NOT_SUPPORTED;
     for (size_t i = 0; i < ndirs; i++) {
         const pmix_info_t *d = &directives[i];
-        if (is(d, PMIX_JOB_CTRL_KILL)) {
+        if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_KILL)) {
             signal_targets(requestor, targets, ntargets, SIGKILL);
             st = PMIX_SUCCESS;
-        } else if (is(d, PMIX_JOB_CTRL_TERMINATE)) {
+        } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_TERMINATE)) {
             signal_targets(requestor, targets, ntargets, SIGTERM);
             st = PMIX_SUCCESS;
-        } else if (is(d, PMIX_JOB_CTRL_SIGNAL) && d->value.type == PMIX_INT) {
+        } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_SIGNAL) && d->value.type == PMIX_INT) {
             signal_targets(requestor, targets, ntargets, d->value.data.integer);
             st = PMIX_SUCCESS;
-        } else if ((is(d, PMIX_REGISTER_CLEANUP) || is(d, PMIX_REGISTER_CLEANUP_DIR)) &&
+        } else if ((PMIX_CHECK_KEY(d, PMIX_REGISTER_CLEANUP) || PMIX_CHECK_KEY(d, PMIX_REGISTER_CLEANUP_DIR)) &&
                    d->value.type == PMIX_STRING && d->value.data.string != NULL) {
             add_cleanup(d->value.data.string);
             st = PMIX_SUCCESS;
-        } else if (is(d, PMIX_JOB_CTRL_PREEMPTIBLE) || is(d, PMIX_JOB_CTRL_CHECKPOINT_METHOD) ||
-                   is(d, PMIX_JOB_CTRL_CHECKPOINT_EVENT) || is(d, PMIX_JOB_CTRL_CHECKPOINT_SIGNAL)) {
+        } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_PREEMPTIBLE) || PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_METHOD) ||
+                   PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_EVENT) || PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_SIGNAL)) {
             /* informational: nothing on one machine ever preempts or
              * checkpoints a job, so noted and accepted */
             st = PMIX_SUCCESS;
@@ -234,14 +229,14 @@ static pmix_status_t monitor(const pmix_proc_t *requestor, const pmix_info_t *mo
 {
     pmix_status_t st = PMIX_ERR_NOT_SUPPORTED;
     pthread_mutex_lock(&monitor_lock);
-    if (is(mon, PMIX_SEND_HEARTBEAT)) {
+    if (PMIX_CHECK_KEY(mon, PMIX_SEND_HEARTBEAT)) {
         st = PMIX_ERR_NOT_FOUND;
         for (monitor_t *m = monitors; m != NULL; m = m->next)
             if (PMIX_CHECK_PROCID(&m->proc, requestor)) {
                 m->last = mono();
                 st = PMIX_SUCCESS;
             }
-    } else if (is(mon, PMIX_MONITOR_HEARTBEAT)) {
+    } else if (PMIX_CHECK_KEY(mon, PMIX_MONITOR_HEARTBEAT)) {
         monitor_t *m = calloc(1, sizeof(*m));
         if (m != NULL) {
             m->proc = *requestor;
@@ -250,11 +245,11 @@ static pmix_status_t monitor(const pmix_proc_t *requestor, const pmix_info_t *mo
             m->drops = 1;
             for (size_t i = 0; i < ndirs; i++) {
                 const pmix_info_t *d = &directives[i];
-                if (is(d, PMIX_MONITOR_ID) && d->value.type == PMIX_STRING && d->value.data.string)
+                if (PMIX_CHECK_KEY(d, PMIX_MONITOR_ID) && d->value.type == PMIX_STRING && d->value.data.string)
                     m->id = strdup(d->value.data.string);
-                else if (is(d, PMIX_MONITOR_HEARTBEAT_TIME) && d->value.type == PMIX_UINT32)
+                else if (PMIX_CHECK_KEY(d, PMIX_MONITOR_HEARTBEAT_TIME) && d->value.type == PMIX_UINT32)
                     m->period = d->value.data.uint32;
-                else if (is(d, PMIX_MONITOR_HEARTBEAT_DROPS) && d->value.type == PMIX_UINT32)
+                else if (PMIX_CHECK_KEY(d, PMIX_MONITOR_HEARTBEAT_DROPS) && d->value.type == PMIX_UINT32)
                     m->drops = d->value.data.uint32;
             }
             m->last = mono();
@@ -264,7 +259,7 @@ static pmix_status_t monitor(const pmix_proc_t *requestor, const pmix_info_t *mo
         } else {
             st = PMIX_ERR_NOMEM;
         }
-    } else if (is(mon, PMIX_MONITOR_CANCEL)) {
+    } else if (PMIX_CHECK_KEY(mon, PMIX_MONITOR_CANCEL)) {
         const char *id = mon->value.type == PMIX_STRING ? mon->value.data.string : NULL;
         st = PMIX_ERR_NOT_FOUND;
         for (monitor_t **pp = &monitors; *pp != NULL;) {

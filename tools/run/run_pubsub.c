@@ -45,24 +45,19 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static bool is(const pmix_info_t *i, const char *key)
-{
-    return strncmp(i->key, key, PMIX_MAX_KEYLEN) == 0;
-}
-
 /* Directives the datastore reads (and never stores). */
 static bool directive(const pmix_info_t *i)
 {
-    return is(i, PMIX_RANGE) || is(i, PMIX_PERSISTENCE) || is(i, PMIX_TIMEOUT) ||
-           is(i, PMIX_WAIT) || is(i, PMIX_USERID) || is(i, PMIX_GRPID) ||
-           is(i, PMIX_ACCESS_PERMISSIONS) || is(i, PMIX_ACCESS_USERIDS) ||
-           is(i, PMIX_ACCESS_GRPIDS);
+    return PMIX_CHECK_KEY(i, PMIX_RANGE) || PMIX_CHECK_KEY(i, PMIX_PERSISTENCE) || PMIX_CHECK_KEY(i, PMIX_TIMEOUT) ||
+           PMIX_CHECK_KEY(i, PMIX_WAIT) || PMIX_CHECK_KEY(i, PMIX_USERID) || PMIX_CHECK_KEY(i, PMIX_GRPID) ||
+           PMIX_CHECK_KEY(i, PMIX_ACCESS_PERMISSIONS) || PMIX_CHECK_KEY(i, PMIX_ACCESS_USERIDS) ||
+           PMIX_CHECK_KEY(i, PMIX_ACCESS_GRPIDS);
 }
 
 static pmix_data_range_t range_of(const pmix_info_t info[], size_t ninfo)
 {
     for (size_t i = 0; i < ninfo; i++)
-        if (is(&info[i], PMIX_RANGE) && info[i].value.type == PMIX_DATA_RANGE)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE) && info[i].value.type == PMIX_DATA_RANGE)
             return info[i].value.data.range;
     return PMIX_RANGE_SESSION;
 }
@@ -196,9 +191,9 @@ static pmix_status_t publish(const pmix_proc_t *proc, const pmix_info_t info[], 
     pmix_persistence_t persist = PMIX_PERSIST_APP;
     uint32_t uid = 0;
     for (size_t i = 0; i < ninfo; i++) {
-        if (is(&info[i], PMIX_PERSISTENCE) && info[i].value.type == PMIX_PERSIST)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_PERSISTENCE) && info[i].value.type == PMIX_PERSIST)
             persist = info[i].value.data.persist;
-        if (is(&info[i], PMIX_USERID) && info[i].value.type == PMIX_UINT32)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_USERID) && info[i].value.type == PMIX_UINT32)
             uid = info[i].value.data.uint32;
     }
     pthread_mutex_lock(&store_lock);
@@ -240,11 +235,11 @@ static pmix_status_t lookup(const pmix_proc_t *proc, char **keys, const pmix_inf
     bool wait = false;
     double timeout = 0;
     for (size_t i = 0; i < ninfo; i++) {
-        if (is(&info[i], PMIX_RANGE) && info[i].value.type == PMIX_DATA_RANGE)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE) && info[i].value.type == PMIX_DATA_RANGE)
             range = info[i].value.data.range;
-        if (is(&info[i], PMIX_WAIT))
+        if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT))
             wait = info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
-        if (is(&info[i], PMIX_TIMEOUT) && info[i].value.type == PMIX_INT)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) && info[i].value.type == PMIX_INT)
             timeout = info[i].value.data.integer;
     }
     pthread_mutex_lock(&store_lock);
@@ -292,7 +287,7 @@ static pmix_status_t unpublish(const pmix_proc_t *proc, char **keys, const pmix_
     pmix_data_range_t range = range_of(info, ninfo);
     bool any_range = true;
     for (size_t i = 0; i < ninfo; i++)
-        if (is(&info[i], PMIX_RANGE))
+        if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE))
             any_range = false;
     pthread_mutex_lock(&store_lock);
     for (entry_t **pp = &entries; *pp != NULL;) {

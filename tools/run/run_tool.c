@@ -48,11 +48,6 @@ static void wake_main(void)
     }
 }
 
-static bool is(const pmix_info_t *i, const char *k)
-{
-    return strncmp(i->key, k, PMIX_MAX_KEYLEN) == 0;
-}
-
 /* One of our jobs' namespaces: "switchyard.<pid>.<n>". */
 static bool job_nspace(const char *ns)
 {
@@ -76,11 +71,11 @@ static void tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection
     const char *ns = NULL;
     pmix_rank_t rank = 0;
     for (size_t i = 0; i < ninfo; i++) {
-        if (is(&info[i], PMIX_USERID) && info[i].value.type == PMIX_UINT32)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_USERID) && info[i].value.type == PMIX_UINT32)
             uid = info[i].value.data.uint32;
-        else if (is(&info[i], PMIX_TOOL_NSPACE) && info[i].value.type == PMIX_STRING)
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_NSPACE) && info[i].value.type == PMIX_STRING)
             ns = info[i].value.data.string;
-        else if (is(&info[i], PMIX_TOOL_RANK) && info[i].value.type == PMIX_UINT32)
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_TOOL_RANK) && info[i].value.type == PMIX_UINT32)
             rank = info[i].value.data.uint32;
     }
     pthread_mutex_lock(&tool_lock);
@@ -122,11 +117,11 @@ static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs,
     bool stop = false, copy = false;
     for (size_t i = 0; i < ndirs; i++) {
         bool on = directives[i].value.type != PMIX_BOOL || directives[i].value.data.flag;
-        if (is(&directives[i], PMIX_IOF_STOP))
+        if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_STOP))
             stop = on;
-        else if (is(&directives[i], PMIX_IOF_COPY))
+        else if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COPY))
             copy = on;
-        else if (is(&directives[i], PMIX_IOF_REDIRECT))
+        else if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_REDIRECT))
             copy = !on;
     }
     pthread_mutex_lock(&tool_lock);
@@ -203,11 +198,11 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
     for (size_t i = 0; i < ndirs; i++) {
         const pmix_info_t *d = &directives[i];
         bool on = d->value.type != PMIX_BOOL || d->value.data.flag;
-        if (is(d, PMIX_IOF_CACHE_SIZE) && d->value.type == PMIX_UINT32)
+        if (PMIX_CHECK_KEY(d, PMIX_IOF_CACHE_SIZE) && d->value.type == PMIX_UINT32)
             cap = d->value.data.uint32;
-        else if (is(d, PMIX_IOF_DROP_OLDEST))
+        else if (PMIX_CHECK_KEY(d, PMIX_IOF_DROP_OLDEST))
             oldest = on;
-        else if (is(d, PMIX_IOF_COMPLETE))
+        else if (PMIX_CHECK_KEY(d, PMIX_IOF_COMPLETE))
             complete = on;
     }
     if (main_job == NULL || main_job->opts->stdin_mode != RUN_STDIN_TOOLS) {
