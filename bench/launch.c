@@ -90,25 +90,18 @@ static int launch(unsigned n, int run, long gets, double out[5])
     if (fh_register_job(nspace, n) != PMIX_SUCCESS)
         return -1;
     int pfd[2];
-    fh_barrier_t b;
     if (pipe(pfd) != 0)
         return -1;
-    if (fh_barrier_open(&b) != 0)
-        return -1;
-    char self[4096], nbuf[16], gbuf[32], fdbuf[16], barg[64];
-    if (fh_self(self, sizeof self) != 0)
-        return -1;
+    char nbuf[16], gbuf[32], fdbuf[16];
     snprintf(nbuf, sizeof nbuf, "%u", n);
     snprintf(gbuf, sizeof gbuf, "%ld", gets);
     snprintf(fdbuf, sizeof fdbuf, "%d", pfd[1]);
-    fh_barrier_arg(&b, barg, sizeof barg);
-    char *argv[] = {self, "client", fdbuf, gbuf, nbuf, barg, NULL};
+    char *args[] = {"client", fdbuf, gbuf, nbuf, NULL};
+    fh_barrier_t b;
     pid_t pids[1024];
-    for (unsigned r = 0; r < n; r++)
-        if ((pids[r] = fh_start(nspace, r, argv, &b)) < 0)
-            return -1;
+    if (fh_start_job(nspace, n, args, &b, pids) != 0)
+        return -1;
     close(pfd[1]);
-    fh_barrier_started(&b);
     /* Two barriers: after Init, and before Finalize. */
     for (int phase = 0; phase < 2; phase++) {
         int got = fh_barrier_gather(&b, n, -1);

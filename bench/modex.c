@@ -217,24 +217,17 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     if (fh_register_job(nspace, n) != PMIX_SUCCESS)
         return -1;
     int pfd[2];
-    fh_barrier_t b;
     if (pipe(pfd) != 0)
         return -1;
-    if (fh_barrier_open(&b) != 0)
-        return -1;
-    char self[4096], sbuf[32], fdbuf[16], barg[64];
-    if (fh_self(self, sizeof self) != 0)
-        return -1;
+    char sbuf[32], fdbuf[16];
     snprintf(sbuf, sizeof sbuf, "%zu", size);
     snprintf(fdbuf, sizeof fdbuf, "%d", pfd[1]);
-    fh_barrier_arg(&b, barg, sizeof barg);
-    char *argv[] = {self, "client", fdbuf, sbuf, barg, NULL};
+    char *args[] = {"client", fdbuf, sbuf, NULL};
+    fh_barrier_t b;
     pid_t pids[1024];
-    for (unsigned r = 0; r < n; r++)
-        if ((pids[r] = fh_start(nspace, r, argv, &b)) < 0)
-            return -1;
+    if (fh_start_job(nspace, n, args, &b, pids) != 0)
+        return -1;
     close(pfd[1]);
-    fh_barrier_started(&b);
     bool hung = false;
     for (int phase = 0; phase < NPHASES; phase++) {
         /* a launch stuck for a minute (OpenPMIx 4.2.2 clients now and

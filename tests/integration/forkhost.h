@@ -320,6 +320,37 @@ static inline pid_t fh_start(const char *nspace, pmix_rank_t rank, char *const a
     return pid;
 }
 
+/* Start ranks 0..n-1 of nspace, each this program run with args (a
+ * NULL-terminated list) and the barrier's argument last; pids[n] gets
+ * their pids (-1: not started).  b is opened here and ready for the host
+ * once this returns 0; -1 when anything failed. */
+static inline int fh_start_job(const char *nspace, unsigned n, char *const args[],
+                               fh_barrier_t *b, pid_t *pids)
+{
+    char self[4096], barg[64];
+    size_t nargs = 0;
+    while (args[nargs] != NULL)
+        nargs++;
+    char **argv = calloc(nargs + 3, sizeof(char *));
+    if (argv == NULL || fh_self(self, sizeof self) != 0 || fh_barrier_open(b) != 0) {
+        free(argv);
+        return -1;
+    }
+    fh_barrier_arg(b, barg, sizeof barg);
+    argv[0] = self;
+    memcpy(argv + 1, args, nargs * sizeof(char *));
+    argv[nargs + 1] = barg;
+    int rc = 0;
+    for (unsigned r = 0; r < n; r++)
+        pids[r] = -1;
+    for (unsigned r = 0; r < n && rc == 0; r++)
+        if ((pids[r] = fh_start(nspace, r, argv, b)) < 0)
+            rc = -1;
+    free(argv);
+    fh_barrier_started(b);
+    return rc;
+}
+
 /* ---- for the benchmarks ---- */
 
 static inline double fh_now_us(void)

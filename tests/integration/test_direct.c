@@ -299,16 +299,12 @@ static int host(void)
         return 1;
     }
     fh_barrier_t b;
-    char self[4096], barg[64];
-    if (fh_barrier_open(&b) != 0 || fh_self(self, sizeof self) != 0)
-        return 1;
-    fh_barrier_arg(&b, barg, sizeof barg);
-    char *argv[] = {self, "client", barg, NULL};
+    char *args[] = {"client", NULL};
     pid_t pids[2];
-    for (unsigned r = 0; r < 2; r++)
-        if ((pids[r] = fh_start(nspace, r, argv, &b)) < 0)
-            return 1;
-    fh_barrier_started(&b);
+    if (fh_start_job(nspace, 2, args, &b, pids) != 0) {
+        FAIL("cannot start the clients");
+        return 1;
+    }
     if (fh_barrier_gather(&b, 2, -1) != 2)
         FAIL("a client vanished");
     /* both connected: a channel for rank 0 from this process */
