@@ -16,6 +16,7 @@
 
 #include <pmix.h>
 
+#include "common/datatype.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/runtime.h"
@@ -407,16 +408,12 @@ pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation
         held_t *h = calloc(1, sizeof(*h));
         if (h == NULL)
             return PMIX_ERR_NOMEM;
-        if (ndirs > 0) {
-            PMIX_INFO_CREATE(h->dirs, ndirs);
-            if (h->dirs == NULL) {
-                free(h);
-                return PMIX_ERR_NOMEM;
-            }
-            for (size_t i = 0; i < ndirs; i++)
-                PMIx_Info_xfer(&h->dirs[i], &dirs[i]);
-            h->ndirs = ndirs;
+        pmix_status_t rc = sy_array_copy((void **)&h->dirs, dirs, ndirs, PMIX_INFO);
+        if (rc != PMIX_SUCCESS) {
+            free(h);
+            return rc;
         }
+        h->ndirs = h->dirs != NULL ? ndirs : 0;
         h->op = op;
         h->cb = cb;
         h->arg = arg;
