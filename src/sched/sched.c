@@ -17,6 +17,7 @@
 #include <pmix.h>
 
 #include "common/datatype.h"
+#include "common/event.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/runtime.h"
@@ -230,10 +231,12 @@ static void begin_update(size_t k)
     /* a client registering later must not run an update long past */
     PMIx_Info_load(&info[1], PMIX_EVENT_DO_NOT_CACHE, &yes, PMIX_BOOL);
     /* here through the interceptor (fabric_api.c), elsewhere through the
-     * server's clients and the host */
+     * server's clients and the host.  Should that fail, this process still
+     * runs the protocol: refreshing the engines at once would free the
+     * matrix its registrations point to. */
     if (PMIx_Notify_event(PMIX_FABRIC_UPDATE_PENDING, &S.me, PMIX_RANGE_GLOBAL, info, 2, NULL,
                           NULL) != PMIX_SUCCESS)
-        sy_sched_apply_pending();
+        sy_event_deliver(PMIX_FABRIC_UPDATE_PENDING, &S.me, PMIX_RANGE_PROC_LOCAL, info, 2);
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
 }
