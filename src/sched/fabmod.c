@@ -50,11 +50,6 @@ static void fm_close(sy_fabmod_fab_t *f)
     free(f);
 }
 
-static uint64_t fm_generation(sy_fabmod_fab_t *f)
-{
-    return sy_fabric_engine_generation(f->eng);
-}
-
 static const char *fm_last_error(sy_fabmod_fab_t *f)
 {
     return sy_fabric_engine_last_error(f->eng);
@@ -388,7 +383,6 @@ __attribute__((visibility("default"))) const sy_fabmod_ops_t sy_fabmod_v1 = {
     .abi = SY_FABMOD_ABI,
     .open = fm_open,
     .close = fm_close,
-    .generation = fm_generation,
     .last_error = fm_last_error,
     .planes = fm_planes,
     .describe = fm_describe,
