@@ -236,13 +236,10 @@ static pmix_status_t fm_describe(sy_fabmod_fab_t *f, const char *plane, bool by_
         if (rc == PMIX_SUCCESS)
             rc = sy_il_load(&l, PMIX_FABRIC_SHAPE_STRING, sh->shape_string[k], PMIX_STRING);
     } else if (rc == PMIX_SUCCESS) {
-        pmix_data_array_t *ids = sy_darray_new(PMIX_STRING, p->nplanes);
         pmix_data_array_t *dims = sy_darray_new(PMIX_UINT32, p->nplanes);
-        for (uint32_t i = 0; ids != NULL && dims != NULL && i < p->nplanes; i++) {
-            ((char **)ids->array)[i] = strdup(p->ids[i]);
+        for (uint32_t i = 0; dims != NULL && i < p->nplanes; i++)
             ((uint32_t *)dims->array)[i] = sh->dims;
-        }
-        rc = sy_il_take_array(&l, PMIX_FABRIC_PLANE, ids);
+        rc = sy_il_take_array(&l, PMIX_FABRIC_PLANE, sy_darray_strings(p->ids, p->nplanes));
         if (rc == PMIX_SUCCESS)
             rc = sy_il_take_array(&l, PMIX_FABRIC_DIMS, dims);
         else
