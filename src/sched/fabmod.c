@@ -50,11 +50,6 @@ static void fm_close(sy_fabmod_fab_t *f)
     free(f);
 }
 
-static uint64_t fm_generation(sy_fabmod_fab_t *f)
-{
-    return sy_fabric_engine_generation(f->eng);
-}
-
 static const char *fm_last_error(sy_fabmod_fab_t *f)
 {
     return sy_fabric_engine_last_error(f->eng);
@@ -241,13 +236,10 @@ static pmix_status_t fm_describe(sy_fabmod_fab_t *f, const char *plane, bool by_
         if (rc == PMIX_SUCCESS)
             rc = sy_il_load(&l, PMIX_FABRIC_SHAPE_STRING, sh->shape_string[k], PMIX_STRING);
     } else if (rc == PMIX_SUCCESS) {
-        pmix_data_array_t *ids = sy_darray_new(PMIX_STRING, p->nplanes);
         pmix_data_array_t *dims = sy_darray_new(PMIX_UINT32, p->nplanes);
-        for (uint32_t i = 0; ids != NULL && dims != NULL && i < p->nplanes; i++) {
-            ((char **)ids->array)[i] = strdup(p->ids[i]);
+        for (uint32_t i = 0; dims != NULL && i < p->nplanes; i++)
             ((uint32_t *)dims->array)[i] = sh->dims;
-        }
-        rc = sy_il_take_array(&l, PMIX_FABRIC_PLANE, ids);
+        rc = sy_il_take_array(&l, PMIX_FABRIC_PLANE, sy_darray_strings(p->ids, p->nplanes));
         if (rc == PMIX_SUCCESS)
             rc = sy_il_take_array(&l, PMIX_FABRIC_DIMS, dims);
         else
@@ -388,7 +380,6 @@ __attribute__((visibility("default"))) const sy_fabmod_ops_t sy_fabmod_v1 = {
     .abi = SY_FABMOD_ABI,
     .open = fm_open,
     .close = fm_close,
-    .generation = fm_generation,
     .last_error = fm_last_error,
     .planes = fm_planes,
     .describe = fm_describe,

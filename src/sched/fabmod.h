@@ -16,7 +16,9 @@
 
 #include <pmix_common.h>
 
-#define SY_FABMOD_ABI 1u
+/* Raised whenever the table below changes: libpmix refuses a module of
+ * another ABI (a stale install found on the search path). */
+#define SY_FABMOD_ABI 2u
 #define SY_FABMOD_SYMBOL "sy_fabmod_v1"
 
 typedef struct sy_fabmod_fab sy_fabmod_fab_t;
@@ -38,7 +40,6 @@ typedef struct sy_fabmod_ops {
     pmix_status_t (*open)(const char *path, const char *format, const char *spec,
                           sy_fabmod_fab_t **out, char **errmsg);
     void (*close)(sy_fabmod_fab_t *f);
-    uint64_t (*generation)(sy_fabmod_fab_t *f);
     const char *(*last_error)(sy_fabmod_fab_t *f);
     /* The computed plane ids as a NULL-terminated malloc'd argv. */
     pmix_status_t (*planes)(sy_fabmod_fab_t *f, char ***ids);
@@ -52,7 +53,8 @@ typedef struct sy_fabmod_ops {
                               pmix_info_t **info, size_t *ninfo);
 
     /* Changes.  They edit the topology at once but recompute nothing: what
-     * describe() handed out stays valid until refresh(). */
+     * describe() handed out stays valid until refresh() or the next
+     * describe(), either of which recomputes what changed. */
     pmix_status_t (*reload)(sy_fabmod_fab_t *f, bool *changed);
     pmix_status_t (*link_state)(sy_fabmod_fab_t *f, const char *a, const char *b,
                                 uint8_t state, bool *changed);

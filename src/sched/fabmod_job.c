@@ -364,12 +364,9 @@ static pmix_status_t peers_info(job_t *j, size_t n, sy_ilist_t *out)
 
 static pmix_status_t id_lists(job_t *j, const sy_planes_t *p, sy_ilist_t *out)
 {
-    pmix_data_array_t *planes = sy_darray_new(PMIX_STRING, p->nplanes);
+    pmix_data_array_t *planes = sy_darray_strings(p->ids, p->nplanes);
     pmix_data_array_t *sw = sy_darray_new(PMIX_STRING, j->t->nswitches);
     pmix_status_t rc = planes != NULL && sw != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
-    for (uint32_t k = 0; rc == PMIX_SUCCESS && k < p->nplanes; k++)
-        if ((((char **)planes->array)[k] = strdup(p->ids[k])) == NULL)
-            rc = PMIX_ERR_NOMEM;
     size_t ns = 0;
     for (uint32_t v = 0; rc == PMIX_SUCCESS && v < j->t->nv; v++) {
         if (j->t->v[v].kind != SY_TOPO_SWITCH || ns >= j->t->nswitches)

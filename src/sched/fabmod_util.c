@@ -95,6 +95,15 @@ pmix_data_array_t *sy_darray_new(pmix_data_type_t type, size_t n)
     return da;
 }
 
+pmix_data_array_t *sy_darray_strings(char *const *v, size_t n)
+{
+    pmix_data_array_t *da = sy_darray_new(PMIX_STRING, n);
+    for (size_t i = 0; da != NULL && i < n; i++)
+        if ((((char **)da->array)[i] = strdup(v[i])) == NULL)
+            PMIX_DATA_ARRAY_FREE(da);
+    return da;
+}
+
 pmix_data_array_t *sy_il_to_darray(sy_ilist_t *l)
 {
     pmix_data_array_t *da = calloc(1, sizeof(*da));

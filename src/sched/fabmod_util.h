@@ -26,6 +26,8 @@ void sy_il_free(sy_ilist_t *l);
 
 /* A data array of `n` elements of `type`, zeroed (calloc); NULL on ENOMEM. */
 pmix_data_array_t *sy_darray_new(pmix_data_type_t type, size_t n);
+/* A PMIX_STRING data array of copies of v[0..n-1]; NULL on ENOMEM. */
+pmix_data_array_t *sy_darray_strings(char *const *v, size_t n);
 /* A PMIX_INFO data array that takes the list's entries. */
 pmix_data_array_t *sy_il_to_darray(sy_ilist_t *l);
 

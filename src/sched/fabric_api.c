@@ -14,6 +14,7 @@
 
 #include <pmix.h>
 
+#include "common/datatype.h"
 #include "common/event.h"
 #include "common/progress.h"
 #include "common/runtime.h"
@@ -36,7 +37,6 @@ typedef struct reg {
 
 static reg_t *regs;
 static sy_fabric_route_fn routes[2];
-static pmix_proc_t route_self;
 
 /* the update protocol */
 static bool upd_running, upd_again;
@@ -57,22 +57,10 @@ static sy_fabric_route_fn route(void)
     return fn;
 }
 
+/* *out is NULL when there is nothing to copy. */
 static pmix_status_t copy_infos(const pmix_info_t *src, size_t n, pmix_info_t **out)
 {
-    *out = NULL;
-    if (n == 0 || src == NULL)
-        return PMIX_SUCCESS;
-    PMIX_INFO_CREATE(*out, n);
-    if (*out == NULL)
-        return PMIX_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++) {
-        pmix_status_t rc = PMIx_Info_xfer(&(*out)[i], &src[i]);
-        if (rc != PMIX_SUCCESS) {
-            PMIX_INFO_FREE(*out, n);
-            return rc;
-        }
-    }
-    return PMIX_SUCCESS;
+    return sy_array_copy((void **)out, src, n, PMIX_INFO);
 }
 
 /* Release what the registration put in its pmix_fabric_t. */
@@ -252,7 +240,7 @@ static void api_on_loop(void *arg)
         q->reg = r;
         r->busy++;
         q->fabric->module = r;
-        rc = fn(&route_self, PMIX_FABRIC_REQUEST_INFO, r->dirs, r->ndirs, api_reply, q);
+        rc = fn(NULL, PMIX_FABRIC_REQUEST_INFO, r->dirs, r->ndirs, api_reply, q);
         if (rc != PMIX_SUCCESS) {
             r->busy--;
             unlink_reg(r);
@@ -283,7 +271,7 @@ static void api_on_loop(void *arg)
     if (rc == PMIX_SUCCESS) {
         q->reg = r;
         r->busy++;
-        rc = fn(&route_self, PMIX_FABRIC_UPDATE_INFO, dirs, ndirs, api_reply, q);
+        rc = fn(NULL, PMIX_FABRIC_UPDATE_INFO, dirs, ndirs, api_reply, q);
         PMIX_INFO_FREE(dirs, ndirs);
         if (rc != PMIX_SUCCESS)
             r->busy--;
@@ -435,7 +423,7 @@ static void upd_after_pending(void *arg)
             continue;
         r->busy++;
         upd_waiting++;
-        pmix_status_t rc = fn(&route_self, PMIX_FABRIC_UPDATE_INFO, dirs, ndirs, upd_reply, r);
+        pmix_status_t rc = fn(NULL, PMIX_FABRIC_UPDATE_INFO, dirs, ndirs, upd_reply, r);
         PMIX_INFO_FREE(dirs, ndirs);
         if (rc != PMIX_SUCCESS) {
             r->busy--;

@@ -16,6 +16,8 @@
 
 #include <pmix.h>
 
+#include "common/datatype.h"
+#include "common/event.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/runtime.h"
@@ -229,10 +231,12 @@ static void begin_update(size_t k)
     /* a client registering later must not run an update long past */
     PMIx_Info_load(&info[1], PMIX_EVENT_DO_NOT_CACHE, &yes, PMIX_BOOL);
     /* here through the interceptor (fabric_api.c), elsewhere through the
-     * server's clients and the host */
+     * server's clients and the host.  Should that fail, this process still
+     * runs the protocol: refreshing the engines at once would free the
+     * matrix its registrations point to. */
     if (PMIx_Notify_event(PMIX_FABRIC_UPDATE_PENDING, &S.me, PMIX_RANGE_GLOBAL, info, 2, NULL,
                           NULL) != PMIX_SUCCESS)
-        sy_sched_apply_pending();
+        sy_event_deliver(PMIX_FABRIC_UPDATE_PENDING, &S.me, PMIX_RANGE_PROC_LOCAL, info, 2);
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
 }
@@ -407,16 +411,12 @@ pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation
         held_t *h = calloc(1, sizeof(*h));
         if (h == NULL)
             return PMIX_ERR_NOMEM;
-        if (ndirs > 0) {
-            PMIX_INFO_CREATE(h->dirs, ndirs);
-            if (h->dirs == NULL) {
-                free(h);
-                return PMIX_ERR_NOMEM;
-            }
-            for (size_t i = 0; i < ndirs; i++)
-                PMIx_Info_xfer(&h->dirs[i], &dirs[i]);
-            h->ndirs = ndirs;
+        pmix_status_t rc = sy_array_copy((void **)&h->dirs, dirs, ndirs, PMIX_INFO);
+        if (rc != PMIX_SUCCESS) {
+            free(h);
+            return rc;
         }
+        h->ndirs = h->dirs != NULL ? ndirs : 0;
         h->op = op;
         h->cb = cb;
         h->arg = arg;

@@ -22,7 +22,8 @@
  * before the route function returned. */
 typedef void (*sy_fabric_reply_fn)(pmix_status_t status, pmix_info_t *info, size_t ninfo,
                                    void *arg);
-/* PMIX_SUCCESS: cb fires exactly once.  Anything else: it never fires. */
+/* PMIX_SUCCESS: cb fires exactly once.  Anything else: it never fires.
+ * requestor is NULL for this process's own registrations. */
 typedef pmix_status_t (*sy_fabric_route_fn)(const pmix_proc_t *requestor,
                                             pmix_fabric_operation_t op,
                                             const pmix_info_t dirs[], size_t ndirs,

@@ -24,14 +24,19 @@
 #define MODULE_FILE "libswitchyard-fabric.so"
 
 static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *mod_handle;
 static const sy_fabmod_ops_t *mod_ops;
+
+/* why the last attempt failed, for the warning */
+static char why[512];
 
 static void *try_open(const char *path)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL)
-        sy_log(SY_LOG_DEBUG, "fabric module %s: %s", path, dlerror());
+    if (h == NULL) {
+        const char *e = dlerror();
+        snprintf(why, sizeof(why), "%s", e != NULL ? e : path);
+        sy_log(SY_LOG_DEBUG, "fabric module %s: %s", path, why);
+    }
     return h;
 }
 
@@ -68,15 +73,18 @@ pmix_status_t sy_fabmod_load(const sy_fabmod_ops_t **ops)
     if (mod_ops == NULL) {
         void *h = open_module();
         const sy_fabmod_ops_t *o = h != NULL ? dlsym(h, SY_FABMOD_SYMBOL) : NULL;
+        if (h != NULL && o == NULL)
+            snprintf(why, sizeof(why), "no %s in it", SY_FABMOD_SYMBOL);
+        else if (o != NULL && o->abi != SY_FABMOD_ABI)
+            snprintf(why, sizeof(why), "ABI %u, not %u", o->abi, SY_FABMOD_ABI);
         if (o == NULL || o->abi != SY_FABMOD_ABI) {
-            sy_log(SY_LOG_WARN, "the fabric engine module (%s) cannot be loaded; set %s",
-                   MODULE_FILE, SWITCHYARD_FABRIC_MODULE_ENV);
+            sy_log(SY_LOG_WARN, "the fabric engine module (%s) cannot be loaded: %s; set %s",
+                   MODULE_FILE, why, SWITCHYARD_FABRIC_MODULE_ENV);
             if (h != NULL)
                 dlclose(h);
             rc = PMIX_ERR_NOT_AVAILABLE;
         } else {
-            mod_handle = h;
-            mod_ops = o;
+            mod_ops = o; /* h stays open for good (above) */
         }
     }
     *ops = mod_ops;

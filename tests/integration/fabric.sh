@@ -6,7 +6,9 @@
 #   - clients on both nodes receive the matrix, groups, coordinates, ...
 #   - refused requests;
 #   - a standard-API-only program checks the cost matrix against its own
-#     BFS, by value on a node and by pointer in the scheduler's process;
+#     BFS, by value on a node and by pointer in the scheduler's process
+#     (where a device on two switches must not carry traffic between them);
+#   - without the engine module: a clear message and status, no crash;
 #   - a topology change: PENDING -> (handler completes) -> UPDATED, with the
 #     old data before and the new data after;
 #   - register/update/deregister rounds leave no leak (valgrind, or LSan in
@@ -97,11 +99,33 @@ awk 'BEGIN {
             printf "link r%dleaf%d r%dspine%d%s\n", r, l, r, s, (r == 0 && l == 0 && s == 0) ? " state=down" : ""
         for (d = 0; d < 16; d++) printf "link r%dn%d r%dleaf%d\n", r, d, r, int(d / 4)
     }
+    # r1z is reachable from the rest of rail 1 only through the device r1y
+    print "switch r1edge level=0"
+    print "device r1y host=hy"
+    print "device r1z host=hz"
+    print "link r1y r1leaf3"
+    print "link r1y r1edge"
+    print "link r1z r1edge"
 }' > "$T/rails.txt"
 if "$S" --listen "$T/s2.sock" --topology "$T/rails.txt" -- "$D/fabric_bfs" "$T/rails.txt" \
         > "$T/bfs2.out" 2>&1 && grep -q '^ok' "$T/bfs2.out"; then
     ok "standard-API program: matrix (pointer in the scheduler) = BFS, two planes"
 else bad "BFS in the scheduler"; show "$T/bfs2.out"; fi
+
+# the engine module missing: the scheduler cannot serve and says why; a
+# node daemon cannot collect its inventory but still serves its client
+NOMOD="$T/no-such-module.so"
+SWITCHYARD_LOG=warn SWITCHYARD_FABRIC_MODULE="$NOMOD" \
+    "$S" --listen "$T/s3.sock" --topology "$T/topo1.txt" > "$T/nomod1.out" 2>&1; rm1=$?
+if [ $rm1 -eq 1 ] && grep -q "fabric engine module.*cannot be loaded: $NOMOD" "$T/nomod1.out" &&
+        grep -q "the fabric cannot be served: .*NOT_AVAILABLE" "$T/nomod1.out"; then
+    ok "scheduler without the engine module: refused with a message (status $rm1)"
+else bad "scheduler without the engine module (status $rm1)"; show "$T/nomod1.out"; fi
+if SWITCHYARD_FABRIC_MODULE="$NOMOD" "$S" --node "$T/s.sock" --hostname nodeB -- \
+        "$D/fabric_bfs" "$T/topo.txt" > "$T/nomod2.out" 2>&1 &&
+        grep -q "inventory: .*NOT_AVAILABLE" "$T/nomod2.out" && grep -q '^ok' "$T/nomod2.out"; then
+    ok "node daemon without the engine module: inventory refused, fabric served"
+else bad "node daemon without the engine module"; show "$T/nomod2.out"; fi
 
 # a topology change while a client holds the fabric
 node nodeA "$T/ev.out" "$D/test_fabric" events &
@@ -129,8 +153,8 @@ else bad "leak check (status $rl)"; show "$T/leak.out"; fi
 # calls, distances (the fabric file as it is now: s1-sp down, then up again)
 cp "$T/topo1.txt" "$T/topo-sched.txt"
 if "$D/test_fabric_sched" "$T/topo-sched.txt" "$top_srcdir/tests/fabric/data/hwloc_2pkg_ib.xml" \
-        > "$T/sched1.out" 2>&1 && [ "$(grep -c "^ok" "$T/sched1.out")" -eq 6 ]; then
-    ok "scheduler process: selection, update events, setup_application/local_support, distances"
+        > "$T/sched1.out" 2>&1 && [ "$(grep -c "^ok" "$T/sched1.out")" -eq 7 ]; then
+    ok "scheduler process: selection, update events, held requests, setup_application/local_support, distances, inventory"
 else bad "scheduler process"; show "$T/sched1.out"; fi
 
 kill -TERM "$SPID"

@@ -41,7 +41,8 @@ tests_integration_test_tool_LDFLAGS = -no-install
 # scheduler and two node daemons (fabric.sh).  fabric_bfs uses only the
 # standard API.
 check_PROGRAMS += tests/integration/test_fabric tests/integration/fabric_bfs
-tests_integration_test_fabric_SOURCES = tests/integration/test_fabric.c
+tests_integration_test_fabric_SOURCES = tests/integration/test_fabric.c \
+	tests/integration/test_fabric.h
 tests_integration_test_fabric_LDADD = src/libpmix.la
 tests_integration_test_fabric_LDFLAGS = -no-install
 tests_integration_fabric_bfs_SOURCES = tests/integration/fabric_bfs.c
@@ -50,7 +51,8 @@ tests_integration_fabric_bfs_LDFLAGS = -no-install
 TESTS += tests/integration/fabric.sh
 EXTRA_DIST += tests/integration/fabric.sh
 check_PROGRAMS += tests/integration/test_fabric_sched
-tests_integration_test_fabric_sched_SOURCES = tests/integration/test_fabric_sched.c
+tests_integration_test_fabric_sched_SOURCES = tests/integration/test_fabric_sched.c \
+	tests/integration/test_fabric.h
 tests_integration_test_fabric_sched_LDADD = src/libpmix.la $(HWLOC_LIBS)
 tests_integration_test_fabric_sched_LDFLAGS = -no-install
 # PMIX_DEVICE_DISTANCES computed on the client for processes of this node

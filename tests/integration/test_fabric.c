@@ -18,38 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <pmix.h>
 
+#include "test_fabric.h"
+
 static pmix_proc_t me;
-static int fails;
-
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "test_fabric %s:%u: FAIL line %d: ", me.nspace, me.rank, __LINE__);   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            fails++;                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static const pmix_value_t *find(const pmix_fabric_t *f, const char *key)
-{
-    for (size_t i = 0; i < f->ninfo; i++)
-        if (PMIX_CHECK_KEY(&f->info[i], key))
-            return &f->info[i].value;
-    return NULL;
-}
-
-static uint16_t cost(const pmix_fabric_t *f, size_t i, size_t j)
-{
-    const pmix_value_t *n = find(f, PMIX_FABRIC_NUM_DEVICES), *m = find(f, PMIX_FABRIC_COST_MATRIX);
-    if (n == NULL || m == NULL || m->type != PMIX_POINTER || m->data.ptr == NULL)
-        return 0;
-    return ((const uint16_t *)m->data.ptr)[i * n->data.size + j];
-}
 
 static pmix_value_t *get(const pmix_proc_t *p, const char *key, const pmix_info_t *q, size_t nq)
 {
@@ -67,18 +41,21 @@ static int node(const char *host)
     CHECK(rc == PMIX_SUCCESS, "register: %s", PMIx_Error_string(rc));
     if (rc != PMIX_SUCCESS)
         return 1;
-    const pmix_value_t *v = find(&f, PMIX_FABRIC_NUM_DEVICES);
+    const pmix_value_t *v = fabric_find(&f, PMIX_FABRIC_NUM_DEVICES);
     CHECK(v != NULL && v->type == PMIX_SIZE && v->data.size == 4, "4 devices");
-    CHECK(find(&f, PMIX_FABRIC_VENDOR) != NULL && find(&f, PMIX_FABRIC_IDENTIFIER) != NULL,
+    CHECK(fabric_find(&f, PMIX_FABRIC_VENDOR) != NULL &&
+              fabric_find(&f, PMIX_FABRIC_IDENTIFIER) != NULL,
           "vendor and identifier");
     /* the matrix is this process's copy: device order a0 a1 b0 b1 */
-    CHECK(cost(&f, 0, 0) == 0 && cost(&f, 0, 1) == 2 && cost(&f, 0, 2) == 4 &&
-              cost(&f, 3, 2) == 2 && cost(&f, 1, 3) == 4,
+    CHECK(fabric_cost(&f, 0, 0) == 0 && fabric_cost(&f, 0, 1) == 2 &&
+              fabric_cost(&f, 0, 2) == 4 && fabric_cost(&f, 3, 2) == 2 &&
+              fabric_cost(&f, 1, 3) == 4,
           "cost matrix");
-    v = find(&f, PMIX_FABRIC_GROUPS);
+    v = fabric_find(&f, PMIX_FABRIC_GROUPS);
     CHECK(v != NULL && v->type == PMIX_STRING && strcmp(v->data.string, "0:nodeA;1:nodeB") == 0,
           "groups %s", v != NULL && v->type == PMIX_STRING ? v->data.string : "(none)");
-    CHECK(find(&f, PMIX_FABRIC_SHAPE_STRING) != NULL && find(&f, PMIX_FABRIC_DIMS) != NULL,
+    CHECK(fabric_find(&f, PMIX_FABRIC_SHAPE_STRING) != NULL &&
+              fabric_find(&f, PMIX_FABRIC_DIMS) != NULL,
           "shape and dims");
     printf("ok %s: fabric by value\n", host);
 
@@ -163,7 +140,7 @@ static int node(const char *host)
     printf("ok %s: switch peers, endpoints, planes, switches\n", host);
 
     rc = PMIx_Fabric_update(&f);
-    CHECK(rc == PMIX_SUCCESS && cost(&f, 0, 2) == 4, "update: %s", PMIx_Error_string(rc));
+    CHECK(rc == PMIX_SUCCESS && fabric_cost(&f, 0, 2) == 4, "update: %s", PMIx_Error_string(rc));
     rc = PMIx_Fabric_deregister(&f);
     CHECK(rc == PMIX_SUCCESS && f.info == NULL && f.ninfo == 0 && f.module == NULL,
           "deregister: %s", PMIx_Error_string(rc));
@@ -181,25 +158,14 @@ static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int pending_seen, pending_done, updated_seen, updated_before_done;
 static uint16_t cost_at_pending, cost_at_updated;
 
-typedef struct {
-    pmix_event_notification_cbfunc_fn_t cbfunc;
-    void *cbdata;
-} late_t;
-
-/* completes the PENDING handler later, from another thread */
-static void *complete_late(void *arg)
+/* just before the PENDING handler completes */
+static void pending_ends(void)
 {
-    late_t *l = arg;
-    nanosleep(&(struct timespec){0, 300000000}, NULL);
     pthread_mutex_lock(&lock);
-    /* the data must not have changed while the handler ran */
-    if (cost(&ef, 0, 2) != cost_at_pending)
-        fails++;
+    CHECK(fabric_cost(&ef, 0, 2) == cost_at_pending,
+          "the data changed while the PENDING handler ran");
     pending_done = 1;
     pthread_mutex_unlock(&lock);
-    l->cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, l->cbdata);
-    free(l);
-    return NULL;
 }
 
 static void on_event(size_t ref, pmix_status_t status, const pmix_proc_t *source,
@@ -215,19 +181,14 @@ static void on_event(size_t ref, pmix_status_t status, const pmix_proc_t *source
     pthread_mutex_lock(&lock);
     if (status == PMIX_FABRIC_UPDATE_PENDING) {
         pending_seen++;
-        cost_at_pending = cost(&ef, 0, 2);
+        cost_at_pending = fabric_cost(&ef, 0, 2);
         pthread_mutex_unlock(&lock);
-        late_t *l = malloc(sizeof(*l));
-        l->cbfunc = cbfunc;
-        l->cbdata = cbdata;
-        pthread_t t;
-        pthread_create(&t, NULL, complete_late, l);
-        pthread_detach(t);
+        complete_late(cbfunc, cbdata, pending_ends);
         return;
     }
     updated_seen++;
     updated_before_done = !pending_done;
-    cost_at_updated = cost(&ef, 0, 2);
+    cost_at_updated = fabric_cost(&ef, 0, 2);
     pthread_cond_signal(&cond);
     pthread_mutex_unlock(&lock);
     if (cbfunc != NULL)
@@ -241,7 +202,7 @@ static int events(void)
     CHECK(rc > 0 || rc == PMIX_SUCCESS, "handler: %s", PMIx_Error_string(rc));
     PMIX_FABRIC_CONSTRUCT(&ef);
     rc = PMIx_Fabric_register(&ef, NULL, 0);
-    CHECK(rc == PMIX_SUCCESS && cost(&ef, 0, 2) == 4, "register: %s", PMIx_Error_string(rc));
+    CHECK(rc == PMIX_SUCCESS && fabric_cost(&ef, 0, 2) == 4, "register: %s", PMIx_Error_string(rc));
     printf("ready\n");
     fflush(stdout);
     struct timespec until;
@@ -320,6 +281,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_fabric: PMIx_Init: %s\n", PMIx_Error_string(rc));
         return 1;
     }
+    snprintf(check_who, sizeof(check_who), "test_fabric %s:%u", me.nspace, me.rank);
     int ret = 2;
     if (!strcmp(argv[1], "node") && argc > 2)
         ret = node(argv[2]);

@@ -1,7 +1,8 @@
 /* The scheduler role inside its own process (public API and
  * <switchyard.h>): several fabrics and their selection, the pointer to the
  * engine's matrix, a link state delivered with the inventory raising
- * PENDING -> UPDATED here, setup_application / setup_local_support
+ * PENDING -> UPDATED here (a registration made while PENDING runs is held
+ * and gets the new data), setup_application / setup_local_support
  * (callbacks always fire, bad input refused), collect_inventory, and
  * PMIx_Compute_distances on a given hwloc topology.
  *
@@ -18,24 +19,7 @@
 #include <pmix_server.h>
 #include <switchyard.h>
 
-static int fails;
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "test_fabric_sched: FAIL line %d: ", __LINE__);                       \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            fails++;                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static const pmix_value_t *find(const pmix_fabric_t *f, const char *key)
-{
-    for (size_t i = 0; i < f->ninfo; i++)
-        if (PMIX_CHECK_KEY(&f->info[i], key))
-            return &f->info[i].value;
-    return NULL;
-}
+#include "test_fabric.h"
 
 typedef struct {
     pthread_mutex_t lock;
@@ -86,12 +70,24 @@ static void op_cb(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&w->lock);
 }
 
-static const pmix_info_t *lookup(const pmix_info_t *info, size_t n, const char *key)
+static bool inv_host, inv_devices;
+
+/* what collect_inventory must hold: this host's name and its devices */
+static void inventory_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    for (size_t i = 0; i < n; i++)
-        if (PMIX_CHECK_KEY(&info[i], key))
-            return &info[i];
-    return NULL;
+    wait_t *w = cbdata;
+    const pmix_info_t *h = info_find(info, ninfo, PMIX_HOSTNAME);
+    const pmix_info_t *d = info_find(info, ninfo, PMIX_FABRIC_DEVICES);
+    pthread_mutex_lock(&w->lock);
+    inv_host = h != NULL && h->value.type == PMIX_STRING && h->value.data.string[0] != '\0';
+    inv_devices = d != NULL && d->value.type == PMIX_DATA_ARRAY;
+    w->status = status;
+    w->done++;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
 }
 
 /* ---- events in the scheduler's process ---- */
@@ -101,13 +97,21 @@ static wait_t evw = WAIT_INIT;
 static int order[4], norder;
 static uint16_t seen_pending, seen_updated;
 
+/* registered from the PENDING handler: held until the chain completed */
+static pmix_fabric_t heldf;
+static wait_t heldw = WAIT_INIT;
+static int held_early = -1;
+
 static uint16_t cost01(const pmix_fabric_t *f)
 {
-    const pmix_value_t *m = find(f, PMIX_FABRIC_COST_MATRIX);
-    const pmix_value_t *n = find(f, PMIX_FABRIC_NUM_DEVICES);
-    return m != NULL && m->type == PMIX_POINTER && n->data.size > 2
-               ? ((const uint16_t *)m->data.ptr)[2]
-               : 0;
+    return fabric_cost(f, 0, 2);
+}
+
+static void pending_ends(void)
+{
+    pthread_mutex_lock(&heldw.lock);
+    held_early = heldw.done;
+    pthread_mutex_unlock(&heldw.lock);
 }
 
 static void on_event(size_t ref, pmix_status_t status, const pmix_proc_t *source,
@@ -130,13 +134,23 @@ static void on_event(size_t ref, pmix_status_t status, const pmix_proc_t *source
     evw.done++;
     pthread_cond_signal(&evw.cond);
     pthread_mutex_unlock(&evw.lock);
-    cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+    if (status != PMIX_FABRIC_UPDATE_PENDING) {
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+        return;
+    }
+    /* the engine has the change but must not serve it before the chain
+     * completed: this request waits, then gets the new data */
+    PMIX_FABRIC_CONSTRUCT(&heldf);
+    pmix_status_t rc = PMIx_Fabric_register_nb(&heldf, NULL, 0, op_cb, &heldw);
+    CHECK(rc == PMIX_SUCCESS, "register_nb during PENDING: %s", PMIx_Error_string(rc));
+    complete_late(cbfunc, cbdata, pending_ends);
 }
 
 static pmix_nspace_t job1, nojob, job2, job3, job4;
 
 int main(int argc, char **argv)
 {
+    snprintf(check_who, sizeof(check_who), "test_fabric_sched");
     PMIX_LOAD_NSPACE(job1, "job1");
     PMIX_LOAD_NSPACE(nojob, "nojob");
     PMIX_LOAD_NSPACE(job2, "job2");
@@ -176,13 +190,13 @@ int main(int argc, char **argv)
     PMIX_FABRIC_CONSTRUCT(&a);
     PMIX_FABRIC_CONSTRUCT(&b);
     rc = PMIx_Fabric_register(&a, NULL, 0);
-    CHECK(rc == PMIX_SUCCESS && a.index == 0 && find(&a, PMIX_FABRIC_NUM_DEVICES)->data.size == 4,
+    CHECK(rc == PMIX_SUCCESS && a.index == 0 && fabric_ndev(&a) == 4,
           "default fabric: %s", PMIx_Error_string(rc));
-    CHECK(find(&a, PMIX_FABRIC_COST_MATRIX)->type == PMIX_POINTER, "a pointer in the scheduler");
+    CHECK(fabric_type(&a, PMIX_FABRIC_COST_MATRIX) == PMIX_POINTER, "a pointer in the scheduler");
     pmix_info_t sel;
     PMIX_INFO_LOAD(&sel, PMIX_FABRIC_VENDOR, "acme", PMIX_STRING);
     rc = PMIx_Fabric_register(&b, &sel, 1);
-    CHECK(rc == PMIX_SUCCESS && b.index == 1 && find(&b, PMIX_FABRIC_NUM_DEVICES)->data.size == 16,
+    CHECK(rc == PMIX_SUCCESS && b.index == 1 && fabric_ndev(&b) == 16,
           "by vendor: %s", PMIx_Error_string(rc));
     PMIX_INFO_DESTRUCT(&sel);
     PMIx_Fabric_deregister(&b);
@@ -193,15 +207,15 @@ int main(int argc, char **argv)
     PMIx_Fabric_deregister(&b);
     PMIX_INFO_LOAD(&sel, PMIX_FABRIC_PLANE, "plane0", PMIX_STRING);
     rc = PMIx_Fabric_register(&b, &sel, 1);
-    const pmix_value_t *pl = rc == PMIX_SUCCESS ? find(&b, PMIX_FABRIC_PLANE) : NULL;
+    const pmix_value_t *pl = rc == PMIX_SUCCESS ? fabric_find(&b, PMIX_FABRIC_PLANE) : NULL;
     CHECK(pl != NULL && pl->type == PMIX_STRING && strcmp(pl->data.string, "plane0") == 0 &&
-              find(&b, PMIX_FABRIC_COST_MATRIX)->type == PMIX_POINTER,
+              fabric_type(&b, PMIX_FABRIC_COST_MATRIX) == PMIX_POINTER,
           "by plane: %s", PMIx_Error_string(rc));
     PMIX_INFO_DESTRUCT(&sel);
     PMIx_Fabric_deregister(&b);
     PMIX_INFO_LOAD(&sel, SWITCHYARD_FABRIC_GENERATE, "torus:3x3", PMIX_STRING);
     rc = PMIx_Fabric_register(&b, &sel, 1);
-    CHECK(rc == PMIX_SUCCESS && b.index == 2 && find(&b, PMIX_FABRIC_NUM_DEVICES)->data.size == 9,
+    CHECK(rc == PMIX_SUCCESS && b.index == 2 && fabric_ndev(&b) == 9,
           "a fabric added by a directive: %s", PMIx_Error_string(rc));
     PMIX_INFO_DESTRUCT(&sel);
     PMIx_Fabric_deregister(&b);
@@ -230,6 +244,12 @@ int main(int argc, char **argv)
           "PENDING then UPDATED (%d events)", norder);
     CHECK(seen_pending == 4 && seen_updated == UINT16_MAX, "old data at PENDING (%u), new at "
           "UPDATED (%u)", seen_pending, seen_updated);
+    wait_for(&heldw, 1);
+    CHECK(held_early == 0, "a registration during PENDING was answered before the chain completed");
+    CHECK(heldw.done == 1 && heldw.status == PMIX_SUCCESS && cost01(&heldf) == UINT16_MAX,
+          "the held registration: %s, new data (%u)", PMIx_Error_string(heldw.status),
+          cost01(&heldf));
+    PMIx_Fabric_deregister(&heldf);
     PMIX_INFO_DESTRUCT(&dirs[0]);
     PMIX_INFO_LOAD(&dirs[0], SWITCHYARD_FABRIC_LINK, "s1 nowhere", PMIX_STRING);
     rc = PMIx_server_deliver_inventory(NULL, 0, dirs, 2, NULL, NULL);
@@ -261,7 +281,7 @@ int main(int argc, char **argv)
         if (PMIX_CHECK_KEY(&w1.info[i], PMIX_PROC_DATA)) {
             procs++;
             pmix_data_array_t *pd = w1.info[i].value.data.darray;
-            const pmix_info_t *e = lookup(pd->array, pd->size, PMIX_FABRIC_ENDPT);
+            const pmix_info_t *e = info_find(pd->array, pd->size, PMIX_FABRIC_ENDPT);
             if (e != NULL)
                 endpts += e->value.data.darray->size;
         }
@@ -270,8 +290,8 @@ int main(int argc, char **argv)
      * devices x 2 endpoints per rank */
     CHECK(nodes == 2 && procs == 6 && endpts == 12, "job data: %zu nodes, %zu proc entries, %zu "
           "endpoints", nodes, procs, endpts);
-    CHECK(lookup(w1.info, w1.ninfo, PMIX_FABRIC_PLANE) != NULL &&
-              lookup(w1.info, w1.ninfo, PMIX_FABRIC_SWITCH) != NULL,
+    CHECK(info_find(w1.info, w1.ninfo, PMIX_FABRIC_PLANE) != NULL &&
+              info_find(w1.info, w1.ninfo, PMIX_FABRIC_SWITCH) != NULL,
           "plane and switch lists");
 
     /* setup_local_support of that data: the namespace must be known */
@@ -341,10 +361,10 @@ int main(int argc, char **argv)
     rc = PMIx_server_setup_application(job4, app, 1, setup_cb, &w5);
     if (rc == PMIX_SUCCESS)
         wait_for(&w5, 1);
-    const pmix_info_t *al = w5.done ? lookup(w5.info, w5.ninfo, "myfab") : NULL;
+    const pmix_info_t *al = w5.done ? info_find(w5.info, w5.ninfo, "myfab") : NULL;
     CHECK(al != NULL && al->value.type == PMIX_DATA_ARRAY &&
               PMIX_CHECK_KEY((pmix_info_t *)al->value.data.darray->array, "myfab") &&
-              lookup(al->value.data.darray->array, al->value.data.darray->size,
+              info_find(al->value.data.darray->array, al->value.data.darray->size,
                      PMIX_ALLOC_FABRIC_SEC_KEY) != NULL,
           "fabric allocation under its id");
     if (w5.release != NULL)
@@ -435,8 +455,16 @@ int main(int argc, char **argv)
     wait_t w6 = WAIT_INIT;
     rc = PMIx_server_collect_inventory(NULL, 0, NULL, NULL);
     CHECK(rc == PMIX_ERR_BAD_PARAM, "collect without a callback: %s", PMIx_Error_string(rc));
+    rc = PMIx_server_collect_inventory(NULL, 0, inventory_cb, &w6);
+    if (rc == PMIX_SUCCESS)
+        wait_for(&w6, 1);
+    CHECK(rc == PMIX_SUCCESS && w6.done == 1 && w6.status == PMIX_SUCCESS && inv_host &&
+              inv_devices,
+          "collect_inventory: %s / %s, hostname %d, devices %d", PMIx_Error_string(rc),
+          PMIx_Error_string(w6.status), inv_host, inv_devices);
+    if (fails == 0)
+        printf("ok inventory of this machine collected\n");
     PMIx_server_finalize();
-    (void)w6;
     if (fails == 0)
         printf("ok server finalized\n");
     return fails != 0;

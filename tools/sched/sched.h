@@ -22,6 +22,8 @@ enum { LINK_FABRIC = 1, LINK_REPLY = 2, LINK_INVENTORY = 3, LINK_EVENT = 4, LINK
 
 /* Send one message (the buffer is consumed); serialised by a mutex. */
 int link_send(int fd, pmix_data_buffer_t *buf);
+/* Send one message already unloaded from its buffer (bo is left as is). */
+int link_send_bytes(int fd, const pmix_byte_object_t *bo);
 /* Receive one message into buf (initialised here); -1 at EOF or error. */
 int link_recv(int fd, pmix_data_buffer_t *buf);
 /* Pack / unpack n infos as SIZE n, n INFO. */

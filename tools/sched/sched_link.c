@@ -44,15 +44,21 @@ static int read_all(int fd, void *p, size_t n)
     return 0;
 }
 
+int link_send_bytes(int fd, const pmix_byte_object_t *bo)
+{
+    uint32_t len = htonl((uint32_t)bo->size);
+    pthread_mutex_lock(&send_lock);
+    int rc = write_all(fd, &len, 4) == 0 && write_all(fd, bo->bytes, bo->size) == 0 ? 0 : -1;
+    pthread_mutex_unlock(&send_lock);
+    return rc;
+}
+
 int link_send(int fd, pmix_data_buffer_t *buf)
 {
     pmix_byte_object_t bo = {0};
     if (PMIx_Data_unload(buf, &bo) != PMIX_SUCCESS)
         return -1;
-    uint32_t len = htonl((uint32_t)bo.size);
-    pthread_mutex_lock(&send_lock);
-    int rc = write_all(fd, &len, 4) == 0 && write_all(fd, bo.bytes, bo.size) == 0 ? 0 : -1;
-    pthread_mutex_unlock(&send_lock);
+    int rc = link_send_bytes(fd, &bo);
     free(bo.bytes);
     return rc;
 }

@@ -129,6 +129,22 @@ static void free_infos(pmix_status_t status, void *cbdata)
     PMIX_DATA_ARRAY_FREE(da);
 }
 
+/* Unpacked infos in a data array, so that one free releases both; NULL
+ * (the infos freed) when out of memory. */
+static pmix_data_array_t *as_array(pmix_info_t *info, size_t n)
+{
+    pmix_data_array_t *da = calloc(1, sizeof(*da));
+    if (da == NULL) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, n);
+        return NULL;
+    }
+    da->type = PMIX_INFO;
+    da->array = info;
+    da->size = n;
+    return da;
+}
+
 /* ================= scheduler mode ================= */
 
 #define MAX_NODES 256
@@ -187,15 +203,25 @@ static void sched_fabric(int fd, pmix_data_buffer_t *b)
         send_reply(fd, id, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
         return;
     }
-    /* the node's directives plus "by value": the matrix must travel */
+    /* Both operations are a registration here: an update's directives
+     * name the fabric with PMIX_FABRIC_INDEX.  The node's directives plus
+     * "by value": the matrix must travel. */
     pmix_info_t *all;
     PMIX_INFO_CREATE(all, n + 1);
+    fwd_t *f = all != NULL ? calloc(1, sizeof(*f)) : NULL;
+    if (f == NULL) {
+        if (all != NULL)
+            PMIX_INFO_FREE(all, n + 1);
+        if (dirs != NULL)
+            PMIX_INFO_FREE(dirs, n);
+        send_reply(fd, id, PMIX_ERR_NOMEM, NULL, 0);
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         PMIx_Info_xfer(&all[i], &dirs[i]);
     PMIX_INFO_LOAD(&all[n], SWITCHYARD_FABRIC_BY_VALUE, NULL, PMIX_BOOL);
     if (dirs != NULL)
         PMIX_INFO_FREE(dirs, n);
-    fwd_t *f = calloc(1, sizeof(*f));
     f->fd = fd;
     f->id = id;
     PMIX_FABRIC_CONSTRUCT(&f->fabric);
@@ -257,12 +283,9 @@ static void sched_inventory(pmix_data_buffer_t *b)
 {
     pmix_info_t *info = NULL;
     size_t n = 0;
-    if (link_unpack_infos(b, &info, &n) != PMIX_SUCCESS)
+    pmix_data_array_t *da;
+    if (link_unpack_infos(b, &info, &n) != PMIX_SUCCESS || (da = as_array(info, n)) == NULL)
         return;
-    pmix_data_array_t *da = calloc(1, sizeof(*da));
-    da->type = PMIX_INFO;
-    da->array = info;
-    da->size = n;
     say("inventory of %zu items delivered", n);
     if (PMIx_server_deliver_inventory(info, n, NULL, 0, free_infos, da) != PMIX_SUCCESS)
         PMIX_DATA_ARRAY_FREE(da);
@@ -343,17 +366,9 @@ static void on_pending(size_t ref, pmix_status_t status, const pmix_proc_t *sour
     pmix_byte_object_t bo = {0};
     PMIx_Data_unload(&b, &bo);
     pthread_mutex_lock(&nodes_lock);
-    for (size_t i = 0; i < nnodes; i++) {
-        if (node_fds[i] < 0)
-            continue;
-        pmix_data_buffer_t c;
-        PMIX_DATA_BUFFER_CONSTRUCT(&c);
-        pmix_byte_object_t copy = {.bytes = malloc(bo.size), .size = bo.size};
-        memcpy(copy.bytes, bo.bytes, bo.size);
-        PMIx_Data_load(&c, &copy);
-        link_send(node_fds[i], &c);
-        PMIX_DATA_BUFFER_DESTRUCT(&c);
-    }
+    for (size_t i = 0; i < nnodes && bo.bytes != NULL; i++)
+        if (node_fds[i] >= 0)
+            link_send_bytes(node_fds[i], &bo);
     pthread_mutex_unlock(&nodes_lock);
     free(bo.bytes);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
@@ -383,6 +398,7 @@ static void release_array(void *cbdata)
 }
 
 static pend_t *add_pending(pmix_info_cbfunc_t cbfunc, void *cbdata);
+static pend_t *take_pending(uint32_t id);
 
 static pmix_status_t node_fabric(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
                                  const pmix_info_t directives[], size_t ndirs,
@@ -399,18 +415,16 @@ static pmix_status_t node_fabric(const pmix_proc_t *requestor, pmix_fabric_opera
     PMIx_Data_pack(NULL, &b, &p->id, 1, PMIX_UINT32);
     PMIx_Data_pack(NULL, &b, &o, 1, PMIX_UINT8);
     link_pack_infos(&b, directives, ndirs);
+    uint32_t id = p->id;
     int rc = link_send(sched_fd, &b);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
     if (rc == 0)
         return PMIX_SUCCESS;
-    pthread_mutex_lock(&pend_lock);
-    for (pend_t **pp = &pending; *pp != NULL; pp = &(*pp)->next)
-        if (*pp == p) {
-            *pp = p->next;
-            break;
-        }
-    pthread_mutex_unlock(&pend_lock);
-    free(p);
+    /* unless the reader, seeing the link close, already answered it */
+    pend_t *gone = take_pending(id);
+    if (gone == NULL)
+        return PMIX_SUCCESS;
+    free(gone);
     return PMIX_ERR_UNREACH;
 }
 
@@ -450,21 +464,21 @@ static void node_reply(pmix_data_buffer_t *b)
     int32_t one = 1;
     pmix_info_t *info = NULL;
     size_t n = 0;
-    if (PMIx_Data_unpack(NULL, b, &id, &one, PMIX_UINT32) != PMIX_SUCCESS ||
-        PMIx_Data_unpack(NULL, b, &status, &one, PMIX_STATUS) != PMIX_SUCCESS)
-        return;
-    if (link_unpack_infos(b, &info, &n) != PMIX_SUCCESS && status == PMIX_SUCCESS)
+    if (PMIx_Data_unpack(NULL, b, &id, &one, PMIX_UINT32) != PMIX_SUCCESS)
+        return; /* whose it was is unknown: answered when the link closes */
+    if (PMIx_Data_unpack(NULL, b, &status, &one, PMIX_STATUS) != PMIX_SUCCESS ||
+        (link_unpack_infos(b, &info, &n) != PMIX_SUCCESS && status == PMIX_SUCCESS))
         status = PMIX_ERR_UNPACK_FAILURE;
     pend_t *p = id != 0 ? take_pending(id) : NULL;
-    pmix_data_array_t *da = calloc(1, sizeof(*da));
-    da->type = PMIX_INFO;
-    da->array = info;
-    da->size = n;
+    pmix_data_array_t *da = as_array(info, n);
     if (p == NULL) {
         PMIX_DATA_ARRAY_FREE(da);
         return;
     }
-    p->cbfunc(status, info, n, p->cbdata, release_array, da);
+    if (da == NULL)
+        p->cbfunc(PMIX_ERR_NOMEM, NULL, 0, p->cbdata, NULL, NULL);
+    else
+        p->cbfunc(status, info, n, p->cbdata, release_array, da);
     free(p);
 }
 
@@ -480,10 +494,9 @@ static void node_event(pmix_data_buffer_t *b)
         link_unpack_infos(b, &info, &n) != PMIX_SUCCESS)
         return;
     say("event %s from the scheduler", PMIx_Error_string(code));
-    pmix_data_array_t *da = calloc(1, sizeof(*da));
-    da->type = PMIX_INFO;
-    da->array = info;
-    da->size = n;
+    pmix_data_array_t *da = as_array(info, n);
+    if (da == NULL)
+        return;
     /* this node: the server's own handlers and its clients */
     if (PMIx_Notify_event(code, &source, PMIX_RANGE_LOCAL, info, n, free_infos, da) !=
         PMIX_SUCCESS)
