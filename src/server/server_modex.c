@@ -274,12 +274,7 @@ static void fence_finish(fence_t *f, pmix_status_t status, const pmix_data_buffe
     while (f->members != NULL) {
         member_t *m = f->members;
         f->members = m->next;
-        pmix_data_buffer_t out = {0};
-        if (sy_pack(&out, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            (paths == NULL ||
-             sy_buffer_append(&out, paths->base_ptr, paths->bytes_used) == PMIX_SUCCESS))
-            sy_srv_peer_reply(m->peer, m->tag, &out);
-        sy_buffer_destruct(&out);
+        sy_srv_peer_reply_with(m->peer, m->tag, status, paths);
         sy_srv_peer_release(m->peer);
         free(m);
     }
