@@ -583,11 +583,14 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
     if (ninfo > 0)
         PMIX_INFO_DESTRUCT(&info[0]);
     if (rc != PMIX_SUCCESS) {
-        /* refused: the blob never became the host's */
-        if (rc != PMIX_OPERATION_SUCCEEDED)
-            free(data);
         free(h);
-        fence_finish(f, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, NULL);
+        if (rc == PMIX_OPERATION_SUCCEEDED) {
+            /* done at once, with nothing from elsewhere: ours published */
+            fence_complete(f);
+            return;
+        }
+        free(data); /* refused: the blob never became the host's */
+        fence_finish(f, rc, NULL);
     }
 }
 
@@ -751,6 +754,7 @@ pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs,
     f->remote = remote;
     f->ops = ops;
     f->ctx = ctx;
+    f->members_tail = &f->members;
     f->next = fences;
     fences = f;
     sy_log(SY_LOG_DEBUG, "%s over %zu proc entries (%s.%u first): %zu local, %s",
@@ -784,8 +788,6 @@ pmix_status_t sy_srv_coll_join(sy_srv_coll_t *f, sy_srv_peer_t *peer, uint32_t t
         return PMIX_ERR_NOMEM;
     m->peer = peer;
     m->tag = tag;
-    if (f->members_tail == NULL)
-        f->members_tail = &f->members;
     *f->members_tail = m;
     f->members_tail = &m->next;
     sy_srv_peer_hold(peer);
@@ -1133,7 +1135,8 @@ void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_d
 
 void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
 {
-    posted_t *mine = posted_find(&peer->proc, true);
+    /* a tool posts nothing: no record to keep for it */
+    posted_t *mine = posted_find(&peer->proc, peer->tool == NULL);
     if (mine != NULL)
         mine->gone = true;
     /* Every fence it belongs to (as a member or an expected participant)
