@@ -1140,7 +1140,8 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
     if (mine != NULL)
         mine->gone = true;
     /* Every fence it belongs to (as a member or an expected participant)
-     * fails for the others if it died; requests it made are dropped.  The
+     * fails for the others if it died; one it joined before it finalized
+     * does not wait for it again; requests it made are dropped.  The
      * collectives of other files decide for themselves, afterwards (their
      * decision may end other collectives). */
     size_t nhooked = 0;
@@ -1175,6 +1176,11 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
             }
         } else if (!finalized && (member || in_set(f->procs, f->nprocs, &peer->proc))) {
             fence_finish(f, PMIX_PROC_TERMINATED, NULL);
+        } else if (member && !f->host_called) {
+            if (f->expected > 0)
+                f->expected--;
+            if (f->arrived >= f->expected)
+                fence_ready(sy_srv, f);
         }
     }
     for (size_t i = 0; i < nhooked; i++) {
