@@ -634,11 +634,13 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     }
     if (peer->state == SY_PEER_DIRECT) {
         /* the client's request, answered on this channel (by its tag) */
-        if (peer->main == NULL || !(tag & SY_WIRE_TAG_DIRECT)) {
+        if (!(tag & SY_WIRE_TAG_DIRECT)) {
+            if (tag != 0)
+                sy_srv_peer_reply_status(peer, tag, PMIX_ERR_BAD_PARAM);
             sy_buffer_destruct(&b);
             return;
         }
-        peer = peer->main;
+        peer = peer->main; /* set while the channel is open (peer_detach) */
     }
     uint8_t cmd = 0;
     int32_t one = 1;
