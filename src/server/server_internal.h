@@ -313,6 +313,10 @@ sy_srv_nspace_t *sy_srv_nspace_find(sy_srv_t *s, const char *nspace);
 /* A fresh secret of SY_SRV_TOKEN_LEN hex digits (empty without randomness). */
 void sy_srv_hex_token(char out[SY_SRV_TOKEN_LEN + 1]);
 void sy_srv_registry_free(sy_srv_t *s);
+/* Its segment detached and removed, its memory freed (already unlisted). */
+void sy_srv_nspace_free(sy_srv_nspace_t *ns);
+/* unlink, with a warning unless the file is gone already (path may be NULL). */
+void sy_srv_unlink(const char *path);
 pmix_status_t sy_srv_resources_publish(sy_srv_t *s);
 
 /* ---- server_util.c ---- */

@@ -15,7 +15,6 @@
  *   PMIX_PROC proc, PMIX_SIZE n, n x (PMIX_UINT8 scope, PMIX_STRING key,
  *   PMIX_VALUE value) */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1221,8 +1220,7 @@ static void forget_nspace(sy_srv_t *s, const char *nspace)
         mfile_t *m = *pp;
         if (nspace == NULL || PMIX_CHECK_NSPACE(m->nspace, nspace)) {
             *pp = m->next;
-            if (m->path != NULL && unlink(m->path) != 0 && errno != ENOENT)
-                sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", m->path, strerror(errno));
+            sy_srv_unlink(m->path);
             free(m->path);
             free(m);
         } else {
