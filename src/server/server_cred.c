@@ -68,7 +68,8 @@ static pmix_status_t seal_key(const pmix_byte_object_t *crypto, uint8_t key[SY_S
     return PMIX_SUCCESS;
 }
 
-pmix_status_t sy_srv_cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gid, uint32_t pid,
+/* Seal an identity (crypto: the caller's PMIX_CRYPTO_KEY, or NULL). */
+static pmix_status_t cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gid, uint32_t pid,
                                const pmix_byte_object_t *crypto, pmix_byte_object_t *out)
 {
     size_t nslen = strnlen(who->nspace, PMIX_MAX_NSLEN);
@@ -98,16 +99,18 @@ pmix_status_t sy_srv_cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gi
     return PMIX_SUCCESS;
 }
 
-bool sy_srv_cred_is_native(const pmix_byte_object_t *cred)
+static bool cred_is_native(const pmix_byte_object_t *cred)
 {
     return cred->bytes != NULL && cred->size >= 4 && memcmp(cred->bytes, CRED_MAGIC, 4) == 0;
 }
 
-pmix_status_t sy_srv_cred_open(const pmix_byte_object_t *cred, const pmix_byte_object_t *crypto,
+/* Open a native credential, refusing with PMIX_ERR_INVALID_CRED what this
+ * server did not seal with that key. */
+static pmix_status_t cred_open(const pmix_byte_object_t *cred, const pmix_byte_object_t *crypto,
                                pmix_proc_t *who, uint32_t *uid, uint32_t *gid, uint32_t *pid)
 {
     const uint8_t *c = (const uint8_t *)cred->bytes;
-    if (!sy_srv_cred_is_native(cred) || cred->size < CRED_HEAD + CRED_MAC || c[4] != 1)
+    if (!cred_is_native(cred) || cred->size < CRED_HEAD + CRED_MAC || c[4] != 1)
         return PMIX_ERR_INVALID_CRED;
     size_t nslen = c[40];
     if (nslen > PMIX_MAX_NSLEN || cred->size != CRED_HEAD + nslen + CRED_MAC)
@@ -232,7 +235,7 @@ static void native_get(cred_req_t *r)
     uint32_t uid = peer->cred_known ? (uint32_t)peer->uid : (uint32_t)peer->client->uid;
     uint32_t gid = peer->cred_known ? (uint32_t)peer->gid : (uint32_t)peer->client->gid;
     pmix_byte_object_t cred = {0};
-    pmix_status_t rc = sy_srv_cred_seal(&peer->client->proc, uid, gid, (uint32_t)peer->pid,
+    pmix_status_t rc = cred_seal(&peer->client->proc, uid, gid, (uint32_t)peer->pid,
                                         crypto_key(r), &cred);
     pmix_info_t type;
     PMIX_INFO_LOAD(&type, PMIX_CRED_TYPE, CRED_TYPE, PMIX_STRING);
@@ -245,7 +248,7 @@ static void native_validate(cred_req_t *r)
 {
     pmix_proc_t who;
     uint32_t uid, gid, pid;
-    pmix_status_t rc = sy_srv_cred_open(&r->cred, crypto_key(r), &who, &uid, &gid, &pid);
+    pmix_status_t rc = cred_open(&r->cred, crypto_key(r), &who, &uid, &gid, &pid);
     pmix_info_t res[4];
     size_t n = 0;
     if (rc == PMIX_SUCCESS) {
@@ -284,7 +287,7 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
     bool native = cmd == SY_CMD_GET_CRED ? s->module.get_credential == NULL
                                          : s->module.validate_credential == NULL ||
                                                (s->module.get_credential == NULL &&
-                                                sy_srv_cred_is_native(&r->cred));
+                                                cred_is_native(&r->cred));
     if (!native) {
         rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
         if (rc == PMIX_SUCCESS && cmd == SY_CMD_GET_CRED)
@@ -305,7 +308,7 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
     }
     if (native && cmd == SY_CMD_GET_CRED)
         native_get(r);
-    else if (native && sy_srv_cred_is_native(&r->cred))
+    else if (native && cred_is_native(&r->cred))
         native_validate(r);
     else if (native)
         r->req.status = s->module.get_credential != NULL ? PMIX_ERR_NOT_SUPPORTED

@@ -263,14 +263,6 @@ pmix_status_t sy_srv_sets_answer(const pmix_query_t *q, const char *key, pmix_va
 /* ---- server_cred.c: credentials, the host's or the server's own ---- */
 void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 void sy_srv_cred_finalize(sy_srv_t *s);
-/* The native credential: seal an identity (crypto: the caller's
- * PMIX_CRYPTO_KEY, or NULL), or open one, refusing with
- * PMIX_ERR_INVALID_CRED what this server did not seal with that key. */
-pmix_status_t sy_srv_cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gid, uint32_t pid,
-                               const pmix_byte_object_t *crypto, pmix_byte_object_t *out);
-pmix_status_t sy_srv_cred_open(const pmix_byte_object_t *cred, const pmix_byte_object_t *crypto,
-                               pmix_proc_t *who, uint32_t *uid, uint32_t *gid, uint32_t *pid);
-bool sy_srv_cred_is_native(const pmix_byte_object_t *cred);
 
 /* ---- server_event.c: event registration and notification (issue 4) ---- */
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
