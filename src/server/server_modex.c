@@ -685,25 +685,11 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
     size_t nprocs = 0, ninfo = 0;
     pmix_proc_t *procs = NULL;
     pmix_info_t *info = NULL;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &nprocs, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && (nprocs == 0 || nprocs > sy_buffer_remaining(b)))
+    pmix_status_t rc = sy_srv_unpack_procs(b, &procs, &nprocs);
+    if (rc == PMIX_SUCCESS && nprocs == 0)
         rc = PMIX_ERR_BAD_PARAM;
-    if (rc == PMIX_SUCCESS) {
-        procs = calloc(nprocs, sizeof(*procs));
-        int32_t cnt = (int32_t)nprocs;
-        rc = procs == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, procs, &cnt, PMIX_PROC);
-    }
-    one = 1;
     if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &ninfo, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && ninfo > sy_buffer_remaining(b))
-        rc = PMIX_ERR_BAD_PARAM;
-    if (rc == PMIX_SUCCESS && ninfo > 0) {
-        PMIX_INFO_CREATE(info, ninfo);
-        int32_t cnt = (int32_t)ninfo;
-        rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
-    }
+        rc = sy_srv_unpack_infos(b, &info, &ninfo);
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_group_expand(&procs, &nprocs); /* {group id, rank} names members */
     if (rc == PMIX_SUCCESS && !in_set(procs, nprocs, &peer->proc))
@@ -1047,16 +1033,8 @@ static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     one = 1;
     if (rc == PMIX_SUCCESS)
         rc = sy_unpack(b, &key, &one, PMIX_STRING);
-    one = 1;
     if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &ninfo, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && ninfo > sy_buffer_remaining(b))
-        rc = PMIX_ERR_BAD_PARAM;
-    if (rc == PMIX_SUCCESS && ninfo > 0) {
-        PMIX_INFO_CREATE(info, ninfo);
-        int32_t cnt = (int32_t)ninfo;
-        rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
-    }
+        rc = sy_srv_unpack_infos(b, &info, &ninfo);
     if (rc == PMIX_SUCCESS && key == NULL)
         rc = PMIX_ERR_BAD_PARAM;
     sy_srv_nspace_t *ns = rc == PMIX_SUCCESS ? sy_srv_nspace_find(s, target.nspace) : NULL;
