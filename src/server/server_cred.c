@@ -68,7 +68,8 @@ static pmix_status_t seal_key(const pmix_byte_object_t *crypto, uint8_t key[SY_S
     return PMIX_SUCCESS;
 }
 
-pmix_status_t sy_srv_cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gid, uint32_t pid,
+/* Seal an identity (crypto: the caller's PMIX_CRYPTO_KEY, or NULL). */
+static pmix_status_t cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gid, uint32_t pid,
                                const pmix_byte_object_t *crypto, pmix_byte_object_t *out)
 {
     size_t nslen = strnlen(who->nspace, PMIX_MAX_NSLEN);
@@ -98,16 +99,18 @@ pmix_status_t sy_srv_cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gi
     return PMIX_SUCCESS;
 }
 
-bool sy_srv_cred_is_native(const pmix_byte_object_t *cred)
+static bool cred_is_native(const pmix_byte_object_t *cred)
 {
     return cred->bytes != NULL && cred->size >= 4 && memcmp(cred->bytes, CRED_MAGIC, 4) == 0;
 }
 
-pmix_status_t sy_srv_cred_open(const pmix_byte_object_t *cred, const pmix_byte_object_t *crypto,
+/* Open a native credential, refusing with PMIX_ERR_INVALID_CRED what this
+ * server did not seal with that key. */
+static pmix_status_t cred_open(const pmix_byte_object_t *cred, const pmix_byte_object_t *crypto,
                                pmix_proc_t *who, uint32_t *uid, uint32_t *gid, uint32_t *pid)
 {
     const uint8_t *c = (const uint8_t *)cred->bytes;
-    if (!sy_srv_cred_is_native(cred) || cred->size < CRED_HEAD + CRED_MAC || c[4] != 1)
+    if (!cred_is_native(cred) || cred->size < CRED_HEAD + CRED_MAC || c[4] != 1)
         return PMIX_ERR_INVALID_CRED;
     size_t nslen = c[40];
     if (nslen > PMIX_MAX_NSLEN || cred->size != CRED_HEAD + nslen + CRED_MAC)
@@ -136,42 +139,19 @@ pmix_status_t sy_srv_cred_open(const pmix_byte_object_t *cred, const pmix_byte_o
 /* ---- requests ---- */
 
 typedef struct {
-    sy_srv_peer_t *peer;
-    uint32_t tag;
-    pmix_status_t status;
-    pmix_data_buffer_t reply; /* after the status */
-    pmix_info_t *info;        /* the directives, the host's until it calls back */
+    sy_srv_req_t req;  /* first; reply: what follows the status */
+    pmix_info_t *info; /* the directives, the host's until it calls back */
     size_t ninfo;
     pmix_byte_object_t cred;
 } cred_req_t;
 
-static void req_free(cred_req_t *r)
+static void req_free(sy_srv_req_t *req)
 {
+    cred_req_t *r = (cred_req_t *)req;
     if (r->info != NULL)
         PMIX_INFO_FREE(r->info, r->ninfo);
     free(r->cred.bytes);
-    sy_buffer_destruct(&r->reply);
     free(r);
-}
-
-static void finish_on_loop(void *arg)
-{
-    cred_req_t *r = arg;
-    if (sy_srv_peer_open(r->peer)) {
-        pmix_data_buffer_t out = {0};
-        if (sy_pack(&out, &r->status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            (r->status != PMIX_SUCCESS ||
-             sy_buffer_append(&out, r->reply.base_ptr, r->reply.bytes_used) == PMIX_SUCCESS))
-            sy_srv_peer_reply(r->peer, r->tag, &out);
-        sy_buffer_destruct(&out);
-    }
-    sy_srv_peer_release(r->peer);
-    req_free(r);
-}
-
-static void drop(void *arg)
-{
-    req_free(arg);
 }
 
 /* GET: BYTE_OBJECT credential, SIZE n, n INFO; VALIDATE (cred NULL):
@@ -179,20 +159,23 @@ static void drop(void *arg)
 static void pack_answer(cred_req_t *r, pmix_status_t status, bool get,
                         const pmix_byte_object_t *cred, const pmix_info_t *info, size_t ninfo)
 {
-    r->status = status;
+    pmix_data_buffer_t *out = &r->req.reply;
+    r->req.status = status;
     if (status != PMIX_SUCCESS)
         return;
     pmix_byte_object_t none = {0};
     size_t n = info != NULL ? ninfo : 0;
     pmix_status_t rc = PMIX_SUCCESS;
     if (get)
-        rc = sy_pack(&r->reply, cred != NULL ? cred : &none, 1, PMIX_BYTE_OBJECT);
+        rc = sy_pack(out, cred != NULL ? cred : &none, 1, PMIX_BYTE_OBJECT);
     if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
+        rc = sy_pack(out, &n, 1, PMIX_SIZE);
     if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(&r->reply, info, (int32_t)n, PMIX_INFO);
-    if (rc != PMIX_SUCCESS)
-        r->status = rc;
+        rc = sy_pack(out, info, (int32_t)n, PMIX_INFO);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(out);
+        r->req.status = rc;
+    }
 }
 
 /* The host's credential (any thread): valid only here. */
@@ -201,14 +184,14 @@ static void host_cred_cb(pmix_status_t status, pmix_byte_object_t *credential, p
 {
     cred_req_t *r = cbdata;
     pack_answer(r, status, true, credential, info, ninfo);
-    sy_srv_post_or_drop(finish_on_loop, drop, r);
+    sy_srv_req_post(&r->req);
 }
 
 static void host_valid_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *cbdata)
 {
     cred_req_t *r = cbdata;
     pack_answer(r, status, false, NULL, info, ninfo);
-    sy_srv_post_or_drop(finish_on_loop, drop, r);
+    sy_srv_req_post(&r->req);
 }
 
 static const pmix_byte_object_t *crypto_key(const cred_req_t *r)
@@ -244,15 +227,15 @@ static bool native_wanted(const cred_req_t *r)
 
 static void native_get(cred_req_t *r)
 {
-    sy_srv_peer_t *peer = r->peer;
+    sy_srv_peer_t *peer = r->req.peer;
     if (!native_wanted(r)) {
-        r->status = PMIX_ERR_NOT_SUPPORTED;
+        r->req.status = PMIX_ERR_NOT_SUPPORTED;
         return;
     }
     uint32_t uid = peer->cred_known ? (uint32_t)peer->uid : (uint32_t)peer->client->uid;
     uint32_t gid = peer->cred_known ? (uint32_t)peer->gid : (uint32_t)peer->client->gid;
     pmix_byte_object_t cred = {0};
-    pmix_status_t rc = sy_srv_cred_seal(&peer->client->proc, uid, gid, (uint32_t)peer->pid,
+    pmix_status_t rc = cred_seal(&peer->client->proc, uid, gid, (uint32_t)peer->pid,
                                         crypto_key(r), &cred);
     pmix_info_t type;
     PMIX_INFO_LOAD(&type, PMIX_CRED_TYPE, CRED_TYPE, PMIX_STRING);
@@ -265,7 +248,7 @@ static void native_validate(cred_req_t *r)
 {
     pmix_proc_t who;
     uint32_t uid, gid, pid;
-    pmix_status_t rc = sy_srv_cred_open(&r->cred, crypto_key(r), &who, &uid, &gid, &pid);
+    pmix_status_t rc = cred_open(&r->cred, crypto_key(r), &who, &uid, &gid, &pid);
     pmix_info_t res[4];
     size_t n = 0;
     if (rc == PMIX_SUCCESS) {
@@ -288,9 +271,7 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
         sy_srv_peer_reply_status(peer, tag, c == NULL ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOMEM);
         return;
     }
-    r->peer = peer;
-    r->tag = tag;
-    sy_srv_peer_hold(peer);
+    sy_srv_req_init(&r->req, peer, tag, req_free);
     int32_t one = 1;
     pmix_status_t rc = PMIX_SUCCESS;
     if (cmd == SY_CMD_VALIDATE_CRED)
@@ -298,15 +279,15 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
     if (rc != PMIX_SUCCESS) {
-        r->status = rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE;
-        finish_on_loop(r);
+        r->req.status = rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE;
+        sy_srv_req_finish(&r->req);
         return;
     }
     /* the host's own credentials when it has them; ours otherwise */
     bool native = cmd == SY_CMD_GET_CRED ? s->module.get_credential == NULL
                                          : s->module.validate_credential == NULL ||
                                                (s->module.get_credential == NULL &&
-                                                sy_srv_cred_is_native(&r->cred));
+                                                cred_is_native(&r->cred));
     if (!native) {
         rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
         if (rc == PMIX_SUCCESS && cmd == SY_CMD_GET_CRED)
@@ -318,21 +299,21 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
             return;
         if (rc == PMIX_OPERATION_SUCCEEDED && cmd == SY_CMD_VALIDATE_CRED) {
             pack_answer(r, PMIX_SUCCESS, false, NULL, NULL, 0);
-            finish_on_loop(r);
+            sy_srv_req_finish(&r->req);
             return;
         }
         /* a host that declines leaves it to us */
         native = rc == PMIX_ERR_NOT_SUPPORTED;
-        r->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERROR : rc; /* no credential given */
+        r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERROR : rc; /* no credential given */
     }
     if (native && cmd == SY_CMD_GET_CRED)
         native_get(r);
-    else if (native && sy_srv_cred_is_native(&r->cred))
+    else if (native && cred_is_native(&r->cred))
         native_validate(r);
     else if (native)
-        r->status = s->module.get_credential != NULL ? PMIX_ERR_NOT_SUPPORTED
-                                                     : PMIX_ERR_INVALID_CRED;
-    finish_on_loop(r);
+        r->req.status = s->module.get_credential != NULL ? PMIX_ERR_NOT_SUPPORTED
+                                                         : PMIX_ERR_INVALID_CRED;
+    sy_srv_req_finish(&r->req);
 }
 
 void sy_srv_cred_finalize(sy_srv_t *s)

@@ -3,7 +3,8 @@
  * their range (SY_MSG_EVENT) and, beyond this node, to the host's
  * notify_event; PMIx_Notify_event called in the server process reaches the
  * clients the same way; a client that dies raises PMIX_ERR_LOST_CONNECTION
- * here and PMIX_PROC_TERMINATED for the rest of its namespace.  The
+ * for this process's handlers only (the host decides what its peers
+ * hear).  The
  * registrations of the clients and of this process are counted per code,
  * so that the host's register_events hears of a code when the first one
  * wants it and deregister_events when the last one is gone.  Loop only. */
@@ -80,22 +81,30 @@ static void cache_event(pmix_status_t status, const pmix_proc_t *source, pmix_da
     }
 }
 
+/* The processes a PMIX_EVENT_CUSTOM_RANGE info names (none for another
+ * key or type). */
+static const pmix_proc_t *custom_procs(const pmix_info_t *inf, size_t *n)
+{
+    const pmix_value_t *v = &inf->value;
+    *n = 0;
+    if (!sy_srv_info_is(inf, PMIX_EVENT_CUSTOM_RANGE))
+        return NULL;
+    if (v->type == PMIX_PROC && v->data.proc != NULL) {
+        *n = 1;
+        return v->data.proc;
+    }
+    if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL && v->data.darray->type == PMIX_PROC) {
+        *n = v->data.darray->size;
+        return v->data.darray->array;
+    }
+    return NULL;
+}
+
 static bool in_custom(const pmix_info_t *info, size_t ninfo, const pmix_proc_t *p)
 {
     for (size_t i = 0; i < ninfo; i++) {
-        if (strncmp(info[i].key, PMIX_EVENT_CUSTOM_RANGE, PMIX_MAX_KEYLEN) != 0)
-            continue;
-        const pmix_value_t *v = &info[i].value;
-        const pmix_proc_t *procs = NULL;
-        size_t n = 0;
-        if (v->type == PMIX_PROC) {
-            procs = v->data.proc;
-            n = 1;
-        } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
-                   v->data.darray->type == PMIX_PROC) {
-            procs = v->data.darray->array;
-            n = v->data.darray->size;
-        }
+        size_t n;
+        const pmix_proc_t *procs = custom_procs(&info[i], &n);
         for (size_t k = 0; k < n; k++)
             if (PMIX_CHECK_NSPACE(procs[k].nspace, p->nspace) &&
                 (procs[k].rank == PMIX_RANK_WILDCARD || procs[k].rank == p->rank))
@@ -215,16 +224,8 @@ static void to_host(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
 static bool reaches_elsewhere(const pmix_info_t *info, size_t ninfo)
 {
     for (size_t i = 0; i < ninfo; i++) {
-        if (strncmp(info[i].key, PMIX_EVENT_CUSTOM_RANGE, PMIX_MAX_KEYLEN) != 0)
-            continue;
-        const pmix_value_t *v = &info[i].value;
-        const pmix_proc_t *procs = v->type == PMIX_PROC ? v->data.proc : NULL;
-        size_t n = procs != NULL ? 1 : 0;
-        if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
-            v->data.darray->type == PMIX_PROC) {
-            procs = v->data.darray->array;
-            n = v->data.darray->size;
-        }
+        size_t n;
+        const pmix_proc_t *procs = custom_procs(&info[i], &n);
         for (size_t k = 0; k < n; k++) {
             sy_srv_client_t *c = sy_srv_client_find(sy_srv, &procs[k]);
             if (procs[k].rank == PMIX_RANK_WILDCARD || c == NULL || !c->registered)
@@ -269,16 +270,8 @@ static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     one = 1;
     if (rc == PMIX_SUCCESS)
         rc = sy_unpack(b, &range, &one, PMIX_UINT8);
-    one = 1;
     if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    if (rc == PMIX_SUCCESS && n > 0) {
-        PMIX_INFO_CREATE(info, n);
-        int32_t cnt = (int32_t)n;
-        rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
-    }
+        rc = sy_srv_unpack_infos(b, &info, &n);
     if (rc != PMIX_SUCCESS) {
         if (info != NULL)
             PMIX_INFO_FREE(info, n);
@@ -503,11 +496,8 @@ static void handle_register(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_
     pmix_status_t *codes = NULL;
     int32_t one = 1;
     pmix_status_t rc = sy_unpack(b, &ref, &one, PMIX_SIZE);
-    one = 1;
     if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
+        rc = sy_srv_unpack_count(b, &n);
     if (rc == PMIX_SUCCESS && n > 0) {
         codes = calloc(n, sizeof(*codes));
         int32_t cnt = (int32_t)n;

@@ -61,13 +61,19 @@ static void host_done_on_loop(void *a)
     free(h);
 }
 
+static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg);
+
 static void host_drop(void *a)
 {
     host_req_t *h = a;
     if (h->info != NULL)
         PMIX_INFO_FREE(h->info, h->ninfo);
-    /* the server is gone: the requester still hears of it */
-    h->cb(PMIX_ERR_INIT, NULL, 0, h->arg);
+    /* The server is gone: a requester of this process still hears of it; a
+     * client's request went with its peer (freed on the loop meanwhile). */
+    if (h->cb == cmd_reply)
+        free(h->arg);
+    else
+        h->cb(PMIX_ERR_INIT, NULL, 0, h->arg);
     free(h);
 }
 

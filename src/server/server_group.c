@@ -200,11 +200,6 @@ static void tell_leader(gop_t *g, pmix_status_t code, const pmix_proc_t *affecte
     ask(g, code, affected, &g->leader, 1);
 }
 
-static bool flag_of(const pmix_info_t *i)
-{
-    return sy_srv_info_true(i);
-}
-
 static double timeout_of(const pmix_info_t *i)
 {
     double t = 0;
@@ -232,18 +227,18 @@ static void take_directives(gop_t *g, const pmix_proc_t *caller, pmix_info_t **d
     double t = 0;
     for (size_t i = 0; i < *ndirs; i++) {
         const pmix_info_t *d = &(*dirs)[i];
-        if (sy_srv_info_is(d, PMIX_GROUP_LEADER) && flag_of(d)) {
+        if (sy_srv_info_is(d, PMIX_GROUP_LEADER) && sy_srv_info_true(d)) {
             g->has_leader = true;
             g->leader_failed = false;
             g->leader = *caller;
         } else if (sy_srv_info_is(d, PMIX_GROUP_OPTIONAL)) {
-            g->optional |= flag_of(d);
+            g->optional |= sy_srv_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_GROUP_FT_COLLECTIVE)) {
-            g->ft |= flag_of(d);
+            g->ft |= sy_srv_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_GROUP_NOTIFY_TERMINATION)) {
-            g->notify_term |= flag_of(d);
+            g->notify_term |= sy_srv_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_GROUP_ASSIGN_CONTEXT_ID)) {
-            g->assign_ctxid |= flag_of(d);
+            g->assign_ctxid |= sy_srv_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_TIMEOUT)) {
             t = timeout_of(d);
         }

@@ -25,8 +25,6 @@ pmix_status_t sy_group_add(const char *id, const pmix_proc_t *members, size_t n,
                            size_t ctxid, bool notify_term, bool via_host);
 void sy_group_remove(sy_group_t *g);
 bool sy_group_has(const sy_group_t *g, const pmix_proc_t *p);
-/* Take p out of g's members; true when it was one. */
-bool sy_group_drop_member(sy_group_t *g, const pmix_proc_t *p);
 
 /* Raise a group event to the processes in `to` (a custom range) with
  * PMIX_GROUP_ID, PMIX_EVENT_AFFECTED_PROC (when affected != NULL) and the

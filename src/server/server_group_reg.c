@@ -117,7 +117,8 @@ bool sy_group_has(const sy_group_t *g, const pmix_proc_t *p)
     return false;
 }
 
-bool sy_group_drop_member(sy_group_t *g, const pmix_proc_t *p)
+/* Take p out of g's members; true when it was one. */
+static bool drop_member(sy_group_t *g, const pmix_proc_t *p)
 {
     for (size_t i = 0; i < g->nmembers; i++) {
         if (!PMIX_CHECK_PROCID(&g->members[i], p))
@@ -192,7 +193,7 @@ void sy_group_notify(pmix_status_t code, const char *grp, const pmix_proc_t *sou
 /* p is no member of g any more: tell the others how it went. */
 static void departed(sy_group_t *g, const pmix_proc_t *p, pmix_status_t how, bool tell)
 {
-    if (!sy_group_drop_member(g, p))
+    if (!drop_member(g, p))
         return;
     if (tell)
         sy_group_notify(how, g->id, p, g->members, g->nmembers, p, NULL, 0, false);

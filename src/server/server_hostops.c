@@ -17,10 +17,7 @@
 #include "server/server_internal.h"
 
 typedef struct {
-    sy_srv_peer_t *peer;
-    uint32_t tag;
-    pmix_status_t status;
-    pmix_data_buffer_t reply; /* SIZE n, n INFO */
+    sy_srv_req_t req; /* first; reply: SIZE n, n INFO (SPAWN: the nspace) */
     pmix_info_t *info, *dirs;
     size_t ninfo, ndirs;
     pmix_proc_t *targets;
@@ -32,8 +29,9 @@ typedef struct {
     size_t napps;
 } hostop_req_t;
 
-static void req_free(hostop_req_t *r)
+static void req_free(sy_srv_req_t *req)
 {
+    hostop_req_t *r = (hostop_req_t *)req;
     if (r->info != NULL)
         PMIX_INFO_FREE(r->info, r->ninfo);
     if (r->dirs != NULL)
@@ -44,82 +42,51 @@ static void req_free(hostop_req_t *r)
         PMIX_QUERY_FREE(r->queries, r->nqueries);
     if (r->apps != NULL)
         PMIX_APP_FREE(r->apps, r->napps);
-    sy_buffer_destruct(&r->reply);
     free(r);
-}
-
-static void finish_on_loop(void *arg)
-{
-    hostop_req_t *r = arg;
-    if (sy_srv_peer_open(r->peer)) {
-        pmix_data_buffer_t out = {0};
-        if (sy_pack(&out, &r->status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            sy_buffer_append(&out, r->reply.base_ptr, r->reply.bytes_used) == PMIX_SUCCESS)
-            sy_srv_peer_reply(r->peer, r->tag, &out);
-        sy_buffer_destruct(&out);
-    }
-    sy_srv_peer_release(r->peer);
-    req_free(r);
-}
-
-static void drop(void *arg)
-{
-    req_free(arg);
-}
-
-static void op_done(pmix_status_t status, void *cbdata)
-{
-    hostop_req_t *r = cbdata;
-    r->status = status;
-    sy_srv_post_or_drop(finish_on_loop, drop, r);
 }
 
 /* The host started (or refused) the job: reply with its namespace. */
 static void spawn_done(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
 {
     hostop_req_t *r = cbdata;
-    r->status = status;
+    r->req.status = status;
     const char *ns = status == PMIX_SUCCESS ? nspace : NULL;
-    if (sy_pack(&r->reply, &ns, 1, PMIX_STRING) != PMIX_SUCCESS)
-        r->status = PMIX_ERR_NOMEM;
-    sy_srv_post_or_drop(finish_on_loop, drop, r);
+    if (sy_pack(&r->req.reply, &ns, 1, PMIX_STRING) != PMIX_SUCCESS)
+        r->req.status = PMIX_ERR_NOMEM;
+    sy_srv_req_post(&r->req);
+}
+
+/* Answers (n of them, or none when the status says so) as the reply. */
+static void pack_infos(hostop_req_t *r, pmix_status_t status, const pmix_info_t *info, size_t n)
+{
+    r->req.status = status;
+    pmix_status_t rc = sy_pack(&r->req.reply, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_pack(&r->req.reply, info, (int32_t)n, PMIX_INFO);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&r->req.reply);
+        r->req.status = rc;
+    }
 }
 
 static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
     hostop_req_t *r = cbdata;
-    r->status = status;
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(&r->reply, info, (int32_t)n, PMIX_INFO);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&r->reply);
-        r->status = rc;
-    }
+    pack_infos(r, status, info, info != NULL ? ninfo : 0);
     if (release_fn != NULL)
         release_fn(release_cbdata);
-    sy_srv_post_or_drop(finish_on_loop, drop, r);
+    sy_srv_req_post(&r->req);
 }
 
 /* The merged answer of a QUERY (on the loop). */
 static void query_done(pmix_status_t status, sy_infos_t *answers, void *arg)
 {
     hostop_req_t *r = arg;
-    r->status = status;
     bool none = status != PMIX_SUCCESS && status != PMIX_ERR_PARTIAL_SUCCESS;
-    size_t n = none ? 0 : answers->n;
-    pmix_status_t rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(&r->reply, answers->info, (int32_t)n, PMIX_INFO);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&r->reply);
-        r->status = rc;
-    }
-    finish_on_loop(r);
+    pack_infos(r, status, answers->info, none ? 0 : answers->n);
+    sy_srv_req_finish(&r->req);
 }
-
 
 static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
 {
@@ -169,8 +136,7 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    r->peer = peer;
-    r->tag = tag;
+    sy_srv_req_init(&r->req, peer, tag, req_free);
     pmix_status_t rc;
     uint8_t directive = 0;
     if (cmd == SY_CMD_QUERY) {
@@ -221,15 +187,13 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
             rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
     }
     if (rc != PMIX_SUCCESS) {
-        sy_srv_peer_reply_status(peer, tag, rc == PMIX_ERR_BAD_PARAM ? rc
-                                                                      : PMIX_ERR_UNPACK_FAILURE);
-        req_free(r);
+        r->req.status = rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE;
+        sy_srv_req_finish(&r->req);
         return;
     }
-    sy_srv_peer_hold(peer);
     if (cmd == SY_CMD_LOG) {
         /* a void upcall: the outcome always comes through the callback */
-        m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, op_done, r);
+        m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, sy_srv_req_op_done, r);
         return;
     }
     if (cmd == SY_CMD_QUERY) {
@@ -245,7 +209,7 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     else
         rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, r);
     if (rc != PMIX_SUCCESS) {
-        r->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-        finish_on_loop(r);
+        r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+        sy_srv_req_finish(&r->req);
     }
 }

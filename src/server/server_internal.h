@@ -144,6 +144,9 @@ void sy_srv_peer_forget_client(sy_srv_client_t *c);
  * kind).  All are no-ops on a closed peer. */
 void sy_srv_peer_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *buf);
 void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status);
+/* The status followed by the bytes of rest (NULL or empty: nothing). */
+void sy_srv_peer_reply_with(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                            const pmix_data_buffer_t *rest);
 pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf);
 /* Keep a peer's memory valid while an operation on its behalf is pending
  * (it may close meanwhile: test sy_srv_peer_open before using it). */
@@ -260,14 +263,6 @@ pmix_status_t sy_srv_sets_answer(const pmix_query_t *q, const char *key, pmix_va
 /* ---- server_cred.c: credentials, the host's or the server's own ---- */
 void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 void sy_srv_cred_finalize(sy_srv_t *s);
-/* The native credential: seal an identity (crypto: the caller's
- * PMIX_CRYPTO_KEY, or NULL), or open one, refusing with
- * PMIX_ERR_INVALID_CRED what this server did not seal with that key. */
-pmix_status_t sy_srv_cred_seal(const pmix_proc_t *who, uint32_t uid, uint32_t gid, uint32_t pid,
-                               const pmix_byte_object_t *crypto, pmix_byte_object_t *out);
-pmix_status_t sy_srv_cred_open(const pmix_byte_object_t *cred, const pmix_byte_object_t *crypto,
-                               pmix_proc_t *who, uint32_t *uid, uint32_t *gid, uint32_t *pid);
-bool sy_srv_cred_is_native(const pmix_byte_object_t *cred);
 
 /* ---- server_event.c: event registration and notification (issue 4) ---- */
 void sy_srv_event_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
@@ -310,6 +305,10 @@ sy_srv_nspace_t *sy_srv_nspace_find(sy_srv_t *s, const char *nspace);
 /* A fresh secret of SY_SRV_TOKEN_LEN hex digits (empty without randomness). */
 void sy_srv_hex_token(char out[SY_SRV_TOKEN_LEN + 1]);
 void sy_srv_registry_free(sy_srv_t *s);
+/* Its segment detached and removed, its memory freed (already unlisted). */
+void sy_srv_nspace_free(sy_srv_nspace_t *ns);
+/* unlink, with a warning unless the file is gone already (path may be NULL). */
+void sy_srv_unlink(const char *path);
 pmix_status_t sy_srv_resources_publish(sy_srv_t *s);
 
 /* ---- server_util.c ---- */
@@ -350,4 +349,25 @@ typedef struct {
 pmix_status_t sy_srv_op_start(sy_srv_op_t *op, sy_progress_fn_t fn, pmix_op_cbfunc_t cbfunc,
                               void *cbdata);
 void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status);
+
+/* A peer's request handed to a host upcall.  Embed it first in a malloc'd
+ * request struct; sy_srv_req_init holds the peer.  The host's callback (any
+ * thread) sets status and reply, then calls sy_srv_req_post (or passes
+ * sy_srv_req_op_done as a pmix_op_cbfunc_t); on the loop, or at once where
+ * the upcall returned its answer, sy_srv_req_finish replies with the status
+ * followed by reply, releases the peer and frees the request with free_fn
+ * (its own fields and itself; reply is destructed already).  A server gone
+ * meanwhile only frees it. */
+typedef struct sy_srv_req {
+    sy_srv_peer_t *peer;
+    uint32_t tag;
+    pmix_status_t status;
+    pmix_data_buffer_t reply; /* what follows the status */
+    void (*free_fn)(struct sy_srv_req *req);
+} sy_srv_req_t;
+void sy_srv_req_init(sy_srv_req_t *req, sy_srv_peer_t *peer, uint32_t tag,
+                     void (*free_fn)(sy_srv_req_t *req));
+void sy_srv_req_post(sy_srv_req_t *req);
+void sy_srv_req_op_done(pmix_status_t status, void *cbdata);
+void sy_srv_req_finish(sy_srv_req_t *req);
 #endif

@@ -430,6 +430,8 @@ static void op_free(op_t *o)
     free(o);
 }
 
+static void stop_sub(sub_t *s, sy_srv_peer_t *peer, uint32_t tag);
+
 static void op_done_on_loop(void *arg)
 {
     op_t *o = arg;
@@ -445,6 +447,9 @@ static void op_done_on_loop(void *arg)
             sy_buffer_destruct(&b);
             s->active = true;
             replay(s);
+        } else if (o->status == PMIX_SUCCESS) {
+            /* the host took a registration whose peer has left since */
+            stop_sub(s, peer, 0);
         } else {
             sy_srv_peer_reply_status(peer, o->tag, o->status);
             unlink_sub(s);

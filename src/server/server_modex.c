@@ -15,7 +15,6 @@
  *   PMIX_PROC proc, PMIX_SIZE n, n x (PMIX_UINT8 scope, PMIX_STRING key,
  *   PMIX_VALUE value) */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,12 +273,7 @@ static void fence_finish(fence_t *f, pmix_status_t status, const pmix_data_buffe
     while (f->members != NULL) {
         member_t *m = f->members;
         f->members = m->next;
-        pmix_data_buffer_t out = {0};
-        if (sy_pack(&out, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            (paths == NULL ||
-             sy_buffer_append(&out, paths->base_ptr, paths->bytes_used) == PMIX_SUCCESS))
-            sy_srv_peer_reply(m->peer, m->tag, &out);
-        sy_buffer_destruct(&out);
+        sy_srv_peer_reply_with(m->peer, m->tag, status, paths);
         sy_srv_peer_release(m->peer);
         free(m);
     }
@@ -588,11 +582,14 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
     if (ninfo > 0)
         PMIX_INFO_DESTRUCT(&info[0]);
     if (rc != PMIX_SUCCESS) {
-        /* refused: the blob never became the host's */
-        if (rc != PMIX_OPERATION_SUCCEEDED)
-            free(data);
         free(h);
-        fence_finish(f, rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, NULL);
+        if (rc == PMIX_OPERATION_SUCCEEDED) {
+            /* done at once, with nothing from elsewhere: ours published */
+            fence_complete(f);
+            return;
+        }
+        free(data); /* refused: the blob never became the host's */
+        fence_finish(f, rc, NULL);
     }
 }
 
@@ -688,25 +685,11 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
     size_t nprocs = 0, ninfo = 0;
     pmix_proc_t *procs = NULL;
     pmix_info_t *info = NULL;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &nprocs, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && (nprocs == 0 || nprocs > sy_buffer_remaining(b)))
+    pmix_status_t rc = sy_srv_unpack_procs(b, &procs, &nprocs);
+    if (rc == PMIX_SUCCESS && nprocs == 0)
         rc = PMIX_ERR_BAD_PARAM;
-    if (rc == PMIX_SUCCESS) {
-        procs = calloc(nprocs, sizeof(*procs));
-        int32_t cnt = (int32_t)nprocs;
-        rc = procs == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, procs, &cnt, PMIX_PROC);
-    }
-    one = 1;
     if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &ninfo, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && ninfo > sy_buffer_remaining(b))
-        rc = PMIX_ERR_BAD_PARAM;
-    if (rc == PMIX_SUCCESS && ninfo > 0) {
-        PMIX_INFO_CREATE(info, ninfo);
-        int32_t cnt = (int32_t)ninfo;
-        rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
-    }
+        rc = sy_srv_unpack_infos(b, &info, &ninfo);
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_group_expand(&procs, &nprocs); /* {group id, rank} names members */
     if (rc == PMIX_SUCCESS && !in_set(procs, nprocs, &peer->proc))
@@ -756,6 +739,7 @@ pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs,
     f->remote = remote;
     f->ops = ops;
     f->ctx = ctx;
+    f->members_tail = &f->members;
     f->next = fences;
     fences = f;
     sy_log(SY_LOG_DEBUG, "%s over %zu proc entries (%s.%u first): %zu local, %s",
@@ -789,8 +773,6 @@ pmix_status_t sy_srv_coll_join(sy_srv_coll_t *f, sy_srv_peer_t *peer, uint32_t t
         return PMIX_ERR_NOMEM;
     m->peer = peer;
     m->tag = tag;
-    if (f->members_tail == NULL)
-        f->members_tail = &f->members;
     *f->members_tail = m;
     f->members_tail = &m->next;
     sy_srv_peer_hold(peer);
@@ -1051,16 +1033,8 @@ static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     one = 1;
     if (rc == PMIX_SUCCESS)
         rc = sy_unpack(b, &key, &one, PMIX_STRING);
-    one = 1;
     if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &ninfo, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && ninfo > sy_buffer_remaining(b))
-        rc = PMIX_ERR_BAD_PARAM;
-    if (rc == PMIX_SUCCESS && ninfo > 0) {
-        PMIX_INFO_CREATE(info, ninfo);
-        int32_t cnt = (int32_t)ninfo;
-        rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, info, &cnt, PMIX_INFO);
-    }
+        rc = sy_srv_unpack_infos(b, &info, &ninfo);
     if (rc == PMIX_SUCCESS && key == NULL)
         rc = PMIX_ERR_BAD_PARAM;
     sy_srv_nspace_t *ns = rc == PMIX_SUCCESS ? sy_srv_nspace_find(s, target.nspace) : NULL;
@@ -1138,11 +1112,13 @@ void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_d
 
 void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
 {
-    posted_t *mine = posted_find(&peer->proc, true);
+    /* a tool posts nothing: no record to keep for it */
+    posted_t *mine = posted_find(&peer->proc, peer->tool == NULL);
     if (mine != NULL)
         mine->gone = true;
     /* Every fence it belongs to (as a member or an expected participant)
-     * fails for the others if it died; requests it made are dropped.  The
+     * fails for the others if it died; one it joined before it finalized
+     * does not wait for it again; requests it made are dropped.  The
      * collectives of other files decide for themselves, afterwards (their
      * decision may end other collectives). */
     size_t nhooked = 0;
@@ -1177,6 +1153,11 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
             }
         } else if (!finalized && (member || in_set(f->procs, f->nprocs, &peer->proc))) {
             fence_finish(f, PMIX_PROC_TERMINATED, NULL);
+        } else if (member && !f->host_called) {
+            if (f->expected > 0)
+                f->expected--;
+            if (f->arrived >= f->expected)
+                fence_ready(sy_srv, f);
         }
     }
     for (size_t i = 0; i < nhooked; i++) {
@@ -1217,8 +1198,7 @@ static void forget_nspace(sy_srv_t *s, const char *nspace)
         mfile_t *m = *pp;
         if (nspace == NULL || PMIX_CHECK_NSPACE(m->nspace, nspace)) {
             *pp = m->next;
-            if (m->path != NULL && unlink(m->path) != 0 && errno != ENOENT)
-                sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", m->path, strerror(errno));
+            sy_srv_unlink(m->path);
             free(m->path);
             free(m);
         } else {

@@ -2,7 +2,6 @@
  * deregister_client: the host describes jobs and processes; each namespace
  * becomes a job-data segment in the tmpdir that local clients map. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +21,6 @@ typedef struct {
     pmix_info_t *info;
     size_t ninfo;
 } nspace_req_t;
-
-static void unlink_quiet(const char *path)
-{
-    if (path != NULL && unlink(path) != 0 && errno != ENOENT)
-        sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", path, strerror(errno));
-}
 
 /* The registration followed by what setup_local_support added. */
 static pmix_status_t merged_info(const nspace_req_t *r, const sy_srv_nspace_t *ns,
@@ -101,7 +94,7 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
         rc = sy_store_attach(ns->name, path);
     if (rc != PMIX_SUCCESS) {
         if (path != NULL)
-            unlink_quiet(path);
+            sy_srv_unlink(path);
         free(path);
         sy_jobinfo_summary_free(&summary);
         if (keep != NULL)
@@ -120,7 +113,7 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
     ns->gen++;
     if (ns->seg_path != NULL) {
         sy_jseg_supersede(ns->seg_path, path);
-        unlink_quiet(ns->seg_path);
+        sy_srv_unlink(ns->seg_path);
         free(ns->seg_path);
     }
     ns->seg_path = path;
@@ -203,15 +196,7 @@ static void deregister_nspace_on_loop(void *arg)
             if (!PMIX_CHECK_NSPACE(ns->name, r->nspace))
                 continue;
             *pp = ns->next;
-            sy_store_detach(ns->name);
-            unlink_quiet(ns->seg_path);
-            free(ns->seg_path);
-            sy_jobinfo_summary_free(&ns->summary);
-            if (ns->reg_info != NULL)
-                PMIX_INFO_FREE(ns->reg_info, ns->nreg_info);
-            if (ns->local_info != NULL)
-                PMIX_INFO_FREE(ns->local_info, ns->nlocal_info);
-            free(ns);
+            sy_srv_nspace_free(ns);
             break;
         }
         sy_store_internal_forget(r->nspace);

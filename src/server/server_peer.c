@@ -194,14 +194,26 @@ pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf)
     return rc;
 }
 
-void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status)
+void sy_srv_peer_reply_with(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                            const pmix_data_buffer_t *rest)
 {
     if (peer->state == SY_PEER_CLOSED)
         return;
     pmix_data_buffer_t buf = {0};
-    if (sy_pack(&buf, &status, 1, PMIX_STATUS) == PMIX_SUCCESS)
+    pmix_status_t rc = sy_pack(&buf, &status, 1, PMIX_STATUS);
+    if (rc == PMIX_SUCCESS && rest != NULL && rest->bytes_used > 0)
+        rc = sy_buffer_append(&buf, rest->base_ptr, rest->bytes_used);
+    if (rc == PMIX_SUCCESS)
         reply(peer, tag, &buf);
     sy_buffer_destruct(&buf);
+    /* the requester waits for an answer: at least the failure */
+    if (rc != PMIX_SUCCESS && rest != NULL)
+        sy_srv_peer_reply_with(peer, tag, rc, NULL);
+}
+
+void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status)
+{
+    sy_srv_peer_reply_with(peer, tag, status, NULL);
 }
 
 void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
@@ -622,11 +634,13 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     }
     if (peer->state == SY_PEER_DIRECT) {
         /* the client's request, answered on this channel (by its tag) */
-        if (peer->main == NULL || !(tag & SY_WIRE_TAG_DIRECT)) {
+        if (!(tag & SY_WIRE_TAG_DIRECT)) {
+            if (tag != 0)
+                sy_srv_peer_reply_status(peer, tag, PMIX_ERR_BAD_PARAM);
             sy_buffer_destruct(&b);
             return;
         }
-        peer = peer->main;
+        peer = peer->main; /* set while the channel is open (peer_detach) */
     }
     uint8_t cmd = 0;
     int32_t one = 1;

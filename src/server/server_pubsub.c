@@ -15,109 +15,51 @@
 #include "server/server_internal.h"
 
 typedef struct {
-    sy_srv_peer_t *peer;
-    uint32_t tag;
-    pmix_status_t status;
-    pmix_data_buffer_t reply; /* lookup: what follows the status */
+    sy_srv_req_t req; /* first; reply: lookup's data */
     pmix_info_t *info;
     size_t ninfo;
     char **keys;
 } pubsub_req_t;
 
-static void req_free(pubsub_req_t *r)
+static void req_free(sy_srv_req_t *req)
 {
+    pubsub_req_t *r = (pubsub_req_t *)req;
     if (r->info != NULL)
         PMIX_INFO_FREE(r->info, r->ninfo);
     for (size_t i = 0; r->keys != NULL && r->keys[i] != NULL; i++)
         free(r->keys[i]);
     free(r->keys);
-    sy_buffer_destruct(&r->reply);
     free(r);
-}
-
-static void finish_on_loop(void *arg)
-{
-    pubsub_req_t *r = arg;
-    if (sy_srv_peer_open(r->peer)) {
-        pmix_data_buffer_t out = {0};
-        if (sy_pack(&out, &r->status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            sy_buffer_append(&out, r->reply.base_ptr, r->reply.bytes_used) == PMIX_SUCCESS)
-            sy_srv_peer_reply(r->peer, r->tag, &out);
-        sy_buffer_destruct(&out);
-    }
-    sy_srv_peer_release(r->peer);
-    req_free(r);
-}
-
-static void drop(void *arg)
-{
-    req_free(arg);
-}
-
-static void op_done(pmix_status_t status, void *cbdata)
-{
-    pubsub_req_t *r = cbdata;
-    r->status = status;
-    sy_srv_post_or_drop(finish_on_loop, drop, r);
 }
 
 static void lookup_done(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void *cbdata)
 {
     pubsub_req_t *r = cbdata;
-    r->status = status;
+    pmix_data_buffer_t *out = &r->req.reply;
+    r->req.status = status;
     size_t n = data != NULL ? ndata : 0;
-    pmix_status_t rc = sy_pack(&r->reply, &n, 1, PMIX_SIZE);
+    pmix_status_t rc = sy_pack(out, &n, 1, PMIX_SIZE);
     for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         const char *key = data[i].key;
-        rc = sy_pack(&r->reply, &data[i].proc, 1, PMIX_PROC);
+        rc = sy_pack(out, &data[i].proc, 1, PMIX_PROC);
         if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&r->reply, &key, 1, PMIX_STRING);
+            rc = sy_pack(out, &key, 1, PMIX_STRING);
         if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&r->reply, &data[i].value, 1, PMIX_VALUE);
+            rc = sy_pack(out, &data[i].value, 1, PMIX_VALUE);
     }
     if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&r->reply);
-        r->status = rc;
+        sy_buffer_destruct(out);
+        r->req.status = rc;
     }
-    sy_srv_post_or_drop(finish_on_loop, drop, r);
-}
-
-/* The client's infos plus PMIX_USERID and PMIX_GRPID. */
-static pmix_status_t unpack_infos(pmix_data_buffer_t *b, const sy_srv_client_t *c,
-                                  pubsub_req_t *r)
-{
-    size_t n = 0;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &n, &one, PMIX_SIZE);
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    if (n > sy_buffer_remaining(b))
-        return PMIX_ERR_UNPACK_FAILURE;
-    PMIX_INFO_CREATE(r->info, n + 2);
-    if (r->info == NULL)
-        return PMIX_ERR_NOMEM;
-    r->ninfo = n + 2;
-    if (n > 0) {
-        int32_t cnt = (int32_t)n;
-        rc = sy_unpack(b, r->info, &cnt, PMIX_INFO);
-        if (rc != PMIX_SUCCESS)
-            return rc;
-    }
-    uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
-    PMIX_INFO_LOAD(&r->info[n], PMIX_USERID, &uid, PMIX_UINT32);
-    PMIX_INFO_LOAD(&r->info[n + 1], PMIX_GRPID, &gid, PMIX_UINT32);
-    return PMIX_SUCCESS;
+    sy_srv_req_post(&r->req);
 }
 
 static pmix_status_t unpack_keys(pmix_data_buffer_t *b, pubsub_req_t *r)
 {
     size_t n = 0;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &n, &one, PMIX_SIZE);
+    pmix_status_t rc = sy_srv_unpack_count(b, &n);
     if (rc != PMIX_SUCCESS)
         return rc;
-    if (n > sy_buffer_remaining(b))
-        return PMIX_ERR_UNPACK_FAILURE;
     r->keys = calloc(n + 1, sizeof(char *));
     if (r->keys == NULL)
         return PMIX_ERR_NOMEM;
@@ -144,33 +86,33 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    r->peer = peer;
-    r->tag = tag;
+    sy_srv_req_init(&r->req, peer, tag, req_free);
     pmix_status_t rc = PMIX_SUCCESS;
     if (cmd != SY_CMD_PUBLISH)
         rc = unpack_keys(b, r);
+    /* the client's infos, then its uid and gid */
     if (rc == PMIX_SUCCESS)
-        rc = unpack_infos(b, c, r);
+        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
     if (rc == PMIX_SUCCESS && cmd == SY_CMD_LOOKUP && r->keys[0] == NULL)
         rc = PMIX_ERR_BAD_PARAM;
     if (rc != PMIX_SUCCESS) {
-        sy_srv_peer_reply_status(peer, tag, rc == PMIX_ERR_BAD_PARAM ? rc
-                                                                      : PMIX_ERR_UNPACK_FAILURE);
-        req_free(r);
+        r->req.status = rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE;
+        sy_srv_req_finish(&r->req);
         return;
     }
-    sy_srv_peer_hold(peer);
     if (cmd == SY_CMD_PUBLISH)
-        rc = m->publish(&c->proc, r->info, r->ninfo, op_done, r);
+        rc = m->publish(&c->proc, r->info, r->ninfo, sy_srv_req_op_done, r);
     else if (cmd == SY_CMD_LOOKUP)
         rc = m->lookup(&c->proc, r->keys, r->info, r->ninfo, lookup_done, r);
     else
-        rc = m->unpublish(&c->proc, r->keys, r->info, r->ninfo, op_done, r);
+        rc = m->unpublish(&c->proc, r->keys, r->info, r->ninfo, sy_srv_req_op_done, r);
     if (rc != PMIX_SUCCESS) {
         /* Done now: OPERATION_SUCCEEDED is success, anything else the answer. */
-        r->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-        if (cmd == SY_CMD_LOOKUP && r->status == PMIX_SUCCESS)
-            r->status = PMIX_ERR_NOT_FOUND;
-        finish_on_loop(r);
+        r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+        if (cmd == SY_CMD_LOOKUP && r->req.status == PMIX_SUCCESS)
+            r->req.status = PMIX_ERR_NOT_FOUND;
+        sy_srv_req_finish(&r->req);
     }
 }

@@ -49,9 +49,18 @@ static void finish(void *arg)
     query_free(x);
 }
 
+static void self_done(pmix_status_t status, sy_infos_t *answers, void *arg);
+
+/* The server is gone (any thread): a query of this process still gets the
+ * host's answer, which touches nothing of the loop; a peer's query went
+ * with its peer. */
 static void drop(void *arg)
 {
-    query_free(arg);
+    query_t *x = arg;
+    if (x->done == self_done)
+        finish(x);
+    else
+        query_free(x);
 }
 
 /* The host's answer, on any thread: copied while its infos are valid. */

@@ -61,7 +61,7 @@ sy_srv_nspace_t *sy_srv_nspace_find(sy_srv_t *s, const char *nspace)
     return NULL;
 }
 
-static void unlink_logged(const char *path)
+void sy_srv_unlink(const char *path)
 {
     if (path != NULL && unlink(path) != 0 && errno != ENOENT)
         sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", path, strerror(errno));
@@ -75,21 +75,26 @@ static void res_free(sy_srv_res_t *r)
     free(r);
 }
 
+void sy_srv_nspace_free(sy_srv_nspace_t *ns)
+{
+    sy_store_detach(ns->name);
+    sy_srv_unlink(ns->seg_path);
+    free(ns->seg_path);
+    sy_jobinfo_summary_free(&ns->summary);
+    if (ns->reg_info != NULL)
+        PMIX_INFO_FREE(ns->reg_info, ns->nreg_info);
+    if (ns->local_info != NULL)
+        PMIX_INFO_FREE(ns->local_info, ns->nlocal_info);
+    free(ns);
+}
+
 void sy_srv_registry_free(sy_srv_t *s)
 {
     while (s->nspaces != NULL) {
         sy_srv_nspace_t *n = s->nspaces;
         s->nspaces = n->next;
-        sy_store_detach(n->name);
         sy_store_internal_forget(n->name);
-        unlink_logged(n->seg_path);
-        free(n->seg_path);
-        sy_jobinfo_summary_free(&n->summary);
-        if (n->reg_info != NULL)
-            PMIX_INFO_FREE(n->reg_info, n->nreg_info);
-        if (n->local_info != NULL)
-            PMIX_INFO_FREE(n->local_info, n->nlocal_info);
-        free(n);
+        sy_srv_nspace_free(n);
     }
     while (s->clients != NULL) {
         sy_srv_client_t *c = s->clients;
@@ -104,7 +109,7 @@ void sy_srv_registry_free(sy_srv_t *s)
     res_free(s->topo_resources);
     s->topo_resources = NULL;
     sy_store_attach_resources(NULL);
-    unlink_logged(s->res_path);
+    sy_srv_unlink(s->res_path);
     free(s->res_path);
     s->res_path = NULL;
 }
@@ -147,7 +152,7 @@ pmix_status_t sy_srv_resources_publish(sy_srv_t *s)
     }
     if (s->res_path != NULL) {
         sy_jseg_supersede(s->res_path, path);
-        unlink_logged(s->res_path);
+        sy_srv_unlink(s->res_path);
         free(s->res_path);
     }
     s->res_path = path;

@@ -6,7 +6,10 @@
  *                         PMIX_TIMEOUT on a peer that has not committed.
  *   test_modex connect    (3 ranks) PMIx_Connect, peers' data, PMIx_Disconnect.
  *   test_modex fence-kill (3 ranks) rank 2 dies in the middle of a fence:
- *                         the others' fence fails at once, no hang. */
+ *                         the others' fence fails at once, no hang.
+ *   test_modex fence-finalize (3 ranks) rank 2 joins a fence and finalizes
+ *                         before the others arrive: their fence completes
+ *                         without it, with its data. */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -209,6 +212,43 @@ static int fence_kill(void)
     return 0;
 }
 
+static void ignore_fence(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    (void)cbdata;
+}
+
+static int fence_finalize(void)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "ff-%u", me.rank);
+    put_str(PMIX_GLOBAL, "sy.ff", buf);
+    pmix_status_t rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS)
+        FAIL("Commit: %s", PMIx_Error_string(rc));
+    if (me.rank == 2) {
+        /* in the fence, then gone (main finalizes) without waiting for it */
+        rc = PMIx_Fence_nb(NULL, 0, NULL, 0, ignore_fence, NULL);
+        if (rc != PMIX_SUCCESS)
+            FAIL("Fence_nb: %s", PMIx_Error_string(rc));
+        return 0;
+    }
+    /* a key rank 2 never posts is held until the server saw it finalize */
+    pmix_proc_t p2;
+    PMIX_LOAD_PROCID(&p2, me.nspace, 2);
+    pmix_value_t *v = NULL;
+    rc = PMIx_Get(&p2, "sy.never", NULL, 0, &v);
+    if (rc != PMIX_ERR_NOT_FOUND)
+        FAIL("Get of a key a finalized peer never posted returned %s", PMIx_Error_string(rc));
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    rc = PMIx_Fence(NULL, 0, NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        FAIL("Fence after a member finalized: %s", PMIx_Error_string(rc));
+    expect_str(2, "sy.ff", "ff-2");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "exchange";
@@ -219,6 +259,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "fence-kill") == 0)
         fence_kill();
+    else if (strcmp(mode, "fence-finalize") == 0)
+        fence_finalize();
     else if (strcmp(mode, "connect") == 0)
         connect_mode();
     else

@@ -117,6 +117,9 @@ if test -x "$M"; then
     "$R" --oversubscribe -n 3 "$M" fence-kill > "$T/out" 2> "$T/err"
     rc=$?
     check "a rank killed in a fence: the others' fence fails, no hang" "test $rc -eq 137 && test \$(grep -c 'fence failed as it must' '$T/out') -eq 2"
+    "$R" --oversubscribe --timeout 120 -n 3 "$M" fence-finalize > "$T/out" 2> "$T/err"
+    rc=$?
+    check "a rank that finalizes inside a fence: the others' fence completes" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
 fi
 
 D="$top_builddir/tests/integration/test_distances"

@@ -173,6 +173,75 @@ static void test_default_tmpdir(void **state)
     rmdir(sysdir);
 }
 
+/* A host that answers a query of the server's own process after
+ * PMIx_server_finalize: the caller's callback still fires, with the answer. */
+static pmix_info_cbfunc_t held_query_cb;
+static void *held_query_cbdata;
+
+static pmix_status_t hold_query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+                                pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proct;
+    (void)queries;
+    (void)nqueries;
+    held_query_cb = cbfunc;
+    held_query_cbdata = cbdata;
+    return PMIX_SUCCESS;
+}
+
+typedef struct {
+    waiter_t w;
+    size_t ninfo;
+    char value[32];
+} query_answer_t;
+
+static void query_answered(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                           pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    query_answer_t *a = cbdata;
+    a->ninfo = ninfo;
+    if (ninfo == 1 && info[0].value.type == PMIX_STRING)
+        snprintf(a->value, sizeof a->value, "%s", info[0].value.data.string);
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
+    op_done(status, &a->w);
+}
+
+static void test_query_answered_after_finalize(void **state)
+{
+    (void)state;
+    make_sysdir();
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof module);
+    module.query = hold_query;
+    pmix_info_t info[1];
+    PMIX_INFO_LOAD(&info[0], PMIX_SYSTEM_TMPDIR, sysdir, PMIX_STRING);
+    assert_int_equal(PMIx_server_init(&module, info, 1), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    held_query_cb = NULL;
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {PMIX_QUERY_QUEUE_STATUS, NULL};
+    q.keys = keys;
+    query_answer_t a;
+    memset(&a, 0, sizeof a);
+    waiter_init(&a.w);
+    assert_int_equal(PMIx_Query_info_nb(&q, 1, query_answered, &a), PMIX_SUCCESS);
+    for (int i = 0; i < 1000 && __atomic_load_n(&held_query_cb, __ATOMIC_ACQUIRE) == NULL; i++)
+        usleep(10000);
+    assert_non_null(held_query_cb);
+    assert_int_equal(PMIx_server_finalize(), PMIX_SUCCESS);
+    pmix_info_t answer;
+    PMIX_INFO_LOAD(&answer, PMIX_QUERY_QUEUE_STATUS, "running", PMIX_STRING);
+    held_query_cb(PMIX_SUCCESS, &answer, 1, held_query_cbdata, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&answer);
+    assert_int_equal(waiter_wait(&a.w), PMIX_SUCCESS);
+    assert_int_equal(a.ninfo, 1);
+    assert_string_equal(a.value, "running");
+    assert_int_equal(count_entries(sysdir), 0);
+    rmdir(sysdir);
+}
+
 static void test_bad_attributes(void **state)
 {
     (void)state;
@@ -680,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_bad_attributes),
         cmocka_unit_test(test_system_support_unique),
         cmocka_unit_test(test_external_progress),
+        cmocka_unit_test(test_query_answered_after_finalize),
     };
     const struct CMUnitTest running[] = {
         cmocka_unit_test(test_setup_fork),
