@@ -176,6 +176,17 @@ pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply)
         free(ns);
         free(path);
     }
+    /* the segments these make redundant (their files are gone) */
+    size_t k = 0;
+    if (status == PMIX_SUCCESS)
+        status = sy_client_unpack_one(reply, &k, PMIX_SIZE);
+    for (size_t i = 0; status == PMIX_SUCCESS && i < k; i++) {
+        char *path = NULL;
+        status = sy_client_unpack_one(reply, &path, PMIX_STRING);
+        if (status == PMIX_SUCCESS && path != NULL)
+            sy_store_modex_forget(NULL, path);
+        free(path);
+    }
     return status;
 }
 

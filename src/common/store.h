@@ -58,6 +58,9 @@ pmix_status_t sy_store_nspaces(char ***names);
  * NULL, receives it).  sy_store_modex_drop(NULL) drops every namespace's. */
 pmix_status_t sy_store_attach_modex(const char *nspace, const char *path);
 void sy_store_modex_drop(const char *nspace);
+/* A segment its server retired (a newer one holds all it held); nspace
+ * NULL: whichever namespace it was attached for. */
+void sy_store_modex_forget(const char *nspace, const char *path);
 pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_rank_t *who,
                                  pmix_value_t **out);
 

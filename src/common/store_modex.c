@@ -54,6 +54,24 @@ static void modex_seg_free(modex_seg_t *m)
     free(m);
 }
 
+void sy_store_modex_forget(const char *nspace, const char *path)
+{
+    modex_seg_t *gone = NULL;
+    pthread_rwlock_wrlock(&sy_store_lock);
+    for (modex_seg_t **pp = &segs; *pp != NULL; pp = &(*pp)->next) {
+        modex_seg_t *m = *pp;
+        if ((nspace == NULL || PMIX_CHECK_NSPACE(m->nspace, nspace)) &&
+            strcmp(m->path, path) == 0) {
+            *pp = m->next;
+            gone = m;
+            break;
+        }
+    }
+    pthread_rwlock_unlock(&sy_store_lock);
+    if (gone != NULL)
+        modex_seg_free(gone);
+}
+
 void sy_store_modex_drop(const char *nspace)
 {
     modex_seg_t *gone = NULL;

@@ -96,6 +96,8 @@ static unsigned modex_gen;
 typedef struct mfile {
     pmix_nspace_t nspace;
     char *path;
+    uint32_t *ranks; /* whose data it holds, ascending */
+    size_t nranks;
     struct mfile *next;
 } mfile_t;
 static mfile_t *mfiles;
@@ -285,14 +287,17 @@ static void fence_finish(fence_t *f, pmix_status_t status, const pmix_data_buffe
 typedef struct nsb {
     pmix_nspace_t nspace;
     sy_jseg_builder_t *b;
+    uint32_t *ranks; /* whose data went in (a process's records come together) */
+    size_t nranks, cap;
+    bool nomem;
     struct nsb *next;
 } nsb_t;
 
-static sy_jseg_builder_t *builder_for(nsb_t **list, const char *nspace)
+static nsb_t *builder_for(nsb_t **list, const char *nspace)
 {
     for (nsb_t *x = *list; x != NULL; x = x->next)
         if (PMIX_CHECK_NSPACE(x->nspace, nspace))
-            return x->b;
+            return x;
     nsb_t *x = calloc(1, sizeof(*x));
     if (x == NULL)
         return NULL;
@@ -303,7 +308,24 @@ static sy_jseg_builder_t *builder_for(nsb_t **list, const char *nspace)
     }
     x->next = *list;
     *list = x;
-    return x->b;
+    return x;
+}
+
+static void note_rank(nsb_t *x, uint32_t rank)
+{
+    if (x->nranks > 0 && x->ranks[x->nranks - 1] == rank)
+        return;
+    if (x->nranks == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 16;
+        uint32_t *g = realloc(x->ranks, cap * sizeof(*g));
+        if (g == NULL) {
+            x->nomem = true; /* the segment then retires nothing */
+            return;
+        }
+        x->ranks = g;
+        x->cap = cap;
+    }
+    x->ranks[x->nranks++] = rank;
 }
 
 /* borrow: v outlives the builders (committed data, unchanged while the
@@ -311,11 +333,14 @@ static sy_jseg_builder_t *builder_for(nsb_t **list, const char *nspace)
 static void put_kv(nsb_t **list, const pmix_proc_t *p, const char *key, const pmix_value_t *v,
                    bool borrow)
 {
-    sy_jseg_builder_t *b = builder_for(list, p->nspace);
-    if (b != NULL && borrow)
-        sy_jseg_put_borrowed(b, SY_REALM_PROC, p->rank, key, v);
-    else if (b != NULL)
-        sy_jseg_put(b, SY_REALM_PROC, p->rank, key, v);
+    nsb_t *x = builder_for(list, p->nspace);
+    if (x == NULL)
+        return;
+    note_rank(x, p->rank);
+    if (borrow)
+        sy_jseg_put_borrowed(x->b, SY_REALM_PROC, p->rank, key, v);
+    else
+        sy_jseg_put(x->b, SY_REALM_PROC, p->rank, key, v);
 }
 
 /* Records from the host's blobs: what remote processes shared with us. */
@@ -358,6 +383,59 @@ static pmix_status_t add_remote(nsb_t **list, pmix_data_buffer_t *blob, sy_srv_t
     return PMIX_SUCCESS;
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool subset(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < na; i++) {
+        while (j < nb && b[j] < a[i])
+            j++;
+        if (j == nb || b[j] != a[i])
+            return false;
+    }
+    return true;
+}
+
+static void mfile_free(mfile_t *m)
+{
+    free(m->path);
+    free(m->ranks);
+    free(m);
+}
+
+/* Committed data only grows, so an older segment of the namespace holding
+ * no process the new one lacks says nothing the new one does not: its file
+ * goes (readers that mapped it keep their mapping; the others are told in
+ * the reply to drop it), so that a job fencing often does not pile up files
+ * and mappings.  Its path is packed into `retired`. */
+static pmix_status_t retire_covered(const mfile_t *fresh, pmix_data_buffer_t *retired,
+                                    size_t *nretired)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (mfile_t **pp = &mfiles; *pp != NULL && rc == PMIX_SUCCESS;) {
+        mfile_t *m = *pp;
+        if (m == fresh || !PMIX_CHECK_NSPACE(m->nspace, fresh->nspace) ||
+            !subset(m->ranks, m->nranks, fresh->ranks, fresh->nranks)) {
+            pp = &m->next;
+            continue;
+        }
+        *pp = m->next;
+        sy_srv_unlink(m->path);
+        sy_store_modex_forget(m->nspace, m->path);
+        rc = sy_pack(retired, &m->path, 1, PMIX_STRING);
+        (*nretired)++;
+        mfile_free(m);
+    }
+    return rc;
+}
+
+/* Reply after the status: SIZE n, n x (STRING nspace, STRING path) the
+ * segments to map, then SIZE k, k x STRING path the segments retired. */
 static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer_t *paths)
 {
     nsb_t *list = NULL;
@@ -375,6 +453,8 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
     for (nsb_t *x = list; x != NULL; x = x->next)
         n++;
     memset(paths, 0, sizeof(*paths));
+    pmix_data_buffer_t retired = {0};
+    size_t nretired = 0;
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(paths, &n, 1, PMIX_SIZE);
     while (list != NULL) {
@@ -404,23 +484,37 @@ static pmix_status_t publish_collected(sy_srv_t *s, fence_t *f, pmix_data_buffer
             rc = sy_pack(paths, &nsname, 1, PMIX_STRING);
             if (rc == PMIX_SUCCESS)
                 rc = sy_pack(paths, &m->path, 1, PMIX_STRING);
+            if (rc == PMIX_SUCCESS && !x->nomem) {
+                qsort(x->ranks, x->nranks, sizeof(*x->ranks), u32_cmp);
+                m->ranks = x->ranks;
+                m->nranks = x->nranks;
+                x->ranks = NULL;
+                rc = retire_covered(m, &retired, &nretired);
+            }
         } else if (m != NULL) {
-            free(m->path);
-            free(m);
+            mfile_free(m);
         }
         sy_jseg_builder_free(x->b);
+        free(x->ranks);
         free(x);
     }
+    if (rc == PMIX_SUCCESS)
+        rc = sy_pack(paths, &nretired, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && nretired > 0)
+        rc = sy_buffer_append(paths, retired.base_ptr, retired.bytes_used);
+    sy_buffer_destruct(&retired);
     return rc;
 }
 
 static void fence_complete(fence_t *f)
 {
     if (f->kind == SY_CMD_DISCONNECT) {
-        /* nothing to exchange: an empty list of segments */
+        /* nothing to exchange: no segment to map, none retired */
         pmix_data_buffer_t none = {0};
         size_t zero = 0;
         pmix_status_t rc = sy_pack(&none, &zero, 1, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_pack(&none, &zero, 1, PMIX_SIZE);
         fence_finish(f, rc, rc == PMIX_SUCCESS ? &none : NULL);
         sy_buffer_destruct(&none);
         return;
@@ -1199,8 +1293,7 @@ static void forget_nspace(sy_srv_t *s, const char *nspace)
         if (nspace == NULL || PMIX_CHECK_NSPACE(m->nspace, nspace)) {
             *pp = m->next;
             sy_srv_unlink(m->path);
-            free(m->path);
-            free(m);
+            mfile_free(m);
         } else {
             pp = &m->next;
         }

@@ -9,7 +9,13 @@
  *                         the others' fence fails at once, no hang.
  *   test_modex fence-finalize (3 ranks) rank 2 joins a fence and finalizes
  *                         before the others arrive: their fence completes
- *                         without it, with its data. */
+ *                         without it, with its data.
+ *   test_modex fence-many (3 ranks) 300 rounds of Put, Commit, collecting
+ *                         Fence (some over two ranks only) and a peer's
+ *                         fresh value: every value is the latest, and the
+ *                         segments a newer one covers are gone from the
+ *                         server's tmpdir and from this process's mappings. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -249,6 +255,75 @@ static int fence_finalize(void)
     return 0;
 }
 
+/* Files named modex.* in the server's tmpdir, and such files this process
+ * maps (each mapping counted once per file). */
+static size_t modex_files(void)
+{
+    const char *dir = getenv("PMIX_SERVER_TMPDIR");
+    DIR *d = dir != NULL ? opendir(dir) : NULL;
+    size_t n = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        n += strncmp(e->d_name, "modex.", 6) == 0;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+static size_t modex_mappings(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096], last[4096] = "";
+    size_t n = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        char *p = strstr(line, "/modex.");
+        if (p == NULL || strcmp(p, last) == 0)
+            continue;
+        snprintf(last, sizeof last, "%s", p);
+        n++;
+    }
+    if (f != NULL)
+        fclose(f);
+    return n;
+}
+
+static int fence_many(void)
+{
+    const int rounds = 300;
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    pmix_proc_t pair[2];
+    PMIX_LOAD_PROCID(&pair[0], me.nspace, 0);
+    PMIX_LOAD_PROCID(&pair[1], me.nspace, 1);
+    for (int i = 0; i < rounds && failures == 0; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "it-%u-%d", me.rank, i);
+        put_str(PMIX_GLOBAL, "sy.iter", buf);
+        pmix_status_t rc = PMIx_Commit();
+        /* every tenth round ranks 0 and 1 first fence between themselves */
+        if (rc == PMIX_SUCCESS && i % 10 == 0 && me.rank < 2)
+            rc = PMIx_Fence(pair, 2, &collect, 1);
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_Fence(NULL, 0, &collect, 1);
+        if (rc != PMIX_SUCCESS) {
+            FAIL("round %d: %s", i, PMIx_Error_string(rc));
+            break;
+        }
+        pmix_rank_t peer = (me.rank + 1) % 3;
+        snprintf(buf, sizeof buf, "it-%u-%d", peer, i);
+        expect_str(peer, "sy.iter", buf);
+    }
+    PMIX_INFO_DESTRUCT(&collect);
+    /* the last fence's segment and a spare, not one per fence */
+    size_t files = modex_files(), maps = modex_mappings();
+    if (files > 4)
+        FAIL("%zu modex files left in the server's tmpdir after %d fences", files, rounds);
+    if (maps > 4)
+        FAIL("%zu modex segments still mapped after %d fences", maps, rounds);
+    PMIx_Fence(NULL, 0, NULL, 0); /* nobody leaves while the others count */
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "exchange";
@@ -263,6 +338,8 @@ int main(int argc, char **argv)
         fence_finalize();
     else if (strcmp(mode, "connect") == 0)
         connect_mode();
+    else if (strcmp(mode, "fence-many") == 0)
+        fence_many();
     else
         exchange();
     rc = PMIx_Finalize(NULL, 0);

@@ -120,6 +120,9 @@ if test -x "$M"; then
     "$R" --oversubscribe --timeout 120 -n 3 "$M" fence-finalize > "$T/out" 2> "$T/err"
     rc=$?
     check "a rank that finalizes inside a fence: the others' fence completes" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
+    "$R" --oversubscribe --timeout 300 -n 3 "$M" fence-many > "$T/out" 2> "$T/err"
+    rc=$?
+    check "300 fences: latest values, covered segments retired" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
 fi
 
 D="$top_builddir/tests/integration/test_distances"
