@@ -69,6 +69,8 @@ typedef struct sy_srv_coll {
     member_t *members, **members_tail; /* in arrival order: answered first come first */
     sy_timer_t *timer;
     pmix_data_buffer_t remote_data; /* blobs from the host */
+    pmix_info_t *dirs;              /* the first participant's directives, for the host */
+    size_t ndirs;
     char *key;                      /* names another file's collective (a group id) */
     const sy_srv_coll_ops_t *ops;   /* how it completes; NULL: fence/connect/disconnect */
     void *ctx;
@@ -264,6 +266,8 @@ static void fence_free(fence_t *f)
         f->ops->done(f->ctx);
     free(f->procs);
     free(f->key);
+    if (f->dirs != NULL)
+        PMIX_INFO_FREE(f->dirs, f->ndirs);
     sy_buffer_destruct(&f->remote_data);
     free(f);
 }
@@ -607,6 +611,41 @@ static void host_op_cb(pmix_status_t status, void *cbdata)
     sy_srv_post_or_drop(host_op_done_on_loop, host_op_drop, h);
 }
 
+/* What the host's fence_nb/connect/disconnect get (Chap_API_Server.tex):
+ * the participants' directives (the first arrival's; PMIX_COLLECT_DATA as
+ * any participant asked) and PMIX_LOCAL_COLLECTIVE_STATUS, the outcome of
+ * the part done here (always success: a local failure ends the
+ * collective before the host is asked).  Destruct with PMIX_INFO_FREE. */
+static bool ours(const pmix_info_t *i)
+{
+    return PMIX_CHECK_KEY(i, PMIX_COLLECT_DATA) || PMIX_CHECK_KEY(i, PMIX_LOCAL_COLLECTIVE_STATUS);
+}
+
+static pmix_status_t host_directives(const fence_t *f, pmix_info_t **out, size_t *nout)
+{
+    size_t n = f->collect + 1;
+    for (size_t i = 0; i < f->ndirs; i++)
+        n += !ours(&f->dirs[i]);
+    pmix_info_t *info;
+    PMIX_INFO_CREATE(info, n);
+    if (info == NULL)
+        return PMIX_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < f->ndirs; i++)
+        if (!ours(&f->dirs[i]))
+            PMIx_Info_xfer(&info[k++], &f->dirs[i]);
+    if (f->collect) {
+        bool yes = true;
+        PMIX_INFO_LOAD(&info[k], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+        k++;
+    }
+    pmix_status_t ok = PMIX_SUCCESS;
+    PMIX_INFO_LOAD(&info[k], PMIX_LOCAL_COLLECTIVE_STATUS, &ok, PMIX_STATUS);
+    *out = info;
+    *nout = n;
+    return PMIX_SUCCESS;
+}
+
 /* Connect/disconnect across nodes: the host's own upcalls. */
 static void connect_ready(sy_srv_t *s, fence_t *f)
 {
@@ -621,9 +660,17 @@ static void connect_ready(sy_srv_t *s, fence_t *f)
         fence_finish(f, PMIX_ERR_NOMEM, NULL);
         return;
     }
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    if (host_directives(f, &info, &ninfo) != PMIX_SUCCESS) {
+        free(h);
+        fence_finish(f, PMIX_ERR_NOMEM, NULL);
+        return;
+    }
     h->f = f;
     f->host_called = true;
-    pmix_status_t rc = fn(f->procs, f->nprocs, NULL, 0, host_op_cb, h);
+    pmix_status_t rc = fn(f->procs, f->nprocs, info, ninfo, host_op_cb, h);
+    PMIX_INFO_FREE(info, ninfo);
     if (rc != PMIX_SUCCESS) {
         free(h);
         if (rc == PMIX_OPERATION_SUCCEEDED)
@@ -652,29 +699,26 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
         return;
     }
     pmix_data_buffer_t blob = {0};
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
     pmix_status_t rc = sy_srv_coll_blob(f, &blob);
+    if (rc == PMIX_SUCCESS)
+        rc = host_directives(f, &info, &ninfo);
     host_fence_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
     if (h == NULL) {
         sy_buffer_destruct(&blob);
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
         fence_finish(f, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM, NULL);
         return;
     }
     h->f = f;
     f->host_called = true;
-    pmix_info_t info[1];
-    size_t ninfo = 0;
-    if (f->collect) {
-        bool yes = true;
-        PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-        ninfo = 1;
-    }
     /* the blob is the host's: malloc'd, it frees it */
     char *data = blob.base_ptr;
     size_t ndata = blob.bytes_used;
-    rc = s->module.fence_nb(f->procs, f->nprocs, ninfo > 0 ? info : NULL, ninfo, data, ndata,
-                            host_fence_cb, h);
-    if (ninfo > 0)
-        PMIX_INFO_DESTRUCT(&info[0]);
+    rc = s->module.fence_nb(f->procs, f->nprocs, info, ninfo, data, ndata, host_fence_cb, h);
+    PMIX_INFO_FREE(info, ninfo);
     if (rc != PMIX_SUCCESS) {
         free(h);
         if (rc == PMIX_OPERATION_SUCCEEDED) {
@@ -801,6 +845,11 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
             info_bool(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO))
             f->collect = true;
         sy_srv_coll_set_timeout(f, info_timeout(info, ninfo));
+        if (f->dirs == NULL && ninfo > 0) { /* the first arrival's, for the host */
+            f->dirs = info;
+            f->ndirs = ninfo;
+            info = NULL;
+        }
     }
     if (info != NULL)
         PMIX_INFO_FREE(info, ninfo);

@@ -402,9 +402,13 @@ static void check_modex(void)
     pmix_proc_t procs[256];
     for (unsigned i = 0; i < ngood && i < 256; i++)
         PMIX_LOAD_PROCID(&procs[i], me.nspace, first + i);
+    /* a directive of our own that the host's fence_nb must see too */
+    pmix_info_t dirs[2];
+    int secs = 600;
+    dirs[0] = collect;
+    PMIX_INFO_LOAD(&dirs[1], PMIX_TIMEOUT, &secs, PMIX_INT);
     if (rc == PMIX_SUCCESS)
-        rc = ngood < L.nlocal ? PMIx_Fence(procs, ngood, &collect, 1)
-                              : PMIx_Fence(NULL, 0, &collect, 1);
+        rc = ngood < L.nlocal ? PMIx_Fence(procs, ngood, dirs, 2) : PMIx_Fence(NULL, 0, dirs, 2);
     PMIX_INFO_DESTRUCT(&collect);
     if (rc != PMIX_SUCCESS) {
         FAIL("Put/Commit/Fence: %s", PMIx_Error_string(rc));

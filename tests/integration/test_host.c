@@ -107,7 +107,7 @@ static pmix_status_t wait_op(const char *what, pmix_status_t rc, waiter_t *w)
 static layout_t L;
 static int server_objects[1024];
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
-static int n_connected, n_connected2, n_finalized, n_aborted, n_fence, n_dmodex;
+static int n_connected, n_connected2, n_finalized, n_aborted, n_fence, n_fence_bad_info, n_dmodex;
 static unsigned n_good_clients; /* local ranks that really run */
 static pmix_nspace_t job_nspace = "test-job";
 static pmix_nspace_t host_nspace = "test-host";
@@ -195,10 +195,22 @@ static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs, const 
 {
     (void)procs;
     (void)nprocs;
-    (void)info;
-    (void)ninfo;
+    /* the clients' directives (PMIX_TIMEOUT), the collection they asked
+     * for and the outcome of the local part (Chap_API_Server.tex) */
+    bool timeout = false, collect = false, local_ok = false;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT))
+            timeout = info[i].value.type == PMIX_INT && info[i].value.data.integer == 600;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_COLLECT_DATA))
+            collect = info[i].value.type == PMIX_BOOL && info[i].value.data.flag;
+        else if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS))
+            local_ok = info[i].value.type == PMIX_STATUS &&
+                       info[i].value.data.status == PMIX_SUCCESS;
+    }
     pthread_mutex_lock(&count_lock);
     n_fence++;
+    if (!timeout || !collect || !local_ok)
+        n_fence_bad_info++;
     pthread_mutex_unlock(&count_lock);
     char *copy = malloc(ndata ? ndata : 1);
     if (ndata > 0)
@@ -593,6 +605,10 @@ int main(int argc, char **argv)
         failures += host_ops_check();
     if (!aborting && !hostile && !ops && n_fence < 1)
         FAIL("the fence of a three-node job never reached the host's fence_nb");
+    if (n_fence_bad_info > 0)
+        FAIL("%d fence_nb upcalls lacked the clients' PMIX_TIMEOUT, PMIX_COLLECT_DATA or "
+             "PMIX_LOCAL_COLLECTIVE_STATUS",
+             n_fence_bad_info);
     if (n_connected2 != (int)ngood || n_connected != 0)
         FAIL("expected %u client_connected2 upcalls (and no client_connected), got %d and %d",
              ngood, n_connected2, n_connected);
