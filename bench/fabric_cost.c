@@ -243,10 +243,18 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     static const char *const specs[] = {
-        "fattree:k=16", "fattree:k=26", "fattree:k=40", "fattree:k=50",
-        "dragonfly:a=8,p=4,h=4,g=33", "dragonfly:a=16,p=8,h=2,g=33",
-        "dragonfly:a=16,p=8,h=8,g=129", "dragonfly:a=32,p=16,h=2,g=65",
-        "torus:16x8x8", "torus:16x16x16", "torus:32x32x16", "torus:32x32x32",
+        "fattree:k=16",
+        "fattree:k=26",
+        "fattree:k=40",
+        "fattree:k=50",
+        "dragonfly:a=8,p=4,h=4,g=33",
+        "dragonfly:a=16,p=8,h=2,g=33",
+        "dragonfly:a=16,p=8,h=8,g=129",
+        "dragonfly:a=32,p=16,h=2,g=65",
+        "torus:16x8x8",
+        "torus:16x16x16",
+        "torus:32x32x16",
+        "torus:32x32x32",
         "torus:32x16x16,p=2",
     };
     int reps = 3;
@@ -276,14 +284,16 @@ int main(int argc, char **argv)
         max_n = 5000;
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("# fabric cost matrix benchmark: %ld online CPUs, best of %d (igraph: 1 run)\n",
-           cpus, reps);
+    printf("# fabric cost matrix benchmark: %ld online CPUs, best of %d (igraph: 1 run)\n", cpus,
+           reps);
     printf("# times in seconds (wall; ours CPU = user+sys of the child, all threads, setup\n"
            "# included), RSS = peak resident set of the measuring child in MiB\n");
     print_load("at start");
-    printf("| topology | devices | matrix MiB | ours (%ldT) s | ours 1T s | ours CPU s | algo | floor THP s | "
+    printf("| topology | devices | matrix MiB | ours (%ldT) s | ours 1T s | ours CPU s | algo | "
+           "floor THP s | "
            "floor 4K s | igraph s | ours/igraph | ours/floor THP | ours/floor 4K | ours RSS | "
-           "RSS/matrix | igraph RSS |\n", cpus);
+           "RSS/matrix | igraph RSS |\n",
+           cpus);
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     size_t nspecs = sizeof(specs) / sizeof(specs[0]);
     for (size_t s = 0; s < (only ? 1 : nspecs); s++) {
@@ -332,7 +342,8 @@ int main(int argc, char **argv)
             snprintf(igr, sizeof(igr), "%.4f", ours.secs / ig.secs);
             snprintf(igm, sizeof(igm), "%.0f", ig.maxrss_kb / 1024.0);
         }
-        printf("| %s | %u | %.1f | %.4f | %.4f | %.4f | %s | %.4f | %.4f | %s | %s | %.2f | %.2f | %.0f | "
+        printf("| %s | %u | %.1f | %.4f | %.4f | %.4f | %s | %.4f | %.4f | %s | %s | %.2f | %.2f | "
+               "%.0f | "
                "%.3f | %s |\n",
                spec, n, mib, ours.secs, ours1.secs, ours.cpu, algo, fthp.secs, f4k.secs, igs, igr,
                ours.secs / fthp.secs, ours.secs / f4k.secs, ours.maxrss_kb / 1024.0,
@@ -346,6 +357,7 @@ int main(int argc, char **argv)
     }
     print_load("at end");
     printf("\nigraph not measured above %u devices: its N x N double matrix alone is "
-           "8*N^2 bytes (2 GiB at 16k) and it runs for minutes\n", igraph_max);
+           "8*N^2 bytes (2 GiB at 16k) and it runs for minutes\n",
+           igraph_max);
     return 0;
 }

@@ -151,8 +151,8 @@ static int client(int fd, size_t size, const char *barrier)
     if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS)
         return 7;
     char line[200];
-    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f\n", me.rank, t_enter,
-                       t_exit, t_getall, b_enter, b_exit);
+    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f\n", me.rank, t_enter, t_exit,
+                       t_getall, b_enter, b_exit);
     return write(fd, line, (size_t)len) == len ? 0 : 8;
 }
 
@@ -165,9 +165,9 @@ static void release_copy(void *cbdata)
 }
 
 /* One daemon: the all-gather of this node's blob is the blob itself. */
-static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs,
-                                const pmix_info_t info[], size_t ninfo, char *data, size_t ndata,
-                                pmix_modex_cbfunc_t cbfunc, void *cbdata)
+static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                                void *cbdata)
 {
     (void)procs;
     (void)nprocs;

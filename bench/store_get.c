@@ -33,7 +33,7 @@ static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void put_u32(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
@@ -49,7 +49,7 @@ static void put_u32(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const c
 static void put_str(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
                     const char *s)
 {
-    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *) s};
+    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *)s};
     if (PMIX_SUCCESS != sy_jseg_put(b, realm, id, key, &v)) {
         abort();
     }
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 
     for (int i = 1; i + 1 < argc; i += 2) {
         if (0 == strcmp(argv[i], "--ranks")) {
-            ranks = (uint32_t) strtoul(argv[i + 1], NULL, 10);
+            ranks = (uint32_t)strtoul(argv[i + 1], NULL, 10);
         } else if (0 == strcmp(argv[i], "--iters")) {
             iters = strtol(argv[i + 1], NULL, 10);
         } else if (0 == strcmp(argv[i], "--threads")) {
@@ -149,21 +149,21 @@ int main(int argc, char **argv)
     printf("store_get: %u ranks, publish %.2f ms, attach (validation) %.2f ms\n", ranks,
            1e3 * (t1 - t0), 1e3 * (t2 - t1));
     for (size_t k = 0; k < sizeof(lookups) / sizeof(lookups[0]); k++) {
-        run((void *) &lookups[k]); /* warm */
+        run((void *)&lookups[k]); /* warm */
         double s = now();
-        run((void *) &lookups[k]);
-        printf("  %-44s %7.1f ns/Get\n", lookups[k].what, 1e9 * (now() - s) / (double) iters);
+        run((void *)&lookups[k]);
+        printf("  %-44s %7.1f ns/Get\n", lookups[k].what, 1e9 * (now() - s) / (double)iters);
     }
     pthread_t tid[64];
     double s = now();
     for (int i = 0; i < threads; i++) {
-        pthread_create(&tid[i], NULL, run, (void *) &lookups[0]);
+        pthread_create(&tid[i], NULL, run, (void *)&lookups[0]);
     }
     for (int i = 0; i < threads; i++) {
         pthread_join(tid[i], NULL);
     }
     printf("  %-44s %7.1f ns/Get per thread (%d threads)\n", lookups[0].what,
-           1e9 * (now() - s) / (double) iters, threads);
+           1e9 * (now() - s) / (double)iters, threads);
     sy_store_release();
     unlink(path);
     rmdir(dir);

@@ -37,34 +37,31 @@ extern "C" {
 /* On success *proc (proc may be NULL) holds the caller's namespace and
  * rank.  Reference counted: the connection closes when the last
  * successful PMIx_Init has been balanced by a PMIx_Finalize. */
-PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc,
-                                    pmix_info_t info[], size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo);
 PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo);
 /* Nonzero while the library is initialized in any role (client,
  * server or tool). */
 PMIX_EXPORT int PMIx_Initialized(void);
 /* Static string naming this library and its release. */
-PMIX_EXPORT const char* PMIx_Get_version(void);
+PMIX_EXPORT const char *PMIx_Get_version(void);
 /* Let the library advance pending work; calling it from inside a PMIx
  * callback can deadlock. */
 PMIX_EXPORT void PMIx_Progress(void);
 
 /* ---- Key/value store: post, commit and retrieve data about processes ---- */
 
-PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[],
-                                   pmix_value_t *val);
+PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val);
 PMIX_EXPORT pmix_status_t PMIx_Commit(void);
 /* On success *val is a newly allocated value owned by the caller, to be
  * released with PMIX_VALUE_RELEASE. */
 PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
-                                   const pmix_info_t info[], size_t ninfo,
-                                   pmix_value_t **val);
+                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val);
 PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
                                       const pmix_info_t info[], size_t ninfo,
                                       pmix_value_cbfunc_t cbfunc, void *cbdata);
 /* Store a value locally, attributed to proc, without sending it anywhere. */
-PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc,
-                                              const char key[], pmix_value_t *val);
+PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
+                                              pmix_value_t *val);
 
 /* ---- Synchronization: fence across a set of processes ---- */
 
@@ -81,28 +78,24 @@ PMIX_EXPORT pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo
                                           pmix_op_cbfunc_t cbfunc, void *cbdata);
 /* The caller fills in the key of each data[] element; found values are
  * stored into those elements. */
-PMIX_EXPORT pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata,
-                                      const pmix_info_t info[], size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata, const pmix_info_t info[],
+                                      size_t ninfo);
 /* keys is a NULL-terminated array of strings. */
-PMIX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys,
-                                         const pmix_info_t info[], size_t ninfo,
+PMIX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[], size_t ninfo,
                                          pmix_lookup_cbfunc_t cbfunc, void *cbdata);
 /* keys is a NULL-terminated array; NULL removes everything the caller
  * published. */
-PMIX_EXPORT pmix_status_t PMIx_Unpublish(char **keys,
-                                         const pmix_info_t info[], size_t ninfo);
-PMIX_EXPORT pmix_status_t PMIx_Unpublish_nb(char **keys,
-                                            const pmix_info_t info[], size_t ninfo,
+PMIX_EXPORT pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[], size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[], size_t ninfo,
                                             pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 /* ---- Process management: abort, spawn, connect and disconnect ---- */
 
-PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[],
-                                     pmix_proc_t procs[], size_t nprocs);
+PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],
+                                     size_t nprocs);
 /* On success nspace receives the namespace of the new job. */
 PMIX_EXPORT pmix_status_t PMIx_Spawn(const pmix_info_t job_info[], size_t ninfo,
-                                     const pmix_app_t apps[], size_t napps,
-                                     pmix_nspace_t nspace);
+                                     const pmix_app_t apps[], size_t napps, pmix_nspace_t nspace);
 PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t ninfo,
                                         const pmix_app_t apps[], size_t napps,
                                         pmix_spawn_cbfunc_t cbfunc, void *cbdata);
@@ -120,12 +113,10 @@ PMIX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t n
 /* ---- Resolution: map between nodes and the processes placed on them ---- */
 
 /* *procs is allocated for the caller (release with PMIX_PROC_FREE). */
-PMIX_EXPORT pmix_status_t PMIx_Resolve_peers(const char *nodename,
-                                             const pmix_nspace_t nspace,
+PMIX_EXPORT pmix_status_t PMIx_Resolve_peers(const char *nodename, const pmix_nspace_t nspace,
                                              pmix_proc_t **procs, size_t *nprocs);
 /* *nodelist is a malloc'd comma-separated list; the caller free()s it. */
-PMIX_EXPORT pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace,
-                                             char **nodelist);
+PMIX_EXPORT pmix_status_t PMIx_Resolve_nodes(const pmix_nspace_t nspace, char **nodelist);
 
 /* ---- Queries: ask the library or the host environment for information ---- */
 
@@ -156,25 +147,22 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t n
 PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
                                               const pmix_info_t directives[], size_t ndirs,
                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
-PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor,
-                                               pmix_status_t error,
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error,
                                                const pmix_info_t directives[], size_t ndirs,
                                                pmix_info_t **results, size_t *nresults);
-PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
-                                                  pmix_status_t error,
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor, pmix_status_t error,
                                                   const pmix_info_t directives[], size_t ndirs,
                                                   pmix_info_cbfunc_t cbfunc, void *cbdata);
 
 /* Send one heartbeat to a monitor previously armed with PMIX_MONITOR_HEARTBEAT.
  * Fire-and-forget: no completion is reported. */
-#define PMIx_Heartbeat()                                                       \
-    do {                                                                       \
-        pmix_info_t _pmix_hb_info;                                             \
-        PMIX_INFO_CONSTRUCT(&_pmix_hb_info);                                   \
-        PMIX_INFO_LOAD(&_pmix_hb_info, PMIX_SEND_HEARTBEAT, NULL, PMIX_POINTER); \
-        PMIx_Process_monitor_nb(&_pmix_hb_info, PMIX_SUCCESS, NULL, 0,         \
-                                NULL, NULL);                                   \
-        PMIX_INFO_DESTRUCT(&_pmix_hb_info);                                    \
+#define PMIx_Heartbeat()                                                                           \
+    do {                                                                                           \
+        pmix_info_t _pmix_hb_info;                                                                 \
+        PMIX_INFO_CONSTRUCT(&_pmix_hb_info);                                                       \
+        PMIX_INFO_LOAD(&_pmix_hb_info, PMIX_SEND_HEARTBEAT, NULL, PMIX_POINTER);                   \
+        PMIx_Process_monitor_nb(&_pmix_hb_info, PMIX_SUCCESS, NULL, 0, NULL, NULL);                \
+        PMIX_INFO_DESTRUCT(&_pmix_hb_info);                                                        \
     } while (0)
 
 /* ---- Security: obtain and validate credentials ---- */
@@ -183,8 +171,7 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor,
 PMIX_EXPORT pmix_status_t PMIx_Get_credential(const pmix_info_t info[], size_t ninfo,
                                               pmix_byte_object_t *credential);
 PMIX_EXPORT pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_t ninfo,
-                                                 pmix_credential_cbfunc_t cbfunc,
-                                                 void *cbdata);
+                                                 pmix_credential_cbfunc_t cbfunc, void *cbdata);
 PMIX_EXPORT pmix_status_t PMIx_Validate_credential(const pmix_byte_object_t *cred,
                                                    const pmix_info_t info[], size_t ninfo,
                                                    pmix_info_t **results, size_t *nresults);
@@ -195,40 +182,36 @@ PMIX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *
 
 /* ---- Process groups: build, grow, join, leave and dissolve groups ---- */
 
-PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[],
-                                               const pmix_proc_t procs[], size_t nprocs,
-                                               const pmix_info_t directives[], size_t ndirs,
-                                               pmix_info_t **results, size_t *nresults);
-PMIX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[],
-                                                  const pmix_proc_t procs[], size_t nprocs,
-                                                  const pmix_info_t directives[], size_t ndirs,
-                                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
-PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[],
-                                            const pmix_proc_t procs[], size_t nprocs,
-                                            const pmix_info_t directives[], size_t ndirs,
-                                            pmix_info_t **results, size_t *nresults);
-PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[],
-                                               const pmix_proc_t procs[], size_t nprocs,
-                                               const pmix_info_t directives[], size_t ndirs,
-                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
-PMIX_EXPORT pmix_status_t PMIx_Group_join(const char grp[],
-                                          const pmix_proc_t *leader, pmix_group_opt_t opt,
-                                          const pmix_info_t directives[], size_t ndirs,
-                                          pmix_info_t **results, size_t *nresults);
-PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[],
-                                             const pmix_proc_t *leader, pmix_group_opt_t opt,
-                                             const pmix_info_t directives[], size_t ndirs,
-                                             pmix_info_cbfunc_t cbfunc, void *cbdata);
-PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[],
-                                           const pmix_info_t directives[], size_t ndirs);
-PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[],
-                                              const pmix_info_t directives[], size_t ndirs,
-                                              pmix_op_cbfunc_t cbfunc, void *cbdata);
-PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[],
-                                              const pmix_info_t directives[], size_t ndirs);
-PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[],
-                                                 const pmix_info_t directives[], size_t ndirs,
-                                                 pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc_t procs[],
+                                               size_t nprocs, const pmix_info_t directives[],
+                                               size_t ndirs, pmix_info_t **results,
+                                               size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[], const pmix_proc_t procs[],
+                                                  size_t nprocs, const pmix_info_t directives[],
+                                                  size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                                                  void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t procs[],
+                                            size_t nprocs, const pmix_info_t directives[],
+                                            size_t ndirs, pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
+                                               size_t nprocs, const pmix_info_t directives[],
+                                               size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                                               void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
+                                          pmix_group_opt_t opt, const pmix_info_t directives[],
+                                          size_t ndirs, pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
+                                             pmix_group_opt_t opt, const pmix_info_t directives[],
+                                             size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t directives[],
+                                           size_t ndirs);
+PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_t directives[],
+                                              size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_t directives[],
+                                              size_t ndirs);
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[], const pmix_info_t directives[],
+                                                 size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                                                 void *cbdata);
 
 /* ---- Events: register handlers for, and raise, asynchronous events ---- */
 
@@ -238,49 +221,39 @@ PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[],
 PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size_t ncodes,
                                                       pmix_info_t info[], size_t ninfo,
                                                       pmix_notification_fn_t evhdlr,
-                                                      pmix_hdlr_reg_cbfunc_t cbfunc,
-                                                      void *cbdata);
-PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref,
-                                                        pmix_op_cbfunc_t cbfunc,
+                                                      pmix_hdlr_reg_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_op_cbfunc_t cbfunc,
                                                         void *cbdata);
-PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status,
-                                            const pmix_proc_t *source,
-                                            pmix_data_range_t range,
-                                            const pmix_info_t info[], size_t ninfo,
-                                            pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc_t *source,
+                                            pmix_data_range_t range, const pmix_info_t info[],
+                                            size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 /* ---- Fabric: access the cost/connectivity description of the network ---- */
 
 PMIX_EXPORT pmix_status_t PMIx_Fabric_register(pmix_fabric_t *fabric,
-                                               const pmix_info_t directives[],
-                                               size_t ndirs);
+                                               const pmix_info_t directives[], size_t ndirs);
 PMIX_EXPORT pmix_status_t PMIx_Fabric_register_nb(pmix_fabric_t *fabric,
-                                                  const pmix_info_t directives[],
-                                                  size_t ndirs,
+                                                  const pmix_info_t directives[], size_t ndirs,
                                                   pmix_op_cbfunc_t cbfunc, void *cbdata);
 PMIX_EXPORT pmix_status_t PMIx_Fabric_update(pmix_fabric_t *fabric);
-PMIX_EXPORT pmix_status_t PMIx_Fabric_update_nb(pmix_fabric_t *fabric,
-                                                pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Fabric_update_nb(pmix_fabric_t *fabric, pmix_op_cbfunc_t cbfunc,
+                                                void *cbdata);
 PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister(pmix_fabric_t *fabric);
-PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t *fabric,
-                                                    pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t *fabric, pmix_op_cbfunc_t cbfunc,
+                                                    void *cbdata);
 
 /* ---- Topology and locality: hardware topology, cpusets, device distances ---- */
 
 PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo);
 /* *distances is allocated for the caller (release with PMIX_DEVICE_DIST_FREE). */
-PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo,
-                                                 pmix_cpuset_t *cpuset,
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
                                                  pmix_info_t info[], size_t ninfo,
                                                  pmix_device_distance_t *distances[],
                                                  size_t *ndist);
-PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo,
-                                                    pmix_cpuset_t *cpuset,
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
                                                     pmix_info_t info[], size_t ninfo,
-                                                    pmix_device_dist_cbfunc_t cbfunc,
-                                                    void *cbdata);
-PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1,
-                                                     const char *locality2,
+                                                    pmix_device_dist_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1, const char *locality2,
                                                      pmix_locality_t *locality);
 PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string,
                                                    pmix_cpuset_t *cpuset);
@@ -290,51 +263,47 @@ PMIX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envel
 
 /* ---- Printable names for constants (static strings, never freed) ---- */
 
-PMIX_EXPORT const char* PMIx_Error_string(pmix_status_t status);
-PMIX_EXPORT const char* PMIx_Proc_state_string(pmix_proc_state_t state);
-PMIX_EXPORT const char* PMIx_Job_state_string(pmix_job_state_t state);
-PMIX_EXPORT const char* PMIx_Scope_string(pmix_scope_t scope);
-PMIX_EXPORT const char* PMIx_Persistence_string(pmix_persistence_t persist);
-PMIX_EXPORT const char* PMIx_Data_range_string(pmix_data_range_t range);
-PMIX_EXPORT const char* PMIx_Data_type_string(pmix_data_type_t type);
-PMIX_EXPORT const char* PMIx_Alloc_directive_string(pmix_alloc_directive_t directive);
-PMIX_EXPORT const char* PMIx_IOF_channel_string(pmix_iof_channel_t channel);
-PMIX_EXPORT const char* PMIx_Link_state_string(pmix_link_state_t state);
-PMIX_EXPORT const char* PMIx_Device_type_string(pmix_device_type_t type);
-PMIX_EXPORT const char* PMIx_Value_comparison_string(pmix_value_cmp_t cmp);
+PMIX_EXPORT const char *PMIx_Error_string(pmix_status_t status);
+PMIX_EXPORT const char *PMIx_Proc_state_string(pmix_proc_state_t state);
+PMIX_EXPORT const char *PMIx_Job_state_string(pmix_job_state_t state);
+PMIX_EXPORT const char *PMIx_Scope_string(pmix_scope_t scope);
+PMIX_EXPORT const char *PMIx_Persistence_string(pmix_persistence_t persist);
+PMIX_EXPORT const char *PMIx_Data_range_string(pmix_data_range_t range);
+PMIX_EXPORT const char *PMIx_Data_type_string(pmix_data_type_t type);
+PMIX_EXPORT const char *PMIx_Alloc_directive_string(pmix_alloc_directive_t directive);
+PMIX_EXPORT const char *PMIx_IOF_channel_string(pmix_iof_channel_t channel);
+PMIX_EXPORT const char *PMIx_Link_state_string(pmix_link_state_t state);
+PMIX_EXPORT const char *PMIx_Device_type_string(pmix_device_type_t type);
+PMIX_EXPORT const char *PMIx_Value_comparison_string(pmix_value_cmp_t cmp);
 /* Map an attribute's macro name ("PMIX_JOBID") to its key string
  * ("pmix.jobid"), and back. */
-PMIX_EXPORT const char* PMIx_Get_attribute_string(const char *attribute);
-PMIX_EXPORT const char* PMIx_Get_attribute_name(const char *attrstring);
+PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute);
+PMIX_EXPORT const char *PMIx_Get_attribute_name(const char *attrstring);
 
 /* ---- Printable renderings of data (malloc'd strings, caller free()s) ---- */
 
-PMIX_EXPORT char* PMIx_Info_directives_string(pmix_info_directives_t directives);
-PMIX_EXPORT char* PMIx_Info_string(const pmix_info_t *info);
-PMIX_EXPORT char* PMIx_Value_string(const pmix_value_t *value);
+PMIX_EXPORT char *PMIx_Info_directives_string(pmix_info_directives_t directives);
+PMIX_EXPORT char *PMIx_Info_string(const pmix_info_t *info);
+PMIX_EXPORT char *PMIx_Value_string(const pmix_value_t *value);
 
 /* ---- Data buffers: typed serialization of PMIx data ---- */
 
 /* target/source name the peer the data is for/from, so the matching wire
  * encoding is used; NULL means "a peer using this library's encoding". */
-PMIX_EXPORT pmix_status_t PMIx_Data_pack(const pmix_proc_t *target,
-                                         pmix_data_buffer_t *buffer,
-                                         void *src, int32_t num_vals,
-                                         pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Data_pack(const pmix_proc_t *target, pmix_data_buffer_t *buffer,
+                                         void *src, int32_t num_vals, pmix_data_type_t type);
 /* On entry *max_num_values is the room in dest; on return, how many
  * values were unpacked. */
-PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source,
-                                           pmix_data_buffer_t *buffer, void *dest,
-                                           int32_t *max_num_values,
+PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source, pmix_data_buffer_t *buffer,
+                                           void *dest, int32_t *max_num_values,
                                            pmix_data_type_t type);
 /* *dest is allocated for the caller. */
 PMIX_EXPORT pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_t type);
 /* *output is malloc'd for the caller. */
-PMIX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix,
-                                          void *src, pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix, void *src,
+                                          pmix_data_type_t type);
 /* Append the not-yet-unpacked part of src to dest; src is unchanged. */
-PMIX_EXPORT pmix_status_t PMIx_Data_copy_payload(pmix_data_buffer_t *dest,
-                                                 pmix_data_buffer_t *src);
+PMIX_EXPORT pmix_status_t PMIx_Data_copy_payload(pmix_data_buffer_t *dest, pmix_data_buffer_t *src);
 /* PMIx_Data_unload() and PMIx_Data_load() are declared in <pmix_common.h>.
  * Unload moves the unread payload out of the buffer into a byte object,
  * which then owns the bytes, and leaves the buffer empty; load gives a
@@ -345,10 +314,10 @@ PMIX_EXPORT pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer,
                                           const pmix_byte_object_t *payload);
 /* Return true if outbytes and nbytes now describe a malloc'd, compressed
  * (decompressed) copy of the input; false if nothing was produced. */
-PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size,
-                                    uint8_t **outbytes, size_t *nbytes);
-PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size,
-                                      uint8_t **outbytes, size_t *nbytes);
+PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t **outbytes,
+                                    size_t *nbytes);
+PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size, uint8_t **outbytes,
+                                      size_t *nbytes);
 
 /* ---- Value and info helpers, info lists ----
  * These are declared in <pmix_common.h>, whose PMIX_VALUE_* and PMIX_INFO_*

@@ -403,8 +403,7 @@ PMIX_EXPORT void PMIx_Info_list_release(void *ptr);
 PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 PMIX_EXPORT void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset);
 PMIX_EXPORT pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer, pmix_byte_object_t *payload);
-PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
-                                           pmix_byte_object_t *payload);
+PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer, pmix_byte_object_t *payload);
 
 /* Deprecated tool call; OpenPMIx makes it visible from every header. */
 PMIX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc, pmix_info_t info[],

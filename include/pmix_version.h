@@ -9,8 +9,8 @@
 #ifndef PMIx_VERSION_H
 #define PMIx_VERSION_H
 
-#define PMIX_VERSION_MAJOR   4L
-#define PMIX_VERSION_MINOR   2L
+#define PMIX_VERSION_MAJOR 4L
+#define PMIX_VERSION_MINOR 2L
 #define PMIX_VERSION_RELEASE 2L
 
 /* 0x00MMmmrr: major, minor, release */

@@ -14,19 +14,19 @@
  * PMIX_FABRIC_IDENTIFIER and SWITCHYARD_FABRIC_WATCH.  May be given several
  * times; the first one is the highest-priority (default) fabric.  The same
  * keys given flat (outside an array) define one fabric too. */
-#define SWITCHYARD_FABRIC          "sy.fab"         /* pmix_data_array_t of pmix_info_t */
-#define SWITCHYARD_FABRIC_TOPOLOGY "sy.fab.topo"    /* char*: topology file */
-#define SWITCHYARD_FABRIC_FORMAT   "sy.fab.fmt"     /* char*: "slurm", "ibnet", "native" */
-#define SWITCHYARD_FABRIC_GENERATE "sy.fab.gen"     /* char*: generator spec, "fattree:k=4" */
+#define SWITCHYARD_FABRIC "sy.fab"               /* pmix_data_array_t of pmix_info_t */
+#define SWITCHYARD_FABRIC_TOPOLOGY "sy.fab.topo" /* char*: topology file */
+#define SWITCHYARD_FABRIC_FORMAT "sy.fab.fmt"    /* char*: "slurm", "ibnet", "native" */
+#define SWITCHYARD_FABRIC_GENERATE "sy.fab.gen"  /* char*: generator spec, "fattree:k=4" */
 /* Seconds between checks of the topology file for changes (0: never);
  * default 2. */
-#define SWITCHYARD_FABRIC_WATCH    "sy.fab.watch"   /* double */
+#define SWITCHYARD_FABRIC_WATCH "sy.fab.watch" /* double */
 
 /* PMIx_Fabric_register directive: PMIX_FABRIC_COST_MATRIX as a
  * PMIX_BYTE_OBJECT copy (n*n uint16_t, row-major, host byte order) instead
  * of a pointer, so that the info array can be packed and sent (a scheduler
  * host answering a forwarded request). */
-#define SWITCHYARD_FABRIC_BY_VALUE "sy.fab.byval"   /* bool */
+#define SWITCHYARD_FABRIC_BY_VALUE "sy.fab.byval" /* bool */
 
 /* PMIx_server_deliver_inventory directives of the scheduler: a topology
  * change.  SWITCHYARD_FABRIC_LINK names a link by its two vertices,
@@ -34,14 +34,14 @@
  * its new state (PMIX_LINK_UP, PMIX_LINK_DOWN, PMIX_LINK_STATE_UNKNOWN).
  * SWITCHYARD_FABRIC_RELOAD re-reads the topology file now.  Both go to the
  * fabric named by PMIX_FABRIC_INDEX (default: the first). */
-#define SWITCHYARD_FABRIC_LINK       "sy.fab.link"   /* char* */
+#define SWITCHYARD_FABRIC_LINK "sy.fab.link"         /* char* */
 #define SWITCHYARD_FABRIC_LINK_STATE "sy.fab.lstate" /* pmix_link_state_t */
-#define SWITCHYARD_FABRIC_RELOAD     "sy.fab.reload" /* bool */
+#define SWITCHYARD_FABRIC_RELOAD "sy.fab.reload"     /* bool */
 
 /* PMIx_server_collect_inventory result: the node's GPUs and co-processors,
  * a PMIX_DATA_ARRAY of PMIX_INFO, one PMIX_FABRIC_DEVICE-like array each
  * (PMIX_DEVICE_ID first, then PMIX_FABRIC_DEVICE_NAME, _VENDOR, _PCI_DEVID). */
-#define SWITCHYARD_INV_GPUS          "sy.inv.gpus"   /* pmix_data_array_t */
+#define SWITCHYARD_INV_GPUS "sy.inv.gpus" /* pmix_data_array_t */
 
 /* Environment: path of the fabric engine module the scheduler role loads
  * (default: libswitchyard-fabric.so next to libpmix, then in its

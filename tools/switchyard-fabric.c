@@ -40,61 +40,61 @@ const char *__asan_default_options(void)
 static void usage(FILE *f)
 {
     fprintf(f,
-"Usage: " PROG " [options] (--load FILE [--format F] | --generate SPEC | --discover)\n"
-"\n"
-"Build the fabric engine from a topology and print a summary: devices,\n"
-"switches, links, planes (devices, dims, shape), groups, diameter (largest\n"
-"finite cost), a histogram of the cost values, the cost algorithm and the\n"
-"time it took, and the topology generation.\n"
-"\n"
-"Source (exactly one):\n"
-"  --load FILE         read a topology file (Slurm topology.conf,\n"
-"                      ibnetdiscover output or the native format)\n"
-"  --format F          file format: slurm, ibnet or native (default: detect)\n"
-"  --generate SPEC     generate a topology: fattree:k=K,\n"
-"                      dragonfly:a=A,p=P,h=H,g=G, torus:AxBxC[,p=P]\n"
-"                      (each optionally ,speed=SPEED)\n"
-"  --discover          list the fabric devices of this machine (libfabric\n"
-"                      and hwloc) as a table; with --json as JSON\n"
-"\n"
-"Computation:\n"
-"  --cost-metric M     hops (default: links on the shortest path) or speed\n"
-"                      (sum of ceil(fastest link speed / link speed))\n"
-"  --threads N         threads for the cost matrix (default: online CPUs, at\n"
-"                      most 8)\n"
-"  --group-mode M      auto (default), leaf (devices of one switch) or pod\n"
-"                      (fat-tree pods)\n"
-"  --max-matrix-bytes N  refuse cost matrices above N bytes (default 4 GiB)\n"
-"\n"
-"Exports (any number; FILE '-' is standard output):\n"
-"  --matrix-bin FILE   cost matrix: header \"SYCM\", u32 version (1), u64 N,\n"
-"                      then N*N uint16, all little-endian, row-major in\n"
-"                      device-index order; 65535 = unreachable\n"
-"  --matrix-csv FILE   cost matrix as N lines of N comma-separated numbers\n"
-"  --groups FILE       the PMIX_FABRIC_GROUPS string and a newline\n"
-"  --coords-json FILE  JSON: every device with name, host, index, plane,\n"
-"                      group, coordinates and attachment switches\n"
-"  --dot FILE          Graphviz graph: devices as ellipses, switches as\n"
-"                      boxes, link speeds as labels, down links dashed\n"
-"  --png FILE          cost heatmap, one pixel per device pair up to %u\n"
-"                      devices, blocks reduced by their maximum above\n"
-"\n"
-"Output:\n"
-"  --json              with --discover: print JSON instead of a table\n"
-"  --quiet             no summary and no progress bar\n"
-"  --help              this text\n"
-"\n"
-"A progress bar is drawn on standard error during the cost matrix when it\n"
-"is a terminal.\n"
-"\n"
-"Examples:\n"
-"  " PROG " --load /etc/slurm/topology.conf\n"
-"  " PROG " --generate fattree:k=16 --matrix-bin cost.bin --png cost.png\n"
-"  " PROG " --load fabric.topo --format native --dot fabric.dot --quiet\n"
-"  " PROG " --generate torus:8x8x8,p=2 --cost-metric speed --threads 4\n"
-"  " PROG " --discover --json\n"
-"\n"
-"Exit status: 0 success, 1 runtime error, 2 usage error.\n",
+            "Usage: " PROG " [options] (--load FILE [--format F] | --generate SPEC | --discover)\n"
+            "\n"
+            "Build the fabric engine from a topology and print a summary: devices,\n"
+            "switches, links, planes (devices, dims, shape), groups, diameter (largest\n"
+            "finite cost), a histogram of the cost values, the cost algorithm and the\n"
+            "time it took, and the topology generation.\n"
+            "\n"
+            "Source (exactly one):\n"
+            "  --load FILE         read a topology file (Slurm topology.conf,\n"
+            "                      ibnetdiscover output or the native format)\n"
+            "  --format F          file format: slurm, ibnet or native (default: detect)\n"
+            "  --generate SPEC     generate a topology: fattree:k=K,\n"
+            "                      dragonfly:a=A,p=P,h=H,g=G, torus:AxBxC[,p=P]\n"
+            "                      (each optionally ,speed=SPEED)\n"
+            "  --discover          list the fabric devices of this machine (libfabric\n"
+            "                      and hwloc) as a table; with --json as JSON\n"
+            "\n"
+            "Computation:\n"
+            "  --cost-metric M     hops (default: links on the shortest path) or speed\n"
+            "                      (sum of ceil(fastest link speed / link speed))\n"
+            "  --threads N         threads for the cost matrix (default: online CPUs, at\n"
+            "                      most 8)\n"
+            "  --group-mode M      auto (default), leaf (devices of one switch) or pod\n"
+            "                      (fat-tree pods)\n"
+            "  --max-matrix-bytes N  refuse cost matrices above N bytes (default 4 GiB)\n"
+            "\n"
+            "Exports (any number; FILE '-' is standard output):\n"
+            "  --matrix-bin FILE   cost matrix: header \"SYCM\", u32 version (1), u64 N,\n"
+            "                      then N*N uint16, all little-endian, row-major in\n"
+            "                      device-index order; 65535 = unreachable\n"
+            "  --matrix-csv FILE   cost matrix as N lines of N comma-separated numbers\n"
+            "  --groups FILE       the PMIX_FABRIC_GROUPS string and a newline\n"
+            "  --coords-json FILE  JSON: every device with name, host, index, plane,\n"
+            "                      group, coordinates and attachment switches\n"
+            "  --dot FILE          Graphviz graph: devices as ellipses, switches as\n"
+            "                      boxes, link speeds as labels, down links dashed\n"
+            "  --png FILE          cost heatmap, one pixel per device pair up to %u\n"
+            "                      devices, blocks reduced by their maximum above\n"
+            "\n"
+            "Output:\n"
+            "  --json              with --discover: print JSON instead of a table\n"
+            "  --quiet             no summary and no progress bar\n"
+            "  --help              this text\n"
+            "\n"
+            "A progress bar is drawn on standard error during the cost matrix when it\n"
+            "is a terminal.\n"
+            "\n"
+            "Examples:\n"
+            "  " PROG " --load /etc/slurm/topology.conf\n"
+            "  " PROG " --generate fattree:k=16 --matrix-bin cost.bin --png cost.png\n"
+            "  " PROG " --load fabric.topo --format native --dot fabric.dot --quiet\n"
+            "  " PROG " --generate torus:8x8x8,p=2 --cost-metric speed --threads 4\n"
+            "  " PROG " --discover --json\n"
+            "\n"
+            "Exit status: 0 success, 1 runtime error, 2 usage error.\n",
             PNG_MAX_SIDE);
 }
 
@@ -173,8 +173,10 @@ static void dot_str(FILE *f, const char *s)
 
 static void speed_text(uint64_t bps, char *buf, size_t len)
 {
-    static const struct { uint64_t div; const char *unit; } u[] = {
-        {1000000000000ULL, "T"}, {1000000000ULL, "G"}, {1000000ULL, "M"}, {1000ULL, "K"}};
+    static const struct {
+        uint64_t div;
+        const char *unit;
+    } u[] = {{1000000000000ULL, "T"}, {1000000000ULL, "G"}, {1000000ULL, "M"}, {1000ULL, "K"}};
     for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
         if (bps >= u[i].div && 0 == bps % u[i].div) {
             snprintf(buf, len, "%llu%sb/s", (unsigned long long)(bps / u[i].div), u[i].unit);
@@ -226,19 +228,58 @@ static char *fmt_u(unsigned long long v)
     return strdup(b);
 }
 
-static char *dup_or_null(const char *s) { return NULL == s ? NULL : strdup(s); }
-static char *c_id(const sy_device_t *d) { return dup_or_null(d->id); }
-static char *c_osname(const sy_device_t *d) { return dup_or_null(d->osname); }
-static char *c_type(const sy_device_t *d) { return dup_or_null(d->type); }
-static char *c_vendor(const sy_device_t *d) { return dup_or_null(d->vendor); }
-static char *c_vendorid(const sy_device_t *d) { return dup_or_null(d->vendorid); }
-static char *c_bus(const sy_device_t *d) { return dup_or_null(d->bus_type); }
-static char *c_pci(const sy_device_t *d) { return dup_or_null(d->pci_devid); }
-static char *c_driver(const sy_device_t *d) { return dup_or_null(d->driver); }
-static char *c_fw(const sy_device_t *d) { return dup_or_null(d->firmware); }
-static char *c_addr(const sy_device_t *d) { return dup_or_null(d->address); }
-static char *c_guid(const sy_device_t *d) { return dup_or_null(d->guid); }
-static char *c_prov(const sy_device_t *d) { return dup_or_null(d->provider); }
+static char *dup_or_null(const char *s)
+{
+    return NULL == s ? NULL : strdup(s);
+}
+static char *c_id(const sy_device_t *d)
+{
+    return dup_or_null(d->id);
+}
+static char *c_osname(const sy_device_t *d)
+{
+    return dup_or_null(d->osname);
+}
+static char *c_type(const sy_device_t *d)
+{
+    return dup_or_null(d->type);
+}
+static char *c_vendor(const sy_device_t *d)
+{
+    return dup_or_null(d->vendor);
+}
+static char *c_vendorid(const sy_device_t *d)
+{
+    return dup_or_null(d->vendorid);
+}
+static char *c_bus(const sy_device_t *d)
+{
+    return dup_or_null(d->bus_type);
+}
+static char *c_pci(const sy_device_t *d)
+{
+    return dup_or_null(d->pci_devid);
+}
+static char *c_driver(const sy_device_t *d)
+{
+    return dup_or_null(d->driver);
+}
+static char *c_fw(const sy_device_t *d)
+{
+    return dup_or_null(d->firmware);
+}
+static char *c_addr(const sy_device_t *d)
+{
+    return dup_or_null(d->address);
+}
+static char *c_guid(const sy_device_t *d)
+{
+    return dup_or_null(d->guid);
+}
+static char *c_prov(const sy_device_t *d)
+{
+    return dup_or_null(d->provider);
+}
 static char *c_mtu(const sy_device_t *d)
 {
     return (d->has & SY_DEV_HAS_MTU) ? fmt_u(d->mtu) : NULL;
@@ -273,10 +314,10 @@ static char *c_sources(const sy_device_t *d)
 }
 
 static const column_t columns[] = {
-    {"id", c_id}, {"name", c_osname}, {"type", c_type}, {"devtype", c_devtype},
-    {"vendor", c_vendor}, {"vendorid", c_vendorid}, {"bus", c_bus}, {"pci", c_pci},
-    {"driver", c_driver}, {"firmware", c_fw}, {"address", c_addr}, {"mtu", c_mtu},
-    {"speed", c_speed}, {"state", c_state}, {"index", c_index}, {"guid", c_guid},
+    {"id", c_id},         {"name", c_osname},       {"type", c_type},    {"devtype", c_devtype},
+    {"vendor", c_vendor}, {"vendorid", c_vendorid}, {"bus", c_bus},      {"pci", c_pci},
+    {"driver", c_driver}, {"firmware", c_fw},       {"address", c_addr}, {"mtu", c_mtu},
+    {"speed", c_speed},   {"state", c_state},       {"index", c_index},  {"guid", c_guid},
     {"provider", c_prov}, {"sources", c_sources}};
 #define NCOLS (sizeof(columns) / sizeof(columns[0]))
 
@@ -412,8 +453,8 @@ static void summary(sy_fabric_engine_t *eng)
     const sy_fabric_shapes_t *sh = NULL;
     const sy_coords_t *co = NULL;
     if (PMIX_SUCCESS == sy_fabric_engine_planes(eng, &pl)) {
-        bool shapes_ok = PMIX_SUCCESS == sy_fabric_engine_shapes(eng, &sh)
-                         && PMIX_SUCCESS == sy_fabric_engine_coords(eng, &co);
+        bool shapes_ok = PMIX_SUCCESS == sy_fabric_engine_shapes(eng, &sh) &&
+                         PMIX_SUCCESS == sy_fabric_engine_coords(eng, &co);
         printf("planes: %u\n", pl->nplanes);
         for (uint32_t p = 0; p < pl->nplanes; p++) {
             printf("  %s: %u devices", pl->ids[p], pl->ndev[p]);
@@ -544,12 +585,12 @@ static int export_coords(sy_fabric_engine_t *eng, const char *path)
     const sy_coords_t *co;
     const sy_peers_t *pe;
     const sy_fabric_shapes_t *sh;
-    if (PMIX_SUCCESS != sy_fabric_engine_devindex(eng, &ix)
-        || PMIX_SUCCESS != sy_fabric_engine_planes(eng, &pl)
-        || PMIX_SUCCESS != sy_fabric_engine_groups(eng, &g)
-        || PMIX_SUCCESS != sy_fabric_engine_coords(eng, &co)
-        || PMIX_SUCCESS != sy_fabric_engine_peers(eng, &pe)
-        || PMIX_SUCCESS != sy_fabric_engine_shapes(eng, &sh)) {
+    if (PMIX_SUCCESS != sy_fabric_engine_devindex(eng, &ix) ||
+        PMIX_SUCCESS != sy_fabric_engine_planes(eng, &pl) ||
+        PMIX_SUCCESS != sy_fabric_engine_groups(eng, &g) ||
+        PMIX_SUCCESS != sy_fabric_engine_coords(eng, &co) ||
+        PMIX_SUCCESS != sy_fabric_engine_peers(eng, &pe) ||
+        PMIX_SUCCESS != sy_fabric_engine_shapes(eng, &sh)) {
         return fail("%s", sy_fabric_engine_last_error(eng));
     }
     FILE *f = out_open(path);
@@ -557,8 +598,8 @@ static int export_coords(sy_fabric_engine_t *eng, const char *path)
         return fail("%s: %s", path, strerror(errno));
     }
     fprintf(f, "{\n  \"generation\": %llu,\n  \"coord_method\": \"%s\",\n  \"dims\": %u,\n",
-            (unsigned long long)sy_fabric_engine_generation(eng),
-            coords_method_name(co->method), co->dims);
+            (unsigned long long)sy_fabric_engine_generation(eng), coords_method_name(co->method),
+            co->dims);
     fprintf(f, "  \"planes\": [");
     for (uint32_t p = 0; p < pl->nplanes; p++) {
         fprintf(f, "%s\n    {\"index\": %u, \"id\": ", p ? "," : "", p);
@@ -710,11 +751,19 @@ static int export_png(const sy_cost_t *c, const char *path)
     }
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     fwrite(sig, 1, 8, f);
-    unsigned char ihdr[13] = {(unsigned char)(side >> 24), (unsigned char)(side >> 16),
-                              (unsigned char)(side >> 8), (unsigned char)side,
-                              (unsigned char)(side >> 24), (unsigned char)(side >> 16),
-                              (unsigned char)(side >> 8), (unsigned char)side,
-                              8, 2, 0, 0, 0};
+    unsigned char ihdr[13] = {(unsigned char)(side >> 24),
+                              (unsigned char)(side >> 16),
+                              (unsigned char)(side >> 8),
+                              (unsigned char)side,
+                              (unsigned char)(side >> 24),
+                              (unsigned char)(side >> 16),
+                              (unsigned char)(side >> 8),
+                              (unsigned char)side,
+                              8,
+                              2,
+                              0,
+                              0,
+                              0};
     png_chunk(f, "IHDR", ihdr, 13);
     for (uint32_t y = 0; y <= side; y++) {
         int flush = Z_NO_FLUSH;
@@ -779,8 +828,23 @@ out:
 /* -------------------------------------------------------------------- main */
 
 enum {
-    O_LOAD = 256, O_FORMAT, O_GENERATE, O_DISCOVER, O_METRIC, O_THREADS, O_GROUP_MODE,
-    O_MAXBYTES, O_MBIN, O_MCSV, O_GROUPS, O_COORDS, O_DOT, O_PNG, O_JSON, O_QUIET, O_HELP
+    O_LOAD = 256,
+    O_FORMAT,
+    O_GENERATE,
+    O_DISCOVER,
+    O_METRIC,
+    O_THREADS,
+    O_GROUP_MODE,
+    O_MAXBYTES,
+    O_MBIN,
+    O_MCSV,
+    O_GROUPS,
+    O_COORDS,
+    O_DOT,
+    O_PNG,
+    O_JSON,
+    O_QUIET,
+    O_HELP
 };
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -800,28 +864,26 @@ static bool parse_u64(const char *s, uint64_t *v)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"load", required_argument, NULL, O_LOAD},
-        {"format", required_argument, NULL, O_FORMAT},
-        {"generate", required_argument, NULL, O_GENERATE},
-        {"discover", no_argument, NULL, O_DISCOVER},
-        {"cost-metric", required_argument, NULL, O_METRIC},
-        {"threads", required_argument, NULL, O_THREADS},
-        {"group-mode", required_argument, NULL, O_GROUP_MODE},
-        {"max-matrix-bytes", required_argument, NULL, O_MAXBYTES},
-        {"matrix-bin", required_argument, NULL, O_MBIN},
-        {"matrix-csv", required_argument, NULL, O_MCSV},
-        {"groups", required_argument, NULL, O_GROUPS},
-        {"coords-json", required_argument, NULL, O_COORDS},
-        {"dot", required_argument, NULL, O_DOT},
-        {"png", required_argument, NULL, O_PNG},
-        {"json", no_argument, NULL, O_JSON},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"load", required_argument, NULL, O_LOAD},
+                                         {"format", required_argument, NULL, O_FORMAT},
+                                         {"generate", required_argument, NULL, O_GENERATE},
+                                         {"discover", no_argument, NULL, O_DISCOVER},
+                                         {"cost-metric", required_argument, NULL, O_METRIC},
+                                         {"threads", required_argument, NULL, O_THREADS},
+                                         {"group-mode", required_argument, NULL, O_GROUP_MODE},
+                                         {"max-matrix-bytes", required_argument, NULL, O_MAXBYTES},
+                                         {"matrix-bin", required_argument, NULL, O_MBIN},
+                                         {"matrix-csv", required_argument, NULL, O_MCSV},
+                                         {"groups", required_argument, NULL, O_GROUPS},
+                                         {"coords-json", required_argument, NULL, O_COORDS},
+                                         {"dot", required_argument, NULL, O_DOT},
+                                         {"png", required_argument, NULL, O_PNG},
+                                         {"json", no_argument, NULL, O_JSON},
+                                         {"quiet", no_argument, NULL, O_QUIET},
+                                         {"help", no_argument, NULL, O_HELP},
+                                         {NULL, 0, NULL, 0}};
     const char *load = NULL, *format = NULL, *spec = NULL;
-    const char *mbin = NULL, *mcsv = NULL, *groups = NULL, *coords = NULL, *dot = NULL,
-               *png = NULL;
+    const char *mbin = NULL, *mcsv = NULL, *groups = NULL, *coords = NULL, *dot = NULL, *png = NULL;
     bool discover_mode = false, json = false, quiet = false;
     sy_fabric_engine_opts_t eo;
     memset(&eo, 0, sizeof(eo));
@@ -882,8 +944,7 @@ int main(int argc, char **argv)
         case O_JSON: json = true; break;
         case O_QUIET: quiet = true; break;
         case O_HELP: usage(stdout); return 0;
-        default:
-            return usage_error("unknown option or missing argument: %s", argv[optind - 1]);
+        default: return usage_error("unknown option or missing argument: %s", argv[optind - 1]);
         }
     }
     if (optind < argc) {

@@ -35,9 +35,9 @@ static void print_build(void)
  * says for an unknown type. */
 static void print_types(void)
 {
-    printf("Data types (%d..%d):\n", (int) PMIX_BOOL, (int) PMIX_STOR_ACCESS_TYPE);
+    printf("Data types (%d..%d):\n", (int)PMIX_BOOL, (int)PMIX_STOR_ACCESS_TYPE);
     for (int t = PMIX_BOOL; t <= PMIX_STOR_ACCESS_TYPE; t++) {
-        const char *name = PMIx_Data_type_string((pmix_data_type_t) t);
+        const char *name = PMIx_Data_type_string((pmix_data_type_t)t);
         printf("  %3d  %s\n", t, name ? name : "(null)");
     }
 }

@@ -25,31 +25,30 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: switchyard-tool [which server] COMMAND [options]\n"
-            "\n"
-            "Which server (default: the newest one of this node that accepts us):\n"
-            "  --pid PID        the server of process PID (e.g. a switchyard-run)\n"
-            "  --nspace NS      the server whose namespace is NS\n"
-            "  --uri URI        the server at URI\n"
-            "  --file PATH      the server a rendezvous file describes\n"
-            "  --system         the node's system server\n"
-            "  --tmpdir DIR     look for rendezvous files under DIR (default $TMPDIR, /tmp)\n"
-            "  --wait SECONDS   retry for that long while the server is not there yet\n"
-            "\n"
-            "Commands:\n"
-            "  servers          list the PMIx servers of this node (connects to none)\n"
-            "  ps               the server's jobs and their processes\n"
-            "  attach [--job NS] [--stdin] [--tag] [--timestamp] [--copy] [--rank R]...\n"
-            "                   print a job's output until it ends (or Ctrl-C); --stdin\n"
-            "                   forwards our stdin to rank 0 (the job must run with\n"
-            "                   switchyard-run --stdin tools); --copy leaves the output on\n"
-            "                   the launcher's terminal too\n"
-            "  signal SIG [RANK...], kill [RANK...], term [RANK...]\n"
-            "                   send a signal, SIGKILL or SIGTERM to ranks (default all)\n"
-            "  attrs [--level client|server|tool|host]... FUNCTION...\n"
-            "                   the attributes a PMIx function supports, per level\n"
-            "  query KEY...     any PMIx_Query_info key, e.g. pmix.qry.ns\n");
+    fprintf(f, "usage: switchyard-tool [which server] COMMAND [options]\n"
+               "\n"
+               "Which server (default: the newest one of this node that accepts us):\n"
+               "  --pid PID        the server of process PID (e.g. a switchyard-run)\n"
+               "  --nspace NS      the server whose namespace is NS\n"
+               "  --uri URI        the server at URI\n"
+               "  --file PATH      the server a rendezvous file describes\n"
+               "  --system         the node's system server\n"
+               "  --tmpdir DIR     look for rendezvous files under DIR (default $TMPDIR, /tmp)\n"
+               "  --wait SECONDS   retry for that long while the server is not there yet\n"
+               "\n"
+               "Commands:\n"
+               "  servers          list the PMIx servers of this node (connects to none)\n"
+               "  ps               the server's jobs and their processes\n"
+               "  attach [--job NS] [--stdin] [--tag] [--timestamp] [--copy] [--rank R]...\n"
+               "                   print a job's output until it ends (or Ctrl-C); --stdin\n"
+               "                   forwards our stdin to rank 0 (the job must run with\n"
+               "                   switchyard-run --stdin tools); --copy leaves the output on\n"
+               "                   the launcher's terminal too\n"
+               "  signal SIG [RANK...], kill [RANK...], term [RANK...]\n"
+               "                   send a signal, SIGKILL or SIGTERM to ranks (default all)\n"
+               "  attrs [--level client|server|tool|host]... FUNCTION...\n"
+               "                   the attributes a PMIx function supports, per level\n"
+               "  query KEY...     any PMIx_Query_info key, e.g. pmix.qry.ns\n");
 }
 
 /* ---- printing values ---- */
@@ -366,9 +365,9 @@ static int cmd_attach(int argc, char **argv)
         PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_TIMESTAMP_OUTPUT, NULL, PMIX_BOOL);
     PMIX_INFO_LOAD(&dirs[nd++], copy ? PMIX_IOF_COPY : PMIX_IOF_REDIRECT, NULL, PMIX_BOOL);
     reg_wait_t w = {0};
-    pmix_status_t rc = PMIx_IOF_pull(procs, nprocs, dirs, nd,
-                                     PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL, output,
-                                     registered, &w);
+    pmix_status_t rc =
+        PMIx_IOF_pull(procs, nprocs, dirs, nd, PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL,
+                      output, registered, &w);
     for (size_t i = 0; i < nd; i++)
         PMIX_INFO_DESTRUCT(&dirs[i]);
     pthread_mutex_lock(&att_lock);
@@ -489,7 +488,7 @@ static int cmd_attrs(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--level") && i + 1 < argc && nq < 4) {
             const char *l = argv[++i];
-            const char *k = !strcmp(l, "client") ? PMIX_CLIENT_ATTRIBUTES
+            const char *k = !strcmp(l, "client")   ? PMIX_CLIENT_ATTRIBUTES
                             : !strcmp(l, "server") ? PMIX_SERVER_ATTRIBUTES
                             : !strcmp(l, "tool")   ? PMIX_TOOL_ATTRIBUTES
                             : !strcmp(l, "host")   ? PMIX_HOST_ATTRIBUTES
@@ -597,8 +596,7 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < n; k++)
         PMIX_INFO_DESTRUCT(&info[k]);
     if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, "switchyard-tool: no PMIx server to talk to: %s\n",
-                PMIx_Error_string(rc));
+        fprintf(stderr, "switchyard-tool: no PMIx server to talk to: %s\n", PMIx_Error_string(rc));
         return 1;
     }
     struct sigaction sa = {.sa_handler = on_signal};

@@ -138,8 +138,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get_credential(const pmix_info_t info[], size_t n
 
 PMIX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *cred,
                                                       const pmix_info_t info[], size_t ninfo,
-                                                      pmix_validation_cbfunc_t cbfunc,
-                                                      void *cbdata)
+                                                      pmix_validation_cbfunc_t cbfunc, void *cbdata)
 {
     if (cred == NULL || cbfunc == NULL || (info == NULL && ninfo > 0) ||
         (cred->bytes == NULL && cred->size > 0))
@@ -164,6 +163,6 @@ PMIX_EXPORT pmix_status_t PMIx_Validate_credential(const pmix_byte_object_t *cre
     sy_client_info_wait_t w;
     if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return sy_client_wait_infos(PMIx_Validate_credential_nb(cred, info, ninfo, valid_done, &w),
-                                &w, results, nresults);
+    return sy_client_wait_infos(PMIx_Validate_credential_nb(cred, info, ninfo, valid_done, &w), &w,
+                                results, nresults);
 }

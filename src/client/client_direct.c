@@ -29,7 +29,7 @@ static pthread_mutex_t direct_lock = PTHREAD_MUTEX_INITIALIZER; /* the channel's
 /* Written under direct_lock; closed only by sy_client_direct_close, so that
  * it may shut the socket down without the lock. */
 static int direct_fd = -1;
-static bool direct_tried; /* opened, or failed to: never retried */
+static bool direct_tried;  /* opened, or failed to: never retried */
 static bool direct_broken; /* a request failed on it: the stream is lost */
 static pid_t direct_pid;   /* the process that opened it (not a forked child) */
 static uint32_t direct_tag;
@@ -89,8 +89,8 @@ static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len
         if (!have_hdr && got >= SY_FRAME_HEADER_SIZE) {
             uint32_t rtag = 0;
             uint16_t flags = 0;
-            if (sy_frame_header_decode(buf, &rtag, &flags, &rlen) != PMIX_SUCCESS ||
-                rtag != tag || !(flags & SY_WIRE_F_REPLY) || rlen > (1u << 30)) {
+            if (sy_frame_header_decode(buf, &rtag, &flags, &rlen) != PMIX_SUCCESS || rtag != tag ||
+                !(flags & SY_WIRE_F_REPLY) || rlen > (1u << 30)) {
                 free(buf);
                 return PMIX_ERR_UNPACK_FAILURE;
             }
@@ -128,8 +128,7 @@ static void direct_open(void)
 {
     direct_tried = true;
     pthread_mutex_lock(&sy_client_lock);
-    char *path = sy_client.refcount > 0 && sy_client.usock != NULL ? strdup(sy_client.usock)
-                                                                   : NULL;
+    char *path = sy_client.refcount > 0 && sy_client.usock != NULL ? strdup(sy_client.usock) : NULL;
     pmix_proc_t me = sy_client.me;
     pthread_mutex_unlock(&sy_client_lock);
     int fd = -1;
@@ -148,8 +147,8 @@ static void direct_open(void)
     void *body = NULL;
     size_t len = 0;
     if (rc == PMIX_SUCCESS)
-        rc = sy_client_exchange(fd, 1, req.base_ptr, req.bytes_used, SY_DIRECT_HELLO_WAIT,
-                                &body, &len);
+        rc = sy_client_exchange(fd, 1, req.base_ptr, req.bytes_used, SY_DIRECT_HELLO_WAIT, &body,
+                                &len);
     sy_buffer_destruct(&req);
     pmix_status_t status = PMIX_ERROR;
     if (rc == PMIX_SUCCESS) {
@@ -169,8 +168,7 @@ static void direct_open(void)
     __atomic_store_n(&direct_fd, fd, __ATOMIC_RELEASE);
 }
 
-pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds,
-                                   pmix_data_buffer_t *rb)
+pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds, pmix_data_buffer_t *rb)
 {
     pthread_mutex_lock(&sy_client_lock);
     sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;

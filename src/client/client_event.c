@@ -134,8 +134,7 @@ void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay)
     if (sy_client_unpack_one(msg, &status, PMIX_STATUS) != PMIX_SUCCESS ||
         sy_client_unpack_one(msg, &source, PMIX_PROC) != PMIX_SUCCESS ||
         sy_client_unpack_one(msg, &range, PMIX_UINT8) != PMIX_SUCCESS ||
-        sy_client_unpack_one(msg, &n, PMIX_SIZE) != PMIX_SUCCESS ||
-        n > sy_buffer_remaining(msg))
+        sy_client_unpack_one(msg, &n, PMIX_SIZE) != PMIX_SUCCESS || n > sy_buffer_remaining(msg))
         return;
     if (n > 0) {
         PMIX_INFO_CREATE(info, n);

@@ -89,8 +89,7 @@ static void on_outcome(pmix_status_t code, pmix_status_t objection, const pmix_i
     pmix_status_t decision = PMIX_SUCCESS;
     if (objection == PMIX_GROUP_CONSTRUCT_ABORT)
         decision = PMIX_GROUP_CONSTRUCT_ABORT;
-    for (size_t i = 0; decision == PMIX_SUCCESS && code == PMIX_GROUP_LEADER_FAILED &&
-                       i < nresults;
+    for (size_t i = 0; decision == PMIX_SUCCESS && code == PMIX_GROUP_LEADER_FAILED && i < nresults;
          i++)
         if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_LEADER) &&
             (results[i].value.type == PMIX_UNDEF ||
@@ -193,9 +192,8 @@ static void group_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *c
  * n INFO; DESTRUCT and LEAVE: STRING grp, SIZE n, n INFO; JOIN: STRING
  * grp, PROC leader (procs[0]), UINT8 accept/decline, SIZE n, n INFO. */
 static pmix_status_t send_group(uint8_t cmd, const char *grp, const pmix_proc_t procs[],
-                                size_t nprocs, uint8_t opt, const pmix_info_t info[],
-                                size_t ninfo, pmix_info_cbfunc_t info_cb,
-                                pmix_op_cbfunc_t op_cb, void *cbdata)
+                                size_t nprocs, uint8_t opt, const pmix_info_t info[], size_t ninfo,
+                                pmix_info_cbfunc_t info_cb, pmix_op_cbfunc_t op_cb, void *cbdata)
 {
     pmix_data_buffer_t req;
     pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
@@ -254,8 +252,7 @@ static void op_done(pmix_status_t status, void *cbdata)
 }
 
 /* DESTRUCT or LEAVE, waited for. */
-static pmix_status_t blocking(uint8_t cmd, const char grp[], const pmix_info_t info[],
-                              size_t ninfo)
+static pmix_status_t blocking(uint8_t cmd, const char grp[], const pmix_info_t info[], size_t ninfo)
 {
     sy_sync_t s;
     if (sy_sync_init(&s) != PMIX_SUCCESS)
@@ -284,9 +281,9 @@ PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[], const pmix_proc
     sy_client_info_wait_t w;
     if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return sy_client_wait_infos(PMIx_Group_construct_nb(grp, procs, nprocs, directives, ndirs,
-                                                        sy_client_info_done, &w),
-                                &w, results, nresults);
+    return sy_client_wait_infos(
+        PMIx_Group_construct_nb(grp, procs, nprocs, directives, ndirs, sy_client_info_done, &w), &w,
+        results, nresults);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[], const pmix_proc_t procs[],
@@ -305,14 +302,13 @@ PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[], const pmix_proc_t 
     if (sy_client_info_wait_begin(&w, results, nresults) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
     return sy_client_wait_infos(
-        PMIx_Group_invite_nb(grp, procs, nprocs, info, ninfo, sy_client_info_done, &w), &w,
-        results, nresults);
+        PMIx_Group_invite_nb(grp, procs, nprocs, info, ninfo, sy_client_info_done, &w), &w, results,
+        nresults);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
                                              pmix_group_opt_t opt, const pmix_info_t info[],
-                                             size_t ninfo, pmix_info_cbfunc_t cbfunc,
-                                             void *cbdata)
+                                             size_t ninfo, pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     if (!good_id(grp) || (info == NULL && ninfo > 0) ||
         (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE))
@@ -341,8 +337,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[], const pmix_info_
     return id_request(SY_CMD_GROUP_LEAVE, grp, info, ninfo, cbfunc, cbdata);
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[],
-                                           size_t ninfo)
+PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[], const pmix_info_t info[], size_t ninfo)
 {
     return blocking(SY_CMD_GROUP_LEAVE, grp, info, ninfo);
 }
@@ -362,8 +357,7 @@ PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[], const pmix_info_
 
 /* PMIx_Get of PMIX_PSET_NAMES / PMIX_GROUP_NAMES: the server knows, so ask
  * it with the query it answers itself. */
-pmix_status_t sy_client_membership_get(const pmix_proc_t *proc, const char *key,
-                                       pmix_value_t **val)
+pmix_status_t sy_client_membership_get(const pmix_proc_t *proc, const char *key, pmix_value_t **val)
 {
     sy_conn_t *conn;
     pmix_status_t rc = sy_client_server_conn(&conn);

@@ -14,8 +14,7 @@
 #include "common/runtime.h"
 #include "common/sync.h"
 
-pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[],
-                                   size_t ninfo)
+pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
 {
     size_t n = info != NULL ? ninfo : 0;
     pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
@@ -202,8 +201,8 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nquerie
     sy_client_info_wait_t w = {0};
     if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return sy_client_wait_infos(PMIx_Query_info_nb(queries, nqueries, sy_client_info_done, &w),
-                                &w, results, nresults);
+    return sy_client_wait_infos(PMIx_Query_info_nb(queries, nqueries, sy_client_info_done, &w), &w,
+                                results, nresults);
 }
 
 /* ---- Log ---- */

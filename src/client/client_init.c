@@ -22,7 +22,7 @@
 #include "common/usock.h"
 #include "common/wire.h"
 
-#define SY_HELLO_WAIT 30.0    /* the host's client_connected may take a while */
+#define SY_HELLO_WAIT 30.0 /* the host's client_connected may take a while */
 
 pthread_mutex_t sy_client_lock = PTHREAD_MUTEX_INITIALIZER;
 sy_client_t sy_client;
@@ -75,9 +75,8 @@ static pmix_status_t dial(int *fd)
     if (uri != NULL && sy_rndz_parse_uri(uri, host, sizeof(host), &port) == PMIX_SUCCESS &&
         sy_tcp_connect(host, port, fd) == PMIX_SUCCESS)
         return PMIX_SUCCESS;
-    sy_log(SY_LOG_WARN, "PMIx_Init: cannot reach the server (%s%s%s)",
-           usock != NULL ? usock : "", usock != NULL && uri != NULL ? ", " : "",
-           uri != NULL ? uri : "");
+    sy_log(SY_LOG_WARN, "PMIx_Init: cannot reach the server (%s%s%s)", usock != NULL ? usock : "",
+           usock != NULL && uri != NULL ? ", " : "", uri != NULL ? uri : "");
     return PMIX_ERR_UNREACH;
 }
 

@@ -12,15 +12,15 @@
 #include "common/wire.h"
 
 typedef struct {
-    unsigned refcount;   /* PMIx_Init calls not yet finalized */
+    unsigned refcount; /* PMIx_Init calls not yet finalized */
     pmix_proc_t me;
     bool singleton;
-    bool tool;           /* PMIx_tool_init: conn is the primary server's, or NULL */
+    bool tool; /* PMIx_tool_init: conn is the primary server's, or NULL */
     sy_progress_t *progress;
-    sy_conn_t *conn;     /* NULL for a singleton */
+    sy_conn_t *conn; /* NULL for a singleton */
     pmix_proc_t server;
     char *server_host;
-    char *usock;         /* the server's UNIX socket, when conn is one */
+    char *usock; /* the server's UNIX socket, when conn is one */
 } sy_client_t;
 
 /* Guards sy_client's fields against concurrent Init/Finalize. */
@@ -41,8 +41,8 @@ uint32_t sy_client_next_tag(void);
 /* One request/reply with blocking I/O on the caller's thread, before the
  * socket is handed to a connection (the HELLO: no thread hand-off on the
  * path every Init takes). */
-pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
-                                 double seconds, void **reply, size_t *reply_len);
+pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len, double seconds,
+                                 void **reply, size_t *reply_len);
 /* CLOCK_MONOTONIC in seconds; wait until fd is ready for `events` (poll
  * flags) or the deadline passes (PMIX_ERR_TIMEOUT), on the caller's thread. */
 double sy_client_now(void);
@@ -60,10 +60,9 @@ pmix_status_t sy_client_server_conn(sy_conn_t **conn);
  * unpacked into `status` and the rest of the reply in `reply` (freed after
  * cb returns).  req is taken.  cb fires exactly once when this returns
  * PMIX_SUCCESS, never when it returns an error. */
-typedef void (*sy_client_reply_fn)(pmix_status_t status, pmix_data_buffer_t *reply,
+typedef void (*sy_client_reply_fn)(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata);
+pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req, sy_client_reply_fn cb,
                                    void *cbdata);
-pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req,
-                                   sy_client_reply_fn cb, void *cbdata);
 /* Blocking request: returns the status that opens the reply (or the
  * transport's failure); the rest of the reply is left in *rb (destruct it). */
 pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double seconds,
@@ -107,8 +106,7 @@ void sy_client_iof_finalize(void);
  * (TCP, refused), is busy with another thread's request, or the caller is
  * the loop, this is sy_client_rpc on the connection.  For requests whose
  * order relative to the connection's other traffic does not matter. */
-pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds,
-                                   pmix_data_buffer_t *rb);
+pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds, pmix_data_buffer_t *rb);
 /* Finalize: close the channel (a thread blocked on it gets
  * PMIX_ERR_LOST_CONNECTION). */
 void sy_client_direct_close(void);
@@ -132,8 +130,7 @@ pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply);
 /* ---- client_hostops.c: requests for the host, and what other request
  * files share with them ---- */
 /* SIZE n, n INFO (info may be NULL for none). */
-pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[],
-                                   size_t ninfo);
+pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo);
 /* The blocking forms of info-returning requests: */
 typedef struct {
     sy_sync_t sync;

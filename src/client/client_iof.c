@@ -126,8 +126,7 @@ static stream_t *stream_of(reg_t *r, const pmix_proc_t *src, pmix_iof_channel_t 
 
 static void flush_stream(stream_t *st)
 {
-    sy_iof_format(&st->reg->opts, &st->source, st->channel, &st->partial, NULL, 0, true,
-                  &st->held);
+    sy_iof_format(&st->reg->opts, &st->source, st->channel, &st->partial, NULL, 0, true, &st->held);
     emit(st);
 }
 
@@ -354,8 +353,7 @@ static void op_wake(pmix_status_t status, void *cbdata)
 }
 
 PMIX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t directives[],
-                                              size_t ndirs, pmix_op_cbfunc_t cbfunc,
-                                              void *cbdata)
+                                              size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     (void)directives;
     (void)ndirs;

@@ -13,9 +13,9 @@
 typedef struct {
     bool tag, rank, timestamp, xml, raw, merge;
     bool push_stdin, complete;
-    size_t bsize;  /* PMIX_IOF_BUFFERING_SIZE, 0 = none */
-    double btime;  /* PMIX_IOF_BUFFERING_TIME seconds, 0 = none */
-    size_t cache;  /* PMIX_IOF_CACHE_SIZE, 0 = not given */
+    size_t bsize; /* PMIX_IOF_BUFFERING_SIZE, 0 = none */
+    double btime; /* PMIX_IOF_BUFFERING_TIME seconds, 0 = none */
+    size_t cache; /* PMIX_IOF_CACHE_SIZE, 0 = not given */
 } sy_iof_opts_t;
 
 /* Read the directives of PMIx_IOF_pull (push false) or PMIx_IOF_push:

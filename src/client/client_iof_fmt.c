@@ -68,8 +68,7 @@ static pmix_status_t number(const pmix_info_t *i, size_t *out)
     }
 }
 
-pmix_status_t sy_iof_opts_parse(const pmix_info_t dirs[], size_t ndirs, bool push,
-                                sy_iof_opts_t *o)
+pmix_status_t sy_iof_opts_parse(const pmix_info_t dirs[], size_t ndirs, bool push, sy_iof_opts_t *o)
 {
     memset(o, 0, sizeof(*o));
     const char *api = push ? "PMIx_IOF_push" : "PMIx_IOF_pull";
@@ -142,8 +141,9 @@ bool sy_iof_opts_lines(const sy_iof_opts_t *o)
 
 static const char *channel_name(pmix_iof_channel_t ch)
 {
-    return ch & PMIX_FWD_STDERR_CHANNEL ? "stderr" : ch & PMIX_FWD_STDDIAG_CHANNEL ? "stddiag"
-                                                                                 : "stdout";
+    return ch & PMIX_FWD_STDERR_CHANNEL    ? "stderr"
+           : ch & PMIX_FWD_STDDIAG_CHANNEL ? "stddiag"
+                                           : "stdout";
 }
 
 static void xml_escaped(sy_bytes_t *out, const char *s, size_t n)
@@ -182,8 +182,7 @@ static void one_line(const sy_iof_opts_t *o, const pmix_proc_t *src, pmix_iof_ch
     if (o->xml) {
         pl = (size_t)snprintf(pre, sizeof(pre), "<%s nspace=\"%s\" rank=\"%u\"%s%s%s>",
                               channel_name(ch), src->nspace, src->rank,
-                              o->timestamp ? " timestamp=\"" : "", when,
-                              o->timestamp ? "\"" : "");
+                              o->timestamp ? " timestamp=\"" : "", when, o->timestamp ? "\"" : "");
         sy_bytes_add(out, pre, pl);
         xml_escaped(out, line, n);
         pl = (size_t)snprintf(pre, sizeof(pre), "</%s>\n", channel_name(ch));
@@ -193,8 +192,8 @@ static void one_line(const sy_iof_opts_t *o, const pmix_proc_t *src, pmix_iof_ch
     if (o->timestamp)
         pl += (size_t)snprintf(pre + pl, sizeof(pre) - pl, "%s ", when);
     if (o->tag)
-        pl += (size_t)snprintf(pre + pl, sizeof(pre) - pl, "[%s,%u]<%s>: ", src->nspace,
-                               src->rank, channel_name(ch));
+        pl += (size_t)snprintf(pre + pl, sizeof(pre) - pl, "[%s,%u]<%s>: ", src->nspace, src->rank,
+                               channel_name(ch));
     else if (o->rank)
         pl += (size_t)snprintf(pre + pl, sizeof(pre) - pl, "[%u] ", src->rank);
     sy_bytes_add(out, pre, pl < sizeof(pre) ? pl : sizeof(pre) - 1);

@@ -55,8 +55,8 @@ static bool for_host(const pmix_info_t *d)
 }
 
 static pmix_status_t send_push(sy_conn_t *conn, const pmix_proc_t *targets, size_t ntargets,
-                               const char *data, size_t len, const pmix_info_t *dirs,
-                               size_t ndirs, bool complete, sy_client_reply_fn cb, void *cbdata)
+                               const char *data, size_t len, const pmix_info_t *dirs, size_t ndirs,
+                               bool complete, sy_client_reply_fn cb, void *cbdata)
 {
     pmix_data_buffer_t req;
     pmix_byte_object_t bo = {.bytes = (char *)data, .size = len};
@@ -157,8 +157,7 @@ static void fwd_read(void)
 {
     if (!fwd.active || fwd.paused)
         return;
-    size_t room = fwd.cap > fwd.inflight + fwd.held.len ? fwd.cap - fwd.inflight - fwd.held.len
-                                                        : 0;
+    size_t room = fwd.cap > fwd.inflight + fwd.held.len ? fwd.cap - fwd.inflight - fwd.held.len : 0;
     if (room == 0) {
         fwd_send_held(false);
         fwd.paused = true;
@@ -292,8 +291,8 @@ static void fwd_start(push_t *p)
         for (size_t i = 0; i < fwd.ndirs; i++)
             PMIx_Info_xfer(&fwd.dirs[i], &p->dirs[i]);
     }
-    fwd.ev = event_new(sy_progress_base(sy_runtime()), STDIN_FILENO, EV_READ | EV_PERSIST,
-                       on_stdin, NULL);
+    fwd.ev = event_new(sy_progress_base(sy_runtime()), STDIN_FILENO, EV_READ | EV_PERSIST, on_stdin,
+                       NULL);
     fwd.polled = fwd.ev == NULL || event_add(fwd.ev, NULL) != 0;
     if (fwd.polled) {
         if (fwd.ev != NULL)

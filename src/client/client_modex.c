@@ -244,8 +244,8 @@ static pmix_status_t collective_req(sy_cmd_t cmd, const pmix_proc_t procs[], siz
 }
 
 static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
-                                   const pmix_info_t info[], size_t ninfo,
-                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
+                                   const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                   void *cbdata)
 {
     sy_conn_t *conn = NULL;
     pmix_data_buffer_t req;

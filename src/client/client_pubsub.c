@@ -74,8 +74,8 @@ static void sync_done(pmix_status_t status, void *cbdata)
 /* Blocking form of an op: start it with our callback and wait. */
 static pmix_status_t wait_op(pmix_status_t started, sy_sync_t *s)
 {
-    pmix_status_t rc = started == PMIX_SUCCESS ? sy_sync_wait_progress(s, sy_client.progress)
-                                               : started;
+    pmix_status_t rc =
+        started == PMIX_SUCCESS ? sy_sync_wait_progress(s, sy_client.progress) : started;
     sy_sync_destroy(s);
     return rc;
 }

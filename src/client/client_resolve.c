@@ -75,8 +75,7 @@ static bool known_nspace(const char *nspace)
     return true;
 }
 
-static pmix_status_t add_ranks(const char *nspace, const char *list, pmix_proc_t **procs,
-                               size_t *n)
+static pmix_status_t add_ranks(const char *nspace, const char *list, pmix_proc_t **procs, size_t *n)
 {
     size_t more = 0;
     for (const char *p = list; *p; p++)

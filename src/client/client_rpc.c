@@ -111,8 +111,8 @@ static void run_done(request_t *done)
     }
 }
 
-static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
-                       size_t len, void *ctx)
+static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body, size_t len,
+                       void *ctx)
 {
     (void)ctx;
     if (!(flags & SY_WIRE_F_REPLY)) {
@@ -237,8 +237,8 @@ pmix_status_t sy_client_request(sy_conn_t *conn, uint32_t tag, void *body, size_
     return rc;
 }
 
-pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req,
-                                   sy_client_reply_fn cb, void *cbdata)
+pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req, sy_client_reply_fn cb,
+                                   void *cbdata)
 {
     request_t *r = calloc(1, sizeof(*r));
     if (r == NULL) {
@@ -287,8 +287,8 @@ pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double sec
     void *body = NULL;
     size_t len = 0;
     memset(rb, 0, sizeof(*rb));
-    pmix_status_t rc = sy_client_request(conn, sy_client_next_tag(), req->base_ptr,
-                                         req->bytes_used, seconds, &body, &len);
+    pmix_status_t rc = sy_client_request(conn, sy_client_next_tag(), req->base_ptr, req->bytes_used,
+                                         seconds, &body, &len);
     memset(req, 0, sizeof(*req));
     if (rc != PMIX_SUCCESS)
         return rc;
@@ -363,8 +363,8 @@ static pmix_status_t read_all(int fd, void *buf, size_t len, double deadline)
     return PMIX_SUCCESS;
 }
 
-pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len,
-                                 double seconds, void **reply, size_t *reply_len)
+pmix_status_t sy_client_exchange(int fd, uint32_t tag, const void *body, size_t len, double seconds,
+                                 void **reply, size_t *reply_len)
 {
     *reply = NULL;
     *reply_len = 0;

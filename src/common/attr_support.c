@@ -208,13 +208,14 @@ static pmix_status_t level_value(const char *fn, int l, const sy_host_attrs_t *h
         if (!have_host)
             return PMIX_SUCCESS;
         for (size_t i = 0; i < nhost; i++)
-            for (size_t k = 0; same_api(fn, host[i].api) && host[i].names != NULL &&
-                               host[i].names[k] != NULL;
+            for (size_t k = 0;
+                 same_api(fn, host[i].api) && host[i].names != NULL && host[i].names[k] != NULL;
                  k++)
                 n++;
     } else {
         for (size_t i = 0; i < NSUPPORT; i++)
-            if ((int)table[i].level == l && table[i].name != NULL && same_api(fn, table[i].function))
+            if ((int)table[i].level == l && table[i].name != NULL &&
+                same_api(fn, table[i].function))
                 n++;
     }
     if (n == 0)
@@ -236,7 +237,8 @@ static pmix_status_t level_value(const char *fn, int l, const sy_host_attrs_t *h
                 rc = load_regattr(&ra[k++], host[i].names[j], NULL, NULL);
     } else {
         for (size_t i = 0; i < NSUPPORT && rc == PMIX_SUCCESS; i++)
-            if ((int)table[i].level == l && table[i].name != NULL && same_api(fn, table[i].function))
+            if ((int)table[i].level == l && table[i].name != NULL &&
+                same_api(fn, table[i].function))
                 rc = load_regattr(&ra[k++], table[i].name, table[i].string, table[i].note);
     }
     da->type = PMIX_REGATTR;

@@ -24,8 +24,8 @@ typedef enum {
 typedef struct {
     const char *function; /* user-level API name */
     sy_level_t level;
-    const char *name;     /* "PMIX_TIMEOUT", or NULL: the function, no attribute */
-    const char *string;   /* "pmix.timeout" */
+    const char *name;   /* "PMIX_TIMEOUT", or NULL: the function, no attribute */
+    const char *string; /* "pmix.timeout" */
     const char *note;
 } sy_support_t;
 
@@ -37,8 +37,8 @@ const char *sy_support_upcall_api(const char *upcall);
 
 /* What the host registered (kept by the server). */
 typedef struct {
-    char *api;      /* user-level API name */
-    char **names;   /* attribute names as registered, NULL-terminated */
+    char *api;    /* user-level API name */
+    char **names; /* attribute names as registered, NULL-terminated */
 } sy_host_attrs_t;
 
 /* An attribute-support query (keys[0] == PMIX_QUERY_ATTRIBUTE_SUPPORT). */

@@ -20,15 +20,14 @@ pmix_status_t sy_buffer_check(const pmix_data_buffer_t *b)
     }
     if (NULL == b->base_ptr) {
         /* A constructed or destructed buffer: everything is zero. */
-        if (0 != b->bytes_used || 0 != b->bytes_allocated || NULL != b->pack_ptr
-            || NULL != b->unpack_ptr) {
+        if (0 != b->bytes_used || 0 != b->bytes_allocated || NULL != b->pack_ptr ||
+            NULL != b->unpack_ptr) {
             return PMIX_ERR_BAD_PARAM;
         }
         return PMIX_SUCCESS;
     }
-    if (b->bytes_used > b->bytes_allocated
-        || b->pack_ptr != b->base_ptr + b->bytes_used
-        || b->unpack_ptr < b->base_ptr || b->unpack_ptr > b->pack_ptr) {
+    if (b->bytes_used > b->bytes_allocated || b->pack_ptr != b->base_ptr + b->bytes_used ||
+        b->unpack_ptr < b->base_ptr || b->unpack_ptr > b->pack_ptr) {
         return PMIX_ERR_BAD_PARAM;
     }
     return PMIX_SUCCESS;
@@ -55,8 +54,8 @@ pmix_status_t sy_buffer_reserve(pmix_data_buffer_t *b, size_t n)
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
     size_t need = b->bytes_used + n;
-    size_t want = b->bytes_allocated < SY_BUFFER_MIN_ALLOC ? SY_BUFFER_MIN_ALLOC
-                                                          : b->bytes_allocated;
+    size_t want =
+        b->bytes_allocated < SY_BUFFER_MIN_ALLOC ? SY_BUFFER_MIN_ALLOC : b->bytes_allocated;
     while (want < need) {
         want = want > SIZE_MAX / 2 ? need : want * 2;
     }

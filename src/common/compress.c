@@ -28,8 +28,7 @@
 PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t **outbytes,
                                     size_t *nbytes)
 {
-    if (NULL == inbytes || 0 == size || NULL == outbytes || NULL == nbytes
-        || size > ULONG_MAX) {
+    if (NULL == inbytes || 0 == size || NULL == outbytes || NULL == nbytes || size > ULONG_MAX) {
         return false;
     }
     uLong bound = compressBound((uLong)size);
@@ -41,8 +40,8 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t
         return false;
     }
     uLongf zlen = bound;
-    if (Z_OK != compress2(out + SY_Z_HEADER, &zlen, inbytes, (uLong)size, Z_DEFAULT_COMPRESSION)
-        || SY_Z_HEADER + (size_t)zlen >= size) {
+    if (Z_OK != compress2(out + SY_Z_HEADER, &zlen, inbytes, (uLong)size, Z_DEFAULT_COMPRESSION) ||
+        SY_Z_HEADER + (size_t)zlen >= size) {
         /* The Standard: no compression when it would not make it smaller. */
         free(out);
         return false;
@@ -63,8 +62,8 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t
 PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size, uint8_t **outbytes,
                                       size_t *nbytes)
 {
-    if (NULL == inbytes || NULL == outbytes || NULL == nbytes || size <= SY_Z_HEADER
-        || 0 != memcmp(inbytes, SY_Z_MAGIC, SY_Z_MAGIC_LEN) || size > ULONG_MAX) {
+    if (NULL == inbytes || NULL == outbytes || NULL == nbytes || size <= SY_Z_HEADER ||
+        0 != memcmp(inbytes, SY_Z_MAGIC, SY_Z_MAGIC_LEN) || size > ULONG_MAX) {
         return false;
     }
     uint64_t orig = 0;
@@ -82,8 +81,8 @@ PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size, uint8
     uLongf outlen = (uLongf)orig;
     uLong inlen = (uLong)zsize;
     /* Exactly one complete stream that fills exactly the announced size. */
-    if (Z_OK != uncompress2(out, &outlen, inbytes + SY_Z_HEADER, &inlen) || outlen != orig
-        || inlen != zsize) {
+    if (Z_OK != uncompress2(out, &outlen, inbytes + SY_Z_HEADER, &inlen) || outlen != orig ||
+        inlen != zsize) {
         free(out);
         return false;
     }

@@ -102,8 +102,8 @@ PMIX_EXPORT pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer,
 /* Appends the unread part of src to dest; src is not modified. */
 PMIX_EXPORT pmix_status_t PMIx_Data_copy_payload(pmix_data_buffer_t *dest, pmix_data_buffer_t *src)
 {
-    if (NULL == dest || NULL == src || PMIX_SUCCESS != sy_buffer_check(src)
-        || PMIX_SUCCESS != sy_buffer_check(dest)) {
+    if (NULL == dest || NULL == src || PMIX_SUCCESS != sy_buffer_check(src) ||
+        PMIX_SUCCESS != sy_buffer_check(dest)) {
         return PMIX_ERR_BAD_PARAM;
     }
     size_t n = sy_buffer_remaining(src);

@@ -15,9 +15,9 @@
 #include <time.h>
 
 typedef struct {
-    size_t size;         /* element size in a pmix_data_array_t */
+    size_t size; /* element size in a pmix_data_array_t */
     sy_value_kind_t kind;
-    bool owns;           /* an element can own memory (strings, arrays, ...) */
+    bool owns; /* an element can own memory (strings, arrays, ...) */
 } sy_type_info_t;
 
 #define T(type, sz, k, o) [type] = {(sz), SY_VALUE_##k, (o)}
@@ -127,14 +127,10 @@ const void *sy_value_elem(const pmix_value_t *val)
         return NULL;
     }
     switch (sy_value_kind(val->type)) {
-    case SY_VALUE_INLINE:
-        return &val->data;
-    case SY_VALUE_RAW:
-        return &val->data.ptr;
-    case SY_VALUE_BOXED:
-        return val->data.ptr;
-    default:
-        return NULL;
+    case SY_VALUE_INLINE: return &val->data;
+    case SY_VALUE_RAW: return &val->data.ptr;
+    case SY_VALUE_BOXED: return val->data.ptr;
+    default: return NULL;
     }
 }
 
@@ -160,9 +156,7 @@ static pmix_status_t set_into(pmix_value_t *val, const void *elem, pmix_data_typ
             }
         }
         break;
-    case SY_VALUE_RAW:
-        val->data.ptr = NULL == elem ? NULL : *(void *const *) elem;
-        break;
+    case SY_VALUE_RAW: val->data.ptr = NULL == elem ? NULL : *(void *const *)elem; break;
     case SY_VALUE_BOXED:
         if (NULL != elem) {
             box = malloc(sy_type_size(type));
@@ -177,8 +171,7 @@ static pmix_status_t set_into(pmix_value_t *val, const void *elem, pmix_data_typ
             val->data.ptr = box;
         }
         break;
-    default:
-        return 0 == sy_type_size(type) ? PMIX_ERR_UNKNOWN_DATA_TYPE : PMIX_ERR_NOT_SUPPORTED;
+    default: return 0 == sy_type_size(type) ? PMIX_ERR_UNKNOWN_DATA_TYPE : PMIX_ERR_NOT_SUPPORTED;
     }
     val->type = type;
     return PMIX_SUCCESS;
@@ -226,9 +219,7 @@ void sy_value_destruct(pmix_value_t *val)
         return;
     }
     switch (sy_value_kind(val->type)) {
-    case SY_VALUE_INLINE:
-        sy_elem_destruct(&val->data, val->type);
-        break;
+    case SY_VALUE_INLINE: sy_elem_destruct(&val->data, val->type); break;
     case SY_VALUE_BOXED:
         if (NULL != val->data.ptr) {
             sy_elem_destruct(val->data.ptr, val->type);
@@ -264,7 +255,7 @@ pmix_status_t sy_array_copy(void **dst, const void *src, size_t n, pmix_data_typ
         return PMIX_ERR_NOMEM;
     }
     for (i = 0; i < n; i++) {
-        rc = sy_elem_copy(array + i * size, (const char *) src + i * size, type);
+        rc = sy_elem_copy(array + i * size, (const char *)src + i * size, type);
         if (PMIX_SUCCESS != rc) {
             sy_array_free(array, i, type);
             return rc;

@@ -144,8 +144,7 @@ static pmix_status_t copy_procs(const pmix_value_t *v, pmix_proc_t **out, size_t
         *n = 1;
         return PMIX_SUCCESS;
     }
-    if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
-        v->data.darray->type == PMIX_PROC) {
+    if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL && v->data.darray->type == PMIX_PROC) {
         *n = v->data.darray->size;
         *out = calloc(*n ? *n : 1, sizeof(pmix_proc_t));
         if (*out == NULL)
@@ -184,8 +183,7 @@ static void insert(handler_t *h, bool prepend, const char *before, const char *a
 }
 
 static pmix_status_t do_register(pmix_status_t codes[], size_t ncodes, const pmix_info_t info[],
-                                 size_t ninfo, pmix_notification_fn_t fn, void *cbdata,
-                                 size_t *ref)
+                                 size_t ninfo, pmix_notification_fn_t fn, void *cbdata, size_t *ref)
 {
     handler_t *h = calloc(1, sizeof(*h));
     if (h == NULL)
@@ -370,17 +368,17 @@ typedef struct {
     size_t nresults;
     link_t *links;
     size_t nlinks, next;
-    int timeout;       /* PMIX_EVENT_ACTION_TIMEOUT of the event, for handlers without one */
+    int timeout;             /* PMIX_EVENT_ACTION_TIMEOUT of the event, for handlers without one */
     pmix_status_t objection; /* the first answer that was not plain success */
     bool live;               /* not a replay to one handler */
-    pmix_info_t *view; /* info + the running handler's return object */
+    pmix_info_t *view;       /* info + the running handler's return object */
     /* what earlier handlers were given (views, results arrays): kept until
      * the chain is freed, as a handler may read them until it answers */
     void **old;
     size_t nold;
     pmix_info_t **old_results;
     size_t *old_nresults, nold_results;
-    unsigned refs; /* the chain itself + handlers that timed out and may still answer */
+    unsigned refs;         /* the chain itself + handlers that timed out and may still answer */
     sy_event_done_fn done; /* told when the chain has completed */
     void *done_arg;
 } chain_t;
@@ -677,8 +675,8 @@ void sy_event_clear(void)
     pthread_mutex_unlock(&ev_lock);
 }
 
-static void affected_of(const pmix_info_t *info, size_t ninfo, const pmix_proc_t **procs,
-                        size_t *n, bool *non_default)
+static void affected_of(const pmix_info_t *info, size_t ninfo, const pmix_proc_t **procs, size_t *n,
+                        bool *non_default)
 {
     *procs = NULL;
     *n = 0;
@@ -713,9 +711,8 @@ void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data
     deliver(status, source, info, ninfo, 0, NULL, NULL);
 }
 
-void sy_event_deliver_cb(pmix_status_t status, const pmix_proc_t *source,
-                         const pmix_info_t info[], size_t ninfo, sy_event_done_fn done,
-                         void *arg)
+void sy_event_deliver_cb(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                         size_t ninfo, sy_event_done_fn done, void *arg)
 {
     deliver(status, source, info, ninfo, 0, done, arg);
 }

@@ -65,9 +65,8 @@ void sy_event_set_self(const pmix_proc_t *self);
  * the chain has completed (at once when no handler matches).  Bypasses the
  * interceptor below. */
 typedef void (*sy_event_done_fn)(void *arg);
-void sy_event_deliver_cb(pmix_status_t status, const pmix_proc_t *source,
-                         const pmix_info_t info[], size_t ninfo, sy_event_done_fn done,
-                         void *arg);
+void sy_event_deliver_cb(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                         size_t ninfo, sy_event_done_fn done, void *arg);
 
 /* One function that may take over the local delivery of an event
  * (sy_event_deliver, and so PMIx_Notify_event and events from other

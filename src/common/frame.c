@@ -44,10 +44,10 @@ struct sy_conn {
     size_t max_body;
 
     /* Loop thread only. */
-    bool closed;       /* no more I/O or callbacks */
+    bool closed;             /* no more I/O or callbacks */
     bool closed_for_reading; /* draining: no more reads or on_message */
-    int in_handler;    /* depth of our event handlers on the stack */
-    bool free_pending; /* sy_conn_free() called inside a handler */
+    int in_handler;          /* depth of our event handlers on the stack */
+    bool free_pending;       /* sy_conn_free() called inside a handler */
     uint8_t hdr[SY_FRAME_HEADER_SIZE];
     size_t hdr_got;
     bool in_body;
@@ -93,8 +93,7 @@ static uint16_t get_le16(const uint8_t *p)
 
 static uint32_t get_le32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
 void sy_frame_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], uint32_t tag, uint16_t flags,
@@ -305,8 +304,8 @@ static void teardown(sy_conn_t *c)
     c->body = NULL;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void die(sy_conn_t *c, pmix_status_t reason, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void die(sy_conn_t *c, pmix_status_t reason,
+                                                      const char *fmt, ...)
 {
     char why[256];
     va_list ap;

@@ -39,8 +39,8 @@ typedef struct sy_conn sy_conn_t;
 typedef struct {
     /* One complete frame.  `body` (NULL when len == 0) is valid only during
      * the call unless taken with sy_conn_take_body(). */
-    void (*on_message)(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
-                       size_t len, void *ctx);
+    void (*on_message)(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body, size_t len,
+                       void *ctx);
     /* The connection died: PMIX_ERR_LOST_CONNECTION (EOF, reset, write
      * failure, EOF in the middle of a frame) or PMIX_ERR_UNPACK_FAILURE (bad
      * magic, unknown version, body longer than max_body).  `why` is a

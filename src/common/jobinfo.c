@@ -48,8 +48,7 @@ void sy_jobinfo_summary_free(sy_jobinfo_summary_t *s)
 }
 
 /* PMIX_REGISTER_NODATA among the flat keys: true unless given as false. */
-static pmix_status_t find_nodata(sy_ji_t *ctx, const pmix_info_t info[], size_t ninfo,
-                                 bool *nodata)
+static pmix_status_t find_nodata(sy_ji_t *ctx, const pmix_info_t info[], size_t ninfo, bool *nodata)
 {
     *nodata = false;
     for (size_t i = 0; i < ninfo; i++) {
@@ -65,8 +64,8 @@ static pmix_status_t find_nodata(sy_ji_t *ctx, const pmix_info_t info[], size_t 
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t compile(sy_ji_t *ctx, int nlocalprocs, const pmix_info_t info[],
-                             size_t ninfo, sy_jobinfo_summary_t *summary)
+static pmix_status_t compile(sy_ji_t *ctx, int nlocalprocs, const pmix_info_t info[], size_t ninfo,
+                             sy_jobinfo_summary_t *summary)
 {
     bool nodata;
     pmix_status_t rc;
@@ -85,7 +84,7 @@ static pmix_status_t compile(sy_ji_t *ctx, int nlocalprocs, const pmix_info_t in
         return rc;
     }
     if (nodata) {
-        summary->nlocal = (uint32_t) nlocalprocs;
+        summary->nlocal = (uint32_t)nlocalprocs;
         return PMIX_SUCCESS;
     }
     ctx->defer_nodes = true;
@@ -99,9 +98,8 @@ static pmix_status_t compile(sy_ji_t *ctx, int nlocalprocs, const pmix_info_t in
 }
 
 pmix_status_t sy_jobinfo_compile(const char *nspace, int nlocalprocs, const pmix_info_t info[],
-                                 size_t ninfo, const char *local_hostname,
-                                 sy_jseg_builder_t *b, sy_jobinfo_summary_t *summary,
-                                 char **error)
+                                 size_t ninfo, const char *local_hostname, sy_jseg_builder_t *b,
+                                 sy_jobinfo_summary_t *summary, char **error)
 {
     sy_ji_t ctx = {.nspace = nspace, .local_hostname = local_hostname, .b = b, .error = error};
     pmix_status_t rc;

@@ -20,21 +20,20 @@
 
 /* What a server needs to remember about a namespace besides its segment. */
 typedef struct {
-    uint32_t job_size;       /* 0 when unknown */
-    uint32_t nlocal;         /* processes on this node */
+    uint32_t job_size;        /* 0 when unknown */
+    uint32_t nlocal;          /* processes on this node */
     pmix_rank_t *local_ranks; /* nlocal ranks, ascending, malloc'd; NULL when the
                                * description does not say which (NODATA, no maps
                                * or local peers, or they disagree with nlocalprocs) */
-    uint32_t nodeid;         /* this node's id in the job (UINT32_MAX unknown) */
+    uint32_t nodeid;          /* this node's id in the job (UINT32_MAX unknown) */
 } sy_jobinfo_summary_t;
 
 /* nlocalprocs as given to register_nspace; local_hostname is this node's
  * name (the one matched against the node map).  On failure *error (may be
  * NULL) receives a malloc'd sentence saying which input was wrong. */
 pmix_status_t sy_jobinfo_compile(const char *nspace, int nlocalprocs, const pmix_info_t info[],
-                                 size_t ninfo, const char *local_hostname,
-                                 sy_jseg_builder_t *b, sy_jobinfo_summary_t *summary,
-                                 char **error);
+                                 size_t ninfo, const char *local_hostname, sy_jseg_builder_t *b,
+                                 sy_jobinfo_summary_t *summary, char **error);
 void sy_jobinfo_summary_free(sy_jobinfo_summary_t *s);
 
 /* PMIx_server_register_resources: node-realm data (flat keys for this

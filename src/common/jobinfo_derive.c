@@ -11,9 +11,9 @@
 
 /* Node-realm keys a host may give flat, meaning this node (ORTE does). */
 static const char *const flat_node_keys[] = {
-    PMIX_NODE_SIZE,        PMIX_LOCAL_PEERS,   PMIX_LOCAL_SIZE,  PMIX_LOCALLDR,
-    PMIX_AVAIL_PHYS_MEMORY, PMIX_LOCAL_CPUSETS, PMIX_LOCAL_PROCS, PMIX_HOSTNAME_ALIASES,
-    PMIX_NODE_OVERSUBSCRIBED,
+    PMIX_NODE_SIZE,   PMIX_LOCAL_PEERS,       PMIX_LOCAL_SIZE,
+    PMIX_LOCALLDR,    PMIX_AVAIL_PHYS_MEMORY, PMIX_LOCAL_CPUSETS,
+    PMIX_LOCAL_PROCS, PMIX_HOSTNAME_ALIASES,  PMIX_NODE_OVERSUBSCRIBED,
 };
 
 /* The keys Open MPI reads for this node with the rank wildcard. */
@@ -50,7 +50,7 @@ static int proc_cmp(const void *a, const void *b)
 
 static int proc_app_cmp(const void *a, const void *b)
 {
-    const proc_t *x = *(proc_t *const *) a, *y = *(proc_t *const *) b;
+    const proc_t *x = *(proc_t *const *)a, *y = *(proc_t *const *)b;
     if (x->appnum != y->appnum) {
         return x->appnum < y->appnum ? -1 : 1;
     }
@@ -139,13 +139,13 @@ static char *join_names(sy_ji_t *ctx, const size_t *idx, size_t n)
     return s;
 }
 
-static pmix_status_t put_node_list(sy_ji_t *ctx, sy_realm_t realm, uint32_t id,
-                                   const size_t *idx, size_t n)
+static pmix_status_t put_node_list(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, const size_t *idx,
+                                   size_t n)
 {
     pmix_status_t rc;
     char *list;
 
-    TRY(sy_ji_default_u32(ctx, realm, id, PMIX_NUM_NODES, (uint32_t) n));
+    TRY(sy_ji_default_u32(ctx, realm, id, PMIX_NUM_NODES, (uint32_t)n));
     if (!ctx->have_names) {
         return PMIX_SUCCESS;
     }
@@ -168,7 +168,7 @@ static pmix_status_t derive_nodes(sy_ji_t *ctx)
                  (sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &flat) && flat < SY_JI_NO_ID);
     if (known) {
         /* this node, even when the maps do not list it */
-        uint32_t me = SIZE_MAX != ctx->local ? ctx->nodes[ctx->local].id : (uint32_t) flat;
+        uint32_t me = SIZE_MAX != ctx->local ? ctx->nodes[ctx->local].id : (uint32_t)flat;
         for (size_t k = 0; k < COUNT(flat_node_keys); k++) {
             if (NULL != (v = sy_jseg_peek(ctx->b, SY_REALM_JOB, 0, flat_node_keys[k]))) {
                 TRY(sy_ji_put_default(ctx, SY_REALM_NODE, me, flat_node_keys[k], v));
@@ -177,8 +177,7 @@ static pmix_status_t derive_nodes(sy_ji_t *ctx)
         if (SIZE_MAX == ctx->local) {
             TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, me, PMIX_NODEID, me));
             if (NULL != ctx->local_hostname && '\0' != *ctx->local_hostname) {
-                TRY(sy_ji_default_str(ctx, SY_REALM_NODE, me, PMIX_HOSTNAME,
-                                      ctx->local_hostname));
+                TRY(sy_ji_default_str(ctx, SY_REALM_NODE, me, PMIX_HOSTNAME, ctx->local_hostname));
             }
         }
     }
@@ -197,9 +196,9 @@ static pmix_status_t derive_nodes(sy_ji_t *ctx)
         rc = sy_ji_default_str(ctx, SY_REALM_NODE, nd->id, PMIX_LOCAL_PEERS, peers);
         free(peers);
         TRY(rc);
-        TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, nd->id, PMIX_LOCAL_SIZE, (uint32_t) nd->nranks));
+        TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, nd->id, PMIX_LOCAL_SIZE, (uint32_t)nd->nranks));
         /* other jobs on the node are not known here: this job's count */
-        TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, nd->id, PMIX_NODE_SIZE, (uint32_t) nd->nranks));
+        TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, nd->id, PMIX_NODE_SIZE, (uint32_t)nd->nranks));
         if (0 < nd->nranks) {
             TRY(sy_ji_default_rank(ctx, SY_REALM_NODE, nd->id, PMIX_LOCALLDR, nd->ranks[0]));
         }
@@ -211,7 +210,7 @@ static pmix_status_t derive_proc_basics(sy_ji_t *ctx, const proc_t *p, size_t n)
 {
     uint64_t offset = 0;
 
-    (void) sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NPROC_OFFSET, &offset);
+    (void)sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NPROC_OFFSET, &offset);
     for (size_t i = 0; i < n; i++) {
         pmix_rank_t r = p[i].rank;
         TRY(sy_ji_default_rank(ctx, SY_REALM_PROC, r, PMIX_RANK, r));
@@ -225,8 +224,8 @@ static pmix_status_t derive_proc_basics(sy_ji_t *ctx, const proc_t *p, size_t n)
         const sy_ji_node_t *nd = &ctx->nodes[p[i].node];
         size_t lr = rank_index(nd, r);
         if (lr <= UINT16_MAX) {
-            TRY(sy_ji_default_u16(ctx, SY_REALM_PROC, r, PMIX_LOCAL_RANK, (uint16_t) lr));
-            TRY(sy_ji_default_u16(ctx, SY_REALM_PROC, r, PMIX_NODE_RANK, (uint16_t) lr));
+            TRY(sy_ji_default_u16(ctx, SY_REALM_PROC, r, PMIX_LOCAL_RANK, (uint16_t)lr));
+            TRY(sy_ji_default_u16(ctx, SY_REALM_PROC, r, PMIX_NODE_RANK, (uint16_t)lr));
         }
         TRY(sy_ji_default_u32(ctx, SY_REALM_PROC, r, PMIX_NODEID, nd->id));
         if (NULL != nd->name) {
@@ -283,7 +282,7 @@ static uint32_t count_apps(sy_ji_t *ctx, const proc_t *p, size_t n, bool *all_kn
         }
     }
     if (sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_JOB_NUM_APPS, &napps) && napps <= UINT32_MAX) {
-        return (uint32_t) napps;
+        return (uint32_t)napps;
     }
     if (PMIX_SUCCESS == sy_jseg_builder_ids(ctx->b, SY_REALM_APP, &ids, &nids) && 0 < nids &&
         ids[nids - 1] >= top) {
@@ -307,11 +306,11 @@ static pmix_status_t derive_one_app(sy_ji_t *ctx, proc_t *const *members, size_t
     }
     for (size_t i = 0; i < n; i++) {
         TRY(sy_ji_default_rank(ctx, SY_REALM_PROC, members[i]->rank, PMIX_APP_RANK,
-                               (pmix_rank_t) i));
+                               (pmix_rank_t)i));
     }
     TRY(sy_ji_default_u32(ctx, SY_REALM_APP, app, PMIX_APPNUM, app));
-    TRY(sy_ji_default_u32(ctx, SY_REALM_APP, app, PMIX_APP_SIZE, (uint32_t) n));
-    TRY(sy_ji_default_u32(ctx, SY_REALM_APP, app, PMIX_MAX_PROCS, (uint32_t) n));
+    TRY(sy_ji_default_u32(ctx, SY_REALM_APP, app, PMIX_APP_SIZE, (uint32_t)n));
+    TRY(sy_ji_default_u32(ctx, SY_REALM_APP, app, PMIX_MAX_PROCS, (uint32_t)n));
     TRY(sy_ji_default_rank(ctx, SY_REALM_APP, app, PMIX_APPLDR, members[0]->rank));
     if (0 == ctx->nnodes) {
         return PMIX_SUCCESS;
@@ -351,7 +350,7 @@ static pmix_status_t derive_apps(sy_ji_t *ctx, proc_t *p, size_t n, uint32_t *na
 
     for (size_t i = 0; i < n; i++) {
         if (sy_ji_peek_uint(ctx, SY_REALM_PROC, p[i].rank, PMIX_APPNUM, &u) && u < SY_JI_NO_ID) {
-            p[i].appnum = (uint32_t) u;
+            p[i].appnum = (uint32_t)u;
         }
     }
     apps_from_ranges(ctx, p, n);
@@ -395,16 +394,16 @@ static pmix_status_t derive_job(sy_ji_t *ctx, size_t nprocs, uint32_t napps, int
     bool have_univ = false;
 
     if (0 < nprocs && nprocs <= UINT32_MAX) {
-        TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_JOB_SIZE, (uint32_t) nprocs));
+        TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_JOB_SIZE, (uint32_t)nprocs));
     }
     if (sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_JOB_SIZE, &size) && size <= UINT32_MAX) {
-        TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_MAX_PROCS, (uint32_t) size));
+        TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_MAX_PROCS, (uint32_t)size));
         /* the session's universe when the host described it, else the job */
         if (PMIX_SUCCESS == sy_jseg_builder_ids(ctx->b, SY_REALM_SESSION, &sids, &nsids)) {
             for (size_t i = 0; i < nsids && !have_univ; i++) {
-                have_univ = sy_ji_peek_uint(ctx, SY_REALM_SESSION, sids[i], PMIX_UNIV_SIZE,
-                                            &univ) &&
-                            univ <= UINT32_MAX;
+                have_univ =
+                    sy_ji_peek_uint(ctx, SY_REALM_SESSION, sids[i], PMIX_UNIV_SIZE, &univ) &&
+                    univ <= UINT32_MAX;
             }
             free(sids);
         }
@@ -443,7 +442,7 @@ static pmix_status_t derive_job(sy_ji_t *ctx, size_t nprocs, uint32_t napps, int
         }
     }
     if (0 <= nlocalprocs) {
-        TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_LOCAL_SIZE, (uint32_t) nlocalprocs));
+        TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_LOCAL_SIZE, (uint32_t)nlocalprocs));
     }
     return PMIX_SUCCESS;
 }
@@ -475,13 +474,13 @@ pmix_status_t sy_ji_summarize(sy_ji_t *ctx, int nlocalprocs, sy_jobinfo_summary_
     bool known = false;
 
     s->job_size = sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_JOB_SIZE, &u) && u <= UINT32_MAX
-                      ? (uint32_t) u
+                      ? (uint32_t)u
                       : 0;
     s->nodeid = SY_JI_NO_ID;
     if (SIZE_MAX != ctx->local) {
         s->nodeid = ctx->nodes[ctx->local].id;
     } else if (sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &u) && u < SY_JI_NO_ID) {
-        s->nodeid = (uint32_t) u;
+        s->nodeid = (uint32_t)u;
     }
     if (SIZE_MAX != ctx->local && ctx->have_procs) {
         const sy_ji_node_t *nd = &ctx->nodes[ctx->local];
@@ -499,9 +498,9 @@ pmix_status_t sy_ji_summarize(sy_ji_t *ctx, int nlocalprocs, sy_jobinfo_summary_
     }
     /* nlocalprocs is what the host will launch here; the ranks are only
      * reported when the description agrees with it */
-    s->nlocal = (uint32_t) nlocalprocs;
+    s->nlocal = (uint32_t)nlocalprocs;
     s->local_ranks = NULL;
-    if (known && n == (size_t) nlocalprocs) {
+    if (known && n == (size_t)nlocalprocs) {
         s->local_ranks = ranks;
     } else {
         if (known) {

@@ -39,8 +39,7 @@ static size_t argv_len(char **argv)
 
 /* The map under key (else rawkey) in the job realm; NULL when absent or a
  * NULL string.  *which names the key found. */
-static const char *map_text(sy_ji_t *ctx, const char *key, const char *rawkey,
-                            const char **which)
+static const char *map_text(sy_ji_t *ctx, const char *key, const char *rawkey, const char **which)
 {
     const char *s = sy_ji_peek_text(ctx, SY_REALM_JOB, 0, key, NULL);
     *which = key;
@@ -64,13 +63,13 @@ static pmix_status_t parse_failed(sy_ji_t *ctx, pmix_status_t rc, const char *ke
 
 static int u32_cmp(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return x < y ? -1 : x > y;
 }
 
 static int str_cmp(const void *a, const void *b)
 {
-    return strcmp(*(char *const *) a, *(char *const *) b);
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
@@ -104,8 +103,8 @@ static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
         qsort(sorted, ctx->nnodes, sizeof(*sorted), str_cmp);
         for (size_t i = 1; i < ctx->nnodes; i++) {
             if (0 == strcmp(sorted[i - 1], sorted[i])) {
-                rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "node %s appears twice in %s",
-                                sorted[i], PMIX_NODE_MAP);
+                rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "node %s appears twice in %s", sorted[i],
+                                PMIX_NODE_MAP);
                 free(sorted);
                 return rc;
             }
@@ -157,8 +156,8 @@ static pmix_status_t parse_maps(sy_ji_t *ctx)
         np = argv_len(procs);
     }
     if (NULL != names && NULL != procs && nn != np) {
-        rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s describes %zu nodes but %s has %zu", pkey,
-                        np, nkey, nn);
+        rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s describes %zu nodes but %s has %zu", pkey, np,
+                        nkey, nn);
         goto out;
     }
     ctx->have_names = NULL != names;
@@ -188,7 +187,7 @@ typedef struct {
 
 static int named_cmp(const void *a, const void *b)
 {
-    return strcmp(((const named_t *) a)->name, ((const named_t *) b)->name);
+    return strcmp(((const named_t *)a)->name, ((const named_t *)b)->name);
 }
 
 static pmix_status_t collect_named(sy_ji_t *ctx, named_t **out, size_t *n)
@@ -293,7 +292,7 @@ static bool proc_ids(sy_ji_t *ctx, uint32_t *cand)
             if (SY_JI_NO_ID != cand[i] && cand[i] != u) {
                 return false;
             }
-            cand[i] = (uint32_t) u;
+            cand[i] = (uint32_t)u;
         }
         n += SY_JI_NO_ID != cand[i];
     }
@@ -328,8 +327,8 @@ static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nname
     size_t ntaken = 0;
     uint64_t flat;
     uint32_t next = 0;
-    bool have_flat = sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &flat) &&
-                     flat < SY_JI_NO_ID;
+    bool have_flat =
+        sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &flat) && flat < SY_JI_NO_ID;
 
     cand = malloc(ctx->nnodes * sizeof(*cand));
     taken = malloc((ctx->nnodes + nnamed) * sizeof(*taken));
@@ -348,9 +347,9 @@ static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nname
         }
     }
     if (have_flat && SIZE_MAX != ctx->local && SY_JI_NO_ID == ctx->nodes[ctx->local].id &&
-        !named_holds_id(named, nnamed, (uint32_t) flat)) {
-        ctx->nodes[ctx->local].id = (uint32_t) flat;
-        taken[ntaken++] = (uint32_t) flat;
+        !named_holds_id(named, nnamed, (uint32_t)flat)) {
+        ctx->nodes[ctx->local].id = (uint32_t)flat;
+        taken[ntaken++] = (uint32_t)flat;
     }
     if (proc_ids(ctx, cand)) {
         qsort(taken, ntaken, sizeof(*taken), u32_cmp);
@@ -366,7 +365,7 @@ static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nname
     free(cand);
     qsort(taken, ntaken, sizeof(*taken), u32_cmp);
     /* above every taken id and every position, so that no two nodes meet */
-    next = (uint32_t) (ctx->nnodes < SY_JI_NO_ID ? ctx->nnodes : SY_JI_NO_ID - 1);
+    next = (uint32_t)(ctx->nnodes < SY_JI_NO_ID ? ctx->nnodes : SY_JI_NO_ID - 1);
     if (0 < ntaken && taken[ntaken - 1] >= next) {
         next = taken[ntaken - 1] + 1;
     }
@@ -374,8 +373,8 @@ static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nname
         if (SY_JI_NO_ID != ctx->nodes[i].id) {
             continue;
         }
-        if (i < SY_JI_NO_ID && !id_taken(taken, ntaken, (uint32_t) i)) {
-            ctx->nodes[i].id = (uint32_t) i;
+        if (i < SY_JI_NO_ID && !id_taken(taken, ntaken, (uint32_t)i)) {
+            ctx->nodes[i].id = (uint32_t)i;
         } else {
             ctx->nodes[i].id = next++;
         }

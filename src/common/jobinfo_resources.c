@@ -14,8 +14,7 @@
 
 /* This node's id: the flat PMIX_NODEID when given, else the node of that
  * hostname already in the builder, else the next free id. */
-static pmix_status_t local_id(sy_ji_t *ctx, const pmix_info_t info[], size_t ninfo,
-                              uint32_t *id)
+static pmix_status_t local_id(sy_ji_t *ctx, const pmix_info_t info[], size_t ninfo, uint32_t *id)
 {
     uint64_t u;
 
@@ -31,7 +30,7 @@ static pmix_status_t local_id(sy_ji_t *ctx, const pmix_info_t info[], size_t nin
         if (!sy_ji_uint(&in->value, &u) || u >= SY_JI_NO_ID) {
             return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s is not a valid node id", in->key);
         }
-        *id = (uint32_t) u;
+        *id = (uint32_t)u;
         return PMIX_SUCCESS;
     }
     if (NULL == ctx->local_hostname || '\0' == *ctx->local_hostname) {

@@ -40,7 +40,7 @@ bool sy_ji_uint(const pmix_value_t *v, uint64_t *out)
     if (s < 0) {
         return false;
     }
-    *out = (uint64_t) s;
+    *out = (uint64_t)s;
     return true;
 }
 
@@ -69,16 +69,16 @@ static const struct {
     const char *key;
     kclass_t cls;
 } fixed_types[] = {
-    {PMIX_JOB_SIZE, K_U32},       {PMIX_UNIV_SIZE, K_U32},      {PMIX_MAX_PROCS, K_U32},
-    {PMIX_NUM_NODES, K_U32},      {PMIX_JOB_NUM_APPS, K_U32},   {PMIX_LOCAL_SIZE, K_U32},
-    {PMIX_NODE_SIZE, K_U32},      {PMIX_APP_SIZE, K_U32},       {PMIX_NODEID, K_U32},
-    {PMIX_SESSION_ID, K_U32},     {PMIX_APPNUM, K_U32},         {PMIX_RANK, K_RANK},
-    {PMIX_GLOBAL_RANK, K_RANK},   {PMIX_APP_RANK, K_RANK},      {PMIX_LOCALLDR, K_RANK},
-    {PMIX_APPLDR, K_RANK},        {PMIX_NPROC_OFFSET, K_RANK},  {PMIX_LOCAL_RANK, K_U16},
-    {PMIX_NODE_RANK, K_U16},      {PMIX_HOSTNAME, K_STR},       {PMIX_HOSTNAME_ALIASES, K_STR},
-    {PMIX_LOCAL_PEERS, K_STR},    {PMIX_NODE_LIST, K_STR},      {PMIX_NSPACE, K_STR},
-    {PMIX_NODE_MAP, K_MAP},       {PMIX_PROC_MAP, K_MAP},       {PMIX_NODE_MAP_RAW, K_MAP},
-    {PMIX_PROC_MAP_RAW, K_MAP},   {PMIX_REGISTER_NODATA, K_BOOL},
+    {PMIX_JOB_SIZE, K_U32},     {PMIX_UNIV_SIZE, K_U32},        {PMIX_MAX_PROCS, K_U32},
+    {PMIX_NUM_NODES, K_U32},    {PMIX_JOB_NUM_APPS, K_U32},     {PMIX_LOCAL_SIZE, K_U32},
+    {PMIX_NODE_SIZE, K_U32},    {PMIX_APP_SIZE, K_U32},         {PMIX_NODEID, K_U32},
+    {PMIX_SESSION_ID, K_U32},   {PMIX_APPNUM, K_U32},           {PMIX_RANK, K_RANK},
+    {PMIX_GLOBAL_RANK, K_RANK}, {PMIX_APP_RANK, K_RANK},        {PMIX_LOCALLDR, K_RANK},
+    {PMIX_APPLDR, K_RANK},      {PMIX_NPROC_OFFSET, K_RANK},    {PMIX_LOCAL_RANK, K_U16},
+    {PMIX_NODE_RANK, K_U16},    {PMIX_HOSTNAME, K_STR},         {PMIX_HOSTNAME_ALIASES, K_STR},
+    {PMIX_LOCAL_PEERS, K_STR},  {PMIX_NODE_LIST, K_STR},        {PMIX_NSPACE, K_STR},
+    {PMIX_NODE_MAP, K_MAP},     {PMIX_PROC_MAP, K_MAP},         {PMIX_NODE_MAP_RAW, K_MAP},
+    {PMIX_PROC_MAP_RAW, K_MAP}, {PMIX_REGISTER_NODATA, K_BOOL},
 };
 
 static const char *class_name(kclass_t c)
@@ -118,13 +118,13 @@ pmix_status_t sy_ji_check_type(sy_ji_t *ctx, const char *key, const pmix_value_t
         }
         if (K_U32 == c || K_RANK == c || K_U16 == c) {
             if (sy_ji_uint(v, &u)) {
-                return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must be %s (%llu is too large)",
-                                  key, class_name(c), (unsigned long long) u);
+                return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must be %s (%llu is too large)", key,
+                                  class_name(c), (unsigned long long)u);
             }
             if (PMIX_INT == v->type || PMIX_INT8 == v->type || PMIX_INT16 == v->type ||
                 PMIX_INT32 == v->type || PMIX_INT64 == v->type || PMIX_PID == v->type) {
-                return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must be %s (got a negative %s)",
-                                  key, class_name(c), PMIx_Data_type_string(v->type));
+                return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must be %s (got a negative %s)", key,
+                                  class_name(c), PMIx_Data_type_string(v->type));
             }
         }
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must be %s (got %s)", key, class_name(c),
@@ -186,7 +186,7 @@ pmix_status_t sy_ji_default_rank(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, co
 pmix_status_t sy_ji_default_str(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, const char *key,
                                 const char *s)
 {
-    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *) s};
+    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *)s};
     return sy_ji_put_default(ctx, realm, id, key, &v);
 }
 
@@ -201,14 +201,14 @@ char *sy_ji_rank_list(const pmix_rank_t *ranks, size_t n)
     }
     s[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        len += (size_t) snprintf(s + len, 12, "%s%u", 0 == i ? "" : ",", ranks[i]);
+        len += (size_t)snprintf(s + len, 12, "%s%u", 0 == i ? "" : ",", ranks[i]);
     }
     return s;
 }
 
 static int rank_cmp(const void *a, const void *b)
 {
-    pmix_rank_t x = *(const pmix_rank_t *) a, y = *(const pmix_rank_t *) b;
+    pmix_rank_t x = *(const pmix_rank_t *)a, y = *(const pmix_rank_t *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -222,7 +222,7 @@ static bool parse_rank(const char *s, char **end, pmix_rank_t *r)
     if (0 != errno || u >= PMIX_RANK_VALID) {
         return false;
     }
-    *r = (pmix_rank_t) u;
+    *r = (pmix_rank_t)u;
     return true;
 }
 
@@ -258,7 +258,7 @@ pmix_status_t sy_ji_parse_ranks(const char *s, pmix_rank_t **ranks, size_t *n)
                 }
                 out = p;
             }
-            out[len++] = (pmix_rank_t) r;
+            out[len++] = (pmix_rank_t)r;
         }
         s = ',' == *end ? end + 1 : end;
     }

@@ -95,7 +95,7 @@ static pmix_status_t id_of(sy_ji_t *ctx, const pmix_info_t *ident, uint32_t *id)
     if (!sy_ji_uint(&ident->value, &u) || u >= UINT32_MAX) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s is not a valid identifier", ident->key);
     }
-    *id = (uint32_t) u;
+    *id = (uint32_t)u;
     return PMIX_SUCCESS;
 }
 
@@ -107,8 +107,8 @@ uint32_t sy_ji_node_id_for(sy_ji_t *ctx, const char *name)
     if (PMIX_SUCCESS == sy_jseg_builder_ids(ctx->b, SY_REALM_NODE, &ids, &n)) {
         for (size_t i = 0; i < n && SY_JI_NO_ID == found; i++) {
             const char *h = sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME, NULL);
-            const char *al = sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME_ALIASES,
-                                             NULL);
+            const char *al =
+                sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME_ALIASES, NULL);
             if ((NULL != h && 0 == strcmp(h, name)) || sy_ji_in_aliases(al, name)) {
                 found = ids[i];
             }
@@ -230,8 +230,7 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
             return rc;
         }
         if (id >= PMIX_RANK_VALID) {
-            return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s names the special rank %u", in->key,
-                              id);
+            return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s names the special rank %u", in->key, id);
         }
         return sy_ji_walk(ctx, items, n, SY_REALM_PROC, id, depth + 1);
     default: return PMIX_ERR_BAD_PARAM;
@@ -277,7 +276,7 @@ pmix_status_t sy_ji_walk(sy_ji_t *ctx, const pmix_info_t *info, size_t ninfo, sy
          * session the job belongs to */
         if (0 == strcmp(in->key, PMIX_SESSION_ID) && SY_REALM_SESSION != realm &&
             sy_ji_uint(&in->value, &sid) && sid < UINT32_MAX) {
-            rc = sy_jseg_put(ctx->b, SY_REALM_SESSION, (uint32_t) sid, in->key, &in->value);
+            rc = sy_jseg_put(ctx->b, SY_REALM_SESSION, (uint32_t)sid, in->key, &in->value);
             if (PMIX_SUCCESS != rc) {
                 return sy_ji_fail(ctx, rc, "cannot store %s", in->key);
             }
@@ -288,8 +287,8 @@ pmix_status_t sy_ji_walk(sy_ji_t *ctx, const pmix_info_t *info, size_t ninfo, sy
 
 static int by_name(const void *a, const void *b)
 {
-    const sy_ji_node_t *x = *(const sy_ji_node_t *const *) a;
-    const sy_ji_node_t *y = *(const sy_ji_node_t *const *) b;
+    const sy_ji_node_t *x = *(const sy_ji_node_t *const *)a;
+    const sy_ji_node_t *y = *(const sy_ji_node_t *const *)b;
     return strcmp(x->name, y->name);
 }
 
@@ -297,10 +296,10 @@ static int by_name(const void *a, const void *b)
  * describe thousands of nodes by hostname. */
 static const sy_ji_node_t *mapped(sy_ji_node_t *const *sorted, size_t n, const char *name)
 {
-    sy_ji_node_t key = {.name = (char *) name};
+    sy_ji_node_t key = {.name = (char *)name};
     const sy_ji_node_t *pk = &key;
-    sy_ji_node_t *const *hit = NULL == sorted ? NULL
-                                              : bsearch(&pk, sorted, n, sizeof(*sorted), by_name);
+    sy_ji_node_t *const *hit =
+        NULL == sorted ? NULL : bsearch(&pk, sorted, n, sizeof(*sorted), by_name);
     return NULL == hit ? NULL : *hit;
 }
 

@@ -90,12 +90,12 @@ typedef struct {
 static inline uint32_t sy_jseg_hash(sy_realm_t realm, uint32_t id, const char *key, size_t len)
 {
     uint32_t h = 2166136261u;
-    h = (h ^ (uint8_t) realm) * 16777619u;
+    h = (h ^ (uint8_t)realm) * 16777619u;
     for (int i = 0; i < 4; i++) {
         h = (h ^ ((id >> (8 * i)) & 0xffu)) * 16777619u;
     }
     for (size_t i = 0; i < len; i++) {
-        h = (h ^ (uint8_t) key[i]) * 16777619u;
+        h = (h ^ (uint8_t)key[i]) * 16777619u;
     }
     return h;
 }

@@ -66,7 +66,7 @@ static pmix_status_t decode_into(const sy_jseg_t *seg, const sy_jseg_entry_t *e,
     default:
         /* the buffer only reads through unpack_ptr, never frees or writes */
         memset(&buf, 0, sizeof(buf));
-        buf.base_ptr = (char *) p;
+        buf.base_ptr = (char *)p;
         buf.unpack_ptr = buf.base_ptr;
         buf.pack_ptr = buf.base_ptr + e->val_len;
         buf.bytes_allocated = e->val_len;
@@ -94,13 +94,13 @@ static bool entry_ok(const sy_jseg_t *seg, const sy_jseg_header_t *h, uint32_t i
     pmix_value_t v;
 
     if (e->realm >= SY_REALM_COUNT || e->key_len == 0 || e->key_len > PMIX_MAX_KEYLEN ||
-        !range_ok(e->key_off, (uint64_t) e->key_len + 1, h->keys_size) ||
+        !range_ok(e->key_off, (uint64_t)e->key_len + 1, h->keys_size) ||
         !range_ok(e->val_off, e->val_len, h->values_size)) {
         return false;
     }
     const char *key = seg->keys + e->key_off;
     if (key[e->key_len] != '\0' || NULL != memchr(key, '\0', e->key_len) ||
-        e->hash != sy_jseg_hash((sy_realm_t) e->realm, e->id, key, e->key_len)) {
+        e->hash != sy_jseg_hash((sy_realm_t)e->realm, e->id, key, e->key_len)) {
         return false;
     }
     if (i > 0) {
@@ -134,8 +134,7 @@ static bool entry_ok(const sy_jseg_t *seg, const sy_jseg_header_t *h, uint32_t i
         bool same = v.type == e->type;
         sy_value_destruct(&v);
         return same;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -183,14 +182,14 @@ static bool header_ok(const sy_jseg_header_t *h, size_t size)
         return false;
     }
     if (h->nslots < 2 || (h->nslots & (h->nslots - 1)) != 0 ||
-        (uint64_t) h->nslots < 2 * (uint64_t) h->nentries) {
+        (uint64_t)h->nslots < 2 * (uint64_t)h->nentries) {
         return false;
     }
     if (h->entries_off % SY_JSEG_ALIGN || h->slots_off % SY_JSEG_ALIGN ||
         h->values_off % SY_JSEG_ALIGN || h->entries_off < sizeof(*h) || h->slots_off < sizeof(*h) ||
         h->keys_off < sizeof(*h) || h->values_off < sizeof(*h) ||
-        !range_ok(h->entries_off, (uint64_t) h->nentries * sizeof(sy_jseg_entry_t), size) ||
-        !range_ok(h->slots_off, (uint64_t) h->nslots * sizeof(uint32_t), size) ||
+        !range_ok(h->entries_off, (uint64_t)h->nentries * sizeof(sy_jseg_entry_t), size) ||
+        !range_ok(h->slots_off, (uint64_t)h->nslots * sizeof(uint32_t), size) ||
         !range_ok(h->keys_off, h->keys_size, size) ||
         !range_ok(h->values_off, h->values_size, size)) {
         return false;
@@ -198,20 +197,20 @@ static bool header_ok(const sy_jseg_header_t *h, size_t size)
     if (h->has_nspace && NULL == memchr(h->nspace, '\0', sizeof(h->nspace))) {
         return false;
     }
-    return h->checksum == sy_jseg_checksum((const uint8_t *) h, size);
+    return h->checksum == sy_jseg_checksum((const uint8_t *)h, size);
 }
 
 static pmix_status_t validate(sy_jseg_t *seg)
 {
-    const sy_jseg_header_t *h = (const sy_jseg_header_t *) seg->base;
+    const sy_jseg_header_t *h = (const sy_jseg_header_t *)seg->base;
 
     if (!header_ok(h, seg->size)) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
     seg->hdr = h;
-    seg->entries = (const sy_jseg_entry_t *) (seg->base + h->entries_off);
-    seg->slots = (const uint32_t *) (seg->base + h->slots_off);
-    seg->keys = (const char *) (seg->base + h->keys_off);
+    seg->entries = (const sy_jseg_entry_t *)(seg->base + h->entries_off);
+    seg->slots = (const uint32_t *)(seg->base + h->slots_off);
+    seg->keys = (const char *)(seg->base + h->keys_off);
     seg->values = seg->base + h->values_off;
     seg->nentries = h->nentries;
     seg->mask = h->nslots - 1;
@@ -245,23 +244,23 @@ pmix_status_t sy_jseg_map(const char *path, sy_jseg_t **out)
         close(fd);
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    if ((uint64_t) st.st_size < sizeof(sy_jseg_header_t)) {
+    if ((uint64_t)st.st_size < sizeof(sy_jseg_header_t)) {
         close(fd);
         sy_log(SY_LOG_WARN, "job-data segment %s is corrupt (too short)", path);
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    map = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);
     if (MAP_FAILED == map) {
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
     seg = calloc(1, sizeof(*seg));
     if (NULL == seg) {
-        munmap(map, (size_t) st.st_size);
+        munmap(map, (size_t)st.st_size);
         return PMIX_ERR_NOMEM;
     }
     seg->base = map;
-    seg->size = (size_t) st.st_size;
+    seg->size = (size_t)st.st_size;
     *out = seg;
     return PMIX_SUCCESS;
 }
@@ -301,7 +300,7 @@ void sy_jseg_close(sy_jseg_t *seg)
     if (NULL == seg) {
         return;
     }
-    munmap((void *) seg->base, seg->size);
+    munmap((void *)seg->base, seg->size);
     free(seg);
 }
 
@@ -329,7 +328,6 @@ const char *sy_jseg_superseded_by(const sy_jseg_t *seg)
 
 /* ---- lookups ---- */
 
-
 static const sy_jseg_entry_t *find(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id,
                                    const char *key)
 {
@@ -342,7 +340,7 @@ static const sy_jseg_entry_t *find(const sy_jseg_t *seg, sy_realm_t realm, uint3
             return NULL;
         }
         const sy_jseg_entry_t *e = &seg->entries[i];
-        if (e->hash == h && e->id == id && e->realm == (uint8_t) realm && e->key_len == len &&
+        if (e->hash == h && e->id == id && e->realm == (uint8_t)realm && e->key_len == len &&
             0 == memcmp(seg->keys + e->key_off, key, len)) {
             return e;
         }
@@ -356,7 +354,7 @@ pmix_status_t sy_jseg_get(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, c
     pmix_value_t *v;
     pmix_status_t rc;
 
-    if (NULL == seg || NULL == key || NULL == out || (unsigned) realm >= SY_REALM_COUNT) {
+    if (NULL == seg || NULL == key || NULL == out || (unsigned)realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!usable(seg)) {
@@ -403,14 +401,14 @@ pmix_status_t sy_jseg_get_all(const sy_jseg_t *seg, sy_realm_t realm, uint32_t i
     pmix_info_t *arr;
     pmix_status_t rc;
 
-    if (NULL == seg || NULL == infos || NULL == n || (unsigned) realm >= SY_REALM_COUNT) {
+    if (NULL == seg || NULL == infos || NULL == n || (unsigned)realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!usable(seg)) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    first = lower_bound(seg, (uint8_t) realm, id);
-    for (end = first; end < seg->nentries && seg->entries[end].realm == (uint8_t) realm &&
+    first = lower_bound(seg, (uint8_t)realm, id);
+    for (end = first; end < seg->nentries && seg->entries[end].realm == (uint8_t)realm &&
                       seg->entries[end].id == id;
          end++) {
     }
@@ -441,7 +439,7 @@ pmix_status_t sy_jseg_ids(const sy_jseg_t *seg, sy_realm_t realm, uint32_t **ids
     uint32_t first, end, *out;
     size_t k = 0;
 
-    if (NULL == seg || NULL == ids || NULL == n || (unsigned) realm >= SY_REALM_COUNT) {
+    if (NULL == seg || NULL == ids || NULL == n || (unsigned)realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
     *ids = NULL;
@@ -449,8 +447,8 @@ pmix_status_t sy_jseg_ids(const sy_jseg_t *seg, sy_realm_t realm, uint32_t **ids
     if (!usable(seg)) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    first = lower_bound(seg, (uint8_t) realm, 0);
-    for (end = first; end < seg->nentries && seg->entries[end].realm == (uint8_t) realm; end++) {
+    first = lower_bound(seg, (uint8_t)realm, 0);
+    for (end = first; end < seg->nentries && seg->entries[end].realm == (uint8_t)realm; end++) {
     }
     if (end == first) {
         return PMIX_SUCCESS;
@@ -495,7 +493,7 @@ bool sy_jseg_node_by_name(const sy_jseg_t *seg, const char *name, uint32_t *node
          i < seg->nentries && seg->entries[i].realm == SY_REALM_NODE; i++) {
         const sy_jseg_entry_t *e = &seg->entries[i];
         const char *key = seg->keys + e->key_off;
-        const char *val = (const char *) (seg->values + e->val_off);
+        const char *val = (const char *)(seg->values + e->val_off);
         bool match;
         if (SY_JSEG_FORM_STRING != e->form || 0 == e->val_len) {
             continue;
@@ -523,54 +521,29 @@ bool sy_jseg_value_u32(const pmix_value_t *v, uint32_t *out)
     uint64_t u;
 
     switch (v->type) {
-    case PMIX_INT:
-        s = v->data.integer;
-        break;
-    case PMIX_INT8:
-        s = v->data.int8;
-        break;
-    case PMIX_INT16:
-        s = v->data.int16;
-        break;
-    case PMIX_INT32:
-        s = v->data.int32;
-        break;
-    case PMIX_INT64:
-        s = v->data.int64;
-        break;
-    case PMIX_UINT:
-        u = v->data.uint;
-        goto unsigned_value;
-    case PMIX_UINT8:
-        u = v->data.uint8;
-        goto unsigned_value;
-    case PMIX_UINT16:
-        u = v->data.uint16;
-        goto unsigned_value;
-    case PMIX_UINT32:
-        u = v->data.uint32;
-        goto unsigned_value;
-    case PMIX_PROC_RANK:
-        u = v->data.rank;
-        goto unsigned_value;
-    case PMIX_UINT64:
-        u = v->data.uint64;
-        goto unsigned_value;
-    case PMIX_SIZE:
-        u = v->data.size;
-        goto unsigned_value;
-    default:
-        return false;
+    case PMIX_INT: s = v->data.integer; break;
+    case PMIX_INT8: s = v->data.int8; break;
+    case PMIX_INT16: s = v->data.int16; break;
+    case PMIX_INT32: s = v->data.int32; break;
+    case PMIX_INT64: s = v->data.int64; break;
+    case PMIX_UINT: u = v->data.uint; goto unsigned_value;
+    case PMIX_UINT8: u = v->data.uint8; goto unsigned_value;
+    case PMIX_UINT16: u = v->data.uint16; goto unsigned_value;
+    case PMIX_UINT32: u = v->data.uint32; goto unsigned_value;
+    case PMIX_PROC_RANK: u = v->data.rank; goto unsigned_value;
+    case PMIX_UINT64: u = v->data.uint64; goto unsigned_value;
+    case PMIX_SIZE: u = v->data.size; goto unsigned_value;
+    default: return false;
     }
     if (s < 0) {
         return false;
     }
-    u = (uint64_t) s;
+    u = (uint64_t)s;
 unsigned_value:
     if (u >= UINT32_MAX) {
         return false;
     }
-    *out = (uint32_t) u;
+    *out = (uint32_t)u;
     return true;
 }
 
@@ -580,7 +553,7 @@ bool sy_jseg_get_u32(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, const 
     const sy_jseg_entry_t *e;
     pmix_value_t v;
 
-    if (NULL == seg || (unsigned) realm >= SY_REALM_COUNT || !usable(seg)) {
+    if (NULL == seg || (unsigned)realm >= SY_REALM_COUNT || !usable(seg)) {
         return false;
     }
     e = find(seg, realm, id, key);

@@ -25,10 +25,10 @@ typedef struct {
     uint32_t hash;
     uint32_t id;
     sy_realm_t realm;
-    uint32_t key_idx;  /* in the builder's interned keys */
-    const char *key;   /* = keys[key_idx] */
+    uint32_t key_idx; /* in the builder's interned keys */
+    const char *key;  /* = keys[key_idx] */
     pmix_value_t val;
-    bool borrowed;     /* val is the caller's (sy_jseg_put_borrowed) */
+    bool borrowed; /* val is the caller's (sy_jseg_put_borrowed) */
 } builder_entry_t;
 
 /* A job of 100,000 ranks has a million entries but a few dozen distinct
@@ -145,7 +145,7 @@ static uint32_t key_hash(const char *key)
 {
     uint32_t h = 2166136261u;
     for (; *key != '\0'; key++) {
-        h = (h ^ (uint8_t) *key) * 16777619u;
+        h = (h ^ (uint8_t)*key) * 16777619u;
     }
     return h;
 }
@@ -183,7 +183,7 @@ static pmix_status_t intern_key(sy_jseg_builder_t *b, const char *key, uint32_t 
         b->kslots = ks;
         b->nkslots = n;
         for (size_t i = 0; i < b->nkeys; i++) {
-            b->kslots[key_slot(b, b->keys[i], key_hash(b->keys[i]))] = (uint32_t) i;
+            b->kslots[key_slot(b, b->keys[i], key_hash(b->keys[i]))] = (uint32_t)i;
         }
     }
     if (b->nkeys == b->keys_cap) {
@@ -200,8 +200,8 @@ static pmix_status_t intern_key(sy_jseg_builder_t *b, const char *key, uint32_t 
         return PMIX_ERR_NOMEM;
     }
     b->keys[b->nkeys] = copy;
-    b->kslots[key_slot(b, key, hash)] = (uint32_t) b->nkeys;
-    *idx = (uint32_t) b->nkeys++;
+    b->kslots[key_slot(b, key, hash)] = (uint32_t)b->nkeys;
+    *idx = (uint32_t)b->nkeys++;
     return PMIX_SUCCESS;
 }
 
@@ -240,14 +240,14 @@ static pmix_status_t grow_index(sy_jseg_builder_t *b)
     b->nslots = n;
     for (size_t i = 0; i < b->nentries; i++) {
         const builder_entry_t *ent = &b->entries[i];
-        b->slots[find_slot(b, ent->hash, ent->realm, ent->id, ent->key)] = (uint32_t) i;
+        b->slots[find_slot(b, ent->hash, ent->realm, ent->id, ent->key)] = (uint32_t)i;
     }
     return PMIX_SUCCESS;
 }
 
 static bool valid_key(sy_realm_t realm, const char *key)
 {
-    return (unsigned) realm < SY_REALM_COUNT && NULL != key && '\0' != key[0] &&
+    return (unsigned)realm < SY_REALM_COUNT && NULL != key && '\0' != key[0] &&
            strnlen(key, PMIX_MAX_KEYLEN + 1) <= PMIX_MAX_KEYLEN;
 }
 
@@ -319,7 +319,7 @@ static pmix_status_t put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, co
     ent->key = b->keys[key_idx];
     ent->val = copy;
     ent->borrowed = borrow;
-    b->slots[s] = (uint32_t) b->nentries++;
+    b->slots[s] = (uint32_t)b->nentries++;
     return PMIX_SUCCESS;
 }
 
@@ -349,7 +349,7 @@ const pmix_value_t *sy_jseg_peek(const sy_jseg_builder_t *b, sy_realm_t realm, u
 
 static int cmp_u32(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -359,7 +359,7 @@ pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, 
     uint32_t *out;
     size_t k = 0;
 
-    if (NULL == b || NULL == ids || NULL == n || (unsigned) realm >= SY_REALM_COUNT) {
+    if (NULL == b || NULL == ids || NULL == n || (unsigned)realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
     *ids = NULL;
@@ -396,14 +396,14 @@ pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, 
 
 static int cmp_entry_ptr(const void *a, const void *b)
 {
-    const builder_entry_t *x = *(const builder_entry_t *const *) a;
-    const builder_entry_t *y = *(const builder_entry_t *const *) b;
-    return sy_jseg_order((uint8_t) x->realm, x->id, x->key, (uint8_t) y->realm, y->id, y->key);
+    const builder_entry_t *x = *(const builder_entry_t *const *)a;
+    const builder_entry_t *y = *(const builder_entry_t *const *)b;
+    return sy_jseg_order((uint8_t)x->realm, x->id, x->key, (uint8_t)y->realm, y->id, y->key);
 }
 
 static size_t align_up(size_t v)
 {
-    return (v + SY_JSEG_ALIGN - 1) & ~(size_t) (SY_JSEG_ALIGN - 1);
+    return (v + SY_JSEG_ALIGN - 1) & ~(size_t)(SY_JSEG_ALIGN - 1);
 }
 
 /* Append the encoding of val to img, whose values start at values_off;
@@ -447,10 +447,8 @@ static size_t value_room(const pmix_value_t *val)
         return NULL == val->data.string ? 0 : strlen(val->data.string) + SY_JSEG_ALIGN;
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-        return val->data.bo.size + 32;
-    default:
-        return 64;
+    case PMIX_COMPRESSED_BYTE_OBJECT: return val->data.bo.size + 32;
+    default: return 64;
     }
 }
 
@@ -483,7 +481,7 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
         return PMIX_ERR_NOMEM;
     }
     for (size_t k = 0; k < b->nkeys; k++) {
-        key_off[k] = (uint32_t) keys_size;
+        key_off[k] = (uint32_t)keys_size;
         keys_size += strlen(b->keys[k]) + 1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -513,8 +511,8 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
         }
     }
     size_t total = img.bytes_used;
-    base = (uint8_t *) img.base_ptr;
-    h = (sy_jseg_header_t *) base;
+    base = (uint8_t *)img.base_ptr;
+    h = (sy_jseg_header_t *)base;
     memcpy(h->magic, SY_JSEG_MAGIC, SY_JSEG_MAGIC_LEN);
     h->version = SY_JSEG_VERSION;
     h->byte_order = SY_JSEG_BYTE_ORDER;
@@ -525,13 +523,13 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
     h->keys_size = keys_size;
     h->values_off = values_off;
     h->values_size = total - values_off;
-    h->nentries = (uint32_t) n;
-    h->nslots = (uint32_t) nslots;
+    h->nentries = (uint32_t)n;
+    h->nslots = (uint32_t)nslots;
     h->has_nspace = b->has_nspace;
     if (b->has_nspace) {
         sy_load_fixed(h->nspace, b->nspace, sizeof(h->nspace));
     }
-    slots = (uint32_t *) (base + slots_off);
+    slots = (uint32_t *)(base + slots_off);
     memset(slots, 0xff, nslots * sizeof(*slots));
     for (size_t k = 0; k < b->nkeys; k++) {
         memcpy(base + keys_off + key_off[k], b->keys[k], strlen(b->keys[k]) + 1);
@@ -540,14 +538,14 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
         sy_jseg_entry_t *e = &ents[i];
         e->hash = order[i]->hash;
         e->id = order[i]->id;
-        e->realm = (uint8_t) order[i]->realm;
+        e->realm = (uint8_t)order[i]->realm;
         e->key_off = key_off[order[i]->key_idx];
-        e->key_len = (uint32_t) strlen(order[i]->key);
+        e->key_len = (uint32_t)strlen(order[i]->key);
         size_t s = e->hash & (nslots - 1);
         while (SY_JSEG_SLOT_EMPTY != slots[s]) {
             s = (s + 1) & (nslots - 1);
         }
-        slots[s] = (uint32_t) i;
+        slots[s] = (uint32_t)i;
     }
     if (0 != n) {
         memcpy(base + entries_off, ents, n * sizeof(*ents));
@@ -573,7 +571,7 @@ static pmix_status_t write_all(int fd, const uint8_t *p, size_t n)
             return PMIX_ERROR;
         }
         p += w;
-        n -= (size_t) w;
+        n -= (size_t)w;
     }
     return PMIX_SUCCESS;
 }
@@ -584,14 +582,14 @@ pmix_status_t sy_jseg_create(const char *path, unsigned mode, int *fdp)
     if (fd < 0 && EEXIST == errno) {
         /* the name is ours alone: anything there was left by a crashed
          * process that had our pid */
-        (void) unlink(path);
+        (void)unlink(path);
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     }
     if (fd < 0) {
         sy_log(SY_LOG_WARN, "cannot create job-data segment %s: %s", path, strerror(errno));
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    if (0 != fchmod(fd, (mode_t) mode)) {
+    if (0 != fchmod(fd, (mode_t)mode)) {
         sy_log(SY_LOG_WARN, "cannot set the mode of job-data segment %s: %s", path,
                strerror(errno));
         close(fd);
@@ -629,8 +627,8 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
     }
     /* unique per thread and process, so concurrent publishers never share
      * a temporary file */
-    if ((size_t) snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long) getpid(),
-                          atomic_fetch_add(&serial, 1)) >= sizeof(tmp)) {
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long)getpid(),
+                         atomic_fetch_add(&serial, 1)) >= sizeof(tmp)) {
         return PMIX_ERR_BAD_PARAM;
     }
     int fd = -1;
@@ -639,7 +637,7 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
         rc = sy_jseg_create(tmp, mode, &fd);
     }
     if (PMIX_SUCCESS == rc) {
-        rc = write_file(fd, tmp, (const uint8_t *) img.base_ptr, img.bytes_used);
+        rc = write_file(fd, tmp, (const uint8_t *)img.base_ptr, img.bytes_used);
     }
     sy_buffer_destruct(&img);
     if (PMIX_SUCCESS == rc && 0 != rename(tmp, path)) {
@@ -657,7 +655,7 @@ pmix_status_t sy_jseg_publish_fd(const sy_jseg_builder_t *b, int fd, const char 
     pmix_status_t rc = NULL == b || NULL == path ? PMIX_ERR_BAD_PARAM : build_image(b, img);
 
     if (PMIX_SUCCESS == rc) {
-        rc = write_file(fd, path, (const uint8_t *) img->base_ptr, img->bytes_used);
+        rc = write_file(fd, path, (const uint8_t *)img->base_ptr, img->bytes_used);
     } else {
         close(fd);
         if (NULL != path) {
@@ -689,7 +687,7 @@ pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path)
         if (ro >= 0) {
             if (0 == fstat(ro, &st) && 0 == fchmod(ro, st.st_mode | S_IWUSR)) {
                 fd = open(old_path, O_RDWR | O_CLOEXEC);
-                (void) fchmod(ro, st.st_mode & 07777);
+                (void)fchmod(ro, st.st_mode & 07777);
             }
             close(ro);
         }
@@ -697,7 +695,7 @@ pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path)
     if (fd < 0) {
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    if (0 != fstat(fd, &st) || (size_t) st.st_size < sizeof(*h)) {
+    if (0 != fstat(fd, &st) || (size_t)st.st_size < sizeof(*h)) {
         close(fd);
         return PMIX_ERR_BAD_PARAM;
     }

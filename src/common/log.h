@@ -8,7 +8,12 @@
 #define SWITCHYARD_COMMON_LOG_H
 #include <stdbool.h>
 
-typedef enum { SY_LOG_ERROR = 0, SY_LOG_WARN = 1, SY_LOG_INFO = 2, SY_LOG_DEBUG = 3 } sy_log_level_t;
+typedef enum {
+    SY_LOG_ERROR = 0,
+    SY_LOG_WARN = 1,
+    SY_LOG_INFO = 2,
+    SY_LOG_DEBUG = 3
+} sy_log_level_t;
 
 bool sy_log_enabled(sy_log_level_t level);
 void sy_log(sy_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -32,11 +32,26 @@ static pmix_status_t put_le(pmix_data_buffer_t *b, uint64_t v, size_t width)
     return sy_buffer_append(b, bytes, width);
 }
 
-static pmix_status_t put_u8(pmix_data_buffer_t *b, uint8_t v) { return put_le(b, v, 1); }
-static pmix_status_t put_u16(pmix_data_buffer_t *b, uint16_t v) { return put_le(b, v, 2); }
-static pmix_status_t put_u32(pmix_data_buffer_t *b, uint32_t v) { return put_le(b, v, 4); }
-static pmix_status_t put_u64(pmix_data_buffer_t *b, uint64_t v) { return put_le(b, v, 8); }
-static pmix_status_t put_i64(pmix_data_buffer_t *b, int64_t v) { return put_le(b, (uint64_t)v, 8); }
+static pmix_status_t put_u8(pmix_data_buffer_t *b, uint8_t v)
+{
+    return put_le(b, v, 1);
+}
+static pmix_status_t put_u16(pmix_data_buffer_t *b, uint16_t v)
+{
+    return put_le(b, v, 2);
+}
+static pmix_status_t put_u32(pmix_data_buffer_t *b, uint32_t v)
+{
+    return put_le(b, v, 4);
+}
+static pmix_status_t put_u64(pmix_data_buffer_t *b, uint64_t v)
+{
+    return put_le(b, v, 8);
+}
+static pmix_status_t put_i64(pmix_data_buffer_t *b, int64_t v)
+{
+    return put_le(b, (uint64_t)v, 8);
+}
 
 static pmix_status_t put_bytes(pmix_data_buffer_t *b, const void *p, size_t n)
 {
@@ -404,8 +419,7 @@ static pmix_status_t pack_geometry(pmix_data_buffer_t *b, const void *e, unsigne
     if (PMIX_SUCCESS == rc) {
         rc = put_string(b, g->osname);
     }
-    return PMIX_SUCCESS == rc ? put_array(b, g->coordinates, g->ncoords, PMIX_COORD, depth)
-                              : rc;
+    return PMIX_SUCCESS == rc ? put_array(b, g->coordinates, g->ncoords, PMIX_COORD, depth) : rc;
 }
 
 static pmix_status_t pack_devdist(pmix_data_buffer_t *b, const void *e, unsigned d)
@@ -528,9 +542,9 @@ static pmix_status_t pack_disk_stats(pmix_data_buffer_t *b, const void *e, unsig
     (void)d;
     const pmix_disk_stats_t *s = e;
     const uint64_t *const vs[] = {
-        &s->num_reads_completed,  &s->num_reads_merged,     &s->num_sectors_read,
-        &s->milliseconds_reading, &s->num_writes_completed, &s->num_writes_merged,
-        &s->num_sectors_written,  &s->milliseconds_writing, &s->num_ios_in_progress,
+        &s->num_reads_completed,  &s->num_reads_merged,        &s->num_sectors_read,
+        &s->milliseconds_reading, &s->num_writes_completed,    &s->num_writes_merged,
+        &s->num_sectors_written,  &s->milliseconds_writing,    &s->num_ios_in_progress,
         &s->milliseconds_io,      &s->weighted_milliseconds_io};
     pmix_status_t rc = put_string(b, s->disk);
     return PMIX_SUCCESS == rc ? put_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
@@ -540,9 +554,8 @@ static pmix_status_t pack_net_stats(pmix_data_buffer_t *b, const void *e, unsign
 {
     (void)d;
     const pmix_net_stats_t *s = e;
-    const uint64_t *const vs[] = {&s->num_bytes_recvd, &s->num_packets_recvd,
-                                  &s->num_recv_errs,   &s->num_bytes_sent,
-                                  &s->num_packets_sent, &s->num_send_errs};
+    const uint64_t *const vs[] = {&s->num_bytes_recvd, &s->num_packets_recvd, &s->num_recv_errs,
+                                  &s->num_bytes_sent,  &s->num_packets_sent,  &s->num_send_errs};
     pmix_status_t rc = put_string(b, s->net_interface);
     return PMIX_SUCCESS == rc ? put_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
 }
@@ -550,8 +563,8 @@ static pmix_status_t pack_net_stats(pmix_data_buffer_t *b, const void *e, unsign
 static pmix_status_t pack_node_stats(pmix_data_buffer_t *b, const void *e, unsigned depth)
 {
     const pmix_node_stats_t *s = e;
-    const float *const fs[] = {&s->la,       &s->la5,         &s->la15,       &s->total_mem,
-                               &s->free_mem, &s->buffers,     &s->cached,     &s->swap_cached,
+    const float *const fs[] = {&s->la,         &s->la5,       &s->la15,   &s->total_mem,
+                               &s->free_mem,   &s->buffers,   &s->cached, &s->swap_cached,
                                &s->swap_total, &s->swap_free, &s->mapped};
     pmix_status_t rc = put_string(b, s->node);
     if (PMIX_SUCCESS == rc) {
@@ -563,8 +576,7 @@ static pmix_status_t pack_node_stats(pmix_data_buffer_t *b, const void *e, unsig
     if (PMIX_SUCCESS == rc) {
         rc = put_array(b, s->diskstats, s->ndiskstats, PMIX_DISK_STATS, depth);
     }
-    return PMIX_SUCCESS == rc ? put_array(b, s->netstats, s->nnetstats, PMIX_NET_STATS, depth)
-                              : rc;
+    return PMIX_SUCCESS == rc ? put_array(b, s->netstats, s->nnetstats, PMIX_NET_STATS, depth) : rc;
 }
 
 /* ---- dispatch --------------------------------------------------------- */
@@ -637,8 +649,8 @@ static const pack_fn pack_table[SY_WIRE_TYPE_LIMIT] = {
     [PMIX_STOR_ACCESS_TYPE] = pack_u16,
 };
 
-pmix_status_t sy_pack_elems(pmix_data_buffer_t *b, const void *src, size_t n,
-                            pmix_data_type_t type, unsigned depth)
+pmix_status_t sy_pack_elems(pmix_data_buffer_t *b, const void *src, size_t n, pmix_data_type_t type,
+                            unsigned depth)
 {
     if (depth > SY_PACK_MAX_DEPTH) {
         return PMIX_ERR_PACK_FAILURE;
@@ -693,4 +705,3 @@ bool sy_wire_type_known(pmix_data_type_t type)
 {
     return type < SY_WIRE_TYPE_LIMIT && NULL != pack_table[type] && 0 != sy_type_size(type);
 }
-

@@ -23,8 +23,7 @@ bool sy_wire_type_known(pmix_data_type_t type);
 
 /* Append one record (type, count, n elements of type read from src).
  * On failure the buffer is left exactly as it was. */
-pmix_status_t sy_pack(pmix_data_buffer_t *b, const void *src, int32_t n,
-                      pmix_data_type_t type);
+pmix_status_t sy_pack(pmix_data_buffer_t *b, const void *src, int32_t n, pmix_data_type_t type);
 
 /* Read one record of `type` into dst (room for *n elements); *n becomes the
  * number of elements stored.  Errors (nothing stored, nothing leaked,
@@ -33,17 +32,16 @@ pmix_status_t sy_pack(pmix_data_buffer_t *b, const void *src, int32_t n,
  * If the record holds more than *n elements, the first *n are stored (the
  * caller owns them), the rest are skipped so the buffer stays readable, and
  * PMIX_ERR_UNPACK_INADEQUATE_SPACE is returned. */
-pmix_status_t sy_unpack(pmix_data_buffer_t *b, void *dst, int32_t *n,
-                        pmix_data_type_t type);
+pmix_status_t sy_unpack(pmix_data_buffer_t *b, void *dst, int32_t *n, pmix_data_type_t type);
 
 /* Element-level engines (no record header), used by pack.c/unpack.c for
  * nesting and by callers that frame their own data.  depth starts at 0.
  * sy_unpack_elems zeroes dst first; on failure every element is released
  * and zeroed again, and how far unpack_ptr moved is unspecified. */
-pmix_status_t sy_pack_elems(pmix_data_buffer_t *b, const void *src, size_t n,
-                            pmix_data_type_t type, unsigned depth);
-pmix_status_t sy_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n,
-                              pmix_data_type_t type, unsigned depth);
+pmix_status_t sy_pack_elems(pmix_data_buffer_t *b, const void *src, size_t n, pmix_data_type_t type,
+                            unsigned depth);
+pmix_status_t sy_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n, pmix_data_type_t type,
+                              unsigned depth);
 
 /* Smallest number of wire bytes one element of `type` can take, 0 if the
  * type cannot be unpacked.  Used to reject counts the remaining bytes

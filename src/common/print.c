@@ -47,7 +47,7 @@ static void put_rank(FILE *f, pmix_rank_t r)
 
 static void put_proc(FILE *f, const pmix_proc_t *p)
 {
-    fprintf(f, "%.*s:", (int) sizeof(p->nspace), p->nspace);
+    fprintf(f, "%.*s:", (int)sizeof(p->nspace), p->nspace);
     put_rank(f, p->rank);
 }
 
@@ -55,13 +55,13 @@ static void put_bytes(FILE *f, const char *bytes, size_t size)
 {
     size_t n = size < MAX_DUMP ? size : MAX_DUMP;
 
-    fprintf(f, "Size: %zu", NULL == bytes ? (size_t) 0 : size);
+    fprintf(f, "Size: %zu", NULL == bytes ? (size_t)0 : size);
     if (NULL == bytes || 0 == size) {
         return;
     }
     fputs("\tBytes: ", f);
     for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%02x", (unsigned char) bytes[i]);
+        fprintf(f, "%02x", (unsigned char)bytes[i]);
     }
     if (n < size) {
         fputs("...", f);
@@ -92,8 +92,7 @@ static void put_coord(FILE *f, const pmix_coord_t *c)
 }
 
 /* An array's elements, one per line: "<pfx>  [i] <element>". */
-static void put_array(FILE *f, const char *pfx, const void *array, size_t n,
-                      pmix_data_type_t type)
+static void put_array(FILE *f, const char *pfx, const void *array, size_t n, pmix_data_type_t type)
 {
     size_t size = sy_type_size(type);
     size_t plen = strlen(pfx);
@@ -106,7 +105,7 @@ static void put_array(FILE *f, const char *pfx, const void *array, size_t n,
     memcpy(inner + plen, "  ", 3);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "\n%s[%zu] ", inner, i);
-        put_elem(f, inner, (const char *) array + i * size, type);
+        put_elem(f, inner, (const char *)array + i * size, type);
     }
     free(inner);
 }
@@ -115,7 +114,7 @@ static void put_info(FILE *f, const char *pfx, const pmix_info_t *i)
 {
     char *dirs = PMIx_Info_directives_string(i->flags);
 
-    fprintf(f, "Key: %.*s\tDirectives: %s\t", (int) sizeof(i->key), i->key, safe(dirs));
+    fprintf(f, "Key: %.*s\tDirectives: %s\t", (int)sizeof(i->key), i->key, safe(dirs));
     free(dirs);
     put_value(f, pfx, &i->value);
 }
@@ -125,10 +124,9 @@ static void put_topo(FILE *f, const pmix_topology_t *t)
     fprintf(f, "Source: %s", safe(t->source));
     if (NULL != t->topology && sy_from_hwloc(t->source)) {
         hwloc_topology_t h = t->topology;
-        fprintf(f, "\tPackages: %d\tCores: %d\tPUs: %d",
-                hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PACKAGE),
-                hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE),
-                hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU));
+        fprintf(
+            f, "\tPackages: %d\tCores: %d\tPUs: %d", hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PACKAGE),
+            hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU));
     } else {
         fprintf(f, "\tTopology: %p", t->topology);
     }
@@ -140,7 +138,7 @@ static void put_cpuset(FILE *f, const pmix_cpuset_t *c)
 
     fprintf(f, "Source: %s\tBitmap: ", safe(c->source));
     if (NULL != c->bitmap && sy_from_hwloc(c->source) &&
-        0 <= hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t) c->bitmap)) {
+        0 <= hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)c->bitmap)) {
         fputs(list, f);
         free(list);
     } else {
@@ -150,7 +148,7 @@ static void put_cpuset(FILE *f, const pmix_cpuset_t *c)
 
 static void put_tv(FILE *f, const struct timeval *tv)
 {
-    fprintf(f, "%ld.%06ld", (long) tv->tv_sec, (long) tv->tv_usec);
+    fprintf(f, "%ld.%06ld", (long)tv->tv_sec, (long)tv->tv_usec);
 }
 
 static void put_stats(FILE *f, const char *pfx, const void *elem, pmix_data_type_t type)
@@ -160,11 +158,12 @@ static void put_stats(FILE *f, const char *pfx, const void *elem, pmix_data_type
         const pmix_proc_stats_t *p = elem;
         fprintf(f, "Node: %s\tProc: ", safe(p->node));
         put_proc(f, &p->proc);
-        fprintf(f, "\tPID: %ld\tCmd: %s\tState: %c\tTime: ", (long) p->pid, safe(p->cmd),
+        fprintf(f, "\tPID: %ld\tCmd: %s\tState: %c\tTime: ", (long)p->pid, safe(p->cmd),
                 p->state ? p->state : '-');
         put_tv(f, &p->time);
-        fprintf(f, "\tCPU: %f%%\tPriority: %" PRId32 "\tThreads: %u\tPSS: %f\tVSize: %f"
-                   "\tRSS: %f\tPeak VSize: %f\tProcessor: %u\tSampled: ",
+        fprintf(f,
+                "\tCPU: %f%%\tPriority: %" PRId32 "\tThreads: %u\tPSS: %f\tVSize: %f"
+                "\tRSS: %f\tPeak VSize: %f\tProcessor: %u\tSampled: ",
                 p->percent_cpu, p->priority, p->num_threads, p->pss, p->vsize, p->rss,
                 p->peak_vsize, p->processor);
         put_tv(f, &p->sample_time);
@@ -189,8 +188,8 @@ static void put_stats(FILE *f, const char *pfx, const void *elem, pmix_data_type
                 "Interface: %s\tBytes recvd: %" PRIu64 "\tPackets recvd: %" PRIu64
                 "\tRecv errors: %" PRIu64 "\tBytes sent: %" PRIu64 "\tPackets sent: %" PRIu64
                 "\tSend errors: %" PRIu64,
-                safe(n->net_interface), n->num_bytes_recvd, n->num_packets_recvd,
-                n->num_recv_errs, n->num_bytes_sent, n->num_packets_sent, n->num_send_errs);
+                safe(n->net_interface), n->num_bytes_recvd, n->num_packets_recvd, n->num_recv_errs,
+                n->num_bytes_sent, n->num_packets_sent, n->num_send_errs);
         break;
     }
     default: {
@@ -213,14 +212,14 @@ static void put_stats(FILE *f, const char *pfx, const void *elem, pmix_data_type
 /* The "value" part of one element (no data type label). */
 static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_t type)
 {
-#define AS(ctype) (*(const ctype *) elem)
+#define AS(ctype) (*(const ctype *)elem)
     switch (type) {
     case PMIX_BOOL: fputs(AS(bool) ? "True" : "False", f); break;
     case PMIX_BYTE: fprintf(f, "0x%02x", AS(uint8_t)); break;
     case PMIX_STRING:
     case PMIX_REGEX: fputs(safe(AS(char *)), f); break;
     case PMIX_SIZE: fprintf(f, "%zu", AS(size_t)); break;
-    case PMIX_PID: fprintf(f, "%ld", (long) AS(pid_t)); break;
+    case PMIX_PID: fprintf(f, "%ld", (long)AS(pid_t)); break;
     case PMIX_INT: fprintf(f, "%d", AS(int)); break;
     case PMIX_INT8: fprintf(f, "%d", AS(int8_t)); break;
     case PMIX_INT16: fprintf(f, "%d", AS(int16_t)); break;
@@ -234,11 +233,14 @@ static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_
     case PMIX_FLOAT: fprintf(f, "%f", AS(float)); break;
     case PMIX_DOUBLE: fprintf(f, "%f", AS(double)); break;
     case PMIX_TIMEVAL: put_tv(f, elem); break;
-    case PMIX_TIME: fprintf(f, "%lld", (long long) AS(time_t)); break;
-    case PMIX_STATUS: fprintf(f, "%s (%d)", safe(PMIx_Error_string(AS(pmix_status_t))),
-                              AS(pmix_status_t)); break;
+    case PMIX_TIME: fprintf(f, "%lld", (long long)AS(time_t)); break;
+    case PMIX_STATUS:
+        fprintf(f, "%s (%d)", safe(PMIx_Error_string(AS(pmix_status_t))), AS(pmix_status_t));
+        break;
     case PMIX_PROC_RANK: put_rank(f, AS(pmix_rank_t)); break;
-    case PMIX_PROC_NSPACE: fprintf(f, "%.*s", (int) sizeof(pmix_nspace_t), (const char *) elem); break;
+    case PMIX_PROC_NSPACE:
+        fprintf(f, "%.*s", (int)sizeof(pmix_nspace_t), (const char *)elem);
+        break;
     case PMIX_PROC: put_proc(f, elem); break;
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
@@ -276,7 +278,7 @@ static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_
         fputs("Proc: ", f);
         put_proc(f, &p->proc);
         fprintf(f, "\tHost: %s\tExecutable: %s\tPID: %ld\tExit code: %d\tState: %s",
-                safe(p->hostname), safe(p->executable_name), (long) p->pid, p->exit_code,
+                safe(p->hostname), safe(p->executable_name), (long)p->pid, p->exit_code,
                 safe(PMIx_Proc_state_string(p->state)));
         break;
     }
@@ -292,7 +294,7 @@ static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_
         const pmix_pdata_t *p = elem;
         fputs("Proc: ", f);
         put_proc(f, &p->proc);
-        fprintf(f, "\tKey: %.*s\t", (int) sizeof(p->key), p->key);
+        fprintf(f, "\tKey: %.*s\t", (int)sizeof(p->key), p->key);
         put_value(f, pfx, &p->value);
         break;
     }
@@ -317,7 +319,7 @@ static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_
     case PMIX_REGATTR: {
         const pmix_regattr_t *r = elem;
         fprintf(f, "Name: %s\tString: %.*s\tType: %s\tDescription: ", safe(r->name),
-                (int) sizeof(r->string), r->string, type_name(r->type));
+                (int)sizeof(r->string), r->string, type_name(r->type));
         put_argv(f, r->description);
         break;
     }
@@ -330,16 +332,15 @@ static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_
     case PMIX_COORD: put_coord(f, elem); break;
     case PMIX_GEOMETRY: {
         const pmix_geometry_t *g = elem;
-        fprintf(f, "Fabric: %zu\tUUID: %s\tOSname: %s\tCoordinates: %zu", g->fabric,
-                safe(g->uuid), safe(g->osname), g->ncoords);
+        fprintf(f, "Fabric: %zu\tUUID: %s\tOSname: %s\tCoordinates: %zu", g->fabric, safe(g->uuid),
+                safe(g->osname), g->ncoords);
         put_array(f, pfx, g->coordinates, g->ncoords, PMIX_COORD);
         break;
     }
     case PMIX_DEVICE_DIST: {
         const pmix_device_distance_t *d = elem;
         fprintf(f, "UUID: %s\tOSname: %s\tType: %s\tMinDist: %u\tMaxDist: %u", safe(d->uuid),
-                safe(d->osname), safe(PMIx_Device_type_string(d->type)), d->mindist,
-                d->maxdist);
+                safe(d->osname), safe(PMIx_Device_type_string(d->type)), d->mindist, d->maxdist);
         break;
     }
     case PMIX_ENDPOINT: {
@@ -358,14 +359,14 @@ static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_
         const pmix_data_buffer_t *b = elem;
         size_t unread = 0;
         if (NULL != b->base_ptr && NULL != b->unpack_ptr && b->unpack_ptr >= b->base_ptr &&
-            (size_t) (b->unpack_ptr - b->base_ptr) <= b->bytes_used) {
-            unread = b->bytes_used - (size_t) (b->unpack_ptr - b->base_ptr);
+            (size_t)(b->unpack_ptr - b->base_ptr) <= b->bytes_used) {
+            unread = b->bytes_used - (size_t)(b->unpack_ptr - b->base_ptr);
         }
         fprintf(f, "Allocated: %zu\tUsed: %zu\tUnread: %zu", b->bytes_allocated, b->bytes_used,
                 unread);
         break;
     }
-    default: fprintf(f, "<unprintable type %u>", (unsigned) type); break;
+    default: fprintf(f, "<unprintable type %u>", (unsigned)type); break;
     }
 #undef AS
 }

@@ -29,7 +29,7 @@ struct node {
     struct node *next;
     sy_progress_fn_t fn;
     void *arg;
-    bool embedded;   /* lives inside a timer: not ours to free */
+    bool embedded; /* lives inside a timer: not ours to free */
 };
 
 enum { T_ARMED = 0, T_FIRED = 1, T_CANCELLED = 2 };
@@ -41,10 +41,10 @@ struct sy_timer {
     void *arg;
     struct timeval tv;
     atomic_int state;
-    atomic_int refs;          /* loop's reference + the owner's, if any */
-    struct sy_timer *next, *prev;   /* p->live, under p->lock */
-    struct node arm_node;     /* EXT_BASE from a foreign thread */
-    struct node reap_node;    /* after a successful cancel */
+    atomic_int refs;              /* loop's reference + the owner's, if any */
+    struct sy_timer *next, *prev; /* p->live, under p->lock */
+    struct node arm_node;         /* EXT_BASE from a foreign thread */
+    struct node reap_node;        /* after a successful cancel */
 };
 
 struct sy_progress {
@@ -53,22 +53,22 @@ struct sy_progress {
     struct event_base *base;
     struct event *wake_ev;
     int efd;
-    unsigned long gen;        /* fork generation we belong to */
+    unsigned long gen; /* fork generation we belong to */
 
-    pthread_mutex_t lock;     /* queue, wake flag, thread state, live timers */
+    pthread_mutex_t lock; /* queue, wake flag, thread state, live timers */
     struct node *head, *tail;
     size_t qlen;
     bool wake_pending;
     bool running;
     bool exit_req;
-    struct sy_timer *live;    /* timers still holding the loop's reference */
+    struct sy_timer *live; /* timers still holding the loop's reference */
 
-    pthread_mutex_t life_lock;   /* serialises acquire/release/start/stop */
+    pthread_mutex_t life_lock; /* serialises acquire/release/start/stop */
     int refcount;
     pthread_t thread;
     bool joinable;
 
-    pthread_mutex_t run_lock;    /* EXT_PROGRESS: one progressing thread */
+    pthread_mutex_t run_lock; /* EXT_PROGRESS: one progressing thread */
 
     struct sy_progress *reg_next, *reg_prev;
 };
@@ -86,8 +86,14 @@ static sy_progress_t *abandoned;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int once_rc;
 
-static void fork_prepare(void) { pthread_mutex_lock(&reg_lock); }
-static void fork_parent(void) { pthread_mutex_unlock(&reg_lock); }
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&reg_lock);
+}
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&reg_lock);
+}
 static void fork_child(void)
 {
     atomic_fetch_add(&g_gen, 1);
@@ -421,7 +427,7 @@ void sy_progress_destroy(sy_progress_t *p)
         }
         int armed = T_ARMED;
         if (!atomic_compare_exchange_strong(&t->state, &armed, T_FIRED)) {
-            continue;   /* cancelled: its reaper is queued */
+            continue; /* cancelled: its reaper is queued */
         }
         tl_ctx = CTX_DISPATCH;
         t->fn(t->arg);
@@ -559,7 +565,7 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     if (!atomic_compare_exchange_strong(&t->state, &armed, T_FIRED)) {
-        return;   /* cancelled: its reaper is queued and drops the reference */
+        return; /* cancelled: its reaper is queued and drops the reference */
     }
     sy_progress_t *save_p = tl_p;
     int save_ctx = tl_ctx;

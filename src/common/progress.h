@@ -60,7 +60,7 @@ typedef enum {
 
 typedef struct {
     sy_progress_mode_t mode;
-    struct event_base *base;   /* SY_PROGRESS_EXT_BASE only */
+    struct event_base *base; /* SY_PROGRESS_EXT_BASE only */
 } sy_progress_opts_t;
 
 /* opts NULL = SY_PROGRESS_THREAD.  The thread is not started yet. */

@@ -154,8 +154,8 @@ static pmix_status_t add_rest(pmix_query_t **rest, size_t *nrest, size_t *cap,
 }
 
 pmix_status_t sy_query_split(const pmix_query_t q[], size_t n, const sy_query_ctx_t *ctx,
-                             sy_infos_t *answers, size_t *asked, size_t *found,
-                             pmix_query_t **rest, size_t *nrest)
+                             sy_infos_t *answers, size_t *asked, size_t *found, pmix_query_t **rest,
+                             size_t *nrest)
 {
     size_t cap = 0;
     *rest = NULL;
@@ -167,8 +167,8 @@ pmix_status_t sy_query_split(const pmix_query_t q[], size_t n, const sy_query_ct
         while (qi->keys != NULL && qi->keys[nk] != NULL)
             nk++;
         if (sy_support_is_query(qi) && query_local(qi, ctx)) {
-            rc = sy_support_answer(qi, ctx->host, ctx->nhost, ctx->have_host, answers, asked,
-                                   found);
+            rc =
+                sy_support_answer(qi, ctx->host, ctx->nhost, ctx->have_host, answers, asked, found);
             continue;
         }
         char **keys = calloc(nk + 1, sizeof(char *));
@@ -226,8 +226,9 @@ pmix_status_t sy_query_status(size_t asked, size_t found, bool host_asked,
                               pmix_status_t host_status, size_t host_n)
 {
     if (!host_asked)
-        return found == asked ? PMIX_SUCCESS : found > 0 ? PMIX_ERR_PARTIAL_SUCCESS
-                                                         : PMIX_ERR_NOT_FOUND;
+        return found == asked ? PMIX_SUCCESS
+               : found > 0    ? PMIX_ERR_PARTIAL_SUCCESS
+                              : PMIX_ERR_NOT_FOUND;
     bool host_all = host_status == PMIX_SUCCESS;
     bool host_some = host_all || (host_status == PMIX_ERR_PARTIAL_SUCCESS && host_n > 0);
     if (asked == 0)

@@ -13,10 +13,10 @@
 #include "common/attr_support.h"
 
 typedef struct {
-    const char *server_uri;        /* PMIX_SERVER_URI answered with it; NULL: not here */
-    const sy_host_attrs_t *host;   /* the host's registrations */
+    const char *server_uri;      /* PMIX_SERVER_URI answered with it; NULL: not here */
+    const sy_host_attrs_t *host; /* the host's registrations */
     size_t nhost;
-    bool have_host;                /* the host level can be answered here */
+    bool have_host; /* the host level can be answered here */
     /* A server's own keys (process sets, groups): one key of query q into
      * *out, PMIX_ERR_NOT_SUPPORTED when it is not one of them; NULL: none. */
     pmix_status_t (*answer)(const pmix_query_t *q, const char *key, pmix_value_t *out);
@@ -30,8 +30,8 @@ bool sy_query_local_only(const pmix_query_t q[], size_t n, const sy_query_ctx_t 
  * the queries or keys left for the host are copied into *rest (NULL and 0
  * when nothing is left; free with PMIX_QUERY_FREE). */
 pmix_status_t sy_query_split(const pmix_query_t q[], size_t n, const sy_query_ctx_t *ctx,
-                             sy_infos_t *answers, size_t *asked, size_t *found,
-                             pmix_query_t **rest, size_t *nrest);
+                             sy_infos_t *answers, size_t *asked, size_t *found, pmix_query_t **rest,
+                             size_t *nrest);
 
 /* The status of the whole query: the library found `found` of `asked`;
  * when the host was asked (host_asked), it answered host_status with

@@ -43,12 +43,12 @@ static void put_escaped(sy_rxbuf_t *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char) s[i];
+        unsigned char c = (unsigned char)s[i];
         if (sy_rx_must_escape(c)) {
             char e[3] = {'%', hex[c >> 4], hex[c & 15]};
             sy_rxbuf_put(b, e, 3);
         } else {
-            sy_rxbuf_putc(b, (char) c);
+            sy_rxbuf_putc(b, (char)c);
         }
     }
 }
@@ -114,14 +114,14 @@ static bool width_fits(const char *d, size_t n, unsigned *lo, unsigned *hi)
         if (*lo > n || *hi < n) {
             return false;
         }
-        *lo = *hi = (unsigned) n;
+        *lo = *hi = (unsigned)n;
         return true;
     }
     if (*lo > n) {
         return false;
     }
     if (*hi > n) {
-        *hi = (unsigned) n;
+        *hi = (unsigned)n;
     }
     return true;
 }
@@ -130,7 +130,7 @@ static uint64_t digits_value(const char *d, size_t n)
 {
     uint64_t v = 0;
     for (size_t i = 0; i < n; i++) {
-        v = v * 10 + (uint64_t) (d[i] - '0');
+        v = v * 10 + (uint64_t)(d[i] - '0');
     }
     return v;
 }
@@ -149,8 +149,8 @@ static bool group_take(group_t *g, span_t t)
     if (!g->active || t.n <= g->pre.n + g->suf.n) {
         return false;
     }
-    if (memcmp(t.s, g->pre.s, g->pre.n) != 0
-        || memcmp(t.s + t.n - g->suf.n, g->suf.s, g->suf.n) != 0) {
+    if (memcmp(t.s, g->pre.s, g->pre.n) != 0 ||
+        memcmp(t.s + t.n - g->suf.n, g->suf.s, g->suf.n) != 0) {
         return false;
     }
     const char *d = t.s + g->pre.n;
@@ -226,8 +226,8 @@ static bool group_open(group_t *g, span_t t, span_t u)
             const char *ud = u.s + s;
             size_t un = u.n - s - tail;
             unsigned lo = 1, hi = SY_RX_MAX_DIGITS;
-            if (all_digits(t.s + s, e - s) && all_digits(ud, un)
-                && width_fits(t.s + s, e - s, &lo, &hi) && width_fits(ud, un, &lo, &hi)) {
+            if (all_digits(t.s + s, e - s) && all_digits(ud, un) &&
+                width_fits(t.s + s, e - s, &lo, &hi) && width_fits(ud, un, &lo, &hi)) {
                 g->active = true;
                 g->first = t;
                 g->pre.s = t.s;
@@ -252,8 +252,8 @@ static bool group_open(group_t *g, span_t t, span_t u)
 static span_t next_field(const char *p, const char *end, char sep)
 {
     span_t f = {p, 0};
-    const char *q = memchr(p, sep, (size_t) (end - p));
-    f.n = (size_t) ((q ? q : end) - p);
+    const char *q = memchr(p, sep, (size_t)(end - p));
+    f.n = (size_t)((q ? q : end) - p);
     return f;
 }
 
@@ -261,7 +261,7 @@ static span_t next_field(const char *p, const char *end, char sep)
 static bool raw_allowed(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char) s[i];
+        unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c >= 0x7f || c == '*') {
             return false;
         }

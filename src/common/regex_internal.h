@@ -49,8 +49,7 @@ unsigned sy_rx_digits(uint64_t v);
 bool sy_rx_lex_uint(const char **p, const char *end, uint64_t max, uint64_t *out);
 
 /* Read "a" or "a-b" (each <= max) at *p; a single value gives b == a. */
-bool sy_rx_lex_range(const char **p, const char *end, uint64_t max, uint64_t *a,
-                     uint64_t *b);
+bool sy_rx_lex_range(const char **p, const char *end, uint64_t max, uint64_t *a, uint64_t *b);
 
 /* Number of values from a to b inclusive, counting down when b < a. */
 static inline uint64_t sy_rx_range_len(uint64_t a, uint64_t b)

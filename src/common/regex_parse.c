@@ -33,8 +33,7 @@ static bool starts_with(const char *s, const char *prefix)
     return 0 == strncmp(s, prefix, strlen(prefix));
 }
 
-static pmix_status_t split_form(const char *regex, const char **body, size_t *n,
-                                form_t *form)
+static pmix_status_t split_form(const char *regex, const char **body, size_t *n, form_t *form)
 {
     size_t len = strlen(regex);
     if (starts_with(regex, SY_RX_PREFIX_OURS)) {
@@ -100,7 +99,7 @@ static pmix_status_t two_pass(pmix_status_t (*walk)(const char *, size_t, form_t
     if (PMIX_SUCCESS != rc) {
         return rc;
     }
-    char **argv = calloc((size_t) k.slots + 1, sizeof(char *));
+    char **argv = calloc((size_t)k.slots + 1, sizeof(char *));
     if (NULL == argv) {
         return PMIX_ERR_NOMEM;
     }
@@ -147,7 +146,7 @@ static pmix_status_t read_text(const char **p, const char *end, form_t form, sy_
             if (hi < 0 || lo < 0 || (hi | lo) == 0) {
                 return PMIX_ERR_BAD_PARAM;
             }
-            sy_rxbuf_putc(dst, (char) (hi * 16 + lo));
+            sy_rxbuf_putc(dst, (char)(hi * 16 + lo));
             s += 3;
         } else {
             sy_rxbuf_putc(dst, *s++);
@@ -172,7 +171,7 @@ static char *make_name(const sy_rxbuf_t *pre, uint64_t v, unsigned width, const 
     }
     char *d = name + pre->len;
     for (unsigned i = nd; i > 0; i--) {
-        d[i - 1] = (char) ('0' + v % 10);
+        d[i - 1] = (char)('0' + v % 10);
         v /= 10;
     }
     if (suf->len > 0) {
@@ -188,7 +187,7 @@ static pmix_status_t add_literal(sink_t *k, const char *s, size_t n)
         return PMIX_ERR_BAD_PARAM; /* no empty node names */
     }
     uint64_t at = k->slots;
-    if (!sink_reserve(k, 1, (uint64_t) n + 1)) {
+    if (!sink_reserve(k, 1, (uint64_t)n + 1)) {
         return PMIX_ERR_BAD_PARAM;
     }
     k->slots++;
@@ -209,9 +208,9 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
     }
     if (FORM_PLAIN == form) {
         for (;;) {
-            const char *q = memchr(p, ',', (size_t) (end - p));
+            const char *q = memchr(p, ',', (size_t)(end - p));
             const char *e = q ? q : end;
-            pmix_status_t rc = add_literal(k, p, (size_t) (e - p));
+            pmix_status_t rc = add_literal(k, p, (size_t)(e - p));
             if (PMIX_SUCCESS != rc || NULL == q) {
                 return rc;
             }
@@ -234,7 +233,7 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
             const char *q = p;
             uint64_t w;
             if (sy_rx_lex_uint(&q, end, SY_RX_MAX_WIDTH, &w) && q < end && *q == ':') {
-                width = w > 0 ? (unsigned) w : 1;
+                width = w > 0 ? (unsigned)w : 1;
                 p = q + 1;
             } else if (FORM_OPENPMIX == form) {
                 /* OpenPMIx always writes the width; without it "n[1]" is
@@ -263,8 +262,8 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
             const char *r = ranges;
             do {
                 uint64_t a, b;
-                if (!sy_rx_lex_range(&r, rend, UINT64_MAX, &a, &b)
-                    || (r < rend && (*r != ',' || r + 1 == rend))) {
+                if (!sy_rx_lex_range(&r, rend, UINT64_MAX, &a, &b) ||
+                    (r < rend && (*r != ',' || r + 1 == rend))) {
                     rc = PMIX_ERR_BAD_PARAM;
                     break;
                 }
@@ -343,8 +342,8 @@ static pmix_status_t walk_field(const char *p, const char *end, sink_t *k, sy_rx
     }
     while (p < end) {
         uint64_t a, b;
-        if (!sy_rx_lex_range(&p, end, PMIX_RANK_VALID - 1, &a, &b)
-            || (p < end && (*p != ',' || p + 1 == end))) {
+        if (!sy_rx_lex_range(&p, end, PMIX_RANK_VALID - 1, &a, &b) ||
+            (p < end && (*p != ',' || p + 1 == end))) {
             return PMIX_ERR_BAD_PARAM;
         }
         if (p < end) {
@@ -370,7 +369,7 @@ static pmix_status_t walk_field(const char *p, const char *end, sink_t *k, sy_rx
 
 static pmix_status_t walk_procs(const char *body, size_t n, form_t form, sink_t *k)
 {
-    (void) form; /* the same grammar in every form */
+    (void)form; /* the same grammar in every form */
     const char *p = body, *end = body + n;
     if (n == 0) {
         return PMIX_SUCCESS; /* a map of no nodes */
@@ -379,7 +378,7 @@ static pmix_status_t walk_procs(const char *body, size_t n, form_t form, sink_t 
     sy_rxbuf_init(&line);
     pmix_status_t rc = PMIX_SUCCESS;
     for (;;) {
-        const char *q = memchr(p, ';', (size_t) (end - p));
+        const char *q = memchr(p, ';', (size_t)(end - p));
         const char *e = q ? q : end;
         if (k->slots >= SY_REGEX_MAX_ENTRIES) {
             rc = PMIX_ERR_BAD_PARAM;

@@ -65,7 +65,7 @@ void sy_rxbuf_putu(sy_rxbuf_t *b, uint64_t v, unsigned width)
     char tmp[24];
     size_t n = 0;
     do {
-        tmp[n++] = (char) ('0' + v % 10);
+        tmp[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
     size_t pad = width > n ? width - n : 0;
@@ -100,8 +100,7 @@ void sy_rxbuf_free(sy_rxbuf_t *b)
 
 bool sy_rx_must_escape(unsigned char c)
 {
-    return c <= 0x20 || c >= 0x7f || c == '%' || c == '[' || c == ']' || c == ','
-           || c == '*';
+    return c <= 0x20 || c >= 0x7f || c == '%' || c == '[' || c == ']' || c == ',' || c == '*';
 }
 
 unsigned sy_rx_digits(uint64_t v)
@@ -123,7 +122,7 @@ bool sy_rx_lex_uint(const char **p, const char *end, uint64_t max, uint64_t *out
         if (++n > SY_RX_MAX_DIGITS) {
             return false;
         }
-        v = v * 10 + (uint64_t) (*s - '0');
+        v = v * 10 + (uint64_t)(*s - '0');
         s++;
     }
     if (n == 0 || v > max) {
@@ -134,8 +133,7 @@ bool sy_rx_lex_uint(const char **p, const char *end, uint64_t max, uint64_t *out
     return true;
 }
 
-bool sy_rx_lex_range(const char **p, const char *end, uint64_t max, uint64_t *a,
-                     uint64_t *b)
+bool sy_rx_lex_range(const char **p, const char *end, uint64_t max, uint64_t *a, uint64_t *b)
 {
     const char *s = *p;
     if (!sy_rx_lex_uint(&s, end, max, a)) {

@@ -157,11 +157,9 @@ pmix_status_t sy_rndz_read(const char *path, sy_rndz_t *out)
     memset(out, 0, sizeof(*out));
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
-        return errno == ENOENT || errno == ENOTDIR ? PMIX_ERR_NOT_FOUND
-                                                    : PMIX_ERR_NO_PERMISSIONS;
+        return errno == ENOENT || errno == ENOTDIR ? PMIX_ERR_NOT_FOUND : PMIX_ERR_NO_PERMISSIONS;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        (st.st_uid != geteuid() && st.st_uid != 0)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0)) {
         close(fd);
         return PMIX_ERR_NO_PERMISSIONS;
     }
@@ -172,8 +170,7 @@ pmix_status_t sy_rndz_read(const char *path, sy_rndz_t *out)
     }
     size_t len = 0;
     ssize_t got;
-    while (len < SY_RNDZ_MAX_FILE &&
-           (got = read(fd, text + len, SY_RNDZ_MAX_FILE - len)) > 0)
+    while (len < SY_RNDZ_MAX_FILE && (got = read(fd, text + len, SY_RNDZ_MAX_FILE - len)) > 0)
         len += (size_t)got;
     close(fd);
     text[len] = '\0';

@@ -17,16 +17,16 @@
 #include <pmix_common.h>
 
 typedef struct {
-    char *path;        /* the file it was read from */
-    char *uri;         /* "<nspace>.<rank>;tcp4://addr:port", or NULL */
-    char *usock;       /* UNIX socket path, or NULL */
+    char *path;  /* the file it was read from */
+    char *uri;   /* "<nspace>.<rank>;tcp4://addr:port", or NULL */
+    char *usock; /* UNIX socket path, or NULL */
     char *version;
     char *hostname;
-    char *token;       /* the server's secret for tools over TCP, or NULL */
+    char *token; /* the server's secret for tools over TCP, or NULL */
     pmix_proc_t server;
     pid_t pid;
     long long start;
-    bool system;       /* a pmix.sys.<host> file */
+    bool system; /* a pmix.sys.<host> file */
 } sy_rndz_t;
 
 /* Parse one file.  PMIX_ERR_NOT_FOUND: no such file; PMIX_ERR_NO_PERMISSIONS:

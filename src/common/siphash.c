@@ -70,8 +70,7 @@ static void absorb(sip_state_t *s, const uint8_t key[16], const uint8_t *in, siz
     s->v0 ^= last;
 }
 
-void sy_siphash64(const uint8_t key[SY_SIPHASH_KEY_LEN], const void *in, size_t len,
-                  uint8_t out[8])
+void sy_siphash64(const uint8_t key[SY_SIPHASH_KEY_LEN], const void *in, size_t len, uint8_t out[8])
 {
     sip_state_t s;
     absorb(&s, key, in, len, 0);

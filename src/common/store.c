@@ -53,7 +53,7 @@ static struct {
 static uint32_t hash_str(uint32_t h, const char *s)
 {
     for (; '\0' != *s; s++) {
-        h = (h ^ (uint8_t) *s) * 16777619u;
+        h = (h ^ (uint8_t)*s) * 16777619u;
     }
     return h;
 }

@@ -274,20 +274,16 @@ static pmix_status_t lookup_key(const request_t *r, lookup_notes_t *notes, pmix_
         return PMIX_ERR_NOT_FOUND;
     }
     switch (r->realm) {
-    case Q_SESSION:
-        return session_get(seg, r, out);
-    case Q_JOB:
-        return job_get(seg, r, out);
+    case Q_SESSION: return session_get(seg, r, out);
+    case Q_JOB: return job_get(seg, r, out);
     case Q_APP:
         return target_appnum(seg, r, &appnum) ? seg_get(seg, SY_REALM_APP, appnum, r->key, out)
                                               : PMIX_ERR_NOT_FOUND;
     case Q_NODE:
         /* a node known to the resources needs no namespace segment */
         return node_get(seg, res, r, out);
-    case Q_PROC:
-        return seg_get(seg, SY_REALM_PROC, r->rank, r->key, out);
-    case Q_NONE:
-        break;
+    case Q_PROC: return seg_get(seg, SY_REALM_PROC, r->rank, r->key, out);
+    case Q_NONE: break;
     }
     if (PMIX_RANK_WILDCARD != r->rank) {
         TRY(seg_get(seg, SY_REALM_PROC, r->rank, r->key, out));

@@ -26,7 +26,10 @@ typedef struct {
 #define N(t) (sizeof(t) / sizeof((t)[0]))
 
 /* A constant and its own macro name as the string. */
-#define T(c) {c, #c}
+#define T(c)                                                                                       \
+    {                                                                                              \
+        c, #c                                                                                      \
+    }
 
 static const char *lookup(const name_t *t, size_t n, int64_t value, const char *unknown)
 {
@@ -375,10 +378,8 @@ PMIX_EXPORT const char *PMIx_Data_type_string(pmix_data_type_t type)
 }
 
 static const name_t alloc_names[] = {
-    {PMIX_ALLOC_NEW, "NEW"},
-    {PMIX_ALLOC_EXTEND, "EXTEND"},
-    {PMIX_ALLOC_RELEASE, "RELEASE"},
-    {PMIX_ALLOC_REAQUIRE, "REACQUIRE"},
+    {PMIX_ALLOC_NEW, "NEW"},           {PMIX_ALLOC_EXTEND, "EXTEND"},
+    {PMIX_ALLOC_RELEASE, "RELEASE"},   {PMIX_ALLOC_REAQUIRE, "REACQUIRE"},
     {PMIX_ALLOC_EXTERNAL, "EXTERNAL"},
 };
 
@@ -409,8 +410,8 @@ static const char *const iof_names[16] = {
     "STDIN STDOUT STDERR STDDIAG ",
 };
 
-_Static_assert(PMIX_FWD_STDIN_CHANNEL == 1 && PMIX_FWD_STDOUT_CHANNEL == 2
-                   && PMIX_FWD_STDERR_CHANNEL == 4 && PMIX_FWD_STDDIAG_CHANNEL == 8,
+_Static_assert(PMIX_FWD_STDIN_CHANNEL == 1 && PMIX_FWD_STDOUT_CHANNEL == 2 &&
+                   PMIX_FWD_STDERR_CHANNEL == 4 && PMIX_FWD_STDDIAG_CHANNEL == 8,
                "iof_names is indexed by the channel bits");
 
 PMIX_EXPORT const char *PMIx_IOF_channel_string(pmix_iof_channel_t channel)
@@ -446,7 +447,7 @@ PMIX_EXPORT const char *PMIx_Device_type_string(pmix_device_type_t type)
     if (type > INT64_MAX) {
         return "UNKNOWN";
     }
-    return lookup(devtype_names, N(devtype_names), (int64_t) type, "UNKNOWN");
+    return lookup(devtype_names, N(devtype_names), (int64_t)type, "UNKNOWN");
 }
 
 static const name_t cmp_names[] = {
@@ -460,7 +461,7 @@ static const name_t cmp_names[] = {
 
 PMIX_EXPORT const char *PMIx_Value_comparison_string(pmix_value_cmp_t cmp)
 {
-    return lookup(cmp_names, N(cmp_names), (int64_t) cmp, "UNKNOWN VALUE");
+    return lookup(cmp_names, N(cmp_names), (int64_t)cmp, "UNKNOWN VALUE");
 }
 
 /* OpenPMIx's format: "QUALIFIER" alone when that bit is set, otherwise
@@ -473,8 +474,7 @@ PMIX_EXPORT char *PMIx_Info_directives_string(pmix_info_directives_t directives)
         return strdup("QUALIFIER");
     }
     char buf[sizeof("REQUIRED:PROCESSED:END")];
-    snprintf(buf, sizeof(buf), "%s%s%s",
-             (directives & PMIX_INFO_REQD) ? "REQUIRED" : "OPTIONAL",
+    snprintf(buf, sizeof(buf), "%s%s%s", (directives & PMIX_INFO_REQD) ? "REQUIRED" : "OPTIONAL",
              (directives & PMIX_INFO_REQD_PROCESSED) ? ":PROCESSED" : "",
              (directives & PMIX_INFO_ARRAY_END) ? ":END" : "");
     return strdup(buf);

@@ -108,8 +108,7 @@ pmix_status_t sy_sync_wait_progress(sy_sync_t *s, sy_progress_t *p)
     if (NULL == s) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == p ||
-        !(sy_progress_in_loop(p) || SY_PROGRESS_EXT_PROGRESS == sy_progress_mode(p))) {
+    if (NULL == p || !(sy_progress_in_loop(p) || SY_PROGRESS_EXT_PROGRESS == sy_progress_mode(p))) {
         return sy_sync_wait(s);
     }
     for (;;) {
@@ -122,7 +121,7 @@ pmix_status_t sy_sync_wait_progress(sy_sync_t *s, sy_progress_t *p)
         }
         int n = sy_progress_run_once(p);
         if (n < 0 && PMIX_ERR_NOT_AVAILABLE == n) {
-            return n;   /* a parent's runtime in a forked child */
+            return n; /* a parent's runtime in a forked child */
         }
         if (n <= 0) {
             /* Nothing of ours to run: the signal comes from another thread

@@ -18,7 +18,7 @@
 
 typedef struct {
     pthread_mutex_t lock;
-    pthread_cond_t cond;      /* on CLOCK_MONOTONIC */
+    pthread_cond_t cond; /* on CLOCK_MONOTONIC */
     bool done;
     pmix_status_t status;
     void *result;

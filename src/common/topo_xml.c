@@ -28,8 +28,8 @@ static bool is_space(char c)
 
 static bool is_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-           || '_' == c || '-' == c || '.' == c || ':' == c;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || '_' == c ||
+           '-' == c || '.' == c || ':' == c;
 }
 
 /* Decimal digits only, no leading zero, at most `max`. */
@@ -67,8 +67,8 @@ enum {
 };
 
 static const char *const attr_names[A_COUNT] = {
-    "type",    "os_index",         "nbobjs",          "cpuset",          "complete_cpuset",
-    "allowed_cpuset", "nodeset", "complete_nodeset", "allowed_nodeset",
+    "type",           "os_index", "nbobjs",           "cpuset",          "complete_cpuset",
+    "allowed_cpuset", "nodeset",  "complete_nodeset", "allowed_nodeset",
 };
 
 typedef struct {
@@ -177,9 +177,8 @@ static bool bitmap_ok(const char *v, size_t n)
 
 /* Object types of hwloc 2.x; I/O and Misc objects carry no CPU sets. */
 static const char *const set_types[] = {
-    "Machine", "Package",  "Die",      "Core",     "PU",       "NUMANode", "MemCache",
-    "L1Cache", "L2Cache",  "L3Cache",  "L4Cache",  "L5Cache",  "L1iCache", "L2iCache",
-    "L3iCache", "Group",
+    "Machine", "Package", "Die",     "Core",    "PU",       "NUMANode", "MemCache", "L1Cache",
+    "L2Cache", "L3Cache", "L4Cache", "L5Cache", "L1iCache", "L2iCache", "L3iCache", "Group",
 };
 static const char *const setless_types[] = {"Misc", "Bridge", "PCIDev", "OSDev"};
 
@@ -200,8 +199,8 @@ static bool object_ok(const tag_attrs_t *a, bool root)
     if (!known || root != type_is(a, "Machine")) {
         return false;
     }
-    if ((type_is(a, "PU") || type_is(a, "NUMANode"))
-        && !small_number(a->val[A_OS_INDEX], a->len[A_OS_INDEX], SY_TOPO_MAX_INDEX)) {
+    if ((type_is(a, "PU") || type_is(a, "NUMANode")) &&
+        !small_number(a->val[A_OS_INDEX], a->len[A_OS_INDEX], SY_TOPO_MAX_INDEX)) {
         return false;
     }
     if (with_sets) {
@@ -212,8 +211,8 @@ static bool object_ok(const tag_attrs_t *a, bool root)
             }
         }
     }
-    if (root && (!bitmap_ok(a->val[A_ALLOWED_CPUSET], a->len[A_ALLOWED_CPUSET])
-                 || !bitmap_ok(a->val[A_ALLOWED_NODESET], a->len[A_ALLOWED_NODESET]))) {
+    if (root && (!bitmap_ok(a->val[A_ALLOWED_CPUSET], a->len[A_ALLOWED_CPUSET]) ||
+                 !bitmap_ok(a->val[A_ALLOWED_NODESET], a->len[A_ALLOWED_NODESET]))) {
         return false;
     }
     return true;

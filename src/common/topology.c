@@ -43,8 +43,8 @@ pmix_status_t sy_topology_discover(hwloc_topology_t *out)
      * only, PCI discovery is the slowest part of a load, and hwloc 2.9's
      * PCI plugin leaks on every load.  PMIx_Compute_distances (issue 8)
      * will discover devices when it is asked to. */
-    if (0 != hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE)
-        || 0 != hwloc_topology_load(t)) {
+    if (0 != hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE) ||
+        0 != hwloc_topology_load(t)) {
         hwloc_topology_destroy(t);
         sy_log(SY_LOG_WARN, "hwloc could not discover this node's topology");
         return PMIX_ERR_NOT_AVAILABLE;
@@ -82,10 +82,10 @@ pmix_status_t sy_topology_import_xml(const char *xml, size_t len, bool this_syst
     }
     if (0 != hwloc_topology_init(&t)) {
         rc = PMIX_ERR_NOMEM;
-    } else if (0 != hwloc_topology_set_all_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL)
-               || 0 != hwloc_topology_set_flags(t, flags)
-               || 0 != hwloc_topology_set_xmlbuffer(t, copy, (int)len + 1)
-               || 0 != hwloc_topology_load(t)) {
+    } else if (0 != hwloc_topology_set_all_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) ||
+               0 != hwloc_topology_set_flags(t, flags) ||
+               0 != hwloc_topology_set_xmlbuffer(t, copy, (int)len + 1) ||
+               0 != hwloc_topology_load(t)) {
         hwloc_topology_destroy(t);
         rc = PMIX_ERR_BAD_PARAM;
     } else {
@@ -250,8 +250,8 @@ void sy_topology_release_cached(void)
 static bool source_matches(const char *want)
 {
     size_t n = strlen(want);
-    return sy_from_hwloc(want) && n <= strlen(SY_TOPOLOGY_SOURCE)
-           && 0 == strncasecmp(want, SY_TOPOLOGY_SOURCE, n);
+    return sy_from_hwloc(want) && n <= strlen(SY_TOPOLOGY_SOURCE) &&
+           0 == strncasecmp(want, SY_TOPOLOGY_SOURCE, n);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo)

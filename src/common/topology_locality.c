@@ -274,8 +274,7 @@ pmix_status_t sy_topology_relative_locality(const char *loc1, const char *loc2,
     return PMIX_SUCCESS;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1,
-                                                     const char *locality2,
+PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1, const char *locality2,
                                                      pmix_locality_t *locality)
 {
     return sy_topology_relative_locality(locality1, locality2, locality);
@@ -283,8 +282,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1,
 
 /* ---- cpuset strings ------------------------------------------------------- */
 
-PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string,
-                                                   pmix_cpuset_t *cpuset)
+PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string, pmix_cpuset_t *cpuset)
 {
     if (NULL == cpuset_string || NULL == cpuset) {
         return PMIX_ERR_BAD_PARAM;

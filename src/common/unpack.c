@@ -541,17 +541,15 @@ static pmix_status_t unpack_app(pmix_data_buffer_t *b, void *e, unsigned depth)
     if (PMIX_SUCCESS == rc) {
         rc = get_signed(b, &a->maxprocs, sizeof(a->maxprocs));
     }
-    return PMIX_SUCCESS == rc ? get_array(b, (void **)&a->info, &a->ninfo, PMIX_INFO, depth)
-                              : rc;
+    return PMIX_SUCCESS == rc ? get_array(b, (void **)&a->info, &a->ninfo, PMIX_INFO, depth) : rc;
 }
 
 static pmix_status_t unpack_query(pmix_data_buffer_t *b, void *e, unsigned depth)
 {
     pmix_query_t *q = e;
     pmix_status_t rc = get_argv(b, &q->keys);
-    return PMIX_SUCCESS == rc
-               ? get_array(b, (void **)&q->qualifiers, &q->nqual, PMIX_INFO, depth)
-               : rc;
+    return PMIX_SUCCESS == rc ? get_array(b, (void **)&q->qualifiers, &q->nqual, PMIX_INFO, depth)
+                              : rc;
 }
 
 static pmix_status_t unpack_regattr(pmix_data_buffer_t *b, void *e, unsigned d)
@@ -759,10 +757,9 @@ static pmix_status_t load_topology(const char *xml, size_t len, hwloc_topology_t
     }
     /* Keep everything the sender exported: by default hwloc would drop I/O
      * objects and some caches, and the sender's support flags. */
-    if (0 != hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL)
-        || 0 != hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_IMPORT_SUPPORT)
-        || 0 != hwloc_topology_set_xmlbuffer(topo, xml, (int)len)
-        || 0 != hwloc_topology_load(topo)) {
+    if (0 != hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL) ||
+        0 != hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_IMPORT_SUPPORT) ||
+        0 != hwloc_topology_set_xmlbuffer(topo, xml, (int)len) || 0 != hwloc_topology_load(topo)) {
         hwloc_topology_destroy(topo);
         return PMIX_ERR_UNPACK_FAILURE;
     }
@@ -785,8 +782,8 @@ static pmix_status_t unpack_topo(pmix_data_buffer_t *b, void *e, unsigned d)
     }
     hwloc_topology_t topo = NULL;
     /* hwloc wants the buffer's own terminating NUL inside the length. */
-    if (!sy_from_hwloc(t->source) || '\0' != xml[len - 1] || strlen(xml) != len - 1
-        || !sy_topo_xml_ok(xml, len - 1)) {
+    if (!sy_from_hwloc(t->source) || '\0' != xml[len - 1] || strlen(xml) != len - 1 ||
+        !sy_topo_xml_ok(xml, len - 1)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     } else {
         rc = load_topology(xml, len, &topo);
@@ -847,9 +844,9 @@ static pmix_status_t unpack_disk_stats(pmix_data_buffer_t *b, void *e, unsigned 
     (void)d;
     pmix_disk_stats_t *s = e;
     uint64_t *const vs[] = {
-        &s->num_reads_completed,  &s->num_reads_merged,     &s->num_sectors_read,
-        &s->milliseconds_reading, &s->num_writes_completed, &s->num_writes_merged,
-        &s->num_sectors_written,  &s->milliseconds_writing, &s->num_ios_in_progress,
+        &s->num_reads_completed,  &s->num_reads_merged,        &s->num_sectors_read,
+        &s->milliseconds_reading, &s->num_writes_completed,    &s->num_writes_merged,
+        &s->num_sectors_written,  &s->milliseconds_writing,    &s->num_ios_in_progress,
         &s->milliseconds_io,      &s->weighted_milliseconds_io};
     pmix_status_t rc = get_string(b, &s->disk);
     return PMIX_SUCCESS == rc ? get_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
@@ -859,9 +856,8 @@ static pmix_status_t unpack_net_stats(pmix_data_buffer_t *b, void *e, unsigned d
 {
     (void)d;
     pmix_net_stats_t *s = e;
-    uint64_t *const vs[] = {&s->num_bytes_recvd, &s->num_packets_recvd,
-                            &s->num_recv_errs,   &s->num_bytes_sent,
-                            &s->num_packets_sent, &s->num_send_errs};
+    uint64_t *const vs[] = {&s->num_bytes_recvd, &s->num_packets_recvd, &s->num_recv_errs,
+                            &s->num_bytes_sent,  &s->num_packets_sent,  &s->num_send_errs};
     pmix_status_t rc = get_string(b, &s->net_interface);
     return PMIX_SUCCESS == rc ? get_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
 }
@@ -869,8 +865,8 @@ static pmix_status_t unpack_net_stats(pmix_data_buffer_t *b, void *e, unsigned d
 static pmix_status_t unpack_node_stats(pmix_data_buffer_t *b, void *e, unsigned depth)
 {
     pmix_node_stats_t *s = e;
-    float *const fs[] = {&s->la,       &s->la5,         &s->la15,       &s->total_mem,
-                         &s->free_mem, &s->buffers,     &s->cached,     &s->swap_cached,
+    float *const fs[] = {&s->la,         &s->la5,       &s->la15,   &s->total_mem,
+                         &s->free_mem,   &s->buffers,   &s->cached, &s->swap_cached,
                          &s->swap_total, &s->swap_free, &s->mapped};
     pmix_status_t rc = get_string(b, &s->node);
     if (PMIX_SUCCESS == rc) {
@@ -965,12 +961,11 @@ static const struct {
 
 size_t sy_wire_min_size(pmix_data_type_t type)
 {
-    return sy_wire_type_known(type) && NULL != unpack_table[type].fn ? unpack_table[type].min
-                                                                     : 0;
+    return sy_wire_type_known(type) && NULL != unpack_table[type].fn ? unpack_table[type].min : 0;
 }
 
-pmix_status_t sy_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n,
-                              pmix_data_type_t type, unsigned depth)
+pmix_status_t sy_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n, pmix_data_type_t type,
+                              unsigned depth)
 {
     if (depth > SY_PACK_MAX_DEPTH) {
         return PMIX_ERR_UNPACK_FAILURE;
@@ -1044,8 +1039,8 @@ pmix_status_t sy_unpack(pmix_data_buffer_t *b, void *dst, int32_t *n, pmix_data_
     if (PMIX_SUCCESS == rc && wire_type != type) {
         rc = PMIX_ERR_TYPE_MISMATCH;
     }
-    if (PMIX_SUCCESS == rc
-        && (count > INT32_MAX || count > sy_buffer_remaining(b) / sy_wire_min_size(type))) {
+    if (PMIX_SUCCESS == rc &&
+        (count > INT32_MAX || count > sy_buffer_remaining(b) / sy_wire_min_size(type))) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
     if (PMIX_SUCCESS != rc) {

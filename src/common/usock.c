@@ -29,8 +29,8 @@ const char *sy_usock_error(void)
     return last_error;
 }
 
-__attribute__((format(printf, 2, 3)))
-static pmix_status_t fail(pmix_status_t rc, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static pmix_status_t fail(pmix_status_t rc, const char *fmt,
+                                                                ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -42,11 +42,17 @@ static pmix_status_t fail(pmix_status_t rc, const char *fmt, ...)
 static pmix_status_t errno_status(int err)
 {
     switch (err) {
-    case ENOMEM: case ENOBUFS: return PMIX_ERR_NOMEM;
-    case EACCES: case EPERM: return PMIX_ERR_NO_PERMISSIONS;
-    case ECONNREFUSED: case ENOENT: case ENETUNREACH: case EHOSTUNREACH:
+    case ENOMEM:
+    case ENOBUFS: return PMIX_ERR_NOMEM;
+    case EACCES:
+    case EPERM: return PMIX_ERR_NO_PERMISSIONS;
+    case ECONNREFUSED:
+    case ENOENT:
+    case ENETUNREACH:
+    case EHOSTUNREACH:
     case ETIMEDOUT: return PMIX_ERR_UNREACH;
-    case EMFILE: case ENFILE: return PMIX_ERR_OUT_OF_RESOURCE;
+    case EMFILE:
+    case ENFILE: return PMIX_ERR_OUT_OF_RESOURCE;
     default: return PMIX_ERROR;
     }
 }

@@ -87,14 +87,12 @@ PMIX_EXPORT pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size
         return unload_bytes(&val->data.bo, data, sz);
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-        return unload_bytes(&val->data.bo, data, sz);
+    case PMIX_COMPRESSED_BYTE_OBJECT: return unload_bytes(&val->data.bo, data, sz);
     case PMIX_POINTER:
         *data = val->data.ptr;
         *sz = sizeof(void *);
         return PMIX_SUCCESS;
-    default:
-        break;
+    default: break;
     }
     if (SY_VALUE_NONE == sy_value_kind(val->type)) {
         return PMIX_ERR_NOT_SUPPORTED;

@@ -107,7 +107,7 @@ static int array_order(const void *a, size_t na, const void *b, size_t nb, pmix_
         return NA;
     }
     for (size_t i = 0; i < n; i++) {
-        THEN(elem_order((const char *) a + i * size, (const char *) b + i * size, type));
+        THEN(elem_order((const char *)a + i * size, (const char *)b + i * size, type));
     }
     return ORDER(na, nb);
 }
@@ -237,16 +237,16 @@ static int struct_chain(const void *a, const void *b, pmix_data_type_t type)
     }
     case PMIX_DISK_STATS: {
         const pmix_disk_stats_t *x = a, *y = b;
-        const uint64_t cx[] = {x->num_reads_completed, x->num_reads_merged, x->num_sectors_read,
-                               x->milliseconds_reading, x->num_writes_completed,
-                               x->num_writes_merged, x->num_sectors_written,
-                               x->milliseconds_writing, x->num_ios_in_progress,
-                               x->milliseconds_io, x->weighted_milliseconds_io};
-        const uint64_t cy[] = {y->num_reads_completed, y->num_reads_merged, y->num_sectors_read,
-                               y->milliseconds_reading, y->num_writes_completed,
-                               y->num_writes_merged, y->num_sectors_written,
-                               y->milliseconds_writing, y->num_ios_in_progress,
-                               y->milliseconds_io, y->weighted_milliseconds_io};
+        const uint64_t cx[] = {
+            x->num_reads_completed,  x->num_reads_merged,        x->num_sectors_read,
+            x->milliseconds_reading, x->num_writes_completed,    x->num_writes_merged,
+            x->num_sectors_written,  x->milliseconds_writing,    x->num_ios_in_progress,
+            x->milliseconds_io,      x->weighted_milliseconds_io};
+        const uint64_t cy[] = {
+            y->num_reads_completed,  y->num_reads_merged,        y->num_sectors_read,
+            y->milliseconds_reading, y->num_writes_completed,    y->num_writes_merged,
+            y->num_sectors_written,  y->milliseconds_writing,    y->num_ios_in_progress,
+            y->milliseconds_io,      y->weighted_milliseconds_io};
         THEN(str_order(x->disk, y->disk));
         return array_order(cx, 11, cy, 11, PMIX_UINT64);
     }
@@ -261,17 +261,17 @@ static int struct_chain(const void *a, const void *b, pmix_data_type_t type)
     }
     case PMIX_NODE_STATS: {
         const pmix_node_stats_t *x = a, *y = b;
-        const float fx[] = {x->la,          x->la5,         x->la15,   x->total_mem,
-                            x->free_mem,    x->buffers,     x->cached, x->swap_cached,
-                            x->swap_total,  x->swap_free,   x->mapped};
-        const float fy[] = {y->la,          y->la5,         y->la15,   y->total_mem,
-                            y->free_mem,    y->buffers,     y->cached, y->swap_cached,
-                            y->swap_total,  y->swap_free,   y->mapped};
+        const float fx[] = {x->la,         x->la5,       x->la15,   x->total_mem,
+                            x->free_mem,   x->buffers,   x->cached, x->swap_cached,
+                            x->swap_total, x->swap_free, x->mapped};
+        const float fy[] = {y->la,         y->la5,       y->la15,   y->total_mem,
+                            y->free_mem,   y->buffers,   y->cached, y->swap_cached,
+                            y->swap_total, y->swap_free, y->mapped};
         THEN(str_order(x->node, y->node));
         THEN(array_order(fx, 11, fy, 11, PMIX_FLOAT));
         THEN(timeval_order(&x->sample_time, &y->sample_time));
-        THEN(array_order(x->diskstats, x->ndiskstats, y->diskstats, y->ndiskstats,
-                         PMIX_DISK_STATS));
+        THEN(
+            array_order(x->diskstats, x->ndiskstats, y->diskstats, y->ndiskstats, PMIX_DISK_STATS));
         return array_order(x->netstats, x->nnetstats, y->netstats, y->nnetstats, PMIX_NET_STATS);
     }
     case PMIX_DATA_BUFFER: {
@@ -279,8 +279,7 @@ static int struct_chain(const void *a, const void *b, pmix_data_type_t type)
         return bytes_order(x->base_ptr, NULL == x->base_ptr ? 0 : x->bytes_used, y->base_ptr,
                            NULL == y->base_ptr ? 0 : y->bytes_used);
     }
-    default:
-        return NA;
+    default: return NA;
     }
 }
 
@@ -288,7 +287,7 @@ static int elem_order(const void *a, const void *b, pmix_data_type_t type)
 {
     int r;
 
-#define NUM(ctype) return ORDER(*(const ctype *) a, *(const ctype *) b)
+#define NUM(ctype) return ORDER(*(const ctype *)a, *(const ctype *)b)
     switch (type) {
     case PMIX_BOOL: NUM(bool);
     case PMIX_BYTE:
@@ -323,17 +322,17 @@ static int elem_order(const void *a, const void *b, pmix_data_type_t type)
     case PMIX_STOR_PERSIST: NUM(uint64_t);
     case PMIX_TIME: NUM(time_t);
     case PMIX_STATUS: NUM(pmix_status_t);
-    case PMIX_FLOAT: return real_order(*(const float *) a, *(const float *) b);
-    case PMIX_DOUBLE: return real_order(*(const double *) a, *(const double *) b);
+    case PMIX_FLOAT: return real_order(*(const float *)a, *(const float *)b);
+    case PMIX_DOUBLE: return real_order(*(const double *)a, *(const double *)b);
     case PMIX_TIMEVAL: return timeval_order(a, b);
     case PMIX_STRING:
-    case PMIX_REGEX: return str_order(*(char *const *) a, *(char *const *) b);
+    case PMIX_REGEX: return str_order(*(char *const *)a, *(char *const *)b);
     case PMIX_PROC_NSPACE: return fixed_order(a, b, sizeof(pmix_nspace_t));
     case PMIX_PROC: return proc_order(a, b);
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
     case PMIX_COMPRESSED_BYTE_OBJECT: return bo_order(a, b);
-    case PMIX_POINTER: return *(void *const *) a == *(void *const *) b ? EQ : NA;
+    case PMIX_POINTER: return *(void *const *)a == *(void *const *)b ? EQ : NA;
     case PMIX_ENVAR: {
         const pmix_envar_t *x = a, *y = b;
         THEN(str_order(x->envar, y->envar));
@@ -404,17 +403,11 @@ PMIX_EXPORT pmix_value_cmp_t PMIx_Value_compare(pmix_value_t *v1, pmix_value_t *
         return PMIX_VALUE_INCOMPATIBLE_OBJECTS;
     }
     switch (value_order(v1, v2)) {
-    case EQ:
-        return PMIX_EQUAL;
-    case GT:
-        return PMIX_VALUE1_GREATER;
-    case LT:
-        return PMIX_VALUE2_GREATER;
-    case TYPEDIFF:
-        return PMIX_VALUE_TYPE_DIFFERENT;
-    case INCOMPAT:
-        return PMIX_VALUE_INCOMPATIBLE_OBJECTS;
-    default:
-        return PMIX_VALUE_COMPARISON_NOT_AVAIL;
+    case EQ: return PMIX_EQUAL;
+    case GT: return PMIX_VALUE1_GREATER;
+    case LT: return PMIX_VALUE2_GREATER;
+    case TYPEDIFF: return PMIX_VALUE_TYPE_DIFFERENT;
+    case INCOMPAT: return PMIX_VALUE_INCOMPATIBLE_OBJECTS;
+    default: return PMIX_VALUE_COMPARISON_NOT_AVAIL;
     }
 }

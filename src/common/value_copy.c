@@ -68,7 +68,6 @@ static pmix_status_t bo_copy(pmix_byte_object_t *d, const pmix_byte_object_t *s)
     return PMIX_SUCCESS;
 }
 
-
 static pmix_status_t darray_copy(pmix_data_array_t *d, const pmix_data_array_t *s)
 {
     d->type = s->type;
@@ -100,7 +99,7 @@ static pmix_status_t app_copy(pmix_app_t *d, const pmix_app_t *s)
         PMIX_SUCCESS != (rc = str_copy(&d->cwd, s->cwd))) {
         return rc;
     }
-    rc = sy_array_copy((void **) &d->info, s->info, s->ninfo, PMIX_INFO);
+    rc = sy_array_copy((void **)&d->info, s->info, s->ninfo, PMIX_INFO);
     if (PMIX_SUCCESS == rc && NULL != d->info) {
         d->ninfo = s->ninfo;
     }
@@ -112,7 +111,7 @@ static pmix_status_t query_copy(pmix_query_t *d, const pmix_query_t *s)
     pmix_status_t rc = argv_copy(&d->keys, s->keys);
 
     if (PMIX_SUCCESS == rc) {
-        rc = sy_array_copy((void **) &d->qualifiers, s->qualifiers, s->nqual, PMIX_INFO);
+        rc = sy_array_copy((void **)&d->qualifiers, s->qualifiers, s->nqual, PMIX_INFO);
         if (PMIX_SUCCESS == rc && NULL != d->qualifiers) {
             d->nqual = s->nqual;
         }
@@ -144,7 +143,7 @@ static pmix_status_t geometry_copy(pmix_geometry_t *d, const pmix_geometry_t *s)
         PMIX_SUCCESS != (rc = str_copy(&d->osname, s->osname))) {
         return rc;
     }
-    rc = sy_array_copy((void **) &d->coordinates, s->coordinates, s->ncoords, PMIX_COORD);
+    rc = sy_array_copy((void **)&d->coordinates, s->coordinates, s->ncoords, PMIX_COORD);
     if (PMIX_SUCCESS == rc && NULL != d->coordinates) {
         d->ncoords = s->ncoords;
     }
@@ -162,7 +161,7 @@ static pmix_status_t topo_copy(pmix_topology_t *d, const pmix_topology_t *s)
     if (!sy_from_hwloc(s->source)) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
-    if (0 != hwloc_topology_dup(&t, (hwloc_topology_t) s->topology)) {
+    if (0 != hwloc_topology_dup(&t, (hwloc_topology_t)s->topology)) {
         return PMIX_ERROR;
     }
     d->topology = t;
@@ -179,7 +178,7 @@ static pmix_status_t cpuset_copy(pmix_cpuset_t *d, const pmix_cpuset_t *s)
     if (!sy_from_hwloc(s->source)) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
-    d->bitmap = hwloc_bitmap_dup((hwloc_const_bitmap_t) s->bitmap);
+    d->bitmap = hwloc_bitmap_dup((hwloc_const_bitmap_t)s->bitmap);
     return NULL == d->bitmap ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
 
@@ -196,12 +195,12 @@ static pmix_status_t node_stats_copy(pmix_node_stats_t *d, const pmix_node_stats
     if (PMIX_SUCCESS != (rc = str_copy(&d->node, s->node))) {
         return rc;
     }
-    rc = sy_array_copy((void **) &d->diskstats, s->diskstats, s->ndiskstats, PMIX_DISK_STATS);
+    rc = sy_array_copy((void **)&d->diskstats, s->diskstats, s->ndiskstats, PMIX_DISK_STATS);
     if (PMIX_SUCCESS != rc) {
         return rc;
     }
     d->ndiskstats = NULL == d->diskstats ? 0 : s->ndiskstats;
-    rc = sy_array_copy((void **) &d->netstats, s->netstats, s->nnetstats, PMIX_NET_STATS);
+    rc = sy_array_copy((void **)&d->netstats, s->netstats, s->nnetstats, PMIX_NET_STATS);
     if (PMIX_SUCCESS == rc) {
         d->nnetstats = NULL == d->netstats ? 0 : s->nnetstats;
     }
@@ -241,19 +240,13 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
 
     switch (type) {
     case PMIX_STRING:
-    case PMIX_REGEX:
-        return str_copy((char **) dst, *(char *const *) src);
-    case PMIX_PROC_NSPACE:
-        sy_load_fixed(dst, src, sizeof(pmix_nspace_t));
-        return PMIX_SUCCESS;
+    case PMIX_REGEX: return str_copy((char **)dst, *(char *const *)src);
+    case PMIX_PROC_NSPACE: sy_load_fixed(dst, src, sizeof(pmix_nspace_t)); return PMIX_SUCCESS;
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-        return bo_copy(dst, src);
-    case PMIX_VALUE:
-        return sy_value_copy(dst, src);
-    case PMIX_INFO:
-        return info_copy(dst, src);
+    case PMIX_COMPRESSED_BYTE_OBJECT: return bo_copy(dst, src);
+    case PMIX_VALUE: return sy_value_copy(dst, src);
+    case PMIX_INFO: return info_copy(dst, src);
     case PMIX_PDATA: {
         pmix_pdata_t *d = dst;
         const pmix_pdata_t *s = src;
@@ -261,10 +254,8 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         sy_load_fixed(d->key, s->key, sizeof(d->key));
         return sy_value_copy(&d->value, &s->value);
     }
-    case PMIX_APP:
-        return app_copy(dst, src);
-    case PMIX_QUERY:
-        return query_copy(dst, src);
+    case PMIX_APP: return app_copy(dst, src);
+    case PMIX_QUERY: return query_copy(dst, src);
     case PMIX_PROC_INFO: {
         pmix_proc_info_t *d = dst;
         const pmix_proc_info_t *s = src;
@@ -277,8 +268,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         }
         return str_copy(&d->executable_name, s->executable_name);
     }
-    case PMIX_DATA_ARRAY:
-        return darray_copy(dst, src);
+    case PMIX_DATA_ARRAY: return darray_copy(dst, src);
     case PMIX_ENVAR: {
         pmix_envar_t *d = dst;
         const pmix_envar_t *s = src;
@@ -288,8 +278,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         }
         return str_copy(&d->value, s->value);
     }
-    case PMIX_COORD:
-        return coord_copy(dst, src);
+    case PMIX_COORD: return coord_copy(dst, src);
     case PMIX_REGATTR: {
         pmix_regattr_t *d = dst;
         const pmix_regattr_t *s = src;
@@ -300,10 +289,8 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         }
         return argv_copy(&d->description, s->description);
     }
-    case PMIX_PROC_CPUSET:
-        return cpuset_copy(dst, src);
-    case PMIX_GEOMETRY:
-        return geometry_copy(dst, src);
+    case PMIX_PROC_CPUSET: return cpuset_copy(dst, src);
+    case PMIX_GEOMETRY: return geometry_copy(dst, src);
     case PMIX_DEVICE_DIST: {
         pmix_device_distance_t *d = dst;
         const pmix_device_distance_t *s = src;
@@ -324,8 +311,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         }
         return bo_copy(&d->endpt, &s->endpt);
     }
-    case PMIX_TOPO:
-        return topo_copy(dst, src);
+    case PMIX_TOPO: return topo_copy(dst, src);
     case PMIX_PROC_STATS: {
         pmix_proc_stats_t *d = dst;
         const pmix_proc_stats_t *s = src;
@@ -349,10 +335,8 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         *d = *s;
         return str_copy(&d->net_interface, s->net_interface);
     }
-    case PMIX_NODE_STATS:
-        return node_stats_copy(dst, src);
-    case PMIX_DATA_BUFFER:
-        return dbuf_copy(dst, src);
+    case PMIX_NODE_STATS: return node_stats_copy(dst, src);
+    case PMIX_DATA_BUFFER: return dbuf_copy(dst, src);
     default: {
         /* everything else owns no memory: a plain copy (PMIX_POINTER keeps
          * pointing at the caller's object) */
@@ -400,7 +384,7 @@ PMIX_EXPORT pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_
     }
     /* strings are passed as the string itself, everything else by address */
     if (PMIX_STRING == type || PMIX_REGEX == type) {
-        return str_copy((char **) dest, src);
+        return str_copy((char **)dest, src);
     }
     if (NULL == src) {
         return PMIX_ERR_BAD_PARAM;

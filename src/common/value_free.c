@@ -24,14 +24,13 @@ static void argv_free(char **v)
     }
 }
 
-
 /* Objects of another provider are left alone: leaking beats calling the
  * wrong destructor.  Neither is the process-wide topology PMIx_Load_topology
  * hands out (topology.h): it is shared and released at finalize. */
 static void topo_release(pmix_topology_t *t)
 {
     if (NULL != t->topology && sy_from_hwloc(t->source) && !sy_topology_is_cached(t->topology)) {
-        hwloc_topology_destroy((hwloc_topology_t) t->topology);
+        hwloc_topology_destroy((hwloc_topology_t)t->topology);
     }
     free(t->source);
 }
@@ -39,7 +38,7 @@ static void topo_release(pmix_topology_t *t)
 static void cpuset_release(pmix_cpuset_t *c)
 {
     if (NULL != c->bitmap && sy_from_hwloc(c->source)) {
-        hwloc_bitmap_free((hwloc_bitmap_t) c->bitmap);
+        hwloc_bitmap_free((hwloc_bitmap_t)c->bitmap);
     }
     free(c->source);
 }
@@ -48,17 +47,11 @@ static void release_owned(void *elem, pmix_data_type_t type)
 {
     switch (type) {
     case PMIX_STRING:
-    case PMIX_REGEX:
-        free(*(char **) elem);
-        break;
+    case PMIX_REGEX: free(*(char **)elem); break;
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-        free(((pmix_byte_object_t *) elem)->bytes);
-        break;
-    case PMIX_VALUE:
-        sy_value_destruct(elem);
-        break;
+    case PMIX_COMPRESSED_BYTE_OBJECT: free(((pmix_byte_object_t *)elem)->bytes); break;
+    case PMIX_VALUE: sy_value_destruct(elem); break;
     case PMIX_INFO: {
         pmix_info_t *i = elem;
         /* same rule as PMIX_INFO_DESTRUCT: a persistent info's value
@@ -68,9 +61,7 @@ static void release_owned(void *elem, pmix_data_type_t type)
         }
         break;
     }
-    case PMIX_PDATA:
-        sy_value_destruct(&((pmix_pdata_t *) elem)->value);
-        break;
+    case PMIX_PDATA: sy_value_destruct(&((pmix_pdata_t *)elem)->value); break;
     case PMIX_APP: {
         pmix_app_t *a = elem;
         free(a->cmd);
@@ -103,18 +94,14 @@ static void release_owned(void *elem, pmix_data_type_t type)
         free(e->value);
         break;
     }
-    case PMIX_COORD:
-        free(((pmix_coord_t *) elem)->coord);
-        break;
+    case PMIX_COORD: free(((pmix_coord_t *)elem)->coord); break;
     case PMIX_REGATTR: {
         pmix_regattr_t *r = elem;
         free(r->name);
         argv_free(r->description);
         break;
     }
-    case PMIX_PROC_CPUSET:
-        cpuset_release(elem);
-        break;
+    case PMIX_PROC_CPUSET: cpuset_release(elem); break;
     case PMIX_GEOMETRY: {
         pmix_geometry_t *g = elem;
         free(g->uuid);
@@ -135,21 +122,15 @@ static void release_owned(void *elem, pmix_data_type_t type)
         free(e->endpt.bytes);
         break;
     }
-    case PMIX_TOPO:
-        topo_release(elem);
-        break;
+    case PMIX_TOPO: topo_release(elem); break;
     case PMIX_PROC_STATS: {
         pmix_proc_stats_t *p = elem;
         free(p->node);
         free(p->cmd);
         break;
     }
-    case PMIX_DISK_STATS:
-        free(((pmix_disk_stats_t *) elem)->disk);
-        break;
-    case PMIX_NET_STATS:
-        free(((pmix_net_stats_t *) elem)->net_interface);
-        break;
+    case PMIX_DISK_STATS: free(((pmix_disk_stats_t *)elem)->disk); break;
+    case PMIX_NET_STATS: free(((pmix_net_stats_t *)elem)->net_interface); break;
     case PMIX_NODE_STATS: {
         pmix_node_stats_t *n = elem;
         free(n->node);
@@ -157,9 +138,7 @@ static void release_owned(void *elem, pmix_data_type_t type)
         sy_array_free(n->netstats, n->nnetstats, PMIX_NET_STATS);
         break;
     }
-    case PMIX_DATA_BUFFER:
-        free(((pmix_data_buffer_t *) elem)->base_ptr);
-        break;
+    case PMIX_DATA_BUFFER: free(((pmix_data_buffer_t *)elem)->base_ptr); break;
     default:
         /* owns nothing; PMIX_POINTER in particular is never freed */
         break;
@@ -188,7 +167,7 @@ void sy_array_free(void *array, size_t n, pmix_data_type_t type)
      * block itself is still ours to free */
     if (0 != size) {
         for (size_t i = 0; i < n; i++) {
-            sy_elem_destruct((char *) array + i * size, type);
+            sy_elem_destruct((char *)array + i * size, type);
         }
     }
     free(array);

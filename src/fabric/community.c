@@ -43,8 +43,7 @@ static pmix_status_t to_partition(const sy_topo_t *t, const sy_igraph_view_t *vi
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t leiden(const sy_topo_t *t, const sy_igraph_view_t *view,
-                            sy_partition_t *out)
+static pmix_status_t leiden(const sy_topo_t *t, const sy_igraph_view_t *view, sy_partition_t *out)
 {
     igraph_integer_t m = igraph_ecount(&view->g);
     if (0 == m) {
@@ -65,8 +64,8 @@ static pmix_status_t leiden(const sy_topo_t *t, const sy_igraph_view_t *view,
     igraph_integer_t nb = 0;
     igraph_real_t quality = 0;
     if (IGRAPH_SUCCESS == err) {
-        err = igraph_community_leiden(&view->g, NULL, &weight, 1.0 / (2.0 * (double)m), 0.01,
-                                      false, 2, &memb, &nb, &quality);
+        err = igraph_community_leiden(&view->g, NULL, &weight, 1.0 / (2.0 * (double)m), 0.01, false,
+                                      2, &memb, &nb, &quality);
     }
     pmix_status_t rc = sy_igraph_status(err);
     if (PMIX_SUCCESS == rc) {

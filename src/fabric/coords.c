@@ -285,9 +285,8 @@ static pmix_status_t check_unique(const sy_coords_t *c)
 /* --------------------------------------------------------------- API */
 
 /* method 0: pick from the classification. */
-static pmix_status_t structural(const sy_topo_t *t, const sy_devindex_t *ix,
-                                const sy_levels_t *lv, sy_coords_method_t method,
-                                sy_coords_t *out)
+static pmix_status_t structural(const sy_topo_t *t, const sy_devindex_t *ix, const sy_levels_t *lv,
+                                sy_coords_method_t method, sy_coords_t *out)
 {
     sy_partition_t tri, pods;
     uint32_t nkept = 0;
@@ -298,15 +297,9 @@ static pmix_status_t structural(const sy_topo_t *t, const sy_devindex_t *ix,
     if (0 == method) {
         switch (sy_fabric_classify(t, lv, &tri, nkept)) {
         case SY_FABRIC_FLAT:
-        case SY_FABRIC_TREE:
-            method = SY_COORDS_TREE;
-            break;
-        case SY_FABRIC_DRAGONFLY:
-            method = SY_COORDS_DRAGONFLY;
-            break;
-        default:
-            method = SY_COORDS_BFS;
-            break;
+        case SY_FABRIC_TREE: method = SY_COORDS_TREE; break;
+        case SY_FABRIC_DRAGONFLY: method = SY_COORDS_DRAGONFLY; break;
+        default: method = SY_COORDS_BFS; break;
         }
     }
     switch (method) {
@@ -317,20 +310,16 @@ static pmix_status_t structural(const sy_topo_t *t, const sy_devindex_t *ix,
             sy_partition_free(&pods);
         }
         break;
-    case SY_COORDS_DRAGONFLY:
-        rc = coords_partition(t, ix, lv, &tri, out);
-        break;
-    default:
-        rc = coords_bfs(t, ix, out);
-        break;
+    case SY_COORDS_DRAGONFLY: rc = coords_partition(t, ix, lv, &tri, out); break;
+    default: rc = coords_bfs(t, ix, out); break;
     }
     out->method = method;
     sy_partition_free(&tri);
     return rc;
 }
 
-pmix_status_t sy_coords_compute(const sy_topo_t *t, const sy_devindex_t *ix,
-                                pmix_coord_view_t view, sy_coords_t *out)
+pmix_status_t sy_coords_compute(const sy_topo_t *t, const sy_devindex_t *ix, pmix_coord_view_t view,
+                                sy_coords_t *out)
 {
     return sy_coords_compute_method(t, ix, view, 0, out);
 }
@@ -467,13 +456,12 @@ pmix_status_t sy_coords_shape(const sy_coords_t *c, const uint32_t *devs, size_t
     if (NULL == c || (NULL == c->coord && c->ndev > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    return shape_of(c, devs, devs ? ndevs : c->ndev, NULL, NULL, SY_TOPO_NONE, shape,
-                    shape_string);
+    return shape_of(c, devs, devs ? ndevs : c->ndev, NULL, NULL, SY_TOPO_NONE, shape, shape_string);
 }
 
 pmix_status_t sy_coords_plane_shape(const sy_coords_t *c, const sy_topo_t *t,
-                                    const sy_devindex_t *ix, uint32_t plane,
-                                    uint32_t **shape, char **shape_string)
+                                    const sy_devindex_t *ix, uint32_t plane, uint32_t **shape,
+                                    char **shape_string)
 {
     if (NULL == c || NULL == t || NULL == ix || ix->ndev != c->ndev ||
         (NULL == c->coord && c->ndev > 0) || (SY_TOPO_NONE != plane && plane >= t->nplanes)) {

@@ -44,15 +44,15 @@ typedef struct {
     sy_coords_method_t method;
     uint32_t ndev;
     uint32_t dims;
-    uint32_t *coord;    /* ndev * dims: device d's vector at coord[d * dims] */
+    uint32_t *coord; /* ndev * dims: device d's vector at coord[d * dims] */
 } sy_coords_t;
 
 /* view: PMIX_COORD_LOGICAL_VIEW, PMIX_COORD_PHYSICAL_VIEW, or
  * PMIX_COORD_VIEW_UNDEF (= logical); anything else is
  * PMIX_ERR_BAD_PARAM.  The topology must be finalized and ix built from
  * it.  On failure *out is zeroed. */
-pmix_status_t sy_coords_compute(const sy_topo_t *t, const sy_devindex_t *ix,
-                                pmix_coord_view_t view, sy_coords_t *out);
+pmix_status_t sy_coords_compute(const sy_topo_t *t, const sy_devindex_t *ix, pmix_coord_view_t view,
+                                sy_coords_t *out);
 /* The same with a chosen method (0 = the automatic choice above).  TREE,
  * DRAGONFLY and BFS apply to any topology; TORUS returns
  * PMIX_ERR_NOT_SUPPORTED unless the topology is a generated torus. */
@@ -75,7 +75,7 @@ pmix_status_t sy_coords_shape(const sy_coords_t *c, const uint32_t *devs, size_t
  * topology): the devices whose vertex carries that plane.  The plane's
  * PMIX_FABRIC_DIMS is c->dims. */
 pmix_status_t sy_coords_plane_shape(const sy_coords_t *c, const sy_topo_t *t,
-                                    const sy_devindex_t *ix, uint32_t plane,
-                                    uint32_t **shape, char **shape_string);
+                                    const sy_devindex_t *ix, uint32_t plane, uint32_t **shape,
+                                    char **shape_string);
 
 #endif

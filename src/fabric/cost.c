@@ -101,8 +101,9 @@ static unsigned pick_threads(const sy_cost_opts_t *o, uint64_t items)
     unsigned n = o->nthreads;
     if (0 == n) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        n = cpus < 1 ? 1 : (cpus > (long)SY_COST_DEFAULT_THREADS_CAP ? SY_COST_DEFAULT_THREADS_CAP
-                                                                     : (unsigned)cpus);
+        n = cpus < 1 ? 1
+                     : (cpus > (long)SY_COST_DEFAULT_THREADS_CAP ? SY_COST_DEFAULT_THREADS_CAP
+                                                                 : (unsigned)cpus);
     }
     if (n > SY_COST_MAX_THREADS) {
         n = SY_COST_MAX_THREADS;

@@ -36,10 +36,7 @@
 #define SY_COST_MAX_THREADS 64u
 #define SY_COST_DEFAULT_THREADS_CAP 8u
 
-typedef enum {
-    SY_COST_HOPS = 0,
-    SY_COST_SPEED = 1
-} sy_cost_metric_t;
+typedef enum { SY_COST_HOPS = 0, SY_COST_SPEED = 1 } sy_cost_metric_t;
 
 typedef enum {
     /* Leaf-collapse when every device has at most one up link and it goes
@@ -59,22 +56,22 @@ typedef void (*sy_cost_progress_fn_t)(uint64_t done, uint64_t total, void *arg);
 typedef struct {
     sy_cost_metric_t metric;
     sy_cost_algo_t algo;
-    unsigned nthreads;           /* 0 = online CPUs, at most 8; explicit values
-                                  * are capped at SY_COST_MAX_THREADS */
-    uint64_t max_bytes;          /* matrix size cap, 0 = SY_COST_DEFAULT_MAX_BYTES */
+    unsigned nthreads;              /* 0 = online CPUs, at most 8; explicit values
+                                     * are capped at SY_COST_MAX_THREADS */
+    uint64_t max_bytes;             /* matrix size cap, 0 = SY_COST_DEFAULT_MAX_BYTES */
     sy_cost_progress_fn_t progress; /* may be NULL */
     void *progress_arg;
 } sy_cost_opts_t;
 
 typedef struct {
-    uint32_t n;                  /* devices: rows and columns */
-    uint16_t *m;                 /* n*n entries; NULL when n == 0 */
-    size_t bytes;                /* n*n*sizeof(uint16_t) */
+    uint32_t n;   /* devices: rows and columns */
+    uint16_t *m;  /* n*n entries; NULL when n == 0 */
+    size_t bytes; /* n*n*sizeof(uint16_t) */
     sy_cost_metric_t metric;
-    sy_cost_algo_t algo;         /* the algorithm used (never AUTO) */
-    bool torus_closed_form;      /* leaf-collapse took switch distances from a
-                                  * verified torus lattice instead of BFS */
-    uint64_t generation;         /* topology generation it was computed from */
+    sy_cost_algo_t algo;    /* the algorithm used (never AUTO) */
+    bool torus_closed_form; /* leaf-collapse took switch distances from a
+                             * verified torus lattice instead of BFS */
+    uint64_t generation;    /* topology generation it was computed from */
     /* private: the mapping that holds m */
     void *map_base;
     size_t map_len;

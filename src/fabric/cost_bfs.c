@@ -457,8 +457,8 @@ static void heap_pop(sy_cost_scratch_t *s, size_t *len, uint64_t *key, uint32_t 
  * `stop` (may be NULL) is not SY_TOPO_NONE are reached but not expanded;
  * when `row` is given, the cost of reaching such a vertex x is folded into
  * row[stop[x]] instead of being queued. */
-static void dijkstra(const sy_cgraph_t *g, sy_cost_scratch_t *s, uint32_t src,
-                     const uint32_t *stop, uint16_t *row)
+static void dijkstra(const sy_cgraph_t *g, sy_cost_scratch_t *s, uint32_t src, const uint32_t *stop,
+                     uint16_t *row)
 {
     size_t len = 0;
     next_stamp(s, g->n);
@@ -492,8 +492,8 @@ static void dijkstra(const sy_cgraph_t *g, sy_cost_scratch_t *s, uint32_t src,
 }
 
 /* BFS over g from `src`; same `stop` / `row` rule as dijkstra(). */
-static void bfs(const sy_cgraph_t *g, sy_cost_scratch_t *s, uint32_t src,
-                const uint32_t *stop, uint16_t *row)
+static void bfs(const sy_cgraph_t *g, sy_cost_scratch_t *s, uint32_t src, const uint32_t *stop,
+                uint16_t *row)
 {
     uint32_t *q = s->queue, *dist = s->dist32, *stamp = s->stamp;
     uint32_t cur, head = 0, tail = 0;
@@ -540,8 +540,8 @@ static void lattice_tables(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_
 /* Torus switch distances from `src` in closed form (the sum over the
  * dimensions of the ring distance), filled in lattice order, dimension 0
  * innermost, so the writes are sequential.  Adds `plus` to each. */
-static void lattice_fill(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t src,
-                         uint16_t plus, uint32_t p, uint16_t *out16, uint32_t *out32)
+static void lattice_fill(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t src, uint16_t plus,
+                         uint32_t p, uint16_t *out16, uint32_t *out32)
 {
     const uint32_t nd = c->lat_nd;
     uint16_t *tab[SY_COST_LATTICE_MAX_DIMS];
@@ -600,7 +600,8 @@ static void row_store(uint16_t *dst, const uint16_t *src, uint32_t n)
         j++;
     }
     for (; j + 8 <= n; j += 8) {
-        _mm_stream_si128((__m128i *)(void *)(dst + j), _mm_loadu_si128((const __m128i *)(const void *)(src + j)));
+        _mm_stream_si128((__m128i *)(void *)(dst + j),
+                         _mm_loadu_si128((const __m128i *)(const void *)(src + j)));
     }
     for (; j < n; j++) {
         dst[j] = src[j];
@@ -797,9 +798,8 @@ static void leaf_group(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t k)
     if (weighted) {
         for (uint32_t j = 0; j < n; j++) {
             uint32_t a = att[j];
-            tm[j] = (SY_TOPO_NONE == a || stamp[a] != cur)
-                        ? SY_COST_UNREACHABLE
-                        : sat16(s->dist64[a] + c->wdev[j]);
+            tm[j] = (SY_TOPO_NONE == a || stamp[a] != cur) ? SY_COST_UNREACHABLE
+                                                           : sat16(s->dist64[a] + c->wdev[j]);
         }
     } else {
         /* hop mode (lattice): both device links cost 1, so add 2 here */
@@ -823,7 +823,8 @@ static void leaf_group(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t k)
                 uint16_t *t2 = s->tmpl2;
                 for (uint32_t j = 0; j < n; j++) {
                     uint32_t v = tm[j];
-                    t2[j] = SY_COST_UNREACHABLE == v ? SY_COST_UNREACHABLE : sat16((uint64_t)v + wi);
+                    t2[j] =
+                        SY_COST_UNREACHABLE == v ? SY_COST_UNREACHABLE : sat16((uint64_t)v + wi);
                 }
                 cached_w = wi;
             }

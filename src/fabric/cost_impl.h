@@ -30,13 +30,13 @@ typedef struct {
 
     /* leaf-collapse: switches renumbered 0..ns-1 */
     sy_cgraph_t sg;
-    uint32_t *sidx;     /* vertex -> switch id, SY_TOPO_NONE for devices */
-    uint32_t *attach;   /* device -> switch id, SY_TOPO_NONE when it has no up link */
-    uint32_t *wdev;     /* device -> cost of its link */
-    uint32_t ngroups;   /* groups of devices sharing an attachment */
-    uint32_t *grp_sw;   /* switch id of group k (SY_TOPO_NONE: detached devices) */
-    uint32_t *grp_off;  /* ngroups + 1 offsets into grp_dev */
-    uint32_t *grp_dev;  /* device indexes grouped by attachment, ascending */
+    uint32_t *sidx;    /* vertex -> switch id, SY_TOPO_NONE for devices */
+    uint32_t *attach;  /* device -> switch id, SY_TOPO_NONE when it has no up link */
+    uint32_t *wdev;    /* device -> cost of its link */
+    uint32_t ngroups;  /* groups of devices sharing an attachment */
+    uint32_t *grp_sw;  /* switch id of group k (SY_TOPO_NONE: detached devices) */
+    uint32_t *grp_off; /* ngroups + 1 offsets into grp_dev */
+    uint32_t *grp_dev; /* device indexes grouped by attachment, ascending */
 
     /* Verified torus lattice (hop metric only): switch id s sits at
      * coordinates (s / stride[k]) % dim[k] and the switch graph is exactly
@@ -44,14 +44,14 @@ typedef struct {
     uint32_t lat_nd;
     uint32_t lat_dim[SY_COST_LATTICE_MAX_DIMS];
     uint32_t lat_stride[SY_COST_LATTICE_MAX_DIMS];
-    uint32_t lat_sum;   /* sum of dims: size of the per-thread tables */
-    uint32_t lat_p;     /* > 0: device j hangs off switch j / lat_p, all of
-                         * them, so whole rows are written in lattice order */
+    uint32_t lat_sum; /* sum of dims: size of the per-thread tables */
+    uint32_t lat_p;   /* > 0: device j hangs off switch j / lat_p, all of
+                       * them, so whole rows are written in lattice order */
 } sy_cost_ctx_t;
 
 /* Per-thread scratch, sized for the graph the kernel searches. */
 typedef struct {
-    uint32_t *stamp;    /* visited iff stamp[v] == cur */
+    uint32_t *stamp; /* visited iff stamp[v] == cur */
     uint32_t cur;
     uint32_t *queue;
     uint32_t *dist32;   /* hop mode */
@@ -59,13 +59,13 @@ typedef struct {
     uint64_t *heap_key; /* speed mode: lazy binary heap */
     uint32_t *heap_v;
     size_t heap_cap;
-    uint16_t *tmpl;     /* leaf-collapse template row */
-    uint16_t *tmpl2;    /* speed mode: template plus the row's own link */
-    uint16_t *lat_tab;  /* lattice: per-dimension ring distances */
+    uint16_t *tmpl;    /* leaf-collapse template row */
+    uint16_t *tmpl2;   /* speed mode: template plus the row's own link */
+    uint16_t *lat_tab; /* lattice: per-dimension ring distances */
     /* leaf-collapse in hop mode: bit-parallel BFS from up to 64 switches */
     uint64_t *ms_seen, *ms_front, *ms_next;
     uint32_t *ms_list_a, *ms_list_b;
-    uint16_t *ms_dist;  /* SY_COST_BATCH rows of switch distances */
+    uint16_t *ms_dist; /* SY_COST_BATCH rows of switch distances */
 } sy_cost_scratch_t;
 
 /* Build the up-link CSR over all vertices (per-source searches). */

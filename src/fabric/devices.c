@@ -239,8 +239,8 @@ static pmix_status_t load_local_topology(hwloc_topology_t *topo)
     if (0 != hwloc_topology_init(topo)) {
         return PMIX_ERR_NOMEM;
     }
-    if (0 != hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT)
-        || 0 != hwloc_topology_load(*topo)) {
+    if (0 != hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) ||
+        0 != hwloc_topology_load(*topo)) {
         hwloc_topology_destroy(*topo);
         return PMIX_ERROR;
     }

@@ -19,36 +19,36 @@
 #include <pmix_common.h>
 
 /* sy_device_t.has: which of the non-pointer fields hold a value. */
-#define SY_DEV_HAS_MTU   0x1u
+#define SY_DEV_HAS_MTU 0x1u
 #define SY_DEV_HAS_SPEED 0x2u
 #define SY_DEV_HAS_STATE 0x4u
 #define SY_DEV_HAS_INDEX 0x8u
 
 /* sy_device_t.sources */
 #define SY_DEV_SRC_FABRIC 0x1u /* seen by libfabric */
-#define SY_DEV_SRC_HWLOC  0x2u /* seen by hwloc */
+#define SY_DEV_SRC_HWLOC 0x2u  /* seen by hwloc */
 
 /* One device.  Strings are malloc'ed and may be NULL (= not known). */
 typedef struct {
-    char *id;        /* PMIX_DEVICE_ID: "<hostname>:<osname>" */
-    char *osname;    /* PMIX_FABRIC_DEVICE_NAME */
-    char *vendor;    /* PMIX_FABRIC_DEVICE_VENDOR */
-    char *vendorid;  /* PMIX_FABRIC_DEVICE_VENDORID, "0x%04x" */
-    char *bus_type;  /* PMIX_FABRIC_DEVICE_BUS_TYPE, "PCI" */
-    char *pci_devid; /* PMIX_FABRIC_DEVICE_PCI_DEVID, "%04x:%02x:%02x:%02x" */
-    char *driver;    /* PMIX_FABRIC_DEVICE_DRIVER */
-    char *firmware;  /* PMIX_FABRIC_DEVICE_FIRMWARE */
-    char *address;   /* PMIX_FABRIC_DEVICE_ADDRESS */
-    char *type;      /* PMIX_FABRIC_DEVICE_TYPE ("Ethernet", "InfiniBand", ...) */
-    char *guid;      /* hwloc NodeGUID as "0x" + 16 hex digits; not published */
-    char *provider;  /* core libfabric provider that first reported it; not published */
-    size_t mtu;      /* PMIX_FABRIC_DEVICE_MTU, bytes */
-    size_t speed;    /* PMIX_FABRIC_DEVICE_SPEED, bit/s */
-    pmix_link_state_t state;     /* PMIX_FABRIC_DEVICE_STATE */
-    uint32_t index;              /* PMIX_FABRIC_DEVICE_INDEX (set by the caller) */
-    pmix_device_type_t devtype;  /* PMIX_DEVTYPE_OPENFABRICS / _NETWORK / _UNKNOWN */
-    unsigned has;                /* SY_DEV_HAS_* */
-    unsigned sources;            /* SY_DEV_SRC_* */
+    char *id;                   /* PMIX_DEVICE_ID: "<hostname>:<osname>" */
+    char *osname;               /* PMIX_FABRIC_DEVICE_NAME */
+    char *vendor;               /* PMIX_FABRIC_DEVICE_VENDOR */
+    char *vendorid;             /* PMIX_FABRIC_DEVICE_VENDORID, "0x%04x" */
+    char *bus_type;             /* PMIX_FABRIC_DEVICE_BUS_TYPE, "PCI" */
+    char *pci_devid;            /* PMIX_FABRIC_DEVICE_PCI_DEVID, "%04x:%02x:%02x:%02x" */
+    char *driver;               /* PMIX_FABRIC_DEVICE_DRIVER */
+    char *firmware;             /* PMIX_FABRIC_DEVICE_FIRMWARE */
+    char *address;              /* PMIX_FABRIC_DEVICE_ADDRESS */
+    char *type;                 /* PMIX_FABRIC_DEVICE_TYPE ("Ethernet", "InfiniBand", ...) */
+    char *guid;                 /* hwloc NodeGUID as "0x" + 16 hex digits; not published */
+    char *provider;             /* core libfabric provider that first reported it; not published */
+    size_t mtu;                 /* PMIX_FABRIC_DEVICE_MTU, bytes */
+    size_t speed;               /* PMIX_FABRIC_DEVICE_SPEED, bit/s */
+    pmix_link_state_t state;    /* PMIX_FABRIC_DEVICE_STATE */
+    uint32_t index;             /* PMIX_FABRIC_DEVICE_INDEX (set by the caller) */
+    pmix_device_type_t devtype; /* PMIX_DEVTYPE_OPENFABRICS / _NETWORK / _UNKNOWN */
+    unsigned has;               /* SY_DEV_HAS_* */
+    unsigned sources;           /* SY_DEV_SRC_* */
     /* every OS name the device is known by (domain names, hwloc OS
      * devices); used to merge the sources */
     char **aliases;
@@ -63,8 +63,8 @@ typedef struct {
 
 /* sy_devices_opts_t.flags */
 #define SY_DEVICES_NO_FABRIC 0x1u /* do not ask libfabric */
-#define SY_DEVICES_NO_HWLOC  0x2u /* do not ask hwloc */
-#define SY_DEVICES_NIC_ONLY  0x4u /* ignore libfabric entries without fid_nic */
+#define SY_DEVICES_NO_HWLOC 0x2u  /* do not ask hwloc */
+#define SY_DEVICES_NIC_ONLY 0x4u  /* ignore libfabric entries without fid_nic */
 
 typedef struct {
     const char *hostname;      /* for device ids; NULL: gethostname() */

@@ -86,15 +86,9 @@ static pmix_status_t put_nic(sy_device_t *d, const struct fid_nic *nic)
         }
         /* libfabric and PMIx number the link states alike */
         switch (la->state) {
-        case FI_LINK_UP:
-            d->state = PMIX_LINK_UP;
-            break;
-        case FI_LINK_DOWN:
-            d->state = PMIX_LINK_DOWN;
-            break;
-        default:
-            d->state = PMIX_LINK_STATE_UNKNOWN;
-            break;
+        case FI_LINK_UP: d->state = PMIX_LINK_UP; break;
+        case FI_LINK_DOWN: d->state = PMIX_LINK_DOWN; break;
+        default: d->state = PMIX_LINK_STATE_UNKNOWN; break;
         }
         d->has |= SY_DEV_HAS_STATE;
     }
@@ -139,11 +133,10 @@ static pmix_status_t add_entry(const struct fi_info *fi, unsigned flags, sy_devb
     if (PMIX_SUCCESS == rc) {
         rc = sy_device_add_name(d, names[1], SY_NAME_FI_NIC);
     }
-    if (PMIX_SUCCESS == rc && NULL == d->provider && NULL != fi->fabric_attr
-        && NULL != fi->fabric_attr->prov_name) {
+    if (PMIX_SUCCESS == rc && NULL == d->provider && NULL != fi->fabric_attr &&
+        NULL != fi->fabric_attr->prov_name) {
         /* the core provider: "tcp" of "tcp;ofi_rxm" */
-        d->provider = strndup(fi->fabric_attr->prov_name,
-                              strcspn(fi->fabric_attr->prov_name, ";"));
+        d->provider = strndup(fi->fabric_attr->prov_name, strcspn(fi->fabric_attr->prov_name, ";"));
         rc = (NULL == d->provider) ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
     }
     if (PMIX_SUCCESS == rc && NULL != nic) {
@@ -163,8 +156,8 @@ pmix_status_t sy_devices_from_fabric(unsigned flags, sy_devbuild_t *b)
     pthread_mutex_lock(&cache_lock);
     if (!cache_valid) {
         struct fi_info *info = NULL;
-        int ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, NULL,
-                             &info);
+        int ret =
+            fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), NULL, NULL, 0, NULL, &info);
 
         /* no provider (or no usable one) is a machine without fabric
          * devices, not an error; it is cached like a success */

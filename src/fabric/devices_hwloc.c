@@ -35,10 +35,10 @@ static void guid_normalize(const char *in, char *buf, size_t len)
         if (':' == *in) {
             continue;
         }
-        if (!isxdigit((unsigned char) *in) || n == 16) {
+        if (!isxdigit((unsigned char)*in) || n == 16) {
             return;
         }
-        hex[n++] = (char) tolower((unsigned char) *in);
+        hex[n++] = (char)tolower((unsigned char)*in);
     }
     if (0 == n) {
         return;
@@ -51,12 +51,9 @@ static void guid_normalize(const char *in, char *buf, size_t len)
 static const char *class_type(unsigned class_id)
 {
     switch (class_id) {
-    case 0x0200:
-        return "Ethernet";
-    case 0x0207:
-        return "InfiniBand";
-    default:
-        return NULL;
+    case 0x0200: return "Ethernet";
+    case 0x0207: return "InfiniBand";
+    default: return NULL;
     }
 }
 
@@ -92,12 +89,11 @@ static pmix_status_t add_osdev(hwloc_obj_t os, sy_devbuild_t *b)
             rc = sy_device_put_str(&d->bus_type, "PCI", false);
         }
         if (PMIX_SUCCESS == rc) {
-            snprintf(buf, sizeof(buf), "0x%04x", (unsigned) pa->vendor_id);
+            snprintf(buf, sizeof(buf), "0x%04x", (unsigned)pa->vendor_id);
             rc = sy_device_put_str(&d->vendorid, buf, false);
         }
         if (PMIX_SUCCESS == rc) {
-            rc = sy_device_put_str(&d->vendor, hwloc_obj_get_info_by_name(pci, "PCIVendor"),
-                                   false);
+            rc = sy_device_put_str(&d->vendor, hwloc_obj_get_info_by_name(pci, "PCIVendor"), false);
         }
         if (PMIX_SUCCESS == rc) {
             rc = sy_device_put_str(&d->type, class_type(pa->class_id), false);
@@ -128,8 +124,8 @@ pmix_status_t sy_devices_from_hwloc(hwloc_topology_t topo, sy_devbuild_t *b)
         if (NULL == os->name || NULL == os->attr) {
             continue;
         }
-        if (HWLOC_OBJ_OSDEV_NETWORK == os->attr->osdev.type
-            || HWLOC_OBJ_OSDEV_OPENFABRICS == os->attr->osdev.type) {
+        if (HWLOC_OBJ_OSDEV_NETWORK == os->attr->osdev.type ||
+            HWLOC_OBJ_OSDEV_OPENFABRICS == os->attr->osdev.type) {
             rc = add_osdev(os, b);
         }
     }

@@ -10,12 +10,7 @@
 /* How authoritative a device's OS name is: a higher rank replaces a lower
  * one.  The fabric's own NIC name beats hwloc's names, and an OpenFabrics
  * name beats the network interface of the same PCI function. */
-enum {
-    SY_NAME_FI_DOMAIN = 1,
-    SY_NAME_HWLOC_NET = 2,
-    SY_NAME_HWLOC_OFED = 3,
-    SY_NAME_FI_NIC = 4
-};
+enum { SY_NAME_FI_DOMAIN = 1, SY_NAME_HWLOC_NET = 2, SY_NAME_HWLOC_OFED = 3, SY_NAME_FI_NIC = 4 };
 
 /* A growing device list.  Pointers into it are invalidated by the next
  * sy_devbuild_add(). */

@@ -13,8 +13,8 @@
 
 typedef struct {
     uint32_t ndev;
-    uint32_t *dev_to_vertex;  /* ndev entries */
-    uint32_t *vertex_to_dev;  /* t->nv entries, SY_TOPO_NONE for switches */
+    uint32_t *dev_to_vertex; /* ndev entries */
+    uint32_t *vertex_to_dev; /* t->nv entries, SY_TOPO_NONE for switches */
 } sy_devindex_t;
 
 /* Fill *out (overwritten, not freed first).  On failure *out is zeroed.

@@ -18,20 +18,13 @@
 static pmix_device_type_t osdev_type(hwloc_obj_t os)
 {
     switch (os->attr->osdev.type) {
-    case HWLOC_OBJ_OSDEV_BLOCK:
-        return PMIX_DEVTYPE_BLOCK;
-    case HWLOC_OBJ_OSDEV_GPU:
-        return PMIX_DEVTYPE_GPU;
-    case HWLOC_OBJ_OSDEV_NETWORK:
-        return PMIX_DEVTYPE_NETWORK;
-    case HWLOC_OBJ_OSDEV_OPENFABRICS:
-        return PMIX_DEVTYPE_OPENFABRICS;
-    case HWLOC_OBJ_OSDEV_DMA:
-        return PMIX_DEVTYPE_DMA;
-    case HWLOC_OBJ_OSDEV_COPROC:
-        return PMIX_DEVTYPE_COPROC;
-    default:
-        return PMIX_DEVTYPE_UNKNOWN;
+    case HWLOC_OBJ_OSDEV_BLOCK: return PMIX_DEVTYPE_BLOCK;
+    case HWLOC_OBJ_OSDEV_GPU: return PMIX_DEVTYPE_GPU;
+    case HWLOC_OBJ_OSDEV_NETWORK: return PMIX_DEVTYPE_NETWORK;
+    case HWLOC_OBJ_OSDEV_OPENFABRICS: return PMIX_DEVTYPE_OPENFABRICS;
+    case HWLOC_OBJ_OSDEV_DMA: return PMIX_DEVTYPE_DMA;
+    case HWLOC_OBJ_OSDEV_COPROC: return PMIX_DEVTYPE_COPROC;
+    default: return PMIX_DEVTYPE_UNKNOWN;
     }
 }
 
@@ -53,7 +46,7 @@ static void measure(hwloc_topology_t topo, hwloc_const_bitmap_t pus, hwloc_obj_t
 
         if (NULL != c && anc->depth >= c->depth) {
             int dd = anc->depth - c->depth;
-            uint16_t d = (dd >= UINT16_MAX) ? UINT16_MAX - 1 : (uint16_t) dd;
+            uint16_t d = (dd >= UINT16_MAX) ? UINT16_MAX - 1 : (uint16_t)dd;
 
             if (UINT16_MAX == *mind || d < *mind) {
                 *mind = d;
@@ -121,8 +114,7 @@ pmix_status_t sy_device_distances_host(hwloc_topology_t topo, hwloc_const_cpuset
         if (NULL == d[k].osname || NULL == d[k].uuid) {
             rc = PMIX_ERR_NOMEM;
         }
-        measure(topo, pus, hwloc_get_non_io_ancestor_obj(topo, os), &d[k].mindist,
-                &d[k].maxdist);
+        measure(topo, pus, hwloc_get_non_io_ancestor_obj(topo, os), &d[k].mindist, &d[k].maxdist);
         k++;
     }
     hwloc_bitmap_free(pus);
@@ -136,8 +128,7 @@ pmix_status_t sy_device_distances_host(hwloc_topology_t topo, hwloc_const_cpuset
 }
 
 pmix_status_t sy_device_distances(hwloc_topology_t topo, hwloc_const_cpuset_t cpuset,
-                                  pmix_device_type_t types, pmix_device_distance_t **out,
-                                  size_t *n)
+                                  pmix_device_type_t types, pmix_device_distance_t **out, size_t *n)
 {
     return sy_device_distances_host(topo, cpuset, types, NULL, out, n);
 }

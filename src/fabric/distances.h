@@ -17,7 +17,7 @@
 #include <pmix_common.h>
 
 /* Default device types when `types` is 0. */
-#define SY_DEVDIST_DEFAULT_TYPES                                                                  \
+#define SY_DEVDIST_DEFAULT_TYPES                                                                   \
     (PMIX_DEVTYPE_NETWORK | PMIX_DEVTYPE_OPENFABRICS | PMIX_DEVTYPE_GPU | PMIX_DEVTYPE_COPROC)
 
 /* One entry per hwloc OS device whose type is in `types` (0: the default

@@ -42,8 +42,8 @@ struct sy_fabric_engine {
     char err[256];
 };
 
-static const char *const result_names[SY_FABRIC_R_COUNT] = {
-    "devindex", "planes", "peers", "cost", "groups", "coords", "shapes"};
+static const char *const result_names[SY_FABRIC_R_COUNT] = {"devindex", "planes", "peers", "cost",
+                                                            "groups",   "coords", "shapes"};
 
 /* What each result needs computed first. */
 static const unsigned deps[SY_FABRIC_R_COUNT] = {
@@ -244,15 +244,15 @@ pmix_status_t sy_fabric_engine_refresh(sy_fabric_engine_t *eng)
     return first;
 }
 
-#define GETTER(fn, R, field, type)                                               \
-    pmix_status_t fn(sy_fabric_engine_t *eng, const type **out)                  \
-    {                                                                            \
-        if (NULL == eng || NULL == out) {                                        \
-            return PMIX_ERR_BAD_PARAM;                                           \
-        }                                                                        \
-        pmix_status_t rc = ensure(eng, R);                                       \
-        *out = PMIX_SUCCESS == rc ? &eng->field : NULL;                          \
-        return rc;                                                               \
+#define GETTER(fn, R, field, type)                                                                 \
+    pmix_status_t fn(sy_fabric_engine_t *eng, const type **out)                                    \
+    {                                                                                              \
+        if (NULL == eng || NULL == out) {                                                          \
+            return PMIX_ERR_BAD_PARAM;                                                             \
+        }                                                                                          \
+        pmix_status_t rc = ensure(eng, R);                                                         \
+        *out = PMIX_SUCCESS == rc ? &eng->field : NULL;                                            \
+        return rc;                                                                                 \
     }
 
 GETTER(sy_fabric_engine_devindex, SY_FABRIC_R_DEVINDEX, ix, sy_devindex_t)
@@ -362,8 +362,7 @@ static pmix_status_t engine_new(sy_topo_t *t, const sy_fabric_engine_opts_t *opt
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t finish_create(sy_fabric_engine_t *eng, sy_fabric_engine_t **out,
-                                   char **errmsg)
+static pmix_status_t finish_create(sy_fabric_engine_t *eng, sy_fabric_engine_t **out, char **errmsg)
 {
     if (eng->opts.flags & SY_FABRIC_ENGINE_EAGER) {
         pmix_status_t rc = sy_fabric_engine_refresh(eng);
@@ -380,8 +379,8 @@ static pmix_status_t finish_create(sy_fabric_engine_t *eng, sy_fabric_engine_t *
 }
 
 pmix_status_t sy_fabric_engine_load(const char *path, const char *format,
-                                    const sy_fabric_engine_opts_t *opts,
-                                    sy_fabric_engine_t **out, char **errmsg)
+                                    const sy_fabric_engine_opts_t *opts, sy_fabric_engine_t **out,
+                                    char **errmsg)
 {
     if (NULL == path || NULL == out) {
         return PMIX_ERR_BAD_PARAM;
@@ -470,8 +469,9 @@ pmix_status_t sy_fabric_engine_link_state(sy_fabric_engine_t *eng, const char *a
     }
     sy_topo_t *t = eng->topo;
     uint32_t a, b, e;
-    if (PMIX_SUCCESS != sy_topo_find(t, a_name, &a) || PMIX_SUCCESS != sy_topo_find(t, b_name, &b)
-        || PMIX_SUCCESS != sy_topo_find_link(t, a, b, &e)) {
+    if (PMIX_SUCCESS != sy_topo_find(t, a_name, &a) ||
+        PMIX_SUCCESS != sy_topo_find(t, b_name, &b) ||
+        PMIX_SUCCESS != sy_topo_find_link(t, a, b, &e)) {
         set_err(eng, "no link %.100s - %.100s", a_name, b_name);
         return PMIX_ERR_NOT_FOUND;
     }
@@ -485,8 +485,8 @@ pmix_status_t sy_fabric_engine_link_state(sy_fabric_engine_t *eng, const char *a
     }
     unsigned inv = 0;
     if ((PMIX_LINK_DOWN == old) != (PMIX_LINK_DOWN == state)) {
-        inv = SY_FABRIC_BIT(SY_FABRIC_R_COST) | SY_FABRIC_BIT(SY_FABRIC_R_PLANES)
-              | SY_FABRIC_BIT(SY_FABRIC_R_COORDS) | SY_FABRIC_BIT(SY_FABRIC_R_SHAPES);
+        inv = SY_FABRIC_BIT(SY_FABRIC_R_COST) | SY_FABRIC_BIT(SY_FABRIC_R_PLANES) |
+              SY_FABRIC_BIT(SY_FABRIC_R_COORDS) | SY_FABRIC_BIT(SY_FABRIC_R_SHAPES);
         bool touches_device = SY_TOPO_DEVICE == t->v[a].kind || SY_TOPO_DEVICE == t->v[b].kind;
         if (touches_device) {
             /* Attachments (peers, first switch of a device) moved. */
@@ -501,8 +501,7 @@ pmix_status_t sy_fabric_engine_link_state(sy_fabric_engine_t *eng, const char *a
 }
 
 pmix_status_t sy_fabric_engine_add_device(sy_fabric_engine_t *eng, const char *name,
-                                          const char *host, const char *switch_name,
-                                          uint64_t speed)
+                                          const char *host, const char *switch_name, uint64_t speed)
 {
     if (NULL == eng || NULL == name || NULL == switch_name) {
         return PMIX_ERR_BAD_PARAM;
@@ -573,9 +572,9 @@ pmix_status_t sy_fabric_engine_reload(sy_fabric_engine_t *eng)
         return PMIX_ERR_NOT_SUPPORTED;
     }
     struct stat st;
-    if (0 == stat(eng->path, &st) && st.st_size == eng->st.st_size
-        && st.st_mtim.tv_sec == eng->st.st_mtim.tv_sec
-        && st.st_mtim.tv_nsec == eng->st.st_mtim.tv_nsec && st.st_ino == eng->st.st_ino) {
+    if (0 == stat(eng->path, &st) && st.st_size == eng->st.st_size &&
+        st.st_mtim.tv_sec == eng->st.st_mtim.tv_sec &&
+        st.st_mtim.tv_nsec == eng->st.st_mtim.tv_nsec && st.st_ino == eng->st.st_ino) {
         return PMIX_SUCCESS;
     }
     char *buf = NULL, *msg = NULL;

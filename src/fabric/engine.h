@@ -42,8 +42,8 @@ typedef enum {
     SY_FABRIC_R_PEERS,
     SY_FABRIC_R_COST,
     SY_FABRIC_R_GROUPS,
-    SY_FABRIC_R_COORDS,  /* logical view */
-    SY_FABRIC_R_SHAPES,  /* per-plane dims / shape / shape string */
+    SY_FABRIC_R_COORDS, /* logical view */
+    SY_FABRIC_R_SHAPES, /* per-plane dims / shape / shape string */
     SY_FABRIC_R_COUNT
 } sy_fabric_result_t;
 
@@ -54,23 +54,23 @@ typedef enum {
 #define SY_FABRIC_ENGINE_EAGER 0x1u /* compute every result at creation */
 
 typedef struct {
-    sy_cost_metric_t metric;        /* SY_COST_HOPS by default (0) */
-    sy_cost_algo_t algo;            /* SY_COST_ALGO_AUTO by default */
-    unsigned nthreads;              /* 0 = automatic (cost.h) */
-    uint64_t max_bytes;             /* cost matrix cap, 0 = cost.h default */
-    sy_groups_method_t group_method;    /* AUTO, LEAF, POD, ... */
+    sy_cost_metric_t metric;         /* SY_COST_HOPS by default (0) */
+    sy_cost_algo_t algo;             /* SY_COST_ALGO_AUTO by default */
+    unsigned nthreads;               /* 0 = automatic (cost.h) */
+    uint64_t max_bytes;              /* cost matrix cap, 0 = cost.h default */
+    sy_groups_method_t group_method; /* AUTO, LEAF, POD, ... */
     sy_groups_tree_mode_t tree_mode;
     sy_cost_progress_fn_t progress; /* may be NULL */
     void *progress_arg;
-    unsigned flags;                 /* SY_FABRIC_ENGINE_* */
+    unsigned flags; /* SY_FABRIC_ENGINE_* */
 } sy_fabric_engine_opts_t;
 
 /* Per computed plane (planes.h numbering): devices, dims, shape. */
 typedef struct {
     uint32_t nplanes;
-    uint32_t dims;          /* PMIX_FABRIC_DIMS, the same for every plane */
-    uint32_t **shape;       /* nplanes arrays of dims entries */
-    char **shape_string;    /* nplanes strings "S0xS1x..." */
+    uint32_t dims;       /* PMIX_FABRIC_DIMS, the same for every plane */
+    uint32_t **shape;    /* nplanes arrays of dims entries */
+    char **shape_string; /* nplanes strings "S0xS1x..." */
 } sy_fabric_shapes_t;
 
 typedef struct sy_fabric_engine sy_fabric_engine_t;
@@ -79,8 +79,8 @@ typedef struct sy_fabric_engine sy_fabric_engine_t;
  * "native" or NULL (detect).  On failure *errmsg (if not NULL) receives
  * a malloc'd one-line message ("FILE:LINE: ..." for parse errors). */
 pmix_status_t sy_fabric_engine_load(const char *path, const char *format,
-                                    const sy_fabric_engine_opts_t *opts,
-                                    sy_fabric_engine_t **out, char **errmsg);
+                                    const sy_fabric_engine_opts_t *opts, sy_fabric_engine_t **out,
+                                    char **errmsg);
 pmix_status_t sy_fabric_engine_generate(const char *spec, const sy_fabric_engine_opts_t *opts,
                                         sy_fabric_engine_t **out, char **errmsg);
 void sy_fabric_engine_free(sy_fabric_engine_t *eng);

@@ -26,7 +26,8 @@ typedef struct {
     uint64_t speed;
 } gen_ctx_t;
 
-static pmix_status_t gen_err(gen_ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static pmix_status_t gen_err(gen_ctx_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static pmix_status_t gen_err(gen_ctx_t *c, const char *fmt, ...)
 {
@@ -299,7 +300,8 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
                     *x = '\0';
                 }
                 if (ndims == GEN_MAX_DIMS || !parse_param(d, &dims[ndims])) {
-                    rc = gen_err(&c, "expected torus dimensions like 4x4x8 (at most 16), got '%.64s'", d);
+                    rc = gen_err(
+                        &c, "expected torus dimensions like 4x4x8 (at most 16), got '%.64s'", d);
                     break;
                 }
                 ndims++;

@@ -31,14 +31,11 @@ static sy_groups_method_t pick_auto(const sy_topo_t *t, const sy_levels_t *lv,
             return SY_GROUPS_POD;
         }
         return lv->max_level >= 2 ? SY_GROUPS_POD : SY_GROUPS_LEAF;
-    case SY_FABRIC_DRAGONFLY:
-        return SY_GROUPS_TRIANGLE;
-    case SY_FABRIC_OTHER:
-        return SY_GROUPS_COMMUNITY;
+    case SY_FABRIC_DRAGONFLY: return SY_GROUPS_TRIANGLE;
+    case SY_FABRIC_OTHER: return SY_GROUPS_COMMUNITY;
     case SY_FABRIC_FLAT:
     case SY_FABRIC_DIRECT:
-    default:
-        return SY_GROUPS_LEAF;
+    default: return SY_GROUPS_LEAF;
     }
 }
 
@@ -46,16 +43,12 @@ static pmix_status_t switch_partition(const sy_topo_t *t, const sy_levels_t *lv,
                                       sy_groups_method_t m, uint64_t seed, sy_partition_t *p)
 {
     switch (m) {
-    case SY_GROUPS_LEAF:
-        return sy_partition_leaf(t, p);
-    case SY_GROUPS_POD:
-        return sy_partition_pods(t, lv, p);
-    case SY_GROUPS_TRIANGLE:
-        return sy_partition_triangles(t, p, NULL);
+    case SY_GROUPS_LEAF: return sy_partition_leaf(t, p);
+    case SY_GROUPS_POD: return sy_partition_pods(t, lv, p);
+    case SY_GROUPS_TRIANGLE: return sy_partition_triangles(t, p, NULL);
     case SY_GROUPS_COMMUNITY:
         return sy_partition_community(t, seed ? seed : SY_GROUPS_DEFAULT_SEED, p);
-    default:
-        return PMIX_ERR_BAD_PARAM;
+    default: return PMIX_ERR_BAD_PARAM;
     }
 }
 
@@ -180,7 +173,8 @@ static pmix_status_t build_string(const sy_topo_t *t, const sy_devindex_t *ix,
     while (cap < 2 * n) {
         cap *= 2;
     }
-    nameset_t ns = {.name = malloc(cap * sizeof(char *)), .grp = malloc(cap * sizeof(uint32_t)),
+    nameset_t ns = {.name = malloc(cap * sizeof(char *)),
+                    .grp = malloc(cap * sizeof(uint32_t)),
                     .mask = cap - 1};
     strbuf_t b = {0};
     pmix_status_t rc = PMIX_ERR_NOMEM;

@@ -43,16 +43,13 @@ typedef enum {
 /* What the string lists.  The Standard's PMIX_FABRIC_GROUPS lists nodes,
  * so the default is each device's host name (its device name when it has
  * no host), each host at most once per group. */
-typedef enum {
-    SY_GROUPS_NAMES_HOST = 0,
-    SY_GROUPS_NAMES_DEVICE
-} sy_groups_names_t;
+typedef enum { SY_GROUPS_NAMES_HOST = 0, SY_GROUPS_NAMES_DEVICE } sy_groups_names_t;
 
 typedef struct {
     sy_groups_method_t method;
     sy_groups_tree_mode_t tree_mode;
     sy_groups_names_t names;
-    uint64_t seed;              /* COMMUNITY only; 0 = SY_GROUPS_DEFAULT_SEED */
+    uint64_t seed; /* COMMUNITY only; 0 = SY_GROUPS_DEFAULT_SEED */
 } sy_groups_opts_t;
 
 #define SY_GROUPS_DEFAULT_SEED 42u
@@ -60,12 +57,12 @@ typedef struct {
 typedef struct {
     uint32_t ndev;
     uint32_t ngroups;
-    uint32_t *group;            /* ndev entries, in device-index order */
+    uint32_t *group; /* ndev entries, in device-index order */
     /* "0:n0,n2;1:n1,n3": groups in id order, members in device order.
      * NULL when a listed name contains ',', ';' or ':' (the string could
      * not be parsed back); the groups themselves are still valid. */
     char *str;
-    sy_groups_method_t method;  /* the method that was applied (never AUTO) */
+    sy_groups_method_t method; /* the method that was applied (never AUTO) */
 } sy_groups_t;
 
 /* opts may be NULL (all defaults).  The topology must be finalized

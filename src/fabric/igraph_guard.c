@@ -64,16 +64,12 @@ void sy_igraph_unlock(void)
 pmix_status_t sy_igraph_status(igraph_error_t err)
 {
     switch (err) {
-    case IGRAPH_SUCCESS:
-        return PMIX_SUCCESS;
-    case IGRAPH_ENOMEM:
-        return PMIX_ERR_NOMEM;
+    case IGRAPH_SUCCESS: return PMIX_SUCCESS;
+    case IGRAPH_ENOMEM: return PMIX_ERR_NOMEM;
     case IGRAPH_EINVAL:
     case IGRAPH_EINVVID:
-    case IGRAPH_EINVMODE:
-        return PMIX_ERR_BAD_PARAM;
-    default:
-        return PMIX_ERROR;
+    case IGRAPH_EINVMODE: return PMIX_ERR_BAD_PARAM;
+    default: return PMIX_ERROR;
     }
 }
 

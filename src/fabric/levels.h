@@ -25,10 +25,10 @@
 
 typedef struct {
     uint32_t nv;
-    int32_t *level;     /* nv entries */
-    uint32_t *attach;   /* nv entries */
-    int32_t max_level;  /* highest switch level, -1 if none */
-    bool from_input;    /* levels taken from the topology, not BFS */
+    int32_t *level;    /* nv entries */
+    uint32_t *attach;  /* nv entries */
+    int32_t max_level; /* highest switch level, -1 if none */
+    bool from_input;   /* levels taken from the topology, not BFS */
 } sy_levels_t;
 
 /* The topology must be finalized (PMIX_ERR_NOT_AVAILABLE otherwise).

@@ -45,9 +45,9 @@ const char *sy_topo_detect_format(const char *buf, size_t len)
                 return "native";
             }
         }
-        static const char *const ib[] = {"vendid=", "devid=", "sysimgguid=", "switchguid=",
-                                         "caguid=", "routerguid=", "Switch", "Ca", "Rt",
-                                         "CA", "SW", "RT"};
+        static const char *const ib[] = {"vendid=", "devid=",      "sysimgguid=", "switchguid=",
+                                         "caguid=", "routerguid=", "Switch",      "Ca",
+                                         "Rt",      "CA",          "SW",          "RT"};
         for (size_t i = 0; i < sizeof(ib) / sizeof(ib[0]); i++) {
             if (starts_word(p, n, ib[i], false)) {
                 return "ibnet";
@@ -58,9 +58,8 @@ const char *sy_topo_detect_format(const char *buf, size_t len)
     return NULL;
 }
 
-pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name,
-                                  const char *format, const sy_topo_limits_t *lim,
-                                  sy_topo_t **out, char **errmsg)
+pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name, const char *format,
+                                  const sy_topo_limits_t *lim, sy_topo_t **out, char **errmsg)
 {
     if (NULL == out || (NULL == buf && 0 != len)) {
         return PMIX_ERR_BAD_PARAM;
@@ -82,8 +81,8 @@ pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name,
     if (0 == strcmp(format, "native")) {
         return sy_topo_read_native_buffer(buf, len, name, lim, out, errmsg);
     }
-    return sy_read_error(errmsg, NULL, 0, "unknown format '%.64s' (expected slurm, ibnet or native)",
-                         format);
+    return sy_read_error(errmsg, NULL, 0,
+                         "unknown format '%.64s' (expected slurm, ibnet or native)", format);
 }
 
 pmix_status_t sy_topo_load(const char *path, const char *format, sy_topo_t **out, char **errmsg)

@@ -19,10 +19,10 @@
 
 typedef struct {
     uint32_t nplanes;
-    char **ids;          /* nplanes ids (malloc'd) */
-    uint32_t *ndev;      /* nplanes: devices in each plane */
-    uint32_t ndevices;   /* size of plane_of */
-    uint32_t *plane_of;  /* device index -> plane number */
+    char **ids;         /* nplanes ids (malloc'd) */
+    uint32_t *ndev;     /* nplanes: devices in each plane */
+    uint32_t ndevices;  /* size of plane_of */
+    uint32_t *plane_of; /* device index -> plane number */
 } sy_planes_t;
 
 /* `ix` may be NULL (built internally).  On failure *out is zeroed. */

@@ -31,8 +31,8 @@ typedef struct {
     uint64_t pguid; /* port GUID, 0 if unknown */
     uint32_t port;
     uint8_t type;
-    char *desc;     /* NodeDescription or NULL */
-    uint32_t vid;   /* resolved vertex */
+    char *desc;   /* NodeDescription or NULL */
+    uint32_t vid; /* resolved vertex */
 } ep_t;
 
 typedef struct {
@@ -80,8 +80,9 @@ static bool parse_hex(const char *s, size_t n, uint64_t *out)
         if (!isxdigit((unsigned char)s[i])) {
             return false;
         }
-        v = v * 16 + (uint64_t)(isdigit((unsigned char)s[i]) ? s[i] - '0'
-                                                            : tolower((unsigned char)s[i]) - 'a' + 10);
+        v = v * 16 + (uint64_t)(isdigit((unsigned char)s[i])
+                                    ? s[i] - '0'
+                                    : tolower((unsigned char)s[i]) - 'a' + 10);
     }
     *out = v;
     return true;
@@ -109,10 +110,13 @@ static bool parse_dec(const char *s, size_t n, uint32_t max, uint32_t *out)
 /* "4x" + "EDR" (either in one token "4xEDR" or two). */
 static uint64_t ib_speed(const char *width, const char *rate)
 {
-    static const struct { const char *name; uint64_t lane; } rates[] = {
-        {"SDR", 2500000000ULL}, {"DDR", 5000000000ULL}, {"QDR", 10000000000ULL},
-        {"FDR10", 10000000000ULL}, {"FDR", 14000000000ULL}, {"EDR", 25000000000ULL},
-        {"HDR", 50000000000ULL}, {"NDR", 100000000000ULL}, {"XDR", 200000000000ULL},
+    static const struct {
+        const char *name;
+        uint64_t lane;
+    } rates[] = {
+        {"SDR", 2500000000ULL},    {"DDR", 5000000000ULL},   {"QDR", 10000000000ULL},
+        {"FDR10", 10000000000ULL}, {"FDR", 14000000000ULL},  {"EDR", 25000000000ULL},
+        {"HDR", 50000000000ULL},   {"NDR", 100000000000ULL}, {"XDR", 200000000000ULL},
     };
     uint32_t lanes;
     size_t wn = strlen(width);
@@ -267,14 +271,16 @@ static pmix_status_t default_header(ib_ctx_t *c, char *line, size_t lineno, uint
     uint8_t idtype;
     uint64_t guid;
     if (!parse_dec(n0, (size_t)(p - n0), 255, &nports)) {
-        return sy_read_error(c->errmsg, c->name, lineno, "expected the number of ports after the node type");
+        return sy_read_error(c->errmsg, c->name, lineno,
+                             "expected the number of ports after the node type");
     }
     while (isspace((unsigned char)*p)) {
         p++;
     }
     if (!parse_id(&p, &idtype, &guid) || idtype != type) {
         return sy_read_error(c->errmsg, c->name, lineno,
-                             "expected a quoted node id (\"S-\", \"H-\" or \"R-\" + hex GUID) matching the node type");
+                             "expected a quoted node id (\"S-\", \"H-\" or \"R-\" + hex GUID) "
+                             "matching the node type");
     }
     const char *d, *tail;
     size_t dn = 0;
@@ -314,7 +320,8 @@ static pmix_status_t default_port(ib_ctx_t *c, char *line, size_t lineno)
     l.a.node = c->cur_guid;
     l.a.type = c->cur_type;
     if (!parse_port(&p, &l.a.port, &l.a.pguid)) {
-        return sy_read_error(c->errmsg, c->name, lineno, "expected \"[port](portguid)\" at the start of the port line");
+        return sy_read_error(c->errmsg, c->name, lineno,
+                             "expected \"[port](portguid)\" at the start of the port line");
     }
     if (l.a.port > c->cur_nports) {
         return sy_read_error(c->errmsg, c->name, lineno, "port %u beyond the node's %u ports",
@@ -395,7 +402,8 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
         cur++;
     }
     uint32_t lid;
-    if (nt < 6 || !type_word(tok[0], &l.a.type) || !parse_dec(tok[1], strlen(tok[1]), 65535, &lid) ||
+    if (nt < 6 || !type_word(tok[0], &l.a.type) ||
+        !parse_dec(tok[1], strlen(tok[1]), 65535, &lid) ||
         !parse_dec(tok[2], strlen(tok[2]), 65535, &l.a.port) ||
         !parse_hex(tok[3], strlen(tok[3]), &l.a.pguid)) {
         return sy_read_error(c->errmsg, c->name, lineno,
@@ -407,7 +415,8 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
         /* Unconnected port: only the node's existence matters. */
         const char *q1 = strchr(rest, '\''), *q2 = strrchr(rest, '\'');
         if (NULL == q1 || q1 == q2) {
-            return sy_read_error(c->errmsg, c->name, lineno, "expected '- PEER...' or a quoted description");
+            return sy_read_error(c->errmsg, c->name, lineno,
+                                 "expected '- PEER...' or a quoted description");
         }
         if (T_CA == l.a.type) {
             return PMIX_SUCCESS; /* a CA port without cable is no device of the fabric */
@@ -503,7 +512,8 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
         }
         uint64_t dummy;
         if (!parse_hex(v, (size_t)(e - v), &dummy)) {
-            return sy_read_error(c->errmsg, c->name, lineno, "expected a hex value after %s=", word);
+            return sy_read_error(c->errmsg, c->name, lineno,
+                                 "expected a hex value after %s=", word);
         }
         return PMIX_SUCCESS;
     }
@@ -511,9 +521,10 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
     if (0 == strcmp(word, "Chassis") || 0 == strncmp(p, "Non-Chassis Nodes", 17)) {
         return PMIX_SUCCESS;
     }
-    return sy_read_error(c->errmsg, c->name, lineno,
-                         "expected a Switch/Ca/Rt record, a port line \"[n]...\", a GUID attribute or a "
-                         "\"CA|SW|RT LID PORT GUID ...\" ports line");
+    return sy_read_error(
+        c->errmsg, c->name, lineno,
+        "expected a Switch/Ca/Rt record, a port line \"[n]...\", a GUID attribute or a "
+        "\"CA|SW|RT LID PORT GUID ...\" ports line");
 }
 
 /* ------------------------------------------------------------ resolve */
@@ -543,15 +554,19 @@ typedef struct {
 static int cable_cmp(const void *x, const void *y)
 {
     const cable_t *a = x, *b = y;
-    if (a->va != b->va) return a->va < b->va ? -1 : 1;
-    if (a->pa != b->pa) return a->pa < b->pa ? -1 : 1;
-    if (a->vb != b->vb) return a->vb < b->vb ? -1 : 1;
-    if (a->pb != b->pb) return a->pb < b->pb ? -1 : 1;
+    if (a->va != b->va)
+        return a->va < b->va ? -1 : 1;
+    if (a->pa != b->pa)
+        return a->pa < b->pa ? -1 : 1;
+    if (a->vb != b->vb)
+        return a->vb < b->vb ? -1 : 1;
+    if (a->pb != b->pb)
+        return a->pb < b->pb ? -1 : 1;
     return a->idx < b->idx ? -1 : (a->idx > b->idx);
 }
 
-static pmix_status_t resolve_ep(ib_ctx_t *c, sy_topo_t *t, ep_t *ep, size_t line,
-                                const obs_t *obs, size_t nobs)
+static pmix_status_t resolve_ep(ib_ctx_t *c, sy_topo_t *t, ep_t *ep, size_t line, const obs_t *obs,
+                                size_t nobs)
 {
     char name[64], guid[32];
     uint64_t pg = ep->pguid;
@@ -581,7 +596,8 @@ static pmix_status_t resolve_ep(ib_ctx_t *c, sy_topo_t *t, ep_t *ep, size_t line
             memcpy(host, ep->desc, n);
             host[n] = '\0';
         }
-        rc = sy_topo_add_device(t, name, '\0' != host[0] ? host : NULL, 0 != pg ? guid : NULL, &ep->vid);
+        rc = sy_topo_add_device(t, name, '\0' != host[0] ? host : NULL, 0 != pg ? guid : NULL,
+                                &ep->vid);
     } else {
         rc = sy_topo_add_switch(t, name, -1, &ep->vid);
         if (PMIX_SUCCESS == rc) {
@@ -590,7 +606,8 @@ static pmix_status_t resolve_ep(ib_ctx_t *c, sy_topo_t *t, ep_t *ep, size_t line
     }
     if (PMIX_EXISTS == rc) {
         if ((T_CA == ep->type) != (SY_TOPO_DEVICE == t->v[ep->vid].kind)) {
-            return sy_read_error(c->errmsg, c->name, line, "GUID %s is used by a CA and a switch", name);
+            return sy_read_error(c->errmsg, c->name, line, "GUID %s is used by a CA and a switch",
+                                 name);
         }
         return PMIX_SUCCESS;
     }
@@ -599,7 +616,8 @@ static pmix_status_t resolve_ep(ib_ctx_t *c, sy_topo_t *t, ep_t *ep, size_t line
     }
     if (PMIX_SUCCESS != rc) {
         return sy_read_error(c->errmsg, c->name, line, "cannot add %s: %s", name,
-                             PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices" : "out of memory");
+                             PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices"
+                                                            : "out of memory");
     }
     return PMIX_SUCCESS;
 }
@@ -661,7 +679,8 @@ static pmix_status_t build(ib_ctx_t *c, sy_topo_t *t)
                                                     SY_TOPO_LINK_PARALLEL, NULL);
                 if (PMIX_SUCCESS != r2) {
                     rc = sy_read_error(c->errmsg, c->name, l->line, "cannot add link: %s",
-                                       PMIX_ERR_OUT_OF_RESOURCE == r2 ? "too many links" : "out of memory");
+                                       PMIX_ERR_OUT_OF_RESOURCE == r2 ? "too many links"
+                                                                      : "out of memory");
                 }
             }
             free(keep);
@@ -673,8 +692,7 @@ static pmix_status_t build(ib_ctx_t *c, sy_topo_t *t)
 }
 
 pmix_status_t sy_topo_read_ibnet_buffer(const char *buf, size_t len, const char *name,
-                                        const sy_topo_limits_t *lim,
-                                        sy_topo_t **out, char **errmsg)
+                                        const sy_topo_limits_t *lim, sy_topo_t **out, char **errmsg)
 {
     if (NULL == out || (NULL == buf && 0 != len)) {
         return PMIX_ERR_BAD_PARAM;
@@ -683,7 +701,8 @@ pmix_status_t sy_topo_read_ibnet_buffer(const char *buf, size_t len, const char 
     pmix_status_t rc = sy_read_each_line(buf, len, name, false, parse_line, &c, errmsg);
     sy_topo_t *t = NULL;
     if (PMIX_SUCCESS == rc) {
-        rc = sy_read_new_topo(lim, name, c.saw_ports && !c.saw_default ? "ibnet-ports" : "ibnet", &t);
+        rc = sy_read_new_topo(lim, name, c.saw_ports && !c.saw_default ? "ibnet-ports" : "ibnet",
+                              &t);
     }
     if (PMIX_SUCCESS == rc) {
         rc = build(&c, t);

@@ -27,8 +27,8 @@ static pmix_status_t fail_rc(nat_ctx_t *c, pmix_status_t rc, const char *what)
 {
     return sy_read_error(c->errmsg, c->name, c->line, "cannot add %s: %s", what,
                          PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices or links"
-                         : PMIX_ERR_NOMEM == rc        ? "out of memory"
-                                                       : "invalid value");
+                         : PMIX_ERR_NOMEM == rc         ? "out of memory"
+                                                        : "invalid value");
 }
 
 static bool key_is(const char *tok, const char *key, const char **val)
@@ -66,10 +66,11 @@ static pmix_status_t vertex_stmt(nat_ctx_t *c, char *cur, bool is_switch)
         } else if (is_switch && key_is(tok, "level", &val)) {
             slot = &level;
         } else {
-            return sy_read_error(c->errmsg, c->name, c->line,
-                                 is_switch ? "unknown attribute '%.64s' (expected level=, plane=, guid= or label=)"
-                                           : "unknown attribute '%.64s' (expected host=, plane=, guid= or label=)",
-                                 tok);
+            return sy_read_error(
+                c->errmsg, c->name, c->line,
+                is_switch ? "unknown attribute '%.64s' (expected level=, plane=, guid= or label=)"
+                          : "unknown attribute '%.64s' (expected host=, plane=, guid= or label=)",
+                tok);
         }
         if (NULL != *slot) {
             return sy_read_error(c->errmsg, c->name, c->line, "attribute '%.64s' given twice", tok);
@@ -81,7 +82,8 @@ static pmix_status_t vertex_stmt(nat_ctx_t *c, char *cur, bool is_switch)
     }
     uint64_t lvl = 0;
     if (NULL != level && (!sy_parse_u64(level, false, &lvl) || lvl > 1000)) {
-        return sy_read_error(c->errmsg, c->name, c->line, "expected a level 0..1000, got '%.64s'", level);
+        return sy_read_error(c->errmsg, c->name, c->line, "expected a level 0..1000, got '%.64s'",
+                             level);
     }
     uint32_t v, p = SY_TOPO_NONE;
     pmix_status_t rc;
@@ -114,12 +116,13 @@ static pmix_status_t link_stmt(nat_ctx_t *c, char *cur)
     for (int i = 0; i < 2; i++) {
         names[i] = sy_next_token(&cur);
         if (NULL == names[i] || NULL != strchr(names[i], '=')) {
-            return sy_read_error(c->errmsg, c->name, c->line, "expected two vertex names after 'link'");
+            return sy_read_error(c->errmsg, c->name, c->line,
+                                 "expected two vertex names after 'link'");
         }
         if (PMIX_SUCCESS != sy_topo_find(c->t, names[i], &ids[i])) {
-            return sy_read_error(c->errmsg, c->name, c->line,
-                                 "unknown vertex '%.64s' (declare it with 'device' or 'switch' first)",
-                                 names[i]);
+            return sy_read_error(
+                c->errmsg, c->name, c->line,
+                "unknown vertex '%.64s' (declare it with 'device' or 'switch' first)", names[i]);
         }
     }
     if (ids[0] == ids[1]) {
@@ -149,11 +152,13 @@ static pmix_status_t link_stmt(nat_ctx_t *c, char *cur)
             }
             have_state = true;
         } else {
-            return sy_read_error(c->errmsg, c->name, c->line,
-                                 "unexpected '%.64s' (expected speed= or state=, each at most once)", tok);
+            return sy_read_error(
+                c->errmsg, c->name, c->line,
+                "unexpected '%.64s' (expected speed= or state=, each at most once)", tok);
         }
     }
-    pmix_status_t rc = sy_topo_add_link(c->t, ids[0], ids[1], speed, state, SY_TOPO_LINK_PARALLEL, NULL);
+    pmix_status_t rc =
+        sy_topo_add_link(c->t, ids[0], ids[1], speed, state, SY_TOPO_LINK_PARALLEL, NULL);
     return PMIX_SUCCESS == rc ? rc : fail_rc(c, rc, "link");
 }
 
@@ -178,7 +183,8 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
     if (0 == strcmp(kw, "plane")) {
         char *id = sy_next_token(&cur);
         if (NULL == id || NULL != sy_next_token(&cur)) {
-            return sy_read_error(c->errmsg, c->name, c->line, "expected exactly one plane id after 'plane'");
+            return sy_read_error(c->errmsg, c->name, c->line,
+                                 "expected exactly one plane id after 'plane'");
         }
         pmix_status_t rc = sy_topo_add_plane(c->t, id, NULL);
         return PMIX_SUCCESS == rc ? rc : fail_rc(c, rc, "plane");
@@ -188,8 +194,8 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
 }
 
 pmix_status_t sy_topo_read_native_buffer(const char *buf, size_t len, const char *name,
-                                         const sy_topo_limits_t *lim,
-                                         sy_topo_t **out, char **errmsg)
+                                         const sy_topo_limits_t *lim, sy_topo_t **out,
+                                         char **errmsg)
 {
     if (NULL == out || (NULL == buf && 0 != len)) {
         return PMIX_ERR_BAD_PARAM;

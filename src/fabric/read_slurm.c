@@ -26,8 +26,8 @@ typedef struct {
     char *switches;
     uint64_t speed;
     size_t line;
-    uint32_t id;        /* vertex */
-    int level;          /* -1 unknown, -2 being computed */
+    uint32_t id;                /* vertex */
+    int level;                  /* -1 unknown, -2 being computed */
     uint32_t child_off, nchild; /* into children[] */
 } sw_rec_t;
 
@@ -115,18 +115,19 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
             slot = &r.switches;
         } else if (0 == strcasecmp(key, "LinkSpeed")) {
             if (have_speed || !sy_parse_u64(val, false, &r.speed) || r.speed > UINT32_MAX) {
-                rc = sy_read_error(c->errmsg, c->name, lineno,
-                                   have_speed ? "LinkSpeed given twice"
-                                              : "expected an unsigned 32-bit LinkSpeed, got '%.64s'",
-                                   val);
+                rc =
+                    sy_read_error(c->errmsg, c->name, lineno,
+                                  have_speed ? "LinkSpeed given twice"
+                                             : "expected an unsigned 32-bit LinkSpeed, got '%.64s'",
+                                  val);
                 goto fail;
             }
             have_speed = true;
             continue;
         } else {
-            rc = sy_read_error(c->errmsg, c->name, lineno,
-                               "unknown key '%.64s' (expected SwitchName, Nodes, Switches or LinkSpeed)",
-                               key);
+            rc = sy_read_error(
+                c->errmsg, c->name, lineno,
+                "unknown key '%.64s' (expected SwitchName, Nodes, Switches or LinkSpeed)", key);
             goto fail;
         }
         if (NULL != *slot) {
@@ -151,8 +152,8 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
         return PMIX_SUCCESS; /* blank or comment line */
     }
     if (NULL != r.nodes && NULL != r.switches) {
-        rc = sy_read_error(c->errmsg, c->name, lineno, "switch %.64s has both Nodes= and Switches=",
-                           r.name);
+        rc = sy_read_error(c->errmsg, c->name, lineno,
+                           "switch %.64s has both Nodes= and Switches=", r.name);
         goto fail;
     }
     if (NULL == r.nodes && NULL == r.switches) {
@@ -192,7 +193,8 @@ static pmix_status_t emit_node(void *ctx, const char *node)
         }
     } else if (PMIX_SUCCESS != rc) {
         return sy_read_error(c->errmsg, c->name, c->cur->line, "cannot add node %.64s: %s", node,
-                             PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices" : "bad name or out of memory");
+                             PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices"
+                                                            : "bad name or out of memory");
     }
     rc = sy_topo_add_link(c->t, v, c->cur->id, c->cur->speed, PMIX_LINK_UP, 0, NULL);
     if (PMIX_SUCCESS != rc && PMIX_EXISTS != rc) {
@@ -241,9 +243,10 @@ static pmix_status_t compute_level(slurm_ctx_t *c, sw_rec_t *r, int depth)
         return PMIX_SUCCESS;
     }
     if (-2 == r->level || depth > SLURM_MAX_LEVELS) {
-        return sy_read_error(c->errmsg, c->name, r->line,
-                             "switch %.64s is part of a loop or more than %d levels deep (not a tree)",
-                             r->name, SLURM_MAX_LEVELS);
+        return sy_read_error(
+            c->errmsg, c->name, r->line,
+            "switch %.64s is part of a loop or more than %d levels deep (not a tree)", r->name,
+            SLURM_MAX_LEVELS);
     }
     if (NULL != r->nodes) {
         r->level = 0;
@@ -276,7 +279,8 @@ static pmix_status_t build(slurm_ctx_t *c)
         sw_rec_t *r = &c->recs[i];
         rc = sy_topo_add_switch(c->t, r->name, -1, &r->id);
         if (PMIX_EXISTS == rc) {
-            return sy_read_error(c->errmsg, c->name, r->line, "duplicate SwitchName %.64s", r->name);
+            return sy_read_error(c->errmsg, c->name, r->line, "duplicate SwitchName %.64s",
+                                 r->name);
         }
         if (PMIX_SUCCESS != rc) {
             return sy_read_error(c->errmsg, c->name, r->line, "cannot add switch %.64s", r->name);
@@ -313,8 +317,7 @@ static pmix_status_t build(slurm_ctx_t *c)
 }
 
 pmix_status_t sy_topo_read_slurm_buffer(const char *buf, size_t len, const char *name,
-                                        const sy_topo_limits_t *lim,
-                                        sy_topo_t **out, char **errmsg)
+                                        const sy_topo_limits_t *lim, sy_topo_t **out, char **errmsg)
 {
     if (NULL == out || (NULL == buf && 0 != len)) {
         return PMIX_ERR_BAD_PARAM;

@@ -36,8 +36,7 @@ pmix_status_t sy_read_error(char **errmsg, const char *name, size_t line, const 
 
 /* ---------------------------------------------------------------- lines */
 
-void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name,
-                   bool continuation)
+void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name, bool continuation)
 {
     memset(it, 0, sizeof(*it));
     it->buf = (NULL != buf) ? buf : "";
@@ -57,8 +56,7 @@ void sy_lines_done(sy_lines_t *it)
 static int append(sy_lines_t *it, const char *s, size_t n, char **errmsg)
 {
     if (it->line_len + n > SY_READ_MAX_LINE) {
-        sy_read_error(errmsg, it->name, it->lineno, "line longer than %u bytes",
-                      SY_READ_MAX_LINE);
+        sy_read_error(errmsg, it->name, it->lineno, "line longer than %u bytes", SY_READ_MAX_LINE);
         return -1;
     }
     if (it->line_len + n + 1 > it->cap) {
@@ -218,14 +216,29 @@ bool sy_parse_speed(const char *s, uint64_t *out)
     }
     uint64_t mult = 1;
     switch (*s) {
-    case 'k': case 'K': mult = 1000ULL; s++; break;
-    case 'm': case 'M': mult = 1000000ULL; s++; break;
-    case 'g': case 'G': mult = 1000000000ULL; s++; break;
-    case 't': case 'T': mult = 1000000000000ULL; s++; break;
+    case 'k':
+    case 'K':
+        mult = 1000ULL;
+        s++;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1000000ULL;
+        s++;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1000000000ULL;
+        s++;
+        break;
+    case 't':
+    case 'T':
+        mult = 1000000000000ULL;
+        s++;
+        break;
     default: break;
     }
-    if ('\0' != *s && 0 != strcmp(s, "b/s") && 0 != strcmp(s, "bps") &&
-        0 != strcmp(s, "bit/s")) {
+    if ('\0' != *s && 0 != strcmp(s, "b/s") && 0 != strcmp(s, "bps") && 0 != strcmp(s, "bit/s")) {
         return false;
     }
     if (0 != ip && ip > UINT64_MAX / mult) {
@@ -425,8 +438,8 @@ pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist
     return rc;
 }
 
-pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name,
-                               const char *format, sy_topo_t **out)
+pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name, const char *format,
+                               sy_topo_t **out)
 {
     sy_topo_t *t;
     pmix_status_t rc = sy_topo_new(&t);

@@ -16,12 +16,12 @@
 typedef struct {
     const char *buf;
     size_t len, pos;
-    size_t lineno;      /* number of the first physical line of `line` */
+    size_t lineno; /* number of the first physical line of `line` */
     size_t next_lineno;
-    char *line;         /* NUL-terminated copy, '\r' and '\n' removed */
+    char *line; /* NUL-terminated copy, '\r' and '\n' removed */
     size_t line_len, cap;
-    bool continuation;  /* a trailing backslash joins the next line */
-    const char *name;   /* for messages */
+    bool continuation; /* a trailing backslash joins the next line */
+    const char *name;  /* for messages */
 } sy_lines_t;
 
 void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name,
@@ -71,7 +71,7 @@ pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist
 pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len);
 
 /* Create the topology a reader fills, with the limits applied. */
-pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name,
-                               const char *format, sy_topo_t **out);
+pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name, const char *format,
+                               sy_topo_t **out);
 
 #endif

@@ -24,15 +24,15 @@
 #include "fabric/topo.h"
 
 typedef enum {
-    SY_FABRIC_FLAT = 0,   /* no switch-to-switch link at all */
-    SY_FABRIC_TREE,       /* no clustered triangles and levels above 0 (tree, Clos) */
-    SY_FABRIC_DIRECT,     /* no clustered triangles, every switch at level 0 (torus, mesh) */
-    SY_FABRIC_DRAGONFLY,  /* the triangle rule splits the switches into >= 2 parts */
-    SY_FABRIC_OTHER       /* clustered but not separable by the rule */
+    SY_FABRIC_FLAT = 0,  /* no switch-to-switch link at all */
+    SY_FABRIC_TREE,      /* no clustered triangles and levels above 0 (tree, Clos) */
+    SY_FABRIC_DIRECT,    /* no clustered triangles, every switch at level 0 (torus, mesh) */
+    SY_FABRIC_DRAGONFLY, /* the triangle rule splits the switches into >= 2 parts */
+    SY_FABRIC_OTHER      /* clustered but not separable by the rule */
 } sy_fabric_kind_t;
 
 typedef struct {
-    uint32_t *part;   /* t->nv entries: part id of a switch, SY_TOPO_NONE for devices */
+    uint32_t *part; /* t->nv entries: part id of a switch, SY_TOPO_NONE for devices */
     uint32_t npart;
 } sy_partition_t;
 

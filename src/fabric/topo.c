@@ -281,8 +281,8 @@ static pmix_status_t add_vertex(sy_topo_t *t, const char *name, uint8_t kind, ui
     return PMIX_SUCCESS;
 }
 
-pmix_status_t sy_topo_add_device(sy_topo_t *t, const char *name, const char *host,
-                                 const char *guid, uint32_t *id)
+pmix_status_t sy_topo_add_device(sy_topo_t *t, const char *name, const char *host, const char *guid,
+                                 uint32_t *id)
 {
     uint32_t v;
     if ((NULL != host && strlen(host) > SY_TOPO_MAX_NAME) ||
@@ -432,8 +432,8 @@ static bool valid_state(uint8_t s)
     return PMIX_LINK_UP == s || PMIX_LINK_DOWN == s || PMIX_LINK_STATE_UNKNOWN == s;
 }
 
-pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t speed,
-                               uint8_t state, unsigned flags, uint32_t *edge)
+pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t speed, uint8_t state,
+                               unsigned flags, uint32_t *edge)
 {
     if (NULL == t || a >= t->nv || b >= t->nv || a == b || !valid_state(state)) {
         return PMIX_ERR_BAD_PARAM;
@@ -461,13 +461,14 @@ pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t sp
         return PMIX_SUCCESS;
     }
     pmix_status_t rc = PMIX_SUCCESS;
-    sy_topo_edge_t *ne = grow_for_one(t->e, sizeof(*ne), t->ne, &t->cap_e, t->max_edges,
-                                      SY_TOPO_MAX_EDGES, &rc);
+    sy_topo_edge_t *ne =
+        grow_for_one(t->e, sizeof(*ne), t->ne, &t->cap_e, t->max_edges, SY_TOPO_MAX_EDGES, &rc);
     if (NULL == ne) {
         return rc;
     }
     t->e = ne;
-    t->e[t->ne] = (sy_topo_edge_t){.a = ab[0], .b = ab[1], .speed = speed, .count = 1, .state = state};
+    t->e[t->ne] =
+        (sy_topo_edge_t){.a = ab[0], .b = ab[1], .speed = speed, .count = 1, .state = state};
     if (PMIX_SUCCESS != index_put(&t->pairs, h, t->ne)) {
         return PMIX_ERR_NOMEM;
     }

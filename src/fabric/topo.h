@@ -37,34 +37,31 @@
 
 #define SY_TOPO_NONE UINT32_MAX
 
-typedef enum {
-    SY_TOPO_DEVICE = 0,
-    SY_TOPO_SWITCH = 1
-} sy_topo_kind_t;
+typedef enum { SY_TOPO_DEVICE = 0, SY_TOPO_SWITCH = 1 } sy_topo_kind_t;
 
 typedef struct {
-    char *name;       /* unique over all vertices */
-    char *host;       /* devices: host name (may be NULL); switches: NULL */
-    char *guid;       /* optional hardware address / GUID text */
-    char *label;      /* optional human-readable description */
-    uint32_t plane;   /* index into planes[], SY_TOPO_NONE if unset */
-    int32_t level;    /* switches: tree level if known, else -1 */
-    uint8_t kind;     /* sy_topo_kind_t */
+    char *name;     /* unique over all vertices */
+    char *host;     /* devices: host name (may be NULL); switches: NULL */
+    char *guid;     /* optional hardware address / GUID text */
+    char *label;    /* optional human-readable description */
+    uint32_t plane; /* index into planes[], SY_TOPO_NONE if unset */
+    int32_t level;  /* switches: tree level if known, else -1 */
+    uint8_t kind;   /* sy_topo_kind_t */
 } sy_topo_vertex_t;
 
 typedef struct {
-    uint32_t a, b;    /* a < b */
-    uint64_t speed;   /* b/s summed over parallel cables, 0 = unknown */
-    uint32_t count;   /* parallel cables collapsed into this edge */
-    uint8_t state;    /* PMIX_LINK_UP / PMIX_LINK_DOWN / PMIX_LINK_STATE_UNKNOWN */
+    uint32_t a, b;  /* a < b */
+    uint64_t speed; /* b/s summed over parallel cables, 0 = unknown */
+    uint32_t count; /* parallel cables collapsed into this edge */
+    uint8_t state;  /* PMIX_LINK_UP / PMIX_LINK_DOWN / PMIX_LINK_STATE_UNKNOWN */
 } sy_topo_edge_t;
 
 /* Open-addressing id index: maps a 64-bit hash plus an equality test on
  * the stored id to that id.  Used for names and for vertex pairs. */
 typedef struct {
     uint64_t *hash;
-    uint32_t *id;     /* SY_TOPO_NONE marks an empty slot */
-    size_t cap;       /* power of two or 0 */
+    uint32_t *id; /* SY_TOPO_NONE marks an empty slot */
+    size_t cap;   /* power of two or 0 */
     size_t count;
 } sy_topo_index_t;
 
@@ -76,7 +73,7 @@ typedef struct sy_topo {
     sy_topo_edge_t *e;
     uint32_t ne, cap_e;
 
-    char **planes;    /* plane ids in order of first declaration */
+    char **planes; /* plane ids in order of first declaration */
     uint32_t nplanes;
 
     /* CSR adjacency, valid when `finalized`: neighbours of vertex i are
@@ -91,8 +88,8 @@ typedef struct sy_topo {
      * them on request (sy_topo_limits_t) so fuzzers stay small. */
     uint32_t max_vertices, max_edges;
 
-    char *source;     /* file name or generator spec */
-    char *format;     /* "slurm", "ibnet", "ibnet-ports", "native", "fattree", ... */
+    char *source;        /* file name or generator spec */
+    char *format;        /* "slurm", "ibnet", "ibnet-ports", "native", "fattree", ... */
     uint64_t generation; /* incremented by every change */
 
     sy_topo_index_t names;
@@ -109,8 +106,8 @@ pmix_status_t sy_topo_set_source(sy_topo_t *t, const char *source, const char *f
  * existing vertex), PMIX_ERR_BAD_PARAM for an empty/oversized name,
  * PMIX_ERR_OUT_OF_RESOURCE beyond SY_TOPO_MAX_VERTICES.  host/guid may be
  * NULL.  `id` may be NULL. */
-pmix_status_t sy_topo_add_device(sy_topo_t *t, const char *name, const char *host,
-                                 const char *guid, uint32_t *id);
+pmix_status_t sy_topo_add_device(sy_topo_t *t, const char *name, const char *host, const char *guid,
+                                 uint32_t *id);
 pmix_status_t sy_topo_add_switch(sy_topo_t *t, const char *name, int32_t level, uint32_t *id);
 pmix_status_t sy_topo_set_label(sy_topo_t *t, uint32_t v, const char *label);
 pmix_status_t sy_topo_set_guid(sy_topo_t *t, uint32_t v, const char *guid);
@@ -127,8 +124,8 @@ pmix_status_t sy_topo_set_plane(sy_topo_t *t, uint32_t v, uint32_t plane);
  * SY_TOPO_LINK_PARALLEL the cable is merged into the edge (PMIX_SUCCESS),
  * otherwise nothing changes and PMIX_EXISTS is returned.  Self links are
  * PMIX_ERR_BAD_PARAM.  `edge` (may be NULL) receives the edge id. */
-pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t speed,
-                               uint8_t state, unsigned flags, uint32_t *edge);
+pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t speed, uint8_t state,
+                               unsigned flags, uint32_t *edge);
 pmix_status_t sy_topo_set_link_state(sy_topo_t *t, uint32_t edge, uint8_t state);
 
 /* Lookups: PMIX_ERR_NOT_FOUND when absent. */
@@ -164,15 +161,15 @@ typedef struct {
  * malloc'd message "NAME:LINE: what was expected" that the caller frees;
  * `name` is used only in messages (NULL means "<input>"). */
 pmix_status_t sy_topo_read_slurm_buffer(const char *buf, size_t len, const char *name,
-                                        const sy_topo_limits_t *lim,
-                                        sy_topo_t **out, char **errmsg);
+                                        const sy_topo_limits_t *lim, sy_topo_t **out,
+                                        char **errmsg);
 /* Accepts both the default and the -p (ports) ibnetdiscover outputs. */
 pmix_status_t sy_topo_read_ibnet_buffer(const char *buf, size_t len, const char *name,
-                                        const sy_topo_limits_t *lim,
-                                        sy_topo_t **out, char **errmsg);
+                                        const sy_topo_limits_t *lim, sy_topo_t **out,
+                                        char **errmsg);
 pmix_status_t sy_topo_read_native_buffer(const char *buf, size_t len, const char *name,
-                                        const sy_topo_limits_t *lim,
-                                         sy_topo_t **out, char **errmsg);
+                                         const sy_topo_limits_t *lim, sy_topo_t **out,
+                                         char **errmsg);
 
 /* Format guess from content: "slurm", "ibnet", "native" or NULL. */
 const char *sy_topo_detect_format(const char *buf, size_t len);
@@ -181,9 +178,8 @@ const char *sy_topo_detect_format(const char *buf, size_t len);
  * ("slurm", "ibnet", "native"; NULL = detect from content). */
 #define SY_TOPO_MAX_FILE (1024u * 1024u * 1024u)
 pmix_status_t sy_topo_load(const char *path, const char *format, sy_topo_t **out, char **errmsg);
-pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name,
-                                  const char *format, const sy_topo_limits_t *lim,
-                                  sy_topo_t **out, char **errmsg);
+pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name, const char *format,
+                                  const sy_topo_limits_t *lim, sy_topo_t **out, char **errmsg);
 
 /* ---- generators (gen.c) ----------------------------------------------
  *   fattree:k=K                 K even, 2..4096

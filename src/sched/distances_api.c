@@ -24,9 +24,8 @@ static pmix_status_t local_topology(hwloc_topology_t *out)
     return sy_topology_get_io(out);
 }
 
-static pmix_status_t compute(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
-                             const pmix_info_t info[], size_t ninfo,
-                             pmix_device_distance_t **dist, size_t *ndist)
+static pmix_status_t compute(pmix_topology_t *topo, pmix_cpuset_t *cpuset, const pmix_info_t info[],
+                             size_t ninfo, pmix_device_distance_t **dist, size_t *ndist)
 {
     *dist = NULL;
     *ndist = 0;
@@ -88,8 +87,7 @@ static pmix_status_t compute(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
 
 PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
                                                  pmix_info_t info[], size_t ninfo,
-                                                 pmix_device_distance_t *distances[],
-                                                 size_t *ndist)
+                                                 pmix_device_distance_t *distances[], size_t *ndist)
 {
     if (distances == NULL || ndist == NULL)
         return PMIX_ERR_BAD_PARAM;
@@ -124,8 +122,7 @@ static void dist_on_loop(void *arg)
 
 PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_cpuset_t *cpuset,
                                                     pmix_info_t info[], size_t ninfo,
-                                                    pmix_device_dist_cbfunc_t cbfunc,
-                                                    void *cbdata)
+                                                    pmix_device_dist_cbfunc_t cbfunc, void *cbdata)
 {
     if (cbfunc == NULL || cpuset == NULL || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;

@@ -94,7 +94,8 @@ static pmix_status_t per_plane(sy_ilist_t *l, const char *key, const sy_planes_t
 {
     /* the header's allocator knows no arrays of arrays: built by hand */
     pmix_data_array_t *outer = calloc(1, sizeof(*outer));
-    if (outer == NULL || (outer->array = calloc(p->nplanes + 1, sizeof(pmix_data_array_t))) == NULL) {
+    if (outer == NULL ||
+        (outer->array = calloc(p->nplanes + 1, sizeof(pmix_data_array_t))) == NULL) {
         free(outer);
         return PMIX_ERR_NOMEM;
     }
@@ -267,8 +268,8 @@ static pmix_status_t fm_reload(sy_fabmod_fab_t *f, bool *changed)
     return rc;
 }
 
-static pmix_status_t fm_link_state(sy_fabmod_fab_t *f, const char *a, const char *b,
-                                   uint8_t state, bool *changed)
+static pmix_status_t fm_link_state(sy_fabmod_fab_t *f, const char *a, const char *b, uint8_t state,
+                                   bool *changed)
 {
     uint64_t before = sy_fabric_engine_generation(f->eng);
     pmix_status_t rc = sy_fabric_engine_link_state(f->eng, a, b, state);

@@ -25,8 +25,8 @@ typedef struct sy_fabmod_fab sy_fabmod_fab_t;
 
 /* One node of a job for sy_fabmod_ops_t.job_data. */
 typedef struct {
-    const char *name;          /* the job's name for the node */
-    const pmix_rank_t *ranks;  /* the job's ranks on it */
+    const char *name;         /* the job's name for the node */
+    const pmix_rank_t *ranks; /* the job's ranks on it */
     size_t nranks;
     /* PMIX_FABRIC_DEVICES the node delivered in its inventory, or NULL */
     const pmix_value_t *inventory;
@@ -56,8 +56,8 @@ typedef struct sy_fabmod_ops {
      * describe() handed out stays valid until refresh() or the next
      * describe(), either of which recomputes what changed. */
     pmix_status_t (*reload)(sy_fabmod_fab_t *f, bool *changed);
-    pmix_status_t (*link_state)(sy_fabmod_fab_t *f, const char *a, const char *b,
-                                uint8_t state, bool *changed);
+    pmix_status_t (*link_state)(sy_fabmod_fab_t *f, const char *a, const char *b, uint8_t state,
+                                bool *changed);
     pmix_status_t (*refresh)(sy_fabmod_fab_t *f);
 
     /* Fabric data of a job whose nodes are mapped onto the topology's hosts

@@ -150,10 +150,10 @@ typedef struct {
     const sy_fabmod_node_t *nodes;
     size_t nnodes;
     hosts_t hosts;
-    long *node_host;   /* job node -> host, -1 */
-    long *dev_node;    /* device -> job node, -1 */
-    char **dev_id;     /* device -> PMIX_DEVICE_ID for mapped devices */
-    char **sw_ranks;   /* switch -> comma-separated ranks, built on demand */
+    long *node_host; /* job node -> host, -1 */
+    long *dev_node;  /* device -> job node, -1 */
+    char **dev_id;   /* device -> PMIX_DEVICE_ID for mapped devices */
+    char **sw_ranks; /* switch -> comma-separated ranks, built on demand */
 } job_t;
 
 static void job_free(job_t *j)
@@ -340,8 +340,7 @@ static pmix_status_t peers_info(job_t *j, size_t n, sy_ilist_t *out)
                 rc = ranks != NULL ? sy_il_load(&three, PMIX_DEVICE_ID, j->dev_id[d], PMIX_STRING)
                                    : PMIX_ERR_NOMEM;
                 if (rc == PMIX_SUCCESS)
-                    rc = sy_il_load(&three, PMIX_FABRIC_SWITCH, j->peers->sw_name[k],
-                                    PMIX_STRING);
+                    rc = sy_il_load(&three, PMIX_FABRIC_SWITCH, j->peers->sw_name[k], PMIX_STRING);
                 if (rc == PMIX_SUCCESS)
                     rc = sy_il_load(&three, PMIX_SWITCH_PEERS, ranks, PMIX_STRING);
                 if (rc == PMIX_SUCCESS)

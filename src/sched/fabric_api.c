@@ -25,10 +25,10 @@
 typedef struct reg {
     pmix_fabric_t *fabric; /* NULL once deregistered (the struct may linger) */
     size_t index;
-    pmix_info_t *dirs;     /* the registration's directives */
+    pmix_info_t *dirs; /* the registration's directives */
     size_t ndirs;
-    void *owned;           /* our copy of the cost matrix, or NULL */
-    unsigned busy;         /* route requests in flight for it */
+    void *owned;            /* our copy of the cost matrix, or NULL */
+    unsigned busy;          /* route requests in flight for it */
     pmix_info_t *next_info; /* update protocol: data waiting for the swap */
     size_t next_ninfo;
     pmix_status_t next_status;
@@ -50,9 +50,8 @@ static pthread_mutex_t route_lock = PTHREAD_MUTEX_INITIALIZER;
 static sy_fabric_route_fn route(void)
 {
     pthread_mutex_lock(&route_lock);
-    sy_fabric_route_fn fn = routes[SY_FABRIC_ROUTE_SERVER] != NULL
-                                ? routes[SY_FABRIC_ROUTE_SERVER]
-                                : routes[SY_FABRIC_ROUTE_CLIENT];
+    sy_fabric_route_fn fn = routes[SY_FABRIC_ROUTE_SERVER] != NULL ? routes[SY_FABRIC_ROUTE_SERVER]
+                                                                   : routes[SY_FABRIC_ROUTE_CLIENT];
     pthread_mutex_unlock(&route_lock);
     return fn;
 }
@@ -350,8 +349,8 @@ PMIX_EXPORT pmix_status_t PMIx_Fabric_update(pmix_fabric_t *fabric)
     return api_wait(OP_UPDATE, fabric, NULL, 0);
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t *fabric,
-                                                    pmix_op_cbfunc_t cbfunc, void *cbdata)
+PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t *fabric, pmix_op_cbfunc_t cbfunc,
+                                                    void *cbdata)
 {
     return api_start(OP_DEREGISTER, fabric, NULL, 0, cbfunc, cbdata);
 }
@@ -440,8 +439,8 @@ static void upd_start(void)
     pmix_info_t *info = NULL;
     if (copy_infos(upd_info, upd_ninfo, &info) != PMIX_SUCCESS)
         info = NULL;
-    sy_event_deliver_cb(PMIX_FABRIC_UPDATE_PENDING, &upd_source, info,
-                        info != NULL ? upd_ninfo : 0, upd_after_pending, NULL);
+    sy_event_deliver_cb(PMIX_FABRIC_UPDATE_PENDING, &upd_source, info, info != NULL ? upd_ninfo : 0,
+                        upd_after_pending, NULL);
     if (info != NULL)
         PMIX_INFO_FREE(info, upd_ninfo);
 }

@@ -32,8 +32,8 @@ typedef struct {
     char *vendor, *identifier;
     double watch;
     sy_fabmod_fab_t *f;
-    bool failed;      /* opening failed: not tried again */
-    bool pending;     /* a change waits for the PENDING chain */
+    bool failed;  /* opening failed: not tried again */
+    bool pending; /* a change waits for the PENDING chain */
     sy_timer_t *timer;
 } fab_t;
 
@@ -358,9 +358,9 @@ static pmix_status_t select_fab(const pmix_info_t dirs[], size_t ndirs, size_t *
                    is(e, SWITCHYARD_FABRIC_GENERATE)) {
             if (str_of(e) == NULL)
                 return PMIX_ERR_BAD_PARAM;
-            const char **dst = is(e, PMIX_FABRIC_PLANE)      ? plane
-                               : is(e, PMIX_FABRIC_VENDOR)   ? &vendor
-                               : is(e, PMIX_FABRIC_IDENTIFIER) ? &ident
+            const char **dst = is(e, PMIX_FABRIC_PLANE)            ? plane
+                               : is(e, PMIX_FABRIC_VENDOR)         ? &vendor
+                               : is(e, PMIX_FABRIC_IDENTIFIER)     ? &ident
                                : is(e, SWITCHYARD_FABRIC_TOPOLOGY) ? &path
                                                                    : &spec;
             *dst = str_of(e);
@@ -462,8 +462,7 @@ pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation
 
 /* ---- inventory and jobs ---- */
 
-static pmix_status_t change(size_t k, const char *link, bool have_state, uint8_t state,
-                            bool reload)
+static pmix_status_t change(size_t k, const char *link, bool have_state, uint8_t state, bool reload)
 {
     pmix_status_t rc = open_fab(k);
     bool changed = false;
@@ -491,8 +490,8 @@ static pmix_status_t change(size_t k, const char *link, bool have_state, uint8_t
     return rc;
 }
 
-pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo,
-                                 const pmix_info_t dirs[], size_t ndirs)
+pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo, const pmix_info_t dirs[],
+                                 size_t ndirs)
 {
     const char *host = NULL;
     const pmix_value_t *devs = NULL;

@@ -25,9 +25,8 @@ typedef void (*sy_fabric_reply_fn)(pmix_status_t status, pmix_info_t *info, size
 /* PMIX_SUCCESS: cb fires exactly once.  Anything else: it never fires.
  * requestor is NULL for this process's own registrations. */
 typedef pmix_status_t (*sy_fabric_route_fn)(const pmix_proc_t *requestor,
-                                            pmix_fabric_operation_t op,
-                                            const pmix_info_t dirs[], size_t ndirs,
-                                            sy_fabric_reply_fn cb, void *arg);
+                                            pmix_fabric_operation_t op, const pmix_info_t dirs[],
+                                            size_t ndirs, sy_fabric_reply_fn cb, void *arg);
 
 typedef enum { SY_FABRIC_ROUTE_CLIENT = 0, SY_FABRIC_ROUTE_SERVER = 1 } sy_fabric_route_level_t;
 
@@ -52,8 +51,8 @@ pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation
 void sy_sched_apply_pending(void);
 /* deliver_inventory: keep the node's devices, apply fabric change
  * directives (SWITCHYARD_FABRIC_LINK, _RELOAD). */
-pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo,
-                                 const pmix_info_t dirs[], size_t ndirs);
+pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo, const pmix_info_t dirs[],
+                                 size_t ndirs);
 /* The PMIX_FABRIC_DEVICES a node delivered, or NULL. */
 const pmix_value_t *sy_sched_node_devices(const char *hostname);
 /* Fabric data of a job (setup_application): appended to *info. */

@@ -56,9 +56,8 @@ static void *open_module(void)
         const char *dir = slash != NULL ? di.dli_fname : ".";
         if (snprintf(path, sizeof(path), "%.*s/%s", dlen, dir, MODULE_FILE) < (int)sizeof(path))
             h = try_open(path);
-        if (h == NULL &&
-            snprintf(path, sizeof(path), "%.*s/switchyard/%s", dlen, dir, MODULE_FILE) <
-                (int)sizeof(path))
+        if (h == NULL && snprintf(path, sizeof(path), "%.*s/switchyard/%s", dlen, dir,
+                                  MODULE_FILE) < (int)sizeof(path))
             h = try_open(path);
     }
     if (h == NULL)

@@ -235,8 +235,8 @@ static void native_get(cred_req_t *r)
     uint32_t uid = peer->cred_known ? (uint32_t)peer->uid : (uint32_t)peer->client->uid;
     uint32_t gid = peer->cred_known ? (uint32_t)peer->gid : (uint32_t)peer->client->gid;
     pmix_byte_object_t cred = {0};
-    pmix_status_t rc = cred_seal(&peer->client->proc, uid, gid, (uint32_t)peer->pid,
-                                        crypto_key(r), &cred);
+    pmix_status_t rc =
+        cred_seal(&peer->client->proc, uid, gid, (uint32_t)peer->pid, crypto_key(r), &cred);
     pmix_info_t type;
     PMIX_INFO_LOAD(&type, PMIX_CRED_TYPE, CRED_TYPE, PMIX_STRING);
     pack_answer(r, rc, true, &cred, &type, 1);
@@ -284,17 +284,17 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
         return;
     }
     /* the host's own credentials when it has them; ours otherwise */
-    bool native = cmd == SY_CMD_GET_CRED ? s->module.get_credential == NULL
-                                         : s->module.validate_credential == NULL ||
-                                               (s->module.get_credential == NULL &&
-                                                cred_is_native(&r->cred));
+    bool native = cmd == SY_CMD_GET_CRED
+                      ? s->module.get_credential == NULL
+                      : s->module.validate_credential == NULL ||
+                            (s->module.get_credential == NULL && cred_is_native(&r->cred));
     if (!native) {
         rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
         if (rc == PMIX_SUCCESS && cmd == SY_CMD_GET_CRED)
             rc = s->module.get_credential(&c->proc, r->info, r->ninfo, host_cred_cb, r);
         else if (rc == PMIX_SUCCESS)
-            rc = s->module.validate_credential(&c->proc, &r->cred, r->info, r->ninfo,
-                                               host_valid_cb, r);
+            rc = s->module.validate_credential(&c->proc, &r->cred, r->info, r->ninfo, host_valid_cb,
+                                               r);
         if (rc == PMIX_SUCCESS)
             return;
         if (rc == PMIX_OPERATION_SUCCEEDED && cmd == SY_CMD_VALIDATE_CRED) {
@@ -311,8 +311,8 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
     else if (native && cred_is_native(&r->cred))
         native_validate(r);
     else if (native)
-        r->req.status = s->module.get_credential != NULL ? PMIX_ERR_NOT_SUPPORTED
-                                                         : PMIX_ERR_INVALID_CRED;
+        r->req.status =
+            s->module.get_credential != NULL ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_INVALID_CRED;
     sy_srv_req_finish(&r->req);
 }
 

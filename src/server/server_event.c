@@ -118,22 +118,18 @@ static bool in_range(pmix_data_range_t range, const pmix_proc_t *source, const p
 {
     switch (range) {
     case PMIX_RANGE_PROC_LOCAL:
-    case PMIX_RANGE_RM:
-        return false;
-    case PMIX_RANGE_NAMESPACE:
-        return PMIX_CHECK_NSPACE(source->nspace, p->nspace);
-    case PMIX_RANGE_CUSTOM:
-        return in_custom(info, ninfo, p);
-    default:
-        return true;
+    case PMIX_RANGE_RM: return false;
+    case PMIX_RANGE_NAMESPACE: return PMIX_CHECK_NSPACE(source->nspace, p->nspace);
+    case PMIX_RANGE_CUSTOM: return in_custom(info, ninfo, p);
+    default: return true;
     }
 }
 
 /* One event message to one peer; ref != 0 makes it a replay for that
  * registration. */
 static void send_event(sy_srv_peer_t *peer, size_t ref, pmix_status_t status,
-                       const pmix_proc_t *source, pmix_data_range_t range,
-                       const pmix_info_t info[], size_t ninfo)
+                       const pmix_proc_t *source, pmix_data_range_t range, const pmix_info_t info[],
+                       size_t ninfo)
 {
     pmix_data_buffer_t b = {0};
     uint8_t kind = ref != 0 ? SY_MSG_EVENT_REPLAY : SY_MSG_EVENT, r = (uint8_t)range;
@@ -240,8 +236,8 @@ void sy_srv_event_raise(pmix_status_t status, const pmix_proc_t *source, pmix_da
 {
     cache_event(status, source, range, info, ninfo);
     to_clients(status, source, range, info, ninfo, NULL);
-    bool elsewhere = range == PMIX_RANGE_CUSTOM ? reaches_elsewhere(info, ninfo)
-                                                : beyond_node(range);
+    bool elsewhere =
+        range == PMIX_RANGE_CUSTOM ? reaches_elsewhere(info, ninfo) : beyond_node(range);
     if (!elsewhere || sy_srv->module.notify_event == NULL)
         return;
     pmix_info_t *copy = NULL;

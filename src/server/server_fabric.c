@@ -24,8 +24,7 @@ static void matrix_by_value(pmix_info_t *info, size_t ninfo)
     size_t n = 0;
     bool have_n = false;
     for (size_t i = 0; i < ninfo; i++)
-        if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_NUM_DEVICES) &&
-            info[i].value.type == PMIX_SIZE) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_NUM_DEVICES) && info[i].value.type == PMIX_SIZE) {
             n = info[i].value.data.size;
             have_n = true;
         }
@@ -458,4 +457,3 @@ void sy_srv_fabric_prune_devices(sy_srv_res_t *res, const pmix_info_t *gone, siz
         }
     }
 }
-

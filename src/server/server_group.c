@@ -34,8 +34,8 @@ typedef struct {
 } vote_t;
 
 typedef struct gop {
-    uint8_t kind;   /* SY_CMD_GROUP_CONSTRUCT, _DESTRUCT or _INVITE */
-    uint64_t seq;   /* names it for host callbacks that come late */
+    uint8_t kind; /* SY_CMD_GROUP_CONSTRUCT, _DESTRUCT or _INVITE */
+    uint64_t seq; /* names it for host callbacks that come late */
     char id[PMIX_MAX_NSLEN + 1];
     sy_srv_coll_t *coll;
     pmix_proc_t *want; /* the requested membership, in group-rank order */
@@ -48,9 +48,9 @@ typedef struct gop {
     bool has_leader, leader_failed;
     pmix_proc_t leader;
     bool host_called;
-    vote_t *votes;       /* decisions still to come */
+    vote_t *votes; /* decisions still to come */
     size_t nvotes;
-    bool ready_waits;    /* every participant is in, the votes are not */
+    bool ready_waits; /* every participant is in, the votes are not */
     struct gop *next;
 } gop_t;
 
@@ -211,9 +211,12 @@ static double timeout_of(const pmix_info_t *i)
 /* Directives this library acts on itself. */
 static bool ours(const pmix_info_t *i)
 {
-    static const char *const keys[] = {PMIX_GROUP_LEADER,       PMIX_GROUP_OPTIONAL,
-                                       PMIX_GROUP_FT_COLLECTIVE, PMIX_GROUP_NOTIFY_TERMINATION,
-                                       PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_LOCAL_ONLY,
+    static const char *const keys[] = {PMIX_GROUP_LEADER,
+                                       PMIX_GROUP_OPTIONAL,
+                                       PMIX_GROUP_FT_COLLECTIVE,
+                                       PMIX_GROUP_NOTIFY_TERMINATION,
+                                       PMIX_GROUP_ASSIGN_CONTEXT_ID,
+                                       PMIX_GROUP_LOCAL_ONLY,
                                        PMIX_TIMEOUT};
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
         if (sy_srv_info_is(i, keys[k]))
@@ -311,8 +314,8 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
         }
     }
     pmix_data_buffer_t extra = {0};
-    pmix_status_t rc = mem == NULL ? PMIX_ERR_NOMEM
-                                   : sy_srv_coll_publish(c, remote, nremote, &extra);
+    pmix_status_t rc =
+        mem == NULL ? PMIX_ERR_NOMEM : sy_srv_coll_publish(c, remote, nremote, &extra);
     if (rc == PMIX_SUCCESS)
         rc = pack_results(&extra, g, mem, nmem, has_ctxid, ctxid);
     if (rc == PMIX_SUCCESS)
@@ -337,8 +340,8 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
         nev++;
     if (has_ctxid) {
         PMIX_INFO_LOAD(&ev[nev], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
-        sy_group_notify(PMIX_GROUP_CONTEXT_ID_ASSIGNED, g->id, NULL, here, nhere, NULL, &ev[nev],
-                        1, true);
+        sy_group_notify(PMIX_GROUP_CONTEXT_ID_ASSIGNED, g->id, NULL, here, nhere, NULL, &ev[nev], 1,
+                        true);
         nev++;
     }
     sy_group_notify(PMIX_GROUP_CONSTRUCT_COMPLETE, g->id, g->has_leader ? &g->leader : NULL, here,
@@ -414,13 +417,13 @@ static void host_grp_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, v
                 h->ctxid = id;
                 h->has_ctxid = true;
             }
-        } else if (sy_srv_info_is(&info[i], PMIX_GROUP_ENDPT_DATA) &&
-                   v->type == PMIX_BYTE_OBJECT && v->data.bo.size > 0) {
+        } else if (sy_srv_info_is(&info[i], PMIX_GROUP_ENDPT_DATA) && v->type == PMIX_BYTE_OBJECT &&
+                   v->data.bo.size > 0) {
             if (sy_buffer_append(&h->endpts, v->data.bo.bytes, v->data.bo.size) != PMIX_SUCCESS)
                 h->status = PMIX_ERR_NOMEM;
-        } else if (sy_srv_info_is(&info[i], PMIX_GROUP_MEMBERSHIP) &&
-                   v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
-                   v->data.darray->type == PMIX_PROC && v->data.darray->size > 0) {
+        } else if (sy_srv_info_is(&info[i], PMIX_GROUP_MEMBERSHIP) && v->type == PMIX_DATA_ARRAY &&
+                   v->data.darray != NULL && v->data.darray->type == PMIX_PROC &&
+                   v->data.darray->size > 0) {
             free(h->members);
             h->members = calloc(v->data.darray->size, sizeof(pmix_proc_t));
             if (h->members != NULL) {
@@ -496,8 +499,8 @@ static void call_host(gop_t *g, pmix_group_operation_t op)
     h->seq = g->seq;
     PMIX_LOAD_NSPACE(h->grp, g->id);
     h->procs = members_now(g, NULL, &h->nprocs);
-    pmix_status_t rc = h->procs == NULL ? PMIX_ERR_NOMEM
-                                        : host_directives(g, h, op == PMIX_GROUP_CONSTRUCT);
+    pmix_status_t rc =
+        h->procs == NULL ? PMIX_ERR_NOMEM : host_directives(g, h, op == PMIX_GROUP_CONSTRUCT);
     if (rc != PMIX_SUCCESS) {
         host_grp_free(h);
         fail(g, rc);
@@ -587,9 +590,9 @@ static bool op_gone(sy_srv_coll_t *c, const pmix_proc_t *who, bool finalized, vo
             g->leader_failed = true;
             tell_members(g, PMIX_GROUP_LEADER_FAILED, &w, &w, &w, false);
         } else {
-            tell_leader(g, sy_srv_coll_joined(c, &w) ? PMIX_GROUP_MEMBER_FAILED
-                                                     : PMIX_GROUP_INVITE_FAILED,
-                        &w);
+            tell_leader(
+                g, sy_srv_coll_joined(c, &w) ? PMIX_GROUP_MEMBER_FAILED : PMIX_GROUP_INVITE_FAILED,
+                &w);
         }
         break;
     }
@@ -616,8 +619,7 @@ static void op_timeout(sy_srv_coll_t *c, void *ctx)
     gop_t *g = ctx;
     if (g->host_called)
         return; /* the host got PMIX_TIMEOUT too and answers for it */
-    if (g->kind == SY_CMD_GROUP_DESTRUCT ||
-        (g->kind == SY_CMD_GROUP_CONSTRUCT && !g->optional)) {
+    if (g->kind == SY_CMD_GROUP_DESTRUCT || (g->kind == SY_CMD_GROUP_CONSTRUCT && !g->optional)) {
         sy_srv_coll_finish(c, PMIX_ERR_TIMEOUT, NULL);
         return;
     }
@@ -886,14 +888,15 @@ static void handle_invite(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     }
     for (size_t i = 0; rc == PMIX_SUCCESS && i < r.nprocs; i++)
         if (!sy_group_local(&r.procs[i])) {
-            sy_log(SY_LOG_INFO, "server: PMIx_Group_invite of %s:%u, which is not a client of "
-                                "this server, is not supported",
+            sy_log(SY_LOG_INFO,
+                   "server: PMIx_Group_invite of %s:%u, which is not a client of "
+                   "this server, is not supported",
                    r.procs[i].nspace, r.procs[i].rank);
             rc = PMIX_ERR_NOT_SUPPORTED;
         }
     gop_t *g = NULL;
-    if (rc == PMIX_SUCCESS && (rc = op_new(SY_CMD_GROUP_INVITE, r.grp, r.procs, r.nprocs, &g)) ==
-                                  PMIX_SUCCESS)
+    if (rc == PMIX_SUCCESS &&
+        (rc = op_new(SY_CMD_GROUP_INVITE, r.grp, r.procs, r.nprocs, &g)) == PMIX_SUCCESS)
         r.procs = NULL;
     if (rc != PMIX_SUCCESS) {
         req_free(&r);

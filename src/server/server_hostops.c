@@ -180,8 +180,7 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         if (rc == PMIX_SUCCESS && r->ntargets > 0) {
             PMIX_PROC_CREATE(r->targets, r->ntargets);
             int32_t cnt = (int32_t)r->ntargets;
-            rc = r->targets == NULL ? PMIX_ERR_NOMEM
-                                    : sy_unpack(b, r->targets, &cnt, PMIX_PROC);
+            rc = r->targets == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->targets, &cnt, PMIX_PROC);
         }
         if (rc == PMIX_SUCCESS)
             rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);

@@ -24,16 +24,39 @@
 
 static unsigned srv_refcount;
 
-static const char *const known_keys[] = {
-    PMIX_SERVER_NSPACE, PMIX_SERVER_RANK, PMIX_SERVER_TMPDIR, PMIX_SYSTEM_TMPDIR,
-    PMIX_SERVER_TOOL_SUPPORT, PMIX_SERVER_SYSTEM_SUPPORT, PMIX_SERVER_SESSION_SUPPORT,
-    PMIX_SERVER_GATEWAY, PMIX_SERVER_SCHEDULER, PMIX_SERVER_REMOTE_CONNECTIONS,
-    PMIX_SOCKET_MODE, PMIX_SINGLE_LISTENER, PMIX_USOCK_DISABLE, PMIX_TCP_IF_INCLUDE,
-    PMIX_TCP_IF_EXCLUDE, PMIX_TCP_IPV4_PORT, PMIX_TCP_IPV6_PORT, PMIX_TCP_DISABLE_IPV4,
-    PMIX_TCP_DISABLE_IPV6, PMIX_EXTERNAL_PROGRESS, PMIX_EVENT_BASE, PMIX_HOSTNAME,
-    PMIX_TOPOLOGY2, PMIX_SERVER_SHARE_TOPOLOGY, PMIX_HWLOC_SHARE_TOPO, SWITCHYARD_FABRIC,
-    SWITCHYARD_FABRIC_TOPOLOGY, SWITCHYARD_FABRIC_FORMAT, SWITCHYARD_FABRIC_GENERATE,
-    SWITCHYARD_FABRIC_WATCH, PMIX_FABRIC_VENDOR, PMIX_FABRIC_IDENTIFIER, NULL};
+static const char *const known_keys[] = {PMIX_SERVER_NSPACE,
+                                         PMIX_SERVER_RANK,
+                                         PMIX_SERVER_TMPDIR,
+                                         PMIX_SYSTEM_TMPDIR,
+                                         PMIX_SERVER_TOOL_SUPPORT,
+                                         PMIX_SERVER_SYSTEM_SUPPORT,
+                                         PMIX_SERVER_SESSION_SUPPORT,
+                                         PMIX_SERVER_GATEWAY,
+                                         PMIX_SERVER_SCHEDULER,
+                                         PMIX_SERVER_REMOTE_CONNECTIONS,
+                                         PMIX_SOCKET_MODE,
+                                         PMIX_SINGLE_LISTENER,
+                                         PMIX_USOCK_DISABLE,
+                                         PMIX_TCP_IF_INCLUDE,
+                                         PMIX_TCP_IF_EXCLUDE,
+                                         PMIX_TCP_IPV4_PORT,
+                                         PMIX_TCP_IPV6_PORT,
+                                         PMIX_TCP_DISABLE_IPV4,
+                                         PMIX_TCP_DISABLE_IPV6,
+                                         PMIX_EXTERNAL_PROGRESS,
+                                         PMIX_EVENT_BASE,
+                                         PMIX_HOSTNAME,
+                                         PMIX_TOPOLOGY2,
+                                         PMIX_SERVER_SHARE_TOPOLOGY,
+                                         PMIX_HWLOC_SHARE_TOPO,
+                                         SWITCHYARD_FABRIC,
+                                         SWITCHYARD_FABRIC_TOPOLOGY,
+                                         SWITCHYARD_FABRIC_FORMAT,
+                                         SWITCHYARD_FABRIC_GENERATE,
+                                         SWITCHYARD_FABRIC_WATCH,
+                                         PMIX_FABRIC_VENDOR,
+                                         PMIX_FABRIC_IDENTIFIER,
+                                         NULL};
 
 static bool key_known(const char *key)
 {
@@ -228,8 +251,7 @@ static pmix_status_t setup_tmpdir(sy_srv_t *s)
     }
     pmix_status_t rc = sy_mkdir_private(s->tmpdir);
     if (rc != PMIX_SUCCESS) {
-        sy_log(SY_LOG_WARN, "PMIx_server_init: cannot create %s: %s", s->tmpdir,
-               sy_usock_error());
+        sy_log(SY_LOG_WARN, "PMIx_server_init: cannot create %s: %s", s->tmpdir, sy_usock_error());
         return rc;
     }
     s->tmpdir_made = true;
@@ -291,8 +313,7 @@ static void stop_on_loop(void *arg)
     sy_srv_registry_free(s);
     sy_srv_remove_files(s);
     if (s->tmpdir_made && rmdir(s->tmpdir) != 0)
-        sy_log(SY_LOG_WARN, "PMIx_server_finalize: %s not removed: %s", s->tmpdir,
-               strerror(errno));
+        sy_log(SY_LOG_WARN, "PMIx_server_finalize: %s not removed: %s", s->tmpdir, strerror(errno));
     sy_sync_signal(&job->sync, PMIX_SUCCESS, NULL);
 }
 

@@ -27,8 +27,8 @@ struct sy_srv_peer;
  * for (setup_fork); the two may come in either order. */
 typedef struct sy_srv_client {
     pmix_proc_t proc;
-    bool registered;   /* register_client was called */
-    bool tool;         /* a tool's record, owned by its peer (server_tool.c) */
+    bool registered; /* register_client was called */
+    bool tool;       /* a tool's record, owned by its peer (server_tool.c) */
     uid_t uid;
     gid_t gid;
     void *server_object;
@@ -39,9 +39,9 @@ typedef struct sy_srv_client {
 
 typedef struct sy_srv_nspace {
     char name[PMIX_MAX_NSLEN + 1];
-    unsigned id;        /* names its segment files: never the raw nspace */
-    unsigned gen;       /* bumped by each re-registration */
-    char *seg_path;     /* current published segment */
+    unsigned id;    /* names its segment files: never the raw nspace */
+    unsigned gen;   /* bumped by each re-registration */
+    char *seg_path; /* current published segment */
     sy_jobinfo_summary_t summary;
     /* what the segment is compiled from: the registration, and what
      * PMIx_server_setup_local_support added (server_setup.c) */
@@ -52,27 +52,27 @@ typedef struct sy_srv_nspace {
 } sy_srv_nspace_t;
 
 typedef enum {
-    SY_PEER_AWAIT_HELLO,  /* nothing authenticated yet */
-    SY_PEER_AWAIT_HOST,   /* identity checked, host's client_connected pending */
+    SY_PEER_AWAIT_HELLO, /* nothing authenticated yet */
+    SY_PEER_AWAIT_HOST,  /* identity checked, host's client_connected pending */
     SY_PEER_READY,
-    SY_PEER_DIRECT,       /* a READY client's direct channel (wire.h) */
+    SY_PEER_DIRECT, /* a READY client's direct channel (wire.h) */
     SY_PEER_CLOSED
 } sy_peer_state_t;
 
 typedef struct sy_srv_peer {
     sy_conn_t *conn;
     bool tcp;
-    bool cred_known;  /* uid/gid/pid below come from SO_PEERCRED */
+    bool cred_known; /* uid/gid/pid below come from SO_PEERCRED */
     uid_t uid;
     gid_t gid;
     pid_t pid;
     sy_peer_state_t state;
-    unsigned refs;    /* 1 while listed + 1 per pending host operation */
+    unsigned refs;     /* 1 while listed + 1 per pending host operation */
     sy_timer_t *timer; /* HELLO deadline, or the reap after a close */
     sy_srv_client_t *client;
     sy_srv_client_t *tool; /* a tool's own record (client points to it too) */
     pmix_proc_t proc;
-    bool finalized;   /* FINALIZE received */
+    bool finalized;             /* FINALIZE received */
     struct sy_srv_peer *direct; /* READY: its direct channel, if open */
     struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
     struct sy_srv_peer *next;
@@ -237,8 +237,7 @@ void sy_srv_coll_finish(sy_srv_coll_t *c, pmix_status_t status, const pmix_data_
 void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 
 /* ---- server_hostops.c: query, log, job control through the host ---- */
-void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag,
-                            pmix_data_buffer_t *b);
+void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 
 /* ---- server_fabric.c: fabric route, SY_CMD_FABRIC, inventory (issue 8) ---- */
 pmix_status_t sy_srv_fabric_init(sy_srv_t *s, const pmix_info_t info[], size_t ninfo);

@@ -51,7 +51,7 @@ typedef struct sub {
     size_t ndirs;
     size_t cap;
     bool drop_oldest;
-    bool active;       /* the host accepted it */
+    bool active; /* the host accepted it */
     chunk_t *qhead, *qtail;
     size_t queued;
     size_t dropped;
@@ -169,8 +169,7 @@ static void pump(sub_t *s)
         chunk_free(c);
     }
     if (s->qhead != NULL && s->timer == NULL && sy_srv != NULL &&
-        sy_progress_timer(sy_srv->progress, SY_IOF_PUMP, pump_later, s, &s->timer) !=
-            PMIX_SUCCESS)
+        sy_progress_timer(sy_srv->progress, SY_IOF_PUMP, pump_later, s, &s->timer) != PMIX_SUCCESS)
         s->timer = NULL;
 }
 
@@ -412,8 +411,8 @@ typedef struct {
     uint32_t tag;
     uint8_t cmd;
     pmix_status_t status;
-    sub_t *sub;          /* PULL / DEREG */
-    pmix_info_t *dirs;   /* what the host was given */
+    sub_t *sub;        /* PULL / DEREG */
+    pmix_info_t *dirs; /* what the host was given */
     size_t ndirs;
     pmix_proc_t *targets; /* PUSH */
     size_t ntargets;
@@ -554,8 +553,8 @@ static void handle_pull(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     o->cmd = SY_CMD_IOF_PULL;
     o->sub = s;
     sy_srv_peer_hold(peer);
-    host_returned(o, srv->module.iof_pull(s->procs, s->nprocs, o->dirs, o->ndirs, s->channels,
-                                          host_done, o));
+    host_returned(
+        o, srv->module.iof_pull(s->procs, s->nprocs, o->dirs, o->ndirs, s->channels, host_done, o));
 }
 
 /* Tell the host a registration ended; the reply (if tag) follows its answer. */

@@ -39,8 +39,7 @@ void sy_srv_remove_files(sy_srv_t *s)
 {
     for (size_t i = 0; i < s->nmade_files; i++) {
         if (unlink(s->made_files[i]) != 0 && errno != ENOENT)
-            sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", s->made_files[i],
-                   strerror(errno));
+            sy_log(SY_LOG_WARN, "server: cannot remove %s: %s", s->made_files[i], strerror(errno));
         free(s->made_files[i]);
     }
     free(s->made_files);
@@ -133,8 +132,7 @@ pmix_status_t sy_srv_listen_start(sy_srv_t *s)
         }
         rc = sy_usock_listen(s->usock_path, s->sock_mode, &s->usock_fd);
         if (rc != PMIX_SUCCESS) {
-            sy_log(SY_LOG_WARN, "server: UNIX listener at %s: %s", s->usock_path,
-                   sy_usock_error());
+            sy_log(SY_LOG_WARN, "server: UNIX listener at %s: %s", s->usock_path, sy_usock_error());
             free(s->usock_path);
             s->usock_path = NULL;
             return rc;
@@ -235,12 +233,12 @@ static pmix_status_t write_rendezvous(sy_srv_t *s, const char *path)
     }
     fprintf(f, "%s\nversion:%ld.%ld.%ld\npid:%ld\nstart:%lld\nusock:%s\n",
             s->uri != NULL ? s->uri : "", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
-            PMIX_VERSION_RELEASE, (long)getpid(),
-            (long long)s->start_time, s->usock_path != NULL ? s->usock_path : "");
+            PMIX_VERSION_RELEASE, (long)getpid(), (long long)s->start_time,
+            s->usock_path != NULL ? s->usock_path : "");
     /* who the server is, and the secret a tool shows over TCP (the file is
      * readable by the server's user only) */
-    fprintf(f, "nspace:%s\nrank:%u\nhostname:%s\ntoken:%s\n", s->me.nspace, s->me.rank,
-            s->hostname, s->tool_token);
+    fprintf(f, "nspace:%s\nrank:%u\nhostname:%s\ntoken:%s\n", s->me.nspace, s->me.rank, s->hostname,
+            s->tool_token);
     bool ok = fclose(f) == 0 && rename(tmp, path) == 0;
     if (!ok) {
         sy_log(SY_LOG_WARN, "server: cannot write %s: %s", path, strerror(errno));

@@ -58,30 +58,30 @@ typedef struct member {
 } member_t;
 
 typedef struct sy_srv_coll {
-    uint8_t kind;       /* SY_CMD_FENCE, SY_CMD_CONNECT, SY_CMD_DISCONNECT, or another
-                         * file's collective (ops != NULL) */
+    uint8_t kind; /* SY_CMD_FENCE, SY_CMD_CONNECT, SY_CMD_DISCONNECT, or another
+                   * file's collective (ops != NULL) */
     pmix_proc_t *procs;
     size_t nprocs;
     bool collect;
     size_t expected, arrived;
-    bool remote;        /* some participant is on another node */
+    bool remote; /* some participant is on another node */
     bool host_called;
     member_t *members, **members_tail; /* in arrival order: answered first come first */
     sy_timer_t *timer;
     pmix_data_buffer_t remote_data; /* blobs from the host */
     pmix_info_t *dirs;              /* the first participant's directives, for the host */
     size_t ndirs;
-    char *key;                      /* names another file's collective (a group id) */
-    const sy_srv_coll_ops_t *ops;   /* how it completes; NULL: fence/connect/disconnect */
+    char *key;                    /* names another file's collective (a group id) */
+    const sy_srv_coll_ops_t *ops; /* how it completes; NULL: fence/connect/disconnect */
     void *ctx;
     struct sy_srv_coll *next;
 } fence_t;
 
 typedef struct waiter {
-    sy_srv_peer_t *peer;           /* NULL: a host's dmodex_request */
+    sy_srv_peer_t *peer; /* NULL: a host's dmodex_request */
     uint32_t tag;
     pmix_proc_t target;
-    char *key;                     /* NULL: the whole record (host request) */
+    char *key; /* NULL: the whole record (host request) */
     pmix_dmodex_response_fn_t hostcb;
     void *hostcbdata;
     sy_timer_t *timer;
@@ -789,7 +789,8 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         p->kvs = k;
     }
     p->committed = true;
-    sy_srv_peer_reply_status(peer, tag, rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE);
+    sy_srv_peer_reply_status(peer, tag,
+                             rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE);
     /* held direct-modex requests for this process may be answerable now */
     poke_waiters(&peer->proc);
     /* a fence usually follows: its file, made now rather than while the
@@ -836,8 +837,8 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
     if (rc == PMIX_SUCCESS) {
         for (f = fences; f != NULL && !same_set(f, kind, procs, nprocs); f = f->next)
             ;
-        if (f == NULL && (rc = sy_srv_coll_new(kind, NULL, procs, nprocs, NULL, NULL, &f)) ==
-                             PMIX_SUCCESS)
+        if (f == NULL &&
+            (rc = sy_srv_coll_new(kind, NULL, procs, nprocs, NULL, NULL, &f)) == PMIX_SUCCESS)
             procs = NULL;
     }
     if (rc == PMIX_SUCCESS) {
@@ -886,7 +887,9 @@ pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs,
     f->next = fences;
     fences = f;
     sy_log(SY_LOG_DEBUG, "%s over %zu proc entries (%s.%u first): %zu local, %s",
-           kind == SY_CMD_FENCE ? "fence" : ops != NULL ? "group operation" : "connect/disconnect",
+           kind == SY_CMD_FENCE ? "fence"
+           : ops != NULL        ? "group operation"
+                                : "connect/disconnect",
            nprocs, f->procs[0].nspace, f->procs[0].rank, expected,
            remote ? "others elsewhere" : "all here");
     *out = f;
@@ -1021,9 +1024,8 @@ static void waiter_answer(waiter_t *w, pmix_status_t status, const posted_t *p, 
     } else {
         pmix_data_buffer_t out = {0};
         if (sy_pack(&out, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            (status != PMIX_SUCCESS ||
-             (sy_pack(&out, &p->proc, 1, PMIX_PROC) == PMIX_SUCCESS &&
-              sy_pack(&out, &k->val, 1, PMIX_VALUE) == PMIX_SUCCESS)))
+            (status != PMIX_SUCCESS || (sy_pack(&out, &p->proc, 1, PMIX_PROC) == PMIX_SUCCESS &&
+                                        sy_pack(&out, &k->val, 1, PMIX_VALUE) == PMIX_SUCCESS)))
             sy_srv_peer_reply(w->peer, w->tag, &out);
         sy_buffer_destruct(&out);
         sy_srv_peer_release(w->peer);
@@ -1393,8 +1395,7 @@ static void dmodex_request_on_loop(void *arg)
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
-                                                     pmix_dmodex_response_fn_t cbfunc,
-                                                     void *cbdata)
+                                                     pmix_dmodex_response_fn_t cbfunc, void *cbdata)
 {
     if (proc == NULL || cbfunc == NULL)
         return PMIX_ERR_BAD_PARAM;

@@ -62,16 +62,15 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
     if (rc == PMIX_SUCCESS)
         rc = sy_jseg_builder_new(ns->name, &b);
     if (rc == PMIX_SUCCESS) {
-        rc = sy_jobinfo_compile(ns->name, r->nlocalprocs, all, nall, s->hostname, b,
-                                &summary, &err);
+        rc =
+            sy_jobinfo_compile(ns->name, r->nlocalprocs, all, nall, s->hostname, b, &summary, &err);
         if (rc != PMIX_SUCCESS)
             sy_log(SY_LOG_WARN, "register_nspace %s refused: %s", ns->name,
                    err != NULL ? err : PMIx_Error_string(rc));
     }
     /* Segment files are named by a number, never by the host's nspace
      * string, which could hold '/' or anything else. */
-    if (rc == PMIX_SUCCESS &&
-        asprintf(&path, "%s/job.%u.%u", s->tmpdir, ns->id, ns->gen + 1) < 0) {
+    if (rc == PMIX_SUCCESS && asprintf(&path, "%s/job.%u.%u", s->tmpdir, ns->id, ns->gen + 1) < 0) {
         path = NULL;
         rc = PMIX_ERR_NOMEM;
     }
@@ -251,8 +250,8 @@ static void register_client_on_loop(void *arg)
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, uid_t uid, gid_t gid,
-                                                      void *server_object,
-                                                      pmix_op_cbfunc_t cbfunc, void *cbdata)
+                                                      void *server_object, pmix_op_cbfunc_t cbfunc,
+                                                      void *cbdata)
 {
     if (proc == NULL || proc->nspace[0] == '\0' || proc->rank == PMIX_RANK_WILDCARD ||
         proc->rank == PMIX_RANK_UNDEF || proc->rank >= PMIX_RANK_VALID)

@@ -20,9 +20,9 @@
 #include "common/wire.h"
 #include "server/server_internal.h"
 
-#define SY_HELLO_TIMEOUT 5.0       /* seconds a new connection has to say HELLO */
-#define SY_REAP_DELAY 2.0          /* seconds a refusal has to reach the peer */
-#define SY_UNAUTH_MAX_BODY 65536u  /* largest frame before authentication */
+#define SY_HELLO_TIMEOUT 5.0      /* seconds a new connection has to say HELLO */
+#define SY_REAP_DELAY 2.0         /* seconds a refusal has to reach the peer */
+#define SY_UNAUTH_MAX_BODY 65536u /* largest frame before authentication */
 
 typedef enum { PENDING_CONNECT, PENDING_FINALIZE, PENDING_ABORT } pending_kind_t;
 
@@ -216,8 +216,7 @@ void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t s
     sy_srv_peer_reply_with(peer, tag, status, NULL);
 }
 
-void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
-                        const char *reason)
+void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status, const char *reason)
 {
     char who[320];
     peer_describe(peer, who, sizeof(who));
@@ -310,8 +309,8 @@ static void host_returned(pending_t *pd, pmix_status_t rc)
 {
     if (rc == PMIX_SUCCESS)
         return;
-    pd->status = (rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_NOT_SUPPORTED) ? PMIX_SUCCESS
-                                                                                    : rc;
+    pd->status =
+        (rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_NOT_SUPPORTED) ? PMIX_SUCCESS : rc;
     pending_done(pd);
 }
 
@@ -432,9 +431,9 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     if (!peer->cred_known)
         peer->pid = h.pid;
     if (rc != PMIX_SUCCESS) {
-        sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, h.cmd != SY_CMD_HELLO && h.cmd != 0
-                                                  ? "the first message is not a HELLO"
-                                                  : "malformed HELLO");
+        sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM,
+                           h.cmd != SY_CMD_HELLO && h.cmd != 0 ? "the first message is not a HELLO"
+                                                               : "malformed HELLO");
         hello_free(&h);
         return;
     }
@@ -598,8 +597,8 @@ static void handle_jobseg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     sy_buffer_destruct(&buf);
 }
 
-static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
-                       size_t len, void *ctx)
+static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body, size_t len,
+                       void *ctx)
 {
     (void)flags;
     sy_srv_peer_t *peer = ctx;
@@ -646,9 +645,9 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     int32_t one = 1;
     if (sy_unpack(&b, &cmd, &one, PMIX_UINT8) != PMIX_SUCCESS) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
-    } else if (peer->tool != NULL && (cmd == SY_CMD_ABORT || cmd == SY_CMD_COMMIT ||
-                                      cmd == SY_CMD_FENCE || cmd == SY_CMD_CONNECT ||
-                                      cmd == SY_CMD_DISCONNECT)) {
+    } else if (peer->tool != NULL &&
+               (cmd == SY_CMD_ABORT || cmd == SY_CMD_COMMIT || cmd == SY_CMD_FENCE ||
+                cmd == SY_CMD_CONNECT || cmd == SY_CMD_DISCONNECT)) {
         /* a tool is in no job: it takes part in no collective */
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
     } else {
@@ -685,7 +684,9 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_GROUP_JOIN:
         case SY_CMD_GROUP_LEAVE:
         case SY_CMD_GROUP_DECIDE: sy_srv_group_command(peer, cmd, tag, &b); break;
-        case SY_CMD_HELLO: sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO"); break;
+        case SY_CMD_HELLO:
+            sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO");
+            break;
         default: sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED); break;
         }
     }

@@ -43,8 +43,8 @@ static void query_free(query_t *x)
 static void finish(void *arg)
 {
     query_t *x = arg;
-    pmix_status_t st = sy_query_status(x->asked, x->found, x->rest != NULL, x->host_status,
-                                       x->host_n);
+    pmix_status_t st =
+        sy_query_status(x->asked, x->found, x->rest != NULL, x->host_status, x->host_n);
     x->done(st, &x->answers, x->arg);
     query_free(x);
 }
@@ -92,7 +92,10 @@ void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n
     }
     x->done = done;
     x->arg = arg;
-    sy_query_ctx_t ctx = {.server_uri = s->uri, .host = regs, .nhost = nregs, .have_host = true,
+    sy_query_ctx_t ctx = {.server_uri = s->uri,
+                          .host = regs,
+                          .nhost = nregs,
+                          .have_host = true,
                           .answer = sy_srv_sets_answer};
     pmix_status_t rc =
         sy_query_split(q, n, &ctx, &x->answers, &x->asked, &x->found, &x->rest, &x->nrest);
@@ -142,8 +145,7 @@ static void self_start(void *arg)
     sy_srv_query(&sy_srv->me, x->q, x->n, self_done, x);
 }
 
-static pmix_status_t self_query(pmix_query_t q[], size_t n, pmix_info_cbfunc_t cbfunc,
-                                void *cbdata)
+static pmix_status_t self_query(pmix_query_t q[], size_t n, pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
     self_t *x = calloc(1, sizeof(*x));
     if (x == NULL)

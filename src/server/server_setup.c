@@ -195,8 +195,8 @@ static pmix_status_t alloc_fabric(setup_t *q, const pmix_info_t *req, size_t nre
     if (id == NULL || id[0] == '\0' || strlen(id) > PMIX_MAX_KEYLEN)
         return PMIX_ERR_BAD_PARAM;
     char *desc = NULL;
-    if (asprintf(&desc, "%s: %zu endpoints per process, %zu per node%s%s", type, per_proc,
-                 per_node, plane != NULL ? ", plane " : "", plane != NULL ? plane : "") < 0)
+    if (asprintf(&desc, "%s: %zu endpoints per process, %zu per node%s%s", type, per_proc, per_node,
+                 plane != NULL ? ", plane " : "", plane != NULL ? plane : "") < 0)
         return PMIX_ERR_NOMEM;
     pmix_info_t *v;
     size_t n = 4 + (plane != NULL) + seckey;
@@ -299,8 +299,7 @@ static void setup_on_loop(void *arg)
         const pmix_info_t *e = &q->in[i];
         if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC) && e->value.type == PMIX_DATA_ARRAY &&
             e->value.data.darray != NULL && e->value.data.darray->type == PMIX_INFO)
-            rc = alloc_fabric(q, e->value.data.darray->array, e->value.data.darray->size,
-                              per_proc);
+            rc = alloc_fabric(q, e->value.data.darray->array, e->value.data.darray->size, per_proc);
         else if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC))
             rc = PMIX_ERR_BAD_PARAM;
     }

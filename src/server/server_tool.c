@@ -177,9 +177,8 @@ void sy_srv_tool_hello(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *cla
         rc = PMIX_ERR_NOMEM;
         why = "out of memory";
     }
-    if (rc == PMIX_SUCCESS &&
-        host_info(info, ninfo, uid, gid, peer->pid, claimed, &tp->info, &tp->ninfo) !=
-            PMIX_SUCCESS) {
+    if (rc == PMIX_SUCCESS && host_info(info, ninfo, uid, gid, peer->pid, claimed, &tp->info,
+                                        &tp->ninfo) != PMIX_SUCCESS) {
         rc = PMIX_ERR_NOMEM;
         why = "out of memory";
     }

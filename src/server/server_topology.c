@@ -29,15 +29,14 @@ static pmix_status_t signature(hwloc_topology_t t, char **out)
 #else
     const char *endian = "le";
 #endif
-    int n = asprintf(out, "%dN:%dS:%dL3:%dL2:%dL1:%dC:%dH:%s:%s",
-                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE),
-                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE),
-                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L3CACHE),
-                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L2CACHE),
-                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L1CACHE),
-                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE),
-                     hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), NULL == arch ? "unknown" : arch,
-                     endian);
+    int n = asprintf(
+        out, "%dN:%dS:%dL3:%dL2:%dL1:%dC:%dH:%s:%s",
+        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE),
+        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE),
+        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L3CACHE),
+        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L2CACHE),
+        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L1CACHE), hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE),
+        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), NULL == arch ? "unknown" : arch, endian);
     if (n < 0) {
         *out = NULL;
         return PMIX_ERR_NOMEM;
@@ -187,8 +186,8 @@ PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t
         return PMIX_ERR_NOT_SUPPORTED;
     }
     char *list = NULL;
-    if (hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)cpuset->bitmap) < 0
-        || NULL == list) {
+    if (hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)cpuset->bitmap) < 0 ||
+        NULL == list) {
         free(list);
         return PMIX_ERR_NOMEM;
     }

@@ -45,8 +45,8 @@ static const char *str_of(const pmix_info_t info[], size_t n, const char *key)
 static bool flag_of(const pmix_info_t info[], size_t n, const char *key)
 {
     const pmix_info_t *i = find(info, n, key);
-    return i != NULL && (i->value.type == PMIX_UNDEF ||
-                         (i->value.type == PMIX_BOOL && i->value.data.flag));
+    return i != NULL &&
+           (i->value.type == PMIX_UNDEF || (i->value.type == PMIX_BOOL && i->value.data.flag));
 }
 
 static bool num_of(const pmix_info_t info[], size_t n, const char *key, long *out)
@@ -275,8 +275,8 @@ static pmix_status_t connect_one(const sy_rndz_t *r, bool tcp_only, const pmix_i
         PMIX_INFO_FREE(hinfo, nh);
     if (rc == PMIX_SUCCESS && me.nspace[0] != '\0' && !PMIX_CHECK_PROCID(&me, &assigned)) {
         /* our identity is ours everywhere (the standard's rule) */
-        sy_log(SY_LOG_WARN, "tool: server %s:%u gave us %s:%u, but we are %s:%u",
-               s->proc.nspace, s->proc.rank, assigned.nspace, assigned.rank, me.nspace, me.rank);
+        sy_log(SY_LOG_WARN, "tool: server %s:%u gave us %s:%u, but we are %s:%u", s->proc.nspace,
+               s->proc.rank, assigned.nspace, assigned.rank, me.nspace, me.rank);
         rc = PMIX_ERR_NOT_SUPPORTED;
     }
     if (rc != PMIX_SUCCESS) {
@@ -367,8 +367,7 @@ static bool match_uri(const sy_rndz_t *r, const void *arg)
 
 /* The first live server announced in the server directory (and, with
  * both, the system directory) that matches. */
-static pmix_status_t find_rndz(chain_t *c, match_fn m, const void *arg, bool both,
-                               sy_rndz_t *out)
+static pmix_status_t find_rndz(chain_t *c, match_fn m, const void *arg, bool both, sy_rndz_t *out)
 {
     const char *dirs[2] = {c->server_dir, c->system_dir};
     for (int d = 0; d < (both ? 2 : 1); d++) {

@@ -75,10 +75,11 @@ static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, init_opts_t *
  * attributes that configure a server are passed on. */
 static pmix_status_t start_launcher(const pmix_info_t info[], size_t ninfo, const pmix_proc_t *me)
 {
-    static const char *const keys[] = {PMIX_SERVER_TMPDIR, PMIX_SYSTEM_TMPDIR, PMIX_SOCKET_MODE,
-                                       PMIX_TCP_IPV4_PORT, PMIX_TCP_IPV6_PORT,
-                                       PMIX_TCP_DISABLE_IPV4, PMIX_TCP_DISABLE_IPV6,
-                                       PMIX_SINGLE_LISTENER, PMIX_USOCK_DISABLE, NULL};
+    static const char *const keys[] = {PMIX_SERVER_TMPDIR,    PMIX_SYSTEM_TMPDIR,
+                                       PMIX_SOCKET_MODE,      PMIX_TCP_IPV4_PORT,
+                                       PMIX_TCP_IPV6_PORT,    PMIX_TCP_DISABLE_IPV4,
+                                       PMIX_TCP_DISABLE_IPV6, PMIX_SINGLE_LISTENER,
+                                       PMIX_USOCK_DISABLE,    NULL};
     pmix_info_t *sinfo;
     size_t n = 0;
     PMIX_INFO_CREATE(sinfo, ninfo + 2);

@@ -30,7 +30,7 @@ typedef struct {
     sy_conn_t **closed; /* connections that ended: freed at finalize, since
                          * another thread may still be sending on one */
     size_t nclosed;
-    bool launcher;      /* PMIX_LAUNCHER started a server in this process */
+    bool launcher; /* PMIX_LAUNCHER started a server in this process */
 } sy_tool_t;
 
 /* Guards sy_tool; sy_client_lock may be taken while holding it, never the

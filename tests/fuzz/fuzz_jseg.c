@@ -38,34 +38,34 @@ static void use(sy_jseg_t *seg)
     for (int r = 0; r < SY_REALM_COUNT; r++) {
         uint32_t *ids;
         size_t n;
-        if (PMIX_SUCCESS != sy_jseg_ids(seg, (sy_realm_t) r, &ids, &n)) {
+        if (PMIX_SUCCESS != sy_jseg_ids(seg, (sy_realm_t)r, &ids, &n)) {
             continue;
         }
         for (size_t i = 0; i < n; i++) {
             pmix_info_t *infos;
             size_t ni;
-            if (PMIX_SUCCESS == sy_jseg_get_all(seg, (sy_realm_t) r, ids[i], &infos, &ni)) {
+            if (PMIX_SUCCESS == sy_jseg_get_all(seg, (sy_realm_t)r, ids[i], &infos, &ni)) {
                 PMIX_INFO_FREE(infos, ni);
             }
             for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
                 pmix_value_t *v;
-                if (PMIX_SUCCESS == sy_jseg_get(seg, (sy_realm_t) r, ids[i], keys[k], &v)) {
+                if (PMIX_SUCCESS == sy_jseg_get(seg, (sy_realm_t)r, ids[i], keys[k], &v)) {
                     PMIX_VALUE_RELEASE(v);
                 }
             }
         }
         free(ids);
     }
-    (void) sy_jseg_node_by_name(seg, "node0", NULL);
-    (void) sy_jseg_nspace(seg);
-    (void) sy_jseg_superseded_by(seg);
+    (void)sy_jseg_node_by_name(seg, "node0", NULL);
+    (void)sy_jseg_nspace(seg);
+    (void)sy_jseg_superseded_by(seg);
 }
 
 /* Refused files are logged at warn; keep the fuzzer's output readable. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    (void) argc;
-    (void) argv;
+    (void)argc;
+    (void)argv;
     setenv("SWITCHYARD_LOG", "error", 0);
     return 0;
 }
@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *f;
 
     if ('\0' == path[0]) {
-        snprintf(path, sizeof(path), "/tmp/sy-fuzz-jseg-%ld.seg", (long) getpid());
+        snprintf(path, sizeof(path), "/tmp/sy-fuzz-jseg-%ld.seg", (long)getpid());
         atexit(cleanup);
     }
     copy = malloc(size + 1);

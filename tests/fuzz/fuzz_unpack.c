@@ -91,14 +91,14 @@ int hwloc_topology_set_xmlbuffer(hwloc_topology_t topology, const char *buffer, 
     (void)buffer;
     (void)size;
     if (NULL == real) {
-        real = (int (*)(hwloc_topology_t, const char *, int))dlsym(
-            RTLD_NEXT, "hwloc_topology_set_xmlbuffer");
+        real = (int (*)(hwloc_topology_t, const char *, int))dlsym(RTLD_NEXT,
+                                                                   "hwloc_topology_set_xmlbuffer");
         hwloc_topology_t machine;
         if (NULL == real || 0 != hwloc_topology_init(&machine)) {
             abort();
         }
-        if (0 != hwloc_topology_load(machine)
-            || 0 != hwloc_topology_export_xmlbuffer(machine, &reference, &reference_len, 0)) {
+        if (0 != hwloc_topology_load(machine) ||
+            0 != hwloc_topology_export_xmlbuffer(machine, &reference, &reference_len, 0)) {
             abort();
         }
         /* reference stays allocated for the life of the process */

@@ -31,7 +31,10 @@ typedef struct {
     bool done;
     pmix_status_t status;
 } fh_waiter_t;
-#define FH_WAITER {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_ERROR}
+#define FH_WAITER                                                                                  \
+    {                                                                                              \
+        PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, PMIX_ERROR                     \
+    }
 
 static inline void fh_op_cb(pmix_status_t status, void *cbdata)
 {
@@ -150,8 +153,7 @@ static inline pmix_status_t fh_register_job(const char *nspace, unsigned n)
         pmix_proc_t p;
         PMIX_LOAD_PROCID(&p, nspace, r);
         fh_waiter_t wc = FH_WAITER;
-        rc = fh_wait(PMIx_server_register_client(&p, getuid(), getgid(), NULL, fh_op_cb, &wc),
-                     &wc);
+        rc = fh_wait(PMIx_server_register_client(&p, getuid(), getgid(), NULL, fh_op_cb, &wc), &wc);
     }
     return rc;
 }
@@ -324,8 +326,8 @@ static inline pid_t fh_start(const char *nspace, pmix_rank_t rank, char *const a
  * NULL-terminated list) and the barrier's argument last; pids[n] gets
  * their pids (-1: not started).  b is opened here and ready for the host
  * once this returns 0; -1 when anything failed. */
-static inline int fh_start_job(const char *nspace, unsigned n, char *const args[],
-                               fh_barrier_t *b, pid_t *pids)
+static inline int fh_start_job(const char *nspace, unsigned n, char *const args[], fh_barrier_t *b,
+                               pid_t *pids)
 {
     char self[4096], barg[64];
     size_t nargs = 0;

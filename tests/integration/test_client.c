@@ -227,8 +227,8 @@ static void check_nodes(void)
         PMIX_INFO_DESTRUCT(&q[1]);
         PMIX_INFO_LOAD(&q[1], PMIX_HOSTNAME, L.names[n], PMIX_STRING);
         expect_u32("node by name", PMIX_RANK_WILDCARD, PMIX_NODEID, q, 2, n);
-        pmix_value_t *v = get("node by name", PMIX_RANK_WILDCARD, PMIX_AVAIL_PHYS_MEMORY, q, 2,
-                              PMIX_UINT64);
+        pmix_value_t *v =
+            get("node by name", PMIX_RANK_WILDCARD, PMIX_AVAIL_PHYS_MEMORY, q, 2, PMIX_UINT64);
         if (v != NULL && v->data.uint64 != (uint64_t)(n + 1) << 30)
             FAIL("node %u: PMIX_AVAIL_PHYS_MEMORY has the wrong value", n);
         if (v != NULL)
@@ -289,8 +289,8 @@ static void check_getall_and_internal(void)
     /* key == NULL: everything about me as a data array of infos. */
     v = NULL;
     rc = PMIx_Get(&me, NULL, NULL, 0, &v);
-    if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_DATA_ARRAY ||
-        v->data.darray == NULL || v->data.darray->type != PMIX_INFO) {
+    if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_DATA_ARRAY || v->data.darray == NULL ||
+        v->data.darray->type != PMIX_INFO) {
         FAIL("Get(me, NULL) did not return a data array of infos (%s)", PMIx_Error_string(rc));
     } else {
         bool color = false, internal = false;
@@ -374,8 +374,8 @@ static void check_get_nb(void)
     usleep(20000);
     pthread_mutex_lock(&nb.lock);
     if (nb.fired != 1 || !nb.returned_first || nb.status != PMIX_SUCCESS || nb.value != L.size)
-        FAIL("Get_nb: fired %d times (after return: %d), %s, value %u", nb.fired,
-             nb.returned_first, PMIx_Error_string(nb.status), nb.value);
+        FAIL("Get_nb: fired %d times (after return: %d), %s, value %u", nb.fired, nb.returned_first,
+             PMIx_Error_string(nb.status), nb.value);
     pthread_mutex_unlock(&nb.lock);
 }
 
@@ -436,8 +436,7 @@ static void check_refcount(void)
         FAIL("second PMIx_Init: %s, %s.%u", PMIx_Error_string(rc), again.nspace, again.rank);
     rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS || !PMIx_Initialized())
-        FAIL("inner PMIx_Finalize: %s, initialized %d", PMIx_Error_string(rc),
-             PMIx_Initialized());
+        FAIL("inner PMIx_Finalize: %s, initialized %d", PMIx_Error_string(rc), PMIx_Initialized());
 }
 
 static int run_keys(void)

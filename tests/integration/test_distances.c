@@ -20,9 +20,9 @@ static int failures;
         failures++;                                                                                \
     } while (0)
 
-static const pmix_device_type_t all_types =
-    PMIX_DEVTYPE_BLOCK | PMIX_DEVTYPE_GPU | PMIX_DEVTYPE_NETWORK | PMIX_DEVTYPE_OPENFABRICS |
-    PMIX_DEVTYPE_DMA | PMIX_DEVTYPE_COPROC;
+static const pmix_device_type_t all_types = PMIX_DEVTYPE_BLOCK | PMIX_DEVTYPE_GPU |
+                                            PMIX_DEVTYPE_NETWORK | PMIX_DEVTYPE_OPENFABRICS |
+                                            PMIX_DEVTYPE_DMA | PMIX_DEVTYPE_COPROC;
 
 static int same(const pmix_device_distance_t *a, size_t na, const pmix_device_distance_t *b,
                 size_t nb)
@@ -60,8 +60,7 @@ static char *summary(const pmix_device_distance_t *d, size_t n)
         qsort(p, n, sizeof(*p), by_uuid);
         for (size_t i = 0, used = 0; i < n; i++)
             used += (size_t)snprintf(s + used, len - used, "%s %s %d %u %u\n", p[i]->uuid,
-                                     p[i]->osname, (int)p[i]->type, p[i]->mindist,
-                                     p[i]->maxdist);
+                                     p[i]->osname, (int)p[i]->type, p[i]->mindist, p[i]->maxdist);
     }
     free(p);
     return s;
@@ -105,7 +104,8 @@ int main(void)
 
     pmix_value_t *v = NULL;
     rc = PMIx_Get(&me, PMIX_DEVICE_DISTANCES, &types, 1, &v);
-    if (rc != PMIX_SUCCESS || v->type != PMIX_DATA_ARRAY || v->data.darray->type != PMIX_DEVICE_DIST)
+    if (rc != PMIX_SUCCESS || v->type != PMIX_DATA_ARRAY ||
+        v->data.darray->type != PMIX_DEVICE_DIST)
         FAIL("rank %u: Get(PMIX_DEVICE_DISTANCES): %s", me.rank, PMIx_Error_string(rc));
     else if (!same(v->data.darray->array, v->data.darray->size, want, nwant))
         FAIL("rank %u: Get(PMIX_DEVICE_DISTANCES) differs from the distances of its binding",

@@ -50,8 +50,8 @@ static void h_first(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_in
 }
 
 static void h_a(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
-                size_t ninfo, pmix_info_t *res, size_t nres,
-                pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+                size_t ninfo, pmix_info_t *res, size_t nres, pmix_event_notification_cbfunc_fn_t cb,
+                void *cbdata)
 {
     (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
     note("a");
@@ -62,8 +62,8 @@ static void h_a(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t
 }
 
 static void h_b(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
-                size_t ninfo, pmix_info_t *res, size_t nres,
-                pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+                size_t ninfo, pmix_info_t *res, size_t nres, pmix_event_notification_cbfunc_fn_t cb,
+                void *cbdata)
 {
     (void)id, (void)st, (void)info, (void)ninfo, (void)res, (void)nres;
     note("b");
@@ -90,8 +90,8 @@ static void h_dflt(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_inf
 }
 
 static void h_x(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
-                size_t ninfo, pmix_info_t *res, size_t nres,
-                pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+                size_t ninfo, pmix_info_t *res, size_t nres, pmix_event_notification_cbfunc_fn_t cb,
+                void *cbdata)
 {
     (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
     pthread_mutex_lock(&lock);
@@ -101,8 +101,8 @@ static void h_x(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t
 }
 
 static void h_y(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
-                size_t ninfo, pmix_info_t *res, size_t nres,
-                pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+                size_t ninfo, pmix_info_t *res, size_t nres, pmix_event_notification_cbfunc_fn_t cb,
+                void *cbdata)
 {
     (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
     pthread_mutex_lock(&lock);
@@ -151,8 +151,8 @@ static int wait_for(int *counter, int want)
 static void reg(pmix_status_t code, pmix_info_t *info, size_t ninfo, pmix_notification_fn_t fn)
 {
     pmix_status_t codes[1] = {code};
-    pmix_status_t rc = PMIx_Register_event_handler(code ? codes : NULL, code ? 1 : 0, info, ninfo,
-                                                   fn, NULL, NULL);
+    pmix_status_t rc =
+        PMIx_Register_event_handler(code ? codes : NULL, code ? 1 : 0, info, ninfo, fn, NULL, NULL);
     if (rc < 0)
         FAIL("Register_event_handler(%d): %s", code, PMIx_Error_string(rc));
 }

@@ -166,8 +166,8 @@ static void notify(pmix_status_t code, int event_timeout)
         PMIX_INFO_LOAD(&info, PMIX_EVENT_ACTION_TIMEOUT, &event_timeout, PMIX_INT);
         n = 1;
     }
-    pmix_status_t rc = PMIx_Notify_event(code, NULL, PMIX_RANGE_PROC_LOCAL, n ? &info : NULL, n,
-                                         NULL, NULL);
+    pmix_status_t rc =
+        PMIx_Notify_event(code, NULL, PMIX_RANGE_PROC_LOCAL, n ? &info : NULL, n, NULL, NULL);
     if (n)
         PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS)
@@ -335,8 +335,8 @@ typedef struct {
 static upcall_t calls[64];
 static int ncalls;
 
-static void record(bool registering, const pmix_status_t *codes, size_t n,
-                   const pmix_info_t info[], size_t ninfo)
+static void record(bool registering, const pmix_status_t *codes, size_t n, const pmix_info_t info[],
+                   size_t ninfo)
 {
     pthread_mutex_lock(&lock);
     if (ncalls < 64) {
@@ -397,8 +397,8 @@ static pmix_status_t host_register(pmix_status_t *codes, size_t ncodes, const pm
     return answer_later(cbfunc, cbdata);
 }
 
-static pmix_status_t host_deregister(pmix_status_t *codes, size_t ncodes,
-                                     pmix_op_cbfunc_t cbfunc, void *cbdata)
+static pmix_status_t host_deregister(pmix_status_t *codes, size_t ncodes, pmix_op_cbfunc_t cbfunc,
+                                     void *cbdata)
 {
     record(false, codes, ncodes, NULL, 0);
     /* the immediate answer: no callback */
@@ -423,7 +423,8 @@ static void expect(int step_no, bool registering, const pmix_status_t *codes, si
         return;
     }
     if (!wait_count(&ncalls, seen + 1, 10)) {
-        FAIL("step %d: no %s upcall", step_no, registering ? "register_events" : "deregister_events");
+        FAIL("step %d: no %s upcall", step_no,
+             registering ? "register_events" : "deregister_events");
         return;
     }
     pthread_mutex_lock(&lock);
@@ -438,8 +439,7 @@ static void expect(int step_no, bool registering, const pmix_status_t *codes, si
     if (!same)
         FAIL("step %d: got %s of %zu codes (first %d), wanted %s of %zu", step_no,
              u->registering ? "register_events" : "deregister_events", u->ncodes,
-             u->ncodes ? u->codes[0] : 0, registering ? "register_events" : "deregister_events",
-             n);
+             u->ncodes ? u->codes[0] : 0, registering ? "register_events" : "deregister_events", n);
     if (same && registering && !u->ids_ok)
         FAIL("step %d: register_events without our PMIX_USERID/PMIX_GRPID", step_no);
     pthread_mutex_unlock(&lock);

@@ -47,9 +47,8 @@ static int node(const char *host)
               fabric_find(&f, PMIX_FABRIC_IDENTIFIER) != NULL,
           "vendor and identifier");
     /* the matrix is this process's copy: device order a0 a1 b0 b1 */
-    CHECK(fabric_cost(&f, 0, 0) == 0 && fabric_cost(&f, 0, 1) == 2 &&
-              fabric_cost(&f, 0, 2) == 4 && fabric_cost(&f, 3, 2) == 2 &&
-              fabric_cost(&f, 1, 3) == 4,
+    CHECK(fabric_cost(&f, 0, 0) == 0 && fabric_cost(&f, 0, 1) == 2 && fabric_cost(&f, 0, 2) == 4 &&
+              fabric_cost(&f, 3, 2) == 2 && fabric_cost(&f, 1, 3) == 4,
           "cost matrix");
     v = fabric_find(&f, PMIX_FABRIC_GROUPS);
     CHECK(v != NULL && v->type == PMIX_STRING && strcmp(v->data.string, "0:nodeA;1:nodeB") == 0,
@@ -84,7 +83,8 @@ static int node(const char *host)
         CHECK(val->type == PMIX_DATA_ARRAY && val->data.darray->size >= 2, "two devices");
         pmix_info_t *d = val->data.darray->array;
         pmix_info_t *first = d[0].value.data.darray->array;
-        CHECK(PMIX_CHECK_KEY(&d[0], PMIX_FABRIC_DEVICE) && PMIX_CHECK_KEY(&first[0], PMIX_DEVICE_ID) &&
+        CHECK(PMIX_CHECK_KEY(&d[0], PMIX_FABRIC_DEVICE) &&
+                  PMIX_CHECK_KEY(&first[0], PMIX_DEVICE_ID) &&
                   strncmp(first[0].value.data.string, host, strlen(host)) == 0 &&
                   first[0].value.data.string[strlen(host)] == ':',
               "device id first");
@@ -115,7 +115,8 @@ static int node(const char *host)
         CHECK(val->data.darray->size == 2, "one peer entry per device");
         pmix_info_t *three = e[0].value.data.darray->array;
         CHECK(e[0].value.data.darray->size == 3 && PMIX_CHECK_KEY(&three[1], PMIX_FABRIC_SWITCH) &&
-                  strcmp(three[1].value.data.string, strcmp(host, "nodeA") == 0 ? "s0" : "s1") == 0 &&
+                  strcmp(three[1].value.data.string, strcmp(host, "nodeA") == 0 ? "s0" : "s1") ==
+                      0 &&
                   strcmp(three[2].value.data.string, "0") == 0,
               "switch peers");
         PMIX_VALUE_RELEASE(val);

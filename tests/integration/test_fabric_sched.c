@@ -31,7 +31,10 @@ typedef struct {
     pmix_op_cbfunc_t release;
     void *release_data;
 } wait_t;
-#define WAIT_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL, 0, NULL, NULL}
+#define WAIT_INIT                                                                                  \
+    {                                                                                              \
+        PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL, 0, NULL, NULL             \
+    }
 
 static void wait_for(wait_t *w, int n)
 {
@@ -45,8 +48,8 @@ static void wait_for(wait_t *w, int n)
     pthread_mutex_unlock(&w->lock);
 }
 
-static void setup_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo,
-                     void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata)
+static void setup_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *provided_cbdata,
+                     pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     wait_t *w = provided_cbdata;
     pthread_mutex_lock(&w->lock);
@@ -190,14 +193,14 @@ int main(int argc, char **argv)
     PMIX_FABRIC_CONSTRUCT(&a);
     PMIX_FABRIC_CONSTRUCT(&b);
     rc = PMIx_Fabric_register(&a, NULL, 0);
-    CHECK(rc == PMIX_SUCCESS && a.index == 0 && fabric_ndev(&a) == 4,
-          "default fabric: %s", PMIx_Error_string(rc));
+    CHECK(rc == PMIX_SUCCESS && a.index == 0 && fabric_ndev(&a) == 4, "default fabric: %s",
+          PMIx_Error_string(rc));
     CHECK(fabric_type(&a, PMIX_FABRIC_COST_MATRIX) == PMIX_POINTER, "a pointer in the scheduler");
     pmix_info_t sel;
     PMIX_INFO_LOAD(&sel, PMIX_FABRIC_VENDOR, "acme", PMIX_STRING);
     rc = PMIx_Fabric_register(&b, &sel, 1);
-    CHECK(rc == PMIX_SUCCESS && b.index == 1 && fabric_ndev(&b) == 16,
-          "by vendor: %s", PMIx_Error_string(rc));
+    CHECK(rc == PMIX_SUCCESS && b.index == 1 && fabric_ndev(&b) == 16, "by vendor: %s",
+          PMIx_Error_string(rc));
     PMIX_INFO_DESTRUCT(&sel);
     PMIx_Fabric_deregister(&b);
     PMIX_INFO_LOAD(&sel, PMIX_FABRIC_IDENTIFIER, "clos", PMIX_STRING);
@@ -242,8 +245,10 @@ int main(int argc, char **argv)
     wait_for(&evw, 2);
     CHECK(norder == 2 && order[0] == PMIX_FABRIC_UPDATE_PENDING && order[1] == PMIX_FABRIC_UPDATED,
           "PENDING then UPDATED (%d events)", norder);
-    CHECK(seen_pending == 4 && seen_updated == UINT16_MAX, "old data at PENDING (%u), new at "
-          "UPDATED (%u)", seen_pending, seen_updated);
+    CHECK(seen_pending == 4 && seen_updated == UINT16_MAX,
+          "old data at PENDING (%u), new at "
+          "UPDATED (%u)",
+          seen_pending, seen_updated);
     wait_for(&heldw, 1);
     CHECK(held_early == 0, "a registration during PENDING was answered before the chain completed");
     CHECK(heldw.done == 1 && heldw.status == PMIX_SUCCESS && cost01(&heldf) == UINT16_MAX,
@@ -288,8 +293,10 @@ int main(int argc, char **argv)
     }
     /* 2 nodes; per rank a switch-peers entry and an endpoint entry; 2
      * devices x 2 endpoints per rank */
-    CHECK(nodes == 2 && procs == 6 && endpts == 12, "job data: %zu nodes, %zu proc entries, %zu "
-          "endpoints", nodes, procs, endpts);
+    CHECK(nodes == 2 && procs == 6 && endpts == 12,
+          "job data: %zu nodes, %zu proc entries, %zu "
+          "endpoints",
+          nodes, procs, endpts);
     CHECK(info_find(w1.info, w1.ninfo, PMIX_FABRIC_PLANE) != NULL &&
               info_find(w1.info, w1.ninfo, PMIX_FABRIC_SWITCH) != NULL,
           "plane and switch lists");
@@ -365,7 +372,7 @@ int main(int argc, char **argv)
     CHECK(al != NULL && al->value.type == PMIX_DATA_ARRAY &&
               PMIX_CHECK_KEY((pmix_info_t *)al->value.data.darray->array, "myfab") &&
               info_find(al->value.data.darray->array, al->value.data.darray->size,
-                     PMIX_ALLOC_FABRIC_SEC_KEY) != NULL,
+                        PMIX_ALLOC_FABRIC_SEC_KEY) != NULL,
           "fabric allocation under its id");
     if (w5.release != NULL)
         w5.release(PMIX_SUCCESS, w5.release_data);

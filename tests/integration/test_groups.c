@@ -46,8 +46,8 @@ static size_t get_size(const pmix_info_t *res, size_t n, const char *key, bool *
 }
 
 /* ---- event counters ---- */
-static int n_complete, n_ctxid_ev, n_member_failed, n_leader_failed, n_leader_selected,
-    n_abort_ev, n_invited, n_accepted, n_declined, n_left;
+static int n_complete, n_ctxid_ev, n_member_failed, n_leader_failed, n_leader_selected, n_abort_ev,
+    n_invited, n_accepted, n_declined, n_left;
 static size_t ctxid_ev;
 /* the process each code was last about (events may come in any order: a
  * handler registered late gets the cached ones then) */
@@ -215,8 +215,8 @@ static void construct_mode(void)
     EXPECT(PMIx_Group_construct("sy-grp-notme", others, 2, NULL, 0, &res, &nres),
            PMIX_ERR_BAD_PARAM, "construct of a group the caller is not in");
     pmix_proc_t twice[2] = {me, me};
-    EXPECT(PMIx_Group_construct("sy-grp-twice", twice, 2, NULL, 0, &res, &nres),
-           PMIX_ERR_BAD_PARAM, "construct naming a member twice");
+    EXPECT(PMIx_Group_construct("sy-grp-twice", twice, 2, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "construct naming a member twice");
 
     /* with a context id */
     size_t ctx_a = construct_all("sy-grp-a");
@@ -357,8 +357,8 @@ static void invite_mode(void)
         on_event(PMIX_GROUP_INVITE_DECLINED, h_record);
         on_event(PMIX_GROUP_LEFT, h_record);
         pmix_proc_t invitees[2] = {rank_of(1), rank_of(2)};
-        EXPECT(PMIx_Group_invite(me.nspace, invitees, 2, NULL, 0, &res, &nres),
-               PMIX_ERR_BAD_PARAM, "an invitation named like a namespace");
+        EXPECT(PMIx_Group_invite(me.nspace, invitees, 2, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
+               "an invitation named like a namespace");
         EXPECT(PMIx_Group_invite("sy-inv", invitees, 2, NULL, 0, &res, &nres),
                PMIX_ERR_PARTIAL_SUCCESS, "the invitation one process declines");
         const pmix_info_t *mem = find_info(res, nres, PMIX_GROUP_MEMBERSHIP);
@@ -397,13 +397,11 @@ static void invite_mode(void)
             EXPECT(PMIx_Group_leave("sy-inv", NULL, 0), PMIX_ERR_NOT_FOUND,
                    "leaving a group twice");
         } else {
-            EXPECT(PMIx_Group_join("sy-inv", &invited_by, PMIX_GROUP_DECLINE, NULL, 0, &res,
-                                   &nres),
+            EXPECT(PMIx_Group_join("sy-inv", &invited_by, PMIX_GROUP_DECLINE, NULL, 0, &res, &nres),
                    PMIX_SUCCESS, "declining the invitation");
             if (nres != 0)
                 FAIL("declining returned %zu results", nres);
-            EXPECT(PMIx_Group_join("sy-inv", &invited_by, PMIX_GROUP_ACCEPT, NULL, 0, &res,
-                                   &nres),
+            EXPECT(PMIx_Group_join("sy-inv", &invited_by, PMIX_GROUP_ACCEPT, NULL, 0, &res, &nres),
                    PMIX_ERR_NOT_FOUND, "accepting an invitation declined");
         }
     }
@@ -423,8 +421,7 @@ static pmix_status_t construct_in_turn(const char *grp, const pmix_info_t *dirs,
     }
     if (me.rank == 1)
         await_key(0, "sy.joined");
-    pmix_status_t rc = PMIx_Group_construct_nb(grp, &all, 1, dirs, ndirs, construct_nb_done,
-                                               done);
+    pmix_status_t rc = PMIx_Group_construct_nb(grp, &all, 1, dirs, ndirs, construct_nb_done, done);
     /* the server sees the construct before this commit */
     put_str("sy.joined", "yes");
     EXPECT(PMIx_Commit(), PMIX_SUCCESS, "PMIx_Commit");
@@ -453,7 +450,7 @@ static void die_mode(const char *mode)
         PMIX_INFO_LOAD(&dirs[ndirs++], PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
         on_event(PMIX_GROUP_MEMBER_FAILED, me.rank == 0 ? h_abort : h_record);
     } else { /* die-leader: rank 2 leads, joins first and ends after rank 0
-               * joined; rank 1 joins once it heard the leader failed */
+              * joined; rank 1 joins once it heard the leader failed */
         PMIX_INFO_LOAD(&dirs[ndirs++], PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
         if (me.rank == 2)
             PMIX_INFO_LOAD(&dirs[ndirs++], PMIX_GROUP_LEADER, &yes, PMIX_BOOL);
@@ -491,8 +488,8 @@ static void die_mode(const char *mode)
             FAIL("PMIX_GROUP_MEMBER_FAILED without notification asked for");
         /* later: rank 2 is known gone, so at once */
         pmix_proc_t all = rank_of(PMIX_RANK_WILDCARD);
-        EXPECT(PMIx_Group_construct("sy-die2", &all, 1, NULL, 0, &res, &nres),
-               PMIX_PROC_TERMINATED, "a construction with a member gone before");
+        EXPECT(PMIx_Group_construct("sy-die2", &all, 1, NULL, 0, &res, &nres), PMIX_PROC_TERMINATED,
+               "a construction with a member gone before");
         pmix_info_t ft;
         PMIX_INFO_LOAD(&ft, PMIX_GROUP_FT_COLLECTIVE, &yes, PMIX_BOOL);
         EXPECT(PMIx_Group_construct("sy-die3", &all, 1, &ft, 1, &res, &nres),
@@ -530,8 +527,7 @@ static void die_mode(const char *mode)
             if (heard != 1 || itest_read(&n_leader_failed) != 1)
                 FAIL("heard %d member and %d leader failures", heard, n_leader_failed);
             if (itest_read(&n_leader_selected) != 1 || itest_read((int *)&selected_rank) != 0)
-                FAIL("PMIX_GROUP_LEADER_SELECTED (%d) does not name rank 0",
-                     n_leader_selected);
+                FAIL("PMIX_GROUP_LEADER_SELECTED (%d) does not name rank 0", n_leader_selected);
         }
         EXPECT(PMIx_Group_destruct("sy-die", NULL, 0), PMIX_SUCCESS, "destruct of sy-die");
     }

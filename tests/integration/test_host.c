@@ -190,8 +190,8 @@ static void release_copy(void *cbdata)
 /* This host plays the node daemon of a three-node job whose other nodes
  * contribute nothing: the all-gather is our own blob, handed back. */
 static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
-                                size_t ninfo, char *data, size_t ndata,
-                                pmix_modex_cbfunc_t cbfunc, void *cbdata)
+                                size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                                void *cbdata)
 {
     (void)procs;
     (void)nprocs;
@@ -204,8 +204,8 @@ static pmix_status_t host_fence(const pmix_proc_t procs[], size_t nprocs, const 
         else if (PMIX_CHECK_KEY(&info[i], PMIX_COLLECT_DATA))
             collect = info[i].value.type == PMIX_BOOL && info[i].value.data.flag;
         else if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS))
-            local_ok = info[i].value.type == PMIX_STATUS &&
-                       info[i].value.data.status == PMIX_SUCCESS;
+            local_ok =
+                info[i].value.type == PMIX_STATUS && info[i].value.data.status == PMIX_SUCCESS;
     }
     pthread_mutex_lock(&count_lock);
     n_fence++;

@@ -184,8 +184,8 @@ static pmix_status_t allocate(const pmix_proc_t *client, pmix_alloc_directive_t 
     const pmix_info_t *cpus = find(data, ndata, PMIX_ALLOC_NUM_CPUS);
     const pmix_info_t *custom = find(data, ndata, "test.custom");
     if (directive != PMIX_ALLOC_NEW || cpus == NULL || cpus->value.type != PMIX_UINT64 ||
-        cpus->value.data.uint64 != 8 || custom == NULL || !PMIX_CHECK_NSPACE(client->nspace,
-                                                                             nspace))
+        cpus->value.data.uint64 != 8 || custom == NULL ||
+        !PMIX_CHECK_NSPACE(client->nspace, nspace))
         OFAIL("allocate: the request did not come through whole");
     answer_t *a = calloc(1, sizeof(*a));
     PMIX_INFO_CREATE(a->info, 1);
@@ -216,7 +216,8 @@ static void log_upcall(const pmix_proc_t *client, const pmix_info_t data[], size
 {
     (void)client, (void)directives, (void)ndirs;
     const pmix_info_t *msg = find(data, ndata, PMIX_LOG_STDOUT);
-    if (msg != NULL && msg->value.type == PMIX_STRING && strcmp(msg->value.data.string, "ready") == 0) {
+    if (msg != NULL && msg->value.type == PMIX_STRING &&
+        strcmp(msg->value.data.string, "ready") == 0) {
         pthread_mutex_lock(&ops_lock);
         bool last = ++n_ready == (int)nclients;
         pthread_mutex_unlock(&ops_lock);
@@ -268,8 +269,8 @@ void host_ops_before_clients(void)
 int host_ops_check(void)
 {
     pthread_mutex_lock(&ops_lock);
-    int n = (int)nclients, cons = n_construct, des = n_destruct, get = n_get_cred,
-        val = n_valid, alloc = n_alloc, ready = n_ready;
+    int n = (int)nclients, cons = n_construct, des = n_destruct, get = n_get_cred, val = n_valid,
+        alloc = n_alloc, ready = n_ready;
     pthread_mutex_unlock(&ops_lock);
     if (strcmp(mode, "host-group") == 0 && (cons != 1 || des != 1))
         OFAIL("expected one construct and one destruct upcall (the local-only group stays "

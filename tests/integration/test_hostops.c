@@ -42,7 +42,8 @@ static int monitor_mode(pmix_proc_t *me)
     PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, NULL, PMIX_POINTER);
     PMIX_INFO_LOAD(&dirs[0], PMIX_MONITOR_HEARTBEAT_TIME, &one, PMIX_UINT32);
     PMIX_INFO_LOAD(&dirs[1], PMIX_MONITOR_HEARTBEAT_DROPS, &zero, PMIX_UINT32);
-    pmix_status_t rc = PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, dirs, 2, NULL, NULL);
+    pmix_status_t rc =
+        PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, dirs, 2, NULL, NULL);
     if (rc != PMIX_SUCCESS)
         FAIL("Process_monitor(heartbeat): %s", PMIx_Error_string(rc));
     PMIx_Heartbeat();

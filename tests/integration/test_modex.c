@@ -155,7 +155,8 @@ static int exchange(void)
         PMIX_LOAD_PROCID(&p, me.nspace, r);
         pmix_value_t *v = NULL;
         rc = PMIx_Get(&p, "sy.u64", NULL, 0, &v);
-        if (rc != PMIX_SUCCESS || v->type != PMIX_UINT64 || v->data.uint64 != 0x0102030405060708ull + r)
+        if (rc != PMIX_SUCCESS || v->type != PMIX_UINT64 ||
+            v->data.uint64 != 0x0102030405060708ull + r)
             FAIL("Get(%u, sy.u64): %s", r, PMIx_Error_string(rc));
         if (v != NULL)
             PMIX_VALUE_RELEASE(v);

@@ -49,8 +49,8 @@ static void h_pset(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_inf
 }
 
 /* One query of one key, with an optional string qualifier. */
-static pmix_status_t query1(const char *key, const char *qkey, const char *qval,
-                            pmix_info_t **res, size_t *nres)
+static pmix_status_t query1(const char *key, const char *qkey, const char *qval, pmix_info_t **res,
+                            size_t *nres)
 {
     pmix_query_t q;
     PMIX_QUERY_CONSTRUCT(&q);
@@ -108,8 +108,8 @@ static void psets_mode(void)
         strstr(names->value.data.string, "ice") == NULL)
         FAIL("PMIX_QUERY_PSET_NAMES is not \"ocean,ice\" in some order");
     PMIX_INFO_FREE(res, nres);
-    EXPECT(query1(PMIX_QUERY_PSET_MEMBERSHIP, PMIX_PSET_NAME, "ocean", &res, &nres),
-           PMIX_SUCCESS, "PMIX_QUERY_PSET_MEMBERSHIP");
+    EXPECT(query1(PMIX_QUERY_PSET_MEMBERSHIP, PMIX_PSET_NAME, "ocean", &res, &nres), PMIX_SUCCESS,
+           "PMIX_QUERY_PSET_MEMBERSHIP");
     const pmix_info_t *mem = find_info(res, nres, PMIX_QUERY_PSET_MEMBERSHIP);
     pmix_rank_t ocean[] = {0, 1};
     if (mem == NULL || !is_members(&mem->value, ocean, 2))
@@ -122,8 +122,8 @@ static void psets_mode(void)
     bool yes = true;
     PMIX_INFO_LOAD(&app[0], PMIX_APP_INFO, &yes, PMIX_BOOL);
     EXPECT(PMIx_Get(&me, PMIX_PSET_NAME, app, 1, &v), PMIX_SUCCESS, "Get the app's PMIX_PSET_NAME");
-    if (v != NULL && (v->type != PMIX_STRING ||
-                      strcmp(v->data.string, me.rank < 2 ? "ocean" : "ice") != 0))
+    if (v != NULL &&
+        (v->type != PMIX_STRING || strcmp(v->data.string, me.rank < 2 ? "ocean" : "ice") != 0))
         FAIL("the app's PMIX_PSET_NAME is wrong");
     if (v != NULL)
         PMIX_VALUE_RELEASE(v);
@@ -177,8 +177,8 @@ static void tampered(const pmix_byte_object_t *in, size_t at, pmix_byte_object_t
 
 static int n_cred_cb;
 static pmix_status_t cred_cb_status;
-static void got_cred(pmix_status_t st, pmix_byte_object_t *cred, pmix_info_t info[],
-                     size_t ninfo, void *cbdata)
+static void got_cred(pmix_status_t st, pmix_byte_object_t *cred, pmix_info_t info[], size_t ninfo,
+                     void *cbdata)
 {
     (void)info, (void)ninfo, (void)cbdata;
     cred_cb_status = st == PMIX_SUCCESS && (cred == NULL || cred->size == 0) ? PMIX_ERROR : st;
@@ -266,8 +266,7 @@ static void cred_mode(bool host)
     PMIX_INFO_DESTRUCT(&key2);
 
     /* the non-blocking forms */
-    EXPECT(PMIx_Get_credential_nb(NULL, 0, got_cred, NULL), PMIX_SUCCESS,
-           "PMIx_Get_credential_nb");
+    EXPECT(PMIx_Get_credential_nb(NULL, 0, got_cred, NULL), PMIX_SUCCESS, "PMIx_Get_credential_nb");
     wait_count(&n_cred_cb, 1, "the credential callback");
     EXPECT(cred_cb_status, PMIX_SUCCESS, "the credential callback's status");
     EXPECT(PMIx_Validate_credential_nb(&cred, NULL, 0, validated, NULL), PMIX_SUCCESS,
@@ -330,13 +329,13 @@ static void alloc_mode(void)
     /* growth */
     uint64_t four = 4;
     PMIX_INFO_LOAD(&req[1], PMIX_ALLOC_NUM_NODES, &four, PMIX_UINT64);
-    EXPECT(PMIx_Allocation_request(PMIX_ALLOC_NEW, req, 2, &res, &nres),
-           PMIX_ERR_OUT_OF_RESOURCE, "asking for 4 nodes");
+    EXPECT(PMIx_Allocation_request(PMIX_ALLOC_NEW, req, 2, &res, &nres), PMIX_ERR_OUT_OF_RESOURCE,
+           "asking for 4 nodes");
     PMIX_INFO_DESTRUCT(&req[1]);
     if (res != NULL)
         PMIX_INFO_FREE(res, nres);
-    EXPECT(PMIx_Allocation_request(PMIX_ALLOC_RELEASE, req, 1, &res, &nres),
-           PMIX_ERR_NOT_SUPPORTED, "giving resources back");
+    EXPECT(PMIx_Allocation_request(PMIX_ALLOC_RELEASE, req, 1, &res, &nres), PMIX_ERR_NOT_SUPPORTED,
+           "giving resources back");
     /* time */
     uint32_t minute = 60;
     PMIX_INFO_LOAD(&req[1], PMIX_ALLOC_TIME, &minute, PMIX_UINT32);

@@ -232,8 +232,7 @@ static void uri_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *
     pthread_mutex_lock(&w->lock);
     w->status = status;
     /* what Open MPI's ORTE tools read: the first result, keyed pmix.srvr.uri */
-    if (ninfo > 0 && strcmp(info[0].key, PMIX_SERVER_URI) == 0 &&
-        info[0].value.type == PMIX_STRING)
+    if (ninfo > 0 && strcmp(info[0].key, PMIX_SERVER_URI) == 0 && info[0].value.type == PMIX_STRING)
         w->uri = strdup(info[0].value.data.string);
     w->done = true;
     pthread_cond_signal(&w->cond);
@@ -326,8 +325,7 @@ static int basic(pid_t pid, unsigned nprocs)
     app.maxprocs = 1;
     pmix_nspace_t child;
     EXPECT_RC(PMIx_Spawn(NULL, 0, &app, 1, child), PMIX_SUCCESS);
-    EXPECT(strncmp(child, "switchyard.", 11) == 0 && strcmp(child, job) != 0, "spawned %s",
-           child);
+    EXPECT(strncmp(child, "switchyard.", 11) == 0 && strcmp(child, job) != 0, "spawned %s", child);
     PMIX_APP_DESTRUCT(&app);
     free(ns);
     EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
@@ -452,14 +450,14 @@ static int iof(pid_t pid, const char *attached, bool copy)
     PMIX_INFO_LOAD(&dirs[0], PMIX_IOF_TAG_OUTPUT, NULL, PMIX_BOOL);
     PMIX_INFO_LOAD(&dirs[1], copy ? PMIX_IOF_COPY : PMIX_IOF_REDIRECT, NULL, PMIX_BOOL);
     /* asking for stdin is a mistake the library refuses at once */
-    EXPECT_RC(PMIx_IOF_pull(&all, 1, dirs, 2, PMIX_FWD_STDIN_CHANNEL, on_output, on_registered,
-                            NULL),
-              PMIX_ERR_NOT_SUPPORTED);
+    EXPECT_RC(
+        PMIx_IOF_pull(&all, 1, dirs, 2, PMIX_FWD_STDIN_CHANNEL, on_output, on_registered, NULL),
+        PMIX_ERR_NOT_SUPPORTED);
     pmix_info_t bad;
     PMIX_INFO_LOAD(&bad, PMIX_IOF_OUTPUT_TO_FILE, "/tmp/x", PMIX_STRING);
-    EXPECT_RC(PMIx_IOF_pull(&all, 1, &bad, 1, PMIX_FWD_STDOUT_CHANNEL, on_output, on_registered,
-                            NULL),
-              PMIX_ERR_NOT_SUPPORTED);
+    EXPECT_RC(
+        PMIx_IOF_pull(&all, 1, &bad, 1, PMIX_FWD_STDOUT_CHANNEL, on_output, on_registered, NULL),
+        PMIX_ERR_NOT_SUPPORTED);
     PMIX_INFO_DESTRUCT(&bad);
     EXPECT_RC(pull(&all, 1, dirs, 2, PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL),
               PMIX_SUCCESS);
@@ -511,8 +509,8 @@ static int cache(pid_t pid, const char *how)
         PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_BUFFERING_SIZE, &bsize, PMIX_UINT32);
     } else if (strcmp(how, "all") != 0) {
         PMIX_INFO_LOAD(&dirs[nd++], PMIX_IOF_CACHE_SIZE, &cap, PMIX_UINT32);
-        PMIX_INFO_LOAD(&dirs[nd++], strcmp(how, "oldest") == 0 ? PMIX_IOF_DROP_OLDEST
-                                                                : PMIX_IOF_DROP_NEWEST,
+        PMIX_INFO_LOAD(&dirs[nd++],
+                       strcmp(how, "oldest") == 0 ? PMIX_IOF_DROP_OLDEST : PMIX_IOF_DROP_NEWEST,
                        NULL, PMIX_BOOL);
     }
     /* The job wrote 10000 bytes and closed its stdout before we came; once
@@ -534,8 +532,7 @@ static int cache(pid_t pid, const char *how)
     if (strcmp(how, "buffered") == 0)
         EXPECT(sink.deliveries >= 1 && sink.deliveries <= 3 &&
                    (sink.deliveries == 1 || sink.smallest >= 4096),
-               "%u deliveries, the smallest %zu before the last", sink.deliveries,
-               sink.smallest);
+               "%u deliveries, the smallest %zu before the last", sink.deliveries, sink.smallest);
     if (strcmp(how, "all") == 0 || strcmp(how, "buffered") == 0)
         EXPECT(sink.olen == 10000 && memcmp(sink.out, want, 10000) == 0, "all 10000 bytes");
     else if (strcmp(how, "oldest") == 0)
@@ -584,8 +581,7 @@ static int stdin_push(pid_t pid, bool refused)
     bool early = false;
     for (int i = 0; i < 3000 && !early; i++) {
         pthread_mutex_lock(&sink.lock);
-        early = sink.out != NULL && strstr(sink.out, "echo:beta\n") != NULL &&
-                sink.completes == 0;
+        early = sink.out != NULL && strstr(sink.out, "echo:beta\n") != NULL && sink.completes == 0;
         pthread_mutex_unlock(&sink.lock);
         if (!early)
             sleep_ms(20);
@@ -860,9 +856,9 @@ static int nosrv(void)
     EXPECT(n == 0 && srv == NULL, "no server");
     pmix_proc_t any;
     PMIX_LOAD_PROCID(&any, "x", 0);
-    EXPECT_RC(PMIx_IOF_pull(&any, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, on_registered,
-                            NULL),
-              PMIX_ERR_UNREACH);
+    EXPECT_RC(
+        PMIx_IOF_pull(&any, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, on_registered, NULL),
+        PMIX_ERR_UNREACH);
     EXPECT_RC(PMIx_tool_attach_to_server(NULL, NULL, NULL, 0), PMIX_ERR_UNREACH);
     EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
 
@@ -893,7 +889,8 @@ static int nosrv(void)
         pmix_data_array_t *e = ((pmix_info_t *)srvs->array)[i].value.data.darray;
         for (size_t k = 0; k < e->size; k++) {
             pmix_info_t *x = &((pmix_info_t *)e->array)[k];
-            if (strcmp(x->key, PMIX_NSPACE) == 0 && strcmp(x->value.data.string, "launcher-tool") == 0)
+            if (strcmp(x->key, PMIX_NSPACE) == 0 &&
+                strcmp(x->value.data.string, "launcher-tool") == 0)
                 listed = true;
         }
     }
@@ -921,8 +918,8 @@ static int nosrv(void)
 static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
 static int lost_events;
 
-static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source,
-                    pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+static void on_lost(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                    size_t ninfo, pmix_info_t results[], size_t nresults,
                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id;

@@ -39,7 +39,8 @@ static void expect_vec(const sy_coords_t *c, uint32_t d, uint32_t x, uint32_t y,
     assert_int_equal(3, c->dims);
     const uint32_t *v = vec(c, d);
     if (v[0] != x || v[1] != y || v[2] != z) {
-        fprintf(stderr, "device %u: (%u,%u,%u), expected (%u,%u,%u)\n", d, v[0], v[1], v[2], x, y, z);
+        fprintf(stderr, "device %u: (%u,%u,%u), expected (%u,%u,%u)\n", d, v[0], v[1], v[2], x, y,
+                z);
         fail();
     }
 }
@@ -177,11 +178,12 @@ static void test_coords_bfs_fallback(void **state)
     (void)state;
     /* A 4-clique of switches clusters but does not split: BFS coordinates.
      * d0..d3 on s0..s3; d4 isolated; d5 only behind a down link. */
-    fab_t f = fab_native("switch s0\nswitch s1\nswitch s2\nswitch s3\n"
-                         "device d0\ndevice d1\ndevice d2\ndevice d3\ndevice d4\ndevice d5\n"
-                         "link d0 s0\nlink d1 s1\nlink d2 s2\nlink d3 s3\n"
-                         "link d5 s3 state=down\n"
-                         "link s0 s1\nlink s0 s2\nlink s0 s3\nlink s1 s2\nlink s1 s3\nlink s2 s3\n");
+    fab_t f =
+        fab_native("switch s0\nswitch s1\nswitch s2\nswitch s3\n"
+                   "device d0\ndevice d1\ndevice d2\ndevice d3\ndevice d4\ndevice d5\n"
+                   "link d0 s0\nlink d1 s1\nlink d2 s2\nlink d3 s3\n"
+                   "link d5 s3 state=down\n"
+                   "link s0 s1\nlink s0 s2\nlink s0 s3\nlink s1 s2\nlink s1 s3\nlink s2 s3\n");
     sy_coords_t c = coords_ok(&f, PMIX_COORD_LOGICAL_VIEW);
     assert_int_equal(SY_COORDS_BFS, c.method);
     expect_vec(&c, 0, 0, 0, 0);
@@ -342,7 +344,6 @@ static void test_coords_bfs_property(void **state)
     sy_coords_free(&c);
     fab_free(&f);
 }
-
 
 /* Random multi-component graphs with down links and multi-homed devices:
  * coordinates are unique, and (component, layer) match a plain BFS
@@ -515,14 +516,10 @@ static void test_coords_bad_input(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_coords_small_tree),
-        cmocka_unit_test(test_coords_files),
-        cmocka_unit_test(test_coords_bfs_fallback),
-        cmocka_unit_test(test_coords_torus),
-        cmocka_unit_test(test_coords_fattree),
-        cmocka_unit_test(test_coords_dragonfly),
-        cmocka_unit_test(test_coords_bfs_property),
-        cmocka_unit_test(test_coords_random_property),
+        cmocka_unit_test(test_coords_small_tree),   cmocka_unit_test(test_coords_files),
+        cmocka_unit_test(test_coords_bfs_fallback), cmocka_unit_test(test_coords_torus),
+        cmocka_unit_test(test_coords_fattree),      cmocka_unit_test(test_coords_dragonfly),
+        cmocka_unit_test(test_coords_bfs_property), cmocka_unit_test(test_coords_random_property),
         cmocka_unit_test(test_coords_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -172,8 +172,8 @@ static void check_properties(sy_topo_t *t, const sy_devindex_t *ix, const sy_cos
             uint64_t r = d[ix->dev_to_vertex[j]];
             uint16_t want = UINT64_MAX == r ? X : (r > SY_COST_MAX ? SY_COST_MAX : (uint16_t)r);
             if (c->m[(size_t)i * n + j] != want) {
-                fprintf(stderr, "entry (%u,%u) = %u, reference %u\n", i, j,
-                        c->m[(size_t)i * n + j], want);
+                fprintf(stderr, "entry (%u,%u) = %u, reference %u\n", i, j, c->m[(size_t)i * n + j],
+                        want);
                 fail();
             }
         }
@@ -266,10 +266,7 @@ static void test_two_leaf_tree(void **state)
                                  "link l0 s\nlink l1 s\n"
                                  "link a l0\nlink b l0\nlink c l1\nlink d l1\n");
     static const char *const names[] = {"a", "b", "c", "d"};
-    static const uint16_t want[] = {0, 2, 4, 4,
-                                    2, 0, 4, 4,
-                                    4, 4, 0, 2,
-                                    4, 4, 2, 0};
+    static const uint16_t want[] = {0, 2, 4, 4, 2, 0, 4, 4, 4, 4, 0, 2, 4, 4, 2, 0};
     expect_all_algos(t, SY_COST_HOPS, true, names, 4, want);
     /* unknown speeds cost 1 per link: same matrix */
     expect_all_algos(t, SY_COST_SPEED, true, names, 4, want);
@@ -283,19 +280,13 @@ static void test_slurm_multihomed(void **state)
     (void)state;
     sy_topo_t *t = fab_load_file("slurm_2leaf.conf", NULL);
     static const char *const names[] = {"node001", "node002", "tux5", "node005", "node008"};
-    static const uint16_t hops[] = {0, 2, 2, 2, 2,
-                                    2, 0, 2, 4, 4,
-                                    2, 2, 0, 4, 4,
-                                    2, 4, 4, 0, 2,
-                                    2, 4, 4, 2, 0};
+    static const uint16_t hops[] = {0, 2, 2, 2, 2, 2, 0, 2, 4, 4, 2, 2, 0,
+                                    4, 4, 2, 4, 4, 0, 2, 2, 4, 4, 2, 0};
     /* ref = 200: leaf0 node links cost 2, leaf1 node links 1 (unknown),
      * spine links 1.  node001 reaches leaf0 peers directly (2+2), leaf1
      * peers through its leaf1 link (1+1). */
-    static const uint16_t speed[] = {0, 4, 4, 2, 2,
-                                     4, 0, 4, 5, 5,
-                                     4, 4, 0, 5, 5,
-                                     2, 5, 5, 0, 2,
-                                     2, 5, 5, 2, 0};
+    static const uint16_t speed[] = {0, 4, 4, 2, 2, 4, 0, 4, 5, 5, 4, 4, 0,
+                                     5, 5, 2, 5, 5, 0, 2, 2, 5, 5, 2, 0};
     assert_int_equal(12, t->ndevices);
     expect_all_algos(t, SY_COST_HOPS, false, names, 5, hops);
     expect_all_algos(t, SY_COST_SPEED, false, names, 5, speed);
@@ -326,7 +317,7 @@ static void test_slurm_multihomed(void **state)
     assert_int_equal(1, pe.dev_sw[pe.dev_sw_off[n1] + 1]);
     assert_int_equal(8, pe.sw_dev_off[1] - pe.sw_dev_off[0]); /* node001-004, tux1-3,5 */
     assert_int_equal(5, pe.sw_dev_off[2] - pe.sw_dev_off[1]); /* node005-008, node001 */
-    assert_int_equal(n1, pe.sw_dev[pe.sw_dev_off[1]]);       /* ascending: node001 first */
+    assert_int_equal(n1, pe.sw_dev[pe.sw_dev_off[1]]);        /* ascending: node001 first */
     uint32_t n8 = dev(t, &ix, "node008");
     assert_int_equal(1, pe.dev_sw_off[n8 + 1] - pe.dev_sw_off[n8]);
     assert_int_equal(1, pe.dev_sw[pe.dev_sw_off[n8]]);
@@ -342,15 +333,9 @@ static void test_two_planes(void **state)
     (void)state;
     sy_topo_t *t = fab_load_file("native_2plane.topo", NULL);
     static const char *const names[] = {"n0-r0", "n1-r0", "n0-r1", "n1-r1"};
-    static const uint16_t hops[] = {0, 2, X, X,
-                                    2, 0, X, X,
-                                    X, X, 0, X,
-                                    X, X, X, 0};
+    static const uint16_t hops[] = {0, 2, X, X, 2, 0, X, X, X, X, 0, X, X, X, X, 0};
     /* ref = 200G (the down 25G link does not count): 100G links cost 2 */
-    static const uint16_t speed[] = {0, 4, X, X,
-                                     4, 0, X, X,
-                                     X, X, 0, X,
-                                     X, X, X, 0};
+    static const uint16_t speed[] = {0, 4, X, X, 4, 0, X, X, X, X, 0, X, X, X, X, 0};
     expect_all_algos(t, SY_COST_HOPS, true, names, 4, hops);
     expect_all_algos(t, SY_COST_SPEED, true, names, 4, speed);
 
@@ -399,9 +384,7 @@ static void test_multihomed_bridge(void **state)
                                  "device a plane=p\ndevice x plane=p\ndevice b plane=p\n"
                                  "link a s0\nlink x s0\nlink x s1\nlink b s1\n");
     static const char *const names[] = {"a", "x", "b"};
-    static const uint16_t want[] = {0, 2, X,
-                                    2, 0, 2,
-                                    X, 2, 0};
+    static const uint16_t want[] = {0, 2, X, 2, 0, 2, X, 2, 0};
     expect_all_algos(t, SY_COST_HOPS, false, names, 3, want);
     sy_planes_t p;
     assert_int_equal(PMIX_SUCCESS, sy_planes_compute(t, NULL, &p));
@@ -424,9 +407,7 @@ static void test_multihomed_bridge(void **state)
     /* a direct device-device cable: reachable, but leaf-collapse is out */
     t = fab_load_text("switch s\ndevice a\ndevice b\ndevice c\nlink a b\nlink b s\nlink c s\n");
     static const char *const n2[] = {"a", "b", "c"};
-    static const uint16_t w2[] = {0, 1, X,
-                                  1, 0, 2,
-                                  X, 2, 0};
+    static const uint16_t w2[] = {0, 1, X, 1, 0, 2, X, 2, 0};
     expect_all_algos(t, SY_COST_HOPS, false, n2, 3, w2);
     sy_topo_free(t);
 }
@@ -442,10 +423,7 @@ static void test_down_links(void **state)
                                  "link s4 s2 state=down\n"
                                  "link a s0\nlink b s1\nlink c s4\nlink d s4 state=unknown\n");
     static const char *const names[] = {"a", "b", "c", "d"};
-    static const uint16_t want[] = {0, 5, X, X,
-                                    5, 0, X, X,
-                                    X, X, 0, 2,
-                                    X, X, 2, 0};
+    static const uint16_t want[] = {0, 5, X, X, 5, 0, X, X, X, X, 0, 2, X, X, 2, 0};
     expect_all_algos(t, SY_COST_HOPS, true, names, 4, want);
     sy_planes_t p;
     assert_int_equal(PMIX_SUCCESS, sy_planes_compute(t, NULL, &p));
@@ -477,18 +455,15 @@ static void test_down_links(void **state)
 static void test_weighted(void **state)
 {
     (void)state;
-    sy_topo_t *t = fab_load_text("switch s0\nswitch s1\nswitch s2\n"
-                                 "device a\ndevice b\ndevice c\n"
-                                 "link a s0 speed=100G\nlink s0 s1 speed=25G\nlink s1 b speed=100G\n"
-                                 "link s0 s2 speed=50G\nlink s2 s1 speed=100G\nlink c s2\n");
+    sy_topo_t *t =
+        fab_load_text("switch s0\nswitch s1\nswitch s2\n"
+                      "device a\ndevice b\ndevice c\n"
+                      "link a s0 speed=100G\nlink s0 s1 speed=25G\nlink s1 b speed=100G\n"
+                      "link s0 s2 speed=50G\nlink s2 s1 speed=100G\nlink c s2\n");
     static const char *const names[] = {"a", "b", "c"};
-    static const uint16_t hops[] = {0, 3, 3,
-                                    3, 0, 3,
-                                    3, 3, 0};
+    static const uint16_t hops[] = {0, 3, 3, 3, 0, 3, 3, 3, 0};
     /* a-b: 1 + min(4, 2+1) + 1 = 5; a-c: 1+2+1; b-c: 1+1+1 */
-    static const uint16_t speed[] = {0, 5, 4,
-                                     5, 0, 3,
-                                     4, 3, 0};
+    static const uint16_t speed[] = {0, 5, 4, 5, 0, 3, 4, 3, 0};
     expect_all_algos(t, SY_COST_HOPS, true, names, 3, hops);
     expect_all_algos(t, SY_COST_SPEED, true, names, 3, speed);
     sy_topo_free(t);
@@ -514,9 +489,11 @@ static void test_saturation(void **state)
     assert_int_equal(PMIX_SUCCESS, sy_topo_add_switch(t, "s0", 0, &s0));
     assert_int_equal(PMIX_SUCCESS, sy_topo_add_switch(t, "s1", 0, &s1));
     /* one slow link among fast ones: ceil(1e12 / 1) caps at 65534 per link */
-    assert_int_equal(PMIX_SUCCESS, sy_topo_add_link(t, a, s0, 1000000000000ull, PMIX_LINK_UP, 0, NULL));
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topo_add_link(t, a, s0, 1000000000000ull, PMIX_LINK_UP, 0, NULL));
     assert_int_equal(PMIX_SUCCESS, sy_topo_add_link(t, s0, s1, 1, PMIX_LINK_UP, 0, NULL));
-    assert_int_equal(PMIX_SUCCESS, sy_topo_add_link(t, s1, b, 1000000000000ull, PMIX_LINK_UP, 0, NULL));
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topo_add_link(t, s1, b, 1000000000000ull, PMIX_LINK_UP, 0, NULL));
     static const char *const names[] = {"a", "b"};
     static const uint16_t want[] = {0, SY_COST_MAX, SY_COST_MAX, 0};
     expect_all_algos(t, SY_COST_SPEED, true, names, 2, want);
@@ -526,10 +503,9 @@ static void test_saturation(void **state)
 static void test_generated(void **state)
 {
     (void)state;
-    static const char *const specs[] = {"fattree:k=4", "fattree:k=8",
-                                        "dragonfly:a=4,p=2,h=2,g=9", "torus:4x4x4",
-                                        "torus:2x3x1,p=2", "torus:5x2", "torus:7",
-                                        "torus:3x4x2x3,p=3"};
+    static const char *const specs[] = {
+        "fattree:k=4", "fattree:k=8", "dragonfly:a=4,p=2,h=2,g=9", "torus:4x4x4", "torus:2x3x1,p=2",
+        "torus:5x2",   "torus:7",     "torus:3x4x2x3,p=3"};
     for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++) {
         sy_topo_t *t = fab_generate(specs[s]);
         bool torus = 0 == strncmp(specs[s], "torus", 5);
@@ -565,10 +541,8 @@ static void test_torus_claims(void **state)
         {"torus:8x8", "torus:4x16", false},     /* same link count, other wiring */
         {"torus:4x4x4", "torus:8x8", false},    /* same router count */
         {"torus:4x4x4", "torus:4x4x4x1", true}, /* harmless extra dimension */
-        {"torus:6x6", "torus:6x6,p=1", true},
-        {"torus:6x6", "torus:6x", false},
-        {"torus:6x6", "torus:0x6", false},
-        {"torus:6x6", "fattree:k=6", false},
+        {"torus:6x6", "torus:6x6,p=1", true},   {"torus:6x6", "torus:6x", false},
+        {"torus:6x6", "torus:0x6", false},      {"torus:6x6", "fattree:k=6", false},
     };
     for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
         sy_topo_t *t = fab_generate(lies[i].truth);
@@ -613,8 +587,8 @@ static void test_generated_down(void **state)
     (void)state;
     /* fattree:k=12 (72 leaves) and torus:5x5x5 span several 64-switch
      * batches of the bit-parallel search */
-    static const char *const specs[] = {"fattree:k=8", "dragonfly:a=4,p=2,h=2,g=9",
-                                        "torus:4x4x4", "torus:5x5x5", "fattree:k=12"};
+    static const char *const specs[] = {"fattree:k=8", "dragonfly:a=4,p=2,h=2,g=9", "torus:4x4x4",
+                                        "torus:5x5x5", "fattree:k=12"};
     uint64_t seed = 42;
     for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++) {
         sy_topo_t *t = fab_generate(specs[s]);
@@ -770,20 +744,13 @@ static void test_progress_and_params(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_devindex),
-        cmocka_unit_test(test_two_leaf_tree),
-        cmocka_unit_test(test_slurm_multihomed),
-        cmocka_unit_test(test_two_planes),
-        cmocka_unit_test(test_multihomed_bridge),
-        cmocka_unit_test(test_down_links),
-        cmocka_unit_test(test_weighted),
-        cmocka_unit_test(test_saturation),
-        cmocka_unit_test(test_generated),
-        cmocka_unit_test(test_torus_claims),
-        cmocka_unit_test(test_generated_down),
-        cmocka_unit_test(test_random_weighted),
-        cmocka_unit_test(test_size_cap),
-        cmocka_unit_test(test_progress_and_params),
+        cmocka_unit_test(test_devindex),          cmocka_unit_test(test_two_leaf_tree),
+        cmocka_unit_test(test_slurm_multihomed),  cmocka_unit_test(test_two_planes),
+        cmocka_unit_test(test_multihomed_bridge), cmocka_unit_test(test_down_links),
+        cmocka_unit_test(test_weighted),          cmocka_unit_test(test_saturation),
+        cmocka_unit_test(test_generated),         cmocka_unit_test(test_torus_claims),
+        cmocka_unit_test(test_generated_down),    cmocka_unit_test(test_random_weighted),
+        cmocka_unit_test(test_size_cap),          cmocka_unit_test(test_progress_and_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,8 +71,8 @@ static hwloc_topology_t load_xml(void)
     if (0 != hwloc_topology_init(&t)) {
         return NULL;
     }
-    if (0 != hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT)
-        || 0 != hwloc_topology_set_xml(t, xml_path()) || 0 != hwloc_topology_load(t)) {
+    if (0 != hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) ||
+        0 != hwloc_topology_set_xml(t, xml_path()) || 0 != hwloc_topology_load(t)) {
         hwloc_topology_destroy(t);
         return NULL;
     }
@@ -222,7 +222,7 @@ static void child_tcp(void)
 static void test_tcp_lo(void **state)
 {
     static const char *const env[] = {"FI_PROVIDER", "tcp", "FI_TCP_IFACE", "lo", NULL};
-    (void) state;
+    (void)state;
     run_child(child_tcp, env);
 }
 
@@ -285,7 +285,7 @@ static void child_fake(void)
             if (NULL != inner) {
                 /* id + 13 attributes (no index) */
                 CHECK(PMIX_INFO == inner->type && 13 == inner->size);
-                CHECK(0 == strcmp(((pmix_info_t *) inner->array)[0].key, PMIX_DEVICE_ID));
+                CHECK(0 == strcmp(((pmix_info_t *)inner->array)[0].key, PMIX_DEVICE_ID));
             }
         }
     }
@@ -319,8 +319,8 @@ static void child_fake(void)
         CHECK_STR(l.devs[2].osname, "fake1");
         check_fake_nic(&l.devs[1], 0, true);
         check_fake_nic(&l.devs[2], 1, false);
-        CHECK(has_alias(&l.devs[1], "mlx5_0") && has_alias(&l.devs[1], "ib0")
-              && has_alias(&l.devs[1], "fake0"));
+        CHECK(has_alias(&l.devs[1], "mlx5_0") && has_alias(&l.devs[1], "ib0") &&
+              has_alias(&l.devs[1], "fake0"));
         CHECK_STR(l.devs[1].guid, "0xf452140300096fd0");
         CHECK(PMIX_DEVTYPE_OPENFABRICS == l.devs[1].devtype);
         CHECK(SY_DEV_SRC_HWLOC == l.devs[0].sources);
@@ -371,16 +371,17 @@ static void child_fake_threads(void)
 static void test_fake_threads(void **state)
 {
     static const char *const env[] = {"FI_PROVIDER_PATH", FAKEPROV_DIR, "FI_PROVIDER", "fakenic",
-                                      "FAKENIC_COUNT", "2", NULL};
-    (void) state;
+                                      "FAKENIC_COUNT",    "2",          NULL};
+    (void)state;
     run_child(child_fake_threads, env);
 }
 
 static void test_fake_provider(void **state)
 {
-    static const char *const env[] = {"FI_PROVIDER_PATH", FAKEPROV_DIR, "FI_PROVIDER", "fakenic",
-                                      "FAKENIC_COUNT", "2", "FAKENIC_PREFIX", "fake", NULL};
-    (void) state;
+    static const char *const env[] = {"FI_PROVIDER_PATH", FAKEPROV_DIR,    "FI_PROVIDER",
+                                      "fakenic",          "FAKENIC_COUNT", "2",
+                                      "FAKENIC_PREFIX",   "fake",          NULL};
+    (void)state;
     run_child(child_fake, env);
 }
 
@@ -399,8 +400,8 @@ static void child_fake_none(void)
 static void test_fake_no_nic(void **state)
 {
     static const char *const env[] = {"FI_PROVIDER_PATH", FAKEPROV_DIR, "FI_PROVIDER", "fakenic",
-                                      "FAKENIC_COUNT", "0", NULL};
-    (void) state;
+                                      "FAKENIC_COUNT",    "0",          NULL};
+    (void)state;
     run_child(child_fake_none, env);
 }
 
@@ -422,9 +423,10 @@ static void child_prefix(void)
 
 static void test_fake_prefix(void **state)
 {
-    static const char *const env[] = {"FI_PROVIDER_PATH", FAKEPROV_DIR, "FI_PROVIDER", "fakenic",
-                                      "FAKENIC_COUNT", "4", "FAKENIC_PREFIX", "cxi", NULL};
-    (void) state;
+    static const char *const env[] = {"FI_PROVIDER_PATH", FAKEPROV_DIR,    "FI_PROVIDER",
+                                      "fakenic",          "FAKENIC_COUNT", "4",
+                                      "FAKENIC_PREFIX",   "cxi",           NULL};
+    (void)state;
     run_child(child_prefix, env);
 }
 
@@ -437,7 +439,7 @@ static void test_hwloc_xml_devices(void **state)
     sy_device_list_t l;
     const sy_device_t *d;
 
-    (void) state;
+    (void)state;
     assert_non_null(xml);
     o.topology = xml;
     assert_int_equal(sy_devices_gather(&o, &l), PMIX_SUCCESS);
@@ -509,7 +511,7 @@ static void test_to_info_full(void **state)
     };
     size_t i;
 
-    (void) state;
+    (void)state;
     memset(&d, 0, sizeof(d));
     d.id = strdup("n0:hsn0");
     d.osname = strdup("hsn0");
@@ -580,7 +582,7 @@ static void test_to_info_minimal_and_bad(void **state)
     pmix_data_array_t da;
     sy_device_list_t l = {NULL, 0};
 
-    (void) state;
+    (void)state;
     memset(&d, 0, sizeof(d));
     /* no id: the first element cannot be PMIX_DEVICE_ID */
     assert_int_equal(sy_device_to_info(&d, &da), PMIX_ERR_BAD_PARAM);
@@ -591,7 +593,7 @@ static void test_to_info_minimal_and_bad(void **state)
     d.id = strdup("h:x");
     assert_int_equal(sy_device_to_info(&d, &da), PMIX_SUCCESS);
     assert_int_equal(da.size, 1);
-    assert_string_equal(((pmix_info_t *) da.array)[0].key, PMIX_DEVICE_ID);
+    assert_string_equal(((pmix_info_t *)da.array)[0].key, PMIX_DEVICE_ID);
     PMIx_Data_array_destruct(&da);
     sy_device_destruct(&d);
     sy_device_destruct(NULL);
@@ -651,7 +653,7 @@ static void test_distances_xml(void **state)
     pmix_device_distance_t *d = NULL;
     size_t n = 99;
 
-    (void) state;
+    (void)state;
     assert_non_null(t);
     assert_non_null(set);
 
@@ -707,10 +709,10 @@ static void test_distances_xml(void **state)
 static void test_distances_no_devices(void **state)
 {
     hwloc_topology_t t;
-    pmix_device_distance_t *d = (pmix_device_distance_t *) 1;
+    pmix_device_distance_t *d = (pmix_device_distance_t *)1;
     size_t n = 5;
 
-    (void) state;
+    (void)state;
     assert_int_equal(hwloc_topology_init(&t), 0);
     assert_int_equal(hwloc_topology_set_synthetic(t, "pack:2 core:2 pu:1"), 0);
     assert_int_equal(hwloc_topology_load(t), 0);
@@ -728,7 +730,7 @@ static void test_distances_local(void **state)
     pmix_device_distance_t *d = NULL;
     size_t n = 0, i;
 
-    (void) state;
+    (void)state;
     assert_int_equal(hwloc_topology_init(&t), 0);
     assert_int_equal(hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT), 0);
     assert_int_equal(hwloc_topology_load(t), 0);

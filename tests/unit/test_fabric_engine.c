@@ -233,8 +233,7 @@ static void test_link_state_switch(void **state)
     assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_refresh(e));
     counts(e, c);
     assert_int_equal(4, cost_by_name(e, "n0", "n2"));
-    assert_int_equal(PMIX_SUCCESS,
-                     sy_fabric_engine_link_state(e, "edge0", "agg0", PMIX_LINK_DOWN));
+    assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_link_state(e, "edge0", "agg0", PMIX_LINK_DOWN));
     assert_int_equal(2, sy_fabric_engine_generation(e));
     unsigned want = B(COST) | B(PLANES) | B(GROUPS) | B(COORDS) | B(SHAPES);
     assert_int_equal(want, sy_fabric_engine_dirty(e));
@@ -259,8 +258,7 @@ static void test_link_state_switch(void **state)
     sy_cost_free(&direct);
     sy_topo_free(t);
     /* Cut edge0 off completely: n0 can only reach n1. */
-    assert_int_equal(PMIX_SUCCESS,
-                     sy_fabric_engine_link_state(e, "edge0", "agg1", PMIX_LINK_DOWN));
+    assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_link_state(e, "edge0", "agg1", PMIX_LINK_DOWN));
     assert_int_equal(3, sy_fabric_engine_generation(e));
     assert_int_equal(2, cost_by_name(e, "n0", "n1"));
     assert_int_equal(SY_COST_UNREACHABLE, cost_by_name(e, "n0", "n2"));
@@ -268,8 +266,7 @@ static void test_link_state_switch(void **state)
     assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_planes(e, &pl));
     assert_int_equal(2, pl->nplanes);
     /* Same state again: no change at all. */
-    assert_int_equal(PMIX_SUCCESS,
-                     sy_fabric_engine_link_state(e, "edge0", "agg1", PMIX_LINK_DOWN));
+    assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_link_state(e, "edge0", "agg1", PMIX_LINK_DOWN));
     assert_int_equal(3, sy_fabric_engine_generation(e));
     sy_fabric_engine_free(e);
 }
@@ -284,8 +281,7 @@ static void test_link_state_leaf_groups(void **state)
     assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_refresh(e));
     counts(e, c);
     char *before = strdup(groups_str(e));
-    assert_int_equal(PMIX_SUCCESS,
-                     sy_fabric_engine_link_state(e, "agg0", "core0", PMIX_LINK_DOWN));
+    assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_link_state(e, "agg0", "core0", PMIX_LINK_DOWN));
     unsigned want = B(COST) | B(PLANES) | B(COORDS) | B(SHAPES);
     assert_int_equal(want, sy_fabric_engine_dirty(e));
     assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_refresh(e));
@@ -332,10 +328,9 @@ static void test_link_state_device(void **state)
     assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_peers(e, &p));
     assert_int_equal(1, p->dev_sw_off[d + 1] - p->dev_sw_off[d]);
     /* Fresh engine on the same input with the link written down. */
-    const char *path = write_file("down.conf",
-                                  "SwitchName=leaf0 Nodes=node[001-004],tux[1-3,5]\n"
-                                  "SwitchName=leaf1 Nodes=node[005-008]\n"
-                                  "SwitchName=spine Switches=leaf[0-1]\n");
+    const char *path = write_file("down.conf", "SwitchName=leaf0 Nodes=node[001-004],tux[1-3,5]\n"
+                                               "SwitchName=leaf1 Nodes=node[005-008]\n"
+                                               "SwitchName=spine Switches=leaf[0-1]\n");
     sy_fabric_engine_t *f = load(path, NULL);
     assert_same_cost(e, f);
     assert_string_equal(groups_str(f), groups_str(e));
@@ -371,10 +366,9 @@ static void test_add_remove_device(void **state)
     assert_recomputed(e, c, SY_FABRIC_ALL);
     assert_int_equal(5, dev_of(e, "b3")); /* last index, others unmoved */
     assert_int_equal(0, dev_of(e, "a1"));
-    sy_fabric_engine_t *f = load(write_file("added.conf",
-                                            "SwitchName=s0 Nodes=a[1-3]\n"
-                                            "SwitchName=s1 Nodes=b[1-3]\n"
-                                            "SwitchName=top Switches=s[0-1]\n"),
+    sy_fabric_engine_t *f = load(write_file("added.conf", "SwitchName=s0 Nodes=a[1-3]\n"
+                                                          "SwitchName=s1 Nodes=b[1-3]\n"
+                                                          "SwitchName=top Switches=s[0-1]\n"),
                                  NULL);
     assert_same_cost(e, f);
     assert_string_equal(groups_str(f), groups_str(e));
@@ -469,7 +463,8 @@ static void test_reload(void **state)
     assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_reload(e));
     assert_int_equal(1, sy_fabric_engine_generation(e));
     /* Touched, same content: the hash says unchanged. */
-    struct timespec ts[2] = {{.tv_sec = 1000000000, .tv_nsec = 0}, {.tv_sec = 1000000000, .tv_nsec = 0}};
+    struct timespec ts[2] = {{.tv_sec = 1000000000, .tv_nsec = 0},
+                             {.tv_sec = 1000000000, .tv_nsec = 0}};
     assert_int_equal(0, utimensat(AT_FDCWD, p, ts, 0));
     assert_int_equal(PMIX_SUCCESS, sy_fabric_engine_reload(e));
     assert_int_equal(1, sy_fabric_engine_generation(e));
@@ -507,7 +502,8 @@ static void test_errors(void **state)
     sy_fabric_engine_t *e = NULL;
     char *msg = NULL;
     assert_int_equal(PMIX_ERR_BAD_PARAM, sy_fabric_engine_load(NULL, NULL, NULL, &e, NULL));
-    assert_int_equal(PMIX_ERR_BAD_PARAM, sy_fabric_engine_generate("fattree:k=4", NULL, NULL, NULL));
+    assert_int_equal(PMIX_ERR_BAD_PARAM,
+                     sy_fabric_engine_generate("fattree:k=4", NULL, NULL, NULL));
     assert_int_not_equal(PMIX_SUCCESS,
                          sy_fabric_engine_load("/nonexistent/x", NULL, NULL, &e, &msg));
     assert_null(e);
@@ -558,8 +554,10 @@ static void test_progress_and_metric(void **state)
 {
     (void)state;
     uint64_t last[2] = {0, 0};
-    sy_fabric_engine_opts_t o = {.metric = SY_COST_SPEED, .progress = progress,
-                                 .progress_arg = last, .flags = SY_FABRIC_ENGINE_EAGER};
+    sy_fabric_engine_opts_t o = {.metric = SY_COST_SPEED,
+                                 .progress = progress,
+                                 .progress_arg = last,
+                                 .flags = SY_FABRIC_ENGINE_EAGER};
     sy_fabric_engine_t *e = gen("dragonfly:a=4,p=2,h=2,g=9", &o);
     assert_true(last[1] > 0);
     assert_int_equal(last[0], last[1]);

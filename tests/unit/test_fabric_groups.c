@@ -81,23 +81,22 @@ static void check_string_devices(const fab_t *f, const sy_groups_t *g)
 
 /* ------------------------------------------------------------- levels */
 
-static const char *small_tree =
-    "switch s0\n"
-    "switch s1\n"
-    "switch top\n"
-    "device a host=ha\n"
-    "device b host=hb\n"
-    "device c host=hc\n"
-    "device d host=hd\n"
-    "device e host=he\n"   /* multi-homed: s1 and s0, first = s0 */
-    "device f host=hf\n"   /* down to s0, up to s1 */
-    "device g host=hg\n"   /* isolated */
-    "device h host=ha\n"   /* second NIC of host ha, on s0 */
-    "link a s0\nlink b s1\nlink c s0\nlink d s1\n"
-    "link e s1\nlink e s0\n"
-    "link f s0 state=down\nlink f s1\n"
-    "link h s0\n"
-    "link s0 top\nlink s1 top\n";
+static const char *small_tree = "switch s0\n"
+                                "switch s1\n"
+                                "switch top\n"
+                                "device a host=ha\n"
+                                "device b host=hb\n"
+                                "device c host=hc\n"
+                                "device d host=hd\n"
+                                "device e host=he\n" /* multi-homed: s1 and s0, first = s0 */
+                                "device f host=hf\n" /* down to s0, up to s1 */
+                                "device g host=hg\n" /* isolated */
+                                "device h host=ha\n" /* second NIC of host ha, on s0 */
+                                "link a s0\nlink b s1\nlink c s0\nlink d s1\n"
+                                "link e s1\nlink e s0\n"
+                                "link f s0 state=down\nlink f s1\n"
+                                "link h s0\n"
+                                "link s0 top\nlink s1 top\n";
 
 static void test_levels(void **state)
 {
@@ -111,10 +110,10 @@ static void test_levels(void **state)
     assert_int_equal(0, lv.level[1]);
     assert_int_equal(1, lv.level[2]);
     assert_int_equal(-1, lv.level[3]); /* devices */
-    assert_int_equal(0, lv.attach[3]);  /* a -> s0 */
-    assert_int_equal(1, lv.attach[4]);  /* b -> s1 */
-    assert_int_equal(0, lv.attach[7]);  /* e -> s0 (first) */
-    assert_int_equal(1, lv.attach[8]);  /* f: s0 link is down */
+    assert_int_equal(0, lv.attach[3]); /* a -> s0 */
+    assert_int_equal(1, lv.attach[4]); /* b -> s1 */
+    assert_int_equal(0, lv.attach[7]); /* e -> s0 (first) */
+    assert_int_equal(1, lv.attach[8]); /* f: s0 link is down */
     assert_int_equal(SY_TOPO_NONE, lv.attach[9]);
     assert_int_equal(SY_TOPO_NONE, lv.attach[0]);
     sy_levels_free(&lv);
@@ -197,7 +196,8 @@ static void test_groups_files(void **state)
     assert_int_equal(SY_GROUPS_LEAF, g.method);
     assert_int_equal(2, g.ngroups);
     assert_string_equal("0:node001,node002,node003,node004,tux1,tux2,tux3,tux5;"
-                        "1:node005,node006,node007,node008", g.str);
+                        "1:node005,node006,node007,node008",
+                        g.str);
     sy_groups_free(&g);
     fab_free(&f);
 
@@ -210,7 +210,8 @@ static void test_groups_files(void **state)
     sy_groups_free(&g);
     g = groups_ok(&f, &o);
     assert_string_equal("0:0x0000000000100011,0x0000000000100021;"
-                        "1:0x0000000000100031,0x0000000000100041", g.str);
+                        "1:0x0000000000100031,0x0000000000100041",
+                        g.str);
     sy_groups_free(&g);
     fab_free(&f);
 
@@ -335,7 +336,8 @@ static fab_t random_graph(uint32_t nsw, uint32_t deg, uint64_t seed)
     char *buf = malloc(cap);
     assert_non_null(buf);
     for (uint32_t i = 0; i < nsw; i++) {
-        off += (size_t)snprintf(buf + off, cap - off, "device d%u\nswitch s%u\nlink d%u s%u\n", i, i, i, i);
+        off += (size_t)snprintf(buf + off, cap - off, "device d%u\nswitch s%u\nlink d%u s%u\n", i,
+                                i, i, i);
     }
     for (uint32_t i = 0; i < nsw; i++) {
         off += (size_t)snprintf(buf + off, cap - off, "link s%u s%u\n", i, (i + 1) % nsw);
@@ -417,7 +419,6 @@ static void test_groups_community(void **state)
     fab_free(&f);
 }
 
-
 /* LEAF property on random graphs with multi-homing and down links: two
  * devices share a group exactly when their lowest-id usable switch
  * neighbour (found here by scanning the edge list) is the same. */
@@ -439,7 +440,8 @@ static void test_groups_leaf_property(void **state)
         for (uint32_t k = 0; k < i % 3; k++) {
             seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
             off += (size_t)snprintf(buf + off, cap - off, "link d%u s%u%s\n", i,
-                                    (uint32_t)((seed >> 33) % nsw), (seed >> 20) % 5 ? "" : " state=down");
+                                    (uint32_t)((seed >> 33) % nsw),
+                                    (seed >> 20) % 5 ? "" : " state=down");
         }
     }
     for (uint32_t i = 0; i + 1 < nsw; i++) {

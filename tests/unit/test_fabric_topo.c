@@ -260,8 +260,8 @@ static void test_hostlist(void **state)
     assert_int_equal(PMIX_SUCCESS,
                      sy_hostlist_expand("tux[1-3,5],node[008-010],x[1-2]y[0-1]z,plain", &budget,
                                         collect, &c, &why));
-    const char *want[] = {"tux1",  "tux2",    "tux3",    "tux5",    "node008", "node009",
-                          "node010", "x1y0z", "x1y1z",   "x2y0z",   "x2y1z",   "plain"};
+    const char *want[] = {"tux1",    "tux2",  "tux3",  "tux5",  "node008", "node009",
+                          "node010", "x1y0z", "x1y1z", "x2y0z", "x2y1z",   "plain"};
     assert_int_equal(12, c.n);
     for (size_t i = 0; i < 12; i++) {
         assert_string_equal(want[i], c.names[i]);
@@ -277,8 +277,8 @@ static void test_hostlist(void **state)
     assert_string_equal("n09", c.names[0]);
     assert_string_equal("n10", c.names[1]);
 
-    static const char *const bad[] = {"n[1-", "n[3-1]", "n[]", "n1]", "n[a-b]", "n[1,]",
-                                      "a,,b", "a,", "", "n[[1]]", "n[1-2"};
+    static const char *const bad[] = {"n[1-", "n[3-1]", "n[]", "n1]",    "n[a-b]", "n[1,]",
+                                      "a,,b", "a,",     "",    "n[[1]]", "n[1-2"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         budget = 100;
         why = NULL;
@@ -328,7 +328,7 @@ static void test_slurm_file(void **state)
     assert_int_equal(3, t->nswitches);
     assert_int_equal(15, t->ne);
     static const char *const nodes[] = {"node001", "node002", "node003", "node004",
-                                        "tux1", "tux2", "tux3", "tux5",
+                                        "tux1",    "tux2",    "tux3",    "tux5",
                                         "node005", "node006", "node007", "node008"};
     for (size_t i = 0; i < 12; i++) {
         uint32_t v = vid(t, nodes[i]);
@@ -363,7 +363,8 @@ static void test_slurm_errors(void **state)
     expect_error(sy_topo_read_slurm_buffer, "# c\nSwitchName=s0 Nodes=a Switches=s1\n",
                  "bad.txt:2: switch s0 has both");
     expect_error(sy_topo_read_slurm_buffer, "SwitchName=s0\n", "bad.txt:1: switch s0 has neither");
-    expect_error(sy_topo_read_slurm_buffer, "SwitchName=s0 Nodes=a\nSwitchName=s1 Switches=s[0,2]\n",
+    expect_error(sy_topo_read_slurm_buffer,
+                 "SwitchName=s0 Nodes=a\nSwitchName=s1 Switches=s[0,2]\n",
                  "bad.txt:2: switch s2 listed in Switches= is not defined");
     expect_error(sy_topo_read_slurm_buffer, "\n\nNodes=a SwitchName=s0\n",
                  "bad.txt:3: expected SwitchName= first");
@@ -402,7 +403,8 @@ static void test_slurm_errors(void **state)
     char deep[4096];
     size_t off = (size_t)snprintf(deep, sizeof(deep), "SwitchName=s0 Nodes=n0\n");
     for (int i = 1; i <= 21; i++) {
-        off += (size_t)snprintf(deep + off, sizeof(deep) - off, "SwitchName=s%d Switches=s%d\n", i, i - 1);
+        off += (size_t)snprintf(deep + off, sizeof(deep) - off, "SwitchName=s%d Switches=s%d\n", i,
+                                i - 1);
     }
     expect_error(sy_topo_read_slurm_buffer, deep, "levels deep");
 }
@@ -423,7 +425,8 @@ static void check_ib_fabric(sy_topo_t *t)
         assert_string_equal(host[i], t->v[v].host);
         assert_string_equal(dev[i], t->v[v].guid);
         assert_string_equal("HCA-1", strchr(t->v[v].label, ' ') + 1);
-        const sy_topo_edge_t *e = edge(t, dev[i], i < 2 ? "0x0000000000200001" : "0x0000000000200002");
+        const sy_topo_edge_t *e =
+            edge(t, dev[i], i < 2 ? "0x0000000000200001" : "0x0000000000200002");
         assert_int_equal(100000000000ULL, e->speed); /* 4x EDR */
         assert_int_equal(1, e->count);
     }
@@ -464,21 +467,21 @@ static void test_ibnet_files(void **state)
 static void test_ibnet_details(void **state)
 {
     (void)state;
-    const char *txt =
-        "# Topology file\n"
-        "Non-Chassis Nodes\n"
-        "\n"
-        "Switch\t4 \"S-0000000000000a01\"\t\t# \"sw\" base port 0 lid 1 lmc 0\n"
-        "[1]\t\"H-0000000000000b01\"[1]\t\t# \"hostA mlx5_0\" lid 2 4xNDR\n"
-        "[2]\t\"H-0000000000000b01\"[2]\t\t# \"hostA mlx5_0\" lid 3 1xSDR\n"
-        "[3]\t\"R-0000000000000c01\"[1]\t\t# \"router\" lid 4 12xQDR\n"
-        "[4]\t\"S-0000000000000a01\"[4]\t\t# \"sw\" lid 1 4xEDR\n"
-        "\n"
-        "Ca\t2 \"H-0000000000000b01\"\t\t# \"hostA mlx5_0\"\n"
-        "[1](b02) \t\"S-0000000000000a01\"[1]\t\t# lid 2 lmc 0 \"sw\" lid 1 4xNDR\n";
+    const char *txt = "# Topology file\n"
+                      "Non-Chassis Nodes\n"
+                      "\n"
+                      "Switch\t4 \"S-0000000000000a01\"\t\t# \"sw\" base port 0 lid 1 lmc 0\n"
+                      "[1]\t\"H-0000000000000b01\"[1]\t\t# \"hostA mlx5_0\" lid 2 4xNDR\n"
+                      "[2]\t\"H-0000000000000b01\"[2]\t\t# \"hostA mlx5_0\" lid 3 1xSDR\n"
+                      "[3]\t\"R-0000000000000c01\"[1]\t\t# \"router\" lid 4 12xQDR\n"
+                      "[4]\t\"S-0000000000000a01\"[4]\t\t# \"sw\" lid 1 4xEDR\n"
+                      "\n"
+                      "Ca\t2 \"H-0000000000000b01\"\t\t# \"hostA mlx5_0\"\n"
+                      "[1](b02) \t\"S-0000000000000a01\"[1]\t\t# lid 2 lmc 0 \"sw\" lid 1 4xNDR\n";
     sy_topo_t *t = NULL;
     char *err = NULL;
-    assert_int_equal(PMIX_SUCCESS, sy_topo_read_ibnet_buffer(txt, strlen(txt), "d", NULL, &t, &err));
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topo_read_ibnet_buffer(txt, strlen(txt), "d", NULL, &t, &err));
     assert_null(err);
     assert_int_equal(2, t->ndevices);
     assert_int_equal(2, t->nswitches);
@@ -515,7 +518,8 @@ static void test_slurm_details(void **state)
                       "SwitchName=s2 Nodes=b,a # a is multi-homed\r\n";
     sy_topo_t *t = NULL;
     char *err = NULL;
-    assert_int_equal(PMIX_SUCCESS, sy_topo_read_slurm_buffer(txt, strlen(txt), "s", NULL, &t, &err));
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topo_read_slurm_buffer(txt, strlen(txt), "s", NULL, &t, &err));
     assert_int_equal(2, t->ndevices);
     assert_int_equal(3, t->nswitches);
     assert_int_equal(5, t->ne);
@@ -536,19 +540,21 @@ static void test_ibnet_errors(void **state)
     expect_error(sy_topo_read_ibnet_buffer, "Switch\t36 \"H-0000000000200001\"\t# \"x\"\n",
                  "bad.txt:1: expected a quoted node id");
     expect_error(sy_topo_read_ibnet_buffer,
-                 "Switch\t4 \"S-0000000000200001\"\t# \"x\"\n[9]\t\"H-0000000000100010\"[1]\t# \"n\" lid 0 4xEDR\n",
+                 "Switch\t4 \"S-0000000000200001\"\t# \"x\"\n[9]\t\"H-0000000000100010\"[1]\t# "
+                 "\"n\" lid 0 4xEDR\n",
                  "bad.txt:2: port 9 beyond the node's 4 ports");
     expect_error(sy_topo_read_ibnet_buffer,
                  "Switch\t4 \"S-0000000000200001\"\t# \"x\"\n[1]\t\"H-00000000001000zz\"[1]\n",
                  "bad.txt:2: expected the peer");
     expect_error(sy_topo_read_ibnet_buffer, "CA 3 1 0x11 4x EDR - SW 1\n",
                  "bad.txt:1: expected \"- TYPE LID PORT GUID\"");
-    expect_error(sy_topo_read_ibnet_buffer,
-                 "CA 3 1 0x11 4x EDR - SW 1 1 0x22 ( 'a' 'b' )\n", "bad.txt:1: expected ( 'description'");
+    expect_error(sy_topo_read_ibnet_buffer, "CA 3 1 0x11 4x EDR - SW 1 1 0x22 ( 'a' 'b' )\n",
+                 "bad.txt:1: expected ( 'description'");
     expect_error(sy_topo_read_ibnet_buffer, "CA 3\n", "bad.txt:1: expected \"TYPE LID PORT GUID");
-    expect_error(sy_topo_read_ibnet_buffer, "\n\nhello world\n", "bad.txt:3: expected a Switch/Ca/Rt");
-    expect_error(sy_topo_read_ibnet_buffer,
-                 "CA 3 1 0x22 4x EDR - SW 1 1 0x22 ( 'a' - 'b' )\n", "bad.txt:1: GUID 0x0000000000000022 is used by a CA and a switch");
+    expect_error(sy_topo_read_ibnet_buffer, "\n\nhello world\n",
+                 "bad.txt:3: expected a Switch/Ca/Rt");
+    expect_error(sy_topo_read_ibnet_buffer, "CA 3 1 0x22 4x EDR - SW 1 1 0x22 ( 'a' - 'b' )\n",
+                 "bad.txt:1: GUID 0x0000000000000022 is used by a CA and a switch");
 }
 
 /* ------------------------------------------------------------- native */
@@ -592,21 +598,26 @@ static void test_native_errors(void **state)
     (void)state;
     expect_error(sy_topo_read_native_buffer, "device a\nlink a b\n",
                  "bad.txt:2: unknown vertex 'b'");
-    expect_error(sy_topo_read_native_buffer, "device a\nswitch a\n", "bad.txt:2: 'a' is already declared");
+    expect_error(sy_topo_read_native_buffer, "device a\nswitch a\n",
+                 "bad.txt:2: 'a' is already declared");
     expect_error(sy_topo_read_native_buffer, "device a\nswitch b\nlink a b speed=fast\n",
                  "bad.txt:3: expected a speed");
     expect_error(sy_topo_read_native_buffer, "device a\nswitch b\nlink a b state=sideways\n",
                  "bad.txt:3: expected state=up, down or unknown");
-    expect_error(sy_topo_read_native_buffer, "# x\nrouter r\n", "bad.txt:2: expected 'device', 'switch'");
-    expect_error(sy_topo_read_native_buffer, "device a colour=red\n", "bad.txt:1: unknown attribute");
+    expect_error(sy_topo_read_native_buffer, "# x\nrouter r\n",
+                 "bad.txt:2: expected 'device', 'switch'");
+    expect_error(sy_topo_read_native_buffer, "device a colour=red\n",
+                 "bad.txt:1: unknown attribute");
     expect_error(sy_topo_read_native_buffer, "switch s level=x\n", "bad.txt:1: expected a level");
     expect_error(sy_topo_read_native_buffer, "device\n", "bad.txt:1: expected a device name");
-    expect_error(sy_topo_read_native_buffer, "device a\nlink a a\n", "bad.txt:2: link from 'a' to itself");
+    expect_error(sy_topo_read_native_buffer, "device a\nlink a a\n",
+                 "bad.txt:2: link from 'a' to itself");
     expect_error(sy_topo_read_native_buffer, "plane\n", "bad.txt:1: expected exactly one plane id");
     /* Parallel links merge. */
     const char *par = "device a\nswitch b\nlink a b speed=10G\nlink a b speed=10G\n";
     sy_topo_t *t = NULL;
-    assert_int_equal(PMIX_SUCCESS, sy_topo_read_native_buffer(par, strlen(par), "p", NULL, &t, NULL));
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topo_read_native_buffer(par, strlen(par), "p", NULL, &t, NULL));
     assert_int_equal(1, t->ne);
     assert_int_equal(2, t->e[0].count);
     assert_int_equal(20000000000ULL, t->e[0].speed);
@@ -623,16 +634,19 @@ static void test_load_front(void **state)
     assert_non_null(strstr(err, "/nonexistent/topo.conf: cannot open"));
     free(err);
     err = NULL;
-    assert_int_not_equal(PMIX_SUCCESS, sy_topo_load(fab_data_path("slurm_2leaf.conf"), "bogus", &t, &err));
+    assert_int_not_equal(PMIX_SUCCESS,
+                         sy_topo_load(fab_data_path("slurm_2leaf.conf"), "bogus", &t, &err));
     assert_non_null(strstr(err, "unknown format"));
     free(err);
     err = NULL;
     /* Forcing the wrong reader gives that reader's error, with the line. */
-    assert_int_not_equal(PMIX_SUCCESS, sy_topo_load(fab_data_path("slurm_2leaf.conf"), "native", &t, &err));
+    assert_int_not_equal(PMIX_SUCCESS,
+                         sy_topo_load(fab_data_path("slurm_2leaf.conf"), "native", &t, &err));
     assert_non_null(strstr(err, "slurm_2leaf.conf:3: expected 'device'"));
     free(err);
     err = NULL;
-    assert_int_not_equal(PMIX_SUCCESS, sy_topo_load_buffer("\n# only\n", 8, "x", NULL, NULL, &t, &err));
+    assert_int_not_equal(PMIX_SUCCESS,
+                         sy_topo_load_buffer("\n# only\n", 8, "x", NULL, NULL, &t, &err));
     assert_non_null(strstr(err, "unknown topology format"));
     free(err);
     assert_string_equal("slurm", sy_topo_detect_format("# c\n  switchname=a nodes=b\n", 26));
@@ -842,22 +856,14 @@ static void test_gen_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_model),
-        cmocka_unit_test(test_model_many),
-        cmocka_unit_test(test_hostlist),
-        cmocka_unit_test(test_speed),
-        cmocka_unit_test(test_slurm_file),
-        cmocka_unit_test(test_slurm_errors),
-        cmocka_unit_test(test_ibnet_files),
-        cmocka_unit_test(test_ibnet_details),
-        cmocka_unit_test(test_ibnet_errors),
-        cmocka_unit_test(test_slurm_details),
-        cmocka_unit_test(test_native_file),
-        cmocka_unit_test(test_native_errors),
-        cmocka_unit_test(test_load_front),
-        cmocka_unit_test(test_gen_fattree),
-        cmocka_unit_test(test_gen_dragonfly),
-        cmocka_unit_test(test_gen_torus),
+        cmocka_unit_test(test_model),         cmocka_unit_test(test_model_many),
+        cmocka_unit_test(test_hostlist),      cmocka_unit_test(test_speed),
+        cmocka_unit_test(test_slurm_file),    cmocka_unit_test(test_slurm_errors),
+        cmocka_unit_test(test_ibnet_files),   cmocka_unit_test(test_ibnet_details),
+        cmocka_unit_test(test_ibnet_errors),  cmocka_unit_test(test_slurm_details),
+        cmocka_unit_test(test_native_file),   cmocka_unit_test(test_native_errors),
+        cmocka_unit_test(test_load_front),    cmocka_unit_test(test_gen_fattree),
+        cmocka_unit_test(test_gen_dragonfly), cmocka_unit_test(test_gen_torus),
         cmocka_unit_test(test_gen_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,12 +84,12 @@ typedef struct {
     pmix_status_t reason;
     char why[256];
     /* behaviour */
-    bool check_pattern;  /* body[j] == (tag*7 + j) & 0xff */
-    bool check_threads;  /* tag = thread << 24 | seq, per-thread order */
-    bool take;           /* take the body */
-    size_t close_at;     /* sy_conn_close in the close_at-th message (1-based) */
-    size_t free_at;      /* sy_conn_free in the free_at-th message */
-    bool free_in_close;  /* sy_conn_free inside on_close */
+    bool check_pattern; /* body[j] == (tag*7 + j) & 0xff */
+    bool check_threads; /* tag = thread << 24 | seq, per-thread order */
+    bool take;          /* take the body */
+    size_t close_at;    /* sy_conn_close in the close_at-th message (1-based) */
+    size_t free_at;     /* sy_conn_free in the free_at-th message */
+    bool free_in_close; /* sy_conn_free inside on_close */
     bool freed;
 } rec_t;
 
@@ -115,8 +115,8 @@ static void fill(uint8_t *b, uint32_t tag, size_t len)
         b[j] = pat(tag, j);
 }
 
-static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body,
-                       size_t len, void *ctx)
+static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body, size_t len,
+                       void *ctx)
 {
     rec_t *r = ctx;
     const uint8_t *b = body;
@@ -213,12 +213,12 @@ static double now(void)
 }
 
 /* Run the loop until *flag becomes true (60 s at most). */
-#define RUN_UNTIL(l, cond)                                                   \
-    do {                                                                     \
-        double t0_ = now();                                                  \
-        while (!(cond) && now() - t0_ < 60)                                  \
-            event_base_loop((l)->base, EVLOOP_ONCE);                         \
-        assert_true(cond);                                                   \
+#define RUN_UNTIL(l, cond)                                                                         \
+    do {                                                                                           \
+        double t0_ = now();                                                                        \
+        while (!(cond) && now() - t0_ < 60)                                                        \
+            event_base_loop((l)->base, EVLOOP_ONCE);                                               \
+        assert_true(cond);                                                                         \
     } while (0)
 
 static void spin(loop_t *l, int passes)
@@ -247,8 +247,8 @@ static void test_header_layout(void **state)
     (void)state;
     uint8_t h[SY_FRAME_HEADER_SIZE];
     sy_frame_header_encode(h, 0x01020304, 0xa0b0, 0x11223344);
-    const uint8_t want[16] = {'S', 'Y', 'W', '1', 1, 0, 0xb0, 0xa0,
-                              4, 3, 2, 1, 0x44, 0x33, 0x22, 0x11};
+    const uint8_t want[16] = {'S', 'Y', 'W', '1', 1,    0,    0xb0, 0xa0,
+                              4,   3,   2,   1,   0x44, 0x33, 0x22, 0x11};
     assert_memory_equal(want, h, 16);
 }
 
@@ -285,9 +285,21 @@ static void small_messages(int kind)
     loop_fini(&l);
 }
 
-static void test_small_socketpair(void **s) { (void)s; small_messages(PAIR_SOCKETPAIR); }
-static void test_small_unix(void **s) { (void)s; small_messages(PAIR_UNIX); }
-static void test_small_tcp(void **s) { (void)s; small_messages(PAIR_TCP); }
+static void test_small_socketpair(void **s)
+{
+    (void)s;
+    small_messages(PAIR_SOCKETPAIR);
+}
+static void test_small_unix(void **s)
+{
+    (void)s;
+    small_messages(PAIR_UNIX);
+}
+static void test_small_tcp(void **s)
+{
+    (void)s;
+    small_messages(PAIR_TCP);
+}
 
 static void large_message(int kind)
 {
@@ -326,9 +338,21 @@ static void large_message(int kind)
     loop_fini(&l);
 }
 
-static void test_large_socketpair(void **s) { (void)s; large_message(PAIR_SOCKETPAIR); }
-static void test_large_unix(void **s) { (void)s; large_message(PAIR_UNIX); }
-static void test_large_tcp(void **s) { (void)s; large_message(PAIR_TCP); }
+static void test_large_socketpair(void **s)
+{
+    (void)s;
+    large_message(PAIR_SOCKETPAIR);
+}
+static void test_large_unix(void **s)
+{
+    (void)s;
+    large_message(PAIR_UNIX);
+}
+static void test_large_tcp(void **s)
+{
+    (void)s;
+    large_message(PAIR_TCP);
+}
 
 /* A raw peer dribbles frames one byte at a time, then in odd-sized chunks. */
 static void test_fragmented(void **state)
@@ -391,8 +415,8 @@ static void test_fragmented(void **state)
 
 /* Raw bytes from a peer: the connection dies once with `want` and the
  * reason contains `needle`; a good frame sent before is still delivered. */
-static void hostile(const void *bytes, size_t n, bool then_eof, size_t max_body,
-                    pmix_status_t want, const char *needle)
+static void hostile(const void *bytes, size_t n, bool then_eof, size_t max_body, pmix_status_t want,
+                    const char *needle)
 {
     loop_t l;
     int fds[2];
@@ -517,8 +541,16 @@ static void dying_peer(bool kill_it)
     loop_fini(&l);
 }
 
-static void test_peer_exits(void **s) { (void)s; dying_peer(false); }
-static void test_peer_killed(void **s) { (void)s; dying_peer(true); }
+static void test_peer_exits(void **s)
+{
+    (void)s;
+    dying_peer(false);
+}
+static void test_peer_killed(void **s)
+{
+    (void)s;
+    dying_peer(true);
+}
 
 /* Writing to a peer that went away: one on_close, LOST_CONNECTION. */
 static void test_write_to_dead_peer(void **state)

@@ -19,7 +19,7 @@
 
 static void test_load_bool_null_is_true(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_info_t *info;
 
     PMIX_INFO_CREATE(info, 2);
@@ -42,7 +42,7 @@ static void test_load_bool_null_is_true(void **state)
 
 static void test_load_keys(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_info_t info;
     char big[700];
     pmix_rank_t r = 3;
@@ -75,7 +75,7 @@ static void test_load_keys(void **state)
 
 static void test_xfer(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_info_t src, dst;
     pmix_proc_t p;
 
@@ -108,7 +108,7 @@ static void test_xfer(void **state)
 
 static void test_list_add_xfer_convert(void **state)
 {
-    (void) state;
+    (void)state;
     void *list = PMIx_Info_list_start();
     pmix_info_t src;
     pmix_data_array_t da;
@@ -155,7 +155,7 @@ static void test_list_add_xfer_convert(void **state)
 /* Insert: the list refers to the caller's value without taking it. */
 static void test_list_insert(void **state)
 {
-    (void) state;
+    (void)state;
     void *list = PMIx_Info_list_start();
     pmix_info_t mine;
     pmix_data_array_t da;
@@ -187,7 +187,7 @@ static void test_list_insert(void **state)
 
 static void test_list_edges(void **state)
 {
-    (void) state;
+    (void)state;
     void *list = PMIx_Info_list_start();
     pmix_data_array_t da;
     pmix_info_t info;
@@ -218,7 +218,7 @@ static void test_list_edges(void **state)
 /* The deprecated macro forms used by existing programs. */
 static void test_list_macros(void **state)
 {
-    (void) state;
+    (void)state;
     void *list;
     pmix_status_t rc;
     pmix_data_array_t da;
@@ -229,7 +229,7 @@ static void test_list_macros(void **state)
     assert_int_equal(PMIX_SUCCESS, rc);
     PMIX_INFO_LIST_CONVERT(rc, list, &da);
     assert_int_equal(PMIX_SUCCESS, rc);
-    assert_int_equal(8, ((pmix_info_t *) da.array)[0].value.data.uint32);
+    assert_int_equal(8, ((pmix_info_t *)da.array)[0].value.data.uint32);
     PMIX_INFO_LIST_RELEASE(list);
     PMIX_DATA_ARRAY_DESTRUCT(&da);
 }

@@ -68,8 +68,8 @@ static void orte_np2(ilist_t *l, bool bound)
             il_str(&pd, PMIX_CPUSET, "hwloc:0x1");
         }
         il_rank(&pd, PMIX_GLOBAL_RANK, r);
-        il_u16(&pd, PMIX_LOCAL_RANK, (uint16_t) r);
-        il_u16(&pd, PMIX_NODE_RANK, (uint16_t) r);
+        il_u16(&pd, PMIX_LOCAL_RANK, (uint16_t)r);
+        il_u16(&pd, PMIX_NODE_RANK, (uint16_t)r);
         il_u32(&pd, PMIX_NODEID, 0);
         il_str(&pd, PMIX_HOSTNAME, "vm");
         il_arr(l, PMIX_PROC_DATA, &pd);
@@ -80,7 +80,7 @@ static void orte_np2(ilist_t *l, bool bound)
 
 static void test_orte_np2(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0};
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t s;
@@ -136,8 +136,8 @@ static void test_orte_np2(void **state)
         EXPECT_RANK(b, PROC, r, PMIX_GLOBAL_RANK, r);
         EXPECT_U32(b, PROC, r, PMIX_APPNUM, 0);
         EXPECT_RANK(b, PROC, r, PMIX_APP_RANK, r);
-        EXPECT_U16(b, PROC, r, PMIX_LOCAL_RANK, (uint16_t) r);
-        EXPECT_U16(b, PROC, r, PMIX_NODE_RANK, (uint16_t) r);
+        EXPECT_U16(b, PROC, r, PMIX_LOCAL_RANK, (uint16_t)r);
+        EXPECT_U16(b, PROC, r, PMIX_NODE_RANK, (uint16_t)r);
         EXPECT_U32(b, PROC, r, PMIX_NODEID, 0);
         EXPECT_STR(b, PROC, r, PMIX_HOSTNAME, "vm");
     }
@@ -155,7 +155,7 @@ static void test_orte_np2(void **state)
  * pdata array left over in the host's array, rank not first in pdata. */
 static void test_orte_mpmd(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0};
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t s;
@@ -178,7 +178,7 @@ static void test_orte_mpmd(void **state)
         il_u32(&pd, PMIX_APPNUM, appof[r]);
         il_rank(&pd, PMIX_APPLDR, 0 == appof[r] ? 0 : 1);
         il_rank(&pd, PMIX_APP_RANK, 0 == appof[r] ? 0 : r - 1);
-        il_u16(&pd, PMIX_LOCAL_RANK, (uint16_t) r);
+        il_u16(&pd, PMIX_LOCAL_RANK, (uint16_t)r);
         il_arr(&l, PMIX_PROC_DATA, &pd);
     }
     il_zero(&l);
@@ -195,7 +195,7 @@ static void test_orte_mpmd(void **state)
         EXPECT_STR(b, PROC, r, PMIX_LOCALITY_STRING, NULL);
         EXPECT_U32(b, PROC, r, PMIX_APPNUM, appof[r]);
         EXPECT_RANK(b, PROC, r, PMIX_APP_RANK, 0 == appof[r] ? 0 : r - 1);
-        EXPECT_U16(b, PROC, r, PMIX_NODE_RANK, (uint16_t) r);
+        EXPECT_U16(b, PROC, r, PMIX_NODE_RANK, (uint16_t)r);
         EXPECT_STR(b, PROC, r, PMIX_HOSTNAME, "n7");
     }
     EXPECT_U32(b, APP, 0, PMIX_APP_SIZE, 1);
@@ -216,7 +216,7 @@ static void test_orte_mpmd(void **state)
  * UINT32 leaders. */
 static void test_slurm(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0};
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t s;
@@ -294,7 +294,7 @@ static void test_slurm(void **state)
  * by its fully qualified name. */
 static void test_nested(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0}, ssn = {0}, job = {0}, other = {0}, a0 = {0}, a1 = {0}, n = {0};
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t s;
@@ -413,7 +413,7 @@ static void test_nested(void **state)
 /* The daemon's own namespace as ORTE registers it; and NODATA = false. */
 static void test_nodata(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0};
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t s;
@@ -431,7 +431,7 @@ static void test_nodata(void **state)
     EXPECT_STR(b, JOB, 0, PMIX_NSPACE, "1632501760");
     EXPECT_ABSENT(b, JOB, 0, PMIX_JOB_SIZE);
     for (int r = 0; r < SY_REALM_COUNT; r++) {
-        assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_ids(b, (sy_realm_t) r, &ids, &n));
+        assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_ids(b, (sy_realm_t)r, &ids, &n));
         assert_int_equal(n, JOB == r ? 1 : 0);
         free(ids);
     }
@@ -455,7 +455,7 @@ static void test_nodata(void **state)
  * and the flat keys. */
 static void test_local_not_in_map(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0};
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t s;
@@ -510,7 +510,7 @@ static void test_local_not_in_map(void **state)
 
 static void test_singleton(void **state)
 {
-    (void) state;
+    (void)state;
     sy_jseg_builder_t *b = NULL;
 
     assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_new("singleton.1", &b));
@@ -546,7 +546,7 @@ static void test_singleton(void **state)
 
 static void test_resources(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0}, n = {0};
     sy_jseg_builder_t *b = NULL;
     char *err = NULL;
@@ -596,8 +596,7 @@ static void test_resources(void **state)
     EXPECT_STR(b, NODE, 3, "site.flat", "three");
     il_u32(&n, PMIX_RANK, 0);
     il_arr(&l, PMIX_PROC_DATA, &n);
-    assert_int_equal(PMIX_ERR_BAD_PARAM,
-                     sy_jobinfo_compile_resources(l.info, l.n, "me", b, &err));
+    assert_int_equal(PMIX_ERR_BAD_PARAM, sy_jobinfo_compile_resources(l.info, l.n, "me", b, &err));
     assert_non_null(err);
     assert_non_null(strstr(err, PMIX_PROC_DATA));
     free(err);
@@ -608,10 +607,10 @@ static void test_resources(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_orte_np2),         cmocka_unit_test(test_orte_mpmd),
-        cmocka_unit_test(test_slurm),            cmocka_unit_test(test_nested),
-        cmocka_unit_test(test_nodata),           cmocka_unit_test(test_local_not_in_map),
-        cmocka_unit_test(test_singleton),        cmocka_unit_test(test_resources),
+        cmocka_unit_test(test_orte_np2),  cmocka_unit_test(test_orte_mpmd),
+        cmocka_unit_test(test_slurm),     cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_nodata),    cmocka_unit_test(test_local_not_in_map),
+        cmocka_unit_test(test_singleton), cmocka_unit_test(test_resources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,7 +44,7 @@ static void expect_layout(const ilist_t *l)
 
 static void test_map_forms(void **state)
 {
-    (void) state;
+    (void)state;
     static const char *const forms[][2] = {
         {"pmix[c[2:1-3]]", "pmix[0-1;2;3-5]"},
         {"raw:c01,c02,c03", "raw:0,1;2;3,4,5"},
@@ -86,7 +86,7 @@ static void test_map_forms(void **state)
 /* Only a process map: nodes known by position, no names. */
 static void test_proc_map_only(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0};
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t s;
@@ -142,7 +142,7 @@ static void nest(ilist_t *l, int depth)
 
 static void test_bad_input(void **state)
 {
-    (void) state;
+    (void)state;
     ilist_t l = {0}, sub = {0};
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t s;

@@ -81,7 +81,7 @@ void il_bool(ilist_t *l, const char *key, bool v)
 
 void il_zero(ilist_t *l)
 {
-    (void) il_add(l, NULL);
+    (void)il_add(l, NULL);
 }
 
 void il_arr(ilist_t *l, const char *key, ilist_t *sub)
@@ -120,11 +120,11 @@ static const pmix_value_t *must_peek(const char *file, int line, const sy_jseg_b
 {
     const pmix_value_t *v = sy_jseg_peek(b, realm, id, key);
     if (NULL == v) {
-        print_error("realm %d id %u: %s missing\n", (int) realm, id, key);
+        print_error("realm %d id %u: %s missing\n", (int)realm, id, key);
         _fail(file, line);
     }
     if (type != v->type) {
-        print_error("realm %d id %u: %s has type %s, want %s\n", (int) realm, id, key,
+        print_error("realm %d id %u: %s has type %s, want %s\n", (int)realm, id, key,
                     PMIx_Data_type_string(v->type), PMIx_Data_type_string(type));
         _fail(file, line);
     }
@@ -176,14 +176,17 @@ void ji_expect_typed(const char *file, int line, const sy_jseg_builder_t *b, sy_
     const pmix_value_t *v = must_peek(file, line, b, realm, id, key, type);
     uint64_t got;
     switch (type) {
-    case PMIX_INT: got = (uint64_t) v->data.integer; break;
+    case PMIX_INT: got = (uint64_t)v->data.integer; break;
     case PMIX_UINT16: got = v->data.uint16; break;
     case PMIX_UINT32: got = v->data.uint32; break;
     case PMIX_UINT64: got = v->data.uint64; break;
     case PMIX_PROC_RANK: got = v->data.rank; break;
-    case PMIX_PID: got = (uint64_t) v->data.pid; break;
+    case PMIX_PID: got = (uint64_t)v->data.pid; break;
     case PMIX_BOOL: got = v->data.flag; break;
-    default: print_error("untestable type\n"); _fail(file, line); return;
+    default:
+        print_error("untestable type\n");
+        _fail(file, line);
+        return;
     }
     _assert_int_equal(got, want, file, line);
 }
@@ -192,7 +195,7 @@ void ji_expect_absent(const char *file, int line, const sy_jseg_builder_t *b, sy
                       uint32_t id, const char *key)
 {
     if (NULL != sy_jseg_peek(b, realm, id, key)) {
-        print_error("realm %d id %u: %s present, want absent\n", (int) realm, id, key);
+        print_error("realm %d id %u: %s present, want absent\n", (int)realm, id, key);
         _fail(file, line);
     }
 }

@@ -27,7 +27,7 @@ static char dir[64];
 
 static int make_dir(void **state)
 {
-    (void) state;
+    (void)state;
     snprintf(dir, sizeof(dir), "/tmp/sy-jseg-XXXXXX");
     return NULL == mkdtemp(dir) ? -1 : 0;
 }
@@ -36,7 +36,7 @@ static int make_dir(void **state)
 static int remove_dir(void **state)
 {
     char cmd[128];
-    (void) state;
+    (void)state;
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     return system(cmd);
 }
@@ -62,7 +62,7 @@ static void put_u32(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const c
 static void put_str(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
                     const char *s)
 {
-    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *) s};
+    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *)s};
     assert_int_equal(PMIX_SUCCESS, sy_jseg_put(b, realm, id, key, &v));
 }
 
@@ -73,7 +73,7 @@ static void test_round_trip(void **state)
     sy_jseg_t *seg;
     char path[128], key[64];
     pmix_value_t *back;
-    (void) state;
+    (void)state;
 
     seg_path(path, sizeof(path), "all.seg");
     assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_new("ns.all", &b));
@@ -82,13 +82,12 @@ static void test_round_trip(void **state)
         if (!round_trip_type(type)) {
             continue;
         }
-        void *elem = sample_new(type, (int) (i % 2));
+        void *elem = sample_new(type, (int)(i % 2));
         pmix_value_t v;
         assert_int_equal(PMIX_SUCCESS, PMIx_Value_load(&v, sample_data(elem, type), type));
-        snprintf(key, sizeof(key), "test.type.%u", (unsigned) type);
+        snprintf(key, sizeof(key), "test.type.%u", (unsigned)type);
         for (int r = 0; r < SY_REALM_COUNT; r++) {
-            assert_int_equal(PMIX_SUCCESS,
-                             sy_jseg_put(b, (sy_realm_t) r, (uint32_t) r * 3, key, &v));
+            assert_int_equal(PMIX_SUCCESS, sy_jseg_put(b, (sy_realm_t)r, (uint32_t)r * 3, key, &v));
         }
         PMIx_Value_destruct(&v);
         sample_free(elem, type);
@@ -121,15 +120,15 @@ static void test_round_trip(void **state)
         if (!round_trip_type(type)) {
             continue;
         }
-        void *elem = sample_new(type, (int) (i % 2));
+        void *elem = sample_new(type, (int)(i % 2));
         pmix_value_t v;
         assert_int_equal(PMIX_SUCCESS, PMIx_Value_load(&v, sample_data(elem, type), type));
-        snprintf(key, sizeof(key), "test.type.%u", (unsigned) type);
+        snprintf(key, sizeof(key), "test.type.%u", (unsigned)type);
         for (int r = 0; r < SY_REALM_COUNT; r++) {
-            const pmix_value_t *peek = sy_jseg_peek(b, (sy_realm_t) r, (uint32_t) r * 3, key);
+            const pmix_value_t *peek = sy_jseg_peek(b, (sy_realm_t)r, (uint32_t)r * 3, key);
             assert_non_null(peek);
             assert_int_equal(PMIX_SUCCESS,
-                             sy_jseg_get(seg, (sy_realm_t) r, (uint32_t) r * 3, key, &back));
+                             sy_jseg_get(seg, (sy_realm_t)r, (uint32_t)r * 3, key, &back));
             assert_int_equal(type, back->type);
             if (sample_comparable(type)) {
                 assert_int_equal(PMIX_EQUAL, PMIx_Value_compare(&v, back));
@@ -137,7 +136,7 @@ static void test_round_trip(void **state)
             PMIX_VALUE_RELEASE(back);
             /* other ids and realms do not answer */
             assert_int_equal(PMIX_ERR_NOT_FOUND,
-                             sy_jseg_get(seg, (sy_realm_t) r, (uint32_t) r * 3 + 1, key, &back));
+                             sy_jseg_get(seg, (sy_realm_t)r, (uint32_t)r * 3 + 1, key, &back));
         }
         PMIx_Value_destruct(&v);
         sample_free(elem, type);
@@ -181,7 +180,7 @@ static void test_duplicates_and_ids(void **state)
     uint32_t *ids;
     size_t n;
     char path[128];
-    (void) state;
+    (void)state;
 
     seg_path(path, sizeof(path), "dup.seg");
     assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_new(NULL, &b));
@@ -253,7 +252,7 @@ static void test_empty(void **state)
     pmix_info_t *infos;
     size_t n;
     char path[128];
-    (void) state;
+    (void)state;
 
     seg_path(path, sizeof(path), "empty.seg");
     assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_new("ns.empty", &b));
@@ -275,7 +274,7 @@ static void test_supersede(void **state)
     sy_jseg_builder_t *b;
     sy_jseg_t *seg;
     char a[128], c[128], other[128];
-    (void) state;
+    (void)state;
 
     seg_path(a, sizeof(a), "gen1.seg");
     seg_path(c, sizeof(c), "gen2.seg");
@@ -311,7 +310,7 @@ static uint8_t *read_file(const char *path, size_t *size)
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     fseek(f, 0, SEEK_END);
-    *size = (size_t) ftell(f);
+    *size = (size_t)ftell(f);
     fseek(f, 0, SEEK_SET);
     uint8_t *buf = malloc(*size);
     assert_non_null(buf);
@@ -337,16 +336,16 @@ static void exercise(sy_jseg_t *seg)
     for (int r = 0; r < SY_REALM_COUNT; r++) {
         uint32_t *ids;
         size_t n;
-        if (PMIX_SUCCESS == sy_jseg_ids(seg, (sy_realm_t) r, &ids, &n)) {
+        if (PMIX_SUCCESS == sy_jseg_ids(seg, (sy_realm_t)r, &ids, &n)) {
             for (size_t i = 0; i < n; i++) {
                 pmix_info_t *infos;
                 size_t ni;
-                if (PMIX_SUCCESS == sy_jseg_get_all(seg, (sy_realm_t) r, ids[i], &infos, &ni)) {
+                if (PMIX_SUCCESS == sy_jseg_get_all(seg, (sy_realm_t)r, ids[i], &infos, &ni)) {
                     PMIX_INFO_FREE(infos, ni);
                 }
                 for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
                     pmix_value_t *v;
-                    if (PMIX_SUCCESS == sy_jseg_get(seg, (sy_realm_t) r, ids[i], keys[k], &v)) {
+                    if (PMIX_SUCCESS == sy_jseg_get(seg, (sy_realm_t)r, ids[i], keys[k], &v)) {
                         PMIX_VALUE_RELEASE(v);
                     }
                 }
@@ -354,8 +353,8 @@ static void exercise(sy_jseg_t *seg)
             free(ids);
         }
     }
-    (void) sy_jseg_node_by_name(seg, "node0", NULL);
-    (void) sy_jseg_superseded_by(seg);
+    (void)sy_jseg_node_by_name(seg, "node0", NULL);
+    (void)sy_jseg_superseded_by(seg);
 }
 
 /* Every truncation of a valid file is refused; every single-byte change
@@ -368,7 +367,7 @@ static void test_corrupt(void **state)
     uint8_t *img, *copy;
     size_t size;
     pmix_status_t rc;
-    (void) state;
+    (void)state;
 
     seg_path(path, sizeof(path), "good.seg");
     seg_path(bad, sizeof(bad), "bad.seg");
@@ -425,9 +424,9 @@ static void test_corrupt(void **state)
     size_t refused = 0;
     for (size_t off = 0; off < mark_from; off++) {
         for (int bit = 0; bit < 8; bit += 3) {
-            sy_jseg_header_t *h = (sy_jseg_header_t *) copy;
+            sy_jseg_header_t *h = (sy_jseg_header_t *)copy;
             memcpy(copy, img, size);
-            copy[off] ^= (uint8_t) (1u << bit);
+            copy[off] ^= (uint8_t)(1u << bit);
             h->checksum = sy_jseg_checksum(copy, size);
             write_file(bad, copy, size);
             rc = sy_jseg_open(bad, &seg);
@@ -442,7 +441,7 @@ static void test_corrupt(void **state)
     }
     assert_true(refused > 0);
     for (size_t off = mark_to; off < size; off++) {
-        sy_jseg_header_t *h = (sy_jseg_header_t *) copy;
+        sy_jseg_header_t *h = (sy_jseg_header_t *)copy;
         memcpy(copy, img, size);
         copy[off] ^= 0xff;
         h->checksum = sy_jseg_checksum(copy, size);
@@ -479,7 +478,7 @@ static void test_corrupt(void **state)
 static void test_in_place_and_lazy(void **state)
 {
     char a[128], b2[128], bad[128];
-    (void) state;
+    (void)state;
     seg_path(a, sizeof(a), "renamed.seg");
     seg_path(b2, sizeof(b2), "in-place.seg");
     seg_path(bad, sizeof(bad), "lazy-bad.seg");
@@ -497,12 +496,14 @@ static void test_in_place_and_lazy(void **state)
     const char *keys[3] = {"k.bo", "k.str", "k.u64"};
     for (uint32_t r = 0; r < 4; r++)
         for (int k = 0; k < 3; k++) {
-            assert_int_equal(PMIX_SUCCESS, sy_jseg_put(copied, SY_REALM_PROC, r, keys[k], &vals[k]));
+            assert_int_equal(PMIX_SUCCESS,
+                             sy_jseg_put(copied, SY_REALM_PROC, r, keys[k], &vals[k]));
             assert_int_equal(PMIX_SUCCESS,
                              sy_jseg_put_borrowed(borrowed, SY_REALM_PROC, r, keys[k], &vals[k]));
         }
     /* a borrowed entry replaced: neither value is freed by the builder */
-    assert_int_equal(PMIX_SUCCESS, sy_jseg_put_borrowed(borrowed, SY_REALM_PROC, 0, "k.u64", &vals[2]));
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_jseg_put_borrowed(borrowed, SY_REALM_PROC, 0, "k.u64", &vals[2]));
     assert_int_equal(PMIX_SUCCESS, sy_jseg_publish(copied, a, 0600));
     pmix_data_buffer_t scratch = {0};
     for (int round = 0; round < 2; round++) { /* the second reuses scratch */

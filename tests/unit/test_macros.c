@@ -21,7 +21,7 @@
 /* A string of n copies of c, malloc'd. */
 static char *repeat(char c, size_t n)
 {
-    char *s = (char *) malloc(n + 1);
+    char *s = (char *)malloc(n + 1);
 
     assert_non_null(s);
     memset(s, c, n);
@@ -33,7 +33,7 @@ static char *repeat(char c, size_t n)
 
 static void test_static_init(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_proc_t proc = PMIX_PROC_STATIC_INIT;
     pmix_value_t val = PMIX_VALUE_STATIC_INIT;
     pmix_info_t info = PMIX_INFO_STATIC_INIT;
@@ -100,7 +100,7 @@ static void test_static_init(void **state)
 
 static void test_keys(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_info_t info;
     pmix_key_t key;
     char *longkey = repeat('k', PMIX_MAX_KEYLEN + 40);
@@ -140,7 +140,7 @@ static void test_keys(void **state)
 
 static void test_nspaces_ranks(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_nspace_t ns;
     char *longns = repeat('n', PMIX_MAX_NSLEN + 10);
 
@@ -156,7 +156,7 @@ static void test_nspaces_ranks(void **state)
     free(longns);
 
     assert_true(PMIX_NSPACE_INVALID(ns));
-    assert_true(PMIX_NSPACE_INVALID((char *) NULL));
+    assert_true(PMIX_NSPACE_INVALID((char *)NULL));
     PMIX_LOAD_NSPACE(ns, "job1");
     assert_false(PMIX_NSPACE_INVALID(ns));
 
@@ -165,7 +165,7 @@ static void test_nspaces_ranks(void **state)
     /* an empty (invalid) namespace on either side matches anything */
     assert_true(PMIX_CHECK_NSPACE(ns, ""));
     assert_true(PMIX_CHECK_NSPACE("", ns));
-    assert_true(PMIX_CHECK_NSPACE(ns, (char *) NULL));
+    assert_true(PMIX_CHECK_NSPACE(ns, (char *)NULL));
 
     assert_true(PMIX_CHECK_RANK(3, 3));
     assert_false(PMIX_CHECK_RANK(3, 4));
@@ -188,7 +188,7 @@ static void test_nspaces_ranks(void **state)
 
 static void test_procids(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_proc_t a, b, *procs = NULL;
 
     PMIX_LOAD_PROCID(&a, "job1", 2);
@@ -237,7 +237,7 @@ static void test_procids(void **state)
 
 static void test_multicluster(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_nspace_t target, cluster, nspace;
     char *big = repeat('c', PMIX_MAX_NSLEN - 3);
 
@@ -267,7 +267,7 @@ static void test_multicluster(void **state)
 
 static void test_argv(void **state)
 {
-    (void) state;
+    (void)state;
     char **argv = NULL, **copy = NULL;
     char *joined = NULL;
     pmix_status_t rc;
@@ -335,7 +335,7 @@ static void test_argv(void **state)
     assert_null(copy);
 
     /* a copy of an empty array is an empty array, not NULL */
-    argv = (char **) calloc(1, sizeof(char *));
+    argv = (char **)calloc(1, sizeof(char *));
     PMIX_ARGV_COPY(copy, argv);
     assert_non_null(copy);
     assert_null(copy[0]);
@@ -348,7 +348,7 @@ static void test_argv(void **state)
 
 static void test_setenv(void **state)
 {
-    (void) state;
+    (void)state;
     char **env = NULL;
     pmix_status_t rc;
     int n;
@@ -393,7 +393,7 @@ static void test_setenv(void **state)
 
 static void test_value(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_value_t *vals = NULL, *copy = NULL, val;
     pmix_status_t rc;
     uint32_t u32 = 42;
@@ -408,10 +408,10 @@ static void test_value(void **state)
     assert_int_equal(PMIX_VALUE_LOAD(&vals[0], "hello", PMIX_STRING), PMIX_SUCCESS);
     assert_int_equal(vals[0].type, PMIX_STRING);
     assert_string_equal(vals[0].data.string, "hello");
-    (void) PMIX_VALUE_LOAD(&vals[1], &u32, PMIX_UINT32);
+    (void)PMIX_VALUE_LOAD(&vals[1], &u32, PMIX_UINT32);
     assert_int_equal(vals[1].data.uint32, 42);
 
-    PMIX_VALUE_UNLOAD(rc, &vals[0], (void **) &out, &sz);
+    PMIX_VALUE_UNLOAD(rc, &vals[0], (void **)&out, &sz);
     assert_int_equal(rc, PMIX_SUCCESS);
     assert_string_equal(out, "hello");
     assert_ptr_not_equal(out, vals[0].data.string);
@@ -438,7 +438,7 @@ static void test_value(void **state)
 
 static void test_value_get_number(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_value_t v;
     pmix_status_t rc;
     uint64_t u64 = 0;
@@ -499,7 +499,7 @@ static void test_value_get_number(void **state)
 
 static void test_info_create_free(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_info_t *info = NULL;
     bool flag = true;
     char *owned;
@@ -546,7 +546,7 @@ static void test_info_create_free(void **state)
 
 static void test_info_construct_destruct(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_info_t info;
     char *owned = strdup("mine");
 
@@ -554,20 +554,20 @@ static void test_info_construct_destruct(void **state)
     assert_int_equal(info.flags, 0);
     assert_int_equal(info.value.type, PMIX_UNDEF);
     PMIX_INFO_LOAD(&info, "pmix.x", "value", PMIX_STRING);
-    PMIX_INFO_DESTRUCT(&info);  /* releases the copied string */
+    PMIX_INFO_DESTRUCT(&info); /* releases the copied string */
 
     PMIX_INFO_CONSTRUCT(&info);
     info.value.type = PMIX_STRING;
     info.value.data.string = owned;
     PMIX_INFO_SET_PERSISTENT(&info);
-    PMIX_INFO_DESTRUCT(&info);  /* must leave it alone */
+    PMIX_INFO_DESTRUCT(&info); /* must leave it alone */
     assert_string_equal(owned, "mine");
     free(owned);
 }
 
 static void test_info_flags(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_info_t info;
 
     PMIX_INFO_CONSTRUCT(&info);
@@ -593,8 +593,8 @@ static void test_info_flags(void **state)
     assert_true(PMIX_INFO_IS_PERSISTENT(&info));
 
     /* each macro touches its own bit only */
-    assert_int_equal(info.flags, PMIX_INFO_REQD_PROCESSED | PMIX_INFO_ARRAY_END
-                                     | PMIX_INFO_QUALIFIER | PMIX_INFO_PERSISTENT);
+    assert_int_equal(info.flags, PMIX_INFO_REQD_PROCESSED | PMIX_INFO_ARRAY_END |
+                                     PMIX_INFO_QUALIFIER | PMIX_INFO_PERSISTENT);
     /* the tests yield the bit itself, as OpenPMIx's do */
     assert_int_equal(PMIX_INFO_IS_END(&info), PMIX_INFO_ARRAY_END);
 }
@@ -623,10 +623,10 @@ static int read_string_bool(const char *s)
 
 static void test_info_true(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_info_t info;
-    static const char *yes[] = {"true", "TRUE", "True", "yes", "YES", "1", "42", "007",
-                                "  true", "\tyes", "", "   "};
+    static const char *yes[] = {"true", "TRUE", "True",   "yes",   "YES", "1",
+                                "42",   "007",  "  true", "\tyes", "",    "   "};
     static const char *no[] = {"false", "FALSE", "no", "No", "0", "00", " 0"};
     static const char *neither[] = {"maybe", "on", "off", "t", "f", "-1"};
 
@@ -665,7 +665,7 @@ static void test_info_true(void **state)
 
 static void test_info_list(void **state)
 {
-    (void) state;
+    (void)state;
     void *list = NULL;
     pmix_status_t rc;
     pmix_info_t extra, *arr;
@@ -689,7 +689,7 @@ static void test_info_list(void **state)
     assert_int_equal(rc, PMIX_SUCCESS);
     assert_int_equal(darray.type, PMIX_INFO);
     assert_int_equal(darray.size, 3);
-    arr = (pmix_info_t *) darray.array;
+    arr = (pmix_info_t *)darray.array;
     assert_true(PMIX_CHECK_KEY(&arr[0], "pmix.a"));
     assert_string_equal(arr[0].value.data.string, "alpha");
     assert_true(PMIX_CHECK_KEY(&arr[1], "pmix.b"));
@@ -704,7 +704,7 @@ static void test_info_list(void **state)
 
 static void test_pdata(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_pdata_t *pd = NULL, one;
     pmix_proc_t proc;
     int32_t n = -7;
@@ -745,7 +745,7 @@ static void test_pdata(void **state)
 
 static void test_app(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_app_t *apps = NULL, app;
     pmix_status_t rc;
 
@@ -788,7 +788,7 @@ static void test_app(void **state)
 
 static void test_query(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_query_t *q = NULL, one;
     pmix_status_t rc;
 
@@ -824,10 +824,10 @@ static void test_query(void **state)
 
 static void test_envar_byte_object(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_envar_t *ev = NULL, one;
     pmix_byte_object_t *bos = NULL, bo;
-    char *data = (char *) malloc(8);
+    char *data = (char *)malloc(8);
     size_t sz = 8;
 
     PMIX_ENVAR_CREATE(ev, 0);
@@ -870,7 +870,7 @@ static void test_envar_byte_object(void **state)
 
 static void test_proc_info(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_proc_info_t *pi = NULL, one;
 
     PMIX_PROC_INFO_CREATE(pi, 0);
@@ -892,7 +892,7 @@ static void test_proc_info(void **state)
 
 static void test_fabric_types(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_coord_t *coords = NULL, c;
     pmix_geometry_t *geo = NULL, g;
     pmix_endpoint_t *ep = NULL, e;
@@ -913,7 +913,7 @@ static void test_fabric_types(void **state)
     assert_null(coords);
     PMIX_COORD_CONSTRUCT(&c);
     assert_null(c.coord);
-    c.coord = (uint32_t *) calloc(2, sizeof(uint32_t));
+    c.coord = (uint32_t *)calloc(2, sizeof(uint32_t));
     c.dims = 2;
     c.view = PMIX_COORD_LOGICAL_VIEW;
     PMIX_COORD_DESTRUCT(&c);
@@ -980,7 +980,7 @@ static void test_fabric_types(void **state)
 
 static void test_topology_cpuset(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_topology_t *topos = NULL, t;
     pmix_cpuset_t *sets = NULL, s;
 
@@ -992,7 +992,7 @@ static void test_topology_cpuset(void **state)
     free(topos);
     PMIX_TOPOLOGY_CONSTRUCT(&t);
     assert_null(t.source);
-    PMIX_TOPOLOGY_DESTRUCT(&t);  /* empty: nothing to release */
+    PMIX_TOPOLOGY_DESTRUCT(&t); /* empty: nothing to release */
 
     PMIX_CPUSET_CREATE(sets, 0);
     assert_null(sets);
@@ -1008,7 +1008,7 @@ static void test_topology_cpuset(void **state)
 
 static void test_regattr(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_regattr_t *attrs = NULL, a, b;
 
     PMIX_REGATTR_CREATE(attrs, 0);
@@ -1047,7 +1047,7 @@ static void test_regattr(void **state)
 
 static void test_stats(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_proc_stats_t *ps = NULL, p;
     pmix_disk_stats_t *ds = NULL, d;
     pmix_net_stats_t *ns = NULL, n;
@@ -1121,7 +1121,7 @@ static void test_stats(void **state)
 
 static void test_data_array(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_data_array_t *da = NULL, local;
     pmix_info_t *info;
     char **strs;
@@ -1132,7 +1132,7 @@ static void test_data_array(void **state)
     assert_non_null(da);
     assert_int_equal(da->type, PMIX_INFO);
     assert_int_equal(da->size, 3);
-    info = (pmix_info_t *) da->array;
+    info = (pmix_info_t *)da->array;
     assert_true(PMIX_INFO_IS_END(&info[2]));
     assert_false(PMIX_INFO_IS_END(&info[1]));
     PMIX_INFO_LOAD(&info[0], "pmix.a", "x", PMIX_STRING);
@@ -1141,14 +1141,14 @@ static void test_data_array(void **state)
     assert_null(da);
 
     PMIX_DATA_ARRAY_CREATE(da, 2, PMIX_STRING);
-    strs = (char **) da->array;
+    strs = (char **)da->array;
     assert_null(strs[0]);
     strs[0] = strdup("s0");
     strs[1] = strdup("s1");
     PMIX_DATA_ARRAY_FREE(da);
 
     PMIX_DATA_ARRAY_CREATE(da, 4, PMIX_UINT64);
-    u64 = (uint64_t *) da->array;
+    u64 = (uint64_t *)da->array;
     u64[3] = UINT64_MAX;
     PMIX_DATA_ARRAY_FREE(da);
 
@@ -1165,7 +1165,7 @@ static void test_data_array(void **state)
     assert_int_equal(da->type, PMIX_TOPO);
     assert_int_equal(da->size, 0);
     assert_null(da->array);
-    free(da);  /* OpenPMIx 4.2.2's PMIx_Data_array_destruct crashes on this */
+    free(da); /* OpenPMIx 4.2.2's PMIx_Data_array_destruct crashes on this */
     da = NULL;
 
     /* NULL is accepted by FREE */
@@ -1174,13 +1174,13 @@ static void test_data_array(void **state)
     PMIX_DATA_ARRAY_CONSTRUCT(&local, 2, PMIX_PROC);
     assert_int_equal(local.type, PMIX_PROC);
     assert_int_equal(local.size, 2);
-    procs = (pmix_proc_t *) local.array;
+    procs = (pmix_proc_t *)local.array;
     PMIX_LOAD_PROCID(&procs[1], "job1", 1);
     PMIX_DATA_ARRAY_DESTRUCT(&local);
 
     PMIX_DATA_ARRAY_CONSTRUCT(&local, 2, PMIX_BYTE_OBJECT);
-    ((pmix_byte_object_t *) local.array)[0].bytes = strdup("b");
-    ((pmix_byte_object_t *) local.array)[0].size = 2;
+    ((pmix_byte_object_t *)local.array)[0].bytes = strdup("b");
+    ((pmix_byte_object_t *)local.array)[0].size = 2;
     PMIX_DATA_ARRAY_DESTRUCT(&local);
 
     PMIX_DATA_ARRAY_INIT(&local, PMIX_BOOL);
@@ -1193,9 +1193,9 @@ static void test_data_array(void **state)
 
 static void test_data_buffer(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_data_buffer_t *buf = NULL, local;
-    char *blob = (char *) malloc(16), *out = NULL;
+    char *blob = (char *)malloc(16), *out = NULL;
     size_t sz = 0;
 
     PMIX_DATA_BUFFER_CREATE(buf);
@@ -1215,13 +1215,13 @@ static void test_data_buffer(void **state)
 
     /* unloading an empty buffer gives nothing */
     PMIX_DATA_BUFFER_CONSTRUCT(&local);
-    out = (char *) &local;
+    out = (char *)&local;
     sz = 99;
     PMIX_DATA_BUFFER_UNLOAD(&local, out, sz);
     assert_null(out);
     assert_int_equal(sz, 0);
 
-    local.base_ptr = (char *) malloc(32);
+    local.base_ptr = (char *)malloc(32);
     local.pack_ptr = local.unpack_ptr = local.base_ptr;
     local.bytes_allocated = 32;
     PMIX_DATA_BUFFER_DESTRUCT(&local);

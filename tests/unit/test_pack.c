@@ -109,9 +109,7 @@ static void fill(void *e, pmix_data_type_t t, unsigned depth)
 {
     static int anchor;
     switch (t) {
-    case PMIX_BOOL:
-        *(bool *)e = true;
-        break;
+    case PMIX_BOOL: *(bool *)e = true; break;
     case PMIX_BYTE:
     case PMIX_UINT8:
     case PMIX_PERSIST:
@@ -120,87 +118,45 @@ static void fill(void *e, pmix_data_type_t t, unsigned depth)
     case PMIX_PROC_STATE:
     case PMIX_ALLOC_DIRECTIVE:
     case PMIX_JOB_STATE:
-    case PMIX_LINK_STATE:
-        *(uint8_t *)e = (uint8_t)(0xA5 + depth);
-        break;
-    case PMIX_INT8:
-        *(int8_t *)e = -100;
-        break;
-    case PMIX_INT16:
-        *(int16_t *)e = -30000;
-        break;
+    case PMIX_LINK_STATE: *(uint8_t *)e = (uint8_t)(0xA5 + depth); break;
+    case PMIX_INT8: *(int8_t *)e = -100; break;
+    case PMIX_INT16: *(int16_t *)e = -30000; break;
     case PMIX_UINT16:
     case PMIX_DATA_TYPE:
     case PMIX_IOF_CHANNEL:
     case PMIX_LOCTYPE:
-    case PMIX_STOR_ACCESS_TYPE:
-        *(uint16_t *)e = 0xBEEF;
-        break;
-    case PMIX_INT32:
-        *(int32_t *)e = INT32_MIN;
-        break;
+    case PMIX_STOR_ACCESS_TYPE: *(uint16_t *)e = 0xBEEF; break;
+    case PMIX_INT32: *(int32_t *)e = INT32_MIN; break;
     case PMIX_UINT32:
     case PMIX_PROC_RANK:
-    case PMIX_INFO_DIRECTIVES:
-        *(uint32_t *)e = 0xDEADBEEF;
-        break;
-    case PMIX_INT64:
-        *(int64_t *)e = INT64_MIN + 7;
-        break;
+    case PMIX_INFO_DIRECTIVES: *(uint32_t *)e = 0xDEADBEEF; break;
+    case PMIX_INT64: *(int64_t *)e = INT64_MIN + 7; break;
     case PMIX_UINT64:
     case PMIX_DEVTYPE:
     case PMIX_STOR_MEDIUM:
     case PMIX_STOR_ACCESS:
-    case PMIX_STOR_PERSIST:
-        *(uint64_t *)e = UINT64_MAX - 3;
-        break;
-    case PMIX_SIZE:
-        *(size_t *)e = SIZE_MAX;
-        break;
-    case PMIX_PID:
-        *(pid_t *)e = 424242;
-        break;
+    case PMIX_STOR_PERSIST: *(uint64_t *)e = UINT64_MAX - 3; break;
+    case PMIX_SIZE: *(size_t *)e = SIZE_MAX; break;
+    case PMIX_PID: *(pid_t *)e = 424242; break;
     case PMIX_INT:
-    case PMIX_STATUS:
-        *(int *)e = INT_MIN;
-        break;
-    case PMIX_UINT:
-        *(unsigned int *)e = UINT_MAX;
-        break;
-    case PMIX_FLOAT:
-        *(float *)e = -1.5e-7f;
-        break;
-    case PMIX_DOUBLE:
-        *(double *)e = 6.02214076e23;
-        break;
+    case PMIX_STATUS: *(int *)e = INT_MIN; break;
+    case PMIX_UINT: *(unsigned int *)e = UINT_MAX; break;
+    case PMIX_FLOAT: *(float *)e = -1.5e-7f; break;
+    case PMIX_DOUBLE: *(double *)e = 6.02214076e23; break;
     case PMIX_TIMEVAL:
         ((struct timeval *)e)->tv_sec = 1700000000;
         ((struct timeval *)e)->tv_usec = 999999;
         break;
-    case PMIX_TIME:
-        *(time_t *)e = -86400;
-        break;
+    case PMIX_TIME: *(time_t *)e = -86400; break;
     case PMIX_STRING:
-    case PMIX_REGEX:
-        *(char **)e = strdup("a string\twith\nstuff");
-        break;
-    case PMIX_PROC_NSPACE:
-        PMIX_LOAD_NSPACE(*(pmix_nspace_t *)e, "job.nspace");
-        break;
-    case PMIX_PROC:
-        PMIX_LOAD_PROCID((pmix_proc_t *)e, "job.7", 3);
-        break;
+    case PMIX_REGEX: *(char **)e = strdup("a string\twith\nstuff"); break;
+    case PMIX_PROC_NSPACE: PMIX_LOAD_NSPACE(*(pmix_nspace_t *)e, "job.nspace"); break;
+    case PMIX_PROC: PMIX_LOAD_PROCID((pmix_proc_t *)e, "job.7", 3); break;
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
-    case PMIX_COMPRESSED_BYTE_OBJECT:
-        fill_bo(e);
-        break;
-    case PMIX_POINTER:
-        *(void **)e = &anchor;
-        break;
-    case PMIX_VALUE:
-        fill_value(e, depth);
-        break;
+    case PMIX_COMPRESSED_BYTE_OBJECT: fill_bo(e); break;
+    case PMIX_POINTER: *(void **)e = &anchor; break;
+    case PMIX_VALUE: fill_value(e, depth); break;
     case PMIX_INFO: {
         pmix_info_t *i = e;
         snprintf(i->key, sizeof(i->key), "key.%u", depth);
@@ -375,8 +331,7 @@ static void fill(void *e, pmix_data_type_t t, unsigned depth)
                          PMIx_Data_unpack(NULL, b, &out, &n, PMIX_INT32));
         break;
     }
-    default:
-        fail_msg("no filler for type %u", t);
+    default: fail_msg("no filler for type %u", t);
     }
 }
 
@@ -444,8 +399,8 @@ static void test_every_type_roundtrip(void **state)
         if (PMIX_POINTER == t) {
             /* an address means nothing to a peer */
             assert_null(((void **)out)[0]);
-        } else if (PMIX_DATA_BUFFER != t && PMIX_TOPO != t && PMIX_PROC_CPUSET != t
-                   && sy_type_size(t) <= 8 && PMIX_STRING != t && PMIX_REGEX != t) {
+        } else if (PMIX_DATA_BUFFER != t && PMIX_TOPO != t && PMIX_PROC_CPUSET != t &&
+                   sy_type_size(t) <= 8 && PMIX_STRING != t && PMIX_REGEX != t) {
             assert_memory_equal(src, out, 2 * sz);
         }
         free_elems(src, 2, t);
@@ -859,10 +814,10 @@ static void test_wire_format_bytes(void **state)
     assert_int_equal(PMIX_SUCCESS, PMIx_Data_pack(NULL, &b, &v, 1, PMIX_INT32));
     assert_int_equal(PMIX_SUCCESS, PMIx_Data_pack(NULL, &b, s, 2, PMIX_STRING));
     static const uint8_t expect[] = {
-        PMIX_INT32, 0, 1, 0, 0, 0, 4, 3, 2, 1,                /* u16 type, u32 n, LE */
-        PMIX_STRING, 0, 2, 0, 0, 0,                           /* two strings */
-        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,       /* NULL */
-        0, 0, 0, 0, 0, 0, 0, 0,                               /* "" */
+        PMIX_INT32,  0,    1,    0,    0,    0,    4,    3,    2, 1, /* u16 type, u32 n, LE */
+        PMIX_STRING, 0,    2,    0,    0,    0,                      /* two strings */
+        0xff,        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,       /* NULL */
+        0,           0,    0,    0,    0,    0,    0,    0,          /* "" */
     };
     assert_int_equal(sizeof(expect), b.bytes_used);
     assert_memory_equal(expect, b.base_ptr, sizeof(expect));
@@ -982,8 +937,8 @@ static void test_huge_counts_rejected(void **state)
 
     /* hwloc reads list numbers as C literals: "08-65" becomes a range up
      * to 2^32-65 (512 MB) and "010" is 8 */
-    static const char *const lists[] = {"0-3,8,08-65", "010", "0x10", "1,", "-5", "1-2-", "1--",
-                                        ",1", "1,,2", "1-2-3", " 1", "1048576"};
+    static const char *const lists[] = {"0-3,8,08-65", "010", "0x10", "1,",    "-5", "1-2-",
+                                        "1--",         ",1",  "1,,2", "1-2-3", " 1", "1048576"};
     for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
         size_t ll = strlen(lists[i]);
         memset(buf, 0, sizeof(buf));
@@ -1052,12 +1007,12 @@ static const struct {
     pmix_data_type_t type;
     int32_t n;
 } records[] = {
-    {PMIX_INT32, 3},    {PMIX_STRING, 3},    {PMIX_INFO, 2},       {PMIX_VALUE, 2},
-    {PMIX_APP, 1},      {PMIX_QUERY, 1},     {PMIX_REGATTR, 1},    {PMIX_GEOMETRY, 1},
-    {PMIX_PROC_CPUSET, 1}, {PMIX_DATA_ARRAY, 1}, {PMIX_PROC_STATS, 1}, {PMIX_NODE_STATS, 1},
-    {PMIX_DATA_BUFFER, 1}, {PMIX_ENDPOINT, 1}, {PMIX_PDATA, 2},    {PMIX_DEVICE_DIST, 1},
-    {PMIX_PROC_INFO, 1}, {PMIX_ENVAR, 1},    {PMIX_BYTE_OBJECT, 1}, {PMIX_TIMEVAL, 1},
-    {PMIX_DOUBLE, 2},   {PMIX_BOOL, 2},
+    {PMIX_INT32, 3},       {PMIX_STRING, 3},     {PMIX_INFO, 2},        {PMIX_VALUE, 2},
+    {PMIX_APP, 1},         {PMIX_QUERY, 1},      {PMIX_REGATTR, 1},     {PMIX_GEOMETRY, 1},
+    {PMIX_PROC_CPUSET, 1}, {PMIX_DATA_ARRAY, 1}, {PMIX_PROC_STATS, 1},  {PMIX_NODE_STATS, 1},
+    {PMIX_DATA_BUFFER, 1}, {PMIX_ENDPOINT, 1},   {PMIX_PDATA, 2},       {PMIX_DEVICE_DIST, 1},
+    {PMIX_PROC_INFO, 1},   {PMIX_ENVAR, 1},      {PMIX_BYTE_OBJECT, 1}, {PMIX_TIMEVAL, 1},
+    {PMIX_DOUBLE, 2},      {PMIX_BOOL, 2},
 };
 #define NRECORDS (sizeof(records) / sizeof(records[0]))
 
@@ -1164,8 +1119,7 @@ static void test_topology_truncated(void **state)
         pmix_topology_t out;
         int32_t n = 1;
         pmix_status_t rc = PMIx_Data_unpack(NULL, &b, &out, &n, PMIX_TOPO);
-        assert_true(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER == rc
-                    || PMIX_ERR_UNPACK_FAILURE == rc);
+        assert_true(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER == rc || PMIX_ERR_UNPACK_FAILURE == rc);
     }
     PMIX_DATA_BUFFER_DESTRUCT(&b);
     PMIX_DATA_BUFFER_DESTRUCT(&full);
@@ -1180,10 +1134,12 @@ static void test_topology_xml_screening(void **state)
     assert_true(sy_topo_xml_ok(xml, (size_t)len - 1));
     hwloc_free_xmlbuffer(machine_topology(), xml);
 
-#define SETS "cpuset=\"0x00000001\" complete_cpuset=\"0xf...f,0x00000001\" " \
-             "nodeset=\"0x1\" complete_nodeset=\"0x00000001,0x0\""
-#define ROOT "<topology><object type=\"Machine\" " SETS " allowed_cpuset=\"0x1\" " \
-             "allowed_nodeset=\"0x1\">"
+#define SETS                                                                                       \
+    "cpuset=\"0x00000001\" complete_cpuset=\"0xf...f,0x00000001\" "                                \
+    "nodeset=\"0x1\" complete_nodeset=\"0x00000001,0x0\""
+#define ROOT                                                                                       \
+    "<topology><object type=\"Machine\" " SETS " allowed_cpuset=\"0x1\" "                          \
+    "allowed_nodeset=\"0x1\">"
     static const char *const bad[] = {
         /* no os_index: hwloc would use 2^32-1 and build a 512 MB nodeset */
         ROOT "<object type=\"NUMANode\" oy_index=\"0\" " SETS "/></object></topology>",
@@ -1230,7 +1186,7 @@ static void test_topology_xml_screening(void **state)
         ROOT "<object type=\"PU\" os_index=\"1048575\" " SETS "/></object></topology>",
         ROOT "<object type=\"Bridge\" os_index=\"99999999\"/></object></topology>",
         ROOT "</object><distances2 type=\"NUMANode\" nbobjs=\"2\"><indexes length=\"2\">0 1"
-        "</indexes><u64values length=\"4\">10 20 20 10</u64values></distances2></topology>",
+             "</indexes><u64values length=\"4\">10 20 20 10</u64values></distances2></topology>",
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         if (!sy_topo_xml_ok(good[i], strlen(good[i]))) {

@@ -18,7 +18,7 @@
 
 static int teardown(void **state)
 {
-    (void) state;
+    (void)state;
     sample_topology_release();
     return 0;
 }
@@ -73,7 +73,7 @@ static const char *expected_text(pmix_data_type_t type)
 
 static void test_print_every_type(void **state)
 {
-    (void) state;
+    (void)state;
     for (size_t i = 0; i < sample_ntypes; i++) {
         pmix_data_type_t type = sample_types[i];
         void *elem = sample_new(type, 0);
@@ -81,8 +81,8 @@ static void test_print_every_type(void **state)
         char *out = NULL;
         char label[128];
 
-        assert_int_equal(PMIX_SUCCESS, PMIx_Data_print(&out, "PFX> ",
-                                                       (void *) sample_data(elem, type), type));
+        assert_int_equal(PMIX_SUCCESS,
+                         PMIx_Data_print(&out, "PFX> ", (void *)sample_data(elem, type), type));
         assert_non_null(out);
         assert_memory_equal("PFX> ", out, 5);
         snprintf(label, sizeof(label), "Data type: %s", PMIx_Data_type_string(type));
@@ -99,8 +99,7 @@ static void test_print_every_type(void **state)
             assert_non_null(out);
             assert_non_null(strstr(out, label));
             if (NULL != want && NULL == strstr(out, want)) {
-                fail_msg("value %s: \"%s\" not in \"%s\"", PMIx_Data_type_string(type), want,
-                         out);
+                fail_msg("value %s: \"%s\" not in \"%s\"", PMIx_Data_type_string(type), want, out);
             }
             free(out);
             PMIx_Value_destruct(&v);
@@ -111,7 +110,7 @@ static void test_print_every_type(void **state)
 
 static void test_print_specifics(void **state)
 {
-    (void) state;
+    (void)state;
     char *out = NULL;
     pmix_rank_t r = PMIX_RANK_WILDCARD;
     pmix_proc_t p;
@@ -134,7 +133,7 @@ static void test_print_specifics(void **state)
     assert_int_equal(PMIX_SUCCESS, PMIx_Data_print(&out, "", &obj, PMIX_POINTER));
     {
         char addr[32];
-        snprintf(addr, sizeof(addr), "%p", (void *) &obj);
+        snprintf(addr, sizeof(addr), "%p", (void *)&obj);
         assert_non_null(strstr(out, addr));
     }
     free(out);
@@ -159,7 +158,7 @@ static void test_print_specifics(void **state)
     }
 
     assert_int_equal(PMIX_ERR_BAD_PARAM, PMIx_Data_print(NULL, "", &r, PMIX_PROC_RANK));
-    out = (char *) &obj;
+    out = (char *)&obj;
     assert_int_equal(PMIX_ERR_BAD_PARAM, PMIx_Data_print(&out, "", NULL, PMIX_INT));
     assert_null(out);
     assert_int_equal(PMIX_ERR_UNKNOWN_DATA_TYPE, PMIx_Data_print(&out, "", &r, 999));
@@ -168,7 +167,7 @@ static void test_print_specifics(void **state)
 
 static void test_value_and_info_strings(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_value_t v;
     pmix_info_t info;
     char *s;

@@ -58,7 +58,7 @@ static void flush(sy_progress_t *p)
 
 struct mt {
     sy_progress_t *p;
-    long next[NPOSTERS];     /* loop thread only */
+    long next[NPOSTERS]; /* loop thread only */
     long out_of_order;
     long not_in_loop;
     long total;
@@ -121,7 +121,7 @@ static void test_many_posters(void **state)
 
 struct nest {
     sy_progress_t *p;
-    int step;           /* loop thread only */
+    int step; /* loop thread only */
     int inner_saw;
     sy_sync_t done;
 };
@@ -253,7 +253,8 @@ static void test_timers(void **state)
     sy_timer_t *many[200];
     atomic_store(&d.fired, 0);
     for (int i = 0; i < 200; i++) {
-        assert_int_equal(PMIX_SUCCESS, sy_progress_timer(p, (i % 2) ? 0.0 : 30.0, tick_cb, &d, &many[i]));
+        assert_int_equal(PMIX_SUCCESS,
+                         sy_progress_timer(p, (i % 2) ? 0.0 : 30.0, tick_cb, &d, &many[i]));
     }
     int cancelled = 0;
     for (int i = 0; i < 200; i++) {
@@ -587,8 +588,8 @@ static void fork_in_loop(void *arg)
     if (0 == *pid) {
         sy_progress_atfork_child();
         sy_progress_t *p = NULL;
-        int ok = PMIX_SUCCESS == sy_progress_create(NULL, &p) &&
-                 PMIX_SUCCESS == sy_progress_acquire(p);
+        int ok =
+            PMIX_SUCCESS == sy_progress_create(NULL, &p) && PMIX_SUCCESS == sy_progress_acquire(p);
         if (ok) {
             flush(p);
             sy_progress_release(p);

@@ -140,7 +140,7 @@ static char *make_list(size_t n, const char *fmt, size_t (*index)(size_t))
         if (i > 0) {
             s[at++] = ',';
         }
-        at += (size_t) snprintf(s + at, cap - at, fmt, index(i));
+        at += (size_t)snprintf(s + at, cap - at, fmt, index(i));
     }
     return s;
 }
@@ -165,7 +165,7 @@ static size_t scrambled(size_t i)
 
 static void test_nodes_shapes(void **state)
 {
-    (void) state;
+    (void)state;
     nodes_expect("node001,node002,node003", "pmix:node[3:1-3]");
     nodes_expect("node001,node002,node003,node005", "pmix:node[3:1-3,5]");
     /* unpadded numbers crossing digit widths stay one item */
@@ -190,7 +190,7 @@ static void test_nodes_shapes(void **state)
 
 static void test_nodes_round_trips(void **state)
 {
-    (void) state;
+    (void)state;
     static const char *inputs[] = {
         "n1,n1,n2",
         "n5,n5,n5,n5,n5",
@@ -223,7 +223,7 @@ static void test_nodes_round_trips(void **state)
 
 static void test_nodes_padding_widths(void **state)
 {
-    (void) state;
+    (void)state;
     /* width 3 covers 007..999 and keeps covering 1000, 1001 */
     char *in = make_list(995, "n%03zu", ident);
     char *regex = nodes_round_trip(in);
@@ -244,7 +244,7 @@ static void test_nodes_padding_widths(void **state)
 
 static void test_nodes_escapes(void **state)
 {
-    (void) state;
+    (void)state;
     /* '*' must never reach the output, even though raw would be shorter */
     char *regex = nodes_round_trip("a*1,a*2,a*3");
     assert_null(strchr(regex, '*'));
@@ -255,7 +255,9 @@ static void test_nodes_escapes(void **state)
     free(nodes_round_trip("x]1,x]2"));
     free(nodes_round_trip("sp ace1,sp ace2,sp ace3"));
     free(nodes_round_trip("\x01n1,\x01n2"));
-    free(nodes_round_trip("caf\xc3\xa9" "1,caf\xc3\xa9" "2"));
+    free(nodes_round_trip("caf\xc3\xa9"
+                          "1,caf\xc3\xa9"
+                          "2"));
     free(nodes_round_trip("*"));
     parse_nodes_expect("pmix:a%2a[1-2]", "a*1,a*2");
     parse_nodes_expect("pmix:%5Bx%5D", "[x]");
@@ -263,7 +265,7 @@ static void test_nodes_escapes(void **state)
 
 static void test_nodes_large(void **state)
 {
-    (void) state;
+    (void)state;
     size_t (*shapes[])(size_t) = {plus_one, scrambled, ident};
     const char *fmts[] = {"node%06zu", "node%zu", "h%zu.x.y"};
     for (size_t s = 0; s < 3; s++) {
@@ -288,7 +290,7 @@ static void test_nodes_large(void **state)
     char *in = make_list(100000, "h%zux", scrambled);
     for (char *p = in; *p; p++) {
         if (*p >= '0' && *p <= '9') {
-            *p = (char) ('a' + (*p - '0'));
+            *p = (char)('a' + (*p - '0'));
         }
     }
     char *regex = nodes_round_trip(in);
@@ -299,8 +301,8 @@ static void test_nodes_large(void **state)
 
 static void test_nodes_generate_bad(void **state)
 {
-    (void) state;
-    char *regex = (char *) 0x1;
+    (void)state;
+    char *regex = (char *)0x1;
     assert_int_equal(PMIX_ERR_BAD_PARAM, PMIx_generate_regex(NULL, &regex));
     assert_int_equal(PMIX_ERR_BAD_PARAM, PMIx_generate_regex("n1", NULL));
     static const char *bad[] = {"n1,,n2", "n1,", ",n1", ","};
@@ -315,7 +317,7 @@ static void test_nodes_generate_bad(void **state)
  * inputs on the right (observed with its library). */
 static void test_nodes_openpmix_forms(void **state)
 {
-    (void) state;
+    (void)state;
     static const char *cases[][2] = {
         {"pmix[n[1:1-2]]", "n1,n2"},
         {"pmix[vm]", "vm"},
@@ -341,8 +343,7 @@ static void test_nodes_openpmix_forms(void **state)
         {"pmix[nodeA[2:1-2],nodeB[2:1]]", "nodeA01,nodeA02,nodeB01"},
         {"pmix[n[1:1]x,n[1:2]y]", "n1x,n2y"},
         {"pmix[n[1:5,5,5]]", "n5,n5,n5"},
-        {"pmix[n[1:1-9],n[2:10-12],n[3:100]]",
-         "n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,n11,n12,n100"},
+        {"pmix[n[1:1-9],n[2:10-12],n[3:100]]", "n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,n11,n12,n100"},
         /* "raw:" and plain lists (OpenPMIx's compress-only setting returns
          * the input itself) */
         {"raw:n1,n2", "n1,n2"},
@@ -369,24 +370,46 @@ static void test_nodes_openpmix_forms(void **state)
 
 static void test_nodes_parse_malformed(void **state)
 {
-    (void) state;
+    (void)state;
     static const char *bad[] = {
-        "pmix:n[1-3",      "pmix:n1-3]",   "pmix:n[[1]]",    "pmix:n[]",
-        "pmix:n[1-]",      "pmix:n[-1]",   "pmix:n[1,]",     "pmix:n[,1]",
-        "pmix:n[a]",       "pmix:n1,",     "pmix:,n1",       "pmix:n1,,n2",
-        "pmix:n[1]x[2]",   "pmix:n[1]]",   "pmix:n%4",       "pmix:n%zz",
-        "pmix:n%00",       "pmix:n[2:1",   "pmix:n[:1]",     "pmix:n[70:1]",
-        "pmix:n[1:2:3]",   "pmix[n1",      "pmix[",          "pmix[]x",
-        "raw:n1,,n2",      "n1,",          ",",              "raw:,",
-        "pmix:n[1-999999999999]",          "pmix:n[1-9999999],m[1-9999999]",
+        "pmix:n[1-3",
+        "pmix:n1-3]",
+        "pmix:n[[1]]",
+        "pmix:n[]",
+        "pmix:n[1-]",
+        "pmix:n[-1]",
+        "pmix:n[1,]",
+        "pmix:n[,1]",
+        "pmix:n[a]",
+        "pmix:n1,",
+        "pmix:,n1",
+        "pmix:n1,,n2",
+        "pmix:n[1]x[2]",
+        "pmix:n[1]]",
+        "pmix:n%4",
+        "pmix:n%zz",
+        "pmix:n%00",
+        "pmix:n[2:1",
+        "pmix:n[:1]",
+        "pmix:n[70:1]",
+        "pmix:n[1:2:3]",
+        "pmix[n1",
+        "pmix[",
+        "pmix[]x",
+        "raw:n1,,n2",
+        "n1,",
+        ",",
+        "raw:,",
+        "pmix:n[1-999999999999]",
+        "pmix:n[1-9999999],m[1-9999999]",
         "pmix:n[1234567890123456789]",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        char **names = (char **) 0x1;
+        char **names = (char **)0x1;
         if (PMIX_ERR_BAD_PARAM != sy_regex_parse_nodes(bad[i], &names)) {
             fail_msg("accepted malformed node map \"%s\"", bad[i]);
         }
-        assert_ptr_equal((char **) 0x1, names);
+        assert_ptr_equal((char **)0x1, names);
     }
     char **names = NULL;
     assert_int_equal(PMIX_ERR_BAD_PARAM, sy_regex_parse_nodes(NULL, &names));
@@ -412,7 +435,7 @@ static void test_nodes_parse_malformed(void **state)
 
 static void test_ppn_round_trips(void **state)
 {
-    (void) state;
+    (void)state;
     ppn_expect("0,1,2;3,4,5", "pmix:0-2;3-5", "0,1,2;3,4,5");
     ppn_expect("0,1;2,3", "raw:0,1;2,3", "0,1;2,3");
     ppn_expect("0", "raw:0", "0");
@@ -431,14 +454,15 @@ static void test_ppn_round_trips(void **state)
     char in[1024];
     size_t at = 0;
     for (int r = 0; r < 128; r++) {
-        at += (size_t) snprintf(in + at, sizeof(in) - at, "%s%d", r == 0 ? "" : (r == 64 ? ";" : ","), r);
+        at += (size_t)snprintf(in + at, sizeof(in) - at, "%s%d",
+                               r == 0 ? "" : (r == 64 ? ";" : ","), r);
     }
     ppn_expect(in, "pmix:0-63;64-127", in);
 }
 
 static void test_ppn_large(void **state)
 {
-    (void) state;
+    (void)state;
     /* 100 000 nodes x 8 ranks, block and round-robin placement */
     for (int rr = 0; rr < 2; rr++) {
         size_t nodes = 100000, cap = nodes * 8 * 8 + 1, at = 0;
@@ -447,15 +471,14 @@ static void test_ppn_large(void **state)
         for (size_t n = 0; n < nodes; n++) {
             for (size_t j = 0; j < 8; j++) {
                 size_t r = rr ? n + nodes * j : n * 8 + j;
-                at += (size_t) snprintf(in + at, cap - at, "%s%zu",
-                                        j ? "," : (n ? ";" : ""), r);
+                at += (size_t)snprintf(in + at, cap - at, "%s%zu", j ? "," : (n ? ";" : ""), r);
             }
         }
         char *ppn = NULL;
         assert_int_equal(PMIX_SUCCESS, PMIx_generate_ppn(in, &ppn));
         char **per = NULL;
         assert_int_equal(PMIX_SUCCESS, sy_regex_parse_procs(ppn, &per));
-            assert_well_formed(ppn);
+        assert_well_formed(ppn);
         assert_int_equal(nodes, argv_len(per));
         char *joined = argv_join(per, ';');
         assert_string_equal(in, joined);
@@ -468,11 +491,10 @@ static void test_ppn_large(void **state)
 
 static void test_ppn_bad(void **state)
 {
-    (void) state;
-    static const char *bad[] = {"0,,1", "a",     "0-",         "-1",          "0;1,",
-                                "1 2",  ",0",    "0,1;2,",     "4294967295",  "4294967245",
-                                "0-99999999999", "0-20000000", "0;1;x",       "0--1",
-                                "1-2-3"};
+    (void)state;
+    static const char *bad[] = {"0,,1",          "a",          "0-",     "-1",         "0;1,",
+                                "1 2",           ",0",         "0,1;2,", "4294967295", "4294967245",
+                                "0-99999999999", "0-20000000", "0;1;x",  "0--1",       "1-2-3"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char *ppn = NULL;
         if (PMIX_ERR_BAD_PARAM != PMIx_generate_ppn(bad[i], &ppn)) {
@@ -501,7 +523,7 @@ static void test_ppn_bad(void **state)
 /* Process maps as OpenPMIx 4.2.2's PMIx_generate_ppn produced them. */
 static void test_ppn_openpmix_forms(void **state)
 {
-    (void) state;
+    (void)state;
     parse_procs_expect("pmix[0-3;4-7]", "0,1,2,3;4,5,6,7");
     parse_procs_expect("pmix[0-3,10-12;4-6]", "0,1,2,3,10,11,12;4,5,6");
     parse_procs_expect("pmix[0-3;4-7;8]", "0,1,2,3;4,5,6,7;8");
@@ -525,7 +547,7 @@ static uint32_t lcg(uint32_t *s)
 /* Random node lists round-trip exactly. */
 static void test_random_round_trips(void **state)
 {
-    (void) state;
+    (void)state;
     static const char alpha[] = "ab0123456789.-_*%[]";
     uint32_t seed = 42;
     char in[512];
@@ -538,8 +560,8 @@ static void test_random_round_trips(void **state)
             size_t len = 1 + lcg(&seed) % 8;
             /* bias towards shared prefixes with numeric tails */
             if (lcg(&seed) % 2) {
-                at += (size_t) snprintf(in + at, sizeof(in) - at, "n%0*u", (int) (lcg(&seed) % 4),
-                                        lcg(&seed) % 30);
+                at += (size_t)snprintf(in + at, sizeof(in) - at, "n%0*u", (int)(lcg(&seed) % 4),
+                                       lcg(&seed) % 30);
             } else {
                 for (size_t j = 0; j < len; j++) {
                     in[at++] = alpha[lcg(&seed) % (sizeof(alpha) - 1)];
@@ -558,8 +580,8 @@ static void test_random_round_trips(void **state)
                 ppnin[pat++] = ';';
             }
             for (size_t r = 0; r < nr; r++) {
-                pat += (size_t) snprintf(ppnin + pat, sizeof(ppnin) - pat, "%s%u", r ? "," : "",
-                                         lcg(&seed) % 12);
+                pat += (size_t)snprintf(ppnin + pat, sizeof(ppnin) - pat, "%s%u", r ? "," : "",
+                                        lcg(&seed) % 12);
             }
         }
         ppnin[pat] = '\0';
@@ -571,7 +593,7 @@ static void test_random_round_trips(void **state)
  * proper argv. */
 static void test_random_garbage(void **state)
 {
-    (void) state;
+    (void)state;
     static const char alpha[] = "pmix:raw[]0123456789,;-%aF";
     uint32_t seed = 7;
     char in[64];

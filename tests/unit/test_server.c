@@ -354,9 +354,8 @@ static int objects[4];
 static int connected2_calls;
 static void *connected2_object;
 
-static pmix_status_t on_connected2(const pmix_proc_t *proc, void *server_object,
-                                   pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
-                                   void *cbdata)
+static pmix_status_t on_connected2(const pmix_proc_t *proc, void *server_object, pmix_info_t info[],
+                                   size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     (void)proc;
     (void)info;
@@ -459,7 +458,8 @@ static void test_register_and_get(void **state)
                      PMIX_SUCCESS);
     assert_int_equal(waiter_wait(&w), PMIX_SUCCESS);
     /* blocking variant */
-    assert_int_equal(PMIx_server_register_nspace(NS("job-b"), 2, info, n, NULL, NULL), PMIX_SUCCESS);
+    assert_int_equal(PMIx_server_register_nspace(NS("job-b"), 2, info, n, NULL, NULL),
+                     PMIX_SUCCESS);
     PMIX_INFO_FREE(info, n);
 
     pmix_proc_t wild;
@@ -589,7 +589,8 @@ static void test_handshakes(void **state)
     (void)state;
     size_t n;
     pmix_info_t *info = small_job(&n);
-    assert_int_equal(PMIx_server_register_nspace(NS("job-h"), 2, info, n, NULL, NULL), PMIX_SUCCESS);
+    assert_int_equal(PMIx_server_register_nspace(NS("job-h"), 2, info, n, NULL, NULL),
+                     PMIX_SUCCESS);
     PMIX_INFO_FREE(info, n);
     pmix_proc_t p0;
     PMIX_LOAD_PROCID(&p0, "job-h", 0);

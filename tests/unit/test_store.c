@@ -40,7 +40,7 @@ static void put_u32(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const c
 static void put_str(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
                     const char *s)
 {
-    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *) s};
+    pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *)s};
     assert_int_equal(PMIX_SUCCESS, sy_jseg_put(b, realm, id, key, &v));
 }
 
@@ -114,7 +114,7 @@ static void publish_resources(const char *path)
 static int setup(void **state)
 {
     char path[128];
-    (void) state;
+    (void)state;
     sy_store_acquire();
     seg_path(path, sizeof(path), "job.seg");
     publish_job(path, NS, "gen1");
@@ -128,14 +128,14 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    (void) state;
+    (void)state;
     sy_store_release();
     return 0;
 }
 
 static int make_dir(void **state)
 {
-    (void) state;
+    (void)state;
     snprintf(dir, sizeof(dir), "/tmp/sy-store-XXXXXX");
     return NULL == mkdtemp(dir) ? -1 : 0;
 }
@@ -143,7 +143,7 @@ static int make_dir(void **state)
 static int remove_dir(void **state)
 {
     char cmd[128];
-    (void) state;
+    (void)state;
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     return system(cmd);
 }
@@ -210,7 +210,7 @@ static void u32_info(pmix_info_t *info, const char *key, uint32_t value)
 
 static void test_wildcard_unqualified(void **state)
 {
-    (void) state;
+    (void)state;
     expect_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, NULL, 0, 4);
     expect_str(PMIX_RANK_WILDCARD, "test.where", NULL, 0, "job");
     /* not in the job realm: the job's session (PMIX_SESSION_ID 7) */
@@ -225,7 +225,7 @@ static void test_wildcard_unqualified(void **state)
 
 static void test_rank_fallbacks(void **state)
 {
-    (void) state;
+    (void)state;
     expect_str(2, "test.where", NULL, 0, "proc2");
     expect_u32(1, PMIX_RANK, NULL, 0, 1);
     /* proc -> app of the rank -> job -> session */
@@ -245,7 +245,7 @@ static void test_rank_fallbacks(void **state)
 static void test_qualifiers(void **state)
 {
     pmix_info_t info[3];
-    (void) state;
+    (void)state;
 
     /* PMIX_SESSION_INFO: session realm only, default the job's session */
     flag(&info[0], PMIX_SESSION_INFO, true);
@@ -301,7 +301,7 @@ static void test_qualifiers(void **state)
 static void test_node_info(void **state)
 {
     pmix_info_t info[2];
-    (void) state;
+    (void)state;
 
     flag(&info[0], PMIX_NODE_INFO, true);
     /* the target's node */
@@ -346,7 +346,7 @@ static void test_node_info(void **state)
 /* Keys that double as directives are plain keys in the key position. */
 static void test_directive_keys(void **state)
 {
-    (void) state;
+    (void)state;
     expect_u32(3, PMIX_APPNUM, NULL, 0, 1);
     expect_u32(3, PMIX_NODEID, NULL, 0, 1);
     expect_u32(PMIX_RANK_WILDCARD, PMIX_NODEID, NULL, 0, 0);
@@ -359,7 +359,7 @@ static void test_internal_values(void **state)
     pmix_info_t info[1];
     pmix_value_t v, *out;
     uint32_t u = 99;
-    (void) state;
+    (void)state;
 
     PMIX_VALUE_LOAD(&v, "internal", PMIX_STRING);
     assert_int_equal(PMIX_SUCCESS, sy_store_internal_put(&p, "test.where", &v));
@@ -398,7 +398,7 @@ static void test_key_null(void **state)
 {
     pmix_proc_t p = proc_of(NS, 2);
     pmix_value_t v, *out = NULL;
-    (void) state;
+    (void)state;
 
     PMIX_VALUE_LOAD(&v, "mine", PMIX_STRING);
     assert_int_equal(PMIX_SUCCESS, sy_store_internal_put(&p, "test.internal", &v));
@@ -433,7 +433,7 @@ static void test_bad_params(void **state)
     pmix_value_t *v = NULL;
     char longkey[PMIX_MAX_KEYLEN + 2];
     pmix_proc_t p = proc_of(NS, 0);
-    (void) state;
+    (void)state;
 
     memset(longkey, 'k', sizeof(longkey) - 1);
     longkey[sizeof(longkey) - 1] = '\0';
@@ -462,8 +462,8 @@ static pmix_status_t resolver(const char *nspace, const pmix_info_t info[], size
 {
     resolver_state_t *rs = ctx;
     char path[128];
-    (void) info;
-    (void) ninfo;
+    (void)info;
+    (void)ninfo;
     rs->calls++;
     snprintf(rs->seen, sizeof(rs->seen), "%s", nspace);
     if (!rs->attach) {
@@ -479,7 +479,7 @@ static void test_resolver(void **state)
     resolver_state_t rs = {0};
     pmix_proc_t p = proc_of("test.remote", 0);
     pmix_value_t *v = NULL;
-    (void) state;
+    (void)state;
 
     /* no resolver */
     assert_int_equal(PMIX_ERR_NOT_FOUND, sy_store_get(&p, PMIX_JOB_SIZE, NULL, 0, &v));
@@ -557,7 +557,7 @@ static void test_supersede_under_readers(void **state)
     reader_state_t rs = {0};
     pthread_t t[2];
     char old_path[128], new_path[128];
-    (void) state;
+    (void)state;
 
     seg_path(old_path, sizeof(old_path), "job.seg");
     seg_path(new_path, sizeof(new_path), "job.gen2.seg");
@@ -592,7 +592,7 @@ static void test_attach_detach_under_readers(void **state)
     reader_state_t rs = {0};
     pthread_t t[2];
     char path[128], other[128];
-    (void) state;
+    (void)state;
 
     seg_path(path, sizeof(path), "job.seg");
     seg_path(other, sizeof(other), "other.seg");
@@ -617,7 +617,7 @@ static void test_attach_detach_under_readers(void **state)
 
 static void test_lifetime(void **state)
 {
-    (void) state;
+    (void)state;
     /* setup acquired once */
     assert_true(sy_store_active());
     sy_store_acquire();

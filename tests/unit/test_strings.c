@@ -29,7 +29,7 @@ typedef struct {
     int64_t value;
 } sy_const_t;
 
-#define SY_CONST(group, name) {group, #name, (int64_t) (name)},
+#define SY_CONST(group, name) {group, #name, (int64_t)(name)},
 static const sy_const_t consts[] = {
 #include "test_strings_gen.inc"
 };
@@ -45,24 +45,57 @@ static const sy_const_t consts[] = {
 
 typedef const char *(*name_fn)(int64_t v);
 
-static const char *status_fn(int64_t v) { return PMIx_Error_string((pmix_status_t) v); }
-static const char *proc_state_fn(int64_t v) { return PMIx_Proc_state_string((pmix_proc_state_t) v); }
-static const char *job_state_fn(int64_t v) { return PMIx_Job_state_string((pmix_job_state_t) v); }
-static const char *scope_fn(int64_t v) { return PMIx_Scope_string((pmix_scope_t) v); }
-static const char *persist_fn(int64_t v) { return PMIx_Persistence_string((pmix_persistence_t) v); }
-static const char *range_fn(int64_t v) { return PMIx_Data_range_string((pmix_data_range_t) v); }
-static const char *type_fn(int64_t v) { return PMIx_Data_type_string((pmix_data_type_t) v); }
-static const char *alloc_fn(int64_t v) { return PMIx_Alloc_directive_string((pmix_alloc_directive_t) v); }
-static const char *iof_fn(int64_t v) { return PMIx_IOF_channel_string((pmix_iof_channel_t) v); }
-static const char *link_fn(int64_t v) { return PMIx_Link_state_string((pmix_link_state_t) v); }
-static const char *devtype_fn(int64_t v) { return PMIx_Device_type_string((pmix_device_type_t) v); }
+static const char *status_fn(int64_t v)
+{
+    return PMIx_Error_string((pmix_status_t)v);
+}
+static const char *proc_state_fn(int64_t v)
+{
+    return PMIx_Proc_state_string((pmix_proc_state_t)v);
+}
+static const char *job_state_fn(int64_t v)
+{
+    return PMIx_Job_state_string((pmix_job_state_t)v);
+}
+static const char *scope_fn(int64_t v)
+{
+    return PMIx_Scope_string((pmix_scope_t)v);
+}
+static const char *persist_fn(int64_t v)
+{
+    return PMIx_Persistence_string((pmix_persistence_t)v);
+}
+static const char *range_fn(int64_t v)
+{
+    return PMIx_Data_range_string((pmix_data_range_t)v);
+}
+static const char *type_fn(int64_t v)
+{
+    return PMIx_Data_type_string((pmix_data_type_t)v);
+}
+static const char *alloc_fn(int64_t v)
+{
+    return PMIx_Alloc_directive_string((pmix_alloc_directive_t)v);
+}
+static const char *iof_fn(int64_t v)
+{
+    return PMIx_IOF_channel_string((pmix_iof_channel_t)v);
+}
+static const char *link_fn(int64_t v)
+{
+    return PMIx_Link_state_string((pmix_link_state_t)v);
+}
+static const char *devtype_fn(int64_t v)
+{
+    return PMIx_Device_type_string((pmix_device_type_t)v);
+}
 
 typedef struct {
     const char *group_tag; /* substring of the group heading */
     name_fn fn;
-    const char *unknown;   /* what an undefined value gives */
+    const char *unknown;        /* what an undefined value gives */
     const char *may_be_unknown; /* the one constant allowed to read as `unknown` */
-    int64_t lo, hi;        /* every value in [lo, hi] that is not a constant gives `unknown` */
+    int64_t lo, hi;             /* every value in [lo, hi] that is not a constant gives `unknown` */
 } group_t;
 
 static const group_t groups[] = {
@@ -99,7 +132,7 @@ static bool is_constant(const group_t *g, int64_t v)
  * "unknown" answer and different from that of any other value. */
 static void test_every_constant_named(void **state)
 {
-    (void) state;
+    (void)state;
     for (size_t k = 0; k < sizeof(groups) / sizeof(groups[0]); k++) {
         const group_t *g = &groups[k];
         size_t n = 0;
@@ -111,11 +144,11 @@ static void test_every_constant_named(void **state)
             n++;
             const char *s = g->fn(c->value);
             if (NULL == s || '\0' == s[0]) {
-                fail_msg("%s (%lld): no string", c->name, (long long) c->value);
+                fail_msg("%s (%lld): no string", c->name, (long long)c->value);
             }
-            if (NULL != g->unknown && 0 == strcmp(s, g->unknown)
-                && (NULL == g->may_be_unknown || 0 != strcmp(c->name, g->may_be_unknown))) {
-                fail_msg("%s (%lld) reads as unknown: \"%s\"", c->name, (long long) c->value, s);
+            if (NULL != g->unknown && 0 == strcmp(s, g->unknown) &&
+                (NULL == g->may_be_unknown || 0 != strcmp(c->name, g->may_be_unknown))) {
+                fail_msg("%s (%lld) reads as unknown: \"%s\"", c->name, (long long)c->value, s);
             }
             for (size_t j = 0; j < i; j++) {
                 const sy_const_t *d = &consts[j];
@@ -134,7 +167,7 @@ static void test_every_constant_named(void **state)
  * tables hold no stray or mistyped values). */
 static void test_unknown_values(void **state)
 {
-    (void) state;
+    (void)state;
     for (size_t k = 0; k < sizeof(groups) / sizeof(groups[0]); k++) {
         const group_t *g = &groups[k];
         for (int64_t v = g->lo; v <= g->hi; v++) {
@@ -144,20 +177,21 @@ static void test_unknown_values(void **state)
             const char *s = g->fn(v);
             assert_non_null(s);
             if (0 != strcmp(s, g->unknown)) {
-                fail_msg("%s: undefined value %lld gives \"%s\"", g->group_tag, (long long) v, s);
+                fail_msg("%s: undefined value %lld gives \"%s\"", g->group_tag, (long long)v, s);
             }
         }
     }
     assert_string_equal(PMIx_Error_string(INT_MIN), "ERROR STRING NOT FOUND");
     assert_string_equal(PMIx_Error_string(INT_MAX), "ERROR STRING NOT FOUND");
     assert_string_equal(PMIx_Device_type_string(UINT64_MAX), "UNKNOWN");
-    assert_string_equal(PMIx_Device_type_string(PMIX_DEVTYPE_GPU | PMIX_DEVTYPE_NETWORK), "UNKNOWN");
-    assert_string_equal(PMIx_Device_type_string((pmix_device_type_t) 1 << 63), "UNKNOWN");
+    assert_string_equal(PMIx_Device_type_string(PMIX_DEVTYPE_GPU | PMIX_DEVTYPE_NETWORK),
+                        "UNKNOWN");
+    assert_string_equal(PMIx_Device_type_string((pmix_device_type_t)1 << 63), "UNKNOWN");
 }
 
 static void test_known_spellings(void **state)
 {
-    (void) state;
+    (void)state;
     assert_string_equal(PMIx_Error_string(PMIX_SUCCESS), "SUCCESS");
     assert_string_equal(PMIx_Error_string(PMIX_ERR_NOT_FOUND), "NOT-FOUND");
     assert_string_equal(PMIx_Error_string(PMIX_ERR_BAD_PARAM), "BAD-PARAM");
@@ -176,7 +210,7 @@ static void test_known_spellings(void **state)
 
 static void test_iof_channels(void **state)
 {
-    (void) state;
+    (void)state;
     static const struct {
         pmix_iof_channel_t bit;
         const char *word;
@@ -185,7 +219,7 @@ static void test_iof_channels(void **state)
               {PMIX_FWD_STDERR_CHANNEL, "STDERR "},
               {PMIX_FWD_STDDIAG_CHANNEL, "STDDIAG "}};
     for (unsigned c = 0; c <= UINT16_MAX; c++) {
-        const char *s = PMIx_IOF_channel_string((pmix_iof_channel_t) c);
+        const char *s = PMIx_IOF_channel_string((pmix_iof_channel_t)c);
         assert_non_null(s);
         bool any = false;
         for (size_t i = 0; i < 4; i++) {
@@ -199,16 +233,20 @@ static void test_iof_channels(void **state)
             assert_string_equal(s, "NONE");
         }
     }
-    assert_string_equal(PMIx_IOF_channel_string(PMIX_FWD_ALL_CHANNELS), "STDIN STDOUT STDERR STDDIAG ");
+    assert_string_equal(PMIx_IOF_channel_string(PMIX_FWD_ALL_CHANNELS),
+                        "STDIN STDOUT STDERR STDDIAG ");
     assert_string_equal(PMIx_IOF_channel_string(PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL),
                         "STDOUT STDERR ");
 }
 
 static void test_value_comparison(void **state)
 {
-    (void) state;
-    static const pmix_value_cmp_t all[] = {PMIX_EQUAL, PMIX_VALUE1_GREATER, PMIX_VALUE2_GREATER,
-                                           PMIX_VALUE_TYPE_DIFFERENT, PMIX_VALUE_INCOMPATIBLE_OBJECTS,
+    (void)state;
+    static const pmix_value_cmp_t all[] = {PMIX_EQUAL,
+                                           PMIX_VALUE1_GREATER,
+                                           PMIX_VALUE2_GREATER,
+                                           PMIX_VALUE_TYPE_DIFFERENT,
+                                           PMIX_VALUE_INCOMPATIBLE_OBJECTS,
                                            PMIX_VALUE_COMPARISON_NOT_AVAIL};
     const size_t n = sizeof(all) / sizeof(all[0]);
     for (size_t i = 0; i < n; i++) {
@@ -221,8 +259,8 @@ static void test_value_comparison(void **state)
         }
     }
     assert_string_equal(PMIx_Value_comparison_string(PMIX_EQUAL), "EQUAL");
-    assert_string_equal(PMIx_Value_comparison_string((pmix_value_cmp_t) -1), "UNKNOWN VALUE");
-    assert_string_equal(PMIx_Value_comparison_string((pmix_value_cmp_t) n), "UNKNOWN VALUE");
+    assert_string_equal(PMIx_Value_comparison_string((pmix_value_cmp_t)-1), "UNKNOWN VALUE");
+    assert_string_equal(PMIx_Value_comparison_string((pmix_value_cmp_t)n), "UNKNOWN VALUE");
 }
 
 static void expect_directives(pmix_info_directives_t d, const char *want)
@@ -235,7 +273,7 @@ static void expect_directives(pmix_info_directives_t d, const char *want)
 
 static void test_info_directives(void **state)
 {
-    (void) state;
+    (void)state;
     expect_directives(0, "OPTIONAL");
     expect_directives(PMIX_INFO_REQD, "REQUIRED");
     expect_directives(PMIX_INFO_ARRAY_END, "OPTIONAL:END");
@@ -261,7 +299,7 @@ static void test_info_directives(void **state)
     /* Every flag of its group yields something. */
     for (size_t i = 0; i < NCONSTS; i++) {
         if (NULL != strstr(consts[i].group, "(pmix_info_directives_t)")) {
-            char *s = PMIx_Info_directives_string((pmix_info_directives_t) consts[i].value);
+            char *s = PMIx_Info_directives_string((pmix_info_directives_t)consts[i].value);
             assert_non_null(s);
             assert_true(s[0] != '\0');
             free(s);
@@ -273,7 +311,7 @@ static void test_info_directives(void **state)
 
 static void test_attr_table_complete(void **state)
 {
-    (void) state;
+    (void)state;
     size_t n = 0;
     const sy_attr_t *t = sy_attr_table(&n);
     assert_non_null(t);
@@ -318,7 +356,7 @@ static void test_attr_table_complete(void **state)
 
 static void test_attr_examples(void **state)
 {
-    (void) state;
+    (void)state;
     assert_string_equal(PMIx_Get_attribute_string("PMIX_EVENT_HDLR_NAME"), PMIX_EVENT_HDLR_NAME);
     assert_string_equal(PMIx_Get_attribute_string("PMIX_EVENT_HDLR_NAME"), "pmix.evname");
     assert_string_equal(PMIx_Get_attribute_name("pmix.evname"), "PMIX_EVENT_HDLR_NAME");
@@ -343,8 +381,9 @@ static void test_attr_examples(void **state)
 /* Unknown input comes back as the very same pointer; NULL gives NULL. */
 static void test_attr_unknown(void **state)
 {
-    (void) state;
-    static const char *const bogus[] = {"PMIX_NO_SUCH_ATTRIBUTE", "pmix.no.such", "", "PMIX_", "pmix.jobid.x"};
+    (void)state;
+    static const char *const bogus[] = {"PMIX_NO_SUCH_ATTRIBUTE", "pmix.no.such", "", "PMIX_",
+                                        "pmix.jobid.x"};
     for (size_t i = 0; i < sizeof(bogus) / sizeof(bogus[0]); i++) {
         assert_ptr_equal(PMIx_Get_attribute_string(bogus[i]), bogus[i]);
         assert_ptr_equal(PMIx_Get_attribute_name(bogus[i]), bogus[i]);
@@ -413,26 +452,24 @@ static void *ref_sym(const char *name)
 }
 
 /* Compare `ours` with OpenPMIx's function of the same name on [lo, hi]. */
-#define COMPARE_RANGE(fname, ctype, lo, hi)                                             \
-    do {                                                                                \
-        const char *(*ref)(ctype) = (const char *(*) (ctype)) ref_sym(#fname);          \
-        assert_ptr_not_equal((void *) ref, (void *) fname);                             \
-        for (int64_t v_ = (lo); v_ <= (hi); v_++) {                                     \
-            const char *a_ = fname((ctype) v_), *b_ = ref((ctype) v_);                  \
-            if (0 != strcmp(a_, b_) && !deviates(#fname, v_)) {                         \
-                fail_msg(#fname "(%lld): ours \"%s\", OpenPMIx \"%s\"", (long long) v_, \
-                         a_, b_);                                                       \
-            }                                                                           \
-            if (0 == strcmp(a_, b_) && deviates(#fname, v_) && v_ > -1000) {            \
-                fail_msg(#fname "(%lld): listed deviation no longer differs",           \
-                         (long long) v_);                                               \
-            }                                                                           \
-        }                                                                               \
+#define COMPARE_RANGE(fname, ctype, lo, hi)                                                        \
+    do {                                                                                           \
+        const char *(*ref)(ctype) = (const char *(*)(ctype))ref_sym(#fname);                       \
+        assert_ptr_not_equal((void *)ref, (void *)fname);                                          \
+        for (int64_t v_ = (lo); v_ <= (hi); v_++) {                                                \
+            const char *a_ = fname((ctype)v_), *b_ = ref((ctype)v_);                               \
+            if (0 != strcmp(a_, b_) && !deviates(#fname, v_)) {                                    \
+                fail_msg(#fname "(%lld): ours \"%s\", OpenPMIx \"%s\"", (long long)v_, a_, b_);    \
+            }                                                                                      \
+            if (0 == strcmp(a_, b_) && deviates(#fname, v_) && v_ > -1000) {                       \
+                fail_msg(#fname "(%lld): listed deviation no longer differs", (long long)v_);      \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 static void test_matches_openpmix(void **state)
 {
-    (void) state;
+    (void)state;
     if (NULL == openpmix) {
         skip();
     }
@@ -449,8 +486,8 @@ static void test_matches_openpmix(void **state)
     COMPARE_RANGE(PMIx_Device_type_string, pmix_device_type_t, 0, 0x1ff);
     COMPARE_RANGE(PMIx_Value_comparison_string, pmix_value_cmp_t, -2, 10);
 
-    char *(*dirs)(pmix_info_directives_t) = (char *(*) (pmix_info_directives_t)) ref_sym(
-        "PMIx_Info_directives_string");
+    char *(*dirs)(pmix_info_directives_t) =
+        (char *(*)(pmix_info_directives_t))ref_sym("PMIx_Info_directives_string");
     for (uint32_t d = 0; d < 0x40; d++) {
         char *a = PMIx_Info_directives_string(d), *b = dirs(d);
         assert_non_null(a);
@@ -463,21 +500,22 @@ static void test_matches_openpmix(void **state)
 
 static void test_attrs_match_openpmix(void **state)
 {
-    (void) state;
+    (void)state;
     if (NULL == openpmix) {
         skip();
     }
-    const char *(*ref_str)(const char *) = (const char *(*) (const char *)) ref_sym(
-        "PMIx_Get_attribute_string");
-    const char *(*ref_name)(const char *) = (const char *(*) (const char *)) ref_sym(
-        "PMIx_Get_attribute_name");
+    const char *(*ref_str)(const char *) =
+        (const char *(*)(const char *))ref_sym("PMIx_Get_attribute_string");
+    const char *(*ref_name)(const char *) =
+        (const char *(*)(const char *))ref_sym("PMIx_Get_attribute_name");
     size_t n = 0;
     const sy_attr_t *t = sy_attr_table(&n);
     for (size_t i = 0; i < n; i++) {
         assert_string_equal(PMIx_Get_attribute_string(t[i].name), ref_str(t[i].name));
         assert_string_equal(PMIx_Get_attribute_name(t[i].string), ref_name(t[i].string));
     }
-    static const char *const probes[] = {"pmix_jobid", "PMIX.JOBID", "Pmix_Rank", "bogus", "", "pmix.no.such"};
+    static const char *const probes[] = {"pmix_jobid", "PMIX.JOBID", "Pmix_Rank",
+                                         "bogus",      "",           "pmix.no.such"};
     for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
         assert_string_equal(PMIx_Get_attribute_string(probes[i]), ref_str(probes[i]));
         assert_string_equal(PMIx_Get_attribute_name(probes[i]), ref_name(probes[i]));
@@ -486,7 +524,7 @@ static void test_attrs_match_openpmix(void **state)
 
 static int open_openpmix(void **state)
 {
-    (void) state;
+    (void)state;
     /* RTLD_LOCAL keeps its symbols out of the global scope; our own
      * PMIx_* functions are not exported from this executable, so its
      * internal calls stay inside it. */
@@ -496,7 +534,7 @@ static int open_openpmix(void **state)
 
 static int close_openpmix(void **state)
 {
-    (void) state;
+    (void)state;
     /* Left loaded: unloading a library that may have started threads or
      * registered atexit handlers is not worth the risk in a test. */
     return 0;
@@ -505,16 +543,11 @@ static int close_openpmix(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_constant_named),
-        cmocka_unit_test(test_unknown_values),
-        cmocka_unit_test(test_known_spellings),
-        cmocka_unit_test(test_iof_channels),
-        cmocka_unit_test(test_value_comparison),
-        cmocka_unit_test(test_info_directives),
-        cmocka_unit_test(test_attr_table_complete),
-        cmocka_unit_test(test_attr_examples),
-        cmocka_unit_test(test_attr_unknown),
-        cmocka_unit_test(test_matches_openpmix),
+        cmocka_unit_test(test_every_constant_named), cmocka_unit_test(test_unknown_values),
+        cmocka_unit_test(test_known_spellings),      cmocka_unit_test(test_iof_channels),
+        cmocka_unit_test(test_value_comparison),     cmocka_unit_test(test_info_directives),
+        cmocka_unit_test(test_attr_table_complete),  cmocka_unit_test(test_attr_examples),
+        cmocka_unit_test(test_attr_unknown),         cmocka_unit_test(test_matches_openpmix),
         cmocka_unit_test(test_attrs_match_openpmix),
     };
     return cmocka_run_group_tests(tests, open_openpmix, close_openpmix);

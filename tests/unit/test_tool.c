@@ -292,8 +292,7 @@ static void test_support_table(void **state)
 
     assert_int_equal(sy_query_status(2, 2, false, 0, 0), PMIX_SUCCESS);
     assert_int_equal(sy_query_status(2, 0, false, 0, 0), PMIX_ERR_NOT_FOUND);
-    assert_int_equal(sy_query_status(1, 1, true, PMIX_ERR_NOT_FOUND, 0),
-                     PMIX_ERR_PARTIAL_SUCCESS);
+    assert_int_equal(sy_query_status(1, 1, true, PMIX_ERR_NOT_FOUND, 0), PMIX_ERR_PARTIAL_SUCCESS);
     assert_int_equal(sy_query_status(0, 0, true, PMIX_ERR_NOT_SUPPORTED, 0),
                      PMIX_ERR_NOT_SUPPORTED);
     assert_int_equal(sy_query_status(1, 0, true, PMIX_ERR_NOT_SUPPORTED, 0), PMIX_ERR_NOT_FOUND);
@@ -382,27 +381,27 @@ static void test_server_side(void **state)
     pmix_proc_t src;
     PMIX_LOAD_PROCID(&src, "job", 0);
     pmix_byte_object_t bo = {.bytes = "x", .size = 1};
-    assert_int_equal(PMIx_server_IOF_deliver(NULL, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL,
-                                             NULL),
-                     PMIX_ERR_BAD_PARAM);
-    assert_int_equal(PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, 0, NULL,
-                                             NULL),
-                     PMIX_ERR_BAD_PARAM);
-    assert_int_equal(PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL,
-                                             NULL),
-                     PMIX_SUCCESS);
+    assert_int_equal(
+        PMIx_server_IOF_deliver(NULL, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL, NULL),
+        PMIX_ERR_BAD_PARAM);
+    assert_int_equal(
+        PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, 0, NULL, NULL),
+        PMIX_ERR_BAD_PARAM);
+    assert_int_equal(
+        PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL, NULL),
+        PMIX_SUCCESS);
     assert_int_equal(PMIx_server_finalize(), PMIX_SUCCESS);
-    assert_int_equal(PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL,
-                                             NULL),
-                     PMIX_ERR_INIT);
+    assert_int_equal(
+        PMIx_server_IOF_deliver(&src, PMIX_FWD_STDOUT_CHANNEL, &bo, NULL, 0, NULL, NULL),
+        PMIX_ERR_INIT);
     rmdir(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rendezvous),    cmocka_unit_test(test_iof_format),
-        cmocka_unit_test(test_iof_opts),      cmocka_unit_test(test_support_table),
+        cmocka_unit_test(test_rendezvous),  cmocka_unit_test(test_iof_format),
+        cmocka_unit_test(test_iof_opts),    cmocka_unit_test(test_support_table),
         cmocka_unit_test(test_server_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,9 +183,8 @@ static void test_relative_bad_strings(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "",       "hwloc:", "XX0",         "SK",      "SK0:",       ":SK0",   "SK0::CR1",
-        "SK0:SK1", "SKa",   "SK1-0",       "SK0,",    "SK99999999", "sk0",    "SK0 ",
-        "SK-1",   "SK0;L30", "HT0-1,3-2", "L40",
+        "",      "hwloc:", "XX0",        "SK",  "SK0:", ":SK0", "SK0::CR1", "SK0:SK1",   "SKa",
+        "SK1-0", "SK0,",   "SK99999999", "sk0", "SK0 ", "SK-1", "SK0;L30",  "HT0-1,3-2", "L40",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         pmix_locality_t l = 0x1234;
@@ -230,8 +229,9 @@ static void test_cpuset_bad(void **state)
     assert_int_equal(PMIX_ERR_BAD_PARAM, PMIx_Parse_cpuset_string("0-3", &out));
     assert_int_equal(PMIX_ERR_NOT_SUPPORTED, PMIx_Parse_cpuset_string("other:0-3", &out));
     assert_int_equal(PMIX_ERR_NOT_SUPPORTED, PMIx_Parse_cpuset_string("hwlocx:0-3", &out));
-    static const char *const bad[] = {"hwloc:3-1", "hwloc:a",        "hwloc:0x3", "hwloc:1,,2",
-                                      "hwloc:-1", "hwloc:1048576", "hwloc:0-4294967295"};
+    static const char *const bad[] = {"hwloc:3-1",         "hwloc:a",  "hwloc:0x3",
+                                      "hwloc:1,,2",        "hwloc:-1", "hwloc:1048576",
+                                      "hwloc:0-4294967295"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_int_equal(PMIX_ERR_BAD_PARAM, PMIx_Parse_cpuset_string(bad[i], &out));
     }
@@ -365,8 +365,8 @@ static void test_this_machine(void **state)
         free(s);
     }
     char *s = (char *)"untouched";
-    assert_int_equal(PMIX_SUCCESS, sy_topology_locality_string(
-                                       t, hwloc_topology_get_topology_cpuset(t), &s));
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topology_locality_string(t, hwloc_topology_get_topology_cpuset(t), &s));
     assert_null(s);
     sy_topology_release_cached();
     free(topo.source);
@@ -558,9 +558,9 @@ static void test_server_share(void **state)
     assert_non_null(xml);
     assert_int_equal(PMIX_STRING, xml->value.type);
     hwloc_topology_t back = NULL;
-    assert_int_equal(PMIX_SUCCESS, sy_topology_import_xml(xml->value.data.string,
-                                                          strlen(xml->value.data.string), true,
-                                                          &back));
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topology_import_xml(xml->value.data.string, strlen(xml->value.data.string),
+                                            true, &back));
     assert_int_equal(NPU, hwloc_get_nbobjs_by_type(back, HWLOC_OBJ_PU));
     hwloc_topology_destroy(back);
 
@@ -568,8 +568,8 @@ static void test_server_share(void **state)
     assert_non_null(sig);
     const char *arch = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "Architecture");
     char want[128];
-    snprintf(want, sizeof(want), "%dN:%dS:%dL3:%dL2:%dL1:%dC:%dH:%s:le", NPU / 8, NPU / 8,
-             NPU / 8, NPU / 4, NPU / 4, NPU / 2, NPU, NULL == arch ? "unknown" : arch);
+    snprintf(want, sizeof(want), "%dN:%dS:%dL3:%dL2:%dL1:%dC:%dH:%s:le", NPU / 8, NPU / 8, NPU / 8,
+             NPU / 4, NPU / 4, NPU / 2, NPU, NULL == arch ? "unknown" : arch);
     assert_string_equal(want, sig->value.data.string);
     const pmix_info_t *mem = find(node, nnode, PMIX_AVAIL_PHYS_MEMORY);
     if (NULL != mem) {
@@ -605,18 +605,12 @@ static void test_server_share(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single_pu_strings),
-        cmocka_unit_test(test_span_strings),
-        cmocka_unit_test(test_relative_every_pair),
-        cmocka_unit_test(test_relative_partial_levels),
-        cmocka_unit_test(test_relative_bad_strings),
-        cmocka_unit_test(test_cpuset_round_trip),
-        cmocka_unit_test(test_cpuset_bad),
-        cmocka_unit_test(test_adopted_topology),
-        cmocka_unit_test(test_this_machine),
-        cmocka_unit_test(test_concurrent_first_load),
-        cmocka_unit_test(test_xml_import),
-        cmocka_unit_test(test_load_from_store),
+        cmocka_unit_test(test_single_pu_strings),    cmocka_unit_test(test_span_strings),
+        cmocka_unit_test(test_relative_every_pair),  cmocka_unit_test(test_relative_partial_levels),
+        cmocka_unit_test(test_relative_bad_strings), cmocka_unit_test(test_cpuset_round_trip),
+        cmocka_unit_test(test_cpuset_bad),           cmocka_unit_test(test_adopted_topology),
+        cmocka_unit_test(test_this_machine),         cmocka_unit_test(test_concurrent_first_load),
+        cmocka_unit_test(test_xml_import),           cmocka_unit_test(test_load_from_store),
         cmocka_unit_test(test_server_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,7 +24,7 @@
 
 static int teardown(void **state)
 {
-    (void) state;
+    (void)state;
     sample_topology_release();
     return 0;
 }
@@ -33,7 +33,7 @@ static int teardown(void **state)
 
 static void test_type_sizes(void **state)
 {
-    (void) state;
+    (void)state;
     assert_int_equal(sizeof(pmix_info_t), sy_type_size(PMIX_INFO));
     assert_int_equal(sizeof(char *), sy_type_size(PMIX_STRING));
     assert_int_equal(sizeof(char *), sy_type_size(PMIX_REGEX));
@@ -58,7 +58,7 @@ static void test_type_sizes(void **state)
 /* A failed copy leaves the destination zeroed and owning nothing. */
 static void test_elem_copy_failure_is_clean(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_topology_t other = {.source = "not-hwloc", .topology = &other};
     pmix_topology_t tcopy;
     pmix_data_array_t bad = {.type = 999, .size = 2, .array = &other};
@@ -80,11 +80,11 @@ static void test_elem_copy_failure_is_clean(void **state)
 
 static void test_array_copy_and_free(void **state)
 {
-    (void) state;
+    (void)state;
     char *strs[3] = {"a", NULL, "c"};
     char **copy = NULL;
 
-    assert_int_equal(PMIX_SUCCESS, sy_array_copy((void **) &copy, strs, 3, PMIX_STRING));
+    assert_int_equal(PMIX_SUCCESS, sy_array_copy((void **)&copy, strs, 3, PMIX_STRING));
     assert_non_null(copy);
     assert_ptr_not_equal(strs[0], copy[0]);
     assert_string_equal("a", copy[0]);
@@ -92,7 +92,7 @@ static void test_array_copy_and_free(void **state)
     assert_string_equal("c", copy[2]);
     sy_array_free(copy, 3, PMIX_STRING);
 
-    assert_int_equal(PMIX_SUCCESS, sy_array_copy((void **) &copy, strs, 0, PMIX_STRING));
+    assert_int_equal(PMIX_SUCCESS, sy_array_copy((void **)&copy, strs, 0, PMIX_STRING));
     assert_null(copy);
     sy_array_free(NULL, 5, PMIX_INFO);
     /* an array of an unknown type is still freed as a block */
@@ -126,8 +126,7 @@ static void check_unloaded(const pmix_value_t *v, void *out, size_t sz)
         assert_memory_equal(v->data.bo.bytes, out, sz);
         free(out);
         return;
-    default:
-        break;
+    default: break;
     }
     if (PMIX_PROC_NSPACE == type) {
         assert_int_equal(strlen(*v->data.nspace), sz);
@@ -137,7 +136,7 @@ static void check_unloaded(const pmix_value_t *v, void *out, size_t sz)
     /* what came out loads back into an equal value */
     assert_int_equal(PMIX_SUCCESS, PMIx_Value_load(&back, out, type));
     if (sample_comparable(type)) {
-        assert_int_equal(PMIX_EQUAL, PMIx_Value_compare((pmix_value_t *) v, &back));
+        assert_int_equal(PMIX_EQUAL, PMIx_Value_compare((pmix_value_t *)v, &back));
     }
     PMIx_Value_destruct(&back);
     sample_free(out, type);
@@ -183,15 +182,13 @@ static void roundtrip_one(pmix_data_type_t type)
 
     /* PMIx_Data_copy: a new element equal to the original; its source is
      * the address of the element, except for strings */
-    assert_int_equal(PMIX_SUCCESS,
-                     PMIx_Data_copy(&copy,
-                                    (PMIX_STRING == type || PMIX_REGEX == type)
-                                        ? *(char **) elem
-                                        : elem,
-                                    type));
+    assert_int_equal(
+        PMIX_SUCCESS,
+        PMIx_Data_copy(&copy, (PMIX_STRING == type || PMIX_REGEX == type) ? *(char **)elem : elem,
+                       type));
     assert_non_null(copy);
     if (PMIX_STRING == type || PMIX_REGEX == type) {
-        assert_string_equal(*(char **) elem, copy);
+        assert_string_equal(*(char **)elem, copy);
         free(copy);
     } else {
         if (SY_VALUE_NONE != sy_value_kind(type) && sample_comparable(type)) {
@@ -209,7 +206,7 @@ static void roundtrip_one(pmix_data_type_t type)
         pmix_data_array_t da = {.type = type, .size = 1, .array = elem};
         pmix_data_array_t *dup = NULL;
         pmix_value_t a, b;
-        assert_int_equal(PMIX_SUCCESS, PMIx_Data_copy((void **) &dup, &da, PMIX_DATA_ARRAY));
+        assert_int_equal(PMIX_SUCCESS, PMIx_Data_copy((void **)&dup, &da, PMIX_DATA_ARRAY));
         assert_int_equal(type, dup->type);
         assert_int_equal(1, dup->size);
         assert_ptr_not_equal(elem, dup->array);
@@ -230,7 +227,7 @@ static void roundtrip_one(pmix_data_type_t type)
 
 static void test_roundtrip_every_type(void **state)
 {
-    (void) state;
+    (void)state;
     for (size_t i = 0; i < sample_ntypes; i++) {
         roundtrip_one(sample_types[i]);
     }
@@ -239,7 +236,7 @@ static void test_roundtrip_every_type(void **state)
 /* Load copies: releasing the source afterwards leaves the value intact. */
 static void test_load_is_deep(void **state)
 {
-    (void) state;
+    (void)state;
     for (size_t i = 0; i < sample_ntypes; i++) {
         pmix_data_type_t type = sample_types[i];
         void *elem = sample_new(type, 0);
@@ -276,7 +273,7 @@ static pmix_data_array_t *build_nested(const char *tag)
 
     PMIX_DATA_ARRAY_CREATE(procs, 3, PMIX_PROC);
     for (pmix_rank_t r = 0; r < 3; r++) {
-        PMIX_LOAD_PROCID(&((pmix_proc_t *) procs->array)[r], tag, r);
+        PMIX_LOAD_PROCID(&((pmix_proc_t *)procs->array)[r], tag, r);
     }
     PMIX_DATA_ARRAY_CREATE(strs, 3, PMIX_STRING);
     s = strs->array;
@@ -308,7 +305,7 @@ static pmix_data_array_t *build_nested(const char *tag)
 
 static void test_nested_arrays(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_data_array_t *a = build_nested("ns.A");
     pmix_data_array_t *b = build_nested("ns.B");
     pmix_data_array_t *out = NULL;
@@ -341,13 +338,13 @@ static void test_nested_arrays(void **state)
     }
 
     /* unload gives a separate pmix_data_array_t* */
-    assert_int_equal(PMIX_SUCCESS, PMIx_Value_unload(&va, (void **) &out, &sz));
+    assert_int_equal(PMIX_SUCCESS, PMIx_Value_unload(&va, (void **)&out, &sz));
     assert_int_equal(sizeof(pmix_data_array_t), sz);
     assert_ptr_not_equal(va.data.darray, out);
     assert_int_equal(PMIX_INFO, out->type);
     assert_int_equal(3, out->size);
     PMIx_Value_destruct(&va);
-    assert_string_equal("ns.A", ((pmix_info_t *) out->array)[2].value.data.string);
+    assert_string_equal("ns.A", ((pmix_info_t *)out->array)[2].value.data.string);
     PMIX_DATA_ARRAY_FREE(out);
 
     PMIx_Value_destruct(&vb);
@@ -361,7 +358,7 @@ static void test_nested_arrays(void **state)
  * from its own malloc/strdup/PMIX_*_CREATE, released via the macros. */
 static void test_destruct_caller_built(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_value_t *vals;
     pmix_info_t *info;
     pmix_proc_t *proc;
@@ -426,7 +423,7 @@ static void test_destruct_caller_built(void **state)
 
 static void test_pointer_never_freed(void **state)
 {
-    (void) state;
+    (void)state;
     int *obj = malloc(sizeof(int));
     void **ptrs;
     pmix_info_t *info;
@@ -461,10 +458,10 @@ static void test_pointer_never_freed(void **state)
 
 static void test_null_strings(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_value_t v, x, s;
-    void *out = (void *) &v;
-    void *copy = (void *) &v;
+    void *out = (void *)&v;
+    void *copy = (void *)&v;
     size_t sz = 99;
 
     assert_int_equal(PMIX_SUCCESS, PMIx_Value_load(&v, NULL, PMIX_STRING));
@@ -490,7 +487,7 @@ static void test_null_strings(void **state)
 
 static void test_unload_conventions(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_value_t v;
     int i = 42, got = 0;
     void *out;
@@ -510,7 +507,7 @@ static void test_unload_conventions(void **state)
     out = NULL;
     assert_int_equal(PMIX_SUCCESS, PMIx_Value_unload(&v, &out, &sz));
     assert_non_null(out);
-    assert_int_equal(42, *(int *) out);
+    assert_int_equal(42, *(int *)out);
     free(out);
 
     PMIX_LOAD_PROCID(&p, "ns.p", 7);
@@ -553,7 +550,7 @@ static void test_unload_conventions(void **state)
 
 static void test_load_edge_cases(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_value_t v;
     pmix_info_t info;
 
@@ -593,7 +590,7 @@ static void test_load_edge_cases(void **state)
 /* A regex value may be binary: its byte length survives copies. */
 static void test_regex_binary(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_value_t v, x;
     void *out = NULL;
     size_t sz;
@@ -637,7 +634,7 @@ static pmix_value_cmp_t cmp_loaded(const void *a, const void *b, pmix_data_type_
 
 static void test_compare(void **state)
 {
-    (void) state;
+    (void)state;
     int i1 = 1, i2 = 2;
     int8_t n1 = -1, p1 = 1;
     pmix_status_t s1 = PMIX_ERROR, s2 = PMIX_SUCCESS;
@@ -721,7 +718,7 @@ static void test_compare(void **state)
 
 static void test_topology_and_cpuset(void **state)
 {
-    (void) state;
+    (void)state;
     hwloc_topology_t mine = sample_topology();
     pmix_topology_t *topo;
     pmix_topology_t src = {.source = "hwloc", .topology = mine};
@@ -754,7 +751,7 @@ static void test_topology_and_cpuset(void **state)
     /* PMIX_TOPOLOGY_CREATE'd, filled by the caller, released by the library */
     PMIX_TOPOLOGY_CREATE(topo, 1);
     topo->source = strdup("hwloc");
-    assert_int_equal(0, hwloc_topology_dup((hwloc_topology_t *) &topo->topology, mine));
+    assert_int_equal(0, hwloc_topology_dup((hwloc_topology_t *)&topo->topology, mine));
     PMIx_Topology_destruct(topo);
     free(topo);
     PMIx_Topology_destruct(NULL);
@@ -791,7 +788,7 @@ static void test_topology_and_cpuset(void **state)
 
 static void test_data_array_destruct(void **state)
 {
-    (void) state;
+    (void)state;
     pmix_data_array_t da;
     pmix_value_t *vals;
     pmix_app_t *apps;
@@ -830,13 +827,13 @@ static void test_data_array_destruct(void **state)
 
 static void test_data_copy(void **state)
 {
-    (void) state;
+    (void)state;
     void *out = NULL;
     int i = 5;
     pmix_info_t info;
 
     assert_int_equal(PMIX_SUCCESS, PMIx_Data_copy(&out, &i, PMIX_INT));
-    assert_int_equal(5, *(int *) out);
+    assert_int_equal(5, *(int *)out);
     free(out);
     assert_int_equal(PMIX_SUCCESS, PMIx_Data_copy(&out, "str", PMIX_STRING));
     assert_string_equal("str", out);
@@ -844,8 +841,8 @@ static void test_data_copy(void **state)
 
     PMIX_INFO_LOAD(&info, "key", "val", PMIX_STRING);
     assert_int_equal(PMIX_SUCCESS, PMIx_Data_copy(&out, &info, PMIX_INFO));
-    assert_string_equal("key", ((pmix_info_t *) out)->key);
-    assert_ptr_not_equal(info.value.data.string, ((pmix_info_t *) out)->value.data.string);
+    assert_string_equal("key", ((pmix_info_t *)out)->key);
+    assert_ptr_not_equal(info.value.data.string, ((pmix_info_t *)out)->value.data.string);
     PMIX_INFO_FREE(out, 1);
     PMIX_INFO_DESTRUCT(&info);
 

@@ -13,7 +13,7 @@
 
 static void test_version_leading_digit(void **state)
 {
-    (void) state;
+    (void)state;
     const char *v = PMIx_Get_version();
     assert_non_null(v);
     assert_true(v[0] >= '3' && v[0] <= '9');
@@ -21,7 +21,7 @@ static void test_version_leading_digit(void **state)
 
 static void test_version_names_switchyard(void **state)
 {
-    (void) state;
+    (void)state;
     assert_non_null(strstr(PMIx_Get_version(), "Switchyard"));
 }
 

@@ -9,17 +9,70 @@
 #include "common/datatype.h"
 
 const pmix_data_type_t sample_types[] = {
-    PMIX_BOOL, PMIX_BYTE, PMIX_STRING, PMIX_SIZE, PMIX_PID, PMIX_INT, PMIX_INT8, PMIX_INT16,
-    PMIX_INT32, PMIX_INT64, PMIX_UINT, PMIX_UINT8, PMIX_UINT16, PMIX_UINT32, PMIX_UINT64,
-    PMIX_FLOAT, PMIX_DOUBLE, PMIX_TIMEVAL, PMIX_TIME, PMIX_STATUS, PMIX_VALUE, PMIX_PROC,
-    PMIX_APP, PMIX_INFO, PMIX_PDATA, PMIX_BYTE_OBJECT, PMIX_PERSIST, PMIX_POINTER, PMIX_SCOPE,
-    PMIX_DATA_RANGE, PMIX_INFO_DIRECTIVES, PMIX_DATA_TYPE, PMIX_PROC_STATE, PMIX_PROC_INFO,
-    PMIX_DATA_ARRAY, PMIX_PROC_RANK, PMIX_QUERY, PMIX_COMPRESSED_STRING, PMIX_ALLOC_DIRECTIVE,
-    PMIX_IOF_CHANNEL, PMIX_ENVAR, PMIX_COORD, PMIX_REGATTR, PMIX_REGEX, PMIX_JOB_STATE,
-    PMIX_LINK_STATE, PMIX_PROC_CPUSET, PMIX_GEOMETRY, PMIX_DEVICE_DIST, PMIX_ENDPOINT, PMIX_TOPO,
-    PMIX_DEVTYPE, PMIX_LOCTYPE, PMIX_COMPRESSED_BYTE_OBJECT, PMIX_PROC_NSPACE, PMIX_PROC_STATS,
-    PMIX_DISK_STATS, PMIX_NET_STATS, PMIX_NODE_STATS, PMIX_DATA_BUFFER, PMIX_STOR_MEDIUM,
-    PMIX_STOR_ACCESS, PMIX_STOR_PERSIST, PMIX_STOR_ACCESS_TYPE,
+    PMIX_BOOL,
+    PMIX_BYTE,
+    PMIX_STRING,
+    PMIX_SIZE,
+    PMIX_PID,
+    PMIX_INT,
+    PMIX_INT8,
+    PMIX_INT16,
+    PMIX_INT32,
+    PMIX_INT64,
+    PMIX_UINT,
+    PMIX_UINT8,
+    PMIX_UINT16,
+    PMIX_UINT32,
+    PMIX_UINT64,
+    PMIX_FLOAT,
+    PMIX_DOUBLE,
+    PMIX_TIMEVAL,
+    PMIX_TIME,
+    PMIX_STATUS,
+    PMIX_VALUE,
+    PMIX_PROC,
+    PMIX_APP,
+    PMIX_INFO,
+    PMIX_PDATA,
+    PMIX_BYTE_OBJECT,
+    PMIX_PERSIST,
+    PMIX_POINTER,
+    PMIX_SCOPE,
+    PMIX_DATA_RANGE,
+    PMIX_INFO_DIRECTIVES,
+    PMIX_DATA_TYPE,
+    PMIX_PROC_STATE,
+    PMIX_PROC_INFO,
+    PMIX_DATA_ARRAY,
+    PMIX_PROC_RANK,
+    PMIX_QUERY,
+    PMIX_COMPRESSED_STRING,
+    PMIX_ALLOC_DIRECTIVE,
+    PMIX_IOF_CHANNEL,
+    PMIX_ENVAR,
+    PMIX_COORD,
+    PMIX_REGATTR,
+    PMIX_REGEX,
+    PMIX_JOB_STATE,
+    PMIX_LINK_STATE,
+    PMIX_PROC_CPUSET,
+    PMIX_GEOMETRY,
+    PMIX_DEVICE_DIST,
+    PMIX_ENDPOINT,
+    PMIX_TOPO,
+    PMIX_DEVTYPE,
+    PMIX_LOCTYPE,
+    PMIX_COMPRESSED_BYTE_OBJECT,
+    PMIX_PROC_NSPACE,
+    PMIX_PROC_STATS,
+    PMIX_DISK_STATS,
+    PMIX_NET_STATS,
+    PMIX_NODE_STATS,
+    PMIX_DATA_BUFFER,
+    PMIX_STOR_MEDIUM,
+    PMIX_STOR_ACCESS,
+    PMIX_STOR_PERSIST,
+    PMIX_STOR_ACCESS_TYPE,
 };
 const size_t sample_ntypes = sizeof(sample_types) / sizeof(sample_types[0]);
 
@@ -75,7 +128,7 @@ static void bytes(pmix_byte_object_t *bo, int k)
 {
     /* embedded NULs: byte objects are not strings */
     static const char raw[] = {'a', 0, 'b', 0, 'c', 'd'};
-    bo->size = sizeof(raw) - (size_t) k;
+    bo->size = sizeof(raw) - (size_t)k;
     bo->bytes = malloc(bo->size);
     memcpy(bo->bytes, raw, bo->size);
 }
@@ -87,7 +140,7 @@ static void coord(pmix_coord_t *c, int k)
     c->coord = zalloc(3, sizeof(uint32_t));
     c->coord[0] = 1;
     c->coord[1] = 2;
-    c->coord[2] = 3 + (uint32_t) k;
+    c->coord[2] = 3 + (uint32_t)k;
 }
 
 static void info(pmix_info_t *i, const char *key, int k)
@@ -101,19 +154,19 @@ static void info(pmix_info_t *i, const char *key, int k)
 static void disk(pmix_disk_stats_t *d, int k)
 {
     d->disk = sdup(k ? "sdb" : "sda");
-    d->num_reads_completed = 10 + (uint64_t) k;
+    d->num_reads_completed = 10 + (uint64_t)k;
     d->weighted_milliseconds_io = 99;
 }
 
 static void net(pmix_net_stats_t *n, int k)
 {
     n->net_interface = sdup(k ? "eth1" : "eth0");
-    n->num_bytes_sent = 1000 + (uint64_t) k;
+    n->num_bytes_sent = 1000 + (uint64_t)k;
 }
 
 void sample_fill(void *elem, pmix_data_type_t type, int k)
 {
-#define SET(ctype, v) (*(ctype *) elem = (ctype)(v))
+#define SET(ctype, v) (*(ctype *)elem = (ctype)(v))
     switch (type) {
     case PMIX_BOOL: SET(bool, 0 == k); break;
     case PMIX_BYTE: SET(uint8_t, 0x10 + k); break;
@@ -131,7 +184,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
     case PMIX_UINT16: SET(uint16_t, 16 + k); break;
     case PMIX_UINT32: SET(uint32_t, 32 + k); break;
     case PMIX_UINT64: SET(uint64_t, 64 + k); break;
-    case PMIX_FLOAT: SET(float, 1.5f + (float) k); break;
+    case PMIX_FLOAT: SET(float, 1.5f + (float)k); break;
     case PMIX_DOUBLE: SET(double, 2.25 + k); break;
     case PMIX_TIMEVAL: {
         struct timeval *tv = elem;
@@ -147,7 +200,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
         v->data.string = sdup(k ? "inner-1" : "inner-0");
         break;
     }
-    case PMIX_PROC: PMIX_LOAD_PROCID((pmix_proc_t *) elem, "ns.sample", (pmix_rank_t) k); break;
+    case PMIX_PROC: PMIX_LOAD_PROCID((pmix_proc_t *)elem, "ns.sample", (pmix_rank_t)k); break;
     case PMIX_APP: {
         pmix_app_t *a = elem;
         a->cmd = sdup("/bin/true");
@@ -198,7 +251,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
         pmix_proc_t *procs;
         PMIX_PROC_CREATE(procs, 2);
         PMIX_LOAD_PROCID(&procs[0], "ns.da", 0);
-        PMIX_LOAD_PROCID(&procs[1], "ns.da", 1 + (pmix_rank_t) k);
+        PMIX_LOAD_PROCID(&procs[1], "ns.da", 1 + (pmix_rank_t)k);
         d->type = PMIX_PROC;
         d->size = 2;
         d->array = procs;
@@ -254,7 +307,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
         d->osname = sdup("mlx5_0");
         d->type = PMIX_DEVTYPE_NETWORK;
         d->mindist = 10;
-        d->maxdist = (uint16_t) (20 + k);
+        d->maxdist = (uint16_t)(20 + k);
         break;
     }
     case PMIX_ENDPOINT: {
@@ -276,7 +329,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
     }
     case PMIX_DEVTYPE: SET(pmix_device_type_t, PMIX_DEVTYPE_GPU << k); break;
     case PMIX_LOCTYPE: SET(pmix_locality_t, PMIX_LOCALITY_SHARE_NODE + k); break;
-    case PMIX_PROC_NSPACE: PMIX_LOAD_NSPACE((char *) elem, k ? "nspace-1" : "nspace-0"); break;
+    case PMIX_PROC_NSPACE: PMIX_LOAD_NSPACE((char *)elem, k ? "nspace-1" : "nspace-0"); break;
     case PMIX_PROC_STATS: {
         pmix_proc_stats_t *p = elem;
         p->node = sdup("node01");
@@ -286,7 +339,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
         p->state = 'R';
         p->percent_cpu = 12.5f;
         p->num_threads = 4;
-        p->rss = 100.f + (float) k;
+        p->rss = 100.f + (float)k;
         p->sample_time.tv_sec = 7;
         break;
     }
@@ -295,7 +348,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
     case PMIX_NODE_STATS: {
         pmix_node_stats_t *n = elem;
         n->node = sdup("node01");
-        n->la = 0.5f + (float) k;
+        n->la = 0.5f + (float)k;
         n->total_mem = 64.f;
         n->diskstats = zalloc(2, sizeof(pmix_disk_stats_t));
         n->ndiskstats = 2;
@@ -310,7 +363,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
         pmix_data_buffer_t *b = elem;
         b->base_ptr = malloc(16);
         memcpy(b->base_ptr, "0123456789abcdef", 16);
-        b->base_ptr[3] = (char) ('A' + k);
+        b->base_ptr[3] = (char)('A' + k);
         b->bytes_allocated = 16;
         b->bytes_used = 10;
         b->pack_ptr = b->base_ptr + 10;
@@ -342,7 +395,7 @@ void sample_free(void *elem, pmix_data_type_t type)
 const void *sample_data(const void *elem, pmix_data_type_t type)
 {
     if (PMIX_STRING == type || PMIX_REGEX == type || PMIX_POINTER == type) {
-        return *(void *const *) elem;
+        return *(void *const *)elem;
     }
     return elem;
 }
@@ -354,6 +407,6 @@ bool sample_comparable(pmix_data_type_t type)
 
 bool sample_variants_differ(pmix_data_type_t type)
 {
-    (void) type;
+    (void)type;
     return true;
 }

@@ -66,8 +66,9 @@ int main(void)
     pmix_info_t collect;
     bool yes = true;
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    if (PMIx_Put(PMIX_GLOBAL, "hello.card", &val) == PMIX_SUCCESS && PMIx_Commit() == PMIX_SUCCESS &&
-        PMIx_Fence(NULL, 0, &collect, 1) == PMIX_SUCCESS && size > 1) {
+    if (PMIx_Put(PMIX_GLOBAL, "hello.card", &val) == PMIX_SUCCESS &&
+        PMIx_Commit() == PMIX_SUCCESS && PMIx_Fence(NULL, 0, &collect, 1) == PMIX_SUCCESS &&
+        size > 1) {
         pmix_proc_t next;
         PMIX_LOAD_PROCID(&next, me.nspace, (me.rank + 1) % size);
         char *theirs = get_str(&next, "hello.card");

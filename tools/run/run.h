@@ -24,16 +24,16 @@ typedef enum { RUN_STDIN_INHERIT, RUN_STDIN_TOOLS, RUN_STDIN_NONE } run_stdin_t;
 
 typedef struct {
     unsigned np;
-    char **argv;    /* NULL-terminated, points into the command line */
-    char *wdir;     /* NULL: the launcher's cwd */
+    char **argv;      /* NULL-terminated, points into the command line */
+    char *wdir;       /* NULL: the launcher's cwd */
     const char *pset; /* --pset: the process set of this context, or NULL */
-    char **env;     /* NAME=VALUE of this context only (spawned apps), or NULL */
+    char **env;       /* NAME=VALUE of this context only (spawned apps), or NULL */
 } run_app_t;
 
 typedef struct {
     run_app_t *apps;
     unsigned napps;
-    char **env;     /* NAME=VALUE to set in every process (malloc'd) */
+    char **env; /* NAME=VALUE to set in every process (malloc'd) */
     size_t nenv;
     char *wdir;
     double timeout; /* seconds, 0 = none */
@@ -54,12 +54,12 @@ typedef struct {
     unsigned app;
     unsigned app_rank;
     pid_t pid;
-    int out_fd, err_fd;   /* read ends, -1 once closed */
+    int out_fd, err_fd;    /* read ends, -1 once closed */
     hwloc_bitmap_t cpuset; /* NULL when unbound */
     char *locality;        /* PMIx locality string, or NULL */
     char *cpuset_str;      /* "hwloc:..." or NULL */
     bool connected, finalized, exited;
-    int status;           /* waitpid status */
+    int status;             /* waitpid status */
     int out_file, err_file; /* --output-dir files, -1 when none */
 } run_proc_t;
 
@@ -71,26 +71,26 @@ typedef struct {
     run_proc_t *procs;
     unsigned nprocs;
     unsigned nexited;
-    void *iof;            /* run_iof.c's per-stream state */
+    void *iof;               /* run_iof.c's per-stream state */
     const char *session_dir; /* PMIX_TMPDIR: the launcher's private directory */
-    bool spawned;         /* started by PMIx_Spawn */
-    pmix_proc_t parent;   /* ... from this process */
+    bool spawned;            /* started by PMIx_Spawn */
+    pmix_proc_t parent;      /* ... from this process */
     /* What explains the job's end, decided once, under the host lock (the
      * server's thread sees lost connections and aborts, the main thread
      * reaps): */
-    int first_failed;     /* the first process that failed on its own: lost
-                           * by the server, or reaped failing, before anything
-                           * else explained the end; -1: none */
-    bool failing;         /* the launcher is stopping the job (a failure, an
-                           * abort, a signal, the timeout); main thread writes */
-    bool aborted;         /* PMIx_Abort was called (the first call counts) */
-    bool abort_late;      /* ... after a failure explained the end already */
+    int first_failed; /* the first process that failed on its own: lost
+                       * by the server, or reaped failing, before anything
+                       * else explained the end; -1: none */
+    bool failing;     /* the launcher is stopping the job (a failure, an
+                       * abort, a signal, the timeout); main thread writes */
+    bool aborted;     /* PMIx_Abort was called (the first call counts) */
+    bool abort_late;  /* ... after a failure explained the end already */
     int abort_status;
     pmix_rank_t abort_rank;
     char *abort_msg;
-    int spawn_status;     /* main thread: the waitpid status of the spawned
-                           * process whose failure explained the end, or 0 */
-    double extra_time;    /* seconds an allocation request added to --timeout */
+    int spawn_status;  /* main thread: the waitpid status of the spawned
+                        * process whose failure explained the end, or 0 */
+    double extra_time; /* seconds an allocation request added to --timeout */
 } run_job_t;
 
 /* run_opts.c: 0 on success, 1 on a usage error (message printed), 2 for

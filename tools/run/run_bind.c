@@ -32,9 +32,8 @@ static hwloc_obj_t *map_cores(run_job_t *job, unsigned *ncores)
                 hwloc_obj_t pkg = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, (unsigned)p);
                 int in = hwloc_get_nbobjs_inside_cpuset_by_type(t, pkg->cpuset, HWLOC_OBJ_CORE);
                 if (round < in) {
-                    cores[k++] = hwloc_get_obj_inside_cpuset_by_type(t, pkg->cpuset,
-                                                                      HWLOC_OBJ_CORE,
-                                                                      (unsigned)round);
+                    cores[k++] = hwloc_get_obj_inside_cpuset_by_type(t, pkg->cpuset, HWLOC_OBJ_CORE,
+                                                                     (unsigned)round);
                     any = true;
                 }
             }

@@ -142,10 +142,12 @@ static pmix_status_t allocate(const pmix_proc_t *client, pmix_alloc_directive_t 
             req_id = d->value.data.string;
         else if (PMIX_CHECK_KEY(d, PMIX_ALLOC_TIME))
             more_time = number(&d->value);
-        else if (PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_NODES) || PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_CPUS) ||
-                 PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_CPU_LIST) || PMIX_CHECK_KEY(d, PMIX_ALLOC_CPU_LIST) ||
-                 PMIX_CHECK_KEY(d, PMIX_ALLOC_MEM_SIZE) || PMIX_CHECK_KEY(d, PMIX_ALLOC_NODE_LIST) ||
-                 PMIX_CHECK_KEY(d, PMIX_ALLOC_FABRIC) || PMIX_CHECK_KEY(d, PMIX_ALLOC_BANDWIDTH))
+        else if (PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_NODES) ||
+                 PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_CPUS) ||
+                 PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_CPU_LIST) ||
+                 PMIX_CHECK_KEY(d, PMIX_ALLOC_CPU_LIST) || PMIX_CHECK_KEY(d, PMIX_ALLOC_MEM_SIZE) ||
+                 PMIX_CHECK_KEY(d, PMIX_ALLOC_NODE_LIST) || PMIX_CHECK_KEY(d, PMIX_ALLOC_FABRIC) ||
+                 PMIX_CHECK_KEY(d, PMIX_ALLOC_BANDWIDTH))
             amounts = true;
     }
     answer_t *a = answer_new(7);
@@ -182,8 +184,8 @@ void run_group_module(pmix_server_module_t *m, run_job_t *job)
 static bool first_naming(const run_job_t *job, unsigned a)
 {
     for (unsigned b = 0; b < a; b++)
-        if (job->opts->apps[b].pset != NULL && strcmp(job->opts->apps[b].pset,
-                                                      job->opts->apps[a].pset) == 0)
+        if (job->opts->apps[b].pset != NULL &&
+            strcmp(job->opts->apps[b].pset, job->opts->apps[a].pset) == 0)
             return false;
     return true;
 }

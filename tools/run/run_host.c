@@ -194,8 +194,7 @@ static void lost_connection(size_t ref, pmix_status_t status, const pmix_proc_t 
     run_job_t *job = the_job;
     bool open = job != NULL && !job->aborted && !job->failing && job->first_failed < 0;
     for (size_t i = 0; open && i < ninfo; i++) {
-        if (strcmp(info[i].key, PMIX_EVENT_AFFECTED_PROC) == 0 &&
-            info[i].value.type == PMIX_PROC &&
+        if (strcmp(info[i].key, PMIX_EVENT_AFFECTED_PROC) == 0 && info[i].value.type == PMIX_PROC &&
             PMIX_CHECK_NSPACE(info[i].value.data.proc->nspace, job->nspace) &&
             info[i].value.data.proc->rank < job->nprocs) {
             job->first_failed = (int)info[i].value.data.proc->rank;

@@ -33,7 +33,7 @@ static pmix_info_t *next(infos_t *l)
     return &l->info[l->n++];
 }
 
-#define ADD(l, key, val, type)                                                                    \
+#define ADD(l, key, val, type)                                                                     \
     do {                                                                                           \
         pmix_info_t *_i = next(l);                                                                 \
         if (_i == NULL)                                                                            \
@@ -175,18 +175,16 @@ int run_register(run_job_t *job)
         if (add_array(&l, PMIX_PROC_DATA, &sub) != 0)
             goto nomem;
     }
-    pmix_status_t rc = PMIx_server_register_nspace(job->nspace, (int)job->nprocs, l.info, l.n,
-                                                   NULL, NULL);
+    pmix_status_t rc =
+        PMIx_server_register_nspace(job->nspace, (int)job->nprocs, l.info, l.n, NULL, NULL);
     if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, "switchyard-run: registering the job failed: %s\n",
-                PMIx_Error_string(rc));
+        fprintf(stderr, "switchyard-run: registering the job failed: %s\n", PMIx_Error_string(rc));
         goto fail;
     }
     for (unsigned r = 0; r < job->nprocs; r++) {
         pmix_proc_t proc;
         PMIX_LOAD_PROCID(&proc, job->nspace, r);
-        rc = PMIx_server_register_client(&proc, geteuid(), getegid(), &job->procs[r], NULL,
-                                         NULL);
+        rc = PMIx_server_register_client(&proc, geteuid(), getegid(), &job->procs[r], NULL, NULL);
         if (rc != PMIX_SUCCESS) {
             fprintf(stderr, "switchyard-run: registering rank %u failed: %s\n", r,
                     PMIx_Error_string(rc));

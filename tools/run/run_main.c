@@ -355,8 +355,13 @@ int main(int argc, char **argv)
         return 1;
     for (unsigned a = 0, r = 0; a < opts.napps; a++)
         for (unsigned k = 0; k < opts.apps[a].np; k++, r++)
-            job.procs[r] = (run_proc_t){.rank = r, .app = a, .app_rank = k, .out_fd = -1,
-                                        .err_fd = -1, .out_file = -1, .err_file = -1};
+            job.procs[r] = (run_proc_t){.rank = r,
+                                        .app = a,
+                                        .app_rank = k,
+                                        .out_fd = -1,
+                                        .err_fd = -1,
+                                        .out_file = -1,
+                                        .err_file = -1};
     if (gethostname(job.hostname, sizeof(job.hostname) - 1) != 0)
         snprintf(job.hostname, sizeof(job.hostname), "localhost");
     snprintf(job.nspace, sizeof(job.nspace), "switchyard.%ld.1", (long)getpid());
@@ -389,8 +394,7 @@ int main(int argc, char **argv)
     if (asprintf(&session_dir, "%s/switchyard-run.%ld.XXXXXX", t != NULL && *t == '/' ? t : "/tmp",
                  (long)getpid()) < 0 ||
         mkdtemp(session_dir) == NULL) {
-        fprintf(stderr, "switchyard-run: cannot create a session directory: %s\n",
-                strerror(errno));
+        fprintf(stderr, "switchyard-run: cannot create a session directory: %s\n", strerror(errno));
         free(session_dir);
         session_dir = NULL;
         goto out;

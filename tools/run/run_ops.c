@@ -46,7 +46,7 @@ static pmix_status_t proc_table(pmix_value_t *v)
         pi[r].executable_name = strdup(job->opts->apps[p->app].argv[0]);
         pi[r].pid = p->pid;
         pi[r].exit_code = p->exited && WIFEXITED(p->status) ? WEXITSTATUS(p->status) : 0;
-        pi[r].state = p->exited  ? PMIX_PROC_STATE_TERMINATED
+        pi[r].state = p->exited    ? PMIX_PROC_STATE_TERMINATED
                       : p->pid > 0 ? PMIX_PROC_STATE_RUNNING
                                    : PMIX_PROC_STATE_LAUNCH_UNDERWAY; /* not forked yet */
     }
@@ -85,8 +85,8 @@ static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
             if (!strcmp(key, PMIX_QUERY_NAMESPACES)) {
                 PMIX_INFO_LOAD(o, key, job->nspace, PMIX_STRING);
             } else if (!strcmp(key, PMIX_QUERY_JOB_STATUS)) {
-                pmix_status_t st = job->nexited < job->nprocs ? PMIX_SUCCESS
-                                                              : PMIX_ERR_JOB_TERMINATED;
+                pmix_status_t st =
+                    job->nexited < job->nprocs ? PMIX_SUCCESS : PMIX_ERR_JOB_TERMINATED;
                 PMIX_INFO_LOAD(o, key, &st, PMIX_STATUS);
             } else if (!strcmp(key, PMIX_QUERY_PROC_TABLE) ||
                        !strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE)) {
@@ -104,8 +104,9 @@ static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
             n++;
         }
     }
-    pmix_status_t st = n == nkeys ? PMIX_SUCCESS : n > 0 ? PMIX_ERR_PARTIAL_SUCCESS
-                                                         : PMIX_ERR_NOT_FOUND;
+    pmix_status_t st = n == nkeys ? PMIX_SUCCESS
+                       : n > 0    ? PMIX_ERR_PARTIAL_SUCCESS
+                                  : PMIX_ERR_NOT_FOUND;
     cbfunc(st, n > 0 ? out : NULL, n, cbdata, release_infos, out);
     return PMIX_SUCCESS;
 }
@@ -133,8 +134,8 @@ static void log_upcall(const pmix_proc_t *client, const pmix_info_t data[], size
             syslog(LOG_INFO, "[%s,%u] %s", client->nspace, client->rank, msg);
             done++;
         } else if (PMIX_CHECK_KEY(&data[i], PMIX_LOG_MSG) && v->type == PMIX_BYTE_OBJECT) {
-            fprintf(stderr, "[%s,%u] %.*s\n", client->nspace, client->rank,
-                    (int)v->data.bo.size, v->data.bo.bytes);
+            fprintf(stderr, "[%s,%u] %.*s\n", client->nspace, client->rank, (int)v->data.bo.size,
+                    v->data.bo.bytes);
             done++;
         }
     }
@@ -185,12 +186,15 @@ static pmix_status_t job_control(const pmix_proc_t *requestor, const pmix_proc_t
         } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_SIGNAL) && d->value.type == PMIX_INT) {
             signal_targets(requestor, targets, ntargets, d->value.data.integer);
             st = PMIX_SUCCESS;
-        } else if ((PMIX_CHECK_KEY(d, PMIX_REGISTER_CLEANUP) || PMIX_CHECK_KEY(d, PMIX_REGISTER_CLEANUP_DIR)) &&
+        } else if ((PMIX_CHECK_KEY(d, PMIX_REGISTER_CLEANUP) ||
+                    PMIX_CHECK_KEY(d, PMIX_REGISTER_CLEANUP_DIR)) &&
                    d->value.type == PMIX_STRING && d->value.data.string != NULL) {
             add_cleanup(d->value.data.string);
             st = PMIX_SUCCESS;
-        } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_PREEMPTIBLE) || PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_METHOD) ||
-                   PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_EVENT) || PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_SIGNAL)) {
+        } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_PREEMPTIBLE) ||
+                   PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_METHOD) ||
+                   PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_EVENT) ||
+                   PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_SIGNAL)) {
             /* informational: nothing on one machine ever preempts or
              * checkpoints a job, so noted and accepted */
             st = PMIX_SUCCESS;
@@ -209,7 +213,7 @@ typedef struct monitor {
     pmix_status_t alert;
     double period; /* seconds between beats */
     unsigned drops;
-    double last;   /* last beat (or registration) */
+    double last; /* last beat (or registration) */
     struct monitor *next;
 } monitor_t;
 
@@ -245,11 +249,14 @@ static pmix_status_t monitor(const pmix_proc_t *requestor, const pmix_info_t *mo
             m->drops = 1;
             for (size_t i = 0; i < ndirs; i++) {
                 const pmix_info_t *d = &directives[i];
-                if (PMIX_CHECK_KEY(d, PMIX_MONITOR_ID) && d->value.type == PMIX_STRING && d->value.data.string)
+                if (PMIX_CHECK_KEY(d, PMIX_MONITOR_ID) && d->value.type == PMIX_STRING &&
+                    d->value.data.string)
                     m->id = strdup(d->value.data.string);
-                else if (PMIX_CHECK_KEY(d, PMIX_MONITOR_HEARTBEAT_TIME) && d->value.type == PMIX_UINT32)
+                else if (PMIX_CHECK_KEY(d, PMIX_MONITOR_HEARTBEAT_TIME) &&
+                         d->value.type == PMIX_UINT32)
                     m->period = d->value.data.uint32;
-                else if (PMIX_CHECK_KEY(d, PMIX_MONITOR_HEARTBEAT_DROPS) && d->value.type == PMIX_UINT32)
+                else if (PMIX_CHECK_KEY(d, PMIX_MONITOR_HEARTBEAT_DROPS) &&
+                         d->value.type == PMIX_UINT32)
                     m->drops = d->value.data.uint32;
             }
             m->last = mono();

@@ -144,8 +144,7 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                 else if (!strcmp(v, "none"))
                     o->bind_to = RUN_BIND_NONE;
                 else {
-                    fprintf(stderr, "switchyard-run: --bind-to %s: use core, package or none\n",
-                            v);
+                    fprintf(stderr, "switchyard-run: --bind-to %s: use core, package or none\n", v);
                     return 1;
                 }
             } else if (!strcmp(a, "--oversubscribe")) {
@@ -188,8 +187,7 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                 else if (!strcmp(v, "none"))
                     o->stdin_mode = RUN_STDIN_NONE;
                 else {
-                    fprintf(stderr, "switchyard-run: --stdin %s: use inherit, tools or none\n",
-                            v);
+                    fprintf(stderr, "switchyard-run: --stdin %s: use inherit, tools or none\n", v);
                     return 1;
                 }
             } else if (!strcmp(a, "--fabric")) {

@@ -48,8 +48,9 @@ static double now_s(void)
 /* Directives the datastore reads (and never stores). */
 static bool directive(const pmix_info_t *i)
 {
-    return PMIX_CHECK_KEY(i, PMIX_RANGE) || PMIX_CHECK_KEY(i, PMIX_PERSISTENCE) || PMIX_CHECK_KEY(i, PMIX_TIMEOUT) ||
-           PMIX_CHECK_KEY(i, PMIX_WAIT) || PMIX_CHECK_KEY(i, PMIX_USERID) || PMIX_CHECK_KEY(i, PMIX_GRPID) ||
+    return PMIX_CHECK_KEY(i, PMIX_RANGE) || PMIX_CHECK_KEY(i, PMIX_PERSISTENCE) ||
+           PMIX_CHECK_KEY(i, PMIX_TIMEOUT) || PMIX_CHECK_KEY(i, PMIX_WAIT) ||
+           PMIX_CHECK_KEY(i, PMIX_USERID) || PMIX_CHECK_KEY(i, PMIX_GRPID) ||
            PMIX_CHECK_KEY(i, PMIX_ACCESS_PERMISSIONS) || PMIX_CHECK_KEY(i, PMIX_ACCESS_USERIDS) ||
            PMIX_CHECK_KEY(i, PMIX_ACCESS_GRPIDS);
 }
@@ -70,12 +71,9 @@ static bool visible(const entry_t *e, const pmix_proc_t *who, pmix_data_range_t 
         asked != PMIX_RANGE_GLOBAL)
         return false;
     switch (e->range) {
-    case PMIX_RANGE_PROC_LOCAL:
-        return PMIX_CHECK_PROCID(&e->owner, who);
-    case PMIX_RANGE_NAMESPACE:
-        return PMIX_CHECK_NSPACE(e->owner.nspace, who->nspace);
-    default:
-        return true;
+    case PMIX_RANGE_PROC_LOCAL: return PMIX_CHECK_PROCID(&e->owner, who);
+    case PMIX_RANGE_NAMESPACE: return PMIX_CHECK_NSPACE(e->owner.nspace, who->nspace);
+    default: return true;
     }
 }
 

@@ -182,8 +182,13 @@ static void start_child(run_job_t *main_job, request_t *r)
             rc = PMIX_ERR_NOMEM;
         for (unsigned a = 0, k = 0; rc == PMIX_SUCCESS && a < r->opts.napps; a++)
             for (unsigned i = 0; i < r->opts.apps[a].np; i++, k++)
-                j->procs[k] = (run_proc_t){.rank = k, .app = a, .app_rank = i, .out_fd = -1,
-                                           .err_fd = -1, .out_file = -1, .err_file = -1};
+                j->procs[k] = (run_proc_t){.rank = k,
+                                           .app = a,
+                                           .app_rank = i,
+                                           .out_fd = -1,
+                                           .err_fd = -1,
+                                           .out_file = -1,
+                                           .err_file = -1};
         if (rc == PMIX_SUCCESS && (run_register(j) != 0 || run_iof_setup(j) != 0))
             rc = PMIX_ERROR;
         for (unsigned k = 0; rc == PMIX_SUCCESS && k < j->nprocs; k++) {

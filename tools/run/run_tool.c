@@ -170,11 +170,11 @@ bool run_tool_redirected(const char *nspace, pmix_rank_t rank, int stream)
 /* ---- rank 0's stdin, fed by tools ---- */
 
 static struct {
-    int fd;        /* write end, -1 when none or closed */
+    int fd; /* write end, -1 when none or closed */
     char *buf;
     size_t len;
-    bool closing;  /* PMIX_IOF_COMPLETE: close once written */
-    bool done;     /* closed: further pushes are refused */
+    bool closing; /* PMIX_IOF_COMPLETE: close once written */
+    bool done;    /* closed: further pushes are refused */
 } in = {.fd = -1};
 
 void run_tool_set_stdin(int fd)
@@ -187,8 +187,7 @@ void run_tool_set_stdin(int fd)
 
 static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t targets[],
                                 size_t ntargets, const pmix_info_t directives[], size_t ndirs,
-                                const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc,
-                                void *cbdata)
+                                const pmix_byte_object_t *bo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     (void)source;
     (void)cbfunc;
@@ -206,8 +205,9 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
             complete = on;
     }
     if (main_job == NULL || main_job->opts->stdin_mode != RUN_STDIN_TOOLS) {
-        fprintf(stderr, "switchyard-run: a tool pushed stdin, but this job reads %s "
-                        "(start it with --stdin tools)\n",
+        fprintf(stderr,
+                "switchyard-run: a tool pushed stdin, but this job reads %s "
+                "(start it with --stdin tools)\n",
                 main_job != NULL && main_job->opts->stdin_mode == RUN_STDIN_NONE
                     ? "/dev/null"
                     : "the launcher's own stdin");
@@ -215,8 +215,7 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
     }
     for (size_t t = 0; t < ntargets; t++) {
         if (!PMIX_CHECK_NSPACE(targets[t].nspace, main_job->nspace) || targets[t].rank != 0) {
-            fprintf(stderr, "switchyard-run: stdin goes to rank 0 of %s only\n",
-                    main_job->nspace);
+            fprintf(stderr, "switchyard-run: stdin goes to rank 0 of %s only\n", main_job->nspace);
             return PMIX_ERR_NOT_SUPPORTED;
         }
     }
@@ -311,8 +310,7 @@ void run_tool_service(void)
         if (p == NULL)
             break;
         if (main_job != NULL && main_job->opts->verbose && p->status == PMIX_SUCCESS)
-            fprintf(stderr, "switchyard-run: tool %s:%u attached\n", p->proc.nspace,
-                    p->proc.rank);
+            fprintf(stderr, "switchyard-run: tool %s:%u attached\n", p->proc.nspace, p->proc.rank);
         p->cbfunc(p->status, p->status == PMIX_SUCCESS ? &p->proc : NULL, p->cbdata);
         free(p);
     }
@@ -378,8 +376,8 @@ int run_tool_register_attrs(void)
         names[k] = NULL;
         pmix_status_t rc = PMIx_Register_attributes((char *)host_attrs[i].fn, names);
         if (rc != PMIX_SUCCESS) {
-            fprintf(stderr, "switchyard-run: PMIx_Register_attributes(%s): %s\n",
-                    host_attrs[i].fn, PMIx_Error_string(rc));
+            fprintf(stderr, "switchyard-run: PMIx_Register_attributes(%s): %s\n", host_attrs[i].fn,
+                    PMIx_Error_string(rc));
             return -1;
         }
         i = j;

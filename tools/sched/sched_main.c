@@ -37,26 +37,25 @@ static struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: switchyard-sched --listen SOCKET (--topology FILE [--format F] |\n"
-            "                        --generate SPEC) [--watch SECONDS] [-- program [args]]\n"
-            "       switchyard-sched --node SOCKET [--hostname NAME] [--no-inventory]\n"
-            "                        [-n N] [-- program [args]]\n"
-            "\n"
-            "Scheduler mode (--listen): a PMIx server with PMIX_SERVER_SCHEDULER on the\n"
-            "topology; node daemons connect to SOCKET and their clients' fabric requests\n"
-            "are answered from it; topology changes are sent to them as events.\n"
-            "Node mode (--node): a PMIx server whose fabric upcall forwards to the\n"
-            "scheduler at SOCKET; it delivers this node's inventory at start.\n"
-            "\n"
-            "  --topology FILE   Slurm topology.conf, ibnetdiscover output or native file\n"
-            "  --format F        slurm, ibnet or native (default: detect)\n"
-            "  --generate SPEC   fattree:k=4, dragonfly:a=4,p=2,h=2,g=9, torus:4x4x4\n"
-            "  --watch SECONDS   how often the topology file is checked (default 2, 0 never)\n"
-            "  --hostname NAME   the node's name (default: this host's)\n"
-            "  --no-inventory    do not collect and deliver this node's inventory\n"
-            "  -n N              run N copies of the program (ranks 0..N-1)\n"
-            "  --verbose         say what the daemon does\n");
+    fprintf(f, "usage: switchyard-sched --listen SOCKET (--topology FILE [--format F] |\n"
+               "                        --generate SPEC) [--watch SECONDS] [-- program [args]]\n"
+               "       switchyard-sched --node SOCKET [--hostname NAME] [--no-inventory]\n"
+               "                        [-n N] [-- program [args]]\n"
+               "\n"
+               "Scheduler mode (--listen): a PMIx server with PMIX_SERVER_SCHEDULER on the\n"
+               "topology; node daemons connect to SOCKET and their clients' fabric requests\n"
+               "are answered from it; topology changes are sent to them as events.\n"
+               "Node mode (--node): a PMIx server whose fabric upcall forwards to the\n"
+               "scheduler at SOCKET; it delivers this node's inventory at start.\n"
+               "\n"
+               "  --topology FILE   Slurm topology.conf, ibnetdiscover output or native file\n"
+               "  --format F        slurm, ibnet or native (default: detect)\n"
+               "  --generate SPEC   fattree:k=4, dragonfly:a=4,p=2,h=2,g=9, torus:4x4x4\n"
+               "  --watch SECONDS   how often the topology file is checked (default 2, 0 never)\n"
+               "  --hostname NAME   the node's name (default: this host's)\n"
+               "  --no-inventory    do not collect and deliver this node's inventory\n"
+               "  -n N              run N copies of the program (ranks 0..N-1)\n"
+               "  --verbose         say what the daemon does\n");
 }
 
 static int parse(int argc, char **argv)
@@ -149,8 +148,8 @@ static pmix_data_array_t *as_array(pmix_info_t *info, size_t n)
 
 #define MAX_NODES 256
 static pthread_mutex_t nodes_lock = PTHREAD_MUTEX_INITIALIZER;
-static int node_fds[MAX_NODES];  /* -1 once that node left */
-static int all_fds[MAX_NODES];   /* closed at the end */
+static int node_fds[MAX_NODES]; /* -1 once that node left */
+static int all_fds[MAX_NODES];  /* closed at the end */
 static size_t nnodes;
 
 typedef struct {
@@ -159,8 +158,7 @@ typedef struct {
     pmix_fabric_t fabric;
 } fwd_t;
 
-static void send_reply(int fd, uint32_t id, pmix_status_t status, const pmix_info_t *info,
-                       size_t n)
+static void send_reply(int fd, uint32_t id, pmix_status_t status, const pmix_info_t *info, size_t n)
 {
     pmix_data_buffer_t b;
     PMIX_DATA_BUFFER_CONSTRUCT(&b);
@@ -186,7 +184,8 @@ static void fwd_registered(pmix_status_t status, void *cbdata)
     fwd_t *f = cbdata;
     send_reply(f->fd, f->id, status, f->fabric.info, f->fabric.ninfo);
     say("answered request %u from a node: %s", f->id, PMIx_Error_string(status));
-    if (status != PMIX_SUCCESS || PMIx_Fabric_deregister_nb(&f->fabric, fwd_free, f) != PMIX_SUCCESS)
+    if (status != PMIX_SUCCESS ||
+        PMIx_Fabric_deregister_nb(&f->fabric, fwd_free, f) != PMIX_SUCCESS)
         free(f);
 }
 
@@ -498,8 +497,7 @@ static void node_event(pmix_data_buffer_t *b)
     if (da == NULL)
         return;
     /* this node: the server's own handlers and its clients */
-    if (PMIx_Notify_event(code, &source, PMIX_RANGE_LOCAL, info, n, free_infos, da) !=
-        PMIX_SUCCESS)
+    if (PMIx_Notify_event(code, &source, PMIX_RANGE_LOCAL, info, n, free_infos, da) != PMIX_SUCCESS)
         PMIX_DATA_ARRAY_FREE(da);
 }
 
@@ -531,9 +529,8 @@ typedef struct {
     bool done;
 } waiter_t;
 
-static void inventory_collected(pmix_status_t status, pmix_info_t *info, size_t ninfo,
-                                void *cbdata, pmix_release_cbfunc_t release_fn,
-                                void *release_cbdata)
+static void inventory_collected(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                                pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
     waiter_t *w = cbdata;
     if (status == PMIX_SUCCESS) {

@@ -29,30 +29,29 @@ static int nic_tostr(const struct fid *fid, char *buf, size_t len);
 
 static int no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-    (void) fid;
-    (void) bfid;
-    (void) flags;
+    (void)fid;
+    (void)bfid;
+    (void)flags;
     return -FI_ENOSYS;
 }
 
-static int no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops,
-                       void *context)
+static int no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops, void *context)
 {
-    (void) fid;
-    (void) name;
-    (void) flags;
-    (void) ops;
-    (void) context;
+    (void)fid;
+    (void)name;
+    (void)flags;
+    (void)ops;
+    (void)context;
     return -FI_ENOSYS;
 }
 
 static int no_ops_set(struct fid *fid, const char *name, uint64_t flags, void *ops, void *context)
 {
-    (void) fid;
-    (void) name;
-    (void) flags;
-    (void) ops;
-    (void) context;
+    (void)fid;
+    (void)name;
+    (void)flags;
+    (void)ops;
+    (void)context;
     return -FI_ENOSYS;
 }
 
@@ -144,7 +143,7 @@ static struct fid_nic *nic_dup(const struct fid_nic *src)
 
 static int nic_close(struct fid *fid)
 {
-    nic_free((struct fid_nic *) fid);
+    nic_free((struct fid_nic *)fid);
     return 0;
 }
 
@@ -155,18 +154,18 @@ static int nic_control(struct fid *fid, int command, void *arg)
     if (FI_DUP != command || NULL == arg) {
         return -FI_ENOSYS;
     }
-    dup = nic_dup((struct fid_nic *) fid);
+    dup = nic_dup((struct fid_nic *)fid);
     if (NULL == dup) {
         return -FI_ENOMEM;
     }
-    *(struct fid_nic **) arg = dup;
+    *(struct fid_nic **)arg = dup;
     return 0;
 }
 
 /* fi_tostr() builds its text by concatenation: append, never overwrite. */
 static int nic_tostr(const struct fid *fid, char *buf, size_t len)
 {
-    const struct fid_nic *nic = (const struct fid_nic *) fid;
+    const struct fid_nic *nic = (const struct fid_nic *)fid;
     size_t used = strnlen(buf, len);
     const struct fi_device_attr *d = nic->device_attr;
     const struct fi_link_attr *l = nic->link_attr;
@@ -180,8 +179,8 @@ static int nic_tostr(const struct fid *fid, char *buf, size_t len)
              "firmware=%s FI_BUS_PCI %04x:%02x:%02x.%x address=%s mtu=%zu speed=%zu "
              "state=%s network_type=%s\n",
              d->name, d->device_id, d->device_version, d->vendor_id, d->driver, d->firmware,
-             p->domain_id, p->bus_id, p->device_id, p->function_id, l->address, l->mtu,
-             l->speed, FI_LINK_UP == l->state ? "UP" : "DOWN", l->network_type);
+             p->domain_id, p->bus_id, p->device_id, p->function_id, l->address, l->mtu, l->speed,
+             FI_LINK_UP == l->state ? "UP" : "DOWN", l->network_type);
     return 0;
 }
 
@@ -202,7 +201,7 @@ static struct fid_nic *make_nic(const char *prefix, int i)
     nic->device_attr->firmware = strdup("1.5.41");
     nic->bus_attr->bus_type = FI_BUS_PCI;
     nic->bus_attr->attr.pci.domain_id = 0;
-    nic->bus_attr->attr.pci.bus_id = (uint8_t) (0x21 + i);
+    nic->bus_attr->attr.pci.bus_id = (uint8_t)(0x21 + i);
     nic->bus_attr->attr.pci.device_id = 0;
     nic->bus_attr->attr.pci.function_id = 0;
     snprintf(buf, sizeof(buf), "0x%x", 0x1000 + i);
@@ -211,16 +210,15 @@ static struct fid_nic *make_nic(const char *prefix, int i)
     nic->link_attr->speed = 200000000000ULL;
     nic->link_attr->state = FI_LINK_UP;
     nic->link_attr->network_type = strdup("Ethernet");
-    if (NULL == nic->device_attr->name || NULL == nic->device_attr->firmware
-        || NULL == nic->link_attr->address || NULL == nic->link_attr->network_type) {
+    if (NULL == nic->device_attr->name || NULL == nic->device_attr->firmware ||
+        NULL == nic->link_attr->address || NULL == nic->link_attr->network_type) {
         nic_free(nic);
         return NULL;
     }
     return nic;
 }
 
-static struct fi_info *make_info(uint32_t version, const char *prefix, int i,
-                                 enum fi_ep_type type)
+static struct fi_info *make_info(uint32_t version, const char *prefix, int i, enum fi_ep_type type)
 {
     struct fi_info *fi = fi_allocinfo();
     char buf[256];
@@ -255,9 +253,9 @@ static int fake_getinfo(uint32_t version, const char *node, const char *service,
     int count = (NULL != env) ? atoi(env) : 2;
     int i, t;
 
-    (void) node;
-    (void) service;
-    (void) flags;
+    (void)node;
+    (void)service;
+    (void)flags;
     *info = NULL;
     if (NULL == prefix || '\0' == prefix[0] || strlen(prefix) > 64) {
         prefix = "fake";
@@ -267,8 +265,8 @@ static int fake_getinfo(uint32_t version, const char *node, const char *service,
     }
     for (i = 0; i < count; ++i) {
         for (t = 0; t < 2; ++t) {
-            if (NULL != hints && NULL != hints->ep_attr && FI_EP_UNSPEC != hints->ep_attr->type
-                && hints->ep_attr->type != types[t]) {
+            if (NULL != hints && NULL != hints->ep_attr && FI_EP_UNSPEC != hints->ep_attr->type &&
+                hints->ep_attr->type != types[t]) {
                 continue;
             }
             *tail = make_info(version, prefix, i, types[t]);
@@ -288,9 +286,9 @@ static int fake_getinfo(uint32_t version, const char *node, const char *service,
 
 static int fake_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context)
 {
-    (void) attr;
-    (void) fabric;
-    (void) context;
+    (void)attr;
+    (void)fabric;
+    (void)context;
     return -FI_ENOSYS;
 }
 
