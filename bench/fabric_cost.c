@@ -52,8 +52,8 @@ static long rss_kb(void)
 {
     long pages = 0, res = 0;
     FILE *f = fopen("/proc/self/statm", "r");
-    if (NULL != f) {
-        if (2 != fscanf(f, "%ld %ld", &pages, &res)) {
+    if (f != NULL) {
+        if (fscanf(f, "%ld %ld", &pages, &res) != 2) {
             res = 0;
         }
         fclose(f);
@@ -79,7 +79,7 @@ static int run_ours(const sy_topo_t *t, const sy_devindex_t *ix, unsigned thread
     o.nthreads = threads;
     o.max_bytes = (uint64_t)16 << 30;
     double t0 = now();
-    if (PMIX_SUCCESS != sy_cost_compute(t, ix, &o, &c)) {
+    if (sy_cost_compute(t, ix, &o, &c) != PMIX_SUCCESS) {
         return -1;
     }
     r->secs = now() - t0;
@@ -128,7 +128,7 @@ static int run_igraph(const sy_topo_t *t, const sy_devindex_t *ix, result_t *r)
         goto out;
     }
     for (uint32_t e = 0; e < t->ne; e++) {
-        if (PMIX_LINK_DOWN != t->e[e].state) {
+        if (t->e[e].state != PMIX_LINK_DOWN) {
             igraph_vector_int_push_back(&edges, t->e[e].a);
             igraph_vector_int_push_back(&edges, t->e[e].b);
         }
@@ -146,7 +146,7 @@ static int run_igraph(const sy_topo_t *t, const sy_devindex_t *ix, result_t *r)
     if (IGRAPH_SUCCESS == igraph_distances(&g, &res, igraph_vss_vector(&devs),
                                            igraph_vss_vector(&devs), IGRAPH_ALL)) {
         uint16_t *m = malloc((size_t)n * n * sizeof(uint16_t));
-        if (NULL != m) {
+        if (m != NULL) {
             for (uint32_t i = 0; i < n; i++) {
                 for (uint32_t j = 0; j < n; j++) {
                     igraph_real_t d = MATRIX(res, i, j);
@@ -177,12 +177,12 @@ static result_t measure(method_t m, const sy_topo_t *t, const sy_devindex_t *ix)
 {
     result_t r = {0};
     int fds[2];
-    if (0 != pipe(fds)) {
+    if (pipe(fds) != 0) {
         return r;
     }
     fflush(stdout);
     pid_t pid = fork();
-    if (0 == pid) {
+    if (pid == 0) {
         result_t c = {0};
         int rc = -1;
         close(fds[0]);
@@ -195,7 +195,7 @@ static result_t measure(method_t m, const sy_topo_t *t, const sy_devindex_t *ix)
         case M_FLOOR_THP: rc = run_floor(bytes, true, &c); break;
         case M_FLOOR_4K: rc = run_floor(bytes, false, &c); break;
         }
-        c.ok = 0 == rc;
+        c.ok = rc == 0;
         ssize_t w = write(fds[1], &c, sizeof(c));
         _exit(w == (ssize_t)sizeof(c) ? 0 : 1);
     }
@@ -225,7 +225,7 @@ static result_t best_of(int reps, method_t m, const sy_topo_t *t, const sy_devin
 static void print_load(const char *when)
 {
     double l[3];
-    if (3 == getloadavg(l, 3)) {
+    if (getloadavg(l, 3) == 3) {
         printf("# load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
     }
 }
@@ -262,19 +262,19 @@ int main(int argc, char **argv)
     bool quick = false;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
-        if (0 == strcmp(argv[i], "--quick")) {
+        if (strcmp(argv[i], "--quick") == 0) {
             quick = true;
-        } else if (0 == strcmp(argv[i], "--reps") && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
-        } else if (0 == strcmp(argv[i], "--max-n") && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) {
             max_n = (uint32_t)strtoul(argv[++i], NULL, 10);
-        } else if (0 == strcmp(argv[i], "--igraph-max") && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--igraph-max") == 0 && i + 1 < argc) {
             igraph_max = (uint32_t)strtoul(argv[++i], NULL, 10);
-        } else if (0 == strcmp(argv[i], "--only") && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
         } else {
             usage();
-            return 0 == strcmp(argv[i], "--help") ? 0 : 1;
+            return strcmp(argv[i], "--help") == 0 ? 0 : 1;
         }
     }
     if (reps < 1) {
@@ -300,7 +300,7 @@ int main(int argc, char **argv)
         const char *spec = only ? only : specs[s];
         sy_topo_t *t = NULL;
         char *err = NULL;
-        if (PMIX_SUCCESS != sy_topo_generate(spec, &t, &err)) {
+        if (sy_topo_generate(spec, &t, &err) != PMIX_SUCCESS) {
             fprintf(stderr, "%s: %s\n", spec, err ? err : "generation failed");
             free(err);
             continue;
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
             continue;
         }
         sy_devindex_t ix;
-        if (PMIX_SUCCESS != sy_devindex_build(t, &ix) || PMIX_SUCCESS != sy_topo_finalize(t)) {
+        if (sy_devindex_build(t, &ix) != PMIX_SUCCESS || sy_topo_finalize(t) != PMIX_SUCCESS) {
             sy_topo_free(t);
             continue;
         }
@@ -325,7 +325,7 @@ int main(int argc, char **argv)
         if (ig_run) {
             ig = measure(M_IGRAPH, t, &ix);
         }
-        const char *algo = 2 == ours.algo   ? "torus closed form"
+        const char *algo = ours.algo == 2   ? "torus closed form"
                            : 1 == ours.algo ? "leaf-collapse"
                                             : "per-source";
         char igs[64], igr[32], igm[32];

@@ -41,7 +41,7 @@ static void put_u32(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const c
 {
     pmix_value_t v;
     PMIX_VALUE_LOAD(&v, &u, PMIX_UINT32);
-    if (PMIX_SUCCESS != sy_jseg_put(b, realm, id, key, &v)) {
+    if (sy_jseg_put(b, realm, id, key, &v) != PMIX_SUCCESS) {
         abort();
     }
 }
@@ -50,7 +50,7 @@ static void put_str(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const c
                     const char *s)
 {
     pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *)s};
-    if (PMIX_SUCCESS != sy_jseg_put(b, realm, id, key, &v)) {
+    if (sy_jseg_put(b, realm, id, key, &v) != PMIX_SUCCESS) {
         abort();
     }
 }
@@ -60,7 +60,7 @@ static void publish(const char *path, uint32_t ranks)
     sy_jseg_builder_t *b;
     char buf[64];
 
-    if (PMIX_SUCCESS != sy_jseg_builder_new(nspace, &b)) {
+    if (sy_jseg_builder_new(nspace, &b) != PMIX_SUCCESS) {
         abort();
     }
     put_u32(b, SY_REALM_JOB, 0, PMIX_JOB_SIZE, ranks);
@@ -84,7 +84,7 @@ static void publish(const char *path, uint32_t ranks)
         put_u32(b, SY_REALM_PROC, r, PMIX_NODE_RANK, r % 16);
         put_u32(b, SY_REALM_PROC, r, PMIX_GLOBAL_RANK, r);
     }
-    if (PMIX_SUCCESS != sy_jseg_publish(b, path, 0600)) {
+    if (sy_jseg_publish(b, path, 0600) != PMIX_SUCCESS) {
         abort();
     }
     sy_jseg_builder_free(b);
@@ -101,7 +101,7 @@ static void *run(void *arg)
     PMIX_INFO_LOAD(&info, PMIX_NODE_INFO, &t, PMIX_BOOL);
     for (long i = 0; i < iters; i++) {
         pmix_value_t *v;
-        if (PMIX_SUCCESS != sy_store_get(&p, l->key, &info, l->node_info ? 1 : 0, &v)) {
+        if (sy_store_get(&p, l->key, &info, l->node_info ? 1 : 0, &v) != PMIX_SUCCESS) {
             fprintf(stderr, "lookup %s failed\n", l->what);
             abort();
         }
@@ -125,15 +125,15 @@ int main(int argc, char **argv)
     char dir[] = "/tmp/sy-bench-XXXXXX", path[64];
 
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (0 == strcmp(argv[i], "--ranks")) {
+        if (strcmp(argv[i], "--ranks") == 0) {
             ranks = (uint32_t)strtoul(argv[i + 1], NULL, 10);
-        } else if (0 == strcmp(argv[i], "--iters")) {
+        } else if (strcmp(argv[i], "--iters") == 0) {
             iters = strtol(argv[i + 1], NULL, 10);
-        } else if (0 == strcmp(argv[i], "--threads")) {
+        } else if (strcmp(argv[i], "--threads") == 0) {
             threads = atoi(argv[i + 1]);
         }
     }
-    if (ranks < 1024 || iters < 1 || threads < 1 || threads > 64 || NULL == mkdtemp(dir)) {
+    if (ranks < 1024 || iters < 1 || threads < 1 || threads > 64 || mkdtemp(dir) == NULL) {
         fprintf(stderr, "usage: store_get [--ranks N>=1024] [--iters N] [--threads 1..64]\n");
         return 1;
     }
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
     publish(path, ranks);
     double t1 = now();
     sy_store_acquire();
-    if (PMIX_SUCCESS != sy_store_attach(nspace, path)) {
+    if (sy_store_attach(nspace, path) != PMIX_SUCCESS) {
         abort();
     }
     double t2 = now();

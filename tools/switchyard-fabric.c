@@ -124,7 +124,7 @@ static int fail(const char *fmt, ...)
 
 static FILE *out_open(const char *path)
 {
-    return 0 == strcmp(path, "-") ? stdout : fopen(path, "wb");
+    return strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
 }
 
 static int out_close(FILE *f, const char *path)
@@ -140,14 +140,14 @@ static int out_close(FILE *f, const char *path)
 
 static void json_str(FILE *f, const char *s)
 {
-    if (NULL == s) {
+    if (s == NULL) {
         fputs("null", f);
         return;
     }
     fputc('"', f);
     for (; '\0' != *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if ('"' == c || '\\' == c) {
+        if (c == '"' || '\\' == c) {
             fprintf(f, "\\%c", c);
         } else if (c < 0x20) {
             fprintf(f, "\\u%04x", c);
@@ -196,7 +196,7 @@ typedef struct {
 static void progress_cb(uint64_t done, uint64_t total, void *arg)
 {
     progress_t *p = arg;
-    if (!p->active || 0 == total) {
+    if (!p->active || total == 0) {
         return;
     }
     unsigned pct = (unsigned)(done * 100 / total);
@@ -230,7 +230,7 @@ static char *fmt_u(unsigned long long v)
 
 static char *dup_or_null(const char *s)
 {
-    return NULL == s ? NULL : strdup(s);
+    return s == NULL ? NULL : strdup(s);
 }
 static char *c_id(const sy_device_t *d)
 {
@@ -325,12 +325,12 @@ static int discover(bool json)
 {
     sy_device_list_t list = {0};
     pmix_status_t rc = sy_devices_gather(NULL, &list);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return fail("device discovery failed: %s", PMIx_Error_string(rc));
     }
     size_t n = list.n;
     char **cell = calloc(n * NCOLS + 1, sizeof(*cell));
-    if (NULL == cell) {
+    if (cell == NULL) {
         sy_device_list_free(&list);
         return fail("out of memory");
     }
@@ -339,7 +339,7 @@ static int discover(bool json)
     for (size_t i = 0; i < n; i++) {
         for (size_t c = 0; c < NCOLS; c++) {
             char *v = columns[c].get(&list.devs[i]);
-            if (NULL != v && '\0' != *v) {
+            if (v != NULL && '\0' != *v) {
                 cell[i * NCOLS + c] = v;
                 used[c] = true;
                 size_t l = strlen(v);
@@ -355,7 +355,7 @@ static int discover(bool json)
             printf("%s\n  {", i ? "," : "");
             bool first = true;
             for (size_t c = 0; c < NCOLS; c++) {
-                if (NULL != cell[i * NCOLS + c]) {
+                if (cell[i * NCOLS + c] != NULL) {
                     printf("%s", first ? "" : ", ");
                     json_str(stdout, columns[c].title);
                     printf(": ");
@@ -366,7 +366,7 @@ static int discover(bool json)
             printf("}");
         }
         printf("%s]}\n", n ? "\n" : "");
-    } else if (0 == n) {
+    } else if (n == 0) {
         printf("no fabric devices found\n");
     } else {
         for (size_t c = 0; c < NCOLS; c++) {
@@ -383,10 +383,10 @@ static int discover(bool json)
                 if (!used[c]) {
                     continue;
                 }
-                const char *v = 0 == row ? columns[c].title : cell[(row - 1) * NCOLS + c];
+                const char *v = row == 0 ? columns[c].title : cell[(row - 1) * NCOLS + c];
                 /* No padding after the last column. */
                 printf("%s%-*s", first ? "" : "  ", c == last ? 0 : (int)width[c],
-                       NULL == v ? "-" : v);
+                       v == NULL ? "-" : v);
                 first = false;
             }
             printf("\n");
@@ -429,7 +429,7 @@ static uint16_t finite_max(const sy_cost_t *c)
     uint16_t mx = 0;
     size_t nn = (size_t)c->n * c->n;
     for (size_t i = 0; i < nn; i++) {
-        if (SY_COST_UNREACHABLE != c->m[i] && c->m[i] > mx) {
+        if (c->m[i] != SY_COST_UNREACHABLE && c->m[i] > mx) {
             mx = c->m[i];
         }
     }
@@ -441,7 +441,7 @@ static void summary(sy_fabric_engine_t *eng)
     const sy_topo_t *t = sy_fabric_engine_topo(eng);
     uint32_t down = 0;
     for (uint32_t e = 0; e < t->ne; e++) {
-        down += PMIX_LINK_DOWN == t->e[e].state;
+        down += t->e[e].state == PMIX_LINK_DOWN;
     }
     printf("source: %s (%s)\n", t->source ? t->source : "-", t->format ? t->format : "-");
     printf("generation: %llu\n", (unsigned long long)sy_fabric_engine_generation(eng));
@@ -452,9 +452,9 @@ static void summary(sy_fabric_engine_t *eng)
     const sy_planes_t *pl = NULL;
     const sy_fabric_shapes_t *sh = NULL;
     const sy_coords_t *co = NULL;
-    if (PMIX_SUCCESS == sy_fabric_engine_planes(eng, &pl)) {
-        bool shapes_ok = PMIX_SUCCESS == sy_fabric_engine_shapes(eng, &sh) &&
-                         PMIX_SUCCESS == sy_fabric_engine_coords(eng, &co);
+    if (sy_fabric_engine_planes(eng, &pl) == PMIX_SUCCESS) {
+        bool shapes_ok = sy_fabric_engine_shapes(eng, &sh) == PMIX_SUCCESS &&
+                         sy_fabric_engine_coords(eng, &co) == PMIX_SUCCESS;
         printf("planes: %u\n", pl->nplanes);
         for (uint32_t p = 0; p < pl->nplanes; p++) {
             printf("  %s: %u devices", pl->ids[p], pl->ndev[p]);
@@ -471,10 +471,10 @@ static void summary(sy_fabric_engine_t *eng)
     }
 
     const sy_groups_t *g = NULL;
-    if (PMIX_SUCCESS == sy_fabric_engine_groups(eng, &g)) {
+    if (sy_fabric_engine_groups(eng, &g) == PMIX_SUCCESS) {
         printf("groups: %u (%s)\n", g->ngroups, groups_method_name(g->method));
         uint32_t *sz = calloc(g->ngroups ? g->ngroups : 1, sizeof(*sz));
-        if (NULL != sz) {
+        if (sz != NULL) {
             for (uint32_t d = 0; d < g->ndev; d++) {
                 sz[g->group[d]]++;
             }
@@ -490,10 +490,10 @@ static void summary(sy_fabric_engine_t *eng)
     }
 
     const sy_cost_t *c = NULL;
-    if (PMIX_SUCCESS == sy_fabric_engine_cost(eng, &c)) {
+    if (sy_fabric_engine_cost(eng, &c) == PMIX_SUCCESS) {
         printf("diameter: %u\n", (unsigned)finite_max(c));
         uint64_t *h = calloc(65536, sizeof(*h));
-        if (NULL != h) {
+        if (h != NULL) {
             size_t nn = (size_t)c->n * c->n;
             for (size_t i = 0; i < nn; i++) {
                 h[c->m[i]]++;
@@ -510,8 +510,8 @@ static void summary(sy_fabric_engine_t *eng)
             free(h);
         }
         printf("cost: %ux%u, metric %s, algorithm %s%s, %.3f s\n", c->n, c->n,
-               SY_COST_SPEED == c->metric ? "speed" : "hops",
-               SY_COST_ALGO_LEAF == c->algo ? "leaf-collapse" : "per-source search",
+               c->metric == SY_COST_SPEED ? "speed" : "hops",
+               c->algo == SY_COST_ALGO_LEAF ? "leaf-collapse" : "per-source search",
                c->torus_closed_form ? " (torus closed form)" : "",
                sy_fabric_engine_compute_seconds(eng, SY_FABRIC_R_COST));
     } else {
@@ -524,7 +524,7 @@ static void summary(sy_fabric_engine_t *eng)
 static int export_matrix_bin(const sy_cost_t *c, const char *path)
 {
     FILE *f = out_open(path);
-    if (NULL == f) {
+    if (f == NULL) {
         return fail("%s: %s", path, strerror(errno));
     }
     unsigned char hdr[16] = {'S', 'Y', 'C', 'M', 1, 0, 0, 0};
@@ -550,7 +550,7 @@ static int export_matrix_bin(const sy_cost_t *c, const char *path)
 static int export_matrix_csv(const sy_cost_t *c, const char *path)
 {
     FILE *f = out_open(path);
-    if (NULL == f) {
+    if (f == NULL) {
         return fail("%s: %s", path, strerror(errno));
     }
     for (uint32_t i = 0; i < c->n; i++) {
@@ -565,11 +565,11 @@ static int export_matrix_csv(const sy_cost_t *c, const char *path)
 
 static int export_groups(const sy_groups_t *g, const char *path)
 {
-    if (NULL == g->str) {
+    if (g->str == NULL) {
         return fail("groups: a name contains ',', ';' or ':', no PMIX_FABRIC_GROUPS string");
     }
     FILE *f = out_open(path);
-    if (NULL == f) {
+    if (f == NULL) {
         return fail("%s: %s", path, strerror(errno));
     }
     fprintf(f, "%s\n", g->str);
@@ -585,16 +585,16 @@ static int export_coords(sy_fabric_engine_t *eng, const char *path)
     const sy_coords_t *co;
     const sy_peers_t *pe;
     const sy_fabric_shapes_t *sh;
-    if (PMIX_SUCCESS != sy_fabric_engine_devindex(eng, &ix) ||
-        PMIX_SUCCESS != sy_fabric_engine_planes(eng, &pl) ||
-        PMIX_SUCCESS != sy_fabric_engine_groups(eng, &g) ||
-        PMIX_SUCCESS != sy_fabric_engine_coords(eng, &co) ||
-        PMIX_SUCCESS != sy_fabric_engine_peers(eng, &pe) ||
-        PMIX_SUCCESS != sy_fabric_engine_shapes(eng, &sh)) {
+    if (sy_fabric_engine_devindex(eng, &ix) != PMIX_SUCCESS ||
+        sy_fabric_engine_planes(eng, &pl) != PMIX_SUCCESS ||
+        sy_fabric_engine_groups(eng, &g) != PMIX_SUCCESS ||
+        sy_fabric_engine_coords(eng, &co) != PMIX_SUCCESS ||
+        sy_fabric_engine_peers(eng, &pe) != PMIX_SUCCESS ||
+        sy_fabric_engine_shapes(eng, &sh) != PMIX_SUCCESS) {
         return fail("%s", sy_fabric_engine_last_error(eng));
     }
     FILE *f = out_open(path);
-    if (NULL == f) {
+    if (f == NULL) {
         return fail("%s: %s", path, strerror(errno));
     }
     fprintf(f, "{\n  \"generation\": %llu,\n  \"coord_method\": \"%s\",\n  \"dims\": %u,\n",
@@ -636,7 +636,7 @@ static int export_coords(sy_fabric_engine_t *eng, const char *path)
 static int export_dot(const sy_topo_t *t, const char *path)
 {
     FILE *f = out_open(path);
-    if (NULL == f) {
+    if (f == NULL) {
         return fail("%s: %s", path, strerror(errno));
     }
     fprintf(f, "graph fabric {\n  node [fontsize=10];\n");
@@ -644,7 +644,7 @@ static int export_dot(const sy_topo_t *t, const char *path)
         const sy_topo_vertex_t *v = &t->v[i];
         fprintf(f, "  ");
         dot_str(f, v->name);
-        fprintf(f, " [shape=%s];\n", SY_TOPO_DEVICE == v->kind ? "ellipse" : "box");
+        fprintf(f, " [shape=%s];\n", v->kind == SY_TOPO_DEVICE ? "ellipse" : "box");
     }
     for (uint32_t e = 0; e < t->ne; e++) {
         const sy_topo_edge_t *x = &t->e[e];
@@ -660,7 +660,7 @@ static int export_dot(const sy_topo_t *t, const char *path)
         dot_str(f, t->v[x->a].name);
         fprintf(f, " -- ");
         dot_str(f, t->v[x->b].name);
-        bool down = PMIX_LINK_DOWN == x->state;
+        bool down = x->state == PMIX_LINK_DOWN;
         if ('\0' != label[0] || down) {
             fprintf(f, " [");
             if ('\0' != label[0]) {
@@ -702,7 +702,7 @@ static int png_chunk(FILE *f, const char *type, const unsigned char *data, uint3
  * yellow -> red (255,0,0), piecewise linear; unreachable is white. */
 static void colour(uint16_t v, uint16_t maxc, unsigned char *px)
 {
-    if (SY_COST_UNREACHABLE == v) {
+    if (v == SY_COST_UNREACHABLE) {
         px[0] = px[1] = px[2] = 255;
         return;
     }
@@ -736,7 +736,7 @@ static int export_png(const sy_cost_t *c, const char *path)
     memset(&z, 0, sizeof(z));
     int rc = 1;
     bool zinit = false;
-    if (NULL == row || NULL == red || NULL == obuf) {
+    if (row == NULL || red == NULL || obuf == NULL) {
         fail("out of memory");
         goto out;
     }
@@ -745,7 +745,7 @@ static int export_png(const sy_cost_t *c, const char *path)
         goto out;
     }
     zinit = true;
-    if (NULL == (f = out_open(path))) {
+    if ((f = out_open(path)) == NULL) {
         fail("%s: %s", path, strerror(errno));
         goto out;
     }
@@ -803,17 +803,17 @@ static int export_png(const sy_cost_t *c, const char *path)
                 goto out;
             }
             uint32_t have = (uint32_t)(outcap - z.avail_out);
-            if (have && 0 != png_chunk(f, "IDAT", obuf, have)) {
+            if (have && png_chunk(f, "IDAT", obuf, have) != 0) {
                 fail("%s: write error", path);
                 goto out;
             }
-        } while (0 == z.avail_out || (Z_FINISH == flush && Z_STREAM_END != zr));
+        } while (z.avail_out == 0 || (Z_FINISH == flush && Z_STREAM_END != zr));
     }
     png_chunk(f, "IEND", NULL, 0);
     rc = out_close(f, path);
     f = NULL;
 out:
-    if (NULL != f && stdout != f) {
+    if (f != NULL && stdout != f) {
         fclose(f);
     }
     if (zinit) {
@@ -850,12 +850,12 @@ enum {
 static bool parse_u64(const char *s, uint64_t *v)
 {
     char *end;
-    if (NULL == s || '\0' == *s || '-' == *s) {
+    if (s == NULL || '\0' == *s || '-' == *s) {
         return false;
     }
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
-    if (0 != errno || '\0' != *end) {
+    if (errno != 0 || '\0' != *end) {
         return false;
     }
     *v = x;
@@ -890,7 +890,7 @@ int main(int argc, char **argv)
     uint64_t v;
     int o;
     opterr = 0;
-    while (-1 != (o = getopt_long(argc, argv, "", opts, NULL))) {
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (o) {
         case O_LOAD: load = optarg; break;
         case O_FORMAT:
@@ -902,9 +902,9 @@ int main(int argc, char **argv)
         case O_GENERATE: spec = optarg; break;
         case O_DISCOVER: discover_mode = true; break;
         case O_METRIC:
-            if (0 == strcmp(optarg, "hops")) {
+            if (strcmp(optarg, "hops") == 0) {
                 eo.metric = SY_COST_HOPS;
-            } else if (0 == strcmp(optarg, "speed")) {
+            } else if (strcmp(optarg, "speed") == 0) {
                 eo.metric = SY_COST_SPEED;
             } else {
                 return usage_error("--cost-metric: expected hops or speed, not '%s'", optarg);
@@ -918,18 +918,18 @@ int main(int argc, char **argv)
             eo.nthreads = (unsigned)v;
             break;
         case O_GROUP_MODE:
-            if (0 == strcmp(optarg, "auto")) {
+            if (strcmp(optarg, "auto") == 0) {
                 eo.group_method = SY_GROUPS_AUTO;
-            } else if (0 == strcmp(optarg, "leaf")) {
+            } else if (strcmp(optarg, "leaf") == 0) {
                 eo.group_method = SY_GROUPS_LEAF;
-            } else if (0 == strcmp(optarg, "pod")) {
+            } else if (strcmp(optarg, "pod") == 0) {
                 eo.group_method = SY_GROUPS_POD;
             } else {
                 return usage_error("--group-mode: expected auto, leaf or pod, not '%s'", optarg);
             }
             break;
         case O_MAXBYTES:
-            if (!parse_u64(optarg, &v) || 0 == v) {
+            if (!parse_u64(optarg, &v) || v == 0) {
                 return usage_error("--max-matrix-bytes: expected a positive number, not '%s'",
                                    optarg);
             }
@@ -950,11 +950,11 @@ int main(int argc, char **argv)
     if (optind < argc) {
         return usage_error("unexpected argument: %s", argv[optind]);
     }
-    int nsrc = (NULL != load) + (NULL != spec) + discover_mode;
-    if (1 != nsrc) {
+    int nsrc = (load != NULL) + (spec != NULL) + discover_mode;
+    if (nsrc != 1) {
         return usage_error("give exactly one of --load, --generate or --discover");
     }
-    if (NULL != format && NULL == load) {
+    if (format != NULL && load == NULL) {
         return usage_error("--format goes with --load");
     }
     if (json && !discover_mode) {
@@ -972,37 +972,37 @@ int main(int argc, char **argv)
     eo.progress_arg = &prog;
     sy_fabric_engine_t *eng = NULL;
     char *msg = NULL;
-    pmix_status_t rc = NULL != load ? sy_fabric_engine_load(load, format, &eo, &eng, &msg)
+    pmix_status_t rc = load != NULL ? sy_fabric_engine_load(load, format, &eo, &eng, &msg)
                                     : sy_fabric_engine_generate(spec, &eo, &eng, &msg);
-    if (PMIX_SUCCESS != rc) {
-        int r = fail("%s", NULL != msg ? msg : PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) {
+        int r = fail("%s", msg != NULL ? msg : PMIx_Error_string(rc));
         free(msg);
         return r;
     }
     int status = 0;
     if (!quiet) {
         summary(eng);
-        if (0 != fflush(stdout)) {
+        if (fflush(stdout) != 0) {
             status = 1;
         }
     }
     const sy_cost_t *c = NULL;
-    if ((mbin || mcsv || png) && PMIX_SUCCESS != sy_fabric_engine_cost(eng, &c)) {
+    if ((mbin || mcsv || png) && sy_fabric_engine_cost(eng, &c) != PMIX_SUCCESS) {
         status = fail("cost matrix: %s", sy_fabric_engine_last_error(eng));
         c = NULL;
     }
-    if (NULL != c && mbin && export_matrix_bin(c, mbin)) {
+    if (c != NULL && mbin && export_matrix_bin(c, mbin)) {
         status = 1;
     }
-    if (NULL != c && mcsv && export_matrix_csv(c, mcsv)) {
+    if (c != NULL && mcsv && export_matrix_csv(c, mcsv)) {
         status = 1;
     }
-    if (NULL != c && png && export_png(c, png)) {
+    if (c != NULL && png && export_png(c, png)) {
         status = 1;
     }
     if (groups) {
         const sy_groups_t *g;
-        if (PMIX_SUCCESS != sy_fabric_engine_groups(eng, &g)) {
+        if (sy_fabric_engine_groups(eng, &g) != PMIX_SUCCESS) {
             status = fail("groups: %s", sy_fabric_engine_last_error(eng));
         } else if (export_groups(g, groups)) {
             status = 1;

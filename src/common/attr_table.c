@@ -27,7 +27,7 @@ static const sy_attr_t attrs[] = {
 
 const sy_attr_t *sy_attr_table(size_t *count)
 {
-    if (NULL != count) {
+    if (count != NULL) {
         *count = NATTRS;
     }
     return attrs;
@@ -43,16 +43,16 @@ static const char *key_of(const sy_attr_t *a, bool by_name)
  * should two entries ever differ only in case. */
 static const sy_attr_t *find(const char *key, bool by_name)
 {
-    if (NULL == key) {
+    if (key == NULL) {
         return NULL;
     }
     for (size_t i = 0; i < NATTRS; i++) {
-        if (0 == strcmp(key_of(&attrs[i], by_name), key)) {
+        if (strcmp(key_of(&attrs[i], by_name), key) == 0) {
             return &attrs[i];
         }
     }
     for (size_t i = 0; i < NATTRS; i++) {
-        if (0 == strcasecmp(key_of(&attrs[i], by_name), key)) {
+        if (strcasecmp(key_of(&attrs[i], by_name), key) == 0) {
             return &attrs[i];
         }
     }
@@ -75,11 +75,11 @@ const sy_attr_t *sy_attr_by_name(const char *name)
 PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute)
 {
     const sy_attr_t *a = sy_attr_by_name(attribute);
-    return NULL != a ? a->string : attribute;
+    return a != NULL ? a->string : attribute;
 }
 
 PMIX_EXPORT const char *PMIx_Get_attribute_name(const char *attrstring)
 {
     const sy_attr_t *a = sy_attr_by_string(attrstring);
-    return NULL != a ? a->name : attrstring;
+    return a != NULL ? a->name : attrstring;
 }

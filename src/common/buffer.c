@@ -15,13 +15,13 @@
 
 pmix_status_t sy_buffer_check(const pmix_data_buffer_t *b)
 {
-    if (NULL == b) {
+    if (b == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == b->base_ptr) {
+    if (b->base_ptr == NULL) {
         /* A constructed or destructed buffer: everything is zero. */
-        if (0 != b->bytes_used || 0 != b->bytes_allocated || NULL != b->pack_ptr ||
-            NULL != b->unpack_ptr) {
+        if (b->bytes_used != 0 || b->bytes_allocated != 0 || b->pack_ptr != NULL ||
+            b->unpack_ptr != NULL) {
             return PMIX_ERR_BAD_PARAM;
         }
         return PMIX_SUCCESS;
@@ -35,7 +35,7 @@ pmix_status_t sy_buffer_check(const pmix_data_buffer_t *b)
 
 size_t sy_buffer_remaining(const pmix_data_buffer_t *b)
 {
-    if (PMIX_SUCCESS != sy_buffer_check(b) || NULL == b->base_ptr) {
+    if (sy_buffer_check(b) != PMIX_SUCCESS || b->base_ptr == NULL) {
         return 0;
     }
     return (size_t)(b->pack_ptr - b->unpack_ptr);
@@ -44,7 +44,7 @@ size_t sy_buffer_remaining(const pmix_data_buffer_t *b)
 pmix_status_t sy_buffer_reserve(pmix_data_buffer_t *b, size_t n)
 {
     pmix_status_t rc = sy_buffer_check(b);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     if (n <= b->bytes_allocated - b->bytes_used) {
@@ -59,9 +59,9 @@ pmix_status_t sy_buffer_reserve(pmix_data_buffer_t *b, size_t n)
     while (want < need) {
         want = want > SIZE_MAX / 2 ? need : want * 2;
     }
-    size_t unpack_off = NULL == b->base_ptr ? 0 : (size_t)(b->unpack_ptr - b->base_ptr);
+    size_t unpack_off = b->base_ptr == NULL ? 0 : (size_t)(b->unpack_ptr - b->base_ptr);
     char *p = realloc(b->base_ptr, want);
-    if (NULL == p) {
+    if (p == NULL) {
         return PMIX_ERR_NOMEM;
     }
     b->base_ptr = p;
@@ -73,11 +73,11 @@ pmix_status_t sy_buffer_reserve(pmix_data_buffer_t *b, size_t n)
 
 pmix_status_t sy_buffer_append(pmix_data_buffer_t *b, const void *src, size_t n)
 {
-    if (0 == n) {
+    if (n == 0) {
         return sy_buffer_check(b);
     }
     pmix_status_t rc = sy_buffer_reserve(b, n);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     memcpy(b->pack_ptr, src, n);
@@ -91,10 +91,10 @@ pmix_status_t sy_buffer_read(pmix_data_buffer_t *b, void *dst, size_t n)
     if (sy_buffer_remaining(b) < n) {
         return PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER;
     }
-    if (0 == n) {
+    if (n == 0) {
         return PMIX_SUCCESS;
     }
-    if (NULL != dst) {
+    if (dst != NULL) {
         memcpy(dst, b->unpack_ptr, n);
     }
     b->unpack_ptr += n;
@@ -103,7 +103,7 @@ pmix_status_t sy_buffer_read(pmix_data_buffer_t *b, void *dst, size_t n)
 
 void sy_buffer_destruct(pmix_data_buffer_t *b)
 {
-    if (NULL == b) {
+    if (b == NULL) {
         return;
     }
     free(b->base_ptr);
@@ -112,20 +112,20 @@ void sy_buffer_destruct(pmix_data_buffer_t *b)
 
 pmix_status_t sy_buffer_set_copy(pmix_data_buffer_t *b, const void *src, size_t n)
 {
-    if (NULL == b || (NULL == src && 0 != n)) {
+    if (b == NULL || (src == NULL && n != 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     char *p = NULL;
-    if (0 != n) {
+    if (n != 0) {
         p = malloc(n);
-        if (NULL == p) {
+        if (p == NULL) {
             return PMIX_ERR_NOMEM;
         }
         memcpy(p, src, n);
     }
     free(b->base_ptr);
     b->base_ptr = p;
-    b->pack_ptr = NULL == p ? NULL : p + n;
+    b->pack_ptr = p == NULL ? NULL : p + n;
     b->unpack_ptr = p;
     b->bytes_allocated = n;
     b->bytes_used = n;

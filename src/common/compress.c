@@ -28,7 +28,7 @@
 PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t **outbytes,
                                     size_t *nbytes)
 {
-    if (NULL == inbytes || 0 == size || NULL == outbytes || NULL == nbytes || size > ULONG_MAX) {
+    if (inbytes == NULL || size == 0 || outbytes == NULL || nbytes == NULL || size > ULONG_MAX) {
         return false;
     }
     uLong bound = compressBound((uLong)size);
@@ -36,7 +36,7 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t
         return false;
     }
     uint8_t *out = malloc(SY_Z_HEADER + (size_t)bound);
-    if (NULL == out) {
+    if (out == NULL) {
         return false;
     }
     uLongf zlen = bound;
@@ -52,7 +52,7 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t
     }
     size_t total = SY_Z_HEADER + (size_t)zlen;
     uint8_t *shrunk = realloc(out, total);
-    *outbytes = NULL == shrunk ? out : shrunk;
+    *outbytes = shrunk == NULL ? out : shrunk;
     *nbytes = total;
     return true;
 }
@@ -62,8 +62,8 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes, size_t size, uint8_t
 PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size, uint8_t **outbytes,
                                       size_t *nbytes)
 {
-    if (NULL == inbytes || NULL == outbytes || NULL == nbytes || size <= SY_Z_HEADER ||
-        0 != memcmp(inbytes, SY_Z_MAGIC, SY_Z_MAGIC_LEN) || size > ULONG_MAX) {
+    if (inbytes == NULL || outbytes == NULL || nbytes == NULL || size <= SY_Z_HEADER ||
+        memcmp(inbytes, SY_Z_MAGIC, SY_Z_MAGIC_LEN) != 0 || size > ULONG_MAX) {
         return false;
     }
     uint64_t orig = 0;
@@ -71,11 +71,11 @@ PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes, size_t size, uint8
         orig |= (uint64_t)inbytes[SY_Z_MAGIC_LEN + i] << (8 * i);
     }
     size_t zsize = size - SY_Z_HEADER;
-    if (0 == orig || orig / SY_Z_MAX_RATIO > zsize || orig >= SIZE_MAX || orig > ULONG_MAX) {
+    if (orig == 0 || orig / SY_Z_MAX_RATIO > zsize || orig >= SIZE_MAX || orig > ULONG_MAX) {
         return false;
     }
     uint8_t *out = malloc((size_t)orig + 1);
-    if (NULL == out) {
+    if (out == NULL) {
         return false;
     }
     uLongf outlen = (uLongf)orig;

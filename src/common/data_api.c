@@ -18,7 +18,7 @@ PMIX_EXPORT pmix_status_t PMIx_Data_pack(const pmix_proc_t *target, pmix_data_bu
                                          void *src, int32_t num_vals, pmix_data_type_t type)
 {
     (void)target;
-    if (NULL == buffer) {
+    if (buffer == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     return sy_pack(buffer, src, num_vals, type);
@@ -29,7 +29,7 @@ PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source, pmix_data_
                                            pmix_data_type_t type)
 {
     (void)source;
-    if (NULL == buffer) {
+    if (buffer == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     return sy_unpack(buffer, dest, max_num_values, type);
@@ -39,17 +39,17 @@ PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source, pmix_data_
  * the payload, as PMIX_DATA_BUFFER_LOAD expects. */
 PMIX_EXPORT pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer, pmix_byte_object_t *payload)
 {
-    if (NULL == buffer || NULL == payload || (NULL == payload->bytes && 0 != payload->size)) {
+    if (buffer == NULL || payload == NULL || (payload->bytes == NULL && payload->size != 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (payload->bytes != buffer->base_ptr) {
         free(buffer->base_ptr);
     }
     char *bytes = payload->bytes;
-    size_t size = NULL == bytes ? 0 : payload->size;
+    size_t size = bytes == NULL ? 0 : payload->size;
     buffer->base_ptr = bytes;
     buffer->unpack_ptr = bytes;
-    buffer->pack_ptr = NULL == bytes ? NULL : bytes + size;
+    buffer->pack_ptr = bytes == NULL ? NULL : bytes + size;
     buffer->bytes_allocated = size;
     buffer->bytes_used = size;
     payload->bytes = NULL;
@@ -61,23 +61,23 @@ PMIX_EXPORT pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer, pmix_byte_o
  * empty; the block is the buffer's own storage when nothing was read. */
 PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer, pmix_byte_object_t *payload)
 {
-    if (NULL == buffer || NULL == payload) {
+    if (buffer == NULL || payload == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     pmix_status_t rc = sy_buffer_check(buffer);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     size_t unread = sy_buffer_remaining(buffer);
     payload->bytes = NULL;
     payload->size = 0;
-    if (0 != unread) {
+    if (unread != 0) {
         if (buffer->unpack_ptr == buffer->base_ptr) {
             payload->bytes = buffer->base_ptr;
             buffer->base_ptr = NULL;
         } else {
             payload->bytes = malloc(unread);
-            if (NULL == payload->bytes) {
+            if (payload->bytes == NULL) {
                 return PMIX_ERR_NOMEM;
             }
             memcpy(payload->bytes, buffer->unpack_ptr, unread);
@@ -93,7 +93,7 @@ PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer, pmix_byte
 PMIX_EXPORT pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer,
                                           const pmix_byte_object_t *payload)
 {
-    if (NULL == buffer || NULL == payload || (NULL == payload->bytes && 0 != payload->size)) {
+    if (buffer == NULL || payload == NULL || (payload->bytes == NULL && payload->size != 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     return sy_buffer_set_copy(buffer, payload->bytes, payload->size);
@@ -102,19 +102,19 @@ PMIX_EXPORT pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer,
 /* Appends the unread part of src to dest; src is not modified. */
 PMIX_EXPORT pmix_status_t PMIx_Data_copy_payload(pmix_data_buffer_t *dest, pmix_data_buffer_t *src)
 {
-    if (NULL == dest || NULL == src || PMIX_SUCCESS != sy_buffer_check(src) ||
-        PMIX_SUCCESS != sy_buffer_check(dest)) {
+    if (dest == NULL || src == NULL || sy_buffer_check(src) != PMIX_SUCCESS ||
+        sy_buffer_check(dest) != PMIX_SUCCESS) {
         return PMIX_ERR_BAD_PARAM;
     }
     size_t n = sy_buffer_remaining(src);
-    if (0 == n) {
+    if (n == 0) {
         return PMIX_SUCCESS;
     }
     if (src == dest) {
         /* Appending may move the storage the bytes come from. */
         size_t off = (size_t)(src->unpack_ptr - src->base_ptr);
         pmix_status_t rc = sy_buffer_reserve(dest, n);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return rc;
         }
         return sy_buffer_append(dest, src->base_ptr + off, n);

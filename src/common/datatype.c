@@ -95,7 +95,7 @@ static const sy_type_info_t types[] = {
 
 static const sy_type_info_t *lookup(pmix_data_type_t type)
 {
-    if (type >= sizeof(types) / sizeof(types[0]) || 0 == types[type].size) {
+    if (type >= sizeof(types) / sizeof(types[0]) || types[type].size == 0) {
         return NULL;
     }
     return &types[type];
@@ -104,26 +104,26 @@ static const sy_type_info_t *lookup(pmix_data_type_t type)
 size_t sy_type_size(pmix_data_type_t type)
 {
     const sy_type_info_t *t = lookup(type);
-    return NULL == t ? 0 : t->size;
+    return t == NULL ? 0 : t->size;
 }
 
 bool sy_type_owns(pmix_data_type_t type)
 {
     const sy_type_info_t *t = lookup(type);
-    return NULL != t && t->owns;
+    return t != NULL && t->owns;
 }
 
 sy_value_kind_t sy_value_kind(pmix_data_type_t type)
 {
     const sy_type_info_t *t = lookup(type);
-    return NULL == t ? SY_VALUE_NONE : t->kind;
+    return t == NULL ? SY_VALUE_NONE : t->kind;
 }
 
 /* Every member of the pmix_value_t union starts at &val->data, so an inline
  * element can be addressed there whatever its type. */
 const void *sy_value_elem(const pmix_value_t *val)
 {
-    if (NULL == val) {
+    if (val == NULL) {
         return NULL;
     }
     switch (sy_value_kind(val->type)) {
@@ -140,38 +140,38 @@ static pmix_status_t set_into(pmix_value_t *val, const void *elem, pmix_data_typ
     void *box;
 
     memset(val, 0, sizeof(*val));
-    if (PMIX_UNDEF == type) {
+    if (type == PMIX_UNDEF) {
         return PMIX_SUCCESS;
     }
     switch (sy_value_kind(type)) {
     case SY_VALUE_INLINE:
-        if (NULL != elem) {
+        if (elem != NULL) {
             rc = sy_elem_copy(&val->data, elem, type);
-            if (PMIX_SUCCESS != rc) {
+            if (rc != PMIX_SUCCESS) {
                 return rc;
             }
             /* a regex travels as a byte object whose bytes alias the string */
-            if (PMIX_REGEX == type && NULL != val->data.string) {
+            if (type == PMIX_REGEX && val->data.string != NULL) {
                 val->data.bo.size = strlen(val->data.string) + 1;
             }
         }
         break;
-    case SY_VALUE_RAW: val->data.ptr = NULL == elem ? NULL : *(void *const *)elem; break;
+    case SY_VALUE_RAW: val->data.ptr = elem == NULL ? NULL : *(void *const *)elem; break;
     case SY_VALUE_BOXED:
-        if (NULL != elem) {
+        if (elem != NULL) {
             box = malloc(sy_type_size(type));
-            if (NULL == box) {
+            if (box == NULL) {
                 return PMIX_ERR_NOMEM;
             }
             rc = sy_elem_copy(box, elem, type);
-            if (PMIX_SUCCESS != rc) {
+            if (rc != PMIX_SUCCESS) {
                 free(box);
                 return rc;
             }
             val->data.ptr = box;
         }
         break;
-    default: return 0 == sy_type_size(type) ? PMIX_ERR_UNKNOWN_DATA_TYPE : PMIX_ERR_NOT_SUPPORTED;
+    default: return sy_type_size(type) == 0 ? PMIX_ERR_UNKNOWN_DATA_TYPE : PMIX_ERR_NOT_SUPPORTED;
     }
     val->type = type;
     return PMIX_SUCCESS;
@@ -182,7 +182,7 @@ pmix_status_t sy_value_set(pmix_value_t *val, const void *elem, pmix_data_type_t
     pmix_value_t tmp;
     pmix_status_t rc;
 
-    if (NULL == val) {
+    if (val == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     /* built aside so that elem may point into val itself */
@@ -196,14 +196,14 @@ pmix_status_t sy_value_copy(pmix_value_t *dest, const pmix_value_t *src)
     pmix_value_t tmp;
     pmix_status_t rc;
 
-    if (NULL == dest || NULL == src) {
+    if (dest == NULL || src == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (PMIX_REGEX == src->type && 0 < src->data.bo.size) {
+    if (src->type == PMIX_REGEX && src->data.bo.size > 0) {
         /* a regex may be binary (a compressed form): keep its length */
         memset(&tmp, 0, sizeof(tmp));
         rc = sy_elem_copy(&tmp.data.bo, &src->data.bo, PMIX_BYTE_OBJECT);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             tmp.type = PMIX_REGEX;
         }
     } else {
@@ -215,13 +215,13 @@ pmix_status_t sy_value_copy(pmix_value_t *dest, const pmix_value_t *src)
 
 void sy_value_destruct(pmix_value_t *val)
 {
-    if (NULL == val) {
+    if (val == NULL) {
         return;
     }
     switch (sy_value_kind(val->type)) {
     case SY_VALUE_INLINE: sy_elem_destruct(&val->data, val->type); break;
     case SY_VALUE_BOXED:
-        if (NULL != val->data.ptr) {
+        if (val->data.ptr != NULL) {
             sy_elem_destruct(val->data.ptr, val->type);
             free(val->data.ptr);
         }
@@ -240,23 +240,23 @@ pmix_status_t sy_array_copy(void **dst, const void *src, size_t n, pmix_data_typ
     char *array;
     pmix_status_t rc;
 
-    if (NULL == dst) {
+    if (dst == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     *dst = NULL;
-    if (0 == n || NULL == src) {
+    if (n == 0 || src == NULL) {
         return PMIX_SUCCESS;
     }
-    if (0 == size) {
+    if (size == 0) {
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     }
     array = calloc(n, size);
-    if (NULL == array) {
+    if (array == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (i = 0; i < n; i++) {
         rc = sy_elem_copy(array + i * size, (const char *)src + i * size, type);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             sy_array_free(array, i, type);
             return rc;
         }
@@ -269,10 +269,10 @@ void sy_load_fixed(char *dst, const char *src, size_t cap)
 {
     size_t len = 0;
 
-    if (NULL == dst || 0 == cap) {
+    if (dst == NULL || cap == 0) {
         return;
     }
-    if (NULL != src) {
+    if (src != NULL) {
         len = strnlen(src, cap - 1);
         memcpy(dst, src, len);
     }
@@ -281,5 +281,5 @@ void sy_load_fixed(char *dst, const char *src, size_t cap)
 
 bool sy_from_hwloc(const char *source)
 {
-    return NULL != source && 0 == strncasecmp(source, "hwloc", 5);
+    return source != NULL && strncasecmp(source, "hwloc", 5) == 0;
 }

@@ -130,10 +130,10 @@ static void free_msg(sy_msg_t *m)
  * or socket full) or an errno. */
 static int flush_locked(sy_conn_t *c)
 {
-    while (NULL != c->head) {
+    while (c->head != NULL) {
         struct iovec iov[2 * SY_IOV_FRAMES];
         int n = 0, frames = 0;
-        for (sy_msg_t *m = c->head; NULL != m && frames < SY_IOV_FRAMES; m = m->next, frames++) {
+        for (sy_msg_t *m = c->head; m != NULL && frames < SY_IOV_FRAMES; m = m->next, frames++) {
             if (m->off < SY_FRAME_HEADER_SIZE) {
                 iov[n].iov_base = m->hdr + m->off;
                 iov[n++].iov_len = SY_FRAME_HEADER_SIZE - m->off;
@@ -167,7 +167,7 @@ static int flush_locked(sy_conn_t *c)
             }
             left -= rest;
             c->head = m->next;
-            if (NULL == c->head)
+            if (c->head == NULL)
                 c->tail = NULL;
             free_msg(m);
         }
@@ -178,12 +178,12 @@ static int flush_locked(sy_conn_t *c)
 static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
 {
     pthread_mutex_lock(&c->lock);
-    if (c->dead || c->draining || 0 != c->werr) {
+    if (c->dead || c->draining || c->werr != 0) {
         pthread_mutex_unlock(&c->lock);
         free_msg(m);
         return PMIX_ERR_LOST_CONNECTION;
     }
-    bool was_empty = NULL == c->head;
+    bool was_empty = c->head == NULL;
     if (was_empty)
         c->head = m;
     else
@@ -193,12 +193,12 @@ static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
     if (was_empty) {
         /* Write at once: no hand-off latency for the common small request. */
         int e = flush_locked(c);
-        if (0 != e) {
+        if (e != 0) {
             c->werr = e;
             event_active(c->wake, EV_WRITE, 0);
         }
     }
-    if (NULL != c->head && 0 == c->werr && !c->wev_added) {
+    if (c->head != NULL && c->werr == 0 && !c->wev_added) {
         /* Only ever added here; removed by the loop thread (event_del from
          * another thread could wait on a running handler that waits on us). */
         event_add(c->wev, NULL);
@@ -211,12 +211,12 @@ static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
 static pmix_status_t make_msg(sy_conn_t *c, uint32_t tag, uint16_t flags, size_t len,
                               sy_msg_t **out, size_t inline_len)
 {
-    if (NULL == c)
+    if (c == NULL)
         return PMIX_ERR_BAD_PARAM;
     if (len > UINT32_MAX)
         return PMIX_ERR_BAD_PARAM;
     sy_msg_t *m = malloc(sizeof(*m) + inline_len);
-    if (NULL == m)
+    if (m == NULL)
         return PMIX_ERR_NOMEM;
     m->next = NULL;
     m->len = len;
@@ -232,10 +232,10 @@ pmix_status_t sy_conn_send(sy_conn_t *conn, uint32_t tag, uint16_t flags, const 
                            size_t len)
 {
     sy_msg_t *m;
-    if (len > 0 && NULL == body)
+    if (len > 0 && body == NULL)
         return PMIX_ERR_BAD_PARAM;
     pmix_status_t rc = make_msg(conn, tag, flags, len, &m, len);
-    if (PMIX_SUCCESS != rc)
+    if (rc != PMIX_SUCCESS)
         return rc;
     if (len > 0)
         memcpy(m->body, body, len);
@@ -246,10 +246,10 @@ pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, 
                                  size_t len)
 {
     sy_msg_t *m;
-    if (len > 0 && NULL == body)
+    if (len > 0 && body == NULL)
         return PMIX_ERR_BAD_PARAM;
     pmix_status_t rc = make_msg(conn, tag, flags, len, &m, 0);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(body);
         return rc;
     }
@@ -260,16 +260,16 @@ pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, 
 
 void sy_conn_set_max_body(sy_conn_t *conn, size_t max_body)
 {
-    if (NULL == conn)
+    if (conn == NULL)
         return;
-    conn->max_body = (0 == max_body) ? SY_FRAME_DEFAULT_MAX_BODY : max_body;
+    conn->max_body = (max_body == 0) ? SY_FRAME_DEFAULT_MAX_BODY : max_body;
     if (conn->max_body > UINT32_MAX)
         conn->max_body = UINT32_MAX;
 }
 
 size_t sy_conn_pending(sy_conn_t *conn)
 {
-    if (NULL == conn)
+    if (conn == NULL)
         return 0;
     pthread_mutex_lock(&conn->lock);
     size_t p = conn->pending;
@@ -287,7 +287,7 @@ static void teardown(sy_conn_t *c)
     c->head = c->tail = NULL;
     c->pending = 0;
     pthread_mutex_unlock(&c->lock);
-    while (NULL != q) {
+    while (q != NULL) {
         sy_msg_t *n = q->next;
         free_msg(q);
         q = n;
@@ -316,7 +316,7 @@ __attribute__((format(printf, 3, 4))) static void die(sy_conn_t *c, pmix_status_
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
     teardown(c);
-    if (NULL != c->cbs.on_close)
+    if (c->cbs.on_close != NULL)
         c->cbs.on_close(c, reason, why, c->ctx);
 }
 
@@ -347,7 +347,7 @@ static void leave(sy_conn_t *c)
 
 void sy_conn_close(sy_conn_t *conn)
 {
-    if (NULL != conn && !conn->closed)
+    if (conn != NULL && !conn->closed)
         teardown(conn);
 }
 
@@ -367,11 +367,11 @@ static void linger_close(sy_conn_t *c)
 
 void sy_conn_close_after_flush(sy_conn_t *conn)
 {
-    if (NULL == conn || conn->closed)
+    if (conn == NULL || conn->closed)
         return;
     pthread_mutex_lock(&conn->lock);
     conn->draining = true;
-    bool empty = NULL == conn->head || 0 != conn->werr;
+    bool empty = conn->head == NULL || conn->werr != 0;
     pthread_mutex_unlock(&conn->lock);
     if (empty) {
         linger_close(conn);
@@ -384,7 +384,7 @@ void sy_conn_close_after_flush(sy_conn_t *conn)
 
 void sy_conn_free(sy_conn_t *conn)
 {
-    if (NULL == conn)
+    if (conn == NULL)
         return;
     if (conn->in_handler > 0) {
         sy_conn_close(conn);
@@ -396,7 +396,7 @@ void sy_conn_free(sy_conn_t *conn)
 
 int sy_conn_fd(const sy_conn_t *conn)
 {
-    return NULL == conn ? -1 : conn->fd;
+    return conn == NULL ? -1 : conn->fd;
 }
 
 /* ---- reading (loop thread) ---- */
@@ -406,10 +406,10 @@ static void deliver(sy_conn_t *c, uint8_t *owned, const uint8_t *view, size_t le
     c->hdr_got = 0;
     c->in_body = false;
     c->msg_body = owned;
-    c->msg_view = NULL != owned ? owned : view;
+    c->msg_view = owned != NULL ? owned : view;
     c->msg_len = len;
     c->in_message = true;
-    if (NULL != c->cbs.on_message)
+    if (c->cbs.on_message != NULL)
         c->cbs.on_message(c, c->tag, c->flags, len ? c->msg_view : NULL, len, c->ctx);
     c->in_message = false;
     free(c->msg_body);
@@ -419,12 +419,12 @@ static void deliver(sy_conn_t *c, uint8_t *owned, const uint8_t *view, size_t le
 
 void *sy_conn_take_body(sy_conn_t *conn)
 {
-    if (NULL == conn || !conn->in_message || 0 == conn->msg_len)
+    if (conn == NULL || !conn->in_message || conn->msg_len == 0)
         return NULL;
     void *b = conn->msg_body;
-    if (NULL != b) {
+    if (b != NULL) {
         conn->msg_body = NULL;
-    } else if (NULL != conn->msg_view && NULL != (b = malloc(conn->msg_len))) {
+    } else if (conn->msg_view != NULL && (b = malloc(conn->msg_len)) != NULL) {
         memcpy(b, conn->msg_view, conn->msg_len);
     }
     conn->msg_view = NULL;
@@ -439,14 +439,14 @@ static bool start_frame(sy_conn_t *c)
     uint16_t version = get_le16(c->hdr + 4);
     uint32_t len = get_le32(c->hdr + 12);
 
-    if (SY_FRAME_MAGIC != magic) {
+    if (magic != SY_FRAME_MAGIC) {
         die(c, PMIX_ERR_UNPACK_FAILURE,
             "bad frame magic 0x%08x (expected 0x%08x \"SYW1\"): the peer does not speak the "
             "Switchyard wire protocol",
             magic, SY_FRAME_MAGIC);
         return false;
     }
-    if (SY_FRAME_VERSION != version) {
+    if (version != SY_FRAME_VERSION) {
         die(c, PMIX_ERR_UNPACK_FAILURE, "unsupported wire protocol version %u (we speak %u)",
             version, SY_FRAME_VERSION);
         return false;
@@ -478,7 +478,7 @@ static void consume(sy_conn_t *c, const uint8_t *p, size_t n)
             n -= k;
             if (c->hdr_got < SY_FRAME_HEADER_SIZE || !start_frame(c))
                 continue;
-            if (0 == c->body_len) {
+            if (c->body_len == 0) {
                 deliver(c, NULL, NULL, 0);
             } else if (n >= c->body_len) {
                 /* Whole body already here: hand out a view, no copy. */
@@ -486,7 +486,7 @@ static void consume(sy_conn_t *c, const uint8_t *p, size_t n)
                 deliver(c, NULL, p, len);
                 p += len;
                 n -= len;
-            } else if (NULL == (c->body = malloc(c->body_len))) {
+            } else if ((c->body = malloc(c->body_len)) == NULL) {
                 die(c, PMIX_ERR_NOMEM, "out of memory for a frame body of %zu bytes", c->body_len);
             }
             continue;
@@ -538,7 +538,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
                 break; /* drained; level-triggered readiness brings us back */
             continue;
         }
-        if (0 == r) {
+        if (r == 0) {
             if (c->in_body)
                 die(c, PMIX_ERR_LOST_CONNECTION,
                     "peer closed the connection in the middle of a frame (%zu of %zu body bytes "
@@ -572,15 +572,15 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
     if (!c->closed) {
         pthread_mutex_lock(&c->lock);
         int e = c->werr ? c->werr : flush_locked(c);
-        if (NULL == c->head || 0 != e) {
+        if (c->head == NULL || e != 0) {
             event_del(c->wev);
             c->wev_added = false;
         }
-        bool drained = c->draining && (NULL == c->head || 0 != e);
+        bool drained = c->draining && (c->head == NULL || e != 0);
         pthread_mutex_unlock(&c->lock);
         if (drained)
             linger_close(c); /* a local close: no on_close, even on error */
-        else if (0 != e)
+        else if (e != 0)
             die(c, PMIX_ERR_LOST_CONNECTION, "write to peer failed: %s", strerror(e));
     }
     leave(c);
@@ -597,9 +597,9 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
 pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_callbacks_t *cbs,
                              void *ctx, size_t max_body, sy_conn_t **out)
 {
-    if (NULL != out)
+    if (out != NULL)
         *out = NULL;
-    if (NULL == base || fd < 0 || NULL == cbs || NULL == out) {
+    if (base == NULL || fd < 0 || cbs == NULL || out == NULL) {
         if (fd >= 0)
             close(fd);
         return PMIX_ERR_BAD_PARAM;
@@ -610,7 +610,7 @@ pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_call
         return PMIX_ERR_BAD_PARAM;
     }
     sy_conn_t *c = calloc(1, sizeof(*c));
-    if (NULL == c) {
+    if (c == NULL) {
         close(fd);
         return PMIX_ERR_NOMEM;
     }
@@ -618,7 +618,7 @@ pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_call
     c->fd = fd;
     c->cbs = *cbs;
     c->ctx = ctx;
-    c->max_body = (0 == max_body) ? SY_FRAME_DEFAULT_MAX_BODY : max_body;
+    c->max_body = (max_body == 0) ? SY_FRAME_DEFAULT_MAX_BODY : max_body;
     if (c->max_body > UINT32_MAX)
         c->max_body = UINT32_MAX;
     pthread_mutex_init(&c->lock, NULL);
@@ -626,8 +626,8 @@ pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_call
     c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
     c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
     c->wake = event_new(base, -1, 0, on_wake, c);
-    if (NULL == c->rbuf || NULL == c->rev || NULL == c->wev || NULL == c->wake ||
-        0 != event_add(c->rev, NULL)) {
+    if (c->rbuf == NULL || c->rev == NULL || c->wev == NULL || c->wake == NULL ||
+        event_add(c->rev, NULL) != 0) {
         if (c->rev)
             event_free(c->rev);
         if (c->wev)

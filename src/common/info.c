@@ -12,7 +12,7 @@
 PMIX_EXPORT pmix_status_t PMIx_Info_load(pmix_info_t *info, const char *key, const void *data,
                                          pmix_data_type_t type)
 {
-    if (NULL == info || NULL == key) {
+    if (info == NULL || key == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     sy_load_fixed(info->key, key, sizeof(info->key));
@@ -29,7 +29,7 @@ PMIX_EXPORT pmix_status_t PMIx_Info_xfer(pmix_info_t *dest, const pmix_info_t *s
     pmix_info_t tmp;
     pmix_status_t rc;
 
-    if (NULL == dest || NULL == src) {
+    if (dest == NULL || src == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     rc = sy_elem_copy(&tmp, src, PMIX_INFO);

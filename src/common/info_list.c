@@ -33,9 +33,9 @@ static pmix_info_t *grow(sy_info_list_t *l)
     size_t cap;
 
     if (l->count == l->cap) {
-        cap = 0 == l->cap ? 8 : 2 * l->cap;
+        cap = l->cap == 0 ? 8 : 2 * l->cap;
         items = realloc(l->items, cap * sizeof(pmix_info_t));
-        if (NULL == items) {
+        if (items == NULL) {
             return NULL;
         }
         l->items = items;
@@ -52,14 +52,14 @@ PMIX_EXPORT pmix_status_t PMIx_Info_list_add(void *ptr, const char *key, const v
     pmix_info_t *slot;
     pmix_status_t rc;
 
-    if (NULL == l || NULL == key) {
+    if (l == NULL || key == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == (slot = grow(l))) {
+    if ((slot = grow(l)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = PMIx_Info_load(slot, key, value, type);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     l->count++;
@@ -71,10 +71,10 @@ PMIX_EXPORT pmix_status_t PMIx_Info_list_insert(void *ptr, pmix_info_t *info)
     sy_info_list_t *l = ptr;
     pmix_info_t *slot;
 
-    if (NULL == l || NULL == info) {
+    if (l == NULL || info == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == (slot = grow(l))) {
+    if ((slot = grow(l)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     *slot = *info;
@@ -89,14 +89,14 @@ PMIX_EXPORT pmix_status_t PMIx_Info_list_xfer(void *ptr, const pmix_info_t *info
     pmix_info_t *slot;
     pmix_status_t rc;
 
-    if (NULL == l || NULL == info) {
+    if (l == NULL || info == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == (slot = grow(l))) {
+    if ((slot = grow(l)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = sy_elem_copy(slot, info, PMIX_INFO);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     l->count++;
@@ -108,17 +108,17 @@ PMIX_EXPORT pmix_status_t PMIx_Info_list_convert(void *ptr, pmix_data_array_t *p
     sy_info_list_t *l = ptr;
     pmix_status_t rc;
 
-    if (NULL == l || NULL == par) {
+    if (l == NULL || par == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     par->type = PMIX_INFO;
     par->size = 0;
     par->array = NULL;
-    if (0 == l->count) {
+    if (l->count == 0) {
         return PMIX_ERR_EMPTY;
     }
     rc = sy_array_copy(&par->array, l->items, l->count, PMIX_INFO);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         par->size = l->count;
     }
     return rc;
@@ -128,7 +128,7 @@ PMIX_EXPORT void PMIx_Info_list_release(void *ptr)
 {
     sy_info_list_t *l = ptr;
 
-    if (NULL != l) {
+    if (l != NULL) {
         sy_array_free(l->items, l->count, PMIX_INFO);
         free(l);
     }

@@ -17,7 +17,7 @@ pmix_status_t sy_ji_fail(sy_ji_t *ctx, pmix_status_t rc, const char *fmt, ...)
     char line[512];
     va_list ap;
 
-    if (NULL == ctx->error || NULL != *ctx->error) {
+    if (ctx->error == NULL || *ctx->error != NULL) {
         return rc;
     }
     va_start(ap, fmt);
@@ -40,7 +40,7 @@ void sy_ji_ctx_free(sy_ji_t *ctx)
 
 void sy_jobinfo_summary_free(sy_jobinfo_summary_t *s)
 {
-    if (NULL != s) {
+    if (s != NULL) {
         free(s->local_ranks);
         memset(s, 0, sizeof(*s));
         s->nodeid = UINT32_MAX;
@@ -52,14 +52,14 @@ static pmix_status_t find_nodata(sy_ji_t *ctx, const pmix_info_t info[], size_t 
 {
     *nodata = false;
     for (size_t i = 0; i < ninfo; i++) {
-        if (0 != strncmp(info[i].key, PMIX_REGISTER_NODATA, PMIX_MAX_KEYLEN)) {
+        if (strncmp(info[i].key, PMIX_REGISTER_NODATA, PMIX_MAX_KEYLEN) != 0) {
             continue;
         }
         pmix_status_t rc = sy_ji_check_type(ctx, info[i].key, &info[i].value);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return rc;
         }
-        *nodata = PMIX_UNDEF == info[i].value.type || info[i].value.data.flag;
+        *nodata = info[i].value.type == PMIX_UNDEF || info[i].value.data.flag;
     }
     return PMIX_SUCCESS;
 }
@@ -70,17 +70,17 @@ static pmix_status_t compile(sy_ji_t *ctx, int nlocalprocs, const pmix_info_t in
     bool nodata;
     pmix_status_t rc;
 
-    if (NULL == info && 0 < ninfo) {
+    if (info == NULL && ninfo > 0) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%zu info entries but no array", ninfo);
     }
     if (nlocalprocs < 0) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "nlocalprocs is negative (%d)", nlocalprocs);
     }
-    if (PMIX_SUCCESS != (rc = find_nodata(ctx, info, ninfo, &nodata))) {
+    if ((rc = find_nodata(ctx, info, ninfo, &nodata)) != PMIX_SUCCESS) {
         return rc;
     }
     rc = sy_ji_default_str(ctx, SY_REALM_JOB, 0, PMIX_NSPACE, ctx->nspace);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     if (nodata) {
@@ -88,10 +88,10 @@ static pmix_status_t compile(sy_ji_t *ctx, int nlocalprocs, const pmix_info_t in
         return PMIX_SUCCESS;
     }
     ctx->defer_nodes = true;
-    if (PMIX_SUCCESS != (rc = sy_ji_walk(ctx, info, ninfo, SY_REALM_JOB, 0, 0)) ||
-        PMIX_SUCCESS != (rc = sy_ji_layout(ctx)) ||
-        PMIX_SUCCESS != (rc = sy_ji_walk_deferred(ctx)) ||
-        PMIX_SUCCESS != (rc = sy_ji_derive(ctx, nlocalprocs))) {
+    if ((rc = sy_ji_walk(ctx, info, ninfo, SY_REALM_JOB, 0, 0)) != PMIX_SUCCESS ||
+        (rc = sy_ji_layout(ctx)) != PMIX_SUCCESS ||
+        (rc = sy_ji_walk_deferred(ctx)) != PMIX_SUCCESS ||
+        (rc = sy_ji_derive(ctx, nlocalprocs)) != PMIX_SUCCESS) {
         return rc;
     }
     return sy_ji_summarize(ctx, nlocalprocs, summary);
@@ -104,22 +104,22 @@ pmix_status_t sy_jobinfo_compile(const char *nspace, int nlocalprocs, const pmix
     sy_ji_t ctx = {.nspace = nspace, .local_hostname = local_hostname, .b = b, .error = error};
     pmix_status_t rc;
 
-    if (NULL != error) {
+    if (error != NULL) {
         *error = NULL;
     }
-    if (NULL == summary) {
+    if (summary == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(summary, 0, sizeof(*summary));
     summary->nodeid = UINT32_MAX;
-    if (NULL == nspace || NULL == b) {
+    if (nspace == NULL || b == NULL) {
         return sy_ji_fail(&ctx, PMIX_ERR_BAD_PARAM, "no namespace or builder");
     }
     rc = compile(&ctx, nlocalprocs, info, ninfo, summary);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         /* the caller logs the refusal for the operator */
         sy_log(SY_LOG_DEBUG, "register_nspace %.*s refused: %s", PMIX_MAX_NSLEN, nspace,
-               NULL != error && NULL != *error ? *error : PMIx_Error_string(rc));
+               error != NULL && *error != NULL ? *error : PMIx_Error_string(rc));
         sy_jobinfo_summary_free(summary);
     }
     sy_ji_ctx_free(&ctx);
@@ -135,11 +135,11 @@ pmix_status_t sy_jobinfo_compile_singleton(const char *nspace, const char *hostn
     char *nmap = NULL;
     pmix_status_t rc;
 
-    if (NULL == nspace || NULL == hostname || '\0' == *hostname || NULL == b) {
+    if (nspace == NULL || hostname == NULL || '\0' == *hostname || b == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     /* "raw:" so that no name is mistaken for a compressed form */
-    if (NULL == (nmap = malloc(strlen("raw:") + strlen(hostname) + 1))) {
+    if ((nmap = malloc(strlen("raw:") + strlen(hostname) + 1)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     strcpy(nmap, "raw:");

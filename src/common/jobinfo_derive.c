@@ -25,7 +25,7 @@ static const char *const local_job_keys[] = {
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
         pmix_status_t try_rc_ = (expr);                                                            \
-        if (PMIX_SUCCESS != try_rc_) {                                                             \
+        if (try_rc_ != PMIX_SUCCESS) {                                                             \
             return try_rc_;                                                                        \
         }                                                                                          \
     } while (0)
@@ -65,18 +65,18 @@ static pmix_status_t collect_procs(sy_ji_t *ctx, proc_t **out, size_t *n)
 
     *out = NULL;
     *n = 0;
-    if (PMIX_SUCCESS != sy_jseg_builder_ids(ctx->b, SY_REALM_PROC, &ids, &nids)) {
+    if (sy_jseg_builder_ids(ctx->b, SY_REALM_PROC, &ids, &nids) != PMIX_SUCCESS) {
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < ctx->nnodes; i++) {
         total += ctx->nodes[i].nranks;
     }
     total += nids;
-    if (0 == total) {
+    if (total == 0) {
         free(ids);
         return PMIX_SUCCESS;
     }
-    if (NULL == (p = malloc(total * sizeof(*p)))) {
+    if ((p = malloc(total * sizeof(*p))) == NULL) {
         free(ids);
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
     }
@@ -123,13 +123,13 @@ static char *join_names(sy_ji_t *ctx, const size_t *idx, size_t n)
     for (size_t i = 0; i < n; i++) {
         len += strlen(ctx->nodes[idx[i]].name) + 1;
     }
-    if (NULL == (s = malloc(len))) {
+    if ((s = malloc(len)) == NULL) {
         return NULL;
     }
     w = s;
     *w = '\0';
     for (size_t i = 0; i < n; i++) {
-        if (0 < i) {
+        if (i > 0) {
             *w++ = ',';
         }
         size_t l = strlen(ctx->nodes[idx[i]].name);
@@ -149,7 +149,7 @@ static pmix_status_t put_node_list(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, 
     if (!ctx->have_names) {
         return PMIX_SUCCESS;
     }
-    if (NULL == (list = join_names(ctx, idx, n))) {
+    if ((list = join_names(ctx, idx, n)) == NULL) {
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
     }
     rc = sy_ji_default_str(ctx, realm, id, PMIX_NODE_LIST, list);
@@ -170,27 +170,27 @@ static pmix_status_t derive_nodes(sy_ji_t *ctx)
         /* this node, even when the maps do not list it */
         uint32_t me = SIZE_MAX != ctx->local ? ctx->nodes[ctx->local].id : (uint32_t)flat;
         for (size_t k = 0; k < COUNT(flat_node_keys); k++) {
-            if (NULL != (v = sy_jseg_peek(ctx->b, SY_REALM_JOB, 0, flat_node_keys[k]))) {
+            if ((v = sy_jseg_peek(ctx->b, SY_REALM_JOB, 0, flat_node_keys[k])) != NULL) {
                 TRY(sy_ji_put_default(ctx, SY_REALM_NODE, me, flat_node_keys[k], v));
             }
         }
         if (SIZE_MAX == ctx->local) {
             TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, me, PMIX_NODEID, me));
-            if (NULL != ctx->local_hostname && '\0' != *ctx->local_hostname) {
+            if (ctx->local_hostname != NULL && '\0' != *ctx->local_hostname) {
                 TRY(sy_ji_default_str(ctx, SY_REALM_NODE, me, PMIX_HOSTNAME, ctx->local_hostname));
             }
         }
     }
     for (size_t i = 0; i < ctx->nnodes; i++) {
         sy_ji_node_t *nd = &ctx->nodes[i];
-        if (NULL != nd->name) {
+        if (nd->name != NULL) {
             TRY(sy_ji_default_str(ctx, SY_REALM_NODE, nd->id, PMIX_HOSTNAME, nd->name));
         }
         TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, nd->id, PMIX_NODEID, nd->id));
         if (!ctx->have_procs) {
             continue;
         }
-        if (NULL == (peers = sy_ji_rank_list(nd->ranks, nd->nranks))) {
+        if ((peers = sy_ji_rank_list(nd->ranks, nd->nranks)) == NULL) {
             return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
         }
         rc = sy_ji_default_str(ctx, SY_REALM_NODE, nd->id, PMIX_LOCAL_PEERS, peers);
@@ -199,7 +199,7 @@ static pmix_status_t derive_nodes(sy_ji_t *ctx)
         TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, nd->id, PMIX_LOCAL_SIZE, (uint32_t)nd->nranks));
         /* other jobs on the node are not known here: this job's count */
         TRY(sy_ji_default_u32(ctx, SY_REALM_NODE, nd->id, PMIX_NODE_SIZE, (uint32_t)nd->nranks));
-        if (0 < nd->nranks) {
+        if (nd->nranks > 0) {
             TRY(sy_ji_default_rank(ctx, SY_REALM_NODE, nd->id, PMIX_LOCALLDR, nd->ranks[0]));
         }
     }
@@ -228,7 +228,7 @@ static pmix_status_t derive_proc_basics(sy_ji_t *ctx, const proc_t *p, size_t n)
             TRY(sy_ji_default_u16(ctx, SY_REALM_PROC, r, PMIX_NODE_RANK, (uint16_t)lr));
         }
         TRY(sy_ji_default_u32(ctx, SY_REALM_PROC, r, PMIX_NODEID, nd->id));
-        if (NULL != nd->name) {
+        if (nd->name != NULL) {
             TRY(sy_ji_default_str(ctx, SY_REALM_PROC, r, PMIX_HOSTNAME, nd->name));
         }
     }
@@ -244,7 +244,7 @@ static void apps_from_ranges(sy_ji_t *ctx, proc_t *p, size_t n)
     size_t nids = 0;
     uint64_t size, ldr, next = 0;
 
-    if (PMIX_SUCCESS != sy_jseg_builder_ids(ctx->b, SY_REALM_APP, &ids, &nids)) {
+    if (sy_jseg_builder_ids(ctx->b, SY_REALM_APP, &ids, &nids) != PMIX_SUCCESS) {
         return;
     }
     for (size_t a = 0; a < nids; a++) {
@@ -258,7 +258,7 @@ static void apps_from_ranges(sy_ji_t *ctx, proc_t *p, size_t n)
             ldr = next;
         }
         for (size_t i = 0; i < n; i++) {
-            if (SY_JI_NO_ID == p[i].appnum && p[i].rank >= ldr && p[i].rank - ldr < size) {
+            if (p[i].appnum == SY_JI_NO_ID && p[i].rank >= ldr && p[i].rank - ldr < size) {
                 p[i].appnum = ids[a];
             }
         }
@@ -275,7 +275,7 @@ static uint32_t count_apps(sy_ji_t *ctx, const proc_t *p, size_t n, bool *all_kn
 
     *all_known = true;
     for (size_t i = 0; i < n; i++) {
-        if (SY_JI_NO_ID == p[i].appnum) {
+        if (p[i].appnum == SY_JI_NO_ID) {
             *all_known = false;
         } else if (p[i].appnum >= top) {
             top = p[i].appnum + 1;
@@ -284,12 +284,12 @@ static uint32_t count_apps(sy_ji_t *ctx, const proc_t *p, size_t n, bool *all_kn
     if (sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_JOB_NUM_APPS, &napps) && napps <= UINT32_MAX) {
         return (uint32_t)napps;
     }
-    if (PMIX_SUCCESS == sy_jseg_builder_ids(ctx->b, SY_REALM_APP, &ids, &nids) && 0 < nids &&
+    if (sy_jseg_builder_ids(ctx->b, SY_REALM_APP, &ids, &nids) == PMIX_SUCCESS && nids > 0 &&
         ids[nids - 1] >= top) {
         top = ids[nids - 1] + 1;
     }
     free(ids);
-    return 0 == top ? 1 : top;
+    return top == 0 ? 1 : top;
 }
 
 static pmix_status_t derive_one_app(sy_ji_t *ctx, proc_t *const *members, size_t n, bool whole)
@@ -312,13 +312,13 @@ static pmix_status_t derive_one_app(sy_ji_t *ctx, proc_t *const *members, size_t
     TRY(sy_ji_default_u32(ctx, SY_REALM_APP, app, PMIX_APP_SIZE, (uint32_t)n));
     TRY(sy_ji_default_u32(ctx, SY_REALM_APP, app, PMIX_MAX_PROCS, (uint32_t)n));
     TRY(sy_ji_default_rank(ctx, SY_REALM_APP, app, PMIX_APPLDR, members[0]->rank));
-    if (0 == ctx->nnodes) {
+    if (ctx->nnodes == 0) {
         return PMIX_SUCCESS;
     }
     /* the nodes hosting the application, in node-map order */
     bool *uses = calloc(ctx->nnodes, sizeof(*uses));
     nodes = malloc(ctx->nnodes * sizeof(*nodes));
-    if (NULL == uses || NULL == nodes) {
+    if (uses == NULL || nodes == NULL) {
         free(uses);
         free(nodes);
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
@@ -333,7 +333,7 @@ static pmix_status_t derive_one_app(sy_ji_t *ctx, proc_t *const *members, size_t
             nodes[nn++] = i;
         }
     }
-    if (0 < nn) {
+    if (nn > 0) {
         rc = put_node_list(ctx, SY_REALM_APP, app, nodes, nn);
     }
     free(uses);
@@ -357,26 +357,26 @@ static pmix_status_t derive_apps(sy_ji_t *ctx, proc_t *p, size_t n, uint32_t *na
     *napps = count_apps(ctx, p, n, &whole);
     if (1 == *napps) {
         for (size_t i = 0; i < n; i++) {
-            if (SY_JI_NO_ID == p[i].appnum) {
+            if (p[i].appnum == SY_JI_NO_ID) {
                 p[i].appnum = 0;
             }
         }
         whole = true;
     }
-    if (0 == n) {
+    if (n == 0) {
         return PMIX_SUCCESS;
     }
-    if (NULL == (order = malloc(n * sizeof(*order)))) {
+    if ((order = malloc(n * sizeof(*order))) == NULL) {
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
     }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (SY_JI_NO_ID != p[i].appnum) {
+        if (p[i].appnum != SY_JI_NO_ID) {
             order[k++] = &p[i];
         }
     }
     qsort(order, k, sizeof(*order), proc_app_cmp);
-    for (size_t start = 0, end; start < k && PMIX_SUCCESS == rc; start = end) {
+    for (size_t start = 0, end; start < k && rc == PMIX_SUCCESS; start = end) {
         for (end = start + 1; end < k && order[end]->appnum == order[start]->appnum; end++) {
         }
         rc = derive_one_app(ctx, order + start, end - start, whole);
@@ -393,13 +393,13 @@ static pmix_status_t derive_job(sy_ji_t *ctx, size_t nprocs, uint32_t napps, int
     const pmix_value_t *v;
     bool have_univ = false;
 
-    if (0 < nprocs && nprocs <= UINT32_MAX) {
+    if (nprocs > 0 && nprocs <= UINT32_MAX) {
         TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_JOB_SIZE, (uint32_t)nprocs));
     }
     if (sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_JOB_SIZE, &size) && size <= UINT32_MAX) {
         TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_MAX_PROCS, (uint32_t)size));
         /* the session's universe when the host described it, else the job */
-        if (PMIX_SUCCESS == sy_jseg_builder_ids(ctx->b, SY_REALM_SESSION, &sids, &nsids)) {
+        if (sy_jseg_builder_ids(ctx->b, SY_REALM_SESSION, &sids, &nsids) == PMIX_SUCCESS) {
             for (size_t i = 0; i < nsids && !have_univ; i++) {
                 have_univ =
                     sy_ji_peek_uint(ctx, SY_REALM_SESSION, sids[i], PMIX_UNIV_SIZE, &univ) &&
@@ -411,8 +411,8 @@ static pmix_status_t derive_job(sy_ji_t *ctx, size_t nprocs, uint32_t napps, int
                               (uint32_t)(have_univ ? univ : size)));
     }
     /* the session the job belongs to, when the description names one */
-    if (PMIX_SUCCESS == sy_jseg_builder_ids(ctx->b, SY_REALM_SESSION, &sids, &nsids)) {
-        if (1 == nsids) {
+    if (sy_jseg_builder_ids(ctx->b, SY_REALM_SESSION, &sids, &nsids) == PMIX_SUCCESS) {
+        if (nsids == 1) {
             pmix_status_t rc = sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_SESSION_ID, sids[0]);
             free(sids);
             TRY(rc);
@@ -421,9 +421,9 @@ static pmix_status_t derive_job(sy_ji_t *ctx, size_t nprocs, uint32_t napps, int
         }
     }
     TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_JOB_NUM_APPS, napps));
-    if (0 < ctx->nnodes) {
+    if (ctx->nnodes > 0) {
         size_t *all = malloc(ctx->nnodes * sizeof(*all));
-        if (NULL == all) {
+        if (all == NULL) {
             return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
         }
         for (size_t i = 0; i < ctx->nnodes; i++) {
@@ -436,12 +436,12 @@ static pmix_status_t derive_job(sy_ji_t *ctx, size_t nprocs, uint32_t napps, int
     if (SIZE_MAX != ctx->local) {
         uint32_t me = ctx->nodes[ctx->local].id;
         for (size_t k = 0; k < COUNT(local_job_keys); k++) {
-            if (NULL != (v = sy_jseg_peek(ctx->b, SY_REALM_NODE, me, local_job_keys[k]))) {
+            if ((v = sy_jseg_peek(ctx->b, SY_REALM_NODE, me, local_job_keys[k])) != NULL) {
                 TRY(sy_ji_put_default(ctx, SY_REALM_JOB, 0, local_job_keys[k], v));
             }
         }
     }
-    if (0 <= nlocalprocs) {
+    if (nlocalprocs >= 0) {
         TRY(sy_ji_default_u32(ctx, SY_REALM_JOB, 0, PMIX_LOCAL_SIZE, (uint32_t)nlocalprocs));
     }
     return PMIX_SUCCESS;
@@ -454,12 +454,12 @@ pmix_status_t sy_ji_derive(sy_ji_t *ctx, int nlocalprocs)
     uint32_t napps = 1;
     pmix_status_t rc;
 
-    if (PMIX_SUCCESS != (rc = derive_nodes(ctx)) ||
-        PMIX_SUCCESS != (rc = collect_procs(ctx, &p, &n))) {
+    if ((rc = derive_nodes(ctx)) != PMIX_SUCCESS ||
+        (rc = collect_procs(ctx, &p, &n)) != PMIX_SUCCESS) {
         return rc;
     }
-    if (PMIX_SUCCESS == (rc = derive_proc_basics(ctx, p, n)) &&
-        PMIX_SUCCESS == (rc = derive_apps(ctx, p, n, &napps))) {
+    if ((rc = derive_proc_basics(ctx, p, n)) == PMIX_SUCCESS &&
+        (rc = derive_apps(ctx, p, n, &napps)) == PMIX_SUCCESS) {
         rc = derive_job(ctx, n, napps, nlocalprocs);
     }
     free(p);
@@ -485,16 +485,16 @@ pmix_status_t sy_ji_summarize(sy_ji_t *ctx, int nlocalprocs, sy_jobinfo_summary_
     if (SIZE_MAX != ctx->local && ctx->have_procs) {
         const sy_ji_node_t *nd = &ctx->nodes[ctx->local];
         n = nd->nranks;
-        if (0 < n && NULL == (ranks = malloc(n * sizeof(*ranks)))) {
+        if (n > 0 && (ranks = malloc(n * sizeof(*ranks))) == NULL) {
             return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
         }
-        if (0 < n) {
+        if (n > 0) {
             memcpy(ranks, nd->ranks, n * sizeof(*ranks));
         }
         known = true;
     } else {
         const char *peers = sy_ji_peek_text(ctx, SY_REALM_JOB, 0, PMIX_LOCAL_PEERS, NULL);
-        known = NULL != peers && PMIX_SUCCESS == sy_ji_parse_ranks(peers, &ranks, &n);
+        known = peers != NULL && sy_ji_parse_ranks(peers, &ranks, &n) == PMIX_SUCCESS;
     }
     /* nlocalprocs is what the host will launch here; the ranks are only
      * reported when the description agrees with it */

@@ -20,8 +20,8 @@
 
 static void free_argv(char **argv)
 {
-    if (NULL != argv) {
-        for (char **p = argv; NULL != *p; p++) {
+    if (argv != NULL) {
+        for (char **p = argv; *p != NULL; p++) {
             free(*p);
         }
         free(argv);
@@ -31,7 +31,7 @@ static void free_argv(char **argv)
 static size_t argv_len(char **argv)
 {
     size_t n = 0;
-    while (NULL != argv[n]) {
+    while (argv[n] != NULL) {
         n++;
     }
     return n;
@@ -43,7 +43,7 @@ static const char *map_text(sy_ji_t *ctx, const char *key, const char *rawkey, c
 {
     const char *s = sy_ji_peek_text(ctx, SY_REALM_JOB, 0, key, NULL);
     *which = key;
-    if (NULL == s) {
+    if (s == NULL) {
         s = sy_ji_peek_text(ctx, SY_REALM_JOB, 0, rawkey, NULL);
         *which = rawkey;
     }
@@ -52,10 +52,10 @@ static const char *map_text(sy_ji_t *ctx, const char *key, const char *rawkey, c
 
 static pmix_status_t parse_failed(sy_ji_t *ctx, pmix_status_t rc, const char *key)
 {
-    if (PMIX_ERR_NOT_SUPPORTED == rc) {
+    if (rc == PMIX_ERR_NOT_SUPPORTED) {
         return sy_ji_fail(ctx, rc, "%s: compressed (\"blob:\") maps are not supported", key);
     }
-    if (PMIX_ERR_NOMEM == rc) {
+    if (rc == PMIX_ERR_NOMEM) {
         return sy_ji_fail(ctx, rc, "out of memory expanding %s", key);
     }
     return sy_ji_fail(ctx, rc, "%s is malformed", key);
@@ -80,21 +80,21 @@ static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
 
     for (size_t i = 0; i < ctx->nnodes; i++) {
         ctx->nodes[i].id = SY_JI_NO_ID;
-        if (NULL != names) {
+        if (names != NULL) {
             ctx->nodes[i].name = names[i];
             names[i] = NULL;
         }
-        if (NULL != procs) {
+        if (procs != NULL) {
             rc = sy_ji_parse_ranks(procs[i], &ctx->nodes[i].ranks, &ctx->nodes[i].nranks);
-            if (PMIX_SUCCESS != rc) {
+            if (rc != PMIX_SUCCESS) {
                 return parse_failed(ctx, rc, PMIX_PROC_MAP);
             }
             total += ctx->nodes[i].nranks;
         }
     }
-    if (NULL != names && 1 < ctx->nnodes) {
+    if (names != NULL && ctx->nnodes > 1) {
         char **sorted = malloc(ctx->nnodes * sizeof(*sorted));
-        if (NULL == sorted) {
+        if (sorted == NULL) {
             return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
         }
         for (size_t i = 0; i < ctx->nnodes; i++) {
@@ -102,7 +102,7 @@ static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
         }
         qsort(sorted, ctx->nnodes, sizeof(*sorted), str_cmp);
         for (size_t i = 1; i < ctx->nnodes; i++) {
-            if (0 == strcmp(sorted[i - 1], sorted[i])) {
+            if (strcmp(sorted[i - 1], sorted[i]) == 0) {
                 rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "node %s appears twice in %s", sorted[i],
                                 PMIX_NODE_MAP);
                 free(sorted);
@@ -111,10 +111,10 @@ static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
         }
         free(sorted);
     }
-    if (2 > total) {
+    if (total < 2) {
         return PMIX_SUCCESS;
     }
-    if (NULL == (all = malloc(total * sizeof(*all)))) {
+    if ((all = malloc(total * sizeof(*all))) == NULL) {
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < ctx->nnodes; i++) {
@@ -123,7 +123,7 @@ static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
     }
     qsort(all, total, sizeof(*all), u32_cmp);
     rc = PMIX_SUCCESS;
-    for (size_t i = 1; i < total && PMIX_SUCCESS == rc; i++) {
+    for (size_t i = 1; i < total && rc == PMIX_SUCCESS; i++) {
         if (all[i - 1] == all[i]) {
             rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s places rank %u on two nodes",
                             PMIX_PROC_MAP, all[i]);
@@ -142,30 +142,30 @@ static pmix_status_t parse_maps(sy_ji_t *ctx)
     size_t nn = 0, np = 0;
     pmix_status_t rc = PMIX_SUCCESS;
 
-    if (NULL != nmap) {
-        if (PMIX_SUCCESS != (rc = sy_regex_parse_nodes(nmap, &names))) {
+    if (nmap != NULL) {
+        if ((rc = sy_regex_parse_nodes(nmap, &names)) != PMIX_SUCCESS) {
             return parse_failed(ctx, rc, nkey);
         }
         nn = argv_len(names);
     }
-    if (NULL != pmap) {
-        if (PMIX_SUCCESS != (rc = sy_regex_parse_procs(pmap, &procs))) {
+    if (pmap != NULL) {
+        if ((rc = sy_regex_parse_procs(pmap, &procs)) != PMIX_SUCCESS) {
             free_argv(names);
             return parse_failed(ctx, rc, pkey);
         }
         np = argv_len(procs);
     }
-    if (NULL != names && NULL != procs && nn != np) {
+    if (names != NULL && procs != NULL && nn != np) {
         rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s describes %zu nodes but %s has %zu", pkey, np,
                         nkey, nn);
         goto out;
     }
-    ctx->have_names = NULL != names;
-    ctx->have_procs = NULL != procs;
-    ctx->nnodes = NULL != names ? nn : np;
-    if (0 < ctx->nnodes) {
+    ctx->have_names = names != NULL;
+    ctx->have_procs = procs != NULL;
+    ctx->nnodes = names != NULL ? nn : np;
+    if (ctx->nnodes > 0) {
         ctx->nodes = calloc(ctx->nnodes, sizeof(*ctx->nodes));
-        if (NULL == ctx->nodes) {
+        if (ctx->nodes == NULL) {
             ctx->nnodes = 0;
             rc = sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
             goto out;
@@ -198,17 +198,17 @@ static pmix_status_t collect_named(sy_ji_t *ctx, named_t **out, size_t *n)
 
     *out = NULL;
     *n = 0;
-    if (PMIX_SUCCESS != sy_jseg_builder_ids(ctx->b, SY_REALM_NODE, &ids, &nid) || 0 == nid) {
+    if (sy_jseg_builder_ids(ctx->b, SY_REALM_NODE, &ids, &nid) != PMIX_SUCCESS || nid == 0) {
         free(ids);
         return PMIX_SUCCESS;
     }
-    if (NULL == (named = malloc(nid * sizeof(*named)))) {
+    if ((named = malloc(nid * sizeof(*named))) == NULL) {
         free(ids);
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < nid; i++) {
         const char *h = sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME, NULL);
-        if (NULL != h) {
+        if (h != NULL) {
             named[k++] = (named_t){
                 h, sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME_ALIASES, NULL),
                 ids[i]};
@@ -224,7 +224,7 @@ static pmix_status_t collect_named(sy_ji_t *ctx, named_t **out, size_t *n)
 static const named_t *named_find(const named_t *named, size_t n, const char *name)
 {
     named_t key = {name, NULL, 0};
-    return NULL == name || 0 == n ? NULL : bsearch(&key, named, n, sizeof(*named), named_cmp);
+    return name == NULL || n == 0 ? NULL : bsearch(&key, named, n, sizeof(*named), named_cmp);
 }
 
 static bool named_holds_id(const named_t *named, size_t n, uint32_t id)
@@ -242,11 +242,11 @@ static void find_local_by_name(sy_ji_t *ctx, const named_t *named, size_t nnamed
     const char *me = ctx->local_hostname;
     size_t hits = 0, hit = SIZE_MAX;
 
-    if (NULL == me || '\0' == *me || !ctx->have_names) {
+    if (me == NULL || '\0' == *me || !ctx->have_names) {
         return;
     }
     for (size_t i = 0; i < ctx->nnodes; i++) {
-        if (0 == strcmp(ctx->nodes[i].name, me)) {
+        if (strcmp(ctx->nodes[i].name, me) == 0) {
             ctx->local = i;
             return;
         }
@@ -255,7 +255,7 @@ static void find_local_by_name(sy_ji_t *ctx, const named_t *named, size_t nnamed
     for (size_t k = 0; k < nnamed; k++) {
         if (sy_ji_in_aliases(named[k].aliases, me)) {
             for (size_t i = 0; i < ctx->nnodes; i++) {
-                if (0 == strcmp(ctx->nodes[i].name, named[k].name)) {
+                if (strcmp(ctx->nodes[i].name, named[k].name) == 0) {
                     ctx->local = i;
                     return;
                 }
@@ -269,7 +269,7 @@ static void find_local_by_name(sy_ji_t *ctx, const named_t *named, size_t nnamed
             hit = i;
         }
     }
-    if (1 == hits) {
+    if (hits == 1) {
         ctx->local = hit;
     }
 }
@@ -289,22 +289,22 @@ static bool proc_ids(sy_ji_t *ctx, uint32_t *cand)
                 u >= SY_JI_NO_ID) {
                 continue;
             }
-            if (SY_JI_NO_ID != cand[i] && cand[i] != u) {
+            if (cand[i] != SY_JI_NO_ID && cand[i] != u) {
                 return false;
             }
             cand[i] = (uint32_t)u;
         }
-        n += SY_JI_NO_ID != cand[i];
+        n += cand[i] != SY_JI_NO_ID;
     }
-    if (2 > n) {
+    if (n < 2) {
         return true;
     }
-    if (NULL == (sorted = malloc(n * sizeof(*sorted)))) {
+    if ((sorted = malloc(n * sizeof(*sorted))) == NULL) {
         return false;
     }
     n = 0;
     for (size_t i = 0; i < ctx->nnodes; i++) {
-        if (SY_JI_NO_ID != cand[i]) {
+        if (cand[i] != SY_JI_NO_ID) {
             sorted[n++] = cand[i];
         }
     }
@@ -318,7 +318,7 @@ static bool proc_ids(sy_ji_t *ctx, uint32_t *cand)
 
 static bool id_taken(const uint32_t *taken, size_t n, uint32_t id)
 {
-    return NULL != bsearch(&id, taken, n, sizeof(*taken), u32_cmp);
+    return bsearch(&id, taken, n, sizeof(*taken), u32_cmp) != NULL;
 }
 
 static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nnamed)
@@ -332,7 +332,7 @@ static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nname
 
     cand = malloc(ctx->nnodes * sizeof(*cand));
     taken = malloc((ctx->nnodes + nnamed) * sizeof(*taken));
-    if (NULL == cand || NULL == taken) {
+    if (cand == NULL || taken == NULL) {
         free(cand);
         free(taken);
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
@@ -342,11 +342,11 @@ static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nname
     }
     for (size_t i = 0; i < ctx->nnodes; i++) {
         const named_t *nm = named_find(named, nnamed, ctx->nodes[i].name);
-        if (NULL != nm) {
+        if (nm != NULL) {
             ctx->nodes[i].id = nm->id;
         }
     }
-    if (have_flat && SIZE_MAX != ctx->local && SY_JI_NO_ID == ctx->nodes[ctx->local].id &&
+    if (have_flat && SIZE_MAX != ctx->local && ctx->nodes[ctx->local].id == SY_JI_NO_ID &&
         !named_holds_id(named, nnamed, (uint32_t)flat)) {
         ctx->nodes[ctx->local].id = (uint32_t)flat;
         taken[ntaken++] = (uint32_t)flat;
@@ -355,7 +355,7 @@ static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nname
         qsort(taken, ntaken, sizeof(*taken), u32_cmp);
         size_t before = ntaken;
         for (size_t i = 0; i < ctx->nnodes; i++) {
-            if (SY_JI_NO_ID == ctx->nodes[i].id && SY_JI_NO_ID != cand[i] &&
+            if (ctx->nodes[i].id == SY_JI_NO_ID && cand[i] != SY_JI_NO_ID &&
                 !id_taken(taken, before, cand[i])) {
                 ctx->nodes[i].id = cand[i];
                 taken[ntaken++] = cand[i];
@@ -366,11 +366,11 @@ static pmix_status_t assign_ids(sy_ji_t *ctx, const named_t *named, size_t nname
     qsort(taken, ntaken, sizeof(*taken), u32_cmp);
     /* above every taken id and every position, so that no two nodes meet */
     next = (uint32_t)(ctx->nnodes < SY_JI_NO_ID ? ctx->nnodes : SY_JI_NO_ID - 1);
-    if (0 < ntaken && taken[ntaken - 1] >= next) {
+    if (ntaken > 0 && taken[ntaken - 1] >= next) {
         next = taken[ntaken - 1] + 1;
     }
     for (size_t i = 0; i < ctx->nnodes; i++) {
-        if (SY_JI_NO_ID != ctx->nodes[i].id) {
+        if (ctx->nodes[i].id != SY_JI_NO_ID) {
             continue;
         }
         if (i < SY_JI_NO_ID && !id_taken(taken, ntaken, (uint32_t)i)) {
@@ -391,17 +391,17 @@ pmix_status_t sy_ji_layout(sy_ji_t *ctx)
     pmix_status_t rc;
 
     ctx->local = SIZE_MAX;
-    if (PMIX_SUCCESS != (rc = parse_maps(ctx)) || 0 == ctx->nnodes) {
+    if ((rc = parse_maps(ctx)) != PMIX_SUCCESS || ctx->nnodes == 0) {
         return rc;
     }
-    if (PMIX_SUCCESS != (rc = collect_named(ctx, &named, &nnamed))) {
+    if ((rc = collect_named(ctx, &named, &nnamed)) != PMIX_SUCCESS) {
         return rc;
     }
     /* The host's flat PMIX_NODEID says which node this is, and beats our
      * host name: several daemons of one job may share a machine (Open
      * MPI's test setups, containers) and a node's name may be an alias. */
     if (sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &flat) && flat < SY_JI_NO_ID) {
-        if (PMIX_SUCCESS != (rc = assign_ids(ctx, named, nnamed))) {
+        if ((rc = assign_ids(ctx, named, nnamed)) != PMIX_SUCCESS) {
             free(named);
             return rc;
         }
@@ -421,7 +421,7 @@ pmix_status_t sy_ji_layout(sy_ji_t *ctx)
     find_local_by_name(ctx, named, nnamed);
     rc = assign_ids(ctx, named, nnamed);
     free(named);
-    if (PMIX_SUCCESS == rc && SIZE_MAX == ctx->local &&
+    if (rc == PMIX_SUCCESS && SIZE_MAX == ctx->local &&
         sy_ji_peek_uint(ctx, SY_REALM_JOB, 0, PMIX_NODEID, &flat)) {
         /* the maps do not name this host, but the host said which node it is */
         for (size_t i = 0; i < ctx->nnodes; i++) {

@@ -20,11 +20,11 @@ static pmix_status_t local_id(sy_ji_t *ctx, const pmix_info_t info[], size_t nin
 
     for (size_t i = ninfo; i > 0; i--) {
         const pmix_info_t *in = &info[i - 1];
-        if (0 != strncmp(in->key, PMIX_NODEID, PMIX_MAX_KEYLEN)) {
+        if (strncmp(in->key, PMIX_NODEID, PMIX_MAX_KEYLEN) != 0) {
             continue;
         }
         pmix_status_t rc = sy_ji_check_type(ctx, in->key, &in->value);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return rc;
         }
         if (!sy_ji_uint(&in->value, &u) || u >= SY_JI_NO_ID) {
@@ -33,7 +33,7 @@ static pmix_status_t local_id(sy_ji_t *ctx, const pmix_info_t info[], size_t nin
         *id = (uint32_t)u;
         return PMIX_SUCCESS;
     }
-    if (NULL == ctx->local_hostname || '\0' == *ctx->local_hostname) {
+    if (ctx->local_hostname == NULL || '\0' == *ctx->local_hostname) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "this node has neither a %s nor a hostname",
                           PMIX_NODEID);
     }
@@ -44,8 +44,8 @@ static pmix_status_t local_id(sy_ji_t *ctx, const pmix_info_t info[], size_t nin
 static bool has_flat_keys(const pmix_info_t info[], size_t ninfo)
 {
     for (size_t i = 0; i < ninfo; i++) {
-        if ('\0' != info[i].key[0] && 0 != strcmp(info[i].key, PMIX_NODE_INFO_ARRAY) &&
-            0 != strcmp(info[i].key, PMIX_SESSION_INFO_ARRAY)) {
+        if ('\0' != info[i].key[0] && strcmp(info[i].key, PMIX_NODE_INFO_ARRAY) != 0 &&
+            strcmp(info[i].key, PMIX_SESSION_INFO_ARRAY) != 0) {
             return true;
         }
     }
@@ -60,29 +60,29 @@ pmix_status_t sy_jobinfo_compile_resources(const pmix_info_t info[], size_t ninf
     uint32_t me = SY_JI_NO_ID;
     pmix_status_t rc = PMIX_SUCCESS;
 
-    if (NULL != error) {
+    if (error != NULL) {
         *error = NULL;
     }
-    if (NULL == b || (NULL == info && 0 < ninfo)) {
+    if (b == NULL || (info == NULL && ninfo > 0)) {
         return sy_ji_fail(&ctx, PMIX_ERR_BAD_PARAM, "no builder or no info array");
     }
     /* an unnamed node would match nothing later: name this one first */
     if (has_flat_keys(info, ninfo)) {
         rc = local_id(&ctx, info, ninfo, &me);
-        if (PMIX_SUCCESS == rc && NULL != local_hostname && '\0' != *local_hostname) {
+        if (rc == PMIX_SUCCESS && local_hostname != NULL && '\0' != *local_hostname) {
             rc = sy_ji_default_str(&ctx, SY_REALM_NODE, me, PMIX_HOSTNAME, local_hostname);
         }
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_ji_walk(&ctx, info, ninfo, SY_REALM_NODE, me, 0);
     }
-    if (PMIX_SUCCESS == rc && SY_JI_NO_ID != me) {
+    if (rc == PMIX_SUCCESS && me != SY_JI_NO_ID) {
         rc = sy_ji_default_u32(&ctx, SY_REALM_NODE, me, PMIX_NODEID, me);
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         /* the caller logs the refusal for the operator */
         sy_log(SY_LOG_DEBUG, "register_resources refused: %s",
-               NULL != error && NULL != *error ? *error : PMIx_Error_string(rc));
+               error != NULL && *error != NULL ? *error : PMIx_Error_string(rc));
     }
     sy_ji_ctx_free(&ctx);
     return rc;

@@ -18,7 +18,7 @@ bool sy_ji_uint(const pmix_value_t *v, uint64_t *out)
 {
     int64_t s;
 
-    if (NULL == v) {
+    if (v == NULL) {
         return false;
     }
     switch (v->type) {
@@ -46,15 +46,15 @@ bool sy_ji_uint(const pmix_value_t *v, uint64_t *out)
 
 const char *sy_ji_text(const pmix_value_t *v)
 {
-    if (NULL == v) {
+    if (v == NULL) {
         return NULL;
     }
-    if (PMIX_STRING == v->type) {
+    if (v->type == PMIX_STRING) {
         return v->data.string;
     }
-    if (PMIX_REGEX == v->type && NULL != v->data.bo.bytes) {
+    if (v->type == PMIX_REGEX && v->data.bo.bytes != NULL) {
         /* size 0: loaded as a plain char*; otherwise it must be text */
-        if (0 == v->data.bo.size || NULL != memchr(v->data.bo.bytes, '\0', v->data.bo.size)) {
+        if (v->data.bo.size == 0 || memchr(v->data.bo.bytes, '\0', v->data.bo.size) != NULL) {
             return v->data.bo.bytes;
         }
     }
@@ -100,7 +100,7 @@ pmix_status_t sy_ji_check_type(sy_ji_t *ctx, const char *key, const pmix_value_t
     bool ok;
 
     for (size_t i = 0; i < sizeof(fixed_types) / sizeof(fixed_types[0]); i++) {
-        if (0 != strcmp(key, fixed_types[i].key)) {
+        if (strcmp(key, fixed_types[i].key) != 0) {
             continue;
         }
         kclass_t c = fixed_types[i].cls;
@@ -108,9 +108,9 @@ pmix_status_t sy_ji_check_type(sy_ji_t *ctx, const char *key, const pmix_value_t
         case K_U32:
         case K_RANK: ok = sy_ji_uint(v, &u) && u <= UINT32_MAX; break;
         case K_U16: ok = sy_ji_uint(v, &u) && u <= UINT16_MAX; break;
-        case K_STR: ok = PMIX_STRING == v->type; break;
-        case K_MAP: ok = PMIX_STRING == v->type || PMIX_REGEX == v->type; break;
-        case K_BOOL: ok = PMIX_BOOL == v->type || PMIX_UNDEF == v->type; break;
+        case K_STR: ok = v->type == PMIX_STRING; break;
+        case K_MAP: ok = v->type == PMIX_STRING || v->type == PMIX_REGEX; break;
+        case K_BOOL: ok = v->type == PMIX_BOOL || v->type == PMIX_UNDEF; break;
         default: ok = false;
         }
         if (ok) {
@@ -121,8 +121,8 @@ pmix_status_t sy_ji_check_type(sy_ji_t *ctx, const char *key, const pmix_value_t
                 return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must be %s (%llu is too large)", key,
                                   class_name(c), (unsigned long long)u);
             }
-            if (PMIX_INT == v->type || PMIX_INT8 == v->type || PMIX_INT16 == v->type ||
-                PMIX_INT32 == v->type || PMIX_INT64 == v->type || PMIX_PID == v->type) {
+            if (v->type == PMIX_INT || v->type == PMIX_INT8 || v->type == PMIX_INT16 ||
+                v->type == PMIX_INT32 || v->type == PMIX_INT64 || v->type == PMIX_PID) {
                 return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must be %s (got a negative %s)", key,
                                   class_name(c), PMIx_Data_type_string(v->type));
             }
@@ -143,8 +143,8 @@ const char *sy_ji_peek_text(const sy_ji_t *ctx, sy_realm_t realm, uint32_t id, c
                             bool *present)
 {
     const pmix_value_t *v = sy_jseg_peek(ctx->b, realm, id, key);
-    if (NULL != present) {
-        *present = NULL != v;
+    if (present != NULL) {
+        *present = v != NULL;
     }
     return sy_ji_text(v);
 }
@@ -152,11 +152,11 @@ const char *sy_ji_peek_text(const sy_ji_t *ctx, sy_realm_t realm, uint32_t id, c
 pmix_status_t sy_ji_put_default(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, const char *key,
                                 const pmix_value_t *v)
 {
-    if (NULL != sy_jseg_peek(ctx->b, realm, id, key)) {
+    if (sy_jseg_peek(ctx->b, realm, id, key) != NULL) {
         return PMIX_SUCCESS;
     }
     pmix_status_t rc = sy_jseg_put(ctx->b, realm, id, key, v);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return sy_ji_fail(ctx, rc, "cannot store derived %s", key);
     }
     return PMIX_SUCCESS;
@@ -196,12 +196,12 @@ char *sy_ji_rank_list(const pmix_rank_t *ranks, size_t n)
     char *s = malloc(n * 11 + 1);
     size_t len = 0;
 
-    if (NULL == s) {
+    if (s == NULL) {
         return NULL;
     }
     s[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        len += (size_t)snprintf(s + len, 12, "%s%u", 0 == i ? "" : ",", ranks[i]);
+        len += (size_t)snprintf(s + len, 12, "%s%u", i == 0 ? "" : ",", ranks[i]);
     }
     return s;
 }
@@ -219,7 +219,7 @@ static bool parse_rank(const char *s, char **end, pmix_rank_t *r)
     }
     errno = 0;
     unsigned long long u = strtoull(s, end, 10);
-    if (0 != errno || u >= PMIX_RANK_VALID) {
+    if (errno != 0 || u >= PMIX_RANK_VALID) {
         return false;
     }
     *r = (pmix_rank_t)u;
@@ -234,7 +234,7 @@ pmix_status_t sy_ji_parse_ranks(const char *s, pmix_rank_t **ranks, size_t *n)
 
     *ranks = NULL;
     *n = 0;
-    if (NULL == s) {
+    if (s == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     while ('\0' != *s) {
@@ -250,9 +250,9 @@ pmix_status_t sy_ji_parse_ranks(const char *s, pmix_rank_t **ranks, size_t *n)
         }
         for (uint64_t r = a; r <= z; r++) {
             if (len == cap) {
-                cap = 0 == cap ? 16 : 2 * cap;
+                cap = cap == 0 ? 16 : 2 * cap;
                 pmix_rank_t *p = realloc(out, cap * sizeof(*out));
-                if (NULL == p) {
+                if (p == NULL) {
                     free(out);
                     return PMIX_ERR_NOMEM;
                 }
@@ -262,7 +262,7 @@ pmix_status_t sy_ji_parse_ranks(const char *s, pmix_rank_t **ranks, size_t *n)
         }
         s = ',' == *end ? end + 1 : end;
     }
-    if (0 < len) {
+    if (len > 0) {
         qsort(out, len, sizeof(*out), rank_cmp);
         size_t u = 1;
         for (size_t i = 1; i < len; i++) {
@@ -283,32 +283,32 @@ bad:
 static size_t short_len(const char *s)
 {
     const char *dot = strchr(s, '.');
-    return NULL == dot ? strlen(s) : (size_t)(dot - s);
+    return dot == NULL ? strlen(s) : (size_t)(dot - s);
 }
 
 bool sy_ji_same_host(const char *a, const char *b)
 {
-    if (NULL == a || NULL == b) {
+    if (a == NULL || b == NULL) {
         return false;
     }
-    if (0 == strcmp(a, b)) {
+    if (strcmp(a, b) == 0) {
         return true;
     }
     size_t la = short_len(a), lb = short_len(b);
     /* a dotted IPv4 address is not a domain name */
-    return 0 < la && la == lb && 0 == strncmp(a, b, la) && (a[0] < '0' || a[0] > '9');
+    return la > 0 && la == lb && strncmp(a, b, la) == 0 && (a[0] < '0' || a[0] > '9');
 }
 
 bool sy_ji_in_aliases(const char *aliases, const char *name)
 {
     size_t n;
 
-    if (NULL == aliases || NULL == name || '\0' == *name) {
+    if (aliases == NULL || name == NULL || '\0' == *name) {
         return false;
     }
     n = strlen(name);
-    for (const char *p = aliases; NULL != p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-        if (0 == strncmp(p, name, n) && (',' == p[n] || '\0' == p[n])) {
+    for (const char *p = aliases; p != NULL; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || '\0' == p[n])) {
             return true;
         }
     }

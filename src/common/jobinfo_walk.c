@@ -17,19 +17,19 @@ typedef enum { C_NONE, C_SESSION, C_JOB, C_APP, C_NODE, C_PROC } container_t;
 
 static container_t container_of(const char *key)
 {
-    if (0 == strcmp(key, PMIX_SESSION_INFO_ARRAY)) {
+    if (strcmp(key, PMIX_SESSION_INFO_ARRAY) == 0) {
         return C_SESSION;
     }
-    if (0 == strcmp(key, PMIX_JOB_INFO_ARRAY)) {
+    if (strcmp(key, PMIX_JOB_INFO_ARRAY) == 0) {
         return C_JOB;
     }
-    if (0 == strcmp(key, PMIX_APP_INFO_ARRAY)) {
+    if (strcmp(key, PMIX_APP_INFO_ARRAY) == 0) {
         return C_APP;
     }
-    if (0 == strcmp(key, PMIX_NODE_INFO_ARRAY)) {
+    if (strcmp(key, PMIX_NODE_INFO_ARRAY) == 0) {
         return C_NODE;
     }
-    if (0 == strcmp(key, PMIX_PROC_DATA)) {
+    if (strcmp(key, PMIX_PROC_DATA) == 0) {
         return C_PROC;
     }
     return C_NONE;
@@ -40,21 +40,21 @@ static pmix_status_t items_of(sy_ji_t *ctx, const pmix_info_t *in, const pmix_in
 {
     const pmix_data_array_t *da;
 
-    if (PMIX_DATA_ARRAY != in->value.type) {
+    if (in->value.type != PMIX_DATA_ARRAY) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must be a data array of PMIX_INFO (got %s)",
                           in->key, PMIx_Data_type_string(in->value.type));
     }
     da = in->value.data.darray;
     *items = NULL;
     *n = 0;
-    if (NULL == da || 0 == da->size) {
+    if (da == NULL || da->size == 0) {
         return PMIX_SUCCESS;
     }
-    if (PMIX_INFO != da->type) {
+    if (da->type != PMIX_INFO) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s must hold PMIX_INFO elements (got %s)",
                           in->key, PMIx_Data_type_string(da->type));
     }
-    if (NULL == da->array) {
+    if (da->array == NULL) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s claims %zu elements but has no array",
                           in->key, da->size);
     }
@@ -67,7 +67,7 @@ static pmix_status_t items_of(sy_ji_t *ctx, const pmix_info_t *in, const pmix_in
 static const pmix_info_t *find(const pmix_info_t *items, size_t n, const char *key)
 {
     for (size_t i = n; i > 0; i--) {
-        if (0 == strncmp(items[i - 1].key, key, PMIX_MAX_KEYLEN)) {
+        if (strncmp(items[i - 1].key, key, PMIX_MAX_KEYLEN) == 0) {
             return &items[i - 1];
         }
     }
@@ -89,7 +89,7 @@ static pmix_status_t id_of(sy_ji_t *ctx, const pmix_info_t *ident, uint32_t *id)
 {
     uint64_t u;
     pmix_status_t rc = sy_ji_check_type(ctx, ident->key, &ident->value);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     if (!sy_ji_uint(&ident->value, &u) || u >= UINT32_MAX) {
@@ -104,41 +104,41 @@ uint32_t sy_ji_node_id_for(sy_ji_t *ctx, const char *name)
     uint32_t *ids = NULL, found = SY_JI_NO_ID, next = 0;
     size_t n = 0;
 
-    if (PMIX_SUCCESS == sy_jseg_builder_ids(ctx->b, SY_REALM_NODE, &ids, &n)) {
-        for (size_t i = 0; i < n && SY_JI_NO_ID == found; i++) {
+    if (sy_jseg_builder_ids(ctx->b, SY_REALM_NODE, &ids, &n) == PMIX_SUCCESS) {
+        for (size_t i = 0; i < n && found == SY_JI_NO_ID; i++) {
             const char *h = sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME, NULL);
             const char *al =
                 sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME_ALIASES, NULL);
-            if ((NULL != h && 0 == strcmp(h, name)) || sy_ji_in_aliases(al, name)) {
+            if ((h != NULL && strcmp(h, name) == 0) || sy_ji_in_aliases(al, name)) {
                 found = ids[i];
             }
         }
-        if (0 < n) {
+        if (n > 0) {
             next = ids[n - 1] + 1;
         }
     }
-    for (size_t i = 0; i < ctx->nnodes && SY_JI_NO_ID == found; i++) {
-        if (NULL != ctx->nodes[i].name && 0 == strcmp(ctx->nodes[i].name, name)) {
+    for (size_t i = 0; i < ctx->nnodes && found == SY_JI_NO_ID; i++) {
+        if (ctx->nodes[i].name != NULL && strcmp(ctx->nodes[i].name, name) == 0) {
             found = ctx->nodes[i].id;
         }
     }
-    for (size_t i = 0; i < ctx->nnodes && SY_JI_NO_ID == found; i++) {
+    for (size_t i = 0; i < ctx->nnodes && found == SY_JI_NO_ID; i++) {
         if (sy_ji_same_host(ctx->nodes[i].name, name)) {
             found = ctx->nodes[i].id;
         }
     }
-    for (size_t i = 0; i < n && SY_JI_NO_ID == found; i++) {
+    for (size_t i = 0; i < n && found == SY_JI_NO_ID; i++) {
         if (sy_ji_same_host(sy_ji_peek_text(ctx, SY_REALM_NODE, ids[i], PMIX_HOSTNAME, NULL),
                             name)) {
             found = ids[i];
         }
     }
     free(ids);
-    if (SY_JI_NO_ID != found) {
+    if (found != SY_JI_NO_ID) {
         return found;
     }
     for (size_t i = 0; i < ctx->nnodes; i++) {
-        if (SY_JI_NO_ID != ctx->nodes[i].id && ctx->nodes[i].id >= next) {
+        if (ctx->nodes[i].id != SY_JI_NO_ID && ctx->nodes[i].id >= next) {
             next = ctx->nodes[i].id + 1;
         }
     }
@@ -149,7 +149,7 @@ static pmix_status_t defer_node(sy_ji_t *ctx, const pmix_info_t *items, size_t n
                                 const char *hostname, int depth)
 {
     sy_ji_deferred_t *d = realloc(ctx->deferred, (ctx->ndeferred + 1) * sizeof(*d));
-    if (NULL == d) {
+    if (d == NULL) {
         return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
     }
     ctx->deferred = d;
@@ -168,26 +168,26 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "containers nested deeper than %d levels",
                           SY_JI_MAX_DEPTH);
     }
-    if (PMIX_SUCCESS != (rc = items_of(ctx, in, &items, &n))) {
+    if ((rc = items_of(ctx, in, &items, &n)) != PMIX_SUCCESS) {
         return rc;
     }
     if (all_zeroed(items, n)) {
         return PMIX_SUCCESS; /* an unused slot of a host's preallocated array */
     }
-    if (NULL == ctx->nspace && C_NODE != c && C_SESSION != c) {
+    if (ctx->nspace == NULL && C_NODE != c && C_SESSION != c) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s is not resource (node) data", in->key);
     }
     switch (c) {
     case C_SESSION:
-        if (NULL != (ident = find(items, n, PMIX_SESSION_ID)) &&
-            PMIX_SUCCESS != (rc = id_of(ctx, ident, &id))) {
+        if ((ident = find(items, n, PMIX_SESSION_ID)) != NULL &&
+            (rc = id_of(ctx, ident, &id)) != PMIX_SUCCESS) {
             return rc;
         }
         return sy_ji_walk(ctx, items, n, SY_REALM_SESSION, id, depth + 1);
     case C_JOB:
         ident = find(items, n, PMIX_NSPACE);
-        if (NULL != ident && PMIX_STRING == ident->value.type && NULL != ident->value.data.string &&
-            0 != strncmp(ident->value.data.string, ctx->nspace, PMIX_MAX_NSLEN)) {
+        if (ident != NULL && ident->value.type == PMIX_STRING && ident->value.data.string != NULL &&
+            strncmp(ident->value.data.string, ctx->nspace, PMIX_MAX_NSLEN) != 0) {
             /* a session array may describe its other jobs too */
             sy_log(SY_LOG_DEBUG, "register_nspace %s: skipping the job array of %s", ctx->nspace,
                    ident->value.data.string);
@@ -195,20 +195,20 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
         }
         return sy_ji_walk(ctx, items, n, SY_REALM_JOB, 0, depth + 1);
     case C_APP:
-        if (NULL != (ident = find(items, n, PMIX_APPNUM)) &&
-            PMIX_SUCCESS != (rc = id_of(ctx, ident, &id))) {
+        if ((ident = find(items, n, PMIX_APPNUM)) != NULL &&
+            (rc = id_of(ctx, ident, &id)) != PMIX_SUCCESS) {
             return rc;
         }
         return sy_ji_walk(ctx, items, n, SY_REALM_APP, id, depth + 1);
     case C_NODE:
-        if (NULL != (ident = find(items, n, PMIX_NODEID))) {
-            if (PMIX_SUCCESS != (rc = id_of(ctx, ident, &id))) {
+        if ((ident = find(items, n, PMIX_NODEID)) != NULL) {
+            if ((rc = id_of(ctx, ident, &id)) != PMIX_SUCCESS) {
                 return rc;
             }
             return sy_ji_walk(ctx, items, n, SY_REALM_NODE, id, depth + 1);
         }
         ident = find(items, n, PMIX_HOSTNAME);
-        if (NULL == ident || PMIX_STRING != ident->value.type || NULL == ident->value.data.string ||
+        if (ident == NULL || ident->value.type != PMIX_STRING || ident->value.data.string == NULL ||
             '\0' == ident->value.data.string[0]) {
             return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s needs %s or a non-empty %s", in->key,
                               PMIX_NODEID, PMIX_HOSTNAME);
@@ -217,16 +217,16 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
             return defer_node(ctx, items, n, ident->value.data.string, depth + 1);
         }
         id = sy_ji_node_id_for(ctx, ident->value.data.string);
-        if (PMIX_SUCCESS != (rc = sy_ji_walk(ctx, items, n, SY_REALM_NODE, id, depth + 1))) {
+        if ((rc = sy_ji_walk(ctx, items, n, SY_REALM_NODE, id, depth + 1)) != PMIX_SUCCESS) {
             return rc;
         }
         return sy_ji_default_u32(ctx, SY_REALM_NODE, id, PMIX_NODEID, id);
     case C_PROC:
         ident = find(items, n, PMIX_RANK);
-        if (NULL == ident) {
+        if (ident == NULL) {
             return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s without %s", in->key, PMIX_RANK);
         }
-        if (PMIX_SUCCESS != (rc = id_of(ctx, ident, &id))) {
+        if ((rc = id_of(ctx, ident, &id)) != PMIX_SUCCESS) {
             return rc;
         }
         if (id >= PMIX_RANK_VALID) {
@@ -243,7 +243,7 @@ pmix_status_t sy_ji_walk(sy_ji_t *ctx, const pmix_info_t *info, size_t ninfo, sy
     pmix_status_t rc;
     uint64_t sid;
 
-    if (NULL == info && 0 < ninfo) {
+    if (info == NULL && ninfo > 0) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%zu info entries but no array", ninfo);
     }
     for (size_t i = 0; i < ninfo; i++) {
@@ -251,33 +251,33 @@ pmix_status_t sy_ji_walk(sy_ji_t *ctx, const pmix_info_t *info, size_t ninfo, sy
         if ('\0' == in->key[0]) {
             continue; /* zeroed entry */
         }
-        if (NULL == memchr(in->key, '\0', sizeof(in->key))) {
+        if (memchr(in->key, '\0', sizeof(in->key)) == NULL) {
             return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "an info key is not terminated");
         }
         container_t c = container_of(in->key);
         if (C_NONE != c) {
-            if (PMIX_SUCCESS != (rc = enter(ctx, in, c, depth))) {
+            if ((rc = enter(ctx, in, c, depth)) != PMIX_SUCCESS) {
                 return rc;
             }
             continue;
         }
-        if (PMIX_SUCCESS != (rc = sy_ji_check_type(ctx, in->key, &in->value))) {
+        if ((rc = sy_ji_check_type(ctx, in->key, &in->value)) != PMIX_SUCCESS) {
             return rc;
         }
-        if (0 == strcmp(in->key, PMIX_REGISTER_NODATA)) {
+        if (strcmp(in->key, PMIX_REGISTER_NODATA) == 0) {
             continue; /* a directive, not data */
         }
         rc = sy_jseg_put(ctx->b, realm, id, in->key, &in->value);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return sy_ji_fail(ctx, rc, "cannot store %s (%s)", in->key,
                               PMIx_Data_type_string(in->value.type));
         }
         /* a session id given outside a session array also names the
          * session the job belongs to */
-        if (0 == strcmp(in->key, PMIX_SESSION_ID) && SY_REALM_SESSION != realm &&
+        if (strcmp(in->key, PMIX_SESSION_ID) == 0 && realm != SY_REALM_SESSION &&
             sy_ji_uint(&in->value, &sid) && sid < UINT32_MAX) {
             rc = sy_jseg_put(ctx->b, SY_REALM_SESSION, (uint32_t)sid, in->key, &in->value);
-            if (PMIX_SUCCESS != rc) {
+            if (rc != PMIX_SUCCESS) {
                 return sy_ji_fail(ctx, rc, "cannot store %s", in->key);
             }
         }
@@ -299,8 +299,8 @@ static const sy_ji_node_t *mapped(sy_ji_node_t *const *sorted, size_t n, const c
     sy_ji_node_t key = {.name = (char *)name};
     const sy_ji_node_t *pk = &key;
     sy_ji_node_t *const *hit =
-        NULL == sorted ? NULL : bsearch(&pk, sorted, n, sizeof(*sorted), by_name);
-    return NULL == hit ? NULL : *hit;
+        sorted == NULL ? NULL : bsearch(&pk, sorted, n, sizeof(*sorted), by_name);
+    return hit == NULL ? NULL : *hit;
 }
 
 pmix_status_t sy_ji_walk_deferred(sy_ji_t *ctx)
@@ -309,19 +309,19 @@ pmix_status_t sy_ji_walk_deferred(sy_ji_t *ctx)
     pmix_status_t rc = PMIX_SUCCESS;
 
     ctx->defer_nodes = false;
-    if (0 < ctx->ndeferred && ctx->have_names && 0 < ctx->nnodes &&
-        NULL != (sorted = malloc(ctx->nnodes * sizeof(*sorted)))) {
+    if (ctx->ndeferred > 0 && ctx->have_names && ctx->nnodes > 0 &&
+        (sorted = malloc(ctx->nnodes * sizeof(*sorted))) != NULL) {
         for (size_t i = 0; i < ctx->nnodes; i++) {
             sorted[i] = &ctx->nodes[i];
         }
         qsort(sorted, ctx->nnodes, sizeof(*sorted), by_name);
     }
-    for (size_t i = 0; i < ctx->ndeferred && PMIX_SUCCESS == rc; i++) {
+    for (size_t i = 0; i < ctx->ndeferred && rc == PMIX_SUCCESS; i++) {
         sy_ji_deferred_t *d = &ctx->deferred[i];
         const sy_ji_node_t *nd = mapped(sorted, ctx->nnodes, d->hostname);
-        uint32_t id = NULL != nd ? nd->id : sy_ji_node_id_for(ctx, d->hostname);
+        uint32_t id = nd != NULL ? nd->id : sy_ji_node_id_for(ctx, d->hostname);
         rc = sy_ji_walk(ctx, d->info, d->ninfo, SY_REALM_NODE, id, d->depth);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_ji_default_u32(ctx, SY_REALM_NODE, id, PMIX_NODEID, id);
         }
     }

@@ -36,7 +36,7 @@ struct sy_jseg {
 /* Lookups read offsets from the file: only after it passed the checks. */
 static inline bool usable(const sy_jseg_t *seg)
 {
-    return seg->checked && PMIX_SUCCESS == seg->check_rc;
+    return seg->checked && seg->check_rc == PMIX_SUCCESS;
 }
 
 /* ---- decoding ---- */
@@ -55,9 +55,9 @@ static pmix_status_t decode_into(const sy_jseg_t *seg, const sy_jseg_entry_t *e,
         return PMIX_SUCCESS;
     case SY_JSEG_FORM_STRING:
         v->type = PMIX_STRING;
-        if (0 != e->val_len) {
+        if (e->val_len != 0) {
             v->data.string = malloc(e->val_len);
-            if (NULL == v->data.string) {
+            if (v->data.string == NULL) {
                 return PMIX_ERR_NOMEM;
             }
             memcpy(v->data.string, p, e->val_len);
@@ -72,7 +72,7 @@ static pmix_status_t decode_into(const sy_jseg_t *seg, const sy_jseg_entry_t *e,
         buf.bytes_allocated = e->val_len;
         buf.bytes_used = e->val_len;
         rc = sy_unpack_elems(&buf, v, 1, PMIX_VALUE, 0);
-        if (PMIX_SUCCESS == rc && buf.unpack_ptr != buf.pack_ptr) {
+        if (rc == PMIX_SUCCESS && buf.unpack_ptr != buf.pack_ptr) {
             sy_value_destruct(v);
             rc = PMIX_ERR_UNPACK_FAILURE;
         }
@@ -99,7 +99,7 @@ static bool entry_ok(const sy_jseg_t *seg, const sy_jseg_header_t *h, uint32_t i
         return false;
     }
     const char *key = seg->keys + e->key_off;
-    if (key[e->key_len] != '\0' || NULL != memchr(key, '\0', e->key_len) ||
+    if (key[e->key_len] != '\0' || memchr(key, '\0', e->key_len) != NULL ||
         e->hash != sy_jseg_hash((sy_realm_t)e->realm, e->id, key, e->key_len)) {
         return false;
     }
@@ -118,17 +118,17 @@ static bool entry_ok(const sy_jseg_t *seg, const sy_jseg_header_t *h, uint32_t i
             return false;
         }
         /* a bool must be 0 or 1 to be a valid C bool */
-        return PMIX_BOOL != e->type || p[0] <= 1;
+        return e->type != PMIX_BOOL || p[0] <= 1;
     case SY_JSEG_FORM_STRING:
-        return PMIX_STRING == e->type &&
-               (0 == e->val_len || memchr(p, '\0', e->val_len) == p + e->val_len - 1);
+        return e->type == PMIX_STRING &&
+               (e->val_len == 0 || memchr(p, '\0', e->val_len) == p + e->val_len - 1);
     case SY_JSEG_FORM_PACKED:
-        if (PMIX_STRING == e->type || sy_jseg_raw_type(e->type) || PMIX_POINTER == e->type ||
-            PMIX_TOPO == e->type) {
+        if (e->type == PMIX_STRING || sy_jseg_raw_type(e->type) || e->type == PMIX_POINTER ||
+            e->type == PMIX_TOPO) {
             return false;
         }
         memset(&v, 0, sizeof(v));
-        if (PMIX_SUCCESS != decode_into(seg, e, &v)) {
+        if (decode_into(seg, e, &v) != PMIX_SUCCESS) {
             return false;
         }
         bool same = v.type == e->type;
@@ -147,12 +147,12 @@ static bool index_ok(const sy_jseg_t *seg)
     uint8_t *seen = calloc(seg->nentries + 1, 1);
     bool ok = true;
 
-    if (NULL == seen) {
+    if (seen == NULL) {
         return false;
     }
     for (uint32_t s = 0; s < nslots && ok; s++) {
         uint32_t e = seg->slots[s];
-        if (SY_JSEG_SLOT_EMPTY == e) {
+        if (e == SY_JSEG_SLOT_EMPTY) {
             continue;
         }
         if (e >= seg->nentries || seen[e]) {
@@ -161,7 +161,7 @@ static bool index_ok(const sy_jseg_t *seg)
         }
         seen[e] = 1;
         for (uint32_t t = seg->entries[e].hash & seg->mask; t != s; t = (t + 1) & seg->mask) {
-            if (SY_JSEG_SLOT_EMPTY == seg->slots[t]) {
+            if (seg->slots[t] == SY_JSEG_SLOT_EMPTY) {
                 ok = false;
                 break;
             }
@@ -176,8 +176,8 @@ static bool index_ok(const sy_jseg_t *seg)
 
 static bool header_ok(const sy_jseg_header_t *h, size_t size)
 {
-    if (size < sizeof(*h) || 0 != memcmp(h->magic, SY_JSEG_MAGIC, SY_JSEG_MAGIC_LEN) ||
-        SY_JSEG_VERSION != h->version || SY_JSEG_BYTE_ORDER != h->byte_order ||
+    if (size < sizeof(*h) || memcmp(h->magic, SY_JSEG_MAGIC, SY_JSEG_MAGIC_LEN) != 0 ||
+        h->version != SY_JSEG_VERSION || h->byte_order != SY_JSEG_BYTE_ORDER ||
         h->file_size != size || h->has_nspace > 1) {
         return false;
     }
@@ -194,7 +194,7 @@ static bool header_ok(const sy_jseg_header_t *h, size_t size)
         !range_ok(h->values_off, h->values_size, size)) {
         return false;
     }
-    if (h->has_nspace && NULL == memchr(h->nspace, '\0', sizeof(h->nspace))) {
+    if (h->has_nspace && memchr(h->nspace, '\0', sizeof(h->nspace)) == NULL) {
         return false;
     }
     return h->checksum == sy_jseg_checksum((const uint8_t *)h, size);
@@ -214,7 +214,7 @@ static pmix_status_t validate(sy_jseg_t *seg)
     seg->values = seg->base + h->values_off;
     seg->nentries = h->nentries;
     seg->mask = h->nslots - 1;
-    seg->has_nspace = 0 != h->has_nspace;
+    seg->has_nspace = h->has_nspace != 0;
     if (seg->has_nspace) {
         sy_load_fixed(seg->nspace, h->nspace, sizeof(seg->nspace));
     }
@@ -233,14 +233,14 @@ pmix_status_t sy_jseg_map(const char *path, sy_jseg_t **out)
     void *map;
     int fd;
 
-    if (NULL == path || NULL == out) {
+    if (path == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         return ENOENT == errno ? PMIX_ERR_NOT_FOUND : PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    if (0 != fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
@@ -255,7 +255,7 @@ pmix_status_t sy_jseg_map(const char *path, sy_jseg_t **out)
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
     seg = calloc(1, sizeof(*seg));
-    if (NULL == seg) {
+    if (seg == NULL) {
         munmap(map, (size_t)st.st_size);
         return PMIX_ERR_NOMEM;
     }
@@ -267,7 +267,7 @@ pmix_status_t sy_jseg_map(const char *path, sy_jseg_t **out)
 
 pmix_status_t sy_jseg_check(sy_jseg_t *seg)
 {
-    if (NULL == seg) {
+    if (seg == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!seg->checked) {
@@ -282,11 +282,11 @@ pmix_status_t sy_jseg_open(const char *path, sy_jseg_t **out)
     sy_jseg_t *seg = NULL;
     pmix_status_t rc = sy_jseg_map(path, &seg);
 
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     rc = sy_jseg_check(seg);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_log(SY_LOG_WARN, "job-data segment %s is corrupt; refused", path);
         sy_jseg_close(seg);
         return rc;
@@ -297,7 +297,7 @@ pmix_status_t sy_jseg_open(const char *path, sy_jseg_t **out)
 
 void sy_jseg_close(sy_jseg_t *seg)
 {
-    if (NULL == seg) {
+    if (seg == NULL) {
         return;
     }
     munmap((void *)seg->base, seg->size);
@@ -306,21 +306,21 @@ void sy_jseg_close(sy_jseg_t *seg)
 
 const char *sy_jseg_nspace(const sy_jseg_t *seg)
 {
-    return NULL != seg && seg->checked && seg->has_nspace ? seg->nspace : NULL;
+    return seg != NULL && seg->checked && seg->has_nspace ? seg->nspace : NULL;
 }
 
 const char *sy_jseg_superseded_by(const sy_jseg_t *seg)
 {
     const char *path;
 
-    if (NULL == seg || !usable(seg) ||
-        0 == __atomic_load_n(&seg->hdr->superseded, __ATOMIC_ACQUIRE)) {
+    if (seg == NULL || !usable(seg) ||
+        __atomic_load_n(&seg->hdr->superseded, __ATOMIC_ACQUIRE) == 0) {
         return NULL;
     }
     path = seg->hdr->superseded_by;
     /* the writer terminates the path before raising the flag; a file
      * tampered with afterwards is treated as not superseded */
-    if ('\0' == path[0] || NULL == memchr(path, '\0', SY_JSEG_PATH_MAX)) {
+    if ('\0' == path[0] || memchr(path, '\0', SY_JSEG_PATH_MAX) == NULL) {
         return NULL;
     }
     return path;
@@ -336,12 +336,12 @@ static const sy_jseg_entry_t *find(const sy_jseg_t *seg, sy_realm_t realm, uint3
 
     for (uint32_t s = h & seg->mask;; s = (s + 1) & seg->mask) {
         uint32_t i = seg->slots[s];
-        if (SY_JSEG_SLOT_EMPTY == i) {
+        if (i == SY_JSEG_SLOT_EMPTY) {
             return NULL;
         }
         const sy_jseg_entry_t *e = &seg->entries[i];
         if (e->hash == h && e->id == id && e->realm == (uint8_t)realm && e->key_len == len &&
-            0 == memcmp(seg->keys + e->key_off, key, len)) {
+            memcmp(seg->keys + e->key_off, key, len) == 0) {
             return e;
         }
     }
@@ -354,22 +354,22 @@ pmix_status_t sy_jseg_get(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, c
     pmix_value_t *v;
     pmix_status_t rc;
 
-    if (NULL == seg || NULL == key || NULL == out || (unsigned)realm >= SY_REALM_COUNT) {
+    if (seg == NULL || key == NULL || out == NULL || (unsigned)realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!usable(seg)) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
     e = find(seg, realm, id, key);
-    if (NULL == e) {
+    if (e == NULL) {
         return PMIX_ERR_NOT_FOUND;
     }
     v = calloc(1, sizeof(*v));
-    if (NULL == v) {
+    if (v == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = decode_into(seg, e, v);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(v);
         return rc;
     }
@@ -401,7 +401,7 @@ pmix_status_t sy_jseg_get_all(const sy_jseg_t *seg, sy_realm_t realm, uint32_t i
     pmix_info_t *arr;
     pmix_status_t rc;
 
-    if (NULL == seg || NULL == infos || NULL == n || (unsigned)realm >= SY_REALM_COUNT) {
+    if (seg == NULL || infos == NULL || n == NULL || (unsigned)realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!usable(seg)) {
@@ -416,7 +416,7 @@ pmix_status_t sy_jseg_get_all(const sy_jseg_t *seg, sy_realm_t realm, uint32_t i
         return PMIX_ERR_NOT_FOUND;
     }
     arr = calloc(end - first, sizeof(*arr));
-    if (NULL == arr) {
+    if (arr == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (uint32_t i = first; i < end; i++) {
@@ -424,7 +424,7 @@ pmix_status_t sy_jseg_get_all(const sy_jseg_t *seg, sy_realm_t realm, uint32_t i
         pmix_info_t *info = &arr[i - first];
         sy_load_fixed(info->key, seg->keys + e->key_off, sizeof(info->key));
         rc = decode_into(seg, e, &info->value);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             sy_array_free(arr, end - first, PMIX_INFO);
             return rc;
         }
@@ -439,7 +439,7 @@ pmix_status_t sy_jseg_ids(const sy_jseg_t *seg, sy_realm_t realm, uint32_t **ids
     uint32_t first, end, *out;
     size_t k = 0;
 
-    if (NULL == seg || NULL == ids || NULL == n || (unsigned)realm >= SY_REALM_COUNT) {
+    if (seg == NULL || ids == NULL || n == NULL || (unsigned)realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
     *ids = NULL;
@@ -454,11 +454,11 @@ pmix_status_t sy_jseg_ids(const sy_jseg_t *seg, sy_realm_t realm, uint32_t **ids
         return PMIX_SUCCESS;
     }
     out = malloc((end - first) * sizeof(*out));
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (uint32_t i = first; i < end; i++) {
-        if (0 == k || out[k - 1] != seg->entries[i].id) {
+        if (k == 0 || out[k - 1] != seg->entries[i].id) {
             out[k++] = seg->entries[i].id;
         }
     }
@@ -470,11 +470,11 @@ pmix_status_t sy_jseg_ids(const sy_jseg_t *seg, sy_realm_t realm, uint32_t **ids
 /* name appears in the comma-separated list. */
 static bool in_list(const char *list, const char *name, size_t len)
 {
-    for (const char *p = list; NULL != p; p = strchr(p, ',')) {
+    for (const char *p = list; p != NULL; p = strchr(p, ',')) {
         if (',' == *p) {
             p++;
         }
-        if (0 == strncmp(p, name, len) && (',' == p[len] || '\0' == p[len])) {
+        if (strncmp(p, name, len) == 0 && (p[len] == ',' || '\0' == p[len])) {
             return true;
         }
     }
@@ -485,7 +485,7 @@ bool sy_jseg_node_by_name(const sy_jseg_t *seg, const char *name, uint32_t *node
 {
     size_t len;
 
-    if (NULL == seg || NULL == name || '\0' == name[0] || !usable(seg)) {
+    if (seg == NULL || name == NULL || '\0' == name[0] || !usable(seg)) {
         return false;
     }
     len = strlen(name);
@@ -495,18 +495,18 @@ bool sy_jseg_node_by_name(const sy_jseg_t *seg, const char *name, uint32_t *node
         const char *key = seg->keys + e->key_off;
         const char *val = (const char *)(seg->values + e->val_off);
         bool match;
-        if (SY_JSEG_FORM_STRING != e->form || 0 == e->val_len) {
+        if (e->form != SY_JSEG_FORM_STRING || e->val_len == 0) {
             continue;
         }
-        if (0 == strcmp(key, PMIX_HOSTNAME)) {
-            match = 0 == strcmp(val, name);
-        } else if (0 == strcmp(key, PMIX_HOSTNAME_ALIASES)) {
+        if (strcmp(key, PMIX_HOSTNAME) == 0) {
+            match = strcmp(val, name) == 0;
+        } else if (strcmp(key, PMIX_HOSTNAME_ALIASES) == 0) {
             match = in_list(val, name, len);
         } else {
             continue;
         }
         if (match) {
-            if (NULL != nodeid) {
+            if (nodeid != NULL) {
                 *nodeid = e->id;
             }
             return true;
@@ -553,11 +553,11 @@ bool sy_jseg_get_u32(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, const 
     const sy_jseg_entry_t *e;
     pmix_value_t v;
 
-    if (NULL == seg || (unsigned)realm >= SY_REALM_COUNT || !usable(seg)) {
+    if (seg == NULL || (unsigned)realm >= SY_REALM_COUNT || !usable(seg)) {
         return false;
     }
     e = find(seg, realm, id, key);
-    if (NULL == e || SY_JSEG_FORM_RAW != e->form) {
+    if (e == NULL || e->form != SY_JSEG_FORM_RAW) {
         return false;
     }
     memset(&v, 0, sizeof(v));

@@ -99,21 +99,21 @@ uint64_t sy_jseg_checksum(const uint8_t *image, size_t size)
 
 bool sy_jseg_raw_type(pmix_data_type_t type)
 {
-    return SY_VALUE_INLINE == sy_value_kind(type) && !sy_type_owns(type);
+    return sy_value_kind(type) == SY_VALUE_INLINE && !sy_type_owns(type);
 }
 
 pmix_status_t sy_jseg_builder_new(const char *nspace, sy_jseg_builder_t **out)
 {
     sy_jseg_builder_t *b;
 
-    if (NULL == out || (NULL != nspace && strlen(nspace) > PMIX_MAX_NSLEN)) {
+    if (out == NULL || (nspace != NULL && strlen(nspace) > PMIX_MAX_NSLEN)) {
         return PMIX_ERR_BAD_PARAM;
     }
     b = calloc(1, sizeof(*b));
-    if (NULL == b) {
+    if (b == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    if (NULL != nspace) {
+    if (nspace != NULL) {
         sy_load_fixed(b->nspace, nspace, sizeof(b->nspace));
         b->has_nspace = true;
     }
@@ -123,7 +123,7 @@ pmix_status_t sy_jseg_builder_new(const char *nspace, sy_jseg_builder_t **out)
 
 void sy_jseg_builder_free(sy_jseg_builder_t *b)
 {
-    if (NULL == b) {
+    if (b == NULL) {
         return;
     }
     for (size_t i = 0; i < b->nentries; i++) {
@@ -155,7 +155,7 @@ static size_t key_slot(const sy_jseg_builder_t *b, const char *key, uint32_t has
     size_t mask = b->nkslots - 1;
     for (size_t s = hash & mask;; s = (s + 1) & mask) {
         uint32_t k = b->kslots[s];
-        if (SY_JSEG_SLOT_EMPTY == k || 0 == strcmp(b->keys[k], key)) {
+        if (k == SY_JSEG_SLOT_EMPTY || strcmp(b->keys[k], key) == 0) {
             return s;
         }
     }
@@ -165,17 +165,17 @@ static size_t key_slot(const sy_jseg_builder_t *b, const char *key, uint32_t has
 static pmix_status_t intern_key(sy_jseg_builder_t *b, const char *key, uint32_t *idx)
 {
     uint32_t hash = key_hash(key);
-    if (0 != b->nkslots) {
+    if (b->nkslots != 0) {
         size_t s = key_slot(b, key, hash);
-        if (SY_JSEG_SLOT_EMPTY != b->kslots[s]) {
+        if (b->kslots[s] != SY_JSEG_SLOT_EMPTY) {
             *idx = b->kslots[s];
             return PMIX_SUCCESS;
         }
     }
     if (2 * (b->nkeys + 1) > b->nkslots) {
-        size_t n = 0 == b->nkslots ? 64 : 2 * b->nkslots;
+        size_t n = b->nkslots == 0 ? 64 : 2 * b->nkslots;
         uint32_t *ks = malloc(n * sizeof(*ks));
-        if (NULL == ks) {
+        if (ks == NULL) {
             return PMIX_ERR_NOMEM;
         }
         memset(ks, 0xff, n * sizeof(*ks));
@@ -187,16 +187,16 @@ static pmix_status_t intern_key(sy_jseg_builder_t *b, const char *key, uint32_t 
         }
     }
     if (b->nkeys == b->keys_cap) {
-        size_t cap = 0 == b->keys_cap ? 32 : 2 * b->keys_cap;
+        size_t cap = b->keys_cap == 0 ? 32 : 2 * b->keys_cap;
         char **k = realloc(b->keys, cap * sizeof(*k));
-        if (NULL == k) {
+        if (k == NULL) {
             return PMIX_ERR_NOMEM;
         }
         b->keys = k;
         b->keys_cap = cap;
     }
     char *copy = strdup(key);
-    if (NULL == copy) {
+    if (copy == NULL) {
         return PMIX_ERR_NOMEM;
     }
     b->keys[b->nkeys] = copy;
@@ -214,12 +214,12 @@ static size_t find_slot(const sy_jseg_builder_t *b, uint32_t hash, sy_realm_t re
 
     for (;;) {
         uint32_t e = b->slots[s];
-        if (SY_JSEG_SLOT_EMPTY == e) {
+        if (e == SY_JSEG_SLOT_EMPTY) {
             return s;
         }
         const builder_entry_t *ent = &b->entries[e];
         if (ent->hash == hash && ent->realm == realm && ent->id == id &&
-            0 == strcmp(ent->key, key)) {
+            strcmp(ent->key, key) == 0) {
             return s;
         }
         s = (s + 1) & mask;
@@ -228,10 +228,10 @@ static size_t find_slot(const sy_jseg_builder_t *b, uint32_t hash, sy_realm_t re
 
 static pmix_status_t grow_index(sy_jseg_builder_t *b)
 {
-    size_t n = 0 == b->nslots ? 64 : 2 * b->nslots;
+    size_t n = b->nslots == 0 ? 64 : 2 * b->nslots;
     uint32_t *slots = malloc(n * sizeof(*slots));
 
-    if (NULL == slots) {
+    if (slots == NULL) {
         return PMIX_ERR_NOMEM;
     }
     memset(slots, 0xff, n * sizeof(*slots));
@@ -247,7 +247,7 @@ static pmix_status_t grow_index(sy_jseg_builder_t *b)
 
 static bool valid_key(sy_realm_t realm, const char *key)
 {
-    return (unsigned)realm < SY_REALM_COUNT && NULL != key && '\0' != key[0] &&
+    return (unsigned)realm < SY_REALM_COUNT && key != NULL && '\0' != key[0] &&
            strnlen(key, PMIX_MAX_KEYLEN + 1) <= PMIX_MAX_KEYLEN;
 }
 
@@ -259,30 +259,30 @@ static pmix_status_t put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, co
     size_t s;
     uint32_t hash;
 
-    if (NULL == b || NULL == val || !valid_key(realm, key)) {
+    if (b == NULL || val == NULL || !valid_key(realm, key)) {
         return PMIX_ERR_BAD_PARAM;
     }
     /* An address or a live topology handle means nothing in another
      * process; everything else must survive the pack layer. */
-    if (PMIX_POINTER == val->type || PMIX_TOPO == val->type ||
-        (PMIX_UNDEF != val->type && SY_VALUE_NONE == sy_value_kind(val->type)) ||
+    if (val->type == PMIX_POINTER || val->type == PMIX_TOPO ||
+        (val->type != PMIX_UNDEF && sy_value_kind(val->type) == SY_VALUE_NONE) ||
         !sy_wire_type_known(val->type)) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (b->nentries >= UINT32_MAX / 4) {
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
-    if (2 * (b->nentries + 1) > b->nslots && PMIX_SUCCESS != (rc = grow_index(b))) {
+    if (2 * (b->nentries + 1) > b->nslots && (rc = grow_index(b)) != PMIX_SUCCESS) {
         return rc;
     }
     if (borrow) {
         copy = *val;
-    } else if (PMIX_SUCCESS != (rc = sy_value_copy(&copy, val))) {
+    } else if ((rc = sy_value_copy(&copy, val)) != PMIX_SUCCESS) {
         return rc;
     }
     hash = sy_jseg_hash(realm, id, key, strlen(key));
     s = find_slot(b, hash, realm, id, key);
-    if (SY_JSEG_SLOT_EMPTY != b->slots[s]) {
+    if (b->slots[s] != SY_JSEG_SLOT_EMPTY) {
         builder_entry_t *ent = &b->entries[b->slots[s]];
         if (!ent->borrowed) {
             sy_value_destruct(&ent->val);
@@ -292,16 +292,16 @@ static pmix_status_t put(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, co
         return PMIX_SUCCESS;
     }
     uint32_t key_idx = 0;
-    if (PMIX_SUCCESS != (rc = intern_key(b, key, &key_idx))) {
+    if ((rc = intern_key(b, key, &key_idx)) != PMIX_SUCCESS) {
         if (!borrow) {
             sy_value_destruct(&copy);
         }
         return rc;
     }
     if (b->nentries == b->cap) {
-        size_t cap = 0 == b->cap ? 32 : 2 * b->cap;
+        size_t cap = b->cap == 0 ? 32 : 2 * b->cap;
         builder_entry_t *e = realloc(b->entries, cap * sizeof(*e));
-        if (NULL == e) {
+        if (e == NULL) {
             if (!borrow) {
                 sy_value_destruct(&copy);
             }
@@ -340,11 +340,11 @@ const pmix_value_t *sy_jseg_peek(const sy_jseg_builder_t *b, sy_realm_t realm, u
 {
     size_t s;
 
-    if (NULL == b || 0 == b->nentries || !valid_key(realm, key)) {
+    if (b == NULL || b->nentries == 0 || !valid_key(realm, key)) {
         return NULL;
     }
     s = find_slot(b, sy_jseg_hash(realm, id, key, strlen(key)), realm, id, key);
-    return SY_JSEG_SLOT_EMPTY == b->slots[s] ? NULL : &b->entries[b->slots[s]].val;
+    return b->slots[s] == SY_JSEG_SLOT_EMPTY ? NULL : &b->entries[b->slots[s]].val;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -359,7 +359,7 @@ pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, 
     uint32_t *out;
     size_t k = 0;
 
-    if (NULL == b || NULL == ids || NULL == n || (unsigned)realm >= SY_REALM_COUNT) {
+    if (b == NULL || ids == NULL || n == NULL || (unsigned)realm >= SY_REALM_COUNT) {
         return PMIX_ERR_BAD_PARAM;
     }
     *ids = NULL;
@@ -367,11 +367,11 @@ pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, 
     for (size_t i = 0; i < b->nentries; i++) {
         k += b->entries[i].realm == realm;
     }
-    if (0 == k) {
+    if (k == 0) {
         return PMIX_SUCCESS;
     }
     out = malloc(k * sizeof(*out));
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_NOMEM;
     }
     k = 0;
@@ -383,7 +383,7 @@ pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, 
     qsort(out, k, sizeof(*out), cmp_u32);
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
-        if (0 == m || out[m - 1] != out[i]) {
+        if (m == 0 || out[m - 1] != out[i]) {
             out[m++] = out[i];
         }
     }
@@ -415,9 +415,9 @@ static pmix_status_t encode_value(pmix_data_buffer_t *img, size_t values_off,
     pmix_status_t rc;
 
     e->type = val->type;
-    if (PMIX_STRING == val->type) {
+    if (val->type == PMIX_STRING) {
         e->form = SY_JSEG_FORM_STRING;
-        rc = NULL == val->data.string
+        rc = val->data.string == NULL
                  ? PMIX_SUCCESS
                  : sy_buffer_append(img, val->data.string, strlen(val->data.string) + 1);
     } else if (sy_jseg_raw_type(val->type)) {
@@ -427,7 +427,7 @@ static pmix_status_t encode_value(pmix_data_buffer_t *img, size_t values_off,
         e->form = SY_JSEG_FORM_PACKED;
         rc = sy_pack_elems(img, val, 1, PMIX_VALUE, 0);
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     e->val_off = start - values_off;
@@ -435,7 +435,7 @@ static pmix_status_t encode_value(pmix_data_buffer_t *img, size_t values_off,
     /* keep every value aligned so raw elements can be copied as words */
     static const char zeros[SY_JSEG_ALIGN];
     size_t pad = align_up(img->bytes_used) - img->bytes_used;
-    return 0 == pad ? PMIX_SUCCESS : sy_buffer_append(img, zeros, pad);
+    return pad == 0 ? PMIX_SUCCESS : sy_buffer_append(img, zeros, pad);
 }
 
 /* Roughly the bytes val takes encoded, so that the image is allocated once
@@ -444,7 +444,7 @@ static size_t value_room(const pmix_value_t *val)
 {
     switch (val->type) {
     case PMIX_STRING:
-        return NULL == val->data.string ? 0 : strlen(val->data.string) + SY_JSEG_ALIGN;
+        return val->data.string == NULL ? 0 : strlen(val->data.string) + SY_JSEG_ALIGN;
     case PMIX_BYTE_OBJECT:
     case PMIX_COMPRESSED_STRING:
     case PMIX_COMPRESSED_BYTE_OBJECT: return val->data.bo.size + 32;
@@ -470,12 +470,12 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
     while (nslots < 2 * n) {
         nslots *= 2;
     }
-    if (0 != n && NULL == (order = malloc(n * sizeof(*order)))) {
+    if (n != 0 && (order = malloc(n * sizeof(*order))) == NULL) {
         *imgp = img;
         return PMIX_ERR_NOMEM;
     }
     uint32_t *key_off = NULL;
-    if (0 != b->nkeys && NULL == (key_off = malloc(b->nkeys * sizeof(*key_off)))) {
+    if (b->nkeys != 0 && (key_off = malloc(b->nkeys * sizeof(*key_off))) == NULL) {
         free(order);
         *imgp = img;
         return PMIX_ERR_NOMEM;
@@ -488,7 +488,7 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
         order[i] = &b->entries[i];
         room += value_room(&b->entries[i].val);
     }
-    if (0 != n) {
+    if (n != 0) {
         qsort(order, n, sizeof(*order), cmp_entry_ptr);
     }
     size_t entries_off = align_up(sizeof(sy_jseg_header_t));
@@ -496,7 +496,7 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
     size_t keys_off = align_up(slots_off + nslots * sizeof(uint32_t));
     size_t values_off = align_up(keys_off + keys_size);
     ents = calloc(n + 1, sizeof(*ents));
-    if (NULL == ents || PMIX_SUCCESS != sy_buffer_reserve(&img, values_off + room)) {
+    if (ents == NULL || sy_buffer_reserve(&img, values_off + room) != PMIX_SUCCESS) {
         rc = PMIX_ERR_NOMEM;
         goto out;
     }
@@ -506,7 +506,7 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
     img.bytes_used += values_off;
     for (size_t i = 0; i < n; i++) {
         rc = encode_value(&img, values_off, &order[i]->val, &ents[i]);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             goto out;
         }
     }
@@ -542,12 +542,12 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
         e->key_off = key_off[order[i]->key_idx];
         e->key_len = (uint32_t)strlen(order[i]->key);
         size_t s = e->hash & (nslots - 1);
-        while (SY_JSEG_SLOT_EMPTY != slots[s]) {
+        while (slots[s] != SY_JSEG_SLOT_EMPTY) {
             s = (s + 1) & (nslots - 1);
         }
         slots[s] = (uint32_t)i;
     }
-    if (0 != n) {
+    if (n != 0) {
         memcpy(base + entries_off, ents, n * sizeof(*ents));
     }
     h->checksum = sy_jseg_checksum(base, total);
@@ -589,7 +589,7 @@ pmix_status_t sy_jseg_create(const char *path, unsigned mode, int *fdp)
         sy_log(SY_LOG_WARN, "cannot create job-data segment %s: %s", path, strerror(errno));
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    if (0 != fchmod(fd, (mode_t)mode)) {
+    if (fchmod(fd, (mode_t)mode) != 0) {
         sy_log(SY_LOG_WARN, "cannot set the mode of job-data segment %s: %s", path,
                strerror(errno));
         close(fd);
@@ -605,10 +605,10 @@ pmix_status_t sy_jseg_create(const char *path, unsigned mode, int *fdp)
 static pmix_status_t write_file(int fd, const char *path, const uint8_t *img, size_t size)
 {
     pmix_status_t rc = write_all(fd, img, size);
-    if (0 != close(fd)) {
+    if (close(fd) != 0) {
         rc = PMIX_ERROR;
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_log(SY_LOG_WARN, "cannot write job-data segment %s: %s", path, strerror(errno));
         unlink(path);
     }
@@ -622,7 +622,7 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
     pmix_data_buffer_t img = {0};
     pmix_status_t rc;
 
-    if (NULL == b || NULL == path || strlen(path) >= SY_JSEG_PATH_MAX) {
+    if (b == NULL || path == NULL || strlen(path) >= SY_JSEG_PATH_MAX) {
         return PMIX_ERR_BAD_PARAM;
     }
     /* unique per thread and process, so concurrent publishers never share
@@ -633,14 +633,14 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
     }
     int fd = -1;
     rc = build_image(b, &img);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_jseg_create(tmp, mode, &fd);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = write_file(fd, tmp, (const uint8_t *)img.base_ptr, img.bytes_used);
     }
     sy_buffer_destruct(&img);
-    if (PMIX_SUCCESS == rc && 0 != rename(tmp, path)) {
+    if (rc == PMIX_SUCCESS && rename(tmp, path) != 0) {
         sy_log(SY_LOG_WARN, "cannot publish job-data segment %s: %s", path, strerror(errno));
         unlink(tmp);
         rc = PMIX_ERROR;
@@ -651,14 +651,14 @@ pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsi
 pmix_status_t sy_jseg_publish_fd(const sy_jseg_builder_t *b, int fd, const char *path,
                                  pmix_data_buffer_t *scratch)
 {
-    pmix_data_buffer_t local = {0}, *img = NULL != scratch ? scratch : &local;
-    pmix_status_t rc = NULL == b || NULL == path ? PMIX_ERR_BAD_PARAM : build_image(b, img);
+    pmix_data_buffer_t local = {0}, *img = scratch != NULL ? scratch : &local;
+    pmix_status_t rc = b == NULL || path == NULL ? PMIX_ERR_BAD_PARAM : build_image(b, img);
 
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = write_file(fd, path, (const uint8_t *)img->base_ptr, img->bytes_used);
     } else {
         close(fd);
-        if (NULL != path) {
+        if (path != NULL) {
             unlink(path);
         }
     }
@@ -676,8 +676,8 @@ pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path)
     size_t len;
     int fd;
 
-    if (NULL == old_path || NULL == new_path || (len = strlen(new_path)) >= SY_JSEG_PATH_MAX ||
-        0 == len) {
+    if (old_path == NULL || new_path == NULL || (len = strlen(new_path)) >= SY_JSEG_PATH_MAX ||
+        len == 0) {
         return PMIX_ERR_BAD_PARAM;
     }
     fd = open(old_path, O_RDWR | O_CLOEXEC);
@@ -685,7 +685,7 @@ pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path)
         /* published read-only: its owner may still add write permission */
         int ro = open(old_path, O_RDONLY | O_CLOEXEC);
         if (ro >= 0) {
-            if (0 == fstat(ro, &st) && 0 == fchmod(ro, st.st_mode | S_IWUSR)) {
+            if (fstat(ro, &st) == 0 && fchmod(ro, st.st_mode | S_IWUSR) == 0) {
                 fd = open(old_path, O_RDWR | O_CLOEXEC);
                 (void)fchmod(ro, st.st_mode & 07777);
             }
@@ -695,7 +695,7 @@ pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path)
     if (fd < 0) {
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    if (0 != fstat(fd, &st) || (size_t)st.st_size < sizeof(*h)) {
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(*h)) {
         close(fd);
         return PMIX_ERR_BAD_PARAM;
     }
@@ -704,17 +704,17 @@ pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path)
     if (MAP_FAILED == h) {
         return PMIX_ERROR;
     }
-    if (0 != memcmp(h->magic, SY_JSEG_MAGIC, SY_JSEG_MAGIC_LEN)) {
+    if (memcmp(h->magic, SY_JSEG_MAGIC, SY_JSEG_MAGIC_LEN) != 0) {
         munmap(h, sizeof(*h));
         return PMIX_ERR_BAD_PARAM;
     }
     /* path first, then the flag with release order: a reader that sees the
      * flag (acquire) sees the whole path */
-    if (0 == __atomic_load_n(&h->superseded, __ATOMIC_ACQUIRE)) {
+    if (__atomic_load_n(&h->superseded, __ATOMIC_ACQUIRE) == 0) {
         memset(h->superseded_by, 0, sizeof(h->superseded_by));
         memcpy(h->superseded_by, new_path, len);
         __atomic_store_n(&h->superseded, 1u, __ATOMIC_RELEASE);
-    } else if (0 != strncmp(h->superseded_by, new_path, sizeof(h->superseded_by))) {
+    } else if (strncmp(h->superseded_by, new_path, sizeof(h->superseded_by)) != 0) {
         /* rewriting a published path under readers could tear it */
         munmap(h, sizeof(*h));
         return PMIX_ERR_BAD_PARAM;

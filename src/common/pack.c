@@ -56,12 +56,12 @@ static pmix_status_t put_i64(pmix_data_buffer_t *b, int64_t v)
 static pmix_status_t put_bytes(pmix_data_buffer_t *b, const void *p, size_t n)
 {
     pmix_status_t rc = put_u64(b, n);
-    return PMIX_SUCCESS == rc ? sy_buffer_append(b, p, n) : rc;
+    return rc == PMIX_SUCCESS ? sy_buffer_append(b, p, n) : rc;
 }
 
 static pmix_status_t put_string(pmix_data_buffer_t *b, const char *s)
 {
-    return NULL == s ? put_u64(b, SY_WIRE_NULL) : put_bytes(b, s, strlen(s));
+    return s == NULL ? put_u64(b, SY_WIRE_NULL) : put_bytes(b, s, strlen(s));
 }
 
 /* Fixed char arrays (nspace, key) need not be NUL-terminated at their last
@@ -73,15 +73,15 @@ static pmix_status_t put_fixed(pmix_data_buffer_t *b, const char *s, size_t max)
 
 static pmix_status_t put_argv(pmix_data_buffer_t *b, char *const *argv)
 {
-    if (NULL == argv) {
+    if (argv == NULL) {
         return put_u64(b, SY_WIRE_NULL);
     }
     uint64_t n = 0;
-    while (NULL != argv[n]) {
+    while (argv[n] != NULL) {
         n++;
     }
     pmix_status_t rc = put_u64(b, n);
-    for (uint64_t i = 0; PMIX_SUCCESS == rc && i < n; i++) {
+    for (uint64_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         rc = put_string(b, argv[i]);
     }
     return rc;
@@ -92,11 +92,11 @@ static pmix_status_t put_argv(pmix_data_buffer_t *b, char *const *argv)
 static pmix_status_t put_array(pmix_data_buffer_t *b, const void *array, size_t n,
                                pmix_data_type_t type, unsigned depth)
 {
-    if (0 != n && NULL == array) {
+    if (n != 0 && array == NULL) {
         return PMIX_ERR_PACK_FAILURE;
     }
     pmix_status_t rc = put_u64(b, n);
-    if (PMIX_SUCCESS != rc || 0 == n) {
+    if (rc != PMIX_SUCCESS || n == 0) {
         return rc;
     }
     return sy_pack_elems(b, array, n, type, depth + 1);
@@ -105,7 +105,7 @@ static pmix_status_t put_array(pmix_data_buffer_t *b, const void *array, size_t 
 static pmix_status_t put_timeval(pmix_data_buffer_t *b, const struct timeval *tv)
 {
     pmix_status_t rc = put_i64(b, tv->tv_sec);
-    return PMIX_SUCCESS == rc ? put_i64(b, tv->tv_usec) : rc;
+    return rc == PMIX_SUCCESS ? put_i64(b, tv->tv_usec) : rc;
 }
 
 static pmix_status_t put_float(pmix_data_buffer_t *b, float f)
@@ -118,7 +118,7 @@ static pmix_status_t put_float(pmix_data_buffer_t *b, float f)
 static pmix_status_t put_floats(pmix_data_buffer_t *b, const float *const *fs, size_t n)
 {
     pmix_status_t rc = PMIX_SUCCESS;
-    for (size_t i = 0; PMIX_SUCCESS == rc && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         rc = put_float(b, *fs[i]);
     }
     return rc;
@@ -127,7 +127,7 @@ static pmix_status_t put_floats(pmix_data_buffer_t *b, const float *const *fs, s
 static pmix_status_t put_u64s(pmix_data_buffer_t *b, const uint64_t *const *vs, size_t n)
 {
     pmix_status_t rc = PMIX_SUCCESS;
-    for (size_t i = 0; PMIX_SUCCESS == rc && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         rc = put_u64(b, *vs[i]);
     }
     return rc;
@@ -240,7 +240,7 @@ static pmix_status_t pack_bo(pmix_data_buffer_t *b, const void *e, unsigned d)
 {
     (void)d;
     const pmix_byte_object_t *bo = e;
-    if (NULL == bo->bytes && 0 != bo->size) {
+    if (bo->bytes == NULL && bo->size != 0) {
         return PMIX_ERR_PACK_FAILURE;
     }
     return put_bytes(b, bo->bytes, bo->size);
@@ -250,12 +250,12 @@ static pmix_status_t pack_dbuf(pmix_data_buffer_t *b, const void *e, unsigned d)
 {
     (void)d;
     const pmix_data_buffer_t *db = e;
-    if (PMIX_SUCCESS != sy_buffer_check(db)) {
+    if (sy_buffer_check(db) != PMIX_SUCCESS) {
         return PMIX_ERR_PACK_FAILURE;
     }
-    uint64_t offset = NULL == db->base_ptr ? 0 : (uint64_t)(db->unpack_ptr - db->base_ptr);
+    uint64_t offset = db->base_ptr == NULL ? 0 : (uint64_t)(db->unpack_ptr - db->base_ptr);
     pmix_status_t rc = put_u64(b, offset);
-    return PMIX_SUCCESS == rc ? put_bytes(b, db->base_ptr, db->bytes_used) : rc;
+    return rc == PMIX_SUCCESS ? put_bytes(b, db->base_ptr, db->bytes_used) : rc;
 }
 
 /* ---- structures ------------------------------------------------------- */
@@ -265,31 +265,31 @@ static pmix_status_t pack_proc(pmix_data_buffer_t *b, const void *e, unsigned d)
     (void)d;
     const pmix_proc_t *p = e;
     pmix_status_t rc = put_fixed(b, p->nspace, PMIX_MAX_NSLEN);
-    return PMIX_SUCCESS == rc ? put_u32(b, p->rank) : rc;
+    return rc == PMIX_SUCCESS ? put_u32(b, p->rank) : rc;
 }
 
 static pmix_status_t pack_value(pmix_data_buffer_t *b, const void *e, unsigned depth)
 {
     const pmix_value_t *v = e;
     sy_value_kind_t kind = sy_value_kind(v->type);
-    if (PMIX_UNDEF != v->type && (SY_VALUE_NONE == kind || !sy_wire_type_known(v->type))) {
+    if (v->type != PMIX_UNDEF && (kind == SY_VALUE_NONE || !sy_wire_type_known(v->type))) {
         return PMIX_ERR_PACK_FAILURE;
     }
     pmix_status_t rc = put_u16(b, v->type);
-    if (PMIX_SUCCESS != rc || PMIX_UNDEF == v->type) {
+    if (rc != PMIX_SUCCESS || v->type == PMIX_UNDEF) {
         return rc;
     }
-    if (PMIX_REGEX == v->type) {
+    if (v->type == PMIX_REGEX) {
         /* A value keeps a regex as a byte object, which may be binary. */
         return pack_bo(b, &v->data.bo, depth);
     }
-    if (SY_VALUE_BOXED != kind) {
+    if (kind != SY_VALUE_BOXED) {
         return sy_pack_elems(b, &v->data, 1, v->type, depth + 1);
     }
     /* The union's pointer members all sit at the start of `data`. */
     const void *p = v->data.ptr;
-    rc = put_u8(b, NULL != p);
-    if (PMIX_SUCCESS != rc || NULL == p) {
+    rc = put_u8(b, p != NULL);
+    if (rc != PMIX_SUCCESS || p == NULL) {
         return rc;
     }
     return sy_pack_elems(b, p, 1, v->type, depth + 1);
@@ -299,53 +299,53 @@ static pmix_status_t pack_info(pmix_data_buffer_t *b, const void *e, unsigned de
 {
     const pmix_info_t *i = e;
     pmix_status_t rc = put_fixed(b, i->key, PMIX_MAX_KEYLEN);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u32(b, i->flags);
     }
-    return PMIX_SUCCESS == rc ? pack_value(b, &i->value, depth) : rc;
+    return rc == PMIX_SUCCESS ? pack_value(b, &i->value, depth) : rc;
 }
 
 static pmix_status_t pack_pdata(pmix_data_buffer_t *b, const void *e, unsigned depth)
 {
     const pmix_pdata_t *p = e;
     pmix_status_t rc = pack_proc(b, &p->proc, depth);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_fixed(b, p->key, PMIX_MAX_KEYLEN);
     }
-    return PMIX_SUCCESS == rc ? pack_value(b, &p->value, depth) : rc;
+    return rc == PMIX_SUCCESS ? pack_value(b, &p->value, depth) : rc;
 }
 
 static pmix_status_t pack_darray(pmix_data_buffer_t *b, const void *e, unsigned depth)
 {
     const pmix_data_array_t *da = e;
     pmix_status_t rc = put_u16(b, da->type);
-    return PMIX_SUCCESS == rc ? put_array(b, da->array, da->size, da->type, depth) : rc;
+    return rc == PMIX_SUCCESS ? put_array(b, da->array, da->size, da->type, depth) : rc;
 }
 
 static pmix_status_t pack_app(pmix_data_buffer_t *b, const void *e, unsigned depth)
 {
     const pmix_app_t *a = e;
     pmix_status_t rc = put_string(b, a->cmd);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_argv(b, a->argv);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_argv(b, a->env);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, a->cwd);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_i64(b, a->maxprocs);
     }
-    return PMIX_SUCCESS == rc ? put_array(b, a->info, a->ninfo, PMIX_INFO, depth) : rc;
+    return rc == PMIX_SUCCESS ? put_array(b, a->info, a->ninfo, PMIX_INFO, depth) : rc;
 }
 
 static pmix_status_t pack_query(pmix_data_buffer_t *b, const void *e, unsigned depth)
 {
     const pmix_query_t *q = e;
     pmix_status_t rc = put_argv(b, q->keys);
-    return PMIX_SUCCESS == rc ? put_array(b, q->qualifiers, q->nqual, PMIX_INFO, depth) : rc;
+    return rc == PMIX_SUCCESS ? put_array(b, q->qualifiers, q->nqual, PMIX_INFO, depth) : rc;
 }
 
 static pmix_status_t pack_regattr(pmix_data_buffer_t *b, const void *e, unsigned d)
@@ -353,32 +353,32 @@ static pmix_status_t pack_regattr(pmix_data_buffer_t *b, const void *e, unsigned
     (void)d;
     const pmix_regattr_t *r = e;
     pmix_status_t rc = put_string(b, r->name);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_fixed(b, r->string, PMIX_MAX_KEYLEN);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u16(b, r->type);
     }
-    return PMIX_SUCCESS == rc ? put_argv(b, r->description) : rc;
+    return rc == PMIX_SUCCESS ? put_argv(b, r->description) : rc;
 }
 
 static pmix_status_t pack_proc_info(pmix_data_buffer_t *b, const void *e, unsigned d)
 {
     const pmix_proc_info_t *p = e;
     pmix_status_t rc = pack_proc(b, &p->proc, d);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, p->hostname);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, p->executable_name);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_i64(b, p->pid);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_i64(b, p->exit_code);
     }
-    return PMIX_SUCCESS == rc ? put_u8(b, p->state) : rc;
+    return rc == PMIX_SUCCESS ? put_u8(b, p->state) : rc;
 }
 
 static pmix_status_t pack_envar(pmix_data_buffer_t *b, const void *e, unsigned d)
@@ -386,24 +386,24 @@ static pmix_status_t pack_envar(pmix_data_buffer_t *b, const void *e, unsigned d
     (void)d;
     const pmix_envar_t *v = e;
     pmix_status_t rc = put_string(b, v->envar);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, v->value);
     }
-    return PMIX_SUCCESS == rc ? put_u8(b, (uint8_t)v->separator) : rc;
+    return rc == PMIX_SUCCESS ? put_u8(b, (uint8_t)v->separator) : rc;
 }
 
 static pmix_status_t pack_coord(pmix_data_buffer_t *b, const void *e, unsigned d)
 {
     (void)d;
     const pmix_coord_t *c = e;
-    if (0 != c->dims && NULL == c->coord) {
+    if (c->dims != 0 && c->coord == NULL) {
         return PMIX_ERR_PACK_FAILURE;
     }
     pmix_status_t rc = put_u8(b, c->view);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u64(b, c->dims);
     }
-    for (size_t i = 0; PMIX_SUCCESS == rc && i < c->dims; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < c->dims; i++) {
         rc = put_u32(b, c->coord[i]);
     }
     return rc;
@@ -413,13 +413,13 @@ static pmix_status_t pack_geometry(pmix_data_buffer_t *b, const void *e, unsigne
 {
     const pmix_geometry_t *g = e;
     pmix_status_t rc = put_u64(b, g->fabric);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, g->uuid);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, g->osname);
     }
-    return PMIX_SUCCESS == rc ? put_array(b, g->coordinates, g->ncoords, PMIX_COORD, depth) : rc;
+    return rc == PMIX_SUCCESS ? put_array(b, g->coordinates, g->ncoords, PMIX_COORD, depth) : rc;
 }
 
 static pmix_status_t pack_devdist(pmix_data_buffer_t *b, const void *e, unsigned d)
@@ -427,26 +427,26 @@ static pmix_status_t pack_devdist(pmix_data_buffer_t *b, const void *e, unsigned
     (void)d;
     const pmix_device_distance_t *dd = e;
     pmix_status_t rc = put_string(b, dd->uuid);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, dd->osname);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u64(b, dd->type);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u16(b, dd->mindist);
     }
-    return PMIX_SUCCESS == rc ? put_u16(b, dd->maxdist) : rc;
+    return rc == PMIX_SUCCESS ? put_u16(b, dd->maxdist) : rc;
 }
 
 static pmix_status_t pack_endpoint(pmix_data_buffer_t *b, const void *e, unsigned d)
 {
     const pmix_endpoint_t *ep = e;
     pmix_status_t rc = put_string(b, ep->uuid);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, ep->osname);
     }
-    return PMIX_SUCCESS == rc ? pack_bo(b, &ep->endpt, d) : rc;
+    return rc == PMIX_SUCCESS ? pack_bo(b, &ep->endpt, d) : rc;
 }
 
 /* The bitmap and topology pointers are hwloc objects; nothing else can be
@@ -455,15 +455,15 @@ static pmix_status_t pack_cpuset(pmix_data_buffer_t *b, const void *e, unsigned 
 {
     (void)d;
     const pmix_cpuset_t *c = e;
-    if (NULL != c->bitmap && !sy_from_hwloc(c->source)) {
+    if (c->bitmap != NULL && !sy_from_hwloc(c->source)) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
     pmix_status_t rc = put_string(b, c->source);
-    if (PMIX_SUCCESS != rc || NULL == c->bitmap) {
-        return PMIX_SUCCESS == rc ? put_string(b, NULL) : rc;
+    if (rc != PMIX_SUCCESS || c->bitmap == NULL) {
+        return rc == PMIX_SUCCESS ? put_string(b, NULL) : rc;
     }
     char *list = NULL;
-    if (hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)c->bitmap) < 0 || NULL == list) {
+    if (hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)c->bitmap) < 0 || list == NULL) {
         free(list);
         return PMIX_ERR_NOMEM;
     }
@@ -476,18 +476,18 @@ static pmix_status_t pack_topo(pmix_data_buffer_t *b, const void *e, unsigned d)
 {
     (void)d;
     const pmix_topology_t *t = e;
-    if (NULL != t->topology && !sy_from_hwloc(t->source)) {
+    if (t->topology != NULL && !sy_from_hwloc(t->source)) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
     pmix_status_t rc = put_string(b, t->source);
-    if (PMIX_SUCCESS != rc || NULL == t->topology) {
-        return PMIX_SUCCESS == rc ? put_u64(b, 0) : rc;
+    if (rc != PMIX_SUCCESS || t->topology == NULL) {
+        return rc == PMIX_SUCCESS ? put_u64(b, 0) : rc;
     }
     hwloc_topology_t topo = (hwloc_topology_t)t->topology;
     char *xml = NULL;
     int len = 0;
-    if (0 != hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0) || NULL == xml || len <= 0) {
-        if (NULL != xml) {
+    if (hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0) != 0 || xml == NULL || len <= 0) {
+        if (xml != NULL) {
             hwloc_free_xmlbuffer(topo, xml);
         }
         return PMIX_ERR_PACK_FAILURE;
@@ -504,37 +504,37 @@ static pmix_status_t pack_proc_stats(pmix_data_buffer_t *b, const void *e, unsig
     const pmix_proc_stats_t *s = e;
     const float *const fs[] = {&s->pss, &s->vsize, &s->rss, &s->peak_vsize};
     pmix_status_t rc = put_string(b, s->node);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = pack_proc(b, &s->proc, d);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_i64(b, s->pid);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_string(b, s->cmd);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u8(b, (uint8_t)s->state);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_timeval(b, &s->time);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_float(b, s->percent_cpu);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u32(b, (uint32_t)s->priority);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u16(b, s->num_threads);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_floats(b, fs, sizeof(fs) / sizeof(fs[0]));
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u16(b, s->processor);
     }
-    return PMIX_SUCCESS == rc ? put_timeval(b, &s->sample_time) : rc;
+    return rc == PMIX_SUCCESS ? put_timeval(b, &s->sample_time) : rc;
 }
 
 static pmix_status_t pack_disk_stats(pmix_data_buffer_t *b, const void *e, unsigned d)
@@ -547,7 +547,7 @@ static pmix_status_t pack_disk_stats(pmix_data_buffer_t *b, const void *e, unsig
         &s->num_sectors_written,  &s->milliseconds_writing,    &s->num_ios_in_progress,
         &s->milliseconds_io,      &s->weighted_milliseconds_io};
     pmix_status_t rc = put_string(b, s->disk);
-    return PMIX_SUCCESS == rc ? put_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
+    return rc == PMIX_SUCCESS ? put_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
 }
 
 static pmix_status_t pack_net_stats(pmix_data_buffer_t *b, const void *e, unsigned d)
@@ -557,7 +557,7 @@ static pmix_status_t pack_net_stats(pmix_data_buffer_t *b, const void *e, unsign
     const uint64_t *const vs[] = {&s->num_bytes_recvd, &s->num_packets_recvd, &s->num_recv_errs,
                                   &s->num_bytes_sent,  &s->num_packets_sent,  &s->num_send_errs};
     pmix_status_t rc = put_string(b, s->net_interface);
-    return PMIX_SUCCESS == rc ? put_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
+    return rc == PMIX_SUCCESS ? put_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
 }
 
 static pmix_status_t pack_node_stats(pmix_data_buffer_t *b, const void *e, unsigned depth)
@@ -567,16 +567,16 @@ static pmix_status_t pack_node_stats(pmix_data_buffer_t *b, const void *e, unsig
                                &s->free_mem,   &s->buffers,   &s->cached, &s->swap_cached,
                                &s->swap_total, &s->swap_free, &s->mapped};
     pmix_status_t rc = put_string(b, s->node);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_floats(b, fs, sizeof(fs) / sizeof(fs[0]));
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_timeval(b, &s->sample_time);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_array(b, s->diskstats, s->ndiskstats, PMIX_DISK_STATS, depth);
     }
-    return PMIX_SUCCESS == rc ? put_array(b, s->netstats, s->nnetstats, PMIX_NET_STATS, depth) : rc;
+    return rc == PMIX_SUCCESS ? put_array(b, s->netstats, s->nnetstats, PMIX_NET_STATS, depth) : rc;
 }
 
 /* ---- dispatch --------------------------------------------------------- */
@@ -657,14 +657,14 @@ pmix_status_t sy_pack_elems(pmix_data_buffer_t *b, const void *src, size_t n, pm
     }
     pack_fn fn = type < SY_WIRE_TYPE_LIMIT ? pack_table[type] : NULL;
     size_t size = sy_type_size(type);
-    if (NULL == fn || 0 == size) {
+    if (fn == NULL || size == 0) {
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     }
-    if (0 != n && NULL == src) {
+    if (n != 0 && src == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     pmix_status_t rc = PMIX_SUCCESS;
-    for (size_t i = 0; PMIX_SUCCESS == rc && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         rc = fn(b, (const char *)src + i * size, depth);
     }
     return rc;
@@ -673,10 +673,10 @@ pmix_status_t sy_pack_elems(pmix_data_buffer_t *b, const void *src, size_t n, pm
 pmix_status_t sy_pack(pmix_data_buffer_t *b, const void *src, int32_t n, pmix_data_type_t type)
 {
     pmix_status_t rc = sy_buffer_check(b);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    if (NULL == src || n < 0) {
+    if (src == NULL || n < 0) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!sy_wire_type_known(type)) {
@@ -684,13 +684,13 @@ pmix_status_t sy_pack(pmix_data_buffer_t *b, const void *src, int32_t n, pmix_da
     }
     size_t start = b->bytes_used;
     rc = put_u16(b, type);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = put_u32(b, (uint32_t)n);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_pack_elems(b, src, (size_t)n, type, 0);
     }
-    if (PMIX_SUCCESS != rc && NULL != b->base_ptr) {
+    if (rc != PMIX_SUCCESS && b->base_ptr != NULL) {
         /* Drop the partial record so the buffer holds only whole ones. */
         b->bytes_used = start;
         b->pack_ptr = b->base_ptr + start;
@@ -703,5 +703,5 @@ pmix_status_t sy_pack(pmix_data_buffer_t *b, const void *src, int32_t n, pmix_da
 
 bool sy_wire_type_known(pmix_data_type_t type)
 {
-    return type < SY_WIRE_TYPE_LIMIT && NULL != pack_table[type] && 0 != sy_type_size(type);
+    return type < SY_WIRE_TYPE_LIMIT && pack_table[type] != NULL && sy_type_size(type) != 0;
 }

@@ -24,13 +24,13 @@ static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_
 
 static const char *safe(const char *s)
 {
-    return NULL == s ? "NULL" : s;
+    return s == NULL ? "NULL" : s;
 }
 
 static const char *type_name(pmix_data_type_t type)
 {
     const char *s = PMIx_Data_type_string(type);
-    return NULL == s ? "UNKNOWN" : s;
+    return s == NULL ? "UNKNOWN" : s;
 }
 
 static void put_rank(FILE *f, pmix_rank_t r)
@@ -55,8 +55,8 @@ static void put_bytes(FILE *f, const char *bytes, size_t size)
 {
     size_t n = size < MAX_DUMP ? size : MAX_DUMP;
 
-    fprintf(f, "Size: %zu", NULL == bytes ? (size_t)0 : size);
-    if (NULL == bytes || 0 == size) {
+    fprintf(f, "Size: %zu", bytes == NULL ? (size_t)0 : size);
+    if (bytes == NULL || size == 0) {
         return;
     }
     fputs("\tBytes: ", f);
@@ -70,24 +70,24 @@ static void put_bytes(FILE *f, const char *bytes, size_t size)
 
 static void put_argv(FILE *f, char *const *v)
 {
-    if (NULL == v) {
+    if (v == NULL) {
         fputs("NULL", f);
         return;
     }
-    for (size_t i = 0; NULL != v[i]; i++) {
-        fprintf(f, "%s%s", 0 == i ? "" : " ", v[i]);
+    for (size_t i = 0; v[i] != NULL; i++) {
+        fprintf(f, "%s%s", i == 0 ? "" : " ", v[i]);
     }
 }
 
 static void put_coord(FILE *f, const pmix_coord_t *c)
 {
     fprintf(f, "View: %s\tDims: %zu\tCoords: ",
-            PMIX_COORD_LOGICAL_VIEW == c->view    ? "LOGICAL"
+            c->view == PMIX_COORD_LOGICAL_VIEW    ? "LOGICAL"
             : PMIX_COORD_PHYSICAL_VIEW == c->view ? "PHYSICAL"
                                                   : "UNDEF",
             c->dims);
-    for (size_t i = 0; NULL != c->coord && i < c->dims; i++) {
-        fprintf(f, "%s%" PRIu32, 0 == i ? "" : ",", c->coord[i]);
+    for (size_t i = 0; c->coord != NULL && i < c->dims; i++) {
+        fprintf(f, "%s%" PRIu32, i == 0 ? "" : ",", c->coord[i]);
     }
 }
 
@@ -98,7 +98,7 @@ static void put_array(FILE *f, const char *pfx, const void *array, size_t n, pmi
     size_t plen = strlen(pfx);
     char *inner;
 
-    if (NULL == array || 0 == size || NULL == (inner = malloc(plen + 3))) {
+    if (array == NULL || size == 0 || (inner = malloc(plen + 3)) == NULL) {
         return;
     }
     memcpy(inner, pfx, plen);
@@ -122,7 +122,7 @@ static void put_info(FILE *f, const char *pfx, const pmix_info_t *i)
 static void put_topo(FILE *f, const pmix_topology_t *t)
 {
     fprintf(f, "Source: %s", safe(t->source));
-    if (NULL != t->topology && sy_from_hwloc(t->source)) {
+    if (t->topology != NULL && sy_from_hwloc(t->source)) {
         hwloc_topology_t h = t->topology;
         fprintf(
             f, "\tPackages: %d\tCores: %d\tPUs: %d", hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PACKAGE),
@@ -137,8 +137,8 @@ static void put_cpuset(FILE *f, const pmix_cpuset_t *c)
     char *list = NULL;
 
     fprintf(f, "Source: %s\tBitmap: ", safe(c->source));
-    if (NULL != c->bitmap && sy_from_hwloc(c->source) &&
-        0 <= hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)c->bitmap)) {
+    if (c->bitmap != NULL && sy_from_hwloc(c->source) &&
+        hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)c->bitmap) >= 0) {
         fputs(list, f);
         free(list);
     } else {
@@ -358,7 +358,7 @@ static void put_elem(FILE *f, const char *pfx, const void *elem, pmix_data_type_
     case PMIX_DATA_BUFFER: {
         const pmix_data_buffer_t *b = elem;
         size_t unread = 0;
-        if (NULL != b->base_ptr && NULL != b->unpack_ptr && b->unpack_ptr >= b->base_ptr &&
+        if (b->base_ptr != NULL && b->unpack_ptr != NULL && b->unpack_ptr >= b->base_ptr &&
             (size_t)(b->unpack_ptr - b->base_ptr) <= b->bytes_used) {
             unread = b->bytes_used - (size_t)(b->unpack_ptr - b->base_ptr);
         }
@@ -376,15 +376,15 @@ static void put_value(FILE *f, const char *pfx, const pmix_value_t *v)
     const void *elem = sy_value_elem(v);
 
     fprintf(f, "Data type: %s\tValue: ", type_name(v->type));
-    if (PMIX_UNDEF == v->type) {
+    if (v->type == PMIX_UNDEF) {
         fputs("UNDEF", f);
-    } else if (PMIX_REGEX == v->type && 0 < v->data.bo.size && NULL != v->data.bo.bytes &&
+    } else if (v->type == PMIX_REGEX && v->data.bo.size > 0 && v->data.bo.bytes != NULL &&
                memchr(v->data.bo.bytes, '\0', v->data.bo.size) !=
                    v->data.bo.bytes + v->data.bo.size - 1) {
         /* a binary (e.g. compressed) regex, not one terminated string */
         put_bytes(f, v->data.bo.bytes, v->data.bo.size);
-    } else if (NULL == elem) {
-        fputs(0 == sy_type_size(v->type) ? "<unprintable>" : "NULL", f);
+    } else if (elem == NULL) {
+        fputs(sy_type_size(v->type) == 0 ? "<unprintable>" : "NULL", f);
     } else {
         put_elem(f, pfx, elem, v->type);
     }
@@ -395,7 +395,7 @@ static char *close_stream(FILE *f, char **buf)
 {
     bool failed = ferror(f);
 
-    if (0 != fclose(f) || failed) {
+    if (fclose(f) != 0 || failed) {
         free(*buf);
         return NULL;
     }
@@ -405,32 +405,32 @@ static char *close_stream(FILE *f, char **buf)
 PMIX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix, void *src,
                                           pmix_data_type_t type)
 {
-    const char *pfx = NULL == prefix ? "" : prefix;
+    const char *pfx = prefix == NULL ? "" : prefix;
     const void *elem = src;
     char *buf = NULL;
     size_t len;
     FILE *f;
 
-    if (NULL == output) {
+    if (output == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     *output = NULL;
-    if (0 == sy_type_size(type)) {
+    if (sy_type_size(type) == 0) {
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     }
     /* strings and pointers are passed as themselves, the rest by address */
-    if (PMIX_STRING == type || PMIX_REGEX == type || PMIX_POINTER == type) {
+    if (type == PMIX_STRING || type == PMIX_REGEX || type == PMIX_POINTER) {
         elem = &src;
-    } else if (NULL == src) {
+    } else if (src == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == (f = open_memstream(&buf, &len))) {
+    if ((f = open_memstream(&buf, &len)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     fprintf(f, "%sData type: %s\tValue: ", pfx, type_name(type));
     put_elem(f, pfx, elem, type);
     *output = close_stream(f, &buf);
-    return NULL == *output ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    return *output == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
 
 PMIX_EXPORT char *PMIx_Value_string(const pmix_value_t *value)
@@ -439,10 +439,10 @@ PMIX_EXPORT char *PMIx_Value_string(const pmix_value_t *value)
     size_t len;
     FILE *f;
 
-    if (NULL == (f = open_memstream(&buf, &len))) {
+    if ((f = open_memstream(&buf, &len)) == NULL) {
         return NULL;
     }
-    if (NULL == value) {
+    if (value == NULL) {
         fputs("PMIX_VALUE: NULL", f);
     } else {
         fputs("PMIX_VALUE: ", f);
@@ -457,10 +457,10 @@ PMIX_EXPORT char *PMIx_Info_string(const pmix_info_t *info)
     size_t len;
     FILE *f;
 
-    if (NULL == (f = open_memstream(&buf, &len))) {
+    if ((f = open_memstream(&buf, &len)) == NULL) {
         return NULL;
     }
-    if (NULL == info) {
+    if (info == NULL) {
         fputs("PMIX_INFO: NULL", f);
     } else {
         put_info(f, "", info);

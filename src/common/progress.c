@@ -103,7 +103,7 @@ static void fork_child(void)
 static void init_once(void)
 {
     once_rc = evthread_use_pthreads();
-    if (0 == once_rc) {
+    if (once_rc == 0) {
         once_rc = pthread_atfork(fork_prepare, fork_parent, fork_child);
     }
 }
@@ -140,7 +140,7 @@ static void enqueue(sy_progress_t *p, struct node *n)
     pthread_mutex_unlock(&p->lock);
     /* The progress thread looks at the queue before it sleeps, so a post
      * from the thread itself needs no system call. */
-    if (need && !(SY_PROGRESS_THREAD == p->mode && tl_p == p)) {
+    if (need && !(p->mode == SY_PROGRESS_THREAD && tl_p == p)) {
         wake(p);
     }
 }
@@ -204,7 +204,7 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
     (void)what;
     ssize_t rc = read(fd, &v, sizeof(v));
     (void)rc;
-    if (SY_PROGRESS_EXT_BASE == p->mode) {
+    if (p->mode == SY_PROGRESS_EXT_BASE) {
         /* Nobody else will drain for us: the caller only runs its base. */
         drain(p, CTX_DISPATCH);
     }
@@ -232,7 +232,7 @@ static void *thread_main(void *arg)
      * section: anything posted afterwards waits for a restart or destroy. */
     for (;;) {
         pthread_mutex_lock(&p->lock);
-        if (0 == p->qlen) {
+        if (p->qlen == 0) {
             p->running = false;
             pthread_mutex_unlock(&p->lock);
             break;
@@ -256,7 +256,7 @@ static pmix_status_t start_thread(sy_progress_t *p)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&p->thread, NULL, thread_main, p);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (0 != rc) {
+    if (rc != 0) {
         pthread_mutex_lock(&p->lock);
         p->running = false;
         pthread_mutex_unlock(&p->lock);
@@ -284,26 +284,26 @@ static void stop_thread(sy_progress_t *p)
 pmix_status_t sy_progress_create(const sy_progress_opts_t *opts, sy_progress_t **out)
 {
     sy_progress_opts_t def = {.mode = SY_PROGRESS_THREAD, .base = NULL};
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     *out = NULL;
-    if (NULL == opts) {
+    if (opts == NULL) {
         opts = &def;
     }
     if (opts->mode != SY_PROGRESS_THREAD && opts->mode != SY_PROGRESS_EXT_BASE &&
         opts->mode != SY_PROGRESS_EXT_PROGRESS) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if ((SY_PROGRESS_EXT_BASE == opts->mode) != (NULL != opts->base)) {
+    if ((opts->mode == SY_PROGRESS_EXT_BASE) != (opts->base != NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
     pthread_once(&once, init_once);
-    if (0 != once_rc) {
+    if (once_rc != 0) {
         return PMIX_ERR_INIT;
     }
     sy_progress_t *p = calloc(1, sizeof(*p));
-    if (NULL == p) {
+    if (p == NULL) {
         return PMIX_ERR_NOMEM;
     }
     p->mode = opts->mode;
@@ -312,13 +312,13 @@ pmix_status_t sy_progress_create(const sy_progress_opts_t *opts, sy_progress_t *
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->life_lock, NULL);
     pthread_mutex_init(&p->run_lock, NULL);
-    if (SY_PROGRESS_EXT_BASE == p->mode) {
+    if (p->mode == SY_PROGRESS_EXT_BASE) {
         p->base = opts->base;
     } else {
         p->base = event_base_new();
         p->own_base = true;
     }
-    if (NULL == p->base) {
+    if (p->base == NULL) {
         goto fail;
     }
     p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -326,7 +326,7 @@ pmix_status_t sy_progress_create(const sy_progress_opts_t *opts, sy_progress_t *
         goto fail;
     }
     p->wake_ev = event_new(p->base, p->efd, EV_READ | EV_PERSIST, wake_cb, p);
-    if (NULL == p->wake_ev || 0 != event_add(p->wake_ev, NULL)) {
+    if (p->wake_ev == NULL || event_add(p->wake_ev, NULL) != 0) {
         goto fail;
     }
     pthread_mutex_lock(&reg_lock);
@@ -358,17 +358,17 @@ fail:
 pmix_status_t sy_progress_acquire(sy_progress_t *p)
 {
     pmix_status_t rc = PMIX_SUCCESS;
-    if (NULL == p) {
+    if (p == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!alive(p)) {
         return PMIX_ERR_NOT_AVAILABLE;
     }
     pthread_mutex_lock(&p->life_lock);
-    if (0 == p->refcount && SY_PROGRESS_THREAD == p->mode) {
+    if (p->refcount == 0 && p->mode == SY_PROGRESS_THREAD) {
         rc = start_thread(p);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         p->refcount++;
     }
     pthread_mutex_unlock(&p->life_lock);
@@ -377,18 +377,18 @@ pmix_status_t sy_progress_acquire(sy_progress_t *p)
 
 pmix_status_t sy_progress_release(sy_progress_t *p)
 {
-    if (NULL == p) {
+    if (p == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!alive(p)) {
         return PMIX_ERR_NOT_AVAILABLE;
     }
     pthread_mutex_lock(&p->life_lock);
-    if (0 == p->refcount) {
+    if (p->refcount == 0) {
         pthread_mutex_unlock(&p->life_lock);
         return PMIX_ERR_BAD_PARAM;
     }
-    if (1 == p->refcount && SY_PROGRESS_THREAD == p->mode && tl_p == p) {
+    if (p->refcount == 1 && p->mode == SY_PROGRESS_THREAD && tl_p == p) {
         pthread_mutex_unlock(&p->life_lock);
         return PMIX_ERR_WOULD_BLOCK;
     }
@@ -403,7 +403,7 @@ static void timer_loop_drop(struct sy_timer *t);
 
 void sy_progress_destroy(sy_progress_t *p)
 {
-    if (NULL == p || !alive(p) || tl_p == p) {
+    if (p == NULL || !alive(p) || tl_p == p) {
         return;
     }
     pthread_mutex_lock(&p->life_lock);
@@ -422,7 +422,7 @@ void sy_progress_destroy(sy_progress_t *p)
         pthread_mutex_lock(&p->lock);
         struct sy_timer *t = p->live;
         pthread_mutex_unlock(&p->lock);
-        if (NULL == t) {
+        if (t == NULL) {
             break;
         }
         int armed = T_ARMED;
@@ -471,19 +471,19 @@ sy_progress_mode_t sy_progress_mode(const sy_progress_t *p)
 
 bool sy_progress_in_loop(const sy_progress_t *p)
 {
-    return NULL != p && tl_p == p && alive(p);
+    return p != NULL && tl_p == p && alive(p);
 }
 
 pmix_status_t sy_progress_post(sy_progress_t *p, sy_progress_fn_t fn, void *arg)
 {
-    if (NULL == p || NULL == fn) {
+    if (p == NULL || fn == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!alive(p)) {
         return PMIX_ERR_NOT_AVAILABLE;
     }
     struct node *n = malloc(sizeof(*n));
-    if (NULL == n) {
+    if (n == NULL) {
         return PMIX_ERR_NOMEM;
     }
     n->fn = fn;
@@ -495,7 +495,7 @@ pmix_status_t sy_progress_post(sy_progress_t *p, sy_progress_fn_t fn, void *arg)
 
 int sy_progress_run_once(sy_progress_t *p)
 {
-    if (NULL == p) {
+    if (p == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!alive(p)) {
@@ -505,10 +505,10 @@ int sy_progress_run_once(sy_progress_t *p)
     sy_progress_t *save_p = tl_p;
     int save_ctx = tl_ctx;
     if (!mine) {
-        if (SY_PROGRESS_EXT_PROGRESS != p->mode) {
+        if (p->mode != SY_PROGRESS_EXT_PROGRESS) {
             return PMIX_ERR_NOT_SUPPORTED;
         }
-        if (0 != pthread_mutex_trylock(&p->run_lock)) {
+        if (pthread_mutex_trylock(&p->run_lock) != 0) {
             return 0;
         }
         tl_p = p;
@@ -533,7 +533,7 @@ int sy_progress_run_once(sy_progress_t *p)
 
 static void timer_free_ref(struct sy_timer *t)
 {
-    if (1 == atomic_fetch_sub(&t->refs, 1)) {
+    if (atomic_fetch_sub(&t->refs, 1) == 1) {
         free(t);
     }
 }
@@ -596,14 +596,14 @@ pmix_status_t sy_progress_timer(sy_progress_t *p, double seconds, sy_progress_fn
     if (out) {
         *out = NULL;
     }
-    if (NULL == p || NULL == fn || !(seconds >= 0.0) || seconds > 1e9) {
+    if (p == NULL || fn == NULL || !(seconds >= 0.0) || seconds > 1e9) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!alive(p)) {
         return PMIX_ERR_NOT_AVAILABLE;
     }
     struct sy_timer *t = calloc(1, sizeof(*t));
-    if (NULL == t) {
+    if (t == NULL) {
         return PMIX_ERR_NOMEM;
     }
     t->p = p;
@@ -617,7 +617,7 @@ pmix_status_t sy_progress_timer(sy_progress_t *p, double seconds, sy_progress_fn
     t->arm_node = (struct node){.fn = timer_arm, .arg = t, .embedded = true};
     t->reap_node = (struct node){.fn = timer_reap, .arg = t, .embedded = true};
     t->ev = event_new(p->base, -1, 0, timer_cb, t);
-    if (NULL == t->ev) {
+    if (t->ev == NULL) {
         free(t);
         return PMIX_ERR_NOMEM;
     }
@@ -632,7 +632,7 @@ pmix_status_t sy_progress_timer(sy_progress_t *p, double seconds, sy_progress_fn
     if (p->own_base || tl_p == p) {
         /* Our bases are thread-safe; a foreign one is only touched from its
          * loop. */
-        if (0 != event_add(t->ev, &t->tv)) {
+        if (event_add(t->ev, &t->tv) != 0) {
             atomic_store(&t->refs, 1);
             timer_loop_drop(t);
             return PMIX_ERR_OUT_OF_RESOURCE;
@@ -648,7 +648,7 @@ pmix_status_t sy_progress_timer(sy_progress_t *p, double seconds, sy_progress_fn
 
 bool sy_timer_cancel(sy_timer_t *t)
 {
-    if (NULL == t) {
+    if (t == NULL) {
         return false;
     }
     int armed = T_ARMED;

@@ -284,12 +284,12 @@ static pmix_status_t finish(sy_rxbuf_t *packed, const char *input, size_t n, boo
         sy_rxbuf_put(packed, input, n);
     }
     *result = sy_rxbuf_take(packed);
-    return NULL == *result ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    return *result == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_generate_regex(const char *input, char **regex)
 {
-    if (NULL == input || NULL == regex) {
+    if (input == NULL || regex == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     size_t len = strlen(input);
@@ -317,12 +317,12 @@ PMIX_EXPORT pmix_status_t PMIx_generate_regex(const char *input, char **regex)
             }
             if (!group_take(&g, t)) {
                 group_close(&g, &out);
-                if (NULL == u.s || !group_open(&g, t, u)) {
+                if (u.s == NULL || !group_open(&g, t, u)) {
                     put_item_sep(&out);
                     put_escaped(&out, t.s, t.n);
                 }
             }
-            if (NULL == u.s) {
+            if (u.s == NULL) {
                 break;
             }
             t = u;
@@ -331,7 +331,7 @@ PMIX_EXPORT pmix_status_t PMIx_generate_regex(const char *input, char **regex)
     }
     bool ranges_failed = g.ranges.failed;
     sy_rxbuf_free(&g.ranges);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_rxbuf_free(&out);
         return rc;
     }
@@ -372,7 +372,7 @@ static pmix_status_t ppn_field(span_t f, sy_rxbuf_t *out, sy_rxbuf_t *tmp, uint6
 
 PMIX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn)
 {
-    if (NULL == input || NULL == ppn) {
+    if (input == NULL || ppn == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     size_t len = strlen(input);
@@ -389,7 +389,7 @@ PMIX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn)
         for (;;) {
             span_t f = next_field(p, end, ';');
             rc = ppn_field(f, &out, &tmp, &total);
-            if (PMIX_SUCCESS != rc || f.s + f.n == end) {
+            if (rc != PMIX_SUCCESS || f.s + f.n == end) {
                 break;
             }
             sy_rxbuf_putc(&out, ';');
@@ -400,7 +400,7 @@ PMIX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn)
         out.failed = true;
     }
     sy_rxbuf_free(&tmp);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_rxbuf_free(&out);
         return rc;
     }

@@ -30,7 +30,7 @@ typedef struct {
 
 static bool starts_with(const char *s, const char *prefix)
 {
-    return 0 == strncmp(s, prefix, strlen(prefix));
+    return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 static pmix_status_t split_form(const char *regex, const char **body, size_t *n, form_t *form)
@@ -80,10 +80,10 @@ static bool sink_reserve(sink_t *k, uint64_t entries, uint64_t bytes_each)
 
 static void argv_free(char **argv)
 {
-    if (NULL == argv) {
+    if (argv == NULL) {
         return;
     }
-    for (size_t i = 0; NULL != argv[i]; i++) {
+    for (size_t i = 0; argv[i] != NULL; i++) {
         free(argv[i]);
     }
     free(argv);
@@ -96,20 +96,20 @@ static pmix_status_t two_pass(pmix_status_t (*walk)(const char *, size_t, form_t
 {
     sink_t k = {0, 0, 0, NULL};
     pmix_status_t rc = walk(body, n, form, &k);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     char **argv = calloc((size_t)k.slots + 1, sizeof(char *));
-    if (NULL == argv) {
+    if (argv == NULL) {
         return PMIX_ERR_NOMEM;
     }
     uint64_t expected = k.slots;
     k = (sink_t){0, 0, 0, argv};
     rc = walk(body, n, form, &k);
-    if (PMIX_SUCCESS == rc && k.slots != expected) {
+    if (rc == PMIX_SUCCESS && k.slots != expected) {
         rc = PMIX_ERR_BAD_PARAM; /* cannot happen: both passes run the same code */
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         argv_free(argv);
         return rc;
     }
@@ -163,7 +163,7 @@ static char *make_name(const sy_rxbuf_t *pre, uint64_t v, unsigned width, const 
         nd = width;
     }
     char *name = malloc(pre->len + nd + suf->len + 1);
-    if (NULL == name) {
+    if (name == NULL) {
         return NULL;
     }
     if (pre->len > 0) {
@@ -191,9 +191,9 @@ static pmix_status_t add_literal(sink_t *k, const char *s, size_t n)
         return PMIX_ERR_BAD_PARAM;
     }
     k->slots++;
-    if (NULL != k->argv) {
+    if (k->argv != NULL) {
         k->argv[at] = strndup(s, n);
-        if (NULL == k->argv[at]) {
+        if (k->argv[at] == NULL) {
             return PMIX_ERR_NOMEM;
         }
     }
@@ -211,7 +211,7 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
             const char *q = memchr(p, ',', (size_t)(end - p));
             const char *e = q ? q : end;
             pmix_status_t rc = add_literal(k, p, (size_t)(e - p));
-            if (PMIX_SUCCESS != rc || NULL == q) {
+            if (rc != PMIX_SUCCESS || q == NULL) {
                 return rc;
             }
             p = q + 1;
@@ -224,7 +224,7 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
     pmix_status_t rc = PMIX_SUCCESS;
     for (;;) {
         rc = read_text(&p, end, form, &pre);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             break;
         }
         if (p < end && *p == '[') {
@@ -251,7 +251,7 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
             }
             const char *rend = p++;
             rc = read_text(&p, end, form, &suf);
-            if (PMIX_SUCCESS != rc) {
+            if (rc != PMIX_SUCCESS) {
                 break;
             }
             if (p < end && *p != ',') {
@@ -279,16 +279,16 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
                     break;
                 }
                 k->slots += len;
-                for (uint64_t i = 0; NULL != k->argv && i < len; i++) {
+                for (uint64_t i = 0; k->argv != NULL && i < len; i++) {
                     uint64_t v = a <= b ? a + i : a - i;
                     k->argv[at + i] = make_name(&pre, v, width, &suf);
-                    if (NULL == k->argv[at + i]) {
+                    if (k->argv[at + i] == NULL) {
                         rc = PMIX_ERR_NOMEM;
                         break;
                     }
                 }
-            } while (PMIX_SUCCESS == rc && r < rend);
-            if (PMIX_SUCCESS != rc) {
+            } while (rc == PMIX_SUCCESS && r < rend);
+            if (rc != PMIX_SUCCESS) {
                 break;
             }
         } else if (p < end && *p == ']') {
@@ -296,7 +296,7 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
             break;
         } else {
             rc = add_literal(k, pre.data, pre.len);
-            if (PMIX_SUCCESS != rc) {
+            if (rc != PMIX_SUCCESS) {
                 break;
             }
         }
@@ -316,14 +316,14 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
 
 pmix_status_t sy_regex_parse_nodes(const char *regex, char ***names_out)
 {
-    if (NULL == regex || NULL == names_out) {
+    if (regex == NULL || names_out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     const char *body;
     size_t n;
     form_t form;
     pmix_status_t rc = split_form(regex, &body, &n, &form);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     return two_pass(walk_nodes, body, n, form, names_out);
@@ -356,7 +356,7 @@ static pmix_status_t walk_field(const char *p, const char *end, sink_t *k, sy_rx
         }
         k->count += len;
         bytes += len * each;
-        for (uint64_t i = 0; NULL != line && i < len; i++) {
+        for (uint64_t i = 0; line != NULL && i < len; i++) {
             if (line->len > 0) {
                 sy_rxbuf_putc(line, ',');
             }
@@ -364,7 +364,7 @@ static pmix_status_t walk_field(const char *p, const char *end, sink_t *k, sy_rx
         }
     }
     k->bytes += bytes;
-    return NULL != line && line->failed ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    return line != NULL && line->failed ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
 
 static pmix_status_t walk_procs(const char *body, size_t n, form_t form, sink_t *k)
@@ -385,19 +385,19 @@ static pmix_status_t walk_procs(const char *body, size_t n, form_t form, sink_t 
             break;
         }
         line.len = 0;
-        rc = walk_field(p, e, k, NULL != k->argv ? &line : NULL);
-        if (PMIX_SUCCESS != rc) {
+        rc = walk_field(p, e, k, k->argv != NULL ? &line : NULL);
+        if (rc != PMIX_SUCCESS) {
             break;
         }
-        if (NULL != k->argv) {
-            k->argv[k->slots] = strndup(NULL != line.data ? line.data : "", line.len);
-            if (NULL == k->argv[k->slots]) {
+        if (k->argv != NULL) {
+            k->argv[k->slots] = strndup(line.data != NULL ? line.data : "", line.len);
+            if (k->argv[k->slots] == NULL) {
                 rc = PMIX_ERR_NOMEM;
                 break;
             }
         }
         k->slots++;
-        if (NULL == q) {
+        if (q == NULL) {
             break;
         }
         p = q + 1;
@@ -408,14 +408,14 @@ static pmix_status_t walk_procs(const char *body, size_t n, form_t form, sink_t 
 
 pmix_status_t sy_regex_parse_procs(const char *regex, char ***per_node_out)
 {
-    if (NULL == regex || NULL == per_node_out) {
+    if (regex == NULL || per_node_out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     const char *body;
     size_t n;
     form_t form;
     pmix_status_t rc = split_form(regex, &body, &n, &form);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     return two_pass(walk_procs, body, n, form, per_node_out);

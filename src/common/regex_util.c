@@ -34,7 +34,7 @@ bool sy_rxbuf_reserve(sy_rxbuf_t *b, size_t extra)
         cap *= 2;
     }
     char *p = realloc(b->data, cap);
-    if (NULL == p) {
+    if (p == NULL) {
         b->failed = true;
         return false;
     }

@@ -103,7 +103,7 @@ static void clear_all(void)
     free(ns);
     sy_jseg_close(resources);
     for (size_t b = 0; b < nbuckets; b++) {
-        for (internal_value_t *iv = buckets[b], *next; NULL != iv; iv = next) {
+        for (internal_value_t *iv = buckets[b], *next; iv != NULL; iv = next) {
             next = iv->next;
             sy_value_destruct(&iv->val);
             free(iv->nspace);
@@ -126,7 +126,7 @@ void sy_store_acquire(void)
 void sy_store_release(void)
 {
     pthread_mutex_lock(&st.life_lock);
-    if (0 == st.refcount) {
+    if (st.refcount == 0) {
         pthread_mutex_unlock(&st.life_lock);
         return;
     }
@@ -148,7 +148,7 @@ bool sy_store_active(void)
 static ns_entry_t *find_ns(const char *nspace, uint32_t h)
 {
     for (size_t i = 0; i < st.nns; i++) {
-        if (st.ns[i].hash == h && 0 == strcmp(st.ns[i].nspace, nspace)) {
+        if (st.ns[i].hash == h && strcmp(st.ns[i].nspace, nspace) == 0) {
             return &st.ns[i];
         }
     }
@@ -158,7 +158,7 @@ static ns_entry_t *find_ns(const char *nspace, uint32_t h)
 sy_jseg_t *sy_store_segment(const char *nspace)
 {
     ns_entry_t *e = find_ns(nspace, hash_ns(nspace));
-    return NULL == e ? NULL : e->seg;
+    return e == NULL ? NULL : e->seg;
 }
 
 sy_jseg_t *sy_store_resources(void)
@@ -168,7 +168,7 @@ sy_jseg_t *sy_store_resources(void)
 
 static bool valid_nspace(const char *nspace)
 {
-    return NULL != nspace && '\0' != nspace[0] &&
+    return nspace != NULL && '\0' != nspace[0] &&
            strnlen(nspace, PMIX_MAX_NSLEN + 1) <= PMIX_MAX_NSLEN;
 }
 
@@ -180,16 +180,16 @@ pmix_status_t sy_store_attach(const char *nspace, const char *path)
     uint32_t h;
     pmix_status_t rc;
 
-    if (!valid_nspace(nspace) || NULL == path) {
+    if (!valid_nspace(nspace) || path == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     /* validation reads the whole file: do it before taking the lock */
     rc = sy_jseg_open(path, &seg);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     own = sy_jseg_nspace(seg);
-    if (NULL != own && 0 != strcmp(own, nspace)) {
+    if (own != NULL && strcmp(own, nspace) != 0) {
         sy_log(SY_LOG_WARN, "job-data segment %s holds namespace %s, not %s", path, own, nspace);
         sy_jseg_close(seg);
         return PMIX_ERR_BAD_PARAM;
@@ -197,14 +197,14 @@ pmix_status_t sy_store_attach(const char *nspace, const char *path)
     h = hash_ns(nspace);
     pthread_rwlock_wrlock(&sy_store_lock);
     e = find_ns(nspace, h);
-    if (NULL != e) {
+    if (e != NULL) {
         old = e->seg;
         e->seg = seg;
     } else {
         if (st.nns == st.ns_cap) {
-            size_t cap = 0 == st.ns_cap ? 8 : 2 * st.ns_cap;
+            size_t cap = st.ns_cap == 0 ? 8 : 2 * st.ns_cap;
             ns_entry_t *grown = realloc(st.ns, cap * sizeof(*grown));
-            if (NULL == grown) {
+            if (grown == NULL) {
                 pthread_rwlock_unlock(&sy_store_lock);
                 sy_jseg_close(seg);
                 return PMIX_ERR_NOMEM;
@@ -233,7 +233,7 @@ void sy_store_detach(const char *nspace)
     }
     pthread_rwlock_wrlock(&sy_store_lock);
     e = find_ns(nspace, hash_ns(nspace));
-    if (NULL != e) {
+    if (e != NULL) {
         old = e->seg;
         *e = st.ns[--st.nns];
     }
@@ -247,9 +247,9 @@ pmix_status_t sy_store_attach_resources(const char *path)
     sy_jseg_t *seg = NULL, *old;
     pmix_status_t rc;
 
-    if (NULL != path) {
+    if (path != NULL) {
         rc = sy_jseg_open(path, &seg);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return rc;
         }
     }
@@ -269,15 +269,15 @@ static sy_jseg_t *follow(sy_jseg_t *seg)
     const char *next;
 
     /* bounded: a hostile chain must not loop forever */
-    for (int hops = 0; hops < 16 && NULL != (next = sy_jseg_superseded_by(NULL == cur ? seg : cur));
+    for (int hops = 0; hops < 16 && (next = sy_jseg_superseded_by(cur == NULL ? seg : cur)) != NULL;
          hops++) {
         sy_jseg_t *opened;
-        if (PMIX_SUCCESS != sy_jseg_open(next, &opened)) {
+        if (sy_jseg_open(next, &opened) != PMIX_SUCCESS) {
             sy_log(SY_LOG_WARN, "cannot open job-data segment %s that replaced another", next);
             break;
         }
         const char *a = sy_jseg_nspace(seg), *b = sy_jseg_nspace(opened);
-        if ((NULL == a) != (NULL == b) || (NULL != a && 0 != strcmp(a, b))) {
+        if ((a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b) != 0)) {
             sy_log(SY_LOG_WARN, "job-data segment %s belongs to another namespace", next);
             sy_jseg_close(opened);
             break;
@@ -294,17 +294,17 @@ void sy_store_refresh(void)
     /* opening validates files under the write lock; this happens once per
      * update of a namespace, which is rare */
     for (size_t i = 0; i < st.nns; i++) {
-        if (NULL != sy_jseg_superseded_by(st.ns[i].seg)) {
+        if (sy_jseg_superseded_by(st.ns[i].seg) != NULL) {
             sy_jseg_t *n = follow(st.ns[i].seg);
-            if (NULL != n) {
+            if (n != NULL) {
                 sy_jseg_close(st.ns[i].seg);
                 st.ns[i].seg = n;
             }
         }
     }
-    if (NULL != st.resources && NULL != sy_jseg_superseded_by(st.resources)) {
+    if (st.resources != NULL && sy_jseg_superseded_by(st.resources) != NULL) {
         sy_jseg_t *n = follow(st.resources);
-        if (NULL != n) {
+        if (n != NULL) {
             sy_jseg_close(st.resources);
             st.resources = n;
         }
@@ -335,12 +335,12 @@ void sy_store_resolver(sy_store_resolver_fn *fn, void **ctx)
 static internal_value_t *find_internal(const char *nspace, pmix_rank_t rank, const char *key,
                                        uint32_t h)
 {
-    if (0 == st.nbuckets) {
+    if (st.nbuckets == 0) {
         return NULL;
     }
-    for (internal_value_t *iv = st.buckets[h & (st.nbuckets - 1)]; NULL != iv; iv = iv->next) {
-        if (iv->hash == h && iv->rank == rank && 0 == strcmp(iv->key, key) &&
-            0 == strcmp(iv->nspace, nspace)) {
+    for (internal_value_t *iv = st.buckets[h & (st.nbuckets - 1)]; iv != NULL; iv = iv->next) {
+        if (iv->hash == h && iv->rank == rank && strcmp(iv->key, key) == 0 &&
+            strcmp(iv->nspace, nspace) == 0) {
             return iv;
         }
     }
@@ -351,23 +351,23 @@ const pmix_value_t *sy_store_internal_find(const char *nspace, pmix_rank_t rank,
 {
     internal_value_t *iv;
 
-    if (0 == st.ninternal) {
+    if (st.ninternal == 0) {
         return NULL;
     }
     iv = find_internal(nspace, rank, key, hash_internal(nspace, rank));
-    return NULL == iv ? NULL : &iv->val;
+    return iv == NULL ? NULL : &iv->val;
 }
 
 static pmix_status_t grow_buckets(void)
 {
-    size_t n = 0 == st.nbuckets ? 64 : 2 * st.nbuckets;
+    size_t n = st.nbuckets == 0 ? 64 : 2 * st.nbuckets;
     internal_value_t **b = calloc(n, sizeof(*b));
 
-    if (NULL == b) {
+    if (b == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (size_t i = 0; i < st.nbuckets; i++) {
-        for (internal_value_t *iv = st.buckets[i], *next; NULL != iv; iv = next) {
+        for (internal_value_t *iv = st.buckets[i], *next; iv != NULL; iv = next) {
             next = iv->next;
             iv->next = b[iv->hash & (n - 1)];
             b[iv->hash & (n - 1)] = iv;
@@ -387,32 +387,32 @@ pmix_status_t sy_store_internal_put(const pmix_proc_t *proc, const char *key,
     pmix_status_t rc;
     uint32_t h;
 
-    if (NULL == proc || NULL == key || NULL == val || '\0' == key[0] ||
+    if (proc == NULL || key == NULL || val == NULL || '\0' == key[0] ||
         strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN ||
-        NULL == memchr(proc->nspace, '\0', sizeof(proc->nspace))) {
+        memchr(proc->nspace, '\0', sizeof(proc->nspace)) == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     rc = sy_value_copy(&copy, val);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     h = hash_internal(proc->nspace, proc->rank);
     pthread_rwlock_wrlock(&sy_store_lock);
     iv = find_internal(proc->nspace, proc->rank, key, h);
-    if (NULL != iv) {
+    if (iv != NULL) {
         pmix_value_t old = iv->val;
         iv->val = copy;
         pthread_rwlock_unlock(&sy_store_lock);
         sy_value_destruct(&old);
         return PMIX_SUCCESS;
     }
-    if (st.ninternal >= st.nbuckets && PMIX_SUCCESS != (rc = grow_buckets())) {
+    if (st.ninternal >= st.nbuckets && (rc = grow_buckets()) != PMIX_SUCCESS) {
         goto fail;
     }
     iv = calloc(1, sizeof(*iv));
-    if (NULL == iv || NULL == (iv->nspace = strdup(proc->nspace)) ||
-        NULL == (iv->key = strdup(key))) {
-        if (NULL != iv) {
+    if (iv == NULL || (iv->nspace = strdup(proc->nspace)) == NULL ||
+        (iv->key = strdup(key)) == NULL) {
+        if (iv != NULL) {
             free(iv->nspace);
             free(iv);
         }
@@ -437,15 +437,15 @@ void sy_store_internal_forget(const char *nspace)
 {
     internal_value_t *gone = NULL;
 
-    if (NULL == nspace) {
+    if (nspace == NULL) {
         return;
     }
     pthread_rwlock_wrlock(&sy_store_lock);
     for (size_t b = 0; b < st.nbuckets; b++) {
         internal_value_t **link = &st.buckets[b];
-        while (NULL != *link) {
+        while (*link != NULL) {
             internal_value_t *iv = *link;
-            if (0 == strcmp(iv->nspace, nspace)) {
+            if (strcmp(iv->nspace, nspace) == 0) {
                 *link = iv->next;
                 iv->next = gone;
                 gone = iv;
@@ -456,7 +456,7 @@ void sy_store_internal_forget(const char *nspace)
         }
     }
     pthread_rwlock_unlock(&sy_store_lock);
-    while (NULL != gone) {
+    while (gone != NULL) {
         internal_value_t *next = gone->next;
         sy_value_destruct(&gone->val);
         free(gone->nspace);
@@ -472,19 +472,19 @@ pmix_status_t sy_store_internal_collect(const char *nspace, pmix_rank_t rank, pm
     uint32_t h = hash_internal(nspace, rank);
     pmix_status_t rc;
 
-    if (0 == st.ninternal) {
+    if (st.ninternal == 0) {
         return PMIX_SUCCESS;
     }
-    for (internal_value_t *iv = st.buckets[h & (st.nbuckets - 1)]; NULL != iv; iv = iv->next) {
-        if (iv->hash != h || iv->rank != rank || 0 != strcmp(iv->nspace, nspace)) {
+    for (internal_value_t *iv = st.buckets[h & (st.nbuckets - 1)]; iv != NULL; iv = iv->next) {
+        if (iv->hash != h || iv->rank != rank || strcmp(iv->nspace, nspace) != 0) {
             continue;
         }
         size_t k;
-        for (k = 0; k < *n && 0 != strcmp((*infos)[k].key, iv->key); k++) {
+        for (k = 0; k < *n && strcmp((*infos)[k].key, iv->key) != 0; k++) {
         }
         if (k == *n) {
             pmix_info_t *grown = realloc(*infos, (*n + 1) * sizeof(**infos));
-            if (NULL == grown) {
+            if (grown == NULL) {
                 return PMIX_ERR_NOMEM;
             }
             *infos = grown;
@@ -495,7 +495,7 @@ pmix_status_t sy_store_internal_collect(const char *nspace, pmix_rank_t rank, pm
             sy_value_destruct(&(*infos)[k].value);
         }
         rc = sy_value_copy(&(*infos)[k].value, &iv->val);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return rc;
         }
     }
@@ -507,20 +507,20 @@ pmix_status_t sy_store_nspaces(char ***names)
     char **list;
     pmix_status_t rc = PMIX_SUCCESS;
 
-    if (NULL == names) {
+    if (names == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     pthread_rwlock_rdlock(&sy_store_lock);
     list = calloc(st.nns + 1, sizeof(*list));
-    for (size_t i = 0; NULL != list && i < st.nns; i++) {
-        if (NULL == (list[i] = strdup(st.ns[i].nspace))) {
+    for (size_t i = 0; list != NULL && i < st.nns; i++) {
+        if ((list[i] = strdup(st.ns[i].nspace)) == NULL) {
             rc = PMIX_ERR_NOMEM;
             break;
         }
     }
     pthread_rwlock_unlock(&sy_store_lock);
-    if (NULL == list || PMIX_SUCCESS != rc) {
-        for (size_t i = 0; NULL != list && NULL != list[i]; i++) {
+    if (list == NULL || rc != PMIX_SUCCESS) {
+        for (size_t i = 0; list != NULL && list[i] != NULL; i++) {
             free(list[i]);
         }
         free(list);

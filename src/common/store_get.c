@@ -43,7 +43,7 @@ typedef struct {
 /* A realm qualifier counts unless it is an explicit boolean false. */
 static bool qualifier_set(const pmix_info_t *info)
 {
-    return PMIX_BOOL != info->value.type || info->value.data.flag;
+    return info->value.type != PMIX_BOOL || info->value.data.flag;
 }
 
 static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, request_t *r)
@@ -60,12 +60,12 @@ static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, request_t *r)
 
     for (size_t i = 0; i < ninfo; i++) {
         const pmix_info_t *in = &info[i];
-        if (NULL == memchr(in->key, '\0', sizeof(in->key))) {
+        if (memchr(in->key, '\0', sizeof(in->key)) == NULL) {
             return PMIX_ERR_BAD_PARAM;
         }
         bool known = false;
         for (size_t k = 0; k < sizeof(realms) / sizeof(realms[0]); k++) {
-            if (0 == strcmp(in->key, realms[k].key)) {
+            if (strcmp(in->key, realms[k].key) == 0) {
                 known = true;
                 /* the first realm given decides */
                 if (Q_NONE == r->realm && qualifier_set(in)) {
@@ -76,24 +76,24 @@ static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, request_t *r)
         if (known) {
             continue;
         }
-        if (0 == strcmp(in->key, PMIX_SESSION_ID)) {
+        if (strcmp(in->key, PMIX_SESSION_ID) == 0) {
             if (!sy_jseg_value_u32(&in->value, &r->session)) {
                 return PMIX_ERR_BAD_PARAM;
             }
             r->has_session = true;
-        } else if (0 == strcmp(in->key, PMIX_APPNUM)) {
+        } else if (strcmp(in->key, PMIX_APPNUM) == 0) {
             if (!sy_jseg_value_u32(&in->value, &r->appnum)) {
                 return PMIX_ERR_BAD_PARAM;
             }
             r->has_appnum = true;
-        } else if (0 == strcmp(in->key, PMIX_NODEID)) {
+        } else if (strcmp(in->key, PMIX_NODEID) == 0) {
             if (!sy_jseg_value_u32(&in->value, &r->nodeid)) {
                 return PMIX_ERR_BAD_PARAM;
             }
             r->has_nodeid = true;
             node_directive = true;
-        } else if (0 == strcmp(in->key, PMIX_HOSTNAME)) {
-            if (PMIX_STRING != in->value.type || NULL == in->value.data.string) {
+        } else if (strcmp(in->key, PMIX_HOSTNAME) == 0) {
+            if (in->value.type != PMIX_STRING || in->value.data.string == NULL) {
                 return PMIX_ERR_BAD_PARAM;
             }
             r->hostname = in->value.data.string;
@@ -117,11 +117,11 @@ static pmix_status_t copy_out(const pmix_value_t *v, pmix_value_t **out)
     pmix_value_t *c = malloc(sizeof(*c));
     pmix_status_t rc;
 
-    if (NULL == c) {
+    if (c == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = sy_value_copy(c, v);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(c);
         return rc;
     }
@@ -131,7 +131,7 @@ static pmix_status_t copy_out(const pmix_value_t *v, pmix_value_t **out)
 
 static bool superseded(const sy_jseg_t *seg, lookup_notes_t *notes)
 {
-    if (!notes->stale_ok && NULL != seg && NULL != sy_jseg_superseded_by(seg)) {
+    if (!notes->stale_ok && seg != NULL && sy_jseg_superseded_by(seg) != NULL) {
         notes->superseded = true;
         return true;
     }
@@ -141,13 +141,13 @@ static bool superseded(const sy_jseg_t *seg, lookup_notes_t *notes)
 static pmix_status_t seg_get(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, const char *key,
                              pmix_value_t **out)
 {
-    return NULL == seg ? PMIX_ERR_NOT_FOUND : sy_jseg_get(seg, realm, id, key, out);
+    return seg == NULL ? PMIX_ERR_NOT_FOUND : sy_jseg_get(seg, realm, id, key, out);
 }
 
 static pmix_status_t job_get(const sy_jseg_t *seg, const request_t *r, pmix_value_t **out)
 {
     const pmix_value_t *iv = sy_store_internal_find(r->nspace, PMIX_RANK_WILDCARD, r->key);
-    return NULL != iv ? copy_out(iv, out) : seg_get(seg, SY_REALM_JOB, 0, r->key, out);
+    return iv != NULL ? copy_out(iv, out) : seg_get(seg, SY_REALM_JOB, 0, r->key, out);
 }
 
 static pmix_status_t session_get(const sy_jseg_t *seg, const request_t *r, pmix_value_t **out)
@@ -159,12 +159,12 @@ static pmix_status_t session_get(const sy_jseg_t *seg, const request_t *r, pmix_
         sid = r->session;
     } else if (!sy_jseg_get_u32(seg, SY_REALM_JOB, 0, PMIX_SESSION_ID, &sid)) {
         /* no session named: the only one the segment describes, if any */
-        if (NULL == seg || PMIX_SUCCESS != sy_jseg_ids(seg, SY_REALM_SESSION, &ids, &n)) {
+        if (seg == NULL || sy_jseg_ids(seg, SY_REALM_SESSION, &ids, &n) != PMIX_SUCCESS) {
             return PMIX_ERR_NOT_FOUND;
         }
-        sid = 0 != n ? ids[0] : 0;
+        sid = n != 0 ? ids[0] : 0;
         free(ids);
-        if (1 != n) {
+        if (n != 1) {
             return PMIX_ERR_NOT_FOUND;
         }
     }
@@ -177,7 +177,7 @@ static bool target_appnum(const sy_jseg_t *seg, const request_t *r, uint32_t *ap
         *appnum = r->appnum;
         return true;
     }
-    if (PMIX_RANK_WILDCARD != r->rank &&
+    if (r->rank != PMIX_RANK_WILDCARD &&
         sy_jseg_get_u32(seg, SY_REALM_PROC, r->rank, PMIX_APPNUM, appnum)) {
         return true;
     }
@@ -185,7 +185,7 @@ static bool target_appnum(const sy_jseg_t *seg, const request_t *r, uint32_t *ap
         return true;
     }
     *appnum = 0;
-    return NULL != seg;
+    return seg != NULL;
 }
 
 /* The local node when nothing else names one. */
@@ -194,7 +194,7 @@ static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 
 static void load_host_name(void)
 {
-    if (0 != gethostname(host_name, sizeof(host_name) - 1)) {
+    if (gethostname(host_name, sizeof(host_name) - 1) != 0) {
         host_name[0] = '\0';
     }
 }
@@ -210,8 +210,8 @@ static pmix_status_t node_get(const sy_jseg_t *seg, const sy_jseg_t *res, const 
     uint32_t id = r->nodeid;
     pmix_status_t rc;
 
-    if (!have_id && NULL == name) {
-        have_id = (PMIX_RANK_WILDCARD != r->rank &&
+    if (!have_id && name == NULL) {
+        have_id = (r->rank != PMIX_RANK_WILDCARD &&
                    sy_jseg_get_u32(seg, SY_REALM_PROC, r->rank, PMIX_NODEID, &id)) ||
                   sy_jseg_get_u32(seg, SY_REALM_JOB, 0, PMIX_NODEID, &id);
         if (!have_id) {
@@ -221,11 +221,11 @@ static pmix_status_t node_get(const sy_jseg_t *seg, const sy_jseg_t *res, const 
     }
     for (int i = 0; i < 2; i++) {
         uint32_t nid = id;
-        if (NULL == segs[i] || (!have_id && !sy_jseg_node_by_name(segs[i], name, &nid))) {
+        if (segs[i] == NULL || (!have_id && !sy_jseg_node_by_name(segs[i], name, &nid))) {
             continue;
         }
         rc = sy_jseg_get(segs[i], SY_REALM_NODE, nid, r->key, out);
-        if (PMIX_ERR_NOT_FOUND != rc) {
+        if (rc != PMIX_ERR_NOT_FOUND) {
             return rc;
         }
     }
@@ -237,7 +237,7 @@ static pmix_status_t node_get(const sy_jseg_t *seg, const sy_jseg_t *res, const 
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
         pmix_status_t rc_ = (expr);                                                                \
-        if (PMIX_ERR_NOT_FOUND != rc_) {                                                           \
+        if (rc_ != PMIX_ERR_NOT_FOUND) {                                                           \
             return rc_;                                                                            \
         }                                                                                          \
     } while (0)
@@ -257,7 +257,7 @@ static pmix_status_t lookup_key(const request_t *r, lookup_notes_t *notes, pmix_
     /* the process's own internal values win over everything */
     if (Q_NONE == r->realm || Q_PROC == r->realm) {
         iv = sy_store_internal_find(r->nspace, r->rank, r->key);
-        if (NULL != iv) {
+        if (iv != NULL) {
             return copy_out(iv, out);
         }
     }
@@ -267,7 +267,7 @@ static pmix_status_t lookup_key(const request_t *r, lookup_notes_t *notes, pmix_
         ((Q_NODE == r->realm || Q_NONE == r->realm) && superseded(res, notes))) {
         return PMIX_ERR_NOT_FOUND;
     }
-    if (NULL == seg) {
+    if (seg == NULL) {
         notes->missing_ns = '\0' != r->nspace[0];
     } else if (r->rank < PMIX_RANK_VALID && !rank_exists(seg, r->rank)) {
         /* no fallback to job or node data for a process that is not there */
@@ -285,7 +285,7 @@ static pmix_status_t lookup_key(const request_t *r, lookup_notes_t *notes, pmix_
     case Q_PROC: return seg_get(seg, SY_REALM_PROC, r->rank, r->key, out);
     case Q_NONE: break;
     }
-    if (PMIX_RANK_WILDCARD != r->rank) {
+    if (r->rank != PMIX_RANK_WILDCARD) {
         TRY(seg_get(seg, SY_REALM_PROC, r->rank, r->key, out));
         if (sy_jseg_get_u32(seg, SY_REALM_PROC, r->rank, PMIX_APPNUM, &appnum)) {
             TRY(seg_get(seg, SY_REALM_APP, appnum, r->key, out));
@@ -293,7 +293,7 @@ static pmix_status_t lookup_key(const request_t *r, lookup_notes_t *notes, pmix_
     }
     TRY(job_get(seg, r, out));
     TRY(session_get(seg, r, out));
-    if (NULL == seg) {
+    if (seg == NULL) {
         return PMIX_ERR_NOT_FOUND;
     }
     return node_get(seg, res, r, out);
@@ -313,25 +313,25 @@ static pmix_status_t lookup_all(const request_t *r, lookup_notes_t *notes, pmix_
     if (superseded(seg, notes)) {
         return PMIX_ERR_NOT_FOUND;
     }
-    if (NULL == seg) {
+    if (seg == NULL) {
         notes->missing_ns = '\0' != r->nspace[0];
     } else {
         rc = PMIX_RANK_WILDCARD == r->rank
                  ? sy_jseg_get_all(seg, SY_REALM_JOB, 0, &infos, &n)
                  : sy_jseg_get_all(seg, SY_REALM_PROC, r->rank, &infos, &n);
-        if (PMIX_SUCCESS != rc && PMIX_ERR_NOT_FOUND != rc) {
+        if (rc != PMIX_SUCCESS && rc != PMIX_ERR_NOT_FOUND) {
             return rc;
         }
     }
     rc = sy_store_internal_collect(r->nspace, r->rank, &infos, &n);
-    if (PMIX_SUCCESS == rc && 0 == n) {
+    if (rc == PMIX_SUCCESS && n == 0) {
         rc = PMIX_ERR_NOT_FOUND;
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         notes->missing_ns = false;
         v = calloc(1, sizeof(*v));
         darray = calloc(1, sizeof(*darray));
-        if (NULL == v || NULL == darray) {
+        if (v == NULL || darray == NULL) {
             free(v);
             free(darray);
             rc = PMIX_ERR_NOMEM;
@@ -345,7 +345,7 @@ static pmix_status_t lookup_all(const request_t *r, lookup_notes_t *notes, pmix_
             return PMIX_SUCCESS;
         }
     }
-    if (NULL != infos) {
+    if (infos != NULL) {
         sy_array_free(infos, n, PMIX_INFO);
     }
     return rc;
@@ -359,12 +359,12 @@ pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_
     bool resolved = false, refreshed = false;
     pmix_status_t rc;
 
-    if (NULL == proc || NULL == out || (0 != ninfo && NULL == info) ||
-        NULL == memchr(proc->nspace, '\0', sizeof(proc->nspace)) ||
-        (NULL != key && ('\0' == key[0] || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN))) {
+    if (proc == NULL || out == NULL || (ninfo != 0 && info == NULL) ||
+        memchr(proc->nspace, '\0', sizeof(proc->nspace)) == NULL ||
+        (key != NULL && ('\0' == key[0] || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN))) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL != key && 0 == strcmp(key, PMIX_FABRIC_DEVICE)) {
+    if (key != NULL && strcmp(key, PMIX_FABRIC_DEVICE) == 0) {
         return sy_store_fabric_device(proc, info, ninfo, out);
     }
     memset(&r, 0, sizeof(r));
@@ -372,7 +372,7 @@ pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_
     r.rank = proc->rank;
     r.key = key;
     rc = parse(info, ninfo, &r);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     for (int pass = 0; pass < 4; pass++) {
@@ -380,21 +380,21 @@ pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_
         /* a replacement that could not be opened must not stop lookups */
         notes.stale_ok = refreshed;
         pthread_rwlock_rdlock(&sy_store_lock);
-        rc = NULL == key ? lookup_all(&r, &notes, out) : lookup_key(&r, &notes, out);
+        rc = key == NULL ? lookup_all(&r, &notes, out) : lookup_key(&r, &notes, out);
         pthread_rwlock_unlock(&sy_store_lock);
         if (notes.superseded) {
             sy_store_refresh();
             refreshed = true;
             continue;
         }
-        if (PMIX_ERR_NOT_FOUND != rc || !notes.missing_ns || resolved) {
+        if (rc != PMIX_ERR_NOT_FOUND || !notes.missing_ns || resolved) {
             return rc;
         }
         sy_store_resolver_fn fn;
         void *ctx;
         sy_store_resolver(&fn, &ctx);
         resolved = true;
-        if (NULL == fn || PMIX_SUCCESS != fn(r.nspace, info, ninfo, ctx)) {
+        if (fn == NULL || fn(r.nspace, info, ninfo, ctx) != PMIX_SUCCESS) {
             return PMIX_ERR_NOT_FOUND;
         }
     }

@@ -411,7 +411,7 @@ static const char *const iof_names[16] = {
 };
 
 _Static_assert(PMIX_FWD_STDIN_CHANNEL == 1 && PMIX_FWD_STDOUT_CHANNEL == 2 &&
-                   PMIX_FWD_STDERR_CHANNEL == 4 && PMIX_FWD_STDDIAG_CHANNEL == 8,
+                   4 == PMIX_FWD_STDERR_CHANNEL && PMIX_FWD_STDDIAG_CHANNEL == 8,
                "iof_names is indexed by the channel bits");
 
 PMIX_EXPORT const char *PMIx_IOF_channel_string(pmix_iof_channel_t channel)

@@ -9,13 +9,13 @@
 pmix_status_t sy_sync_init(sy_sync_t *s)
 {
     pthread_condattr_t ca;
-    if (NULL == s) {
+    if (s == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     s->done = false;
     s->status = PMIX_SUCCESS;
     s->result = NULL;
-    if (0 != pthread_mutex_init(&s->lock, NULL)) {
+    if (pthread_mutex_init(&s->lock, NULL) != 0) {
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
     pthread_condattr_init(&ca);
@@ -23,7 +23,7 @@ pmix_status_t sy_sync_init(sy_sync_t *s)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     int rc = pthread_cond_init(&s->cond, &ca);
     pthread_condattr_destroy(&ca);
-    if (0 != rc) {
+    if (rc != 0) {
         pthread_mutex_destroy(&s->lock);
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
@@ -32,7 +32,7 @@ pmix_status_t sy_sync_init(sy_sync_t *s)
 
 void sy_sync_signal(sy_sync_t *s, pmix_status_t status, void *result)
 {
-    if (NULL == s) {
+    if (s == NULL) {
         return;
     }
     pthread_mutex_lock(&s->lock);
@@ -49,7 +49,7 @@ void sy_sync_signal(sy_sync_t *s, pmix_status_t status, void *result)
 
 pmix_status_t sy_sync_wait(sy_sync_t *s)
 {
-    if (NULL == s) {
+    if (s == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     pthread_mutex_lock(&s->lock);
@@ -90,7 +90,7 @@ static bool wait_until(sy_sync_t *s, const struct timespec *ts)
 pmix_status_t sy_sync_wait_timeout(sy_sync_t *s, double seconds)
 {
     struct timespec ts;
-    if (NULL == s || !(seconds >= 0.0)) {
+    if (s == NULL || !(seconds >= 0.0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (seconds > 1e9) {
@@ -105,10 +105,10 @@ pmix_status_t sy_sync_wait_timeout(sy_sync_t *s, double seconds)
 
 pmix_status_t sy_sync_wait_progress(sy_sync_t *s, sy_progress_t *p)
 {
-    if (NULL == s) {
+    if (s == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == p || !(sy_progress_in_loop(p) || SY_PROGRESS_EXT_PROGRESS == sy_progress_mode(p))) {
+    if (p == NULL || !(sy_progress_in_loop(p) || sy_progress_mode(p) == SY_PROGRESS_EXT_PROGRESS)) {
         return sy_sync_wait(s);
     }
     for (;;) {
@@ -120,7 +120,7 @@ pmix_status_t sy_sync_wait_progress(sy_sync_t *s, sy_progress_t *p)
             return rc;
         }
         int n = sy_progress_run_once(p);
-        if (n < 0 && PMIX_ERR_NOT_AVAILABLE == n) {
+        if (n < 0 && n == PMIX_ERR_NOT_AVAILABLE) {
             return n; /* a parent's runtime in a forked child */
         }
         if (n <= 0) {
@@ -135,7 +135,7 @@ pmix_status_t sy_sync_wait_progress(sy_sync_t *s, sy_progress_t *p)
 
 void sy_sync_destroy(sy_sync_t *s)
 {
-    if (NULL == s) {
+    if (s == NULL) {
         return;
     }
     pthread_cond_destroy(&s->cond);

@@ -23,20 +23,20 @@
 
 static bool is_space(char c)
 {
-    return ' ' == c || '\t' == c || '\n' == c || '\r' == c;
+    return c == ' ' || '\t' == c || '\n' == c || '\r' == c;
 }
 
 static bool is_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || '_' == c ||
-           '-' == c || '.' == c || ':' == c;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.' || c == ':';
 }
 
 /* Decimal digits only, no leading zero, at most `max`. */
 static bool small_number(const char *v, size_t n, uint64_t max)
 {
     uint64_t x = 0;
-    if (0 == n || (n > 1 && '0' == v[0])) {
+    if (n == 0 || (n > 1 && v[0] == '0')) {
         return false;
     }
     for (size_t i = 0; i < n; i++) {
@@ -92,14 +92,14 @@ static const char *parse_attrs(const char *p, const char *end, tag_attrs_t *a)
             return p + 1;
         }
         if ('/' == *p) {
-            return p + 1 < end && '>' == p[1] ? p + 2 : NULL;
+            return p + 1 < end && p[1] == '>' ? p + 2 : NULL;
         }
         const char *name = p;
         while (p < end && is_name_char(*p)) {
             p++;
         }
         size_t name_len = (size_t)(p - name);
-        if (0 == name_len || p + 1 >= end || '=' != *p || ('"' != p[1] && '\'' != p[1])) {
+        if (name_len == 0 || p + 1 >= end || '=' != *p || (p[1] != '"' && '\'' != p[1])) {
             return NULL;
         }
         char quote = p[1];
@@ -119,8 +119,8 @@ static const char *parse_attrs(const char *p, const char *end, tag_attrs_t *a)
         size_t val_len = (size_t)(p - val);
         p++;
         for (int i = 0; i < A_COUNT; i++) {
-            if (strlen(attr_names[i]) == name_len && 0 == memcmp(name, attr_names[i], name_len)) {
-                if (NULL != a->val[i]) {
+            if (strlen(attr_names[i]) == name_len && memcmp(name, attr_names[i], name_len) == 0) {
+                if (a->val[i] != NULL) {
                     return NULL; /* duplicate attribute */
                 }
                 a->val[i] = val;
@@ -133,23 +133,23 @@ static const char *parse_attrs(const char *p, const char *end, tag_attrs_t *a)
 static bool type_is(const tag_attrs_t *a, const char *t)
 {
     size_t n = strlen(t);
-    return a->len[A_TYPE] == n && 0 == memcmp(a->val[A_TYPE], t, n);
+    return a->len[A_TYPE] == n && memcmp(a->val[A_TYPE], t, n) == 0;
 }
 
 /* hwloc's bitmap text: comma-separated "0x" + 1..8 hex digit words, the
  * first possibly "0xf...f" (all higher bits set). */
 static bool bitmap_ok(const char *v, size_t n)
 {
-    if (NULL == v) {
+    if (v == NULL) {
         return false;
     }
     size_t words = 0;
     const char *end = v + n;
     while (v < end) {
-        if (end - v >= 7 && 0 == words && 0 == memcmp(v, "0xf...f", 7)) {
+        if (end - v >= 7 && words == 0 && memcmp(v, "0xf...f", 7) == 0) {
             v += 7;
         } else {
-            if (end - v < 3 || '0' != v[0] || 'x' != v[1]) {
+            if (end - v < 3 || v[0] != '0' || v[1] != 'x') {
                 return false;
             }
             v += 2;
@@ -158,7 +158,7 @@ static bool bitmap_ok(const char *v, size_t n)
                 v++;
                 digits++;
             }
-            if (0 == digits || digits > 8) {
+            if (digits == 0 || digits > 8) {
                 return false;
             }
         }
@@ -168,7 +168,7 @@ static bool bitmap_ok(const char *v, size_t n)
         if (v < end && ',' != *v++) {
             return false;
         }
-        if (v == end && ',' == v[-1]) {
+        if (v == end && v[-1] == ',') {
             return false;
         }
     }
@@ -232,7 +232,7 @@ bool sy_topo_xml_ok(const char *xml, size_t len)
         if ('<' != *p) {
             continue;
         }
-        if ((size_t)(end - p) >= 8 && 0 == memcmp(p, "<!ENTITY", 8)) {
+        if ((size_t)(end - p) >= 8 && memcmp(p, "<!ENTITY", 8) == 0) {
             return false;
         }
         const char *name = p + 1;
@@ -241,14 +241,14 @@ bool sy_topo_xml_ok(const char *xml, size_t len)
             q++;
         }
         size_t name_len = (size_t)(q - name);
-        bool object = 6 == name_len && 0 == memcmp(name, "object", 6);
-        bool distances = name_len >= 9 && 0 == memcmp(name, "distances", 9);
+        bool object = name_len == 6 && memcmp(name, "object", 6) == 0;
+        bool distances = name_len >= 9 && memcmp(name, "distances", 9) == 0;
         if (!object && !distances) {
             continue;
         }
         tag_attrs_t a;
         const char *after = parse_attrs(q, end, &a);
-        if (NULL == after) {
+        if (after == NULL) {
             return false;
         }
         if (object && !object_ok(&a, 0 == objects++)) {

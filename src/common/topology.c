@@ -36,15 +36,15 @@ const char *sy_topology_source(void)
 pmix_status_t sy_topology_discover(hwloc_topology_t *out)
 {
     hwloc_topology_t t;
-    if (0 != hwloc_topology_init(&t)) {
+    if (hwloc_topology_init(&t) != 0) {
         return PMIX_ERR_NOMEM;
     }
     /* No I/O discovery: locality, cpusets and binding need the CPU side
      * only, PCI discovery is the slowest part of a load, and hwloc 2.9's
      * PCI plugin leaks on every load.  PMIx_Compute_distances (issue 8)
      * will discover devices when it is asked to. */
-    if (0 != hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE) ||
-        0 != hwloc_topology_load(t)) {
+    if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+        hwloc_topology_load(t) != 0) {
         hwloc_topology_destroy(t);
         sy_log(SY_LOG_WARN, "hwloc could not discover this node's topology");
         return PMIX_ERR_NOT_AVAILABLE;
@@ -56,7 +56,7 @@ pmix_status_t sy_topology_discover(hwloc_topology_t *out)
 pmix_status_t sy_topology_import_xml(const char *xml, size_t len, bool this_system,
                                      hwloc_topology_t *out)
 {
-    if (NULL == xml || NULL == out) {
+    if (xml == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     /* hwloc wants the length of a NUL-terminated buffer, NUL included; an
@@ -69,7 +69,7 @@ pmix_status_t sy_topology_import_xml(const char *xml, size_t len, bool this_syst
         return PMIX_ERR_BAD_PARAM;
     }
     char *copy = malloc(len + 1);
-    if (NULL == copy) {
+    if (copy == NULL) {
         return PMIX_ERR_NOMEM;
     }
     memcpy(copy, xml, len);
@@ -80,12 +80,12 @@ pmix_status_t sy_topology_import_xml(const char *xml, size_t len, bool this_syst
     if (this_system) {
         flags |= HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM;
     }
-    if (0 != hwloc_topology_init(&t)) {
+    if (hwloc_topology_init(&t) != 0) {
         rc = PMIX_ERR_NOMEM;
-    } else if (0 != hwloc_topology_set_all_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) ||
-               0 != hwloc_topology_set_flags(t, flags) ||
-               0 != hwloc_topology_set_xmlbuffer(t, copy, (int)len + 1) ||
-               0 != hwloc_topology_load(t)) {
+    } else if (hwloc_topology_set_all_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
+               hwloc_topology_set_flags(t, flags) != 0 ||
+               hwloc_topology_set_xmlbuffer(t, copy, (int)len + 1) != 0 ||
+               hwloc_topology_load(t) != 0) {
         hwloc_topology_destroy(t);
         rc = PMIX_ERR_BAD_PARAM;
     } else {
@@ -99,11 +99,11 @@ pmix_status_t sy_topology_export_xml(hwloc_topology_t topo, char **xml)
 {
     char *buf = NULL;
     int len = 0;
-    if (NULL == topo || NULL == xml) {
+    if (topo == NULL || xml == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (0 != hwloc_topology_export_xmlbuffer(topo, &buf, &len, 0) || NULL == buf || len <= 0) {
-        if (NULL != buf) {
+    if (hwloc_topology_export_xmlbuffer(topo, &buf, &len, 0) != 0 || buf == NULL || len <= 0) {
+        if (buf != NULL) {
             hwloc_free_xmlbuffer(topo, buf);
         }
         return PMIX_ERR_NOT_AVAILABLE;
@@ -112,7 +112,7 @@ pmix_status_t sy_topology_export_xml(hwloc_topology_t topo, char **xml)
      * plain malloc memory. */
     *xml = strndup(buf, (size_t)len);
     hwloc_free_xmlbuffer(topo, buf);
-    return NULL == *xml ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    return *xml == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
 
 /* The XML our server published for this node (server_topology.c), found
@@ -132,8 +132,8 @@ static pmix_status_t load_from_store(hwloc_topology_t *out)
 
     char host[256];
     const char *name = getenv(SY_ENV_HOSTNAME);
-    if (NULL == name) {
-        if (0 != gethostname(host, sizeof(host))) {
+    if (name == NULL) {
+        if (gethostname(host, sizeof(host)) != 0) {
             return PMIX_ERR_NOT_FOUND;
         }
         host[sizeof(host) - 1] = '\0';
@@ -150,12 +150,12 @@ static pmix_status_t load_from_store(hwloc_topology_t *out)
 
     pmix_value_t *val = NULL;
     pmix_status_t rc = sy_store_get(&proc, PMIX_HWLOC_XML_V2, info, 2, &val);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    if (PMIX_STRING == val->type && NULL != val->data.string) {
+    if (val->type == PMIX_STRING && val->data.string != NULL) {
         rc = sy_topology_import_xml(val->data.string, strlen(val->data.string), true, out);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             sy_log(SY_LOG_WARN, "the topology published for node %s was refused; discovering",
                    name);
         }
@@ -171,12 +171,12 @@ pmix_status_t sy_topology_get(hwloc_topology_t *out)
 {
     pmix_status_t rc = PMIX_SUCCESS;
     pthread_mutex_lock(&cache_lock);
-    if (NULL == cached) {
+    if (cached == NULL) {
         hwloc_topology_t t = NULL;
-        if (PMIX_SUCCESS != load_from_store(&t)) {
+        if (load_from_store(&t) != PMIX_SUCCESS) {
             rc = sy_topology_discover(&t);
         }
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             cached = t;
             cached_owned = true;
         }
@@ -188,11 +188,11 @@ pmix_status_t sy_topology_get(hwloc_topology_t *out)
 
 pmix_status_t sy_topology_adopt(hwloc_topology_t topo, bool owned)
 {
-    if (NULL == topo) {
+    if (topo == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     pthread_mutex_lock(&cache_lock);
-    if (NULL != cached && cached != topo && cached_owned) {
+    if (cached != NULL && cached != topo && cached_owned) {
         hwloc_topology_destroy(cached);
     }
     cached = topo;
@@ -204,7 +204,7 @@ pmix_status_t sy_topology_adopt(hwloc_topology_t topo, bool owned)
 bool sy_topology_is_cached(const void *topology)
 {
     pthread_mutex_lock(&cache_lock);
-    bool is = NULL != topology && topology == (const void *)cached;
+    bool is = topology != NULL && topology == (const void *)cached;
     pthread_mutex_unlock(&cache_lock);
     return is;
 }
@@ -214,11 +214,11 @@ static hwloc_topology_t io_cached;
 pmix_status_t sy_topology_get_io(hwloc_topology_t *out)
 {
     pthread_mutex_lock(&cache_lock);
-    if (NULL == io_cached) {
+    if (io_cached == NULL) {
         hwloc_topology_t n;
-        if (0 == hwloc_topology_init(&n)) {
+        if (hwloc_topology_init(&n) == 0) {
             hwloc_topology_set_io_types_filter(n, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-            if (0 == hwloc_topology_load(n)) {
+            if (hwloc_topology_load(n) == 0) {
                 io_cached = n;
             } else {
                 hwloc_topology_destroy(n);
@@ -227,16 +227,16 @@ pmix_status_t sy_topology_get_io(hwloc_topology_t *out)
     }
     *out = io_cached;
     pthread_mutex_unlock(&cache_lock);
-    return NULL != *out ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
+    return *out != NULL ? PMIX_SUCCESS : PMIX_ERR_NOT_AVAILABLE;
 }
 
 void sy_topology_release_cached(void)
 {
     pthread_mutex_lock(&cache_lock);
-    if (NULL != cached && cached_owned) {
+    if (cached != NULL && cached_owned) {
         hwloc_topology_destroy(cached);
     }
-    if (NULL != io_cached) {
+    if (io_cached != NULL) {
         hwloc_topology_destroy(io_cached);
     }
     io_cached = NULL;
@@ -251,26 +251,26 @@ static bool source_matches(const char *want)
 {
     size_t n = strlen(want);
     return sy_from_hwloc(want) && n <= strlen(SY_TOPOLOGY_SOURCE) &&
-           0 == strncasecmp(want, SY_TOPOLOGY_SOURCE, n);
+           strncasecmp(want, SY_TOPOLOGY_SOURCE, n) == 0;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo)
 {
-    if (NULL == topo) {
+    if (topo == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL != topo->topology) {
+    if (topo->topology != NULL) {
         return PMIX_SUCCESS;
     }
-    if (NULL != topo->source && !source_matches(topo->source)) {
+    if (topo->source != NULL && !source_matches(topo->source)) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
     hwloc_topology_t t;
     pmix_status_t rc = sy_topology_get(&t);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    if (NULL == topo->source && NULL == (topo->source = strdup(SY_TOPOLOGY_SOURCE))) {
+    if (topo->source == NULL && (topo->source = strdup(SY_TOPOLOGY_SOURCE)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     topo->topology = t;
@@ -280,33 +280,33 @@ PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo)
 PMIX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envelope_t ref)
 {
     int flag;
-    if (NULL == cpuset) {
+    if (cpuset == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (PMIX_CPUBIND_PROCESS == ref) {
+    if (ref == PMIX_CPUBIND_PROCESS) {
         flag = HWLOC_CPUBIND_PROCESS;
-    } else if (PMIX_CPUBIND_THREAD == ref) {
+    } else if (ref == PMIX_CPUBIND_THREAD) {
         flag = HWLOC_CPUBIND_THREAD;
     } else {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL != cpuset->source && !sy_from_hwloc(cpuset->source)) {
+    if (cpuset->source != NULL && !sy_from_hwloc(cpuset->source)) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
     hwloc_topology_t t;
     pmix_status_t rc = sy_topology_get(&t);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     hwloc_bitmap_t bm = hwloc_bitmap_alloc();
-    if (NULL == bm) {
+    if (bm == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    if (0 != hwloc_get_cpubind(t, bm, flag)) {
+    if (hwloc_get_cpubind(t, bm, flag) != 0) {
         hwloc_bitmap_free(bm);
         return PMIX_ERR_NOT_FOUND;
     }
-    if (NULL == cpuset->source && NULL == (cpuset->source = strdup("hwloc"))) {
+    if (cpuset->source == NULL && (cpuset->source = strdup("hwloc")) == NULL) {
         hwloc_bitmap_free(bm);
         return PMIX_ERR_NOMEM;
     }

@@ -102,14 +102,14 @@ static bool list_ok(const char *p)
 
 pmix_status_t sy_topology_parse_list(const char *list, hwloc_bitmap_t *out)
 {
-    if (NULL == list || NULL == out || !list_ok(list)) {
+    if (list == NULL || out == NULL || !list_ok(list)) {
         return PMIX_ERR_BAD_PARAM;
     }
     hwloc_bitmap_t bm = hwloc_bitmap_alloc();
-    if (NULL == bm) {
+    if (bm == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    if (0 != hwloc_bitmap_list_sscanf(bm, list)) {
+    if (hwloc_bitmap_list_sscanf(bm, list) != 0) {
         hwloc_bitmap_free(bm);
         return PMIX_ERR_BAD_PARAM;
     }
@@ -124,23 +124,23 @@ static pmix_status_t add_level(FILE *f, hwloc_topology_t topo, int depth, const 
                                hwloc_const_cpuset_t cpuset)
 {
     hwloc_bitmap_t hit = hwloc_bitmap_alloc();
-    if (NULL == hit) {
+    if (hit == NULL) {
         return PMIX_ERR_NOMEM;
     }
     unsigned n = (unsigned)hwloc_get_nbobjs_by_depth(topo, depth);
     for (unsigned i = 0; i < n; i++) {
         hwloc_obj_t obj = hwloc_get_obj_by_depth(topo, depth, i);
-        if (NULL != obj->cpuset && hwloc_bitmap_intersects(obj->cpuset, cpuset)) {
+        if (obj->cpuset != NULL && hwloc_bitmap_intersects(obj->cpuset, cpuset)) {
             hwloc_bitmap_set(hit, obj->logical_index);
         }
     }
     pmix_status_t rc = PMIX_SUCCESS;
     if (!hwloc_bitmap_iszero(hit)) {
         char *list = NULL;
-        if (hwloc_bitmap_list_asprintf(&list, hit) < 0 || NULL == list) {
+        if (hwloc_bitmap_list_asprintf(&list, hit) < 0 || list == NULL) {
             rc = PMIX_ERR_NOMEM;
         } else {
-            fprintf(f, "%s%s%s", 0 == ftell(f) ? "" : ":", code, list);
+            fprintf(f, "%s%s%s", ftell(f) == 0 ? "" : ":", code, list);
         }
         free(list);
     }
@@ -151,12 +151,12 @@ static pmix_status_t add_level(FILE *f, hwloc_topology_t topo, int depth, const 
 pmix_status_t sy_topology_locality_string(hwloc_topology_t topo, hwloc_const_cpuset_t cpuset,
                                           char **out)
 {
-    if (NULL == topo || NULL == out) {
+    if (topo == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     *out = NULL;
     hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo);
-    if (NULL == cpuset || hwloc_bitmap_isfull(cpuset) || hwloc_bitmap_isincluded(all, cpuset)) {
+    if (cpuset == NULL || hwloc_bitmap_isfull(cpuset) || hwloc_bitmap_isincluded(all, cpuset)) {
         return PMIX_SUCCESS; /* unbound: no locality to describe */
     }
     if (!hwloc_bitmap_intersects(all, cpuset)) {
@@ -165,26 +165,26 @@ pmix_status_t sy_topology_locality_string(hwloc_topology_t topo, hwloc_const_cpu
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (NULL == f) {
+    if (f == NULL) {
         return PMIX_ERR_NOMEM;
     }
     pmix_status_t rc = PMIX_SUCCESS;
     int depth = hwloc_topology_get_depth(topo);
     /* depth 0 is the machine; every other CPU level of interest, in tree
      * order, so a machine with two L3 levels (none we know) stays exact */
-    for (int d = 1; d < depth && PMIX_SUCCESS == rc; d++) {
+    for (int d = 1; d < depth && rc == PMIX_SUCCESS; d++) {
         const level_t *lv = level_of_type(hwloc_get_depth_type(topo, d));
-        if (NULL != lv) {
+        if (lv != NULL) {
             rc = add_level(f, topo, d, lv->code, cpuset);
         }
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = add_level(f, topo, HWLOC_TYPE_DEPTH_NUMANODE, "NM", cpuset);
     }
-    if (0 != fclose(f) && PMIX_SUCCESS == rc) {
+    if (fclose(f) != 0 && rc == PMIX_SUCCESS) {
         rc = PMIX_ERR_NOMEM;
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(buf);
         return rc;
     }
@@ -210,29 +210,29 @@ static pmix_status_t parse_locality(const char *s, hwloc_bitmap_t sets[NLEVELS])
     for (size_t i = 0; i < NLEVELS; i++) {
         sets[i] = NULL;
     }
-    if (NULL == s) {
+    if (s == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (0 == strncasecmp(s, "hwloc:", 6)) {
+    if (strncasecmp(s, "hwloc:", 6) == 0) {
         s += 6;
     }
     char *copy = strdup(s);
-    if (NULL == copy) {
+    if (copy == NULL) {
         return PMIX_ERR_NOMEM;
     }
     pmix_status_t rc = '\0' == *copy ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
     char *field = copy;
-    while (PMIX_SUCCESS == rc && NULL != field) {
+    while (rc == PMIX_SUCCESS && field != NULL) {
         char *next = strchr(field, ':');
-        if (NULL != next) {
+        if (next != NULL) {
             *next++ = '\0';
         }
         size_t i = 0;
-        while (i < NLEVELS && 0 != strncmp(field, levels[i].code, 2)) {
+        while (i < NLEVELS && strncmp(field, levels[i].code, 2) != 0) {
             i++;
         }
         /* an unknown level, a repeated one, or an empty list */
-        if (strlen(field) < 3 || i == NLEVELS || NULL != sets[i]) {
+        if (strlen(field) < 3 || i == NLEVELS || sets[i] != NULL) {
             rc = PMIX_ERR_BAD_PARAM;
         } else {
             rc = sy_topology_parse_list(field + 2, &sets[i]);
@@ -240,7 +240,7 @@ static pmix_status_t parse_locality(const char *s, hwloc_bitmap_t sets[NLEVELS])
         field = next;
     }
     free(copy);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free_sets(sets);
     }
     return rc;
@@ -250,21 +250,21 @@ pmix_status_t sy_topology_relative_locality(const char *loc1, const char *loc2,
                                             pmix_locality_t *out)
 {
     hwloc_bitmap_t a[NLEVELS], b[NLEVELS];
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     pmix_status_t rc = parse_locality(loc1, a);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     rc = parse_locality(loc2, b);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free_sets(a);
         return rc;
     }
     pmix_locality_t loc = PMIX_LOCALITY_SHARE_NODE;
     for (size_t i = 0; i < NLEVELS; i++) {
-        if (NULL != a[i] && NULL != b[i] && hwloc_bitmap_intersects(a[i], b[i])) {
+        if (a[i] != NULL && b[i] != NULL && hwloc_bitmap_intersects(a[i], b[i])) {
             loc |= levels[i].bit;
         }
     }
@@ -284,23 +284,23 @@ PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1, cons
 
 PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string, pmix_cpuset_t *cpuset)
 {
-    if (NULL == cpuset_string || NULL == cpuset) {
+    if (cpuset_string == NULL || cpuset == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     const char *colon = strchr(cpuset_string, ':');
-    if (NULL == colon) {
+    if (colon == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (5 != colon - cpuset_string || 0 != strncasecmp(cpuset_string, "hwloc", 5)) {
+    if (5 != colon - cpuset_string || strncasecmp(cpuset_string, "hwloc", 5) != 0) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
     hwloc_bitmap_t bm = NULL;
     pmix_status_t rc = sy_topology_parse_list(colon + 1, &bm);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     char *source = strdup("hwloc");
-    if (NULL == source) {
+    if (source == NULL) {
         hwloc_bitmap_free(bm);
         return PMIX_ERR_NOMEM;
     }

@@ -29,7 +29,7 @@ static pmix_status_t get_le(pmix_data_buffer_t *b, uint64_t *v, size_t width)
 {
     unsigned char bytes[8];
     pmix_status_t rc = sy_buffer_read(b, bytes, width);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     *v = 0;
@@ -82,16 +82,16 @@ static pmix_status_t get_signed(pmix_data_buffer_t *b, void *out, size_t width)
 {
     int64_t v = 0;
     pmix_status_t rc = get_i64(b, &v);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    if (4 == width) {
+    if (width == 4) {
         if (v < INT32_MIN || v > INT32_MAX) {
             return PMIX_ERR_UNPACK_FAILURE;
         }
         int32_t n = (int32_t)v;
         memcpy(out, &n, sizeof(n));
-    } else if (8 == width) {
+    } else if (width == 8) {
         memcpy(out, &v, sizeof(v));
     } else {
         return PMIX_ERR_UNPACK_FAILURE;
@@ -104,7 +104,7 @@ static pmix_status_t get_signed(pmix_data_buffer_t *b, void *out, size_t width)
 static pmix_status_t get_count(pmix_data_buffer_t *b, uint64_t *n, size_t unit)
 {
     pmix_status_t rc = get_u64(b, n);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     if (unit > 0 && *n > sy_buffer_remaining(b) / unit) {
@@ -120,18 +120,18 @@ static pmix_status_t get_string(pmix_data_buffer_t *b, char **out)
     uint64_t len = 0;
     *out = NULL;
     pmix_status_t rc = get_u64(b, &len);
-    if (PMIX_SUCCESS != rc || SY_WIRE_NULL == len) {
+    if (rc != PMIX_SUCCESS || len == SY_WIRE_NULL) {
         return rc;
     }
     if (len > sy_buffer_remaining(b)) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
     char *s = malloc((size_t)len + 1);
-    if (NULL == s) {
+    if (s == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = sy_buffer_read(b, s, (size_t)len);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(s);
         return rc;
     }
@@ -145,7 +145,7 @@ static pmix_status_t get_fixed(pmix_data_buffer_t *b, char *dst, size_t max)
 {
     uint64_t len = 0;
     pmix_status_t rc = get_u64(b, &len);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     if (len > max) {
@@ -158,7 +158,7 @@ static pmix_status_t get_fixed(pmix_data_buffer_t *b, char *dst, size_t max)
 
 static void free_argv(char **argv)
 {
-    for (size_t i = 0; NULL != argv && NULL != argv[i]; i++) {
+    for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
         free(argv[i]);
     }
     free(argv);
@@ -169,7 +169,7 @@ static pmix_status_t get_argv(pmix_data_buffer_t *b, char ***out)
     uint64_t n = 0;
     *out = NULL;
     pmix_status_t rc = get_u64(b, &n);
-    if (PMIX_SUCCESS != rc || SY_WIRE_NULL == n) {
+    if (rc != PMIX_SUCCESS || n == SY_WIRE_NULL) {
         return rc;
     }
     /* Each string takes at least its 8-byte length. */
@@ -177,16 +177,16 @@ static pmix_status_t get_argv(pmix_data_buffer_t *b, char ***out)
         return PMIX_ERR_UNPACK_FAILURE;
     }
     char **argv = calloc((size_t)n + 1, sizeof(char *));
-    if (NULL == argv) {
+    if (argv == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (uint64_t i = 0; i < n; i++) {
         rc = get_string(b, &argv[i]);
-        if (PMIX_SUCCESS == rc && NULL == argv[i]) {
+        if (rc == PMIX_SUCCESS && argv[i] == NULL) {
             /* A NULL inside would end the array early and hide the rest. */
             rc = PMIX_ERR_UNPACK_FAILURE;
         }
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             free_argv(argv);
             return rc;
         }
@@ -202,16 +202,16 @@ static pmix_status_t get_array(pmix_data_buffer_t *b, void **array, size_t *n,
 {
     uint64_t count = 0;
     pmix_status_t rc = get_count(b, &count, sy_wire_min_size(type));
-    if (PMIX_SUCCESS != rc || 0 == count) {
+    if (rc != PMIX_SUCCESS || count == 0) {
         return rc;
     }
     size_t size = sy_type_size(type);
     void *p = calloc((size_t)count, size);
-    if (NULL == p) {
+    if (p == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = sy_unpack_elems(b, p, (size_t)count, type, depth + 1);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(p);
         return rc;
     }
@@ -223,7 +223,7 @@ static pmix_status_t get_array(pmix_data_buffer_t *b, void **array, size_t *n,
 static pmix_status_t get_timeval(pmix_data_buffer_t *b, struct timeval *tv)
 {
     pmix_status_t rc = get_signed(b, &tv->tv_sec, sizeof(tv->tv_sec));
-    return PMIX_SUCCESS == rc ? get_signed(b, &tv->tv_usec, sizeof(tv->tv_usec)) : rc;
+    return rc == PMIX_SUCCESS ? get_signed(b, &tv->tv_usec, sizeof(tv->tv_usec)) : rc;
 }
 
 static pmix_status_t get_float(pmix_data_buffer_t *b, float *f)
@@ -237,7 +237,7 @@ static pmix_status_t get_float(pmix_data_buffer_t *b, float *f)
 static pmix_status_t get_floats(pmix_data_buffer_t *b, float *const *fs, size_t n)
 {
     pmix_status_t rc = PMIX_SUCCESS;
-    for (size_t i = 0; PMIX_SUCCESS == rc && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         rc = get_float(b, fs[i]);
     }
     return rc;
@@ -246,7 +246,7 @@ static pmix_status_t get_floats(pmix_data_buffer_t *b, float *const *fs, size_t 
 static pmix_status_t get_u64s(pmix_data_buffer_t *b, uint64_t *const *vs, size_t n)
 {
     pmix_status_t rc = PMIX_SUCCESS;
-    for (size_t i = 0; PMIX_SUCCESS == rc && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         rc = get_u64(b, vs[i]);
     }
     return rc;
@@ -259,10 +259,10 @@ static pmix_status_t unpack_bool(pmix_data_buffer_t *b, void *e, unsigned d)
     (void)d;
     uint8_t v = 0;
     pmix_status_t rc = get_u8(b, &v);
-    if (PMIX_SUCCESS == rc && v > 1) {
+    if (rc == PMIX_SUCCESS && v > 1) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    *(bool *)e = (1 == v);
+    *(bool *)e = (v == 1);
     return rc;
 }
 
@@ -295,7 +295,7 @@ static pmix_status_t unpack_size(pmix_data_buffer_t *b, void *e, unsigned d)
     (void)d;
     uint64_t v = 0;
     pmix_status_t rc = get_u64(b, &v);
-    if (PMIX_SUCCESS == rc && v > SIZE_MAX) {
+    if (rc == PMIX_SUCCESS && v > SIZE_MAX) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
     *(size_t *)e = (size_t)v;
@@ -307,7 +307,7 @@ static pmix_status_t unpack_uint(pmix_data_buffer_t *b, void *e, unsigned d)
     (void)d;
     uint64_t v = 0;
     pmix_status_t rc = get_u64(b, &v);
-    if (PMIX_SUCCESS == rc && v > UINT_MAX) {
+    if (rc == PMIX_SUCCESS && v > UINT_MAX) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
     *(unsigned int *)e = (unsigned int)v;
@@ -359,7 +359,7 @@ static pmix_status_t unpack_pointer(pmix_data_buffer_t *b, void *e, unsigned d)
     uint8_t v = 0;
     pmix_status_t rc = get_u8(b, &v);
     *(void **)e = NULL;
-    return PMIX_SUCCESS == rc && 0 != v ? PMIX_ERR_UNPACK_FAILURE : rc;
+    return rc == PMIX_SUCCESS && v != 0 ? PMIX_ERR_UNPACK_FAILURE : rc;
 }
 
 /* ---- strings and bytes ------------------------------------------------ */
@@ -380,15 +380,15 @@ static pmix_status_t get_bytes(pmix_data_buffer_t *b, char **bytes, size_t *size
 {
     uint64_t n = 0;
     pmix_status_t rc = get_count(b, &n, 1);
-    if (PMIX_SUCCESS != rc || 0 == n) {
+    if (rc != PMIX_SUCCESS || n == 0) {
         return rc;
     }
     char *p = malloc((size_t)n);
-    if (NULL == p) {
+    if (p == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = sy_buffer_read(b, p, (size_t)n);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(p);
         return rc;
     }
@@ -412,17 +412,17 @@ static pmix_status_t unpack_dbuf(pmix_data_buffer_t *b, void *e, unsigned d)
     char *bytes = NULL;
     size_t n = 0;
     pmix_status_t rc = get_u64(b, &offset);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_bytes(b, &bytes, &n);
     }
-    if (PMIX_SUCCESS == rc && offset > n) {
+    if (rc == PMIX_SUCCESS && offset > n) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(bytes);
         return rc;
     }
-    if (NULL != bytes) {
+    if (bytes != NULL) {
         db->base_ptr = bytes;
         db->unpack_ptr = bytes + offset;
         db->pack_ptr = bytes + n;
@@ -439,7 +439,7 @@ static pmix_status_t unpack_proc(pmix_data_buffer_t *b, void *e, unsigned d)
     (void)d;
     pmix_proc_t *p = e;
     pmix_status_t rc = get_fixed(b, p->nspace, PMIX_MAX_NSLEN);
-    return PMIX_SUCCESS == rc ? get_u32(b, &p->rank) : rc;
+    return rc == PMIX_SUCCESS ? get_u32(b, &p->rank) : rc;
 }
 
 static pmix_status_t unpack_value(pmix_data_buffer_t *b, void *e, unsigned depth)
@@ -447,18 +447,18 @@ static pmix_status_t unpack_value(pmix_data_buffer_t *b, void *e, unsigned depth
     pmix_value_t *v = e;
     uint16_t type = 0;
     pmix_status_t rc = get_u16(b, &type);
-    if (PMIX_SUCCESS != rc || PMIX_UNDEF == type) {
+    if (rc != PMIX_SUCCESS || type == PMIX_UNDEF) {
         return rc;
     }
     sy_value_kind_t kind = sy_value_kind(type);
-    if (SY_VALUE_NONE == kind || !sy_wire_type_known(type)) {
+    if (kind == SY_VALUE_NONE || !sy_wire_type_known(type)) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    if (PMIX_REGEX == type) {
+    if (type == PMIX_REGEX) {
         v->type = type;
         return unpack_bo(b, &v->data.bo, depth);
     }
-    if (SY_VALUE_BOXED != kind) {
+    if (kind != SY_VALUE_BOXED) {
         if (sy_type_size(type) > sizeof(v->data)) {
             return PMIX_ERR_UNPACK_FAILURE;
         }
@@ -467,19 +467,19 @@ static pmix_status_t unpack_value(pmix_data_buffer_t *b, void *e, unsigned depth
     }
     uint8_t present = 0;
     rc = get_u8(b, &present);
-    if (PMIX_SUCCESS != rc || present > 1) {
-        return PMIX_SUCCESS == rc ? PMIX_ERR_UNPACK_FAILURE : rc;
+    if (rc != PMIX_SUCCESS || present > 1) {
+        return rc == PMIX_SUCCESS ? PMIX_ERR_UNPACK_FAILURE : rc;
     }
     v->type = type;
-    if (0 == present) {
+    if (present == 0) {
         return PMIX_SUCCESS;
     }
     void *p = calloc(1, sy_type_size(type));
-    if (NULL == p) {
+    if (p == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = sy_unpack_elems(b, p, 1, type, depth + 1);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(p);
         return rc;
     }
@@ -492,22 +492,22 @@ static pmix_status_t unpack_info(pmix_data_buffer_t *b, void *e, unsigned depth)
 {
     pmix_info_t *i = e;
     pmix_status_t rc = get_fixed(b, i->key, PMIX_MAX_KEYLEN);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u32(b, &i->flags);
     }
     /* A persistent info does not own its value; the unpacked one does. */
     i->flags &= ~(pmix_info_directives_t)PMIX_INFO_PERSISTENT;
-    return PMIX_SUCCESS == rc ? unpack_value(b, &i->value, depth) : rc;
+    return rc == PMIX_SUCCESS ? unpack_value(b, &i->value, depth) : rc;
 }
 
 static pmix_status_t unpack_pdata(pmix_data_buffer_t *b, void *e, unsigned depth)
 {
     pmix_pdata_t *p = e;
     pmix_status_t rc = unpack_proc(b, &p->proc, depth);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_fixed(b, p->key, PMIX_MAX_KEYLEN);
     }
-    return PMIX_SUCCESS == rc ? unpack_value(b, &p->value, depth) : rc;
+    return rc == PMIX_SUCCESS ? unpack_value(b, &p->value, depth) : rc;
 }
 
 static pmix_status_t unpack_darray(pmix_data_buffer_t *b, void *e, unsigned depth)
@@ -515,7 +515,7 @@ static pmix_status_t unpack_darray(pmix_data_buffer_t *b, void *e, unsigned dept
     pmix_data_array_t *da = e;
     uint16_t type = 0;
     pmix_status_t rc = get_u16(b, &type);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     if (!sy_wire_type_known(type)) {
@@ -529,26 +529,26 @@ static pmix_status_t unpack_app(pmix_data_buffer_t *b, void *e, unsigned depth)
 {
     pmix_app_t *a = e;
     pmix_status_t rc = get_string(b, &a->cmd);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_argv(b, &a->argv);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_argv(b, &a->env);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &a->cwd);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_signed(b, &a->maxprocs, sizeof(a->maxprocs));
     }
-    return PMIX_SUCCESS == rc ? get_array(b, (void **)&a->info, &a->ninfo, PMIX_INFO, depth) : rc;
+    return rc == PMIX_SUCCESS ? get_array(b, (void **)&a->info, &a->ninfo, PMIX_INFO, depth) : rc;
 }
 
 static pmix_status_t unpack_query(pmix_data_buffer_t *b, void *e, unsigned depth)
 {
     pmix_query_t *q = e;
     pmix_status_t rc = get_argv(b, &q->keys);
-    return PMIX_SUCCESS == rc ? get_array(b, (void **)&q->qualifiers, &q->nqual, PMIX_INFO, depth)
+    return rc == PMIX_SUCCESS ? get_array(b, (void **)&q->qualifiers, &q->nqual, PMIX_INFO, depth)
                               : rc;
 }
 
@@ -557,32 +557,32 @@ static pmix_status_t unpack_regattr(pmix_data_buffer_t *b, void *e, unsigned d)
     (void)d;
     pmix_regattr_t *r = e;
     pmix_status_t rc = get_string(b, &r->name);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_fixed(b, r->string, PMIX_MAX_KEYLEN);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u16(b, &r->type);
     }
-    return PMIX_SUCCESS == rc ? get_argv(b, &r->description) : rc;
+    return rc == PMIX_SUCCESS ? get_argv(b, &r->description) : rc;
 }
 
 static pmix_status_t unpack_proc_info(pmix_data_buffer_t *b, void *e, unsigned d)
 {
     pmix_proc_info_t *p = e;
     pmix_status_t rc = unpack_proc(b, &p->proc, d);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &p->hostname);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &p->executable_name);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_signed(b, &p->pid, sizeof(p->pid));
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_signed(b, &p->exit_code, sizeof(p->exit_code));
     }
-    return PMIX_SUCCESS == rc ? get_u8(b, &p->state) : rc;
+    return rc == PMIX_SUCCESS ? get_u8(b, &p->state) : rc;
 }
 
 static pmix_status_t unpack_envar(pmix_data_buffer_t *b, void *e, unsigned d)
@@ -590,11 +590,11 @@ static pmix_status_t unpack_envar(pmix_data_buffer_t *b, void *e, unsigned d)
     (void)d;
     pmix_envar_t *v = e;
     pmix_status_t rc = get_string(b, &v->envar);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &v->value);
     }
     uint8_t sep = 0;
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u8(b, &sep);
     }
     v->separator = (char)sep;
@@ -607,20 +607,20 @@ static pmix_status_t unpack_coord(pmix_data_buffer_t *b, void *e, unsigned d)
     pmix_coord_t *c = e;
     uint64_t dims = 0;
     pmix_status_t rc = get_u8(b, &c->view);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_count(b, &dims, sizeof(uint32_t));
     }
-    if (PMIX_SUCCESS != rc || 0 == dims) {
+    if (rc != PMIX_SUCCESS || dims == 0) {
         return rc;
     }
     uint32_t *coord = calloc((size_t)dims, sizeof(uint32_t));
-    if (NULL == coord) {
+    if (coord == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    for (uint64_t i = 0; PMIX_SUCCESS == rc && i < dims; i++) {
+    for (uint64_t i = 0; rc == PMIX_SUCCESS && i < dims; i++) {
         rc = get_u32(b, &coord[i]);
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(coord);
         return rc;
     }
@@ -633,10 +633,10 @@ static pmix_status_t unpack_geometry(pmix_data_buffer_t *b, void *e, unsigned de
 {
     pmix_geometry_t *g = e;
     pmix_status_t rc = unpack_size(b, &g->fabric, depth);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &g->uuid);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &g->osname);
     }
     return PMIX_SUCCESS == rc
@@ -649,26 +649,26 @@ static pmix_status_t unpack_devdist(pmix_data_buffer_t *b, void *e, unsigned d)
     (void)d;
     pmix_device_distance_t *dd = e;
     pmix_status_t rc = get_string(b, &dd->uuid);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &dd->osname);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u64(b, &dd->type);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u16(b, &dd->mindist);
     }
-    return PMIX_SUCCESS == rc ? get_u16(b, &dd->maxdist) : rc;
+    return rc == PMIX_SUCCESS ? get_u16(b, &dd->maxdist) : rc;
 }
 
 static pmix_status_t unpack_endpoint(pmix_data_buffer_t *b, void *e, unsigned d)
 {
     pmix_endpoint_t *ep = e;
     pmix_status_t rc = get_string(b, &ep->uuid);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &ep->osname);
     }
-    return PMIX_SUCCESS == rc ? unpack_bo(b, &ep->endpt, d) : rc;
+    return rc == PMIX_SUCCESS ? unpack_bo(b, &ep->endpt, d) : rc;
 }
 
 /* One list number: decimal, no leading zero (hwloc reads it with strtoul
@@ -678,7 +678,7 @@ static bool list_number(const char **pp)
 {
     const char *p = *pp;
     unsigned long v = 0;
-    if (*p < '0' || *p > '9' || ('0' == p[0] && p[1] >= '0' && p[1] <= '9')) {
+    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) {
         return false;
     }
     while (*p >= '0' && *p <= '9') {
@@ -728,18 +728,18 @@ static pmix_status_t unpack_cpuset(pmix_data_buffer_t *b, void *e, unsigned d)
     pmix_cpuset_t *c = e;
     char *list = NULL;
     pmix_status_t rc = get_string(b, &c->source);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &list);
     }
-    if (PMIX_SUCCESS != rc || NULL == list) {
+    if (rc != PMIX_SUCCESS || list == NULL) {
         return rc;
     }
     hwloc_bitmap_t bm = NULL;
     if (!sy_from_hwloc(c->source) || !cpuset_list_ok(list)) {
         rc = PMIX_ERR_UNPACK_FAILURE;
-    } else if (NULL == (bm = hwloc_bitmap_alloc())) {
+    } else if ((bm = hwloc_bitmap_alloc()) == NULL) {
         rc = PMIX_ERR_NOMEM;
-    } else if (0 != hwloc_bitmap_list_sscanf(bm, list)) {
+    } else if (hwloc_bitmap_list_sscanf(bm, list) != 0) {
         hwloc_bitmap_free(bm);
         rc = PMIX_ERR_UNPACK_FAILURE;
     } else {
@@ -752,14 +752,14 @@ static pmix_status_t unpack_cpuset(pmix_data_buffer_t *b, void *e, unsigned d)
 static pmix_status_t load_topology(const char *xml, size_t len, hwloc_topology_t *out)
 {
     hwloc_topology_t topo;
-    if (len > INT_MAX || 0 != hwloc_topology_init(&topo)) {
+    if (len > INT_MAX || hwloc_topology_init(&topo) != 0) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
     /* Keep everything the sender exported: by default hwloc would drop I/O
      * objects and some caches, and the sender's support flags. */
-    if (0 != hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL) ||
-        0 != hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_IMPORT_SUPPORT) ||
-        0 != hwloc_topology_set_xmlbuffer(topo, xml, (int)len) || 0 != hwloc_topology_load(topo)) {
+    if (hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
+        hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_IMPORT_SUPPORT) != 0 ||
+        hwloc_topology_set_xmlbuffer(topo, xml, (int)len) != 0 || hwloc_topology_load(topo) != 0) {
         hwloc_topology_destroy(topo);
         return PMIX_ERR_UNPACK_FAILURE;
     }
@@ -774,10 +774,10 @@ static pmix_status_t unpack_topo(pmix_data_buffer_t *b, void *e, unsigned d)
     char *xml = NULL;
     size_t len = 0;
     pmix_status_t rc = get_string(b, &t->source);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_bytes(b, &xml, &len);
     }
-    if (PMIX_SUCCESS != rc || NULL == xml) {
+    if (rc != PMIX_SUCCESS || xml == NULL) {
         return rc;
     }
     hwloc_topology_t topo = NULL;
@@ -789,7 +789,7 @@ static pmix_status_t unpack_topo(pmix_data_buffer_t *b, void *e, unsigned d)
         rc = load_topology(xml, len, &topo);
     }
     free(xml);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         t->topology = topo;
     }
     return rc;
@@ -804,39 +804,39 @@ static pmix_status_t unpack_proc_stats(pmix_data_buffer_t *b, void *e, unsigned 
     uint8_t state = 0;
     uint32_t prio = 0;
     pmix_status_t rc = get_string(b, &s->node);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = unpack_proc(b, &s->proc, d);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_signed(b, &s->pid, sizeof(s->pid));
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_string(b, &s->cmd);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u8(b, &state);
         s->state = (char)state;
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_timeval(b, &s->time);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_float(b, &s->percent_cpu);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u32(b, &prio);
         s->priority = (int32_t)prio;
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u16(b, &s->num_threads);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_floats(b, fs, sizeof(fs) / sizeof(fs[0]));
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u16(b, &s->processor);
     }
-    return PMIX_SUCCESS == rc ? get_timeval(b, &s->sample_time) : rc;
+    return rc == PMIX_SUCCESS ? get_timeval(b, &s->sample_time) : rc;
 }
 
 static pmix_status_t unpack_disk_stats(pmix_data_buffer_t *b, void *e, unsigned d)
@@ -849,7 +849,7 @@ static pmix_status_t unpack_disk_stats(pmix_data_buffer_t *b, void *e, unsigned 
         &s->num_sectors_written,  &s->milliseconds_writing,    &s->num_ios_in_progress,
         &s->milliseconds_io,      &s->weighted_milliseconds_io};
     pmix_status_t rc = get_string(b, &s->disk);
-    return PMIX_SUCCESS == rc ? get_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
+    return rc == PMIX_SUCCESS ? get_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
 }
 
 static pmix_status_t unpack_net_stats(pmix_data_buffer_t *b, void *e, unsigned d)
@@ -859,7 +859,7 @@ static pmix_status_t unpack_net_stats(pmix_data_buffer_t *b, void *e, unsigned d
     uint64_t *const vs[] = {&s->num_bytes_recvd, &s->num_packets_recvd, &s->num_recv_errs,
                             &s->num_bytes_sent,  &s->num_packets_sent,  &s->num_send_errs};
     pmix_status_t rc = get_string(b, &s->net_interface);
-    return PMIX_SUCCESS == rc ? get_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
+    return rc == PMIX_SUCCESS ? get_u64s(b, vs, sizeof(vs) / sizeof(vs[0])) : rc;
 }
 
 static pmix_status_t unpack_node_stats(pmix_data_buffer_t *b, void *e, unsigned depth)
@@ -869,13 +869,13 @@ static pmix_status_t unpack_node_stats(pmix_data_buffer_t *b, void *e, unsigned 
                          &s->free_mem,   &s->buffers,   &s->cached, &s->swap_cached,
                          &s->swap_total, &s->swap_free, &s->mapped};
     pmix_status_t rc = get_string(b, &s->node);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_floats(b, fs, sizeof(fs) / sizeof(fs[0]));
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_timeval(b, &s->sample_time);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_array(b, (void **)&s->diskstats, &s->ndiskstats, PMIX_DISK_STATS, depth);
     }
     return PMIX_SUCCESS == rc
@@ -961,7 +961,7 @@ static const struct {
 
 size_t sy_wire_min_size(pmix_data_type_t type)
 {
-    return sy_wire_type_known(type) && NULL != unpack_table[type].fn ? unpack_table[type].min : 0;
+    return sy_wire_type_known(type) && unpack_table[type].fn != NULL ? unpack_table[type].min : 0;
 }
 
 pmix_status_t sy_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n, pmix_data_type_t type,
@@ -972,23 +972,23 @@ pmix_status_t sy_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n, pmix_d
     }
     size_t size = sy_type_size(type);
     size_t min = sy_wire_min_size(type);
-    if (0 == min || 0 == size) {
+    if (min == 0 || size == 0) {
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     }
     if (n > sy_buffer_remaining(b) / min) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    if (0 == n) {
+    if (n == 0) {
         return PMIX_SUCCESS;
     }
-    if (NULL == dst) {
+    if (dst == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(dst, 0, n * size);
     unpack_fn fn = unpack_table[type].fn;
     for (size_t i = 0; i < n; i++) {
         pmix_status_t rc = fn(b, (char *)dst + i * size, depth);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             for (size_t j = 0; j <= i; j++) {
                 sy_elem_destruct((char *)dst + j * size, type);
             }
@@ -1003,13 +1003,13 @@ pmix_status_t sy_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n, pmix_d
 static pmix_status_t skip_elems(pmix_data_buffer_t *b, size_t n, pmix_data_type_t type)
 {
     void *scratch = calloc(1, sy_type_size(type));
-    if (NULL == scratch) {
+    if (scratch == NULL) {
         return PMIX_ERR_NOMEM;
     }
     pmix_status_t rc = PMIX_SUCCESS;
-    for (size_t i = 0; PMIX_SUCCESS == rc && i < n; i++) {
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
         rc = sy_unpack_elems(b, scratch, 1, type, 0);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             sy_elem_destruct(scratch, type);
         }
     }
@@ -1020,10 +1020,10 @@ static pmix_status_t skip_elems(pmix_data_buffer_t *b, size_t n, pmix_data_type_
 pmix_status_t sy_unpack(pmix_data_buffer_t *b, void *dst, int32_t *n, pmix_data_type_t type)
 {
     pmix_status_t rc = sy_buffer_check(b);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    if (NULL == dst || NULL == n || *n < 0) {
+    if (dst == NULL || n == NULL || *n < 0) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!sy_wire_type_known(type)) {
@@ -1033,25 +1033,25 @@ pmix_status_t sy_unpack(pmix_data_buffer_t *b, void *dst, int32_t *n, pmix_data_
     uint16_t wire_type = 0;
     uint32_t count = 0;
     rc = get_u16(b, &wire_type);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = get_u32(b, &count);
     }
-    if (PMIX_SUCCESS == rc && wire_type != type) {
+    if (rc == PMIX_SUCCESS && wire_type != type) {
         rc = PMIX_ERR_TYPE_MISMATCH;
     }
-    if (PMIX_SUCCESS == rc &&
+    if (rc == PMIX_SUCCESS &&
         (count > INT32_MAX || count > sy_buffer_remaining(b) / sy_wire_min_size(type))) {
         rc = PMIX_ERR_UNPACK_FAILURE;
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         b->unpack_ptr = start;
         return rc;
     }
     size_t take = count < (uint32_t)*n ? count : (size_t)*n;
     rc = sy_unpack_elems(b, dst, take, type, 0);
-    if (PMIX_SUCCESS == rc && take < count) {
+    if (rc == PMIX_SUCCESS && take < count) {
         rc = skip_elems(b, count - take, type);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             for (size_t i = 0; i < take; i++) {
                 sy_elem_destruct((char *)dst + i * sy_type_size(type), type);
             }
@@ -1059,7 +1059,7 @@ pmix_status_t sy_unpack(pmix_data_buffer_t *b, void *dst, int32_t *n, pmix_data_
             rc = PMIX_ERR_UNPACK_INADEQUATE_SPACE;
         }
     }
-    if (PMIX_SUCCESS != rc && PMIX_ERR_UNPACK_INADEQUATE_SPACE != rc) {
+    if (rc != PMIX_SUCCESS && rc != PMIX_ERR_UNPACK_INADEQUATE_SPACE) {
         b->unpack_ptr = start;
         return rc;
     }

@@ -65,7 +65,7 @@ static int set_nonblock(int fd)
 
 static pmix_status_t fill_sun(struct sockaddr_un *sa, const char *path)
 {
-    if (NULL == path || '\0' == path[0])
+    if (path == NULL || '\0' == path[0])
         return fail(PMIX_ERR_BAD_PARAM, "socket path is empty");
     size_t len = strlen(path);
     memset(sa, 0, sizeof(*sa));
@@ -85,23 +85,23 @@ pmix_status_t sy_usock_listen(const char *path, mode_t mode, int *fd)
     struct stat st;
     pmix_status_t rc;
 
-    if (NULL == fd)
+    if (fd == NULL)
         return fail(PMIX_ERR_BAD_PARAM, "sy_usock_listen: NULL fd");
     *fd = -1;
-    if (PMIX_SUCCESS != (rc = fill_sun(&sa, path)))
+    if ((rc = fill_sun(&sa, path)) != PMIX_SUCCESS)
         return rc;
-    if (0 == lstat(path, &st)) {
+    if (lstat(path, &st) == 0) {
         if (!S_ISSOCK(st.st_mode))
             return fail(PMIX_EXISTS, "'%s' exists and is not a socket", path);
         /* A leftover from a dead server of ours (the directory is private). */
-        if (0 != unlink(path) && ENOENT != errno)
+        if (unlink(path) != 0 && ENOENT != errno)
             return fail(errno_status(errno), "cannot remove stale socket '%s': %s", path,
                         strerror(errno));
     }
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0)
         return fail(errno_status(errno), "socket(AF_UNIX): %s", strerror(errno));
-    if (0 != bind(s, (struct sockaddr *)&sa, sizeof(sa))) {
+    if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
         int e = errno;
         close(s);
         return fail(errno_status(e), "bind('%s'): %s", path, strerror(e));
@@ -109,13 +109,13 @@ pmix_status_t sy_usock_listen(const char *path, mode_t mode, int *fd)
     /* fchmod() on a socket does not touch its file on Linux, and umask is
      * process-wide; chmod between bind and listen is race-free because
      * nobody can connect before listen(). */
-    if (0 != chmod(path, mode & 07777)) {
+    if (chmod(path, mode & 07777) != 0) {
         int e = errno;
         close(s);
         unlink(path);
         return fail(errno_status(e), "chmod('%s', %04o): %s", path, (unsigned)mode, strerror(e));
     }
-    if (0 != listen(s, SY_LISTEN_BACKLOG)) {
+    if (listen(s, SY_LISTEN_BACKLOG) != 0) {
         int e = errno;
         close(s);
         unlink(path);
@@ -130,10 +130,10 @@ pmix_status_t sy_usock_connect(const char *path, int *fd)
     struct sockaddr_un sa;
     pmix_status_t rc;
 
-    if (NULL == fd)
+    if (fd == NULL)
         return fail(PMIX_ERR_BAD_PARAM, "sy_usock_connect: NULL fd");
     *fd = -1;
-    if (PMIX_SUCCESS != (rc = fill_sun(&sa, path)))
+    if ((rc = fill_sun(&sa, path)) != PMIX_SUCCESS)
         return rc;
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
@@ -142,12 +142,12 @@ pmix_status_t sy_usock_connect(const char *path, int *fd)
     do {
         r = connect(s, (struct sockaddr *)&sa, sizeof(sa));
     } while (r != 0 && EINTR == errno);
-    if (0 != r) {
+    if (r != 0) {
         int e = errno;
         close(s);
         return fail(errno_status(e), "connect('%s'): %s", path, strerror(e));
     }
-    if (0 != set_nonblock(s)) {
+    if (set_nonblock(s) != 0) {
         int e = errno;
         close(s);
         return fail(errno_status(e), "fcntl(O_NONBLOCK): %s", strerror(e));
@@ -161,12 +161,12 @@ pmix_status_t sy_tcp_listen(const char *addr, int port, int *fd, int *bound_port
     struct addrinfo hints, *res = NULL;
     char portstr[16];
 
-    if (NULL == fd)
+    if (fd == NULL)
         return fail(PMIX_ERR_BAD_PARAM, "sy_tcp_listen: NULL fd");
     *fd = -1;
     if (port < 0 || port > 65535)
         return fail(PMIX_ERR_BAD_PARAM, "TCP port %d out of range", port);
-    if (NULL == addr)
+    if (addr == NULL)
         addr = "127.0.0.1";
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
@@ -174,7 +174,7 @@ pmix_status_t sy_tcp_listen(const char *addr, int port, int *fd, int *bound_port
     hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
     snprintf(portstr, sizeof(portstr), "%d", port);
     int g = getaddrinfo(addr, portstr, &hints, &res);
-    if (0 != g || NULL == res)
+    if (g != 0 || res == NULL)
         return fail(PMIX_ERR_BAD_PARAM, "TCP listen address '%s' is not a numeric address: %s",
                     addr, gai_strerror(g));
     int s = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -185,7 +185,7 @@ pmix_status_t sy_tcp_listen(const char *addr, int port, int *fd, int *bound_port
     }
     int one = 1;
     (void)setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (0 != bind(s, res->ai_addr, res->ai_addrlen) || 0 != listen(s, SY_LISTEN_BACKLOG)) {
+    if (bind(s, res->ai_addr, res->ai_addrlen) != 0 || listen(s, SY_LISTEN_BACKLOG) != 0) {
         int e = errno;
         freeaddrinfo(res);
         close(s);
@@ -194,12 +194,12 @@ pmix_status_t sy_tcp_listen(const char *addr, int port, int *fd, int *bound_port
     freeaddrinfo(res);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
-    if (0 != getsockname(s, (struct sockaddr *)&ss, &sl)) {
+    if (getsockname(s, (struct sockaddr *)&ss, &sl) != 0) {
         int e = errno;
         close(s);
         return fail(errno_status(e), "getsockname: %s", strerror(e));
     }
-    if (NULL != bound_port)
+    if (bound_port != NULL)
         *bound_port = AF_INET6 == ss.ss_family ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
                                                : ntohs(((struct sockaddr_in *)&ss)->sin_port);
     *fd = s;
@@ -212,7 +212,7 @@ pmix_status_t sy_tcp_connect(const char *host, int port, int *fd)
     char portstr[16];
     int e = ECONNREFUSED;
 
-    if (NULL == fd || NULL == host || port <= 0 || port > 65535)
+    if (fd == NULL || host == NULL || port <= 0 || port > 65535)
         return fail(PMIX_ERR_BAD_PARAM, "sy_tcp_connect: bad host or port %d", port);
     *fd = -1;
     memset(&hints, 0, sizeof(hints));
@@ -221,9 +221,9 @@ pmix_status_t sy_tcp_connect(const char *host, int port, int *fd)
     hints.ai_flags = AI_NUMERICSERV;
     snprintf(portstr, sizeof(portstr), "%d", port);
     int g = getaddrinfo(host, portstr, &hints, &res);
-    if (0 != g || NULL == res)
+    if (g != 0 || res == NULL)
         return fail(PMIX_ERR_UNREACH, "cannot resolve '%s': %s", host, gai_strerror(g));
-    for (ai = res; NULL != ai; ai = ai->ai_next) {
+    for (ai = res; ai != NULL; ai = ai->ai_next) {
         int s = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (s < 0) {
             e = errno;
@@ -233,7 +233,7 @@ pmix_status_t sy_tcp_connect(const char *host, int port, int *fd)
         do {
             r = connect(s, ai->ai_addr, ai->ai_addrlen);
         } while (r != 0 && EINTR == errno);
-        if (0 == r && 0 == set_nonblock(s)) {
+        if (r == 0 && set_nonblock(s) == 0) {
             int one = 1;
             (void)setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
             freeaddrinfo(res);
@@ -249,7 +249,7 @@ pmix_status_t sy_tcp_connect(const char *host, int port, int *fd)
 
 pmix_status_t sy_usock_accept(int lfd, int *fd)
 {
-    if (NULL == fd || lfd < 0)
+    if (fd == NULL || lfd < 0)
         return fail(PMIX_ERR_BAD_PARAM, "sy_usock_accept: bad listener or NULL fd");
     *fd = -1;
     int s;
@@ -264,7 +264,7 @@ pmix_status_t sy_usock_accept(int lfd, int *fd)
     }
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
-    if (0 == getsockname(s, (struct sockaddr *)&ss, &sl) &&
+    if (getsockname(s, (struct sockaddr *)&ss, &sl) == 0 &&
         (AF_INET == ss.ss_family || AF_INET6 == ss.ss_family)) {
         int one = 1;
         (void)setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -280,20 +280,20 @@ pmix_status_t sy_peer_cred(int fd, uid_t *uid, gid_t *gid, pid_t *pid)
 
     if (fd < 0)
         return fail(PMIX_ERR_BAD_PARAM, "sy_peer_cred: bad fd");
-    if (0 != getsockname(fd, (struct sockaddr *)&ss, &sl))
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
         return fail(PMIX_ERR_BAD_PARAM, "getsockname: %s", strerror(errno));
     if (AF_UNIX != ss.ss_family)
         return fail(PMIX_ERR_NOT_SUPPORTED,
                     "peer credentials are unknown on a non-UNIX (TCP) connection");
     struct ucred cred;
     socklen_t cl = sizeof(cred);
-    if (0 != getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) || cl != sizeof(cred))
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cl != sizeof(cred))
         return fail(PMIX_ERR_NOT_SUPPORTED, "SO_PEERCRED: %s", strerror(errno));
-    if (NULL != uid)
+    if (uid != NULL)
         *uid = cred.uid;
-    if (NULL != gid)
+    if (gid != NULL)
         *gid = cred.gid;
-    if (NULL != pid)
+    if (pid != NULL)
         *pid = cred.pid;
     return PMIX_SUCCESS;
 }
@@ -302,17 +302,17 @@ pmix_status_t sy_mkdir_private(const char *path)
 {
     struct stat st;
 
-    if (NULL == path || '\0' == path[0])
+    if (path == NULL || '\0' == path[0])
         return fail(PMIX_ERR_BAD_PARAM, "directory path is empty");
-    if (0 == mkdir(path, 0700)) {
+    if (mkdir(path, 0700) == 0) {
         /* The umask may have removed owner bits; set exactly 0700. */
-        if (0 != chmod(path, 0700))
+        if (chmod(path, 0700) != 0)
             return fail(errno_status(errno), "chmod('%s', 0700): %s", path, strerror(errno));
         return PMIX_SUCCESS;
     }
     if (EEXIST != errno)
         return fail(errno_status(errno), "mkdir('%s'): %s", path, strerror(errno));
-    if (0 != lstat(path, &st))
+    if (lstat(path, &st) != 0)
         return fail(errno_status(errno), "lstat('%s'): %s", path, strerror(errno));
     if (S_ISLNK(st.st_mode))
         return fail(PMIX_ERR_NO_PERMISSIONS, "'%s' is a symbolic link; refusing it", path);
@@ -321,7 +321,7 @@ pmix_status_t sy_mkdir_private(const char *path)
     if (st.st_uid != geteuid())
         return fail(PMIX_ERR_NO_PERMISSIONS, "'%s' is owned by uid %u, not by us (uid %u)", path,
                     (unsigned)st.st_uid, (unsigned)geteuid());
-    if (0 != (st.st_mode & 077))
+    if ((st.st_mode & 077) != 0)
         return fail(PMIX_ERR_NO_PERMISSIONS,
                     "'%s' has mode %04o; it must not be accessible to group or others", path,
                     (unsigned)(st.st_mode & 07777));

@@ -17,15 +17,15 @@ PMIX_EXPORT pmix_status_t PMIx_Value_load(pmix_value_t *val, const void *data,
 {
     pmix_status_t rc;
 
-    if (NULL == val) {
+    if (val == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (PMIX_STRING == type || PMIX_REGEX == type || PMIX_POINTER == type) {
+    if (type == PMIX_STRING || type == PMIX_REGEX || type == PMIX_POINTER) {
         return sy_value_set(val, &data, type);
     }
     rc = sy_value_set(val, data, type);
     /* a boolean attribute given without a value means "true" */
-    if (PMIX_SUCCESS == rc && PMIX_BOOL == type && NULL == data) {
+    if (rc == PMIX_SUCCESS && type == PMIX_BOOL && data == NULL) {
         val->data.flag = true;
     }
     return rc;
@@ -35,11 +35,11 @@ static pmix_status_t unload_bytes(const pmix_byte_object_t *bo, void **data, siz
 {
     *data = NULL;
     *sz = 0;
-    if (NULL == bo->bytes || 0 == bo->size) {
+    if (bo->bytes == NULL || bo->size == 0) {
         return PMIX_SUCCESS;
     }
     *data = malloc(bo->size);
-    if (NULL == *data) {
+    if (*data == NULL) {
         return PMIX_ERR_NOMEM;
     }
     memcpy(*data, bo->bytes, bo->size);
@@ -61,26 +61,26 @@ PMIX_EXPORT pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size
     void *copy;
     pmix_status_t rc;
 
-    if (NULL == val || NULL == data || NULL == sz) {
+    if (val == NULL || data == NULL || sz == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     size = sy_type_size(val->type);
-    if (PMIX_UNDEF == val->type || 0 == size) {
+    if (val->type == PMIX_UNDEF || size == 0) {
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     }
     switch (val->type) {
     case PMIX_STRING:
         *data = NULL;
         *sz = 0;
-        if (NULL != val->data.string) {
-            if (NULL == (*data = strdup(val->data.string))) {
+        if (val->data.string != NULL) {
+            if ((*data = strdup(val->data.string)) == NULL) {
                 return PMIX_ERR_NOMEM;
             }
             *sz = strlen(val->data.string);
         }
         return PMIX_SUCCESS;
     case PMIX_REGEX:
-        if (0 == val->data.bo.size && NULL != val->data.string) {
+        if (val->data.bo.size == 0 && val->data.string != NULL) {
             pmix_byte_object_t bo = {val->data.string, strlen(val->data.string) + 1};
             return unload_bytes(&bo, data, sz);
         }
@@ -94,21 +94,21 @@ PMIX_EXPORT pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size
         return PMIX_SUCCESS;
     default: break;
     }
-    if (SY_VALUE_NONE == sy_value_kind(val->type)) {
+    if (sy_value_kind(val->type) == SY_VALUE_NONE) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
     elem = sy_value_elem(val);
-    if (NULL == elem) {
+    if (elem == NULL) {
         /* a NULL box (e.g. a PMIX_DATA_ARRAY value without array) */
         *data = NULL;
         *sz = 0;
         return PMIX_SUCCESS;
     }
     if (!sy_type_owns(val->type)) {
-        if (NULL == *data && NULL == (*data = malloc(size))) {
+        if (*data == NULL && (*data = malloc(size)) == NULL) {
             return PMIX_ERR_NOMEM;
         }
-        if (PMIX_PROC_NSPACE == val->type) {
+        if (val->type == PMIX_PROC_NSPACE) {
             sy_load_fixed(*data, elem, sizeof(pmix_nspace_t));
             *sz = strlen(*data);
         } else {
@@ -118,11 +118,11 @@ PMIX_EXPORT pmix_status_t PMIx_Value_unload(pmix_value_t *val, void **data, size
         return PMIX_SUCCESS;
     }
     copy = malloc(size);
-    if (NULL == copy) {
+    if (copy == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = sy_elem_copy(copy, elem, val->type);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(copy);
         return rc;
     }

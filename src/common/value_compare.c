@@ -51,8 +51,8 @@ static int str_order(const char *a, const char *b)
     if (a == b) {
         return EQ;
     }
-    if (NULL == a || NULL == b) {
-        return NULL == a ? LT : GT;
+    if (a == NULL || b == NULL) {
+        return a == NULL ? LT : GT;
     }
     c = strcmp(a, b);
     return ORDER(c, 0);
@@ -69,29 +69,29 @@ static int bytes_order(const void *a, size_t na, const void *b, size_t nb)
     size_t n = na < nb ? na : nb;
     int c = 0;
 
-    if (0 < n) {
+    if (n > 0) {
         c = memcmp(a, b, n);
     }
-    return 0 != c ? ORDER(c, 0) : ORDER(na, nb);
+    return c != 0 ? ORDER(c, 0) : ORDER(na, nb);
 }
 
 static int bo_order(const pmix_byte_object_t *a, const pmix_byte_object_t *b)
 {
-    return bytes_order(a->bytes, NULL == a->bytes ? 0 : a->size, b->bytes,
-                       NULL == b->bytes ? 0 : b->size);
+    return bytes_order(a->bytes, a->bytes == NULL ? 0 : a->size, b->bytes,
+                       b->bytes == NULL ? 0 : b->size);
 }
 
 static int argv_order(char *const *a, char *const *b)
 {
     int r;
 
-    if (NULL == a || NULL == b) {
-        return ORDER(NULL != a, NULL != b);
+    if (a == NULL || b == NULL) {
+        return ORDER(a != NULL, b != NULL);
     }
-    for (; NULL != *a && NULL != *b; a++, b++) {
+    for (; *a != NULL && *b != NULL; a++, b++) {
         THEN(str_order(*a, *b));
     }
-    return ORDER(NULL != *a, NULL != *b);
+    return ORDER(*a != NULL, *b != NULL);
 }
 
 static int array_order(const void *a, size_t na, const void *b, size_t nb, pmix_data_type_t type)
@@ -100,10 +100,10 @@ static int array_order(const void *a, size_t na, const void *b, size_t nb, pmix_
     size_t n;
     int r;
 
-    na = NULL == a ? 0 : na;
-    nb = NULL == b ? 0 : nb;
+    na = a == NULL ? 0 : na;
+    nb = b == NULL ? 0 : nb;
     n = na < nb ? na : nb;
-    if (0 < n && 0 == size) {
+    if (n > 0 && size == 0) {
         return NA;
     }
     for (size_t i = 0; i < n; i++) {
@@ -206,7 +206,7 @@ static int struct_chain(const void *a, const void *b, pmix_data_type_t type)
     case PMIX_PROC_CPUSET: {
         const pmix_cpuset_t *x = a, *y = b;
         THEN(str_order(x->source, y->source));
-        if (NULL == x->bitmap || NULL == y->bitmap || !sy_from_hwloc(x->source)) {
+        if (x->bitmap == NULL || y->bitmap == NULL || !sy_from_hwloc(x->source)) {
             return ORDER(x->bitmap, y->bitmap);
         }
         return hwloc_bitmap_isequal(x->bitmap, y->bitmap) ? EQ : NA;
@@ -276,8 +276,8 @@ static int struct_chain(const void *a, const void *b, pmix_data_type_t type)
     }
     case PMIX_DATA_BUFFER: {
         const pmix_data_buffer_t *x = a, *y = b;
-        return bytes_order(x->base_ptr, NULL == x->base_ptr ? 0 : x->bytes_used, y->base_ptr,
-                           NULL == y->base_ptr ? 0 : y->bytes_used);
+        return bytes_order(x->base_ptr, x->base_ptr == NULL ? 0 : x->bytes_used, y->base_ptr,
+                           y->base_ptr == NULL ? 0 : y->bytes_used);
     }
     default: return NA;
     }
@@ -342,7 +342,7 @@ static int elem_order(const void *a, const void *b, pmix_data_type_t type)
     case PMIX_COORD: return coord_order(a, b);
     case PMIX_DATA_ARRAY: {
         const pmix_data_array_t *x = a, *y = b;
-        if (x->type != y->type && 0 < x->size && 0 < y->size) {
+        if (x->type != y->type && x->size > 0 && y->size > 0) {
             return INCOMPAT;
         }
         return array_order(x->array, x->size, y->array, y->size, x->type);
@@ -366,7 +366,7 @@ static pmix_byte_object_t regex_bytes(const pmix_value_t *v)
 {
     pmix_byte_object_t bo = v->data.bo;
 
-    if (0 == bo.size && NULL != bo.bytes) {
+    if (bo.size == 0 && bo.bytes != NULL) {
         bo.size = strlen(bo.bytes) + 1;
     }
     return bo;
@@ -379,27 +379,27 @@ static int value_order(const pmix_value_t *a, const pmix_value_t *b)
     if (a->type != b->type) {
         return TYPEDIFF;
     }
-    if (PMIX_UNDEF == a->type) {
+    if (a->type == PMIX_UNDEF) {
         return EQ;
     }
-    if (PMIX_REGEX == a->type) {
+    if (a->type == PMIX_REGEX) {
         pmix_byte_object_t x = regex_bytes(a), y = regex_bytes(b);
         return bo_order(&x, &y);
     }
-    if (0 == sy_type_size(a->type)) {
+    if (sy_type_size(a->type) == 0) {
         return NA;
     }
     ea = sy_value_elem(a);
     eb = sy_value_elem(b);
-    if (NULL == ea || NULL == eb) {
-        return ea == eb ? EQ : NULL == ea ? LT : GT;
+    if (ea == NULL || eb == NULL) {
+        return ea == eb ? EQ : ea == NULL ? LT : GT;
     }
     return elem_order(ea, eb, a->type);
 }
 
 PMIX_EXPORT pmix_value_cmp_t PMIx_Value_compare(pmix_value_t *v1, pmix_value_t *v2)
 {
-    if (NULL == v1 || NULL == v2) {
+    if (v1 == NULL || v2 == NULL) {
         return PMIX_VALUE_INCOMPATIBLE_OBJECTS;
     }
     switch (value_order(v1, v2)) {

@@ -16,7 +16,7 @@
 static pmix_status_t str_copy(char **dst, const char *src)
 {
     *dst = NULL;
-    if (NULL != src && NULL == (*dst = strdup(src))) {
+    if (src != NULL && (*dst = strdup(src)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     return PMIX_SUCCESS;
@@ -29,18 +29,18 @@ static pmix_status_t argv_copy(char ***dst, char *const *src)
     char **v;
 
     *dst = NULL;
-    if (NULL == src) {
+    if (src == NULL) {
         return PMIX_SUCCESS;
     }
-    while (NULL != src[n]) {
+    while (src[n] != NULL) {
         n++;
     }
     v = calloc(n + 1, sizeof(char *));
-    if (NULL == v) {
+    if (v == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (i = 0; i < n; i++) {
-        if (NULL == (v[i] = strdup(src[i]))) {
+        if ((v[i] = strdup(src[i])) == NULL) {
             while (i > 0) {
                 free(v[--i]);
             }
@@ -56,11 +56,11 @@ static pmix_status_t bo_copy(pmix_byte_object_t *d, const pmix_byte_object_t *s)
 {
     d->bytes = NULL;
     d->size = 0;
-    if (NULL == s->bytes || 0 == s->size) {
+    if (s->bytes == NULL || s->size == 0) {
         return PMIX_SUCCESS;
     }
     d->bytes = malloc(s->size);
-    if (NULL == d->bytes) {
+    if (d->bytes == NULL) {
         return PMIX_ERR_NOMEM;
     }
     memcpy(d->bytes, s->bytes, s->size);
@@ -71,7 +71,7 @@ static pmix_status_t bo_copy(pmix_byte_object_t *d, const pmix_byte_object_t *s)
 static pmix_status_t darray_copy(pmix_data_array_t *d, const pmix_data_array_t *s)
 {
     d->type = s->type;
-    d->size = NULL == s->array ? 0 : s->size;
+    d->size = s->array == NULL ? 0 : s->size;
     return sy_array_copy(&d->array, s->array, d->size, s->type);
 }
 
@@ -93,14 +93,14 @@ static pmix_status_t app_copy(pmix_app_t *d, const pmix_app_t *s)
     pmix_status_t rc;
 
     d->maxprocs = s->maxprocs;
-    if (PMIX_SUCCESS != (rc = str_copy(&d->cmd, s->cmd)) ||
-        PMIX_SUCCESS != (rc = argv_copy(&d->argv, s->argv)) ||
-        PMIX_SUCCESS != (rc = argv_copy(&d->env, s->env)) ||
-        PMIX_SUCCESS != (rc = str_copy(&d->cwd, s->cwd))) {
+    if ((rc = str_copy(&d->cmd, s->cmd)) != PMIX_SUCCESS ||
+        (rc = argv_copy(&d->argv, s->argv)) != PMIX_SUCCESS ||
+        (rc = argv_copy(&d->env, s->env)) != PMIX_SUCCESS ||
+        (rc = str_copy(&d->cwd, s->cwd)) != PMIX_SUCCESS) {
         return rc;
     }
     rc = sy_array_copy((void **)&d->info, s->info, s->ninfo, PMIX_INFO);
-    if (PMIX_SUCCESS == rc && NULL != d->info) {
+    if (rc == PMIX_SUCCESS && d->info != NULL) {
         d->ninfo = s->ninfo;
     }
     return rc;
@@ -110,9 +110,9 @@ static pmix_status_t query_copy(pmix_query_t *d, const pmix_query_t *s)
 {
     pmix_status_t rc = argv_copy(&d->keys, s->keys);
 
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_array_copy((void **)&d->qualifiers, s->qualifiers, s->nqual, PMIX_INFO);
-        if (PMIX_SUCCESS == rc && NULL != d->qualifiers) {
+        if (rc == PMIX_SUCCESS && d->qualifiers != NULL) {
             d->nqual = s->nqual;
         }
     }
@@ -122,11 +122,11 @@ static pmix_status_t query_copy(pmix_query_t *d, const pmix_query_t *s)
 static pmix_status_t coord_copy(pmix_coord_t *d, const pmix_coord_t *s)
 {
     d->view = s->view;
-    if (NULL == s->coord || 0 == s->dims) {
+    if (s->coord == NULL || s->dims == 0) {
         return PMIX_SUCCESS;
     }
     d->coord = calloc(s->dims, sizeof(uint32_t));
-    if (NULL == d->coord) {
+    if (d->coord == NULL) {
         return PMIX_ERR_NOMEM;
     }
     memcpy(d->coord, s->coord, s->dims * sizeof(uint32_t));
@@ -139,12 +139,12 @@ static pmix_status_t geometry_copy(pmix_geometry_t *d, const pmix_geometry_t *s)
     pmix_status_t rc;
 
     d->fabric = s->fabric;
-    if (PMIX_SUCCESS != (rc = str_copy(&d->uuid, s->uuid)) ||
-        PMIX_SUCCESS != (rc = str_copy(&d->osname, s->osname))) {
+    if ((rc = str_copy(&d->uuid, s->uuid)) != PMIX_SUCCESS ||
+        (rc = str_copy(&d->osname, s->osname)) != PMIX_SUCCESS) {
         return rc;
     }
     rc = sy_array_copy((void **)&d->coordinates, s->coordinates, s->ncoords, PMIX_COORD);
-    if (PMIX_SUCCESS == rc && NULL != d->coordinates) {
+    if (rc == PMIX_SUCCESS && d->coordinates != NULL) {
         d->ncoords = s->ncoords;
     }
     return rc;
@@ -155,13 +155,13 @@ static pmix_status_t topo_copy(pmix_topology_t *d, const pmix_topology_t *s)
     pmix_status_t rc = str_copy(&d->source, s->source);
     hwloc_topology_t t;
 
-    if (PMIX_SUCCESS != rc || NULL == s->topology) {
+    if (rc != PMIX_SUCCESS || s->topology == NULL) {
         return rc;
     }
     if (!sy_from_hwloc(s->source)) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
-    if (0 != hwloc_topology_dup(&t, (hwloc_topology_t)s->topology)) {
+    if (hwloc_topology_dup(&t, (hwloc_topology_t)s->topology) != 0) {
         return PMIX_ERROR;
     }
     d->topology = t;
@@ -172,14 +172,14 @@ static pmix_status_t cpuset_copy(pmix_cpuset_t *d, const pmix_cpuset_t *s)
 {
     pmix_status_t rc = str_copy(&d->source, s->source);
 
-    if (PMIX_SUCCESS != rc || NULL == s->bitmap) {
+    if (rc != PMIX_SUCCESS || s->bitmap == NULL) {
         return rc;
     }
     if (!sy_from_hwloc(s->source)) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
     d->bitmap = hwloc_bitmap_dup((hwloc_const_bitmap_t)s->bitmap);
-    return NULL == d->bitmap ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    return d->bitmap == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
 
 static pmix_status_t node_stats_copy(pmix_node_stats_t *d, const pmix_node_stats_t *s)
@@ -192,17 +192,17 @@ static pmix_status_t node_stats_copy(pmix_node_stats_t *d, const pmix_node_stats
     d->ndiskstats = 0;
     d->netstats = NULL;
     d->nnetstats = 0;
-    if (PMIX_SUCCESS != (rc = str_copy(&d->node, s->node))) {
+    if ((rc = str_copy(&d->node, s->node)) != PMIX_SUCCESS) {
         return rc;
     }
     rc = sy_array_copy((void **)&d->diskstats, s->diskstats, s->ndiskstats, PMIX_DISK_STATS);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    d->ndiskstats = NULL == d->diskstats ? 0 : s->ndiskstats;
+    d->ndiskstats = d->diskstats == NULL ? 0 : s->ndiskstats;
     rc = sy_array_copy((void **)&d->netstats, s->netstats, s->nnetstats, PMIX_NET_STATS);
-    if (PMIX_SUCCESS == rc) {
-        d->nnetstats = NULL == d->netstats ? 0 : s->nnetstats;
+    if (rc == PMIX_SUCCESS) {
+        d->nnetstats = d->netstats == NULL ? 0 : s->nnetstats;
     }
     return rc;
 }
@@ -214,23 +214,23 @@ static pmix_status_t dbuf_copy(pmix_data_buffer_t *d, const pmix_data_buffer_t *
     size_t cap = s->bytes_allocated > s->bytes_used ? s->bytes_allocated : s->bytes_used;
     const char *end;
 
-    if (NULL == s->base_ptr || 0 == cap) {
+    if (s->base_ptr == NULL || cap == 0) {
         return PMIX_SUCCESS;
     }
     end = s->base_ptr + cap;
-    if ((NULL != s->pack_ptr && (s->pack_ptr < s->base_ptr || s->pack_ptr > end)) ||
-        (NULL != s->unpack_ptr && (s->unpack_ptr < s->base_ptr || s->unpack_ptr > end))) {
+    if ((s->pack_ptr != NULL && (s->pack_ptr < s->base_ptr || s->pack_ptr > end)) ||
+        (s->unpack_ptr != NULL && (s->unpack_ptr < s->base_ptr || s->unpack_ptr > end))) {
         return PMIX_ERR_BAD_PARAM;
     }
     d->base_ptr = malloc(cap);
-    if (NULL == d->base_ptr) {
+    if (d->base_ptr == NULL) {
         return PMIX_ERR_NOMEM;
     }
     memcpy(d->base_ptr, s->base_ptr, s->bytes_used);
     d->bytes_allocated = cap;
     d->bytes_used = s->bytes_used;
-    d->pack_ptr = NULL == s->pack_ptr ? NULL : d->base_ptr + (s->pack_ptr - s->base_ptr);
-    d->unpack_ptr = NULL == s->unpack_ptr ? NULL : d->base_ptr + (s->unpack_ptr - s->base_ptr);
+    d->pack_ptr = s->pack_ptr == NULL ? NULL : d->base_ptr + (s->pack_ptr - s->base_ptr);
+    d->unpack_ptr = s->unpack_ptr == NULL ? NULL : d->base_ptr + (s->unpack_ptr - s->base_ptr);
     return PMIX_SUCCESS;
 }
 
@@ -263,7 +263,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         d->pid = s->pid;
         d->exit_code = s->exit_code;
         d->state = s->state;
-        if (PMIX_SUCCESS != (rc = str_copy(&d->hostname, s->hostname))) {
+        if ((rc = str_copy(&d->hostname, s->hostname)) != PMIX_SUCCESS) {
             return rc;
         }
         return str_copy(&d->executable_name, s->executable_name);
@@ -273,7 +273,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         pmix_envar_t *d = dst;
         const pmix_envar_t *s = src;
         d->separator = s->separator;
-        if (PMIX_SUCCESS != (rc = str_copy(&d->envar, s->envar))) {
+        if ((rc = str_copy(&d->envar, s->envar)) != PMIX_SUCCESS) {
             return rc;
         }
         return str_copy(&d->value, s->value);
@@ -284,7 +284,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         const pmix_regattr_t *s = src;
         sy_load_fixed(d->string, s->string, sizeof(d->string));
         d->type = s->type;
-        if (PMIX_SUCCESS != (rc = str_copy(&d->name, s->name))) {
+        if ((rc = str_copy(&d->name, s->name)) != PMIX_SUCCESS) {
             return rc;
         }
         return argv_copy(&d->description, s->description);
@@ -297,7 +297,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         d->type = s->type;
         d->mindist = s->mindist;
         d->maxdist = s->maxdist;
-        if (PMIX_SUCCESS != (rc = str_copy(&d->uuid, s->uuid))) {
+        if ((rc = str_copy(&d->uuid, s->uuid)) != PMIX_SUCCESS) {
             return rc;
         }
         return str_copy(&d->osname, s->osname);
@@ -305,8 +305,8 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
     case PMIX_ENDPOINT: {
         pmix_endpoint_t *d = dst;
         const pmix_endpoint_t *s = src;
-        if (PMIX_SUCCESS != (rc = str_copy(&d->uuid, s->uuid)) ||
-            PMIX_SUCCESS != (rc = str_copy(&d->osname, s->osname))) {
+        if ((rc = str_copy(&d->uuid, s->uuid)) != PMIX_SUCCESS ||
+            (rc = str_copy(&d->osname, s->osname)) != PMIX_SUCCESS) {
             return rc;
         }
         return bo_copy(&d->endpt, &s->endpt);
@@ -318,7 +318,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         *d = *s;
         d->node = NULL;
         d->cmd = NULL;
-        if (PMIX_SUCCESS != (rc = str_copy(&d->node, s->node))) {
+        if ((rc = str_copy(&d->node, s->node)) != PMIX_SUCCESS) {
             return rc;
         }
         return str_copy(&d->cmd, s->cmd);
@@ -341,7 +341,7 @@ static pmix_status_t copy_owning(void *dst, const void *src, pmix_data_type_t ty
         /* everything else owns no memory: a plain copy (PMIX_POINTER keeps
          * pointing at the caller's object) */
         size_t size = sy_type_size(type);
-        if (0 == size) {
+        if (size == 0) {
             return PMIX_ERR_UNKNOWN_DATA_TYPE;
         }
         memcpy(dst, src, size);
@@ -355,15 +355,15 @@ pmix_status_t sy_elem_copy(void *dst, const void *src, pmix_data_type_t type)
     size_t size = sy_type_size(type);
     pmix_status_t rc;
 
-    if (NULL == dst || NULL == src) {
+    if (dst == NULL || src == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (0 == size) {
+    if (size == 0) {
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     }
     memset(dst, 0, size);
     rc = copy_owning(dst, src, type);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_elem_destruct(dst, type);
     }
     return rc;
@@ -375,26 +375,26 @@ PMIX_EXPORT pmix_status_t PMIx_Data_copy(void **dest, void *src, pmix_data_type_
     void *elem;
     pmix_status_t rc;
 
-    if (NULL == dest) {
+    if (dest == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     *dest = NULL;
-    if (0 == size) {
+    if (size == 0) {
         return PMIX_ERR_UNKNOWN_DATA_TYPE;
     }
     /* strings are passed as the string itself, everything else by address */
-    if (PMIX_STRING == type || PMIX_REGEX == type) {
+    if (type == PMIX_STRING || type == PMIX_REGEX) {
         return str_copy((char **)dest, src);
     }
-    if (NULL == src) {
+    if (src == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     elem = malloc(size);
-    if (NULL == elem) {
+    if (elem == NULL) {
         return PMIX_ERR_NOMEM;
     }
     rc = sy_elem_copy(elem, src, type);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(elem);
         return rc;
     }

@@ -16,8 +16,8 @@
 
 static void argv_free(char **v)
 {
-    if (NULL != v) {
-        for (char **p = v; NULL != *p; p++) {
+    if (v != NULL) {
+        for (char **p = v; *p != NULL; p++) {
             free(*p);
         }
         free(v);
@@ -29,7 +29,7 @@ static void argv_free(char **v)
  * hands out (topology.h): it is shared and released at finalize. */
 static void topo_release(pmix_topology_t *t)
 {
-    if (NULL != t->topology && sy_from_hwloc(t->source) && !sy_topology_is_cached(t->topology)) {
+    if (t->topology != NULL && sy_from_hwloc(t->source) && !sy_topology_is_cached(t->topology)) {
         hwloc_topology_destroy((hwloc_topology_t)t->topology);
     }
     free(t->source);
@@ -37,7 +37,7 @@ static void topo_release(pmix_topology_t *t)
 
 static void cpuset_release(pmix_cpuset_t *c)
 {
-    if (NULL != c->bitmap && sy_from_hwloc(c->source)) {
+    if (c->bitmap != NULL && sy_from_hwloc(c->source)) {
         hwloc_bitmap_free((hwloc_bitmap_t)c->bitmap);
     }
     free(c->source);
@@ -149,7 +149,7 @@ void sy_elem_destruct(void *elem, pmix_data_type_t type)
 {
     size_t size = sy_type_size(type);
 
-    if (NULL == elem || 0 == size) {
+    if (elem == NULL || size == 0) {
         return;
     }
     release_owned(elem, type);
@@ -160,12 +160,12 @@ void sy_array_free(void *array, size_t n, pmix_data_type_t type)
 {
     size_t size = sy_type_size(type);
 
-    if (NULL == array) {
+    if (array == NULL) {
         return;
     }
     /* an array of an unknown type: its elements cannot be walked, but the
      * block itself is still ours to free */
-    if (0 != size) {
+    if (size != 0) {
         for (size_t i = 0; i < n; i++) {
             sy_elem_destruct((char *)array + i * size, type);
         }

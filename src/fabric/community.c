@@ -14,7 +14,7 @@ static pmix_status_t to_partition(const sy_topo_t *t, const sy_igraph_view_t *vi
 {
     uint32_t *map = malloc(((size_t)view->n + 1) * sizeof(uint32_t));
     out->part = malloc(((size_t)t->nv + 1) * sizeof(uint32_t));
-    if (NULL == map || NULL == out->part) {
+    if (map == NULL || out->part == NULL) {
         free(map);
         sy_partition_free(out);
         return PMIX_ERR_NOMEM;
@@ -25,7 +25,7 @@ static pmix_status_t to_partition(const sy_topo_t *t, const sy_igraph_view_t *vi
     for (uint32_t v = 0; v < t->nv; v++) {
         out->part[v] = SY_TOPO_NONE;
         uint32_t i = view->from_topo[v];
-        if (SY_TOPO_NONE == i) {
+        if (i == SY_TOPO_NONE) {
             continue;
         }
         igraph_integer_t c = VECTOR(*memb)[i];
@@ -34,7 +34,7 @@ static pmix_status_t to_partition(const sy_topo_t *t, const sy_igraph_view_t *vi
             sy_partition_free(out);
             return PMIX_ERROR;
         }
-        if (SY_TOPO_NONE == map[c]) {
+        if (map[c] == SY_TOPO_NONE) {
             map[c] = out->npart++;
         }
         out->part[v] = map[c];
@@ -46,7 +46,7 @@ static pmix_status_t to_partition(const sy_topo_t *t, const sy_igraph_view_t *vi
 static pmix_status_t leiden(const sy_topo_t *t, const sy_igraph_view_t *view, sy_partition_t *out)
 {
     igraph_integer_t m = igraph_ecount(&view->g);
-    if (0 == m) {
+    if (m == 0) {
         return sy_partition_leaf(t, out);
     }
     igraph_vector_t weight;
@@ -68,7 +68,7 @@ static pmix_status_t leiden(const sy_topo_t *t, const sy_igraph_view_t *view, sy
                                       2, &memb, &nb, &quality);
     }
     pmix_status_t rc = sy_igraph_status(err);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = to_partition(t, view, &memb, out);
     }
     igraph_vector_int_destroy(&memb);
@@ -78,7 +78,7 @@ static pmix_status_t leiden(const sy_topo_t *t, const sy_igraph_view_t *view, sy
 
 pmix_status_t sy_partition_community(const sy_topo_t *t, uint64_t seed, sy_partition_t *out)
 {
-    if (NULL == t || NULL == out) {
+    if (t == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
@@ -89,9 +89,9 @@ pmix_status_t sy_partition_community(const sy_topo_t *t, uint64_t seed, sy_parti
     sy_igraph_view_t view;
     sy_igraph_rng_t rng;
     pmix_status_t rc = sy_igraph_from_topo(t, true, &view);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_igraph_rng_begin(&rng, seed);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = leiden(t, &view, out);
             sy_igraph_rng_end(&rng);
         }

@@ -17,7 +17,7 @@ static pmix_status_t alloc_coords(sy_coords_t *c, uint32_t ndev, uint32_t dims)
     c->ndev = ndev;
     c->dims = dims;
     c->coord = calloc((size_t)ndev * dims + 1, sizeof(uint32_t));
-    return NULL == c->coord ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    return c->coord == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
 
 /* -------------------------------------------------------------- torus */
@@ -43,14 +43,14 @@ static bool parse_uint(const char **p, uint32_t *v)
 /* Dimensions from the generator spec "torus:D1xD2x...[,...]". */
 static uint32_t torus_dims(const sy_topo_t *t, uint32_t *dim)
 {
-    if (NULL == t->format || NULL == t->source || 0 != strcmp(t->format, "torus") ||
-        0 != strncmp(t->source, "torus:", 6)) {
+    if (t->format == NULL || t->source == NULL || strcmp(t->format, "torus") != 0 ||
+        strncmp(t->source, "torus:", 6) != 0) {
         return 0;
     }
     const char *p = t->source + 6;
     uint32_t nd = 0;
     for (;;) {
-        if (nd == TORUS_MAX_DIMS || !parse_uint(&p, &dim[nd]) || 0 == dim[nd]) {
+        if (nd == TORUS_MAX_DIMS || !parse_uint(&p, &dim[nd]) || dim[nd] == 0) {
             return 0;
         }
         nd++;
@@ -65,7 +65,7 @@ static uint32_t torus_dims(const sy_topo_t *t, uint32_t *dim)
 /* Lattice position from a generator router name "r<c0>-<c1>-...". */
 static bool router_pos(const char *name, uint32_t nd, const uint32_t *dim, uint32_t *pos)
 {
-    if (NULL == name || 'r' != name[0]) {
+    if (name == NULL || name[0] != 'r') {
         return false;
     }
     const char *p = name + 1;
@@ -84,17 +84,17 @@ static pmix_status_t coords_torus(const sy_topo_t *t, const sy_devindex_t *ix,
 {
     uint32_t dim[TORUS_MAX_DIMS], pos[TORUS_MAX_DIMS];
     uint32_t nd = torus_dims(t, dim);
-    if (0 == nd || 0 == ix->ndev) {
+    if (nd == 0 || ix->ndev == 0) {
         return PMIX_ERR_NOT_SUPPORTED;
     }
     uint32_t *port = calloc((size_t)t->nv + 1, sizeof(uint32_t));
-    if (NULL == port) {
+    if (port == NULL) {
         return PMIX_ERR_NOMEM;
     }
     uint32_t maxport = 0;
     for (uint32_t d = 0; d < ix->ndev; d++) {
         uint32_t sw = lv->attach[ix->dev_to_vertex[d]];
-        if (SY_TOPO_NONE == sw || !router_pos(t->v[sw].name, nd, dim, pos)) {
+        if (sw == SY_TOPO_NONE || !router_pos(t->v[sw].name, nd, dim, pos)) {
             free(port);
             return PMIX_ERR_NOT_SUPPORTED;
         }
@@ -105,7 +105,7 @@ static pmix_status_t coords_torus(const sy_topo_t *t, const sy_devindex_t *ix,
     uint32_t dims = nd + (maxport > 1 ? 1 : 0);
     pmix_status_t rc = alloc_coords(out, ix->ndev, dims);
     memset(port, 0, ((size_t)t->nv + 1) * sizeof(uint32_t));
-    for (uint32_t d = 0; PMIX_SUCCESS == rc && d < ix->ndev; d++) {
+    for (uint32_t d = 0; rc == PMIX_SUCCESS && d < ix->ndev; d++) {
         uint32_t sw = lv->attach[ix->dev_to_vertex[d]];
         uint32_t *x = out->coord + (size_t)d * dims;
         router_pos(t->v[sw].name, nd, dim, x);
@@ -131,7 +131,7 @@ static pmix_status_t coords_partition(const sy_topo_t *t, const sy_devindex_t *i
     uint32_t *swid = malloc(nv * sizeof(uint32_t));
     uint32_t *port = calloc(nv, sizeof(uint32_t));
     pmix_status_t rc = PMIX_ERR_NOMEM;
-    if (NULL == partid || NULL == nsw || NULL == swid || NULL == port) {
+    if (partid == NULL || nsw == NULL || swid == NULL || port == NULL) {
         goto done;
     }
     for (uint32_t i = 0; i < p->npart; i++) {
@@ -142,18 +142,18 @@ static pmix_status_t coords_partition(const sy_topo_t *t, const sy_devindex_t *i
     }
     rc = alloc_coords(out, ix->ndev, 3);
     uint32_t next = 0;
-    for (uint32_t d = 0; PMIX_SUCCESS == rc && d < ix->ndev; d++) {
+    for (uint32_t d = 0; rc == PMIX_SUCCESS && d < ix->ndev; d++) {
         uint32_t *x = out->coord + (size_t)d * 3;
         uint32_t sw = lv->attach[ix->dev_to_vertex[d]];
-        uint32_t part = SY_TOPO_NONE == sw ? SY_TOPO_NONE : p->part[sw];
-        if (SY_TOPO_NONE == part || part >= p->npart) {
+        uint32_t part = sw == SY_TOPO_NONE ? SY_TOPO_NONE : p->part[sw];
+        if (part == SY_TOPO_NONE || part >= p->npart) {
             x[0] = next++;
             continue;
         }
-        if (SY_TOPO_NONE == partid[part]) {
+        if (partid[part] == SY_TOPO_NONE) {
             partid[part] = next++;
         }
-        if (SY_TOPO_NONE == swid[sw]) {
+        if (swid[sw] == SY_TOPO_NONE) {
             swid[sw] = nsw[part]++;
         }
         x[0] = partid[part];
@@ -186,7 +186,7 @@ static pmix_status_t coords_bfs(const sy_topo_t *t, const sy_devindex_t *ix, sy_
     uint32_t *found = malloc(((size_t)ix->ndev + 1) * sizeof(uint32_t));
     uint32_t *count = calloc(nv, sizeof(uint32_t));
     pmix_status_t rc = PMIX_ERR_NOMEM;
-    if (NULL == dist || NULL == queue || NULL == found || NULL == count) {
+    if (dist == NULL || queue == NULL || found == NULL || count == NULL) {
         goto done;
     }
     rc = alloc_coords(out, ix->ndev, 3);
@@ -194,7 +194,7 @@ static pmix_status_t coords_bfs(const sy_topo_t *t, const sy_devindex_t *ix, sy_
         dist[v] = UINT32_MAX;
     }
     uint32_t comp = 0;
-    for (uint32_t d0 = 0; PMIX_SUCCESS == rc && d0 < ix->ndev; d0++) {
+    for (uint32_t d0 = 0; rc == PMIX_SUCCESS && d0 < ix->ndev; d0++) {
         uint32_t root = ix->dev_to_vertex[d0];
         if (UINT32_MAX != dist[root]) {
             continue;
@@ -205,7 +205,7 @@ static pmix_status_t coords_bfs(const sy_topo_t *t, const sy_devindex_t *ix, sy_
         queue[tail++] = root;
         while (head < tail) {
             uint32_t v = queue[head++];
-            if (SY_TOPO_DEVICE == t->v[v].kind) {
+            if (t->v[v].kind == SY_TOPO_DEVICE) {
                 found[nfound++] = ix->vertex_to_dev[v];
                 if (v != root) {
                     continue;
@@ -259,7 +259,7 @@ static pmix_status_t check_unique(const sy_coords_t *c)
         cap *= 2;
     }
     uint32_t *slot = malloc(cap * sizeof(uint32_t));
-    if (NULL == slot) {
+    if (slot == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (size_t i = 0; i < cap; i++) {
@@ -267,11 +267,11 @@ static pmix_status_t check_unique(const sy_coords_t *c)
     }
     pmix_status_t rc = PMIX_SUCCESS;
     size_t bytes = (size_t)c->dims * sizeof(uint32_t);
-    for (uint32_t d = 0; d < c->ndev && PMIX_SUCCESS == rc; d++) {
+    for (uint32_t d = 0; d < c->ndev && rc == PMIX_SUCCESS; d++) {
         const uint32_t *x = c->coord + (size_t)d * c->dims;
         size_t i = (size_t)hash_vec(x, c->dims) & (cap - 1);
-        for (; SY_TOPO_NONE != slot[i]; i = (i + 1) & (cap - 1)) {
-            if (0 == memcmp(c->coord + (size_t)slot[i] * c->dims, x, bytes)) {
+        for (; slot[i] != SY_TOPO_NONE; i = (i + 1) & (cap - 1)) {
+            if (memcmp(c->coord + (size_t)slot[i] * c->dims, x, bytes) == 0) {
                 rc = PMIX_ERROR;
                 break;
             }
@@ -291,10 +291,10 @@ static pmix_status_t structural(const sy_topo_t *t, const sy_devindex_t *ix, con
     sy_partition_t tri, pods;
     uint32_t nkept = 0;
     pmix_status_t rc = sy_partition_triangles(t, &tri, &nkept);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    if (0 == method) {
+    if (method == 0) {
         switch (sy_fabric_classify(t, lv, &tri, nkept)) {
         case SY_FABRIC_FLAT:
         case SY_FABRIC_TREE: method = SY_COORDS_TREE; break;
@@ -305,7 +305,7 @@ static pmix_status_t structural(const sy_topo_t *t, const sy_devindex_t *ix, con
     switch (method) {
     case SY_COORDS_TREE:
         rc = sy_partition_pods(t, lv, &pods);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = coords_partition(t, ix, lv, &pods, out);
             sy_partition_free(&pods);
         }
@@ -328,47 +328,47 @@ pmix_status_t sy_coords_compute_method(const sy_topo_t *t, const sy_devindex_t *
                                        pmix_coord_view_t view, sy_coords_method_t method,
                                        sy_coords_t *out)
 {
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
     if ((unsigned)method > SY_COORDS_BFS) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == t || NULL == ix || (ix->ndev > 0 && NULL == ix->dev_to_vertex) ||
-        (t->nv > 0 && NULL == ix->vertex_to_dev) || ix->ndev != t->ndevices) {
+    if (t == NULL || ix == NULL || (ix->ndev > 0 && ix->dev_to_vertex == NULL) ||
+        (t->nv > 0 && ix->vertex_to_dev == NULL) || ix->ndev != t->ndevices) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (PMIX_COORD_VIEW_UNDEF == view) {
+    if (view == PMIX_COORD_VIEW_UNDEF) {
         view = PMIX_COORD_LOGICAL_VIEW;
     }
-    if (PMIX_COORD_LOGICAL_VIEW != view && PMIX_COORD_PHYSICAL_VIEW != view) {
+    if (view != PMIX_COORD_LOGICAL_VIEW && view != PMIX_COORD_PHYSICAL_VIEW) {
         return PMIX_ERR_BAD_PARAM;
     }
     for (uint32_t d = 0; d < ix->ndev; d++) {
         uint32_t v = ix->dev_to_vertex[d];
-        if (v >= t->nv || SY_TOPO_DEVICE != t->v[v].kind || ix->vertex_to_dev[v] != d) {
+        if (v >= t->nv || t->v[v].kind != SY_TOPO_DEVICE || ix->vertex_to_dev[v] != d) {
             return PMIX_ERR_BAD_PARAM;
         }
     }
     sy_levels_t lv;
     pmix_status_t rc = sy_levels_compute(t, &lv);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     rc = PMIX_ERR_NOT_SUPPORTED;
-    if (0 == method || SY_COORDS_TORUS == method) {
+    if (method == 0 || method == SY_COORDS_TORUS) {
         rc = coords_torus(t, ix, &lv, out);
     }
-    if (PMIX_ERR_NOT_SUPPORTED == rc && SY_COORDS_TORUS != method) {
+    if (rc == PMIX_ERR_NOT_SUPPORTED && method != SY_COORDS_TORUS) {
         rc = structural(t, ix, &lv, method, out);
     }
     sy_levels_free(&lv);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         out->view = view;
         rc = check_unique(out);
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_coords_free(out);
     }
     return rc;
@@ -376,7 +376,7 @@ pmix_status_t sy_coords_compute_method(const sy_topo_t *t, const sy_devindex_t *
 
 void sy_coords_free(sy_coords_t *c)
 {
-    if (NULL == c) {
+    if (c == NULL) {
         return;
     }
     free(c->coord);
@@ -385,11 +385,11 @@ void sy_coords_free(sy_coords_t *c)
 
 pmix_status_t sy_coords_get(const sy_coords_t *c, uint32_t dev, pmix_coord_t *out)
 {
-    if (NULL == c || NULL == out || dev >= c->ndev || NULL == c->coord) {
+    if (c == NULL || out == NULL || dev >= c->ndev || c->coord == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     uint32_t *x = malloc((size_t)c->dims * sizeof(uint32_t) + 1);
-    if (NULL == x) {
+    if (x == NULL) {
         return PMIX_ERR_NOMEM;
     }
     memcpy(x, c->coord + (size_t)dev * c->dims, (size_t)c->dims * sizeof(uint32_t));
@@ -404,7 +404,7 @@ static pmix_status_t shape_of(const sy_coords_t *c, const uint32_t *devs, size_t
                               uint32_t **shape, char **str)
 {
     uint32_t *s = calloc((size_t)c->dims + 1, sizeof(uint32_t));
-    if (NULL == s) {
+    if (s == NULL) {
         return PMIX_ERR_NOMEM;
     }
     size_t seen = 0;
@@ -414,7 +414,7 @@ static pmix_status_t shape_of(const sy_coords_t *c, const uint32_t *devs, size_t
             free(s);
             return PMIX_ERR_BAD_PARAM;
         }
-        if (NULL != t && SY_TOPO_NONE != plane && t->v[ix->dev_to_vertex[d]].plane != plane) {
+        if (t != NULL && plane != SY_TOPO_NONE && t->v[ix->dev_to_vertex[d]].plane != plane) {
             continue;
         }
         seen++;
@@ -425,14 +425,14 @@ static pmix_status_t shape_of(const sy_coords_t *c, const uint32_t *devs, size_t
             }
         }
     }
-    if (0 == seen) {
+    if (seen == 0) {
         free(s);
         return PMIX_ERR_NOT_FOUND;
     }
-    if (NULL != str) {
+    if (str != NULL) {
         size_t cap = (size_t)c->dims * 11 + 1, off = 0;
         char *p = malloc(cap);
-        if (NULL == p) {
+        if (p == NULL) {
             free(s);
             return PMIX_ERR_NOMEM;
         }
@@ -442,7 +442,7 @@ static pmix_status_t shape_of(const sy_coords_t *c, const uint32_t *devs, size_t
         }
         *str = p;
     }
-    if (NULL != shape) {
+    if (shape != NULL) {
         *shape = s;
     } else {
         free(s);
@@ -453,7 +453,7 @@ static pmix_status_t shape_of(const sy_coords_t *c, const uint32_t *devs, size_t
 pmix_status_t sy_coords_shape(const sy_coords_t *c, const uint32_t *devs, size_t ndevs,
                               uint32_t **shape, char **shape_string)
 {
-    if (NULL == c || (NULL == c->coord && c->ndev > 0)) {
+    if (c == NULL || (c->coord == NULL && c->ndev > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     return shape_of(c, devs, devs ? ndevs : c->ndev, NULL, NULL, SY_TOPO_NONE, shape, shape_string);
@@ -463,8 +463,8 @@ pmix_status_t sy_coords_plane_shape(const sy_coords_t *c, const sy_topo_t *t,
                                     const sy_devindex_t *ix, uint32_t plane, uint32_t **shape,
                                     char **shape_string)
 {
-    if (NULL == c || NULL == t || NULL == ix || ix->ndev != c->ndev ||
-        (NULL == c->coord && c->ndev > 0) || (SY_TOPO_NONE != plane && plane >= t->nplanes)) {
+    if (c == NULL || t == NULL || ix == NULL || ix->ndev != c->ndev ||
+        (c->coord == NULL && c->ndev > 0) || (plane != SY_TOPO_NONE && plane >= t->nplanes)) {
         return PMIX_ERR_BAD_PARAM;
     }
     for (uint32_t d = 0; d < ix->ndev; d++) {

@@ -41,10 +41,10 @@ static uint16_t *matrix_map(size_t bytes, void **base, size_t *len)
 
 void sy_cost_free(sy_cost_t *c)
 {
-    if (NULL == c) {
+    if (c == NULL) {
         return;
     }
-    if (NULL != c->map_base) {
+    if (c->map_base != NULL) {
         munmap(c->map_base, c->map_len);
     }
     memset(c, 0, sizeof(*c));
@@ -65,7 +65,7 @@ typedef struct {
 static void run_items(sy_cost_run_t *r, bool reporter)
 {
     sy_cost_scratch_t s;
-    if (PMIX_SUCCESS != sy_cost_scratch_init(r->ctx, r->leaf, &s)) {
+    if (sy_cost_scratch_init(r->ctx, r->leaf, &s) != PMIX_SUCCESS) {
         int expected = PMIX_SUCCESS;
         atomic_compare_exchange_strong(&r->status, &expected, PMIX_ERR_NOMEM);
         atomic_store(&r->next, r->total); /* stop the others early */
@@ -82,7 +82,7 @@ static void run_items(sy_cost_run_t *r, bool reporter)
             sy_cost_source_row(r->ctx, &s, (uint32_t)k);
         }
         uint64_t done = atomic_fetch_add(&r->done, 1) + 1;
-        if (reporter && NULL != r->opts->progress && done >= r->next_report && done < r->total) {
+        if (reporter && r->opts->progress != NULL && done >= r->next_report && done < r->total) {
             r->opts->progress(done, r->total, r->opts->progress_arg);
             r->next_report = done + r->report_step;
         }
@@ -99,7 +99,7 @@ static void *worker(void *arg)
 static unsigned pick_threads(const sy_cost_opts_t *o, uint64_t items)
 {
     unsigned n = o->nthreads;
-    if (0 == n) {
+    if (n == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         n = cpus < 1 ? 1
                      : (cpus > (long)SY_COST_DEFAULT_THREADS_CAP ? SY_COST_DEFAULT_THREADS_CAP
@@ -123,7 +123,7 @@ static pmix_status_t run_parallel(sy_cost_run_t *r, unsigned nthreads)
     r->report_step = (r->total + 99) / 100 ? (r->total + 99) / 100 : 1;
     r->next_report = r->report_step;
     for (unsigned i = 1; i < nthreads; i++) {
-        if (0 == pthread_create(&tid[started], NULL, worker, r)) {
+        if (pthread_create(&tid[started], NULL, worker, r) == 0) {
             started++;
         }
     }
@@ -132,10 +132,10 @@ static pmix_status_t run_parallel(sy_cost_run_t *r, unsigned nthreads)
         pthread_join(tid[i], NULL);
     }
     pmix_status_t rc = atomic_load(&r->status);
-    if (PMIX_SUCCESS == rc && atomic_load(&r->done) < r->total) {
+    if (rc == PMIX_SUCCESS && atomic_load(&r->done) < r->total) {
         rc = PMIX_ERR_NOMEM; /* every thread failed its scratch */
     }
-    if (PMIX_SUCCESS == rc && NULL != r->opts->progress) {
+    if (rc == PMIX_SUCCESS && r->opts->progress != NULL) {
         r->opts->progress(r->total, r->total, r->opts->progress_arg);
     }
     return rc;
@@ -149,27 +149,27 @@ pmix_status_t sy_cost_compute(const sy_topo_t *t, const sy_devindex_t *ix,
     sy_cost_ctx_t ctx;
     pmix_status_t rc;
 
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
-    if (NULL == t || (t->nv > 0 && NULL == t->v) || (t->ne > 0 && NULL == t->e)) {
+    if (t == NULL || (t->nv > 0 && t->v == NULL) || (t->ne > 0 && t->e == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == opts) {
+    if (opts == NULL) {
         opts = &defaults;
     }
-    if ((SY_COST_HOPS != opts->metric && SY_COST_SPEED != opts->metric) ||
+    if ((opts->metric != SY_COST_HOPS && opts->metric != SY_COST_SPEED) ||
         opts->algo > SY_COST_ALGO_SOURCE) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == ix) {
-        if (PMIX_SUCCESS != (rc = sy_devindex_build(t, &own))) {
+    if (ix == NULL) {
+        if ((rc = sy_devindex_build(t, &own)) != PMIX_SUCCESS) {
             return rc;
         }
         ix = &own;
-    } else if (ix->ndev > t->nv || NULL == ix->vertex_to_dev ||
-               (ix->ndev > 0 && NULL == ix->dev_to_vertex)) {
+    } else if (ix->ndev > t->nv || ix->vertex_to_dev == NULL ||
+               (ix->ndev > 0 && ix->dev_to_vertex == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
 
@@ -189,16 +189,16 @@ pmix_status_t sy_cost_compute(const sy_topo_t *t, const sy_devindex_t *ix,
     ctx.ndev = ix->ndev;
 
     bool leaf = false;
-    if (SY_COST_ALGO_SOURCE != opts->algo) {
-        if (PMIX_SUCCESS != (rc = sy_cost_build_leaf(&ctx, &leaf))) {
+    if (opts->algo != SY_COST_ALGO_SOURCE) {
+        if ((rc = sy_cost_build_leaf(&ctx, &leaf)) != PMIX_SUCCESS) {
             goto done;
         }
-        if (!leaf && SY_COST_ALGO_LEAF == opts->algo) {
+        if (!leaf && opts->algo == SY_COST_ALGO_LEAF) {
             rc = PMIX_ERR_NOT_SUPPORTED;
             goto done;
         }
     }
-    if (!leaf && PMIX_SUCCESS != (rc = sy_cost_build_full(&ctx))) {
+    if (!leaf && (rc = sy_cost_build_full(&ctx)) != PMIX_SUCCESS) {
         goto done;
     }
 
@@ -210,7 +210,7 @@ pmix_status_t sy_cost_compute(const sy_topo_t *t, const sy_devindex_t *ix,
     out->generation = t->generation;
     if (bytes > 0) {
         out->m = matrix_map((size_t)bytes, &out->map_base, &out->map_len);
-        if (NULL == out->m) {
+        if (out->m == NULL) {
             rc = PMIX_ERR_NOMEM;
             goto done;
         }
@@ -227,7 +227,7 @@ pmix_status_t sy_cost_compute(const sy_topo_t *t, const sy_devindex_t *ix,
         rc = run_parallel(&run, pick_threads(opts, run.total));
     } else {
         rc = PMIX_SUCCESS;
-        if (NULL != opts->progress) {
+        if (opts->progress != NULL) {
             opts->progress(0, 0, opts->progress_arg);
         }
     }
@@ -235,7 +235,7 @@ pmix_status_t sy_cost_compute(const sy_topo_t *t, const sy_devindex_t *ix,
 done:
     sy_cost_ctx_free(&ctx);
     sy_devindex_free(&own);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_cost_free(out);
     }
     return rc;

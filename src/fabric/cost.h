@@ -92,7 +92,7 @@ void sy_cost_free(sy_cost_t *c);
 /* Entry (i, j); SY_COST_UNREACHABLE when out of range. */
 static inline uint16_t sy_cost_get(const sy_cost_t *c, uint32_t i, uint32_t j)
 {
-    if (NULL == c || NULL == c->m || i >= c->n || j >= c->n) {
+    if (c == NULL || c->m == NULL || i >= c->n || j >= c->n) {
         return SY_COST_UNREACHABLE;
     }
     return c->m[(size_t)i * c->n + j];

@@ -22,7 +22,7 @@ static uint64_t ref_speed(const sy_topo_t *t)
 
 static inline uint32_t link_cost(sy_cost_metric_t metric, uint64_t ref, uint64_t speed)
 {
-    if (SY_COST_SPEED != metric || 0 == speed) {
+    if (metric != SY_COST_SPEED || speed == 0) {
         return 1;
     }
     uint64_t q = ref / speed + (0 != ref % speed);
@@ -57,7 +57,7 @@ static pmix_status_t cgraph_alloc(sy_cgraph_t *g, bool weighted, uint32_t **pos)
     g->adj = malloc(sizeof(uint32_t) * (na ? na : 1));
     g->w = weighted ? malloc(sizeof(uint32_t) * (na ? na : 1)) : NULL;
     *pos = malloc(sizeof(uint32_t) * (g->n ? g->n : 1));
-    if (NULL == g->adj || (weighted && NULL == g->w) || NULL == *pos) {
+    if (g->adj == NULL || (weighted && g->w == NULL) || *pos == NULL) {
         free(*pos);
         *pos = NULL;
         return PMIX_ERR_NOMEM;
@@ -70,11 +70,11 @@ pmix_status_t sy_cost_build_full(sy_cost_ctx_t *c)
 {
     const sy_topo_t *t = c->t;
     sy_cgraph_t *g = &c->g;
-    bool weighted = SY_COST_SPEED == c->metric;
+    bool weighted = c->metric == SY_COST_SPEED;
     uint64_t ref = weighted ? ref_speed(t) : 0;
     g->n = t->nv;
     g->off = calloc((size_t)t->nv + 1, sizeof(uint32_t));
-    if (NULL == g->off) {
+    if (g->off == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (uint32_t i = 0; i < t->ne; i++) {
@@ -84,7 +84,7 @@ pmix_status_t sy_cost_build_full(sy_cost_ctx_t *c)
         }
     }
     uint32_t *pos = NULL;
-    if (PMIX_SUCCESS != cgraph_alloc(g, weighted, &pos)) {
+    if (cgraph_alloc(g, weighted, &pos) != PMIX_SUCCESS) {
         cgraph_free(g);
         return PMIX_ERR_NOMEM;
     }
@@ -117,8 +117,8 @@ static void detect_lattice(sy_cost_ctx_t *c)
     const sy_cgraph_t *g = &c->sg;
     uint32_t nd = 0, dim[SY_COST_LATTICE_MAX_DIMS], stride[SY_COST_LATTICE_MAX_DIMS];
     c->lat_nd = 0;
-    if (SY_COST_HOPS != c->metric || NULL == t->format || NULL == t->source ||
-        0 != strcmp(t->format, "torus") || 0 != strncmp(t->source, "torus:", 6)) {
+    if (c->metric != SY_COST_HOPS || t->format == NULL || t->source == NULL ||
+        strcmp(t->format, "torus") != 0 || strncmp(t->source, "torus:", 6) != 0) {
         return;
     }
     const char *p = t->source + 6;
@@ -126,7 +126,7 @@ static void detect_lattice(sy_cost_ctx_t *c)
     for (;;) {
         char *end;
         unsigned long v = strtoul(p, &end, 10);
-        if (end == p || 0 == v || v > SY_TOPO_GEN_MAX_VERTICES || nd == SY_COST_LATTICE_MAX_DIMS) {
+        if (end == p || v == 0 || v > SY_TOPO_GEN_MAX_VERTICES || nd == SY_COST_LATTICE_MAX_DIMS) {
             return;
         }
         stride[nd] = (uint32_t)prod;
@@ -144,12 +144,12 @@ static void detect_lattice(sy_cost_ctx_t *c)
         p++;
     }
     /* the closed form is computed in uint16 without saturation */
-    if (('\0' != *p && ',' != *p) || prod != g->n || 0 == g->n || diameter > SY_COST_MAX) {
+    if (('\0' != *p && ',' != *p) || prod != g->n || g->n == 0 || diameter > SY_COST_MAX) {
         return;
     }
     uint64_t want = 0;
     for (uint32_t k = 0; k < nd; k++) {
-        want += dim[k] >= 3 ? g->n : (2 == dim[k] ? g->n / 2 : 0);
+        want += dim[k] >= 3 ? g->n : (dim[k] == 2 ? g->n / 2 : 0);
     }
     if ((uint64_t)g->off[g->n] != 2 * want) {
         return;
@@ -163,10 +163,10 @@ static void detect_lattice(sy_cost_ctx_t *c)
                 if (a != b) {
                     ndiff++;
                     uint32_t d = a > b ? a - b : b - a;
-                    step = 1 == d || dim[k] - 1 == d;
+                    step = d == 1 || dim[k] - 1 == d;
                 }
             }
-            if (1 != ndiff || !step) {
+            if (ndiff != 1 || !step) {
                 return;
             }
         }
@@ -205,7 +205,7 @@ pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
 {
     const sy_topo_t *t = c->t;
     const uint32_t *v2d = c->ix->vertex_to_dev;
-    bool weighted = SY_COST_SPEED == c->metric;
+    bool weighted = c->metric == SY_COST_SPEED;
     uint64_t ref = weighted ? ref_speed(t) : 0;
     uint32_t *pos = NULL, *cnt = NULL;
     pmix_status_t rc = PMIX_ERR_NOMEM;
@@ -214,19 +214,19 @@ pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
     c->sidx = malloc(sizeof(uint32_t) * (t->nv ? t->nv : 1));
     c->attach = malloc(sizeof(uint32_t) * (c->ndev ? c->ndev : 1));
     c->wdev = malloc(sizeof(uint32_t) * (c->ndev ? c->ndev : 1));
-    if (NULL == c->sidx || NULL == c->attach || NULL == c->wdev) {
+    if (c->sidx == NULL || c->attach == NULL || c->wdev == NULL) {
         goto fail;
     }
     uint32_t ns = 0;
     for (uint32_t v = 0; v < t->nv; v++) {
-        c->sidx[v] = SY_TOPO_NONE == v2d[v] ? ns++ : SY_TOPO_NONE;
+        c->sidx[v] = v2d[v] == SY_TOPO_NONE ? ns++ : SY_TOPO_NONE;
     }
     for (uint32_t d = 0; d < c->ndev; d++) {
         c->attach[d] = SY_TOPO_NONE;
     }
     c->sg.n = ns;
     c->sg.off = calloc((size_t)ns + 1, sizeof(uint32_t));
-    if (NULL == c->sg.off) {
+    if (c->sg.off == NULL) {
         goto fail;
     }
     for (uint32_t i = 0; i < t->ne; i++) {
@@ -235,30 +235,30 @@ pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
             continue;
         }
         uint32_t da = v2d[e->a], db = v2d[e->b];
-        if (SY_TOPO_NONE != da && SY_TOPO_NONE != db) {
+        if (da != SY_TOPO_NONE && db != SY_TOPO_NONE) {
             rc = PMIX_SUCCESS; /* device-device link: not applicable */
             goto fail;
         }
-        if (SY_TOPO_NONE == da && SY_TOPO_NONE == db) {
+        if (da == SY_TOPO_NONE && db == SY_TOPO_NONE) {
             c->sg.off[c->sidx[e->a] + 1]++;
             c->sg.off[c->sidx[e->b] + 1]++;
             continue;
         }
-        uint32_t d = SY_TOPO_NONE != da ? da : db;
-        uint32_t sw = SY_TOPO_NONE != da ? e->b : e->a;
-        if (SY_TOPO_NONE != c->attach[d]) {
+        uint32_t d = da != SY_TOPO_NONE ? da : db;
+        uint32_t sw = da != SY_TOPO_NONE ? e->b : e->a;
+        if (c->attach[d] != SY_TOPO_NONE) {
             rc = PMIX_SUCCESS; /* multi-homed */
             goto fail;
         }
         c->attach[d] = c->sidx[sw];
         c->wdev[d] = link_cost(c->metric, ref, e->speed);
     }
-    if (PMIX_SUCCESS != cgraph_alloc(&c->sg, weighted, &pos)) {
+    if (cgraph_alloc(&c->sg, weighted, &pos) != PMIX_SUCCESS) {
         goto fail;
     }
     for (uint32_t i = 0; i < t->ne; i++) {
         const sy_topo_edge_t *e = &t->e[i];
-        if (!sy_topo_edge_usable(t, e) || SY_TOPO_NONE != v2d[e->a] || SY_TOPO_NONE != v2d[e->b]) {
+        if (!sy_topo_edge_usable(t, e) || v2d[e->a] != SY_TOPO_NONE || v2d[e->b] != SY_TOPO_NONE) {
             continue;
         }
         uint32_t a = c->sidx[e->a], b = c->sidx[e->b];
@@ -274,26 +274,26 @@ pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
      * slot ns collects the detached ones. */
     cnt = calloc((size_t)ns + 2, sizeof(uint32_t));
     c->grp_dev = malloc(sizeof(uint32_t) * (c->ndev ? c->ndev : 1));
-    if (NULL == cnt || NULL == c->grp_dev) {
+    if (cnt == NULL || c->grp_dev == NULL) {
         goto fail;
     }
     for (uint32_t d = 0; d < c->ndev; d++) {
-        uint32_t s = SY_TOPO_NONE == c->attach[d] ? ns : c->attach[d];
+        uint32_t s = c->attach[d] == SY_TOPO_NONE ? ns : c->attach[d];
         cnt[s + 1]++;
     }
     uint32_t ngroups = 0;
     for (uint32_t s = 0; s <= ns; s++) {
-        ngroups += 0 != cnt[s + 1];
+        ngroups += cnt[s + 1] != 0;
     }
     c->grp_sw = malloc(sizeof(uint32_t) * (ngroups ? ngroups : 1));
     c->grp_off = malloc(sizeof(uint32_t) * ((size_t)ngroups + 1));
-    if (NULL == c->grp_sw || NULL == c->grp_off) {
+    if (c->grp_sw == NULL || c->grp_off == NULL) {
         goto fail;
     }
     uint32_t k = 0;
     c->grp_off[0] = 0;
     for (uint32_t s = 0; s <= ns; s++) {
-        if (0 != cnt[s + 1]) {
+        if (cnt[s + 1] != 0) {
             c->grp_sw[k] = s == ns ? SY_TOPO_NONE : s;
             c->grp_off[k + 1] = c->grp_off[k] + cnt[s + 1];
             k++;
@@ -301,7 +301,7 @@ pmix_status_t sy_cost_build_leaf(sy_cost_ctx_t *c, bool *applies)
         cnt[s + 1] += cnt[s]; /* cnt[s] becomes the start of slot s */
     }
     for (uint32_t d = 0; d < c->ndev; d++) {
-        uint32_t s = SY_TOPO_NONE == c->attach[d] ? ns : c->attach[d];
+        uint32_t s = c->attach[d] == SY_TOPO_NONE ? ns : c->attach[d];
         c->grp_dev[cnt[s]++] = d;
     }
     c->ngroups = ngroups;
@@ -328,7 +328,7 @@ pmix_status_t sy_cost_scratch_init(const sy_cost_ctx_t *c, bool leaf, sy_cost_sc
 {
     const sy_cgraph_t *g = leaf ? &c->sg : &c->g;
     size_t n = g->n ? g->n : 1;
-    bool weighted = SY_COST_SPEED == c->metric;
+    bool weighted = c->metric == SY_COST_SPEED;
     memset(s, 0, sizeof(*s));
     s->stamp = calloc(n, sizeof(uint32_t));
     if (weighted) {
@@ -340,22 +340,22 @@ pmix_status_t sy_cost_scratch_init(const sy_cost_ctx_t *c, bool leaf, sy_cost_sc
         s->dist32 = malloc(sizeof(uint32_t) * n);
         s->queue = malloc(sizeof(uint32_t) * n);
     }
-    if (leaf && !weighted && 0 == c->lat_nd) {
+    if (leaf && !weighted && c->lat_nd == 0) {
         s->ms_seen = malloc(sizeof(uint64_t) * n);
         s->ms_front = calloc(n, sizeof(uint64_t));
         s->ms_next = calloc(n, sizeof(uint64_t));
         s->ms_list_a = malloc(sizeof(uint32_t) * n);
         s->ms_list_b = malloc(sizeof(uint32_t) * n);
         s->ms_dist = malloc(sizeof(uint16_t) * n * SY_COST_BATCH);
-        if (NULL == s->ms_seen || NULL == s->ms_front || NULL == s->ms_next ||
-            NULL == s->ms_list_a || NULL == s->ms_list_b || NULL == s->ms_dist) {
+        if (s->ms_seen == NULL || s->ms_front == NULL || s->ms_next == NULL ||
+            s->ms_list_a == NULL || s->ms_list_b == NULL || s->ms_dist == NULL) {
             sy_cost_scratch_free(s);
             return PMIX_ERR_NOMEM;
         }
     }
     if (leaf && c->lat_nd > 0) {
         s->lat_tab = malloc(sizeof(uint16_t) * c->lat_sum);
-        if (NULL == s->lat_tab) {
+        if (s->lat_tab == NULL) {
             sy_cost_scratch_free(s);
             return PMIX_ERR_NOMEM;
         }
@@ -366,10 +366,10 @@ pmix_status_t sy_cost_scratch_init(const sy_cost_ctx_t *c, bool leaf, sy_cost_sc
             s->tmpl2 = malloc(sizeof(uint16_t) * (c->ndev ? c->ndev : 1));
         }
     }
-    if (NULL == s->stamp ||
-        (weighted ? (NULL == s->dist64 || NULL == s->heap_key || NULL == s->heap_v)
-                  : (NULL == s->dist32 || NULL == s->queue)) ||
-        (leaf && (NULL == s->tmpl || (weighted && NULL == s->tmpl2)))) {
+    if (s->stamp == NULL ||
+        (weighted ? (s->dist64 == NULL || s->heap_key == NULL || s->heap_v == NULL)
+                  : (s->dist32 == NULL || s->queue == NULL)) ||
+        (leaf && (s->tmpl == NULL || (weighted && s->tmpl2 == NULL)))) {
         sy_cost_scratch_free(s);
         return PMIX_ERR_NOMEM;
     }
@@ -428,7 +428,7 @@ static void heap_pop(sy_cost_scratch_t *s, size_t *len, uint64_t *key, uint32_t 
     *key = s->heap_key[0];
     *v = s->heap_v[0];
     size_t n = --(*len);
-    if (0 == n) {
+    if (n == 0) {
         return;
     }
     uint64_t lk = s->heap_key[n];
@@ -475,7 +475,7 @@ static void dijkstra(const sy_cgraph_t *g, sy_cost_scratch_t *s, uint32_t src, c
         for (uint32_t e = g->off[x]; e < g->off[x + 1]; e++) {
             uint32_t y = g->adj[e];
             uint64_t nd = d + g->w[e];
-            if (NULL != stop && SY_TOPO_NONE != stop[y]) {
+            if (stop != NULL && stop[y] != SY_TOPO_NONE) {
                 uint16_t v = sat16(nd);
                 if (v < row[stop[y]]) {
                     row[stop[y]] = v;
@@ -511,7 +511,7 @@ static void bfs(const sy_cgraph_t *g, sy_cost_scratch_t *s, uint32_t src, const 
                 continue;
             }
             stamp[y] = cur;
-            if (NULL != stop && SY_TOPO_NONE != stop[y]) {
+            if (stop != NULL && stop[y] != SY_TOPO_NONE) {
                 row[stop[y]] = sat16(dx);
                 continue;
             }
@@ -554,11 +554,11 @@ static void lattice_fill(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t 
         for (uint32_t k = 1; k < nd; k++) {
             base = (uint16_t)(base + tab[k][cnt[k]]);
         }
-        if (NULL != out32) {
+        if (out32 != NULL) {
             for (uint32_t x = 0; x < d0; x++) {
                 out32[idx + x] = (uint32_t)base + t0[x];
             }
-        } else if (1 == p) {
+        } else if (p == 1) {
             uint16_t *o = out16 + idx;
             uint32_t x = 0;
 #if defined(__SSE2__)
@@ -595,7 +595,7 @@ static void row_store(uint16_t *dst, const uint16_t *src, uint32_t n)
 {
 #if defined(__SSE2__)
     uint32_t j = 0;
-    while (j < n && 0 != ((uintptr_t)(dst + j) & 15)) {
+    while (j < n && ((uintptr_t)(dst + j) & 15) != 0) {
         dst[j] = src[j];
         j++;
     }
@@ -624,7 +624,7 @@ void sy_cost_source_row(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t i
     uint16_t *row = c->m + (size_t)i * c->ndev;
     uint32_t src = c->ix->dev_to_vertex[i];
     memset(row, 0xff, sizeof(uint16_t) * c->ndev); /* 0xffff = unreachable */
-    if (SY_COST_SPEED == c->metric) {
+    if (c->metric == SY_COST_SPEED) {
         dijkstra(&c->g, s, src, c->ix->vertex_to_dev, row);
     } else {
         bfs(&c->g, s, src, c->ix->vertex_to_dev, row);
@@ -648,7 +648,7 @@ static void msbfs(const sy_cgraph_t *g, sy_cost_scratch_t *s, const uint32_t *sr
     memset(dist, 0xff, sizeof(uint16_t) * n * nsrc);
     for (uint32_t b = 0; b < nsrc; b++) {
         uint32_t v = srcs[b];
-        if (0 == front[v]) {
+        if (front[v] == 0) {
             la[na++] = v;
         }
         front[v] |= (uint64_t)1 << b;
@@ -665,8 +665,8 @@ static void msbfs(const sy_cgraph_t *g, sy_cost_scratch_t *s, const uint32_t *sr
             for (uint32_t e = g->off[v]; e < g->off[v + 1]; e++) {
                 uint32_t u = g->adj[e];
                 uint64_t add = f & ~seen[u];
-                if (0 != add) {
-                    if (0 == next[u]) {
+                if (add != 0) {
+                    if (next[u] == 0) {
                         lb[nb++] = u;
                     }
                     next[u] |= add;
@@ -682,7 +682,7 @@ static void msbfs(const sy_cgraph_t *g, sy_cost_scratch_t *s, const uint32_t *sr
             next[u] = 0;
             seen[u] |= add;
             front[u] = add;
-            while (0 != add) {
+            while (add != 0) {
                 uint32_t b = (uint32_t)__builtin_ctzll(add);
                 dist[(size_t)b * n + u] = lv;
                 add &= add - 1;
@@ -704,14 +704,14 @@ static void leaf_rows_from(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_
     const uint32_t *devs = c->grp_dev + c->grp_off[k];
     const uint32_t ndevs = c->grp_off[k + 1] - c->grp_off[k];
     const uint32_t *att = c->attach;
-    uint16_t *tm = 1 == ndevs ? c->m + (size_t)devs[0] * n : s->tmpl;
+    uint16_t *tm = ndevs == 1 ? c->m + (size_t)devs[0] * n : s->tmpl;
     for (uint32_t j = 0; j < n; j++) {
         uint32_t a = att[j];
-        uint32_t d = SY_TOPO_NONE == a ? SY_COST_UNREACHABLE : dsw[a];
-        tm[j] = SY_COST_UNREACHABLE == d ? SY_COST_UNREACHABLE
+        uint32_t d = a == SY_TOPO_NONE ? SY_COST_UNREACHABLE : dsw[a];
+        tm[j] = d == SY_COST_UNREACHABLE ? SY_COST_UNREACHABLE
                                          : (d + 2 > SY_COST_MAX ? SY_COST_MAX : (uint16_t)(d + 2));
     }
-    if (1 != ndevs) {
+    if (ndevs != 1) {
         for (uint32_t r = 0; r < ndevs; r++) {
             row_store(c->m + (size_t)devs[r] * n, tm, n);
         }
@@ -728,7 +728,7 @@ void sy_cost_leaf_batch(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t k
 {
     uint32_t g0 = k * SY_COST_BATCH;
     uint32_t g1 = g0 + SY_COST_BATCH < c->ngroups ? g0 + SY_COST_BATCH : c->ngroups;
-    if (NULL == s->ms_dist) { /* speed metric or torus closed form */
+    if (s->ms_dist == NULL) { /* speed metric or torus closed form */
         for (uint32_t g = g0; g < g1; g++) {
             leaf_group(c, s, g);
         }
@@ -736,13 +736,13 @@ void sy_cost_leaf_batch(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t k
     }
     uint32_t srcs[SY_COST_BATCH], nsrc = 0;
     for (uint32_t g = g0; g < g1; g++) {
-        if (SY_TOPO_NONE != c->grp_sw[g]) {
+        if (c->grp_sw[g] != SY_TOPO_NONE) {
             srcs[nsrc++] = c->grp_sw[g];
         }
     }
     msbfs(&c->sg, s, srcs, nsrc);
     for (uint32_t g = g0, b = 0; g < g1; g++) {
-        if (SY_TOPO_NONE == c->grp_sw[g]) {
+        if (c->grp_sw[g] == SY_TOPO_NONE) {
             leaf_group(c, s, g);
         } else {
             leaf_rows_from(c, s, g, s->ms_dist + (size_t)b++ * c->sg.n);
@@ -756,10 +756,10 @@ static void leaf_group(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t k)
     const uint32_t *devs = c->grp_dev + c->grp_off[k];
     const uint32_t ndevs = c->grp_off[k + 1] - c->grp_off[k];
     const uint32_t sw = c->grp_sw[k];
-    const bool weighted = SY_COST_SPEED == c->metric;
+    const bool weighted = c->metric == SY_COST_SPEED;
     const size_t rowbytes = sizeof(uint16_t) * n;
 
-    if (SY_TOPO_NONE == sw) {
+    if (sw == SY_TOPO_NONE) {
         for (uint32_t r = 0; r < ndevs; r++) {
             uint16_t *row = c->m + (size_t)devs[r] * n;
             memset(row, 0xff, rowbytes);
@@ -791,14 +791,14 @@ static void leaf_group(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t k)
     }
     /* Template: cost from the switch to each device, including that
      * device's own link.  A lone device writes it straight into its row. */
-    uint16_t *tm = (1 == ndevs && !weighted) ? c->m + (size_t)devs[0] * n : s->tmpl;
+    uint16_t *tm = (ndevs == 1 && !weighted) ? c->m + (size_t)devs[0] * n : s->tmpl;
     const uint32_t *att = c->attach;
     const uint32_t *stamp = s->stamp;
     const uint32_t cur = s->cur;
     if (weighted) {
         for (uint32_t j = 0; j < n; j++) {
             uint32_t a = att[j];
-            tm[j] = (SY_TOPO_NONE == a || stamp[a] != cur) ? SY_COST_UNREACHABLE
+            tm[j] = (a == SY_TOPO_NONE || stamp[a] != cur) ? SY_COST_UNREACHABLE
                                                            : sat16(s->dist64[a] + c->wdev[j]);
         }
     } else {
@@ -806,7 +806,7 @@ static void leaf_group(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t k)
         const uint32_t *dist = s->dist32;
         for (uint32_t j = 0; j < n; j++) {
             uint32_t a = att[j];
-            tm[j] = SY_TOPO_NONE == a ? SY_COST_UNREACHABLE : sat16((uint64_t)dist[a] + 2);
+            tm[j] = a == SY_TOPO_NONE ? SY_COST_UNREACHABLE : sat16((uint64_t)dist[a] + 2);
         }
     }
     uint32_t cached_w = 0; /* tmpl2 holds tm + cached_w (0 = none yet) */
@@ -824,7 +824,7 @@ static void leaf_group(const sy_cost_ctx_t *c, sy_cost_scratch_t *s, uint32_t k)
                 for (uint32_t j = 0; j < n; j++) {
                     uint32_t v = tm[j];
                     t2[j] =
-                        SY_COST_UNREACHABLE == v ? SY_COST_UNREACHABLE : sat16((uint64_t)v + wi);
+                        v == SY_COST_UNREACHABLE ? SY_COST_UNREACHABLE : sat16((uint64_t)v + wi);
                 }
                 cached_w = wi;
             }

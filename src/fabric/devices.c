@@ -18,11 +18,11 @@ bool sy_device_has_alias(const sy_device_t *d, const char *name)
 {
     size_t i;
 
-    if (NULL == name) {
+    if (name == NULL) {
         return false;
     }
     for (i = 0; i < d->naliases; ++i) {
-        if (0 == strcmp(d->aliases[i], name)) {
+        if (strcmp(d->aliases[i], name) == 0) {
             return true;
         }
     }
@@ -37,7 +37,7 @@ sy_device_t *sy_devbuild_find(sy_devbuild_t *b, const char *pci, const char *con
     for (i = 0; i < b->list.n; ++i) {
         sy_device_t *d = &b->list.devs[i];
 
-        if (NULL != pci && NULL != d->pci_devid && 0 == strcmp(pci, d->pci_devid)) {
+        if (pci != NULL && d->pci_devid != NULL && strcmp(pci, d->pci_devid) == 0) {
             return d;
         }
     }
@@ -46,7 +46,7 @@ sy_device_t *sy_devbuild_find(sy_devbuild_t *b, const char *pci, const char *con
 
         /* two different PCI functions are two devices even if a name
          * happens to repeat */
-        if (NULL != pci && NULL != d->pci_devid) {
+        if (pci != NULL && d->pci_devid != NULL) {
             continue;
         }
         for (k = 0; k < nnames; ++k) {
@@ -61,10 +61,10 @@ sy_device_t *sy_devbuild_find(sy_devbuild_t *b, const char *pci, const char *con
 sy_device_t *sy_devbuild_add(sy_devbuild_t *b)
 {
     if (b->list.n == b->cap) {
-        size_t ncap = (0 == b->cap) ? 8 : 2 * b->cap;
+        size_t ncap = (b->cap == 0) ? 8 : 2 * b->cap;
         sy_device_t *nd = realloc(b->list.devs, ncap * sizeof(*nd));
 
-        if (NULL == nd) {
+        if (nd == NULL) {
             return NULL;
         }
         b->list.devs = nd;
@@ -79,14 +79,14 @@ pmix_status_t sy_device_put_str(char **field, const char *val, bool override)
 {
     char *copy;
 
-    if (NULL == val || '\0' == val[0] || (NULL != *field && !override)) {
+    if (val == NULL || val[0] == '\0' || (*field != NULL && !override)) {
         return PMIX_SUCCESS;
     }
-    if (NULL != *field && 0 == strcmp(*field, val)) {
+    if (*field != NULL && strcmp(*field, val) == 0) {
         return PMIX_SUCCESS;
     }
     copy = strdup(val);
-    if (NULL == copy) {
+    if (copy == NULL) {
         return PMIX_ERR_NOMEM;
     }
     free(*field);
@@ -98,25 +98,25 @@ pmix_status_t sy_device_add_name(sy_device_t *d, const char *name, int rank)
 {
     pmix_status_t rc;
 
-    if (NULL == name || '\0' == name[0]) {
+    if (name == NULL || '\0' == name[0]) {
         return PMIX_SUCCESS;
     }
     if (!sy_device_has_alias(d, name)) {
         char **na = realloc(d->aliases, (d->naliases + 1) * sizeof(*na));
 
-        if (NULL == na) {
+        if (na == NULL) {
             return PMIX_ERR_NOMEM;
         }
         d->aliases = na;
         na[d->naliases] = strdup(name);
-        if (NULL == na[d->naliases]) {
+        if (na[d->naliases] == NULL) {
             return PMIX_ERR_NOMEM;
         }
         d->naliases++;
     }
     if (rank > d->name_rank) {
         rc = sy_device_put_str(&d->osname, name, true);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return rc;
         }
         d->name_rank = rank;
@@ -137,7 +137,7 @@ void sy_device_destruct(sy_device_t *dev)
 {
     size_t i;
 
-    if (NULL == dev) {
+    if (dev == NULL) {
         return;
     }
     free(dev->id);
@@ -163,7 +163,7 @@ void sy_device_list_free(sy_device_list_t *list)
 {
     size_t i;
 
-    if (NULL == list) {
+    if (list == NULL) {
         return;
     }
     for (i = 0; i < list->n; ++i) {
@@ -199,7 +199,7 @@ static const char *vendor_name(const char *vendorid)
     unsigned long v;
     size_t i;
 
-    if (NULL == vendorid) {
+    if (vendorid == NULL) {
         return NULL;
     }
     v = strtoul(vendorid, &end, 16);
@@ -216,8 +216,8 @@ static const char *vendor_name(const char *vendorid)
 
 static int cmp_str_nullable(const char *a, const char *b)
 {
-    if (NULL == a || NULL == b) {
-        return (NULL == a) - (NULL == b);
+    if (a == NULL || b == NULL) {
+        return (a == NULL) - (b == NULL);
     }
     return strcmp(a, b);
 }
@@ -228,7 +228,7 @@ static int cmp_device(const void *pa, const void *pb)
     const sy_device_t *a = pa, *b = pb;
     int c = cmp_str_nullable(a->pci_devid, b->pci_devid);
 
-    return (0 != c) ? c : cmp_str_nullable(a->osname, b->osname);
+    return (c != 0) ? c : cmp_str_nullable(a->osname, b->osname);
 }
 
 /* ---- gather --------------------------------------------------------------- */
@@ -236,11 +236,11 @@ static int cmp_device(const void *pa, const void *pb)
 /* hwloc topology with the I/O objects that matter for devices. */
 static pmix_status_t load_local_topology(hwloc_topology_t *topo)
 {
-    if (0 != hwloc_topology_init(topo)) {
+    if (hwloc_topology_init(topo) != 0) {
         return PMIX_ERR_NOMEM;
     }
-    if (0 != hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) ||
-        0 != hwloc_topology_load(*topo)) {
+    if (hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0 ||
+        hwloc_topology_load(*topo) != 0) {
         hwloc_topology_destroy(*topo);
         return PMIX_ERROR;
     }
@@ -256,54 +256,54 @@ pmix_status_t sy_devices_gather(const sy_devices_opts_t *opts, sy_device_list_t 
     pmix_status_t rc = PMIX_SUCCESS;
     size_t i;
 
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     out->devs = NULL;
     out->n = 0;
-    if (NULL == opts) {
+    if (opts == NULL) {
         opts = &defaults;
     }
     /* hwloc first: it groups the OS names of one PCI function, so that the
      * libfabric entries of several providers land on the same record */
     if (!(opts->flags & SY_DEVICES_NO_HWLOC)) {
         topo = opts->topology;
-        if (NULL == topo) {
+        if (topo == NULL) {
             rc = load_local_topology(&topo);
-            own_topo = (PMIX_SUCCESS == rc);
+            own_topo = (rc == PMIX_SUCCESS);
             /* no hwloc view is not fatal: libfabric may still answer */
             rc = PMIX_SUCCESS;
         }
-        if (NULL != topo) {
+        if (topo != NULL) {
             rc = sy_devices_from_hwloc(topo, &b);
         }
         if (own_topo) {
             hwloc_topology_destroy(topo);
         }
     }
-    if (PMIX_SUCCESS == rc && !(opts->flags & SY_DEVICES_NO_FABRIC)) {
+    if (rc == PMIX_SUCCESS && !(opts->flags & SY_DEVICES_NO_FABRIC)) {
         rc = sy_devices_from_fabric(opts->flags, &b);
     }
-    for (i = 0; PMIX_SUCCESS == rc && i < b.list.n; ++i) {
+    for (i = 0; rc == PMIX_SUCCESS && i < b.list.n; ++i) {
         sy_device_t *d = &b.list.devs[i];
 
         rc = sy_device_put_str(&d->vendor, vendor_name(d->vendorid), false);
-        if (PMIX_SUCCESS == rc && NULL != d->pci_devid) {
+        if (rc == PMIX_SUCCESS && d->pci_devid != NULL) {
             rc = sy_device_put_str(&d->bus_type, "PCI", false);
         }
     }
-    if (PMIX_SUCCESS == rc && b.list.n > 1) {
+    if (rc == PMIX_SUCCESS && b.list.n > 1) {
         qsort(b.list.devs, b.list.n, sizeof(sy_device_t), cmp_device);
     }
-    for (i = 0; PMIX_SUCCESS == rc && i < b.list.n; ++i) {
+    for (i = 0; rc == PMIX_SUCCESS && i < b.list.n; ++i) {
         sy_device_t *d = &b.list.devs[i];
 
         d->id = sy_device_make_id(opts->hostname, d->osname);
-        if (NULL == d->id) {
+        if (d->id == NULL) {
             rc = PMIX_ERR_NOMEM;
         }
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_device_list_free(&b.list);
         return rc;
     }
@@ -325,11 +325,11 @@ pmix_status_t sy_device_to_info(const sy_device_t *dev, pmix_data_array_t *out)
     pmix_info_t *info;
     pmix_status_t rc = PMIX_SUCCESS;
 
-    if (NULL == dev || NULL == out) {
+    if (dev == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     PMIX_DATA_ARRAY_INIT(out, PMIX_INFO);
-    if (NULL == dev->id) {
+    if (dev->id == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
 #define SY_F(k, d, t, p)                                                                           \
@@ -343,32 +343,32 @@ pmix_status_t sy_device_to_info(const sy_device_t *dev, pmix_data_array_t *out)
     } while (0)
     /* the Standard requires PMIX_DEVICE_ID first */
     SY_F(PMIX_DEVICE_ID, dev->id, PMIX_STRING, true);
-    SY_F(PMIX_FABRIC_DEVICE_NAME, dev->osname, PMIX_STRING, NULL != dev->osname);
-    SY_F(PMIX_FABRIC_DEVICE_VENDOR, dev->vendor, PMIX_STRING, NULL != dev->vendor);
-    SY_F(PMIX_FABRIC_DEVICE_VENDORID, dev->vendorid, PMIX_STRING, NULL != dev->vendorid);
-    SY_F(PMIX_FABRIC_DEVICE_BUS_TYPE, dev->bus_type, PMIX_STRING, NULL != dev->bus_type);
-    SY_F(PMIX_FABRIC_DEVICE_PCI_DEVID, dev->pci_devid, PMIX_STRING, NULL != dev->pci_devid);
-    SY_F(PMIX_FABRIC_DEVICE_DRIVER, dev->driver, PMIX_STRING, NULL != dev->driver);
-    SY_F(PMIX_FABRIC_DEVICE_FIRMWARE, dev->firmware, PMIX_STRING, NULL != dev->firmware);
-    SY_F(PMIX_FABRIC_DEVICE_ADDRESS, dev->address, PMIX_STRING, NULL != dev->address);
-    SY_F(PMIX_FABRIC_DEVICE_MTU, &dev->mtu, PMIX_SIZE, 0 != (dev->has & SY_DEV_HAS_MTU));
-    SY_F(PMIX_FABRIC_DEVICE_SPEED, &dev->speed, PMIX_SIZE, 0 != (dev->has & SY_DEV_HAS_SPEED));
+    SY_F(PMIX_FABRIC_DEVICE_NAME, dev->osname, PMIX_STRING, dev->osname != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_VENDOR, dev->vendor, PMIX_STRING, dev->vendor != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_VENDORID, dev->vendorid, PMIX_STRING, dev->vendorid != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_BUS_TYPE, dev->bus_type, PMIX_STRING, dev->bus_type != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_PCI_DEVID, dev->pci_devid, PMIX_STRING, dev->pci_devid != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_DRIVER, dev->driver, PMIX_STRING, dev->driver != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_FIRMWARE, dev->firmware, PMIX_STRING, dev->firmware != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_ADDRESS, dev->address, PMIX_STRING, dev->address != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_MTU, &dev->mtu, PMIX_SIZE, (dev->has & SY_DEV_HAS_MTU) != 0);
+    SY_F(PMIX_FABRIC_DEVICE_SPEED, &dev->speed, PMIX_SIZE, (dev->has & SY_DEV_HAS_SPEED) != 0);
     SY_F(PMIX_FABRIC_DEVICE_STATE, &dev->state, PMIX_LINK_STATE,
-         0 != (dev->has & SY_DEV_HAS_STATE));
-    SY_F(PMIX_FABRIC_DEVICE_TYPE, dev->type, PMIX_STRING, NULL != dev->type);
-    SY_F(PMIX_FABRIC_DEVICE_INDEX, &dev->index, PMIX_UINT32, 0 != (dev->has & SY_DEV_HAS_INDEX));
+         (dev->has & SY_DEV_HAS_STATE) != 0);
+    SY_F(PMIX_FABRIC_DEVICE_TYPE, dev->type, PMIX_STRING, dev->type != NULL);
+    SY_F(PMIX_FABRIC_DEVICE_INDEX, &dev->index, PMIX_UINT32, (dev->has & SY_DEV_HAS_INDEX) != 0);
 #undef SY_F
     PMIX_DATA_ARRAY_CONSTRUCT(out, n, PMIX_INFO);
-    if (NULL == out->array) {
+    if (out->array == NULL) {
         return PMIX_ERR_NOMEM;
     }
     info = out->array;
-    for (i = 0, n = 0; PMIX_SUCCESS == rc && i < nf; ++i) {
+    for (i = 0, n = 0; rc == PMIX_SUCCESS && i < nf; ++i) {
         if (f[i].present) {
             rc = PMIx_Info_load(&info[n++], f[i].key, f[i].data, f[i].type);
         }
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         PMIx_Data_array_destruct(out);
     }
     return rc;
@@ -380,28 +380,28 @@ pmix_status_t sy_devices_to_info(const sy_device_list_t *list, pmix_data_array_t
     pmix_status_t rc = PMIX_SUCCESS;
     size_t i;
 
-    if (NULL == list || NULL == out || (list->n > 0 && NULL == list->devs)) {
+    if (list == NULL || out == NULL || (list->n > 0 && list->devs == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
     PMIX_DATA_ARRAY_INIT(out, PMIX_INFO);
-    if (0 == list->n) {
+    if (list->n == 0) {
         return PMIX_SUCCESS;
     }
     PMIX_DATA_ARRAY_CONSTRUCT(out, list->n, PMIX_INFO);
-    if (NULL == out->array) {
+    if (out->array == NULL) {
         return PMIX_ERR_NOMEM;
     }
     info = out->array;
-    for (i = 0; PMIX_SUCCESS == rc && i < list->n; ++i) {
+    for (i = 0; rc == PMIX_SUCCESS && i < list->n; ++i) {
         pmix_data_array_t one;
 
         rc = sy_device_to_info(&list->devs[i], &one);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = PMIx_Info_load(&info[i], PMIX_FABRIC_DEVICE, &one, PMIX_DATA_ARRAY);
             PMIx_Data_array_destruct(&one);
         }
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         PMIx_Data_array_destruct(out);
     }
     return rc;

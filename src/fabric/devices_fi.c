@@ -22,7 +22,7 @@ static bool cache_valid;           /* guarded by cache_lock */
 void sy_devices_cache_release(void)
 {
     pthread_mutex_lock(&cache_lock);
-    if (NULL != cache_info) {
+    if (cache_info != NULL) {
         fi_freeinfo(cache_info);
     }
     cache_info = NULL;
@@ -33,14 +33,14 @@ void sy_devices_cache_release(void)
 /* Providers whose "domain" is shared memory, not a device. */
 static bool memory_provider(const struct fi_info *fi)
 {
-    const char *p = (NULL != fi->fabric_attr) ? fi->fabric_attr->prov_name : NULL;
+    const char *p = (fi->fabric_attr != NULL) ? fi->fabric_attr->prov_name : NULL;
     size_t len;
 
-    if (NULL == p) {
+    if (p == NULL) {
         return false;
     }
     len = strcspn(p, ";");
-    return (3 == len && 0 == strncmp(p, "shm", 3)) || (3 == len && 0 == strncmp(p, "sm2", 3));
+    return (len == 3 && strncmp(p, "shm", 3) == 0) || (len == 3 && strncmp(p, "sm2", 3) == 0);
 }
 
 static pmix_status_t put_nic(sy_device_t *d, const struct fid_nic *nic)
@@ -48,39 +48,39 @@ static pmix_status_t put_nic(sy_device_t *d, const struct fid_nic *nic)
     pmix_status_t rc = PMIX_SUCCESS;
     char buf[32];
 
-    if (NULL != nic->device_attr) {
+    if (nic->device_attr != NULL) {
         const struct fi_device_attr *da = nic->device_attr;
 
         rc = sy_device_put_str(&d->vendorid, da->vendor_id, true);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_device_put_str(&d->driver, da->driver, true);
         }
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_device_put_str(&d->firmware, da->firmware, true);
         }
     }
-    if (PMIX_SUCCESS == rc && NULL != nic->bus_attr && FI_BUS_PCI == nic->bus_attr->bus_type) {
+    if (rc == PMIX_SUCCESS && nic->bus_attr != NULL && FI_BUS_PCI == nic->bus_attr->bus_type) {
         const struct fi_pci_attr *pa = &nic->bus_attr->attr.pci;
 
         sy_pci_devid_format(buf, sizeof(buf), pa->domain_id, pa->bus_id, pa->device_id,
                             pa->function_id);
         rc = sy_device_put_str(&d->pci_devid, buf, true);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_device_put_str(&d->bus_type, "PCI", true);
         }
     }
-    if (PMIX_SUCCESS == rc && NULL != nic->link_attr) {
+    if (rc == PMIX_SUCCESS && nic->link_attr != NULL) {
         const struct fi_link_attr *la = nic->link_attr;
 
         rc = sy_device_put_str(&d->address, la->address, true);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_device_put_str(&d->type, la->network_type, true);
         }
-        if (0 != la->mtu) {
+        if (la->mtu != 0) {
             d->mtu = la->mtu;
             d->has |= SY_DEV_HAS_MTU;
         }
-        if (0 != la->speed) {
+        if (la->speed != 0) {
             d->speed = la->speed;
             d->has |= SY_DEV_HAS_SPEED;
         }
@@ -104,17 +104,17 @@ static pmix_status_t add_entry(const struct fi_info *fi, unsigned flags, sy_devb
     sy_device_t *d;
     pmix_status_t rc;
 
-    if (NULL == fi->domain_attr || NULL == fi->domain_attr->name || memory_provider(fi)) {
+    if (fi->domain_attr == NULL || fi->domain_attr->name == NULL || memory_provider(fi)) {
         return PMIX_SUCCESS;
     }
-    if (NULL == nic && (flags & SY_DEVICES_NIC_ONLY)) {
+    if (nic == NULL && (flags & SY_DEVICES_NIC_ONLY)) {
         return PMIX_SUCCESS;
     }
     names[0] = fi->domain_attr->name;
-    if (NULL != nic && NULL != nic->device_attr) {
+    if (nic != NULL && nic->device_attr != NULL) {
         names[1] = nic->device_attr->name;
     }
-    if (NULL != nic && NULL != nic->bus_attr && FI_BUS_PCI == nic->bus_attr->bus_type) {
+    if (nic != NULL && nic->bus_attr != NULL && FI_BUS_PCI == nic->bus_attr->bus_type) {
         const struct fi_pci_attr *pa = &nic->bus_attr->attr.pci;
 
         sy_pci_devid_format(pcibuf, sizeof(pcibuf), pa->domain_id, pa->bus_id, pa->device_id,
@@ -122,24 +122,24 @@ static pmix_status_t add_entry(const struct fi_info *fi, unsigned flags, sy_devb
         pci = pcibuf;
     }
     d = sy_devbuild_find(b, pci, names, 2);
-    if (NULL == d && NULL == (d = sy_devbuild_add(b))) {
+    if (d == NULL && (d = sy_devbuild_add(b)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     d->sources |= SY_DEV_SRC_FABRIC;
-    if (PMIX_DEVTYPE_UNKNOWN == d->devtype) {
+    if (d->devtype == PMIX_DEVTYPE_UNKNOWN) {
         d->devtype = PMIX_DEVTYPE_NETWORK;
     }
     rc = sy_device_add_name(d, names[0], SY_NAME_FI_DOMAIN);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_device_add_name(d, names[1], SY_NAME_FI_NIC);
     }
-    if (PMIX_SUCCESS == rc && NULL == d->provider && NULL != fi->fabric_attr &&
-        NULL != fi->fabric_attr->prov_name) {
+    if (rc == PMIX_SUCCESS && d->provider == NULL && fi->fabric_attr != NULL &&
+        fi->fabric_attr->prov_name != NULL) {
         /* the core provider: "tcp" of "tcp;ofi_rxm" */
         d->provider = strndup(fi->fabric_attr->prov_name, strcspn(fi->fabric_attr->prov_name, ";"));
-        rc = (NULL == d->provider) ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+        rc = (d->provider == NULL) ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
     }
-    if (PMIX_SUCCESS == rc && NULL != nic) {
+    if (rc == PMIX_SUCCESS && nic != NULL) {
         rc = put_nic(d, nic);
     }
     return rc;
@@ -150,7 +150,7 @@ pmix_status_t sy_devices_from_fabric(unsigned flags, sy_devbuild_t *b)
     const struct fi_info *fi;
     pmix_status_t rc = PMIX_SUCCESS;
 
-    if (NULL == b) {
+    if (b == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     pthread_mutex_lock(&cache_lock);
@@ -161,10 +161,10 @@ pmix_status_t sy_devices_from_fabric(unsigned flags, sy_devbuild_t *b)
 
         /* no provider (or no usable one) is a machine without fabric
          * devices, not an error; it is cached like a success */
-        cache_info = (0 == ret) ? info : NULL;
+        cache_info = (ret == 0) ? info : NULL;
         cache_valid = true;
     }
-    for (fi = cache_info; PMIX_SUCCESS == rc && NULL != fi; fi = fi->next) {
+    for (fi = cache_info; rc == PMIX_SUCCESS && fi != NULL; fi = fi->next) {
         rc = add_entry(fi, flags, b);
     }
     pthread_mutex_unlock(&cache_lock);

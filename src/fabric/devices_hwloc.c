@@ -12,7 +12,7 @@
 
 static hwloc_obj_t pci_parent(hwloc_obj_t obj)
 {
-    for (obj = obj->parent; NULL != obj; obj = obj->parent) {
+    for (obj = obj->parent; obj != NULL; obj = obj->parent) {
         if (HWLOC_OBJ_PCI_DEVICE == obj->type) {
             return obj;
         }
@@ -40,7 +40,7 @@ static void guid_normalize(const char *in, char *buf, size_t len)
         }
         hex[n++] = (char)tolower((unsigned char)*in);
     }
-    if (0 == n) {
+    if (n == 0) {
         return;
     }
     hex[n] = '\0';
@@ -66,46 +66,46 @@ static pmix_status_t add_osdev(hwloc_obj_t os, sy_devbuild_t *b)
     sy_device_t *d;
     pmix_status_t rc;
 
-    if (NULL != pci) {
+    if (pci != NULL) {
         struct hwloc_pcidev_attr_s *pa = &pci->attr->pcidev;
 
         sy_pci_devid_format(pcibuf, sizeof(pcibuf), pa->domain, pa->bus, pa->dev, pa->func);
         pciid = pcibuf;
     }
     d = sy_devbuild_find(b, pciid, names, 1);
-    if (NULL == d && NULL == (d = sy_devbuild_add(b))) {
+    if (d == NULL && (d = sy_devbuild_add(b)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
     d->sources |= SY_DEV_SRC_HWLOC;
-    if (ofed || PMIX_DEVTYPE_UNKNOWN == d->devtype) {
+    if (ofed || d->devtype == PMIX_DEVTYPE_UNKNOWN) {
         d->devtype = ofed ? PMIX_DEVTYPE_OPENFABRICS : PMIX_DEVTYPE_NETWORK;
     }
     rc = sy_device_add_name(d, os->name, ofed ? SY_NAME_HWLOC_OFED : SY_NAME_HWLOC_NET);
-    if (PMIX_SUCCESS == rc && NULL != pci) {
+    if (rc == PMIX_SUCCESS && pci != NULL) {
         struct hwloc_pcidev_attr_s *pa = &pci->attr->pcidev;
 
         rc = sy_device_put_str(&d->pci_devid, pciid, false);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_device_put_str(&d->bus_type, "PCI", false);
         }
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             snprintf(buf, sizeof(buf), "0x%04x", (unsigned)pa->vendor_id);
             rc = sy_device_put_str(&d->vendorid, buf, false);
         }
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_device_put_str(&d->vendor, hwloc_obj_get_info_by_name(pci, "PCIVendor"), false);
         }
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_device_put_str(&d->type, class_type(pa->class_id), false);
         }
     }
     /* a network interface's Address is its MAC (or IPoIB hardware address) */
     v = hwloc_obj_get_info_by_name(os, "Address");
-    if (PMIX_SUCCESS == rc && NULL != v && !ofed) {
+    if (rc == PMIX_SUCCESS && v != NULL && !ofed) {
         rc = sy_device_put_str(&d->address, v, false);
     }
     v = hwloc_obj_get_info_by_name(os, "NodeGUID");
-    if (PMIX_SUCCESS == rc && NULL != v) {
+    if (rc == PMIX_SUCCESS && v != NULL) {
         guid_normalize(v, buf, sizeof(buf));
         rc = sy_device_put_str(&d->guid, buf, false);
     }
@@ -117,11 +117,11 @@ pmix_status_t sy_devices_from_hwloc(hwloc_topology_t topo, sy_devbuild_t *b)
     hwloc_obj_t os = NULL;
     pmix_status_t rc = PMIX_SUCCESS;
 
-    if (NULL == topo || NULL == b) {
+    if (topo == NULL || b == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    while (PMIX_SUCCESS == rc && NULL != (os = hwloc_get_next_osdev(topo, os))) {
-        if (NULL == os->name || NULL == os->attr) {
+    while (rc == PMIX_SUCCESS && (os = hwloc_get_next_osdev(topo, os)) != NULL) {
+        if (os->name == NULL || os->attr == NULL) {
             continue;
         }
         if (HWLOC_OBJ_OSDEV_NETWORK == os->attr->osdev.type ||

@@ -6,16 +6,16 @@
 
 pmix_status_t sy_devindex_build(const sy_topo_t *t, sy_devindex_t *out)
 {
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
-    if (NULL == t || (t->nv > 0 && NULL == t->v)) {
+    if (t == NULL || (t->nv > 0 && t->v == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
     uint32_t ndev = 0;
     for (uint32_t v = 0; v < t->nv; v++) {
-        if (SY_TOPO_DEVICE == t->v[v].kind) {
+        if (t->v[v].kind == SY_TOPO_DEVICE) {
             ndev++;
         }
     }
@@ -23,14 +23,14 @@ pmix_status_t sy_devindex_build(const sy_topo_t *t, sy_devindex_t *out)
      * index them unconditionally. */
     uint32_t *d2v = malloc(sizeof(uint32_t) * (ndev ? ndev : 1));
     uint32_t *v2d = malloc(sizeof(uint32_t) * (t->nv ? t->nv : 1));
-    if (NULL == d2v || NULL == v2d) {
+    if (d2v == NULL || v2d == NULL) {
         free(d2v);
         free(v2d);
         return PMIX_ERR_NOMEM;
     }
     uint32_t k = 0;
     for (uint32_t v = 0; v < t->nv; v++) {
-        if (SY_TOPO_DEVICE == t->v[v].kind) {
+        if (t->v[v].kind == SY_TOPO_DEVICE) {
             d2v[k] = v;
             v2d[v] = k++;
         } else {
@@ -45,7 +45,7 @@ pmix_status_t sy_devindex_build(const sy_topo_t *t, sy_devindex_t *out)
 
 void sy_devindex_free(sy_devindex_t *d)
 {
-    if (NULL == d) {
+    if (d == NULL) {
         return;
     }
     free(d->dev_to_vertex);

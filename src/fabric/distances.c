@@ -36,15 +36,15 @@ static void measure(hwloc_topology_t topo, hwloc_const_bitmap_t pus, hwloc_obj_t
 
     *mind = UINT16_MAX;
     *maxd = UINT16_MAX;
-    if (NULL == anc) {
+    if (anc == NULL) {
         return;
     }
     hwloc_bitmap_foreach_begin(idx, pus)
     {
         hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, idx);
-        hwloc_obj_t c = (NULL != pu) ? hwloc_get_common_ancestor_obj(topo, pu, anc) : NULL;
+        hwloc_obj_t c = (pu != NULL) ? hwloc_get_common_ancestor_obj(topo, pu, anc) : NULL;
 
-        if (NULL != c && anc->depth >= c->depth) {
+        if (c != NULL && anc->depth >= c->depth) {
             int dd = anc->depth - c->depth;
             uint16_t d = (dd >= UINT16_MAX) ? UINT16_MAX - 1 : (uint16_t)dd;
 
@@ -69,56 +69,56 @@ pmix_status_t sy_device_distances_host(hwloc_topology_t topo, hwloc_const_cpuset
     size_t count = 0, k = 0;
     pmix_status_t rc = PMIX_SUCCESS;
 
-    if (NULL == out || NULL == n) {
+    if (out == NULL || n == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     *out = NULL;
     *n = 0;
-    if (NULL == topo || NULL == cpuset) {
+    if (topo == NULL || cpuset == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (0 == types) {
+    if (types == 0) {
         types = SY_DEVDIST_DEFAULT_TYPES;
     }
-    while (NULL != (os = hwloc_get_next_osdev(topo, os))) {
-        if (NULL != os->name && 0 != (osdev_type(os) & types)) {
+    while ((os = hwloc_get_next_osdev(topo, os)) != NULL) {
+        if (os->name != NULL && (osdev_type(os) & types) != 0) {
             count++;
         }
     }
-    if (0 == count) {
+    if (count == 0) {
         return PMIX_SUCCESS;
     }
     pus = hwloc_bitmap_alloc();
-    if (NULL == pus) {
+    if (pus == NULL) {
         return PMIX_ERR_NOMEM;
     }
     /* PUs the topology does not know have no locality */
-    if (0 != hwloc_bitmap_and(pus, cpuset, hwloc_topology_get_topology_cpuset(topo))) {
+    if (hwloc_bitmap_and(pus, cpuset, hwloc_topology_get_topology_cpuset(topo)) != 0) {
         hwloc_bitmap_free(pus);
         return PMIX_ERR_NOMEM;
     }
     PMIX_DEVICE_DIST_CREATE(d, count);
-    if (NULL == d) {
+    if (d == NULL) {
         hwloc_bitmap_free(pus);
         return PMIX_ERR_NOMEM;
     }
-    while (PMIX_SUCCESS == rc && k < count && NULL != (os = hwloc_get_next_osdev(topo, os))) {
+    while (rc == PMIX_SUCCESS && k < count && (os = hwloc_get_next_osdev(topo, os)) != NULL) {
         pmix_device_type_t t = osdev_type(os);
 
-        if (NULL == os->name || 0 == (t & types)) {
+        if (os->name == NULL || (t & types) == 0) {
             continue;
         }
         d[k].type = t;
         d[k].osname = strdup(os->name);
         d[k].uuid = sy_device_make_id(hostname, os->name);
-        if (NULL == d[k].osname || NULL == d[k].uuid) {
+        if (d[k].osname == NULL || d[k].uuid == NULL) {
             rc = PMIX_ERR_NOMEM;
         }
         measure(topo, pus, hwloc_get_non_io_ancestor_obj(topo, os), &d[k].mindist, &d[k].maxdist);
         k++;
     }
     hwloc_bitmap_free(pus);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         PMIX_DEVICE_DIST_FREE(d, count);
         return rc;
     }
@@ -141,11 +141,11 @@ char *sy_device_make_id(const char *hostname, const char *osname)
     char *id;
     size_t len;
 
-    if (NULL == osname) {
+    if (osname == NULL) {
         return NULL;
     }
-    if (NULL == hostname) {
-        if (0 != gethostname(host, sizeof(host))) {
+    if (hostname == NULL) {
+        if (gethostname(host, sizeof(host)) != 0) {
             snprintf(host, sizeof(host), "localhost");
         }
         host[sizeof(host) - 1] = '\0';
@@ -153,7 +153,7 @@ char *sy_device_make_id(const char *hostname, const char *osname)
     }
     len = strlen(hostname) + strlen(osname) + 2;
     id = malloc(len);
-    if (NULL != id) {
+    if (id != NULL) {
         snprintf(id, len, "%s:%s", hostname, osname);
     }
     return id;

@@ -115,13 +115,13 @@ static pmix_status_t shapes_compute(sy_fabric_engine_t *eng, sy_fabric_shapes_t 
     const sy_planes_t *pl = &eng->planes;
     memset(out, 0, sizeof(*out));
     out->dims = eng->coords.dims;
-    if (0 == pl->nplanes) {
+    if (pl->nplanes == 0) {
         return PMIX_SUCCESS;
     }
     uint32_t *devs = malloc((size_t)(pl->ndevices ? pl->ndevices : 1) * sizeof(*devs));
     out->shape = calloc(pl->nplanes, sizeof(*out->shape));
     out->shape_string = calloc(pl->nplanes, sizeof(*out->shape_string));
-    if (NULL == devs || NULL == out->shape || NULL == out->shape_string) {
+    if (devs == NULL || out->shape == NULL || out->shape_string == NULL) {
         free(devs);
         free(out->shape);
         free(out->shape_string);
@@ -130,7 +130,7 @@ static pmix_status_t shapes_compute(sy_fabric_engine_t *eng, sy_fabric_shapes_t 
     }
     out->nplanes = pl->nplanes;
     pmix_status_t rc = PMIX_SUCCESS;
-    for (uint32_t p = 0; PMIX_SUCCESS == rc && p < pl->nplanes; p++) {
+    for (uint32_t p = 0; rc == PMIX_SUCCESS && p < pl->nplanes; p++) {
         size_t n = 0;
         for (uint32_t d = 0; d < pl->ndevices; d++) {
             if (pl->plane_of[d] == p) {
@@ -140,7 +140,7 @@ static pmix_status_t shapes_compute(sy_fabric_engine_t *eng, sy_fabric_shapes_t 
         rc = sy_coords_shape(&eng->coords, devs, n, &out->shape[p], &out->shape_string[p]);
     }
     free(devs);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         shapes_free(out);
     }
     return rc;
@@ -149,7 +149,7 @@ static pmix_status_t shapes_compute(sy_fabric_engine_t *eng, sy_fabric_shapes_t 
 static pmix_status_t compute_one(sy_fabric_engine_t *eng, sy_fabric_result_t r)
 {
     pmix_status_t rc = sy_topo_finalize(eng->topo);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         set_err(eng, "finalizing the topology failed (%d)", (int)rc);
         return rc;
     }
@@ -185,8 +185,8 @@ static pmix_status_t compute_one(sy_fabric_engine_t *eng, sy_fabric_result_t r)
     case SY_FABRIC_R_SHAPES: rc = shapes_compute(eng, &tmp.shapes); break;
     default: return PMIX_ERR_BAD_PARAM;
     }
-    if (PMIX_SUCCESS != rc) {
-        if (SY_FABRIC_R_COST == r && PMIX_ERR_OUT_OF_RESOURCE == rc) {
+    if (rc != PMIX_SUCCESS) {
+        if (r == SY_FABRIC_R_COST && rc == PMIX_ERR_OUT_OF_RESOURCE) {
             set_err(eng, "cost matrix for %u devices is above the size cap", eng->ix.ndev);
         } else {
             set_err(eng, "computing %s failed: %s", result_names[r], PMIx_Error_string(rc));
@@ -219,7 +219,7 @@ static pmix_status_t ensure(sy_fabric_engine_t *eng, sy_fabric_result_t r)
     for (unsigned d = 0; d < SY_FABRIC_R_COUNT; d++) {
         if (deps[r] & SY_FABRIC_BIT(d)) {
             pmix_status_t rc = ensure(eng, (sy_fabric_result_t)d);
-            if (PMIX_SUCCESS != rc) {
+            if (rc != PMIX_SUCCESS) {
                 return rc;
             }
         }
@@ -229,7 +229,7 @@ static pmix_status_t ensure(sy_fabric_engine_t *eng, sy_fabric_result_t r)
 
 pmix_status_t sy_fabric_engine_refresh(sy_fabric_engine_t *eng)
 {
-    if (NULL == eng) {
+    if (eng == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     pmix_status_t first = PMIX_SUCCESS;
@@ -237,7 +237,7 @@ pmix_status_t sy_fabric_engine_refresh(sy_fabric_engine_t *eng)
      * failure so one oversized matrix does not block the groups. */
     for (unsigned r = 0; r < SY_FABRIC_R_COUNT; r++) {
         pmix_status_t rc = ensure(eng, (sy_fabric_result_t)r);
-        if (PMIX_SUCCESS != rc && PMIX_SUCCESS == first) {
+        if (rc != PMIX_SUCCESS && first == PMIX_SUCCESS) {
             first = rc;
         }
     }
@@ -247,11 +247,11 @@ pmix_status_t sy_fabric_engine_refresh(sy_fabric_engine_t *eng)
 #define GETTER(fn, R, field, type)                                                                 \
     pmix_status_t fn(sy_fabric_engine_t *eng, const type **out)                                    \
     {                                                                                              \
-        if (NULL == eng || NULL == out) {                                                          \
+        if (eng == NULL || out == NULL) {                                                          \
             return PMIX_ERR_BAD_PARAM;                                                             \
         }                                                                                          \
         pmix_status_t rc = ensure(eng, R);                                                         \
-        *out = PMIX_SUCCESS == rc ? &eng->field : NULL;                                            \
+        *out = rc == PMIX_SUCCESS ? &eng->field : NULL;                                            \
         return rc;                                                                                 \
     }
 
@@ -265,37 +265,37 @@ GETTER(sy_fabric_engine_shapes, SY_FABRIC_R_SHAPES, shapes, sy_fabric_shapes_t)
 
 unsigned sy_fabric_engine_dirty(const sy_fabric_engine_t *eng)
 {
-    return NULL == eng ? 0 : eng->dirty;
+    return eng == NULL ? 0 : eng->dirty;
 }
 
 uint64_t sy_fabric_engine_result_generation(const sy_fabric_engine_t *eng, sy_fabric_result_t r)
 {
-    return (NULL == eng || (unsigned)r >= SY_FABRIC_R_COUNT) ? 0 : eng->res_gen[r];
+    return (eng == NULL || (unsigned)r >= SY_FABRIC_R_COUNT) ? 0 : eng->res_gen[r];
 }
 
 uint64_t sy_fabric_engine_compute_count(const sy_fabric_engine_t *eng, sy_fabric_result_t r)
 {
-    return (NULL == eng || (unsigned)r >= SY_FABRIC_R_COUNT) ? 0 : eng->count[r];
+    return (eng == NULL || (unsigned)r >= SY_FABRIC_R_COUNT) ? 0 : eng->count[r];
 }
 
 double sy_fabric_engine_compute_seconds(const sy_fabric_engine_t *eng, sy_fabric_result_t r)
 {
-    return (NULL == eng || (unsigned)r >= SY_FABRIC_R_COUNT) ? 0.0 : eng->seconds[r];
+    return (eng == NULL || (unsigned)r >= SY_FABRIC_R_COUNT) ? 0.0 : eng->seconds[r];
 }
 
 const sy_topo_t *sy_fabric_engine_topo(const sy_fabric_engine_t *eng)
 {
-    return NULL == eng ? NULL : eng->topo;
+    return eng == NULL ? NULL : eng->topo;
 }
 
 uint64_t sy_fabric_engine_generation(const sy_fabric_engine_t *eng)
 {
-    return NULL == eng ? 0 : eng->generation;
+    return eng == NULL ? 0 : eng->generation;
 }
 
 const char *sy_fabric_engine_last_error(const sy_fabric_engine_t *eng)
 {
-    return NULL == eng ? "" : eng->err;
+    return eng == NULL ? "" : eng->err;
 }
 
 /* ------------------------------------------------------------ creation */
@@ -316,27 +316,27 @@ static pmix_status_t read_file(const char *path, char **buf, size_t *len, struct
                                char **errmsg)
 {
     FILE *f = fopen(path, "rb");
-    if (NULL == f) {
-        if (NULL != errmsg) {
+    if (f == NULL) {
+        if (errmsg != NULL) {
             char m[1024];
             snprintf(m, sizeof(m), "%.500s: cannot open: %s", path, strerror(errno));
             *errmsg = strdup(m);
         }
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
-    if (0 != fstat(fileno(f), st)) {
+    if (fstat(fileno(f), st) != 0) {
         memset(st, 0, sizeof(*st));
     }
     pmix_status_t rc = sy_read_stream(f, buf, len);
     fclose(f);
-    if (PMIX_ERR_FILE_READ_FAILURE == rc) {
-        if (NULL != errmsg) {
+    if (rc == PMIX_ERR_FILE_READ_FAILURE) {
+        if (errmsg != NULL) {
             *errmsg = dup_msg("%.500s: read error", path);
         }
         return rc;
     }
-    if (PMIX_SUCCESS != rc) {
-        if (NULL != errmsg) {
+    if (rc != PMIX_SUCCESS) {
+        if (errmsg != NULL) {
             *errmsg = dup_msg("%.500s: too large or out of memory", path);
         }
         return PMIX_ERR_NOMEM;
@@ -348,10 +348,10 @@ static pmix_status_t engine_new(sy_topo_t *t, const sy_fabric_engine_opts_t *opt
                                 sy_fabric_engine_t **out)
 {
     sy_fabric_engine_t *eng = calloc(1, sizeof(*eng));
-    if (NULL == eng) {
+    if (eng == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    if (NULL != opts) {
+    if (opts != NULL) {
         eng->opts = *opts;
     }
     eng->topo = t;
@@ -366,8 +366,8 @@ static pmix_status_t finish_create(sy_fabric_engine_t *eng, sy_fabric_engine_t *
 {
     if (eng->opts.flags & SY_FABRIC_ENGINE_EAGER) {
         pmix_status_t rc = sy_fabric_engine_refresh(eng);
-        if (PMIX_SUCCESS != rc) {
-            if (NULL != errmsg) {
+        if (rc != PMIX_SUCCESS) {
+            if (errmsg != NULL) {
                 *errmsg = strdup(eng->err);
             }
             sy_fabric_engine_free(eng);
@@ -382,31 +382,31 @@ pmix_status_t sy_fabric_engine_load(const char *path, const char *format,
                                     const sy_fabric_engine_opts_t *opts, sy_fabric_engine_t **out,
                                     char **errmsg)
 {
-    if (NULL == path || NULL == out) {
+    if (path == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     char *buf = NULL;
     size_t len = 0;
     struct stat st;
     pmix_status_t rc = read_file(path, &buf, &len, &st, errmsg);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     sy_topo_t *t = NULL;
     rc = sy_topo_load_buffer(buf, len, path, format, NULL, &t, errmsg);
     uint64_t h = fnv1a(buf, len);
     free(buf);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     sy_fabric_engine_t *eng = NULL;
-    if (PMIX_SUCCESS != (rc = engine_new(t, opts, &eng))) {
+    if ((rc = engine_new(t, opts, &eng)) != PMIX_SUCCESS) {
         sy_topo_free(t);
         return rc;
     }
     eng->path = strdup(path);
-    eng->format = NULL != format ? strdup(format) : NULL;
-    if (NULL == eng->path || (NULL != format && NULL == eng->format)) {
+    eng->format = format != NULL ? strdup(format) : NULL;
+    if (eng->path == NULL || (format != NULL && eng->format == NULL)) {
         sy_fabric_engine_free(eng);
         return PMIX_ERR_NOMEM;
     }
@@ -418,16 +418,16 @@ pmix_status_t sy_fabric_engine_load(const char *path, const char *format,
 pmix_status_t sy_fabric_engine_generate(const char *spec, const sy_fabric_engine_opts_t *opts,
                                         sy_fabric_engine_t **out, char **errmsg)
 {
-    if (NULL == spec || NULL == out) {
+    if (spec == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     sy_topo_t *t = NULL;
     pmix_status_t rc = sy_topo_generate(spec, &t, errmsg);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     sy_fabric_engine_t *eng = NULL;
-    if (PMIX_SUCCESS != (rc = engine_new(t, opts, &eng))) {
+    if ((rc = engine_new(t, opts, &eng)) != PMIX_SUCCESS) {
         sy_topo_free(t);
         return rc;
     }
@@ -436,7 +436,7 @@ pmix_status_t sy_fabric_engine_generate(const char *spec, const sy_fabric_engine
 
 void sy_fabric_engine_free(sy_fabric_engine_t *eng)
 {
-    if (NULL == eng) {
+    if (eng == NULL) {
         return;
     }
     for (unsigned r = 0; r < SY_FABRIC_R_COUNT; r++) {
@@ -460,18 +460,18 @@ static void bump(sy_fabric_engine_t *eng, unsigned invalidate)
 pmix_status_t sy_fabric_engine_link_state(sy_fabric_engine_t *eng, const char *a_name,
                                           const char *b_name, uint8_t state)
 {
-    if (NULL == eng || NULL == a_name || NULL == b_name) {
+    if (eng == NULL || a_name == NULL || b_name == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (PMIX_LINK_UP != state && PMIX_LINK_DOWN != state && PMIX_LINK_STATE_UNKNOWN != state) {
+    if (state != PMIX_LINK_UP && state != PMIX_LINK_DOWN && state != PMIX_LINK_STATE_UNKNOWN) {
         set_err(eng, "invalid link state %u", (unsigned)state);
         return PMIX_ERR_BAD_PARAM;
     }
     sy_topo_t *t = eng->topo;
     uint32_t a, b, e;
-    if (PMIX_SUCCESS != sy_topo_find(t, a_name, &a) ||
-        PMIX_SUCCESS != sy_topo_find(t, b_name, &b) ||
-        PMIX_SUCCESS != sy_topo_find_link(t, a, b, &e)) {
+    if (sy_topo_find(t, a_name, &a) != PMIX_SUCCESS ||
+        sy_topo_find(t, b_name, &b) != PMIX_SUCCESS ||
+        sy_topo_find_link(t, a, b, &e) != PMIX_SUCCESS) {
         set_err(eng, "no link %.100s - %.100s", a_name, b_name);
         return PMIX_ERR_NOT_FOUND;
     }
@@ -480,18 +480,18 @@ pmix_status_t sy_fabric_engine_link_state(sy_fabric_engine_t *eng, const char *a
         return PMIX_SUCCESS;
     }
     pmix_status_t rc = sy_topo_set_link_state(t, e, state);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     unsigned inv = 0;
-    if ((PMIX_LINK_DOWN == old) != (PMIX_LINK_DOWN == state)) {
+    if ((old == PMIX_LINK_DOWN) != (state == PMIX_LINK_DOWN)) {
         inv = SY_FABRIC_BIT(SY_FABRIC_R_COST) | SY_FABRIC_BIT(SY_FABRIC_R_PLANES) |
               SY_FABRIC_BIT(SY_FABRIC_R_COORDS) | SY_FABRIC_BIT(SY_FABRIC_R_SHAPES);
-        bool touches_device = SY_TOPO_DEVICE == t->v[a].kind || SY_TOPO_DEVICE == t->v[b].kind;
+        bool touches_device = t->v[a].kind == SY_TOPO_DEVICE || t->v[b].kind == SY_TOPO_DEVICE;
         if (touches_device) {
             /* Attachments (peers, first switch of a device) moved. */
             inv |= SY_FABRIC_BIT(SY_FABRIC_R_PEERS) | SY_FABRIC_BIT(SY_FABRIC_R_GROUPS);
-        } else if (SY_GROUPS_LEAF != eng->opts.group_method) {
+        } else if (eng->opts.group_method != SY_GROUPS_LEAF) {
             /* Pods, triangles and communities follow switch links. */
             inv |= SY_FABRIC_BIT(SY_FABRIC_R_GROUPS);
         }
@@ -503,31 +503,31 @@ pmix_status_t sy_fabric_engine_link_state(sy_fabric_engine_t *eng, const char *a
 pmix_status_t sy_fabric_engine_add_device(sy_fabric_engine_t *eng, const char *name,
                                           const char *host, const char *switch_name, uint64_t speed)
 {
-    if (NULL == eng || NULL == name || NULL == switch_name) {
+    if (eng == NULL || name == NULL || switch_name == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     sy_topo_t *t = eng->topo;
     uint32_t sw, id;
-    if (PMIX_SUCCESS != sy_topo_find(t, switch_name, &sw) || SY_TOPO_SWITCH != t->v[sw].kind) {
+    if (sy_topo_find(t, switch_name, &sw) != PMIX_SUCCESS || t->v[sw].kind != SY_TOPO_SWITCH) {
         set_err(eng, "no switch %.100s", switch_name);
         return PMIX_ERR_NOT_FOUND;
     }
     pmix_status_t rc = sy_topo_add_device(t, name, host, NULL, &id);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         t->generation = eng->generation;
         set_err(eng, "cannot add device %.100s: %s", name, PMIx_Error_string(rc));
         return rc;
     }
-    if (SY_TOPO_NONE != t->v[sw].plane) {
+    if (t->v[sw].plane != SY_TOPO_NONE) {
         rc = sy_topo_set_plane(t, id, t->v[sw].plane);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_topo_add_link(t, id, sw, speed, PMIX_LINK_UP, 0, NULL);
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         /* Undo: the vertex is the last one, so removal moves no id and
          * gives back the graph the results were computed from. */
-        if (PMIX_SUCCESS == sy_topo_remove_vertex(t, id)) {
+        if (sy_topo_remove_vertex(t, id) == PMIX_SUCCESS) {
             t->generation = eng->generation;
         } else {
             bump(eng, SY_FABRIC_ALL);
@@ -541,20 +541,20 @@ pmix_status_t sy_fabric_engine_add_device(sy_fabric_engine_t *eng, const char *n
 
 pmix_status_t sy_fabric_engine_remove_device(sy_fabric_engine_t *eng, const char *name)
 {
-    if (NULL == eng || NULL == name) {
+    if (eng == NULL || name == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     uint32_t v;
-    if (PMIX_SUCCESS != sy_topo_find(eng->topo, name, &v)) {
+    if (sy_topo_find(eng->topo, name, &v) != PMIX_SUCCESS) {
         set_err(eng, "no device %.100s", name);
         return PMIX_ERR_NOT_FOUND;
     }
-    if (SY_TOPO_DEVICE != eng->topo->v[v].kind) {
+    if (eng->topo->v[v].kind != SY_TOPO_DEVICE) {
         set_err(eng, "%.100s is a switch, not a device", name);
         return PMIX_ERR_BAD_PARAM;
     }
     pmix_status_t rc = sy_topo_remove_vertex(eng->topo, v);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         set_err(eng, "cannot remove %.100s: %s", name, PMIx_Error_string(rc));
         return rc;
     }
@@ -564,15 +564,15 @@ pmix_status_t sy_fabric_engine_remove_device(sy_fabric_engine_t *eng, const char
 
 pmix_status_t sy_fabric_engine_reload(sy_fabric_engine_t *eng)
 {
-    if (NULL == eng) {
+    if (eng == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == eng->path) {
+    if (eng->path == NULL) {
         set_err(eng, "generated topology: nothing to reload");
         return PMIX_ERR_NOT_SUPPORTED;
     }
     struct stat st;
-    if (0 == stat(eng->path, &st) && st.st_size == eng->st.st_size &&
+    if (stat(eng->path, &st) == 0 && st.st_size == eng->st.st_size &&
         st.st_mtim.tv_sec == eng->st.st_mtim.tv_sec &&
         st.st_mtim.tv_nsec == eng->st.st_mtim.tv_nsec && st.st_ino == eng->st.st_ino) {
         return PMIX_SUCCESS;
@@ -580,8 +580,8 @@ pmix_status_t sy_fabric_engine_reload(sy_fabric_engine_t *eng)
     char *buf = NULL, *msg = NULL;
     size_t len = 0;
     pmix_status_t rc = read_file(eng->path, &buf, &len, &st, &msg);
-    if (PMIX_SUCCESS != rc) {
-        set_err(eng, "%s", NULL != msg ? msg : "read failed");
+    if (rc != PMIX_SUCCESS) {
+        set_err(eng, "%s", msg != NULL ? msg : "read failed");
         free(msg);
         return rc;
     }
@@ -595,8 +595,8 @@ pmix_status_t sy_fabric_engine_reload(sy_fabric_engine_t *eng)
     sy_topo_t *t = NULL;
     rc = sy_topo_load_buffer(buf, len, eng->path, eng->format, NULL, &t, &msg);
     free(buf);
-    if (PMIX_SUCCESS != rc) {
-        set_err(eng, "%s", NULL != msg ? msg : "parse failed");
+    if (rc != PMIX_SUCCESS) {
+        set_err(eng, "%s", msg != NULL ? msg : "parse failed");
         free(msg);
         return rc;
     }

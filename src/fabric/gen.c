@@ -44,20 +44,20 @@ static pmix_status_t add_dev(gen_ctx_t *c, sy_topo_t *t, uint64_t i)
     char name[32];
     snprintf(name, sizeof(name), "n%" PRIu64, i);
     pmix_status_t rc = sy_topo_add_device(t, name, name, NULL, NULL);
-    return PMIX_SUCCESS == rc ? rc : gen_err(c, "cannot add device %s", name);
+    return rc == PMIX_SUCCESS ? rc : gen_err(c, "cannot add device %s", name);
 }
 
 static pmix_status_t add_sw(gen_ctx_t *c, sy_topo_t *t, const char *name, int32_t level)
 {
     pmix_status_t rc = sy_topo_add_switch(t, name, level, NULL);
-    return PMIX_SUCCESS == rc ? rc : gen_err(c, "cannot add switch %s", name);
+    return rc == PMIX_SUCCESS ? rc : gen_err(c, "cannot add switch %s", name);
 }
 
 static pmix_status_t gen_link(gen_ctx_t *c, sy_topo_t *t, uint64_t a, uint64_t b)
 {
     pmix_status_t rc = sy_topo_add_link(t, (uint32_t)a, (uint32_t)b, c->speed, PMIX_LINK_UP,
                                         SY_TOPO_LINK_PARALLEL, NULL);
-    return PMIX_SUCCESS == rc ? rc : gen_err(c, "cannot add a link");
+    return rc == PMIX_SUCCESS ? rc : gen_err(c, "cannot add a link");
 }
 
 static pmix_status_t check_size(gen_ctx_t *c, uint64_t nv)
@@ -81,37 +81,37 @@ static pmix_status_t gen_fattree(gen_ctx_t *c, sy_topo_t *t, uint64_t k)
     }
     uint64_t h = k / 2, nhost = k * h * h, nedge = k * h, ncore = h * h;
     pmix_status_t rc = check_size(c, nhost + 2 * nedge + ncore);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     char name[48];
-    for (uint64_t i = 0; i < nhost && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < nhost && rc == PMIX_SUCCESS; i++) {
         rc = add_dev(c, t, i);
     }
     uint64_t edge0 = nhost, agg0 = edge0 + nedge, core0 = agg0 + nedge;
-    for (uint64_t i = 0; i < nedge && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < nedge && rc == PMIX_SUCCESS; i++) {
         snprintf(name, sizeof(name), "edge%" PRIu64, i);
         rc = add_sw(c, t, name, 0);
     }
-    for (uint64_t i = 0; i < nedge && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < nedge && rc == PMIX_SUCCESS; i++) {
         snprintf(name, sizeof(name), "agg%" PRIu64, i);
         rc = add_sw(c, t, name, 1);
     }
-    for (uint64_t i = 0; i < ncore && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < ncore && rc == PMIX_SUCCESS; i++) {
         snprintf(name, sizeof(name), "core%" PRIu64, i);
         rc = add_sw(c, t, name, 2);
     }
-    for (uint64_t i = 0; i < nhost && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < nhost && rc == PMIX_SUCCESS; i++) {
         rc = gen_link(c, t, i, edge0 + i / h);
     }
-    for (uint64_t pod = 0; pod < k && PMIX_SUCCESS == rc; pod++) {
-        for (uint64_t e = 0; e < h && PMIX_SUCCESS == rc; e++) {
-            for (uint64_t a = 0; a < h && PMIX_SUCCESS == rc; a++) {
+    for (uint64_t pod = 0; pod < k && rc == PMIX_SUCCESS; pod++) {
+        for (uint64_t e = 0; e < h && rc == PMIX_SUCCESS; e++) {
+            for (uint64_t a = 0; a < h && rc == PMIX_SUCCESS; a++) {
                 rc = gen_link(c, t, edge0 + pod * h + e, agg0 + pod * h + a);
             }
         }
-        for (uint64_t a = 0; a < h && PMIX_SUCCESS == rc; a++) {
-            for (uint64_t j = 0; j < h && PMIX_SUCCESS == rc; j++) {
+        for (uint64_t a = 0; a < h && rc == PMIX_SUCCESS; a++) {
+            for (uint64_t j = 0; j < h && rc == PMIX_SUCCESS; j++) {
                 rc = gen_link(c, t, agg0 + pod * h + a, core0 + a * h + j);
             }
         }
@@ -130,7 +130,7 @@ static pmix_status_t gen_fattree(gen_ctx_t *c, sy_topo_t *t, uint64_t k)
 static pmix_status_t gen_dragonfly(gen_ctx_t *c, sy_topo_t *t, uint64_t a, uint64_t p, uint64_t h,
                                    uint64_t g)
 {
-    if (0 == a || 0 == p || 0 == g || (g > 1 && 0 == h)) {
+    if (a == 0 || p == 0 || g == 0 || (g > 1 && h == 0)) {
         return gen_err(c, "dragonfly needs a, p, g >= 1 and h >= 1 when g > 1");
     }
     if (a > 65536 || p > 65536 || h > 65536 || g > 65536) {
@@ -143,31 +143,31 @@ static pmix_status_t gen_dragonfly(gen_ctx_t *c, sy_topo_t *t, uint64_t a, uint6
     }
     uint64_t nr = g * a, nd = nr * p;
     pmix_status_t rc = check_size(c, nr + nd);
-    if (PMIX_SUCCESS == rc && g * a * (a - 1) / 2 + nd + g * a * h / 2 > SY_TOPO_MAX_EDGES) {
+    if (rc == PMIX_SUCCESS && g * a * (a - 1) / 2 + nd + g * a * h / 2 > SY_TOPO_MAX_EDGES) {
         rc = gen_err(c, "dragonfly has too many links");
     }
     char name[48];
-    for (uint64_t i = 0; i < nd && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < nd && rc == PMIX_SUCCESS; i++) {
         rc = add_dev(c, t, i);
     }
-    for (uint64_t gi = 0; gi < g && PMIX_SUCCESS == rc; gi++) {
-        for (uint64_t r = 0; r < a && PMIX_SUCCESS == rc; r++) {
+    for (uint64_t gi = 0; gi < g && rc == PMIX_SUCCESS; gi++) {
+        for (uint64_t r = 0; r < a && rc == PMIX_SUCCESS; r++) {
             snprintf(name, sizeof(name), "r%" PRIu64 "_%" PRIu64, gi, r);
             rc = add_sw(c, t, name, 0);
         }
     }
-    for (uint64_t i = 0; i < nd && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < nd && rc == PMIX_SUCCESS; i++) {
         rc = gen_link(c, t, i, nd + i / p);
     }
-    for (uint64_t gi = 0; gi < g && PMIX_SUCCESS == rc; gi++) {
-        for (uint64_t r = 0; r < a && PMIX_SUCCESS == rc; r++) {
-            for (uint64_t s = r + 1; s < a && PMIX_SUCCESS == rc; s++) {
+    for (uint64_t gi = 0; gi < g && rc == PMIX_SUCCESS; gi++) {
+        for (uint64_t r = 0; r < a && rc == PMIX_SUCCESS; r++) {
+            for (uint64_t s = r + 1; s < a && rc == PMIX_SUCCESS; s++) {
                 rc = gen_link(c, t, nd + gi * a + r, nd + gi * a + s);
             }
         }
     }
-    for (uint64_t gi = 0; gi < g && g > 1 && PMIX_SUCCESS == rc; gi++) {
-        for (uint64_t j = 0; j < a * h && PMIX_SUCCESS == rc; j++) {
+    for (uint64_t gi = 0; gi < g && g > 1 && rc == PMIX_SUCCESS; gi++) {
+        for (uint64_t j = 0; j < a * h && rc == PMIX_SUCCESS; j++) {
             uint64_t s = j % m, tg = s < gi ? s : s + 1;
             if (tg < gi) {
                 continue; /* laid from the other end */
@@ -190,7 +190,7 @@ static pmix_status_t gen_torus(gen_ctx_t *c, sy_topo_t *t, const uint64_t *dim, 
 {
     uint64_t n = 1;
     for (size_t i = 0; i < nd; i++) {
-        if (0 == dim[i] || dim[i] > SY_TOPO_GEN_MAX_VERTICES) {
+        if (dim[i] == 0 || dim[i] > SY_TOPO_GEN_MAX_VERTICES) {
             return gen_err(c, "torus dimensions must be between 1 and the vertex limit");
         }
         n *= dim[i];
@@ -198,16 +198,16 @@ static pmix_status_t gen_torus(gen_ctx_t *c, sy_topo_t *t, const uint64_t *dim, 
             return check_size(c, n);
         }
     }
-    if (0 == p || p > 65536) {
+    if (p == 0 || p > 65536) {
         return gen_err(c, "torus needs p between 1 and 65536");
     }
     pmix_status_t rc = check_size(c, n + n * p);
     uint64_t ndev = n * p;
-    for (uint64_t i = 0; i < ndev && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < ndev && rc == PMIX_SUCCESS; i++) {
         rc = add_dev(c, t, i);
     }
     uint64_t coord[GEN_MAX_DIMS] = {0};
-    for (uint64_t i = 0; i < n && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < n && rc == PMIX_SUCCESS; i++) {
         char name[16 * GEN_MAX_DIMS + 8];
         size_t off = 0;
         for (size_t d = 0; d < nd; d++) {
@@ -222,14 +222,14 @@ static pmix_status_t gen_torus(gen_ctx_t *c, sy_topo_t *t, const uint64_t *dim, 
             coord[d] = 0;
         }
     }
-    for (uint64_t i = 0; i < ndev && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < ndev && rc == PMIX_SUCCESS; i++) {
         rc = gen_link(c, t, i, ndev + i / p);
     }
     memset(coord, 0, sizeof(coord));
-    for (uint64_t i = 0; i < n && PMIX_SUCCESS == rc; i++) {
+    for (uint64_t i = 0; i < n && rc == PMIX_SUCCESS; i++) {
         uint64_t stride = 1;
-        for (size_t d = 0; d < nd && PMIX_SUCCESS == rc; d++) {
-            if (dim[d] >= 3 || (2 == dim[d] && 0 == coord[d])) {
+        for (size_t d = 0; d < nd && rc == PMIX_SUCCESS; d++) {
+            if (dim[d] >= 3 || (dim[d] == 2 && coord[d] == 0)) {
                 uint64_t nb = (coord[d] + 1 < dim[d]) ? i + stride : i - coord[d] * stride;
                 rc = gen_link(c, t, ndev + i, ndev + nb);
             }
@@ -254,7 +254,7 @@ static bool parse_param(const char *s, uint64_t *v)
 
 pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
 {
-    if (NULL == spec || NULL == out) {
+    if (spec == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     gen_ctx_t c = {.spec = spec, .errmsg = errmsg};
@@ -262,7 +262,7 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
         return sy_read_error(errmsg, "<spec>", 0, "generator spec too long");
     }
     char *copy = strdup(spec);
-    if (NULL == copy) {
+    if (copy == NULL) {
         return PMIX_ERR_NOMEM;
     }
     char *colon = strchr(copy, ':');
@@ -272,11 +272,11 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
     }
     enum { K_FT, K_DF, K_TORUS } k;
     pmix_status_t rc = PMIX_SUCCESS;
-    if (0 == strcmp(kind, "fattree")) {
+    if (strcmp(kind, "fattree") == 0) {
         k = K_FT;
-    } else if (0 == strcmp(kind, "dragonfly")) {
+    } else if (strcmp(kind, "dragonfly") == 0) {
         k = K_DF;
-    } else if (0 == strcmp(kind, "torus")) {
+    } else if (strcmp(kind, "torus") == 0) {
         k = K_TORUS;
     } else {
         rc = gen_err(&c, "unknown generator '%.64s' (expected fattree, dragonfly or torus)", kind);
@@ -290,13 +290,13 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
     size_t ndims = 0;
     char *save = NULL, *item;
     bool first = true;
-    for (item = strtok_r(params, ",", &save); NULL != item && PMIX_SUCCESS == rc;
+    for (item = strtok_r(params, ",", &save); item != NULL && rc == PMIX_SUCCESS;
          item = strtok_r(NULL, ",", &save), first = false) {
         if (K_TORUS == k && first) {
             /* Strict split: "4xx4" or a trailing 'x' is an error. */
             for (char *d = item;;) {
                 char *x = strchr(d, 'x');
-                if (NULL != x) {
+                if (x != NULL) {
                     *x = '\0';
                 }
                 if (ndims == GEN_MAX_DIMS || !parse_param(d, &dims[ndims])) {
@@ -305,7 +305,7 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
                     break;
                 }
                 ndims++;
-                if (NULL == x) {
+                if (x == NULL) {
                     break;
                 }
                 d = x + 1;
@@ -313,7 +313,7 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
             continue;
         }
         char *eq = strchr(item, '=');
-        if (NULL == eq) {
+        if (eq == NULL) {
             rc = gen_err(&c, "expected key=value, got '%.64s'", item);
             break;
         }
@@ -322,12 +322,12 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
         static const char *const keys[] = {"k", "a", "p", "h", "g", "speed"};
         int ki = -1;
         for (int i = 0; i < 6; i++) {
-            if (0 == strcmp(item, keys[i])) {
+            if (strcmp(item, keys[i]) == 0) {
                 ki = i;
             }
         }
-        bool allowed = (5 == ki) || (K_FT == k && 0 == ki) || (K_DF == k && ki >= 1 && ki <= 4) ||
-                       (K_TORUS == k && 2 == ki);
+        bool allowed = (ki == 5) || (K_FT == k && ki == 0) || (K_DF == k && ki >= 1 && ki <= 4) ||
+                       (K_TORUS == k && ki == 2);
         if (ki < 0 || !allowed) {
             rc = gen_err(&c, "unknown parameter '%.64s' for this generator", item);
             break;
@@ -338,25 +338,25 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
         }
         seen[ki] = true;
         uint64_t *slot[] = {&kk, &a, &p, &h, &g};
-        bool ok = (5 == ki) ? sy_parse_speed(val, &c.speed) : parse_param(val, slot[ki]);
+        bool ok = (ki == 5) ? sy_parse_speed(val, &c.speed) : parse_param(val, slot[ki]);
         if (!ok) {
             rc = gen_err(&c, "bad value for '%.64s'", item);
         }
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         if (K_FT == k && !seen[0]) {
             rc = gen_err(&c, "fattree needs k=K");
         } else if (K_DF == k && !(seen[1] && seen[2] && seen[3] && seen[4])) {
             rc = gen_err(&c, "dragonfly needs a=, p=, h= and g=");
-        } else if (K_TORUS == k && 0 == ndims) {
+        } else if (K_TORUS == k && ndims == 0) {
             rc = gen_err(&c, "torus needs dimensions, e.g. torus:4x4x8");
         }
     }
     sy_topo_t *t = NULL;
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_read_new_topo(NULL, spec, kind, &t);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         switch (k) {
         case K_FT: rc = gen_fattree(&c, t, kk); break;
         case K_DF: rc = gen_dragonfly(&c, t, a, p, h, g); break;
@@ -364,7 +364,7 @@ pmix_status_t sy_topo_generate(const char *spec, sy_topo_t **out, char **errmsg)
         }
     }
     free(copy);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_topo_free(t);
         return rc;
     }

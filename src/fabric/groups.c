@@ -24,10 +24,10 @@ static sy_groups_method_t pick_auto(const sy_topo_t *t, const sy_levels_t *lv,
     sy_partition_free(&tri);
     switch (kind) {
     case SY_FABRIC_TREE:
-        if (SY_GROUPS_TREE_LEAF == o->tree_mode) {
+        if (o->tree_mode == SY_GROUPS_TREE_LEAF) {
             return SY_GROUPS_LEAF;
         }
-        if (SY_GROUPS_TREE_POD == o->tree_mode) {
+        if (o->tree_mode == SY_GROUPS_TREE_POD) {
             return SY_GROUPS_POD;
         }
         return lv->max_level >= 2 ? SY_GROUPS_POD : SY_GROUPS_LEAF;
@@ -59,7 +59,7 @@ static pmix_status_t assign(const sy_topo_t *t, const sy_devindex_t *ix, const s
 {
     uint32_t *map = malloc(((size_t)p->npart + 1) * sizeof(uint32_t));
     out->group = malloc(((size_t)ix->ndev + 1) * sizeof(uint32_t));
-    if (NULL == map || NULL == out->group) {
+    if (map == NULL || out->group == NULL) {
         free(map);
         return PMIX_ERR_NOMEM;
     }
@@ -70,12 +70,12 @@ static pmix_status_t assign(const sy_topo_t *t, const sy_devindex_t *ix, const s
     for (uint32_t d = 0; d < ix->ndev; d++) {
         uint32_t v = ix->dev_to_vertex[d];
         uint32_t sw = (v < t->nv) ? lv->attach[v] : SY_TOPO_NONE;
-        uint32_t part = (SY_TOPO_NONE == sw) ? SY_TOPO_NONE : p->part[sw];
-        if (SY_TOPO_NONE == part || part >= p->npart) {
+        uint32_t part = (sw == SY_TOPO_NONE) ? SY_TOPO_NONE : p->part[sw];
+        if (part == SY_TOPO_NONE || part >= p->npart) {
             out->group[d] = out->ngroups++;
             continue;
         }
-        if (SY_TOPO_NONE == map[part]) {
+        if (map[part] == SY_TOPO_NONE) {
             map[part] = out->ngroups++;
         }
         out->group[d] = map[part];
@@ -99,7 +99,7 @@ static pmix_status_t sb_add(strbuf_t *b, const char *s, size_t n)
             cap *= 2;
         }
         char *p = realloc(b->s, cap);
-        if (NULL == p) {
+        if (p == NULL) {
             return PMIX_ERR_NOMEM;
         }
         b->s = p;
@@ -134,7 +134,7 @@ static bool nameset_add(nameset_t *ns, uint32_t g, const char *name)
 {
     size_t i = (size_t)hash_str(name) & ns->mask;
     while (ns->grp[i] == g) {
-        if (0 == strcmp(ns->name[i], name)) {
+        if (strcmp(ns->name[i], name) == 0) {
             return false;
         }
         i = (i + 1) & ns->mask;
@@ -146,7 +146,7 @@ static bool nameset_add(nameset_t *ns, uint32_t g, const char *name)
 
 static const char *listed_name(const sy_topo_t *t, const sy_groups_opts_t *o, uint32_t v)
 {
-    if (SY_GROUPS_NAMES_HOST == o->names && NULL != t->v[v].host && '\0' != t->v[v].host[0]) {
+    if (o->names == SY_GROUPS_NAMES_HOST && t->v[v].host != NULL && '\0' != t->v[v].host[0]) {
         return t->v[v].host;
     }
     return t->v[v].name;
@@ -154,7 +154,7 @@ static const char *listed_name(const sy_topo_t *t, const sy_groups_opts_t *o, ui
 
 static bool writable(const char *name)
 {
-    return NULL != name && '\0' != name[0] && NULL == strpbrk(name, ",;:");
+    return name != NULL && '\0' != name[0] && strpbrk(name, ",;:") == NULL;
 }
 
 static pmix_status_t build_string(const sy_topo_t *t, const sy_devindex_t *ix,
@@ -178,7 +178,7 @@ static pmix_status_t build_string(const sy_topo_t *t, const sy_devindex_t *ix,
                     .mask = cap - 1};
     strbuf_t b = {0};
     pmix_status_t rc = PMIX_ERR_NOMEM;
-    if (NULL == start || NULL == order || NULL == ns.name || NULL == ns.grp) {
+    if (start == NULL || order == NULL || ns.name == NULL || ns.grp == NULL) {
         goto done;
     }
     for (size_t i = 0; i < cap; i++) {
@@ -195,12 +195,12 @@ static pmix_status_t build_string(const sy_topo_t *t, const sy_devindex_t *ix,
     }
     rc = sb_add(&b, "", 0);
     size_t k = 0;
-    for (uint32_t gi = 0; gi < g->ngroups && PMIX_SUCCESS == rc; gi++) {
+    for (uint32_t gi = 0; gi < g->ngroups && rc == PMIX_SUCCESS; gi++) {
         char head[16];
         int hl = snprintf(head, sizeof(head), "%s%u:", gi ? ";" : "", gi);
         rc = sb_add(&b, head, (size_t)hl);
         bool first = true;
-        for (; k < n && g->group[order[k]] == gi && PMIX_SUCCESS == rc; k++) {
+        for (; k < n && g->group[order[k]] == gi && rc == PMIX_SUCCESS; k++) {
             const char *name = listed_name(t, o, ix->dev_to_vertex[order[k]]);
             if (!nameset_add(&ns, gi, name)) {
                 continue;
@@ -209,12 +209,12 @@ static pmix_status_t build_string(const sy_topo_t *t, const sy_devindex_t *ix,
                 rc = sb_add(&b, ",", 1);
             }
             first = false;
-            if (PMIX_SUCCESS == rc) {
+            if (rc == PMIX_SUCCESS) {
                 rc = sb_add(&b, name, strlen(name));
             }
         }
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         g->str = b.s;
         b.s = NULL;
     }
@@ -232,16 +232,16 @@ done:
 pmix_status_t sy_groups_compute(const sy_topo_t *t, const sy_devindex_t *ix,
                                 const sy_groups_opts_t *opts, sy_groups_t *out)
 {
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
-    if (NULL == t || NULL == ix || (ix->ndev > 0 && NULL == ix->dev_to_vertex) ||
+    if (t == NULL || ix == NULL || (ix->ndev > 0 && ix->dev_to_vertex == NULL) ||
         ix->ndev != t->ndevices) {
         return PMIX_ERR_BAD_PARAM;
     }
     sy_groups_opts_t o = {0};
-    if (NULL != opts) {
+    if (opts != NULL) {
         o = *opts;
     }
     if ((unsigned)o.method > SY_GROUPS_COMMUNITY || (unsigned)o.tree_mode > SY_GROUPS_TREE_POD ||
@@ -250,33 +250,33 @@ pmix_status_t sy_groups_compute(const sy_topo_t *t, const sy_devindex_t *ix,
     }
     for (uint32_t d = 0; d < ix->ndev; d++) {
         uint32_t v = ix->dev_to_vertex[d];
-        if (v >= t->nv || SY_TOPO_DEVICE != t->v[v].kind) {
+        if (v >= t->nv || t->v[v].kind != SY_TOPO_DEVICE) {
             return PMIX_ERR_BAD_PARAM;
         }
     }
     sy_levels_t lv;
     pmix_status_t rc = sy_levels_compute(t, &lv);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     sy_groups_method_t m = o.method;
-    if (SY_GROUPS_AUTO == m) {
+    if (m == SY_GROUPS_AUTO) {
         m = pick_auto(t, &lv, &o, &rc);
     }
     sy_partition_t p = {0};
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = switch_partition(t, &lv, m, o.seed, &p);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         out->method = m;
         rc = assign(t, ix, &lv, &p, out);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = build_string(t, ix, &o, out);
     }
     sy_partition_free(&p);
     sy_levels_free(&lv);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_groups_free(out);
     }
     return rc;
@@ -284,7 +284,7 @@ pmix_status_t sy_groups_compute(const sy_topo_t *t, const sy_devindex_t *ix,
 
 void sy_groups_free(sy_groups_t *g)
 {
-    if (NULL == g) {
+    if (g == NULL) {
         return;
     }
     free(g->group);

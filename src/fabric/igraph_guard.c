@@ -22,8 +22,8 @@ static void on_error(const char *reason, const char *file, int line, igraph_erro
      * the handler again with an empty reason each time: keep the first
      * real message.  reason may live in memory that IGRAPH_FINALLY_FREE
      * releases, hence the copy. */
-    const char *what = (NULL != reason && '\0' != reason[0]) ? reason : NULL;
-    if (NULL == what) {
+    const char *what = (reason != NULL && '\0' != reason[0]) ? reason : NULL;
+    if (what == NULL) {
         if ('\0' != last_error[0]) {
             IGRAPH_FINALLY_FREE();
             return;
@@ -75,7 +75,7 @@ pmix_status_t sy_igraph_status(igraph_error_t err)
 
 void sy_igraph_last_error(char *buf, size_t len)
 {
-    if (NULL == buf || 0 == len) {
+    if (buf == NULL || len == 0) {
         return;
     }
     size_t n = strlen(last_error);
@@ -88,7 +88,7 @@ void sy_igraph_last_error(char *buf, size_t len)
 
 pmix_status_t sy_igraph_rng_begin(sy_igraph_rng_t *r, uint64_t seed)
 {
-    if (NULL == r) {
+    if (r == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(r, 0, sizeof(*r));
@@ -109,7 +109,7 @@ pmix_status_t sy_igraph_rng_begin(sy_igraph_rng_t *r, uint64_t seed)
 
 void sy_igraph_rng_end(sy_igraph_rng_t *r)
 {
-    if (NULL == r || !r->active) {
+    if (r == NULL || !r->active) {
         return;
     }
     igraph_rng_set_default(&r->saved);
@@ -119,12 +119,12 @@ void sy_igraph_rng_end(sy_igraph_rng_t *r)
 
 static bool link_up(const sy_topo_t *t, uint32_t e)
 {
-    return PMIX_LINK_DOWN != t->e[e].state;
+    return t->e[e].state != PMIX_LINK_DOWN;
 }
 
 pmix_status_t sy_igraph_from_topo(const sy_topo_t *t, bool switches_only, sy_igraph_view_t *out)
 {
-    if (NULL == t || NULL == out) {
+    if (t == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
@@ -133,12 +133,12 @@ pmix_status_t sy_igraph_from_topo(const sy_topo_t *t, bool switches_only, sy_igr
     }
     out->from_topo = malloc(((size_t)t->nv + 1) * sizeof(uint32_t));
     out->to_topo = malloc(((size_t)t->nv + 1) * sizeof(uint32_t));
-    if (NULL == out->from_topo || NULL == out->to_topo) {
+    if (out->from_topo == NULL || out->to_topo == NULL) {
         sy_igraph_view_free(out);
         return PMIX_ERR_NOMEM;
     }
     for (uint32_t v = 0; v < t->nv; v++) {
-        if (switches_only && SY_TOPO_SWITCH != t->v[v].kind) {
+        if (switches_only && t->v[v].kind != SY_TOPO_SWITCH) {
             out->from_topo[v] = SY_TOPO_NONE;
         } else {
             out->from_topo[v] = out->n;
@@ -153,7 +153,7 @@ pmix_status_t sy_igraph_from_topo(const sy_topo_t *t, bool switches_only, sy_igr
     }
     for (uint32_t e = 0; e < t->ne && IGRAPH_SUCCESS == err; e++) {
         uint32_t a = out->from_topo[t->e[e].a], b = out->from_topo[t->e[e].b];
-        if (SY_TOPO_NONE == a || SY_TOPO_NONE == b || !link_up(t, e)) {
+        if (a == SY_TOPO_NONE || b == SY_TOPO_NONE || !link_up(t, e)) {
             continue;
         }
         err = igraph_vector_int_push_back(&edges, a);
@@ -175,7 +175,7 @@ pmix_status_t sy_igraph_from_topo(const sy_topo_t *t, bool switches_only, sy_igr
 
 void sy_igraph_view_free(sy_igraph_view_t *v)
 {
-    if (NULL == v) {
+    if (v == NULL) {
         return;
     }
     if (v->built) {

@@ -10,13 +10,13 @@ static void first_attachments(const sy_topo_t *t, uint32_t *attach)
 {
     for (uint32_t v = 0; v < t->nv; v++) {
         attach[v] = SY_TOPO_NONE;
-        if (SY_TOPO_DEVICE != t->v[v].kind) {
+        if (t->v[v].kind != SY_TOPO_DEVICE) {
             continue;
         }
         /* CSR lists are sorted by neighbour id: the first hit is the lowest. */
         for (uint32_t k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
             uint32_t u = t->adj[k];
-            if (SY_TOPO_SWITCH == t->v[u].kind && sy_link_usable(t, t->adj_edge[k])) {
+            if (t->v[u].kind == SY_TOPO_SWITCH && sy_link_usable(t, t->adj_edge[k])) {
                 attach[v] = u;
                 break;
             }
@@ -28,13 +28,13 @@ static void first_attachments(const sy_topo_t *t, uint32_t *attach)
 static pmix_status_t bfs_from_devices(const sy_topo_t *t, uint32_t *dist)
 {
     uint32_t *queue = malloc(((size_t)t->nv + 1) * sizeof(uint32_t));
-    if (NULL == queue) {
+    if (queue == NULL) {
         return PMIX_ERR_NOMEM;
     }
     size_t head = 0, tail = 0;
     for (uint32_t v = 0; v < t->nv; v++) {
         dist[v] = UINT32_MAX;
-        if (SY_TOPO_DEVICE == t->v[v].kind) {
+        if (t->v[v].kind == SY_TOPO_DEVICE) {
             dist[v] = 0;
             queue[tail++] = v;
         }
@@ -55,11 +55,11 @@ static pmix_status_t bfs_from_devices(const sy_topo_t *t, uint32_t *dist)
 
 pmix_status_t sy_levels_compute(const sy_topo_t *t, sy_levels_t *out)
 {
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
-    if (NULL == t) {
+    if (t == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!t->finalized) {
@@ -69,7 +69,7 @@ pmix_status_t sy_levels_compute(const sy_topo_t *t, sy_levels_t *out)
     out->level = malloc(n * sizeof(int32_t));
     out->attach = malloc(n * sizeof(uint32_t));
     uint32_t *dist = malloc(n * sizeof(uint32_t));
-    if (NULL == out->level || NULL == out->attach || NULL == dist) {
+    if (out->level == NULL || out->attach == NULL || dist == NULL) {
         free(dist);
         sy_levels_free(out);
         return PMIX_ERR_NOMEM;
@@ -77,14 +77,14 @@ pmix_status_t sy_levels_compute(const sy_topo_t *t, sy_levels_t *out)
     out->nv = t->nv;
     first_attachments(t, out->attach);
     pmix_status_t rc = bfs_from_devices(t, dist);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(dist);
         sy_levels_free(out);
         return rc;
     }
     bool given = t->nswitches > 0;
     for (uint32_t v = 0; v < t->nv && given; v++) {
-        if (SY_TOPO_SWITCH == t->v[v].kind && UINT32_MAX != dist[v] && t->v[v].level < 0) {
+        if (t->v[v].kind == SY_TOPO_SWITCH && UINT32_MAX != dist[v] && t->v[v].level < 0) {
             given = false;
         }
     }
@@ -92,7 +92,7 @@ pmix_status_t sy_levels_compute(const sy_topo_t *t, sy_levels_t *out)
     out->max_level = -1;
     for (uint32_t v = 0; v < t->nv; v++) {
         int32_t lv = -1;
-        if (SY_TOPO_SWITCH == t->v[v].kind) {
+        if (t->v[v].kind == SY_TOPO_SWITCH) {
             if (given && t->v[v].level >= 0) {
                 lv = t->v[v].level;
             } else if (!given && UINT32_MAX != dist[v] && dist[v] - 1 <= INT32_MAX) {
@@ -110,7 +110,7 @@ pmix_status_t sy_levels_compute(const sy_topo_t *t, sy_levels_t *out)
 
 void sy_levels_free(sy_levels_t *l)
 {
-    if (NULL == l) {
+    if (l == NULL) {
         return;
     }
     free(l->level);

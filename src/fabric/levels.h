@@ -39,7 +39,7 @@ void sy_levels_free(sy_levels_t *l);
 /* True when edge e may carry traffic (not PMIX_LINK_DOWN). */
 static inline bool sy_link_usable(const sy_topo_t *t, uint32_t e)
 {
-    return PMIX_LINK_DOWN != t->e[e].state;
+    return t->e[e].state != PMIX_LINK_DOWN;
 }
 
 #endif

@@ -13,10 +13,10 @@
 static bool starts_word(const char *p, size_t n, const char *w, bool nocase)
 {
     size_t k = strlen(w);
-    if (n < k || 0 != (nocase ? strncasecmp(p, w, k) : strncmp(p, w, k))) {
+    if (n < k || (nocase ? strncasecmp(p, w, k) : strncmp(p, w, k)) != 0) {
         return false;
     }
-    return n == k || isspace((unsigned char)p[k]) || '=' == w[k - 1];
+    return n == k || isspace((unsigned char)p[k]) || w[k - 1] == '=';
 }
 
 /* Decided by the first line that is neither blank nor a comment: each
@@ -24,7 +24,7 @@ static bool starts_word(const char *p, size_t n, const char *w, bool nocase)
 const char *sy_topo_detect_format(const char *buf, size_t len)
 {
     size_t pos = 0;
-    while (NULL != buf && pos < len) {
+    while (buf != NULL && pos < len) {
         const char *p = buf + pos;
         const char *nl = memchr(p, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - p) : len - pos;
@@ -33,7 +33,7 @@ const char *sy_topo_detect_format(const char *buf, size_t len)
             p++;
             n--;
         }
-        if (0 == n || '#' == *p) {
+        if (n == 0 || '#' == *p) {
             continue;
         }
         if (starts_word(p, n, "SwitchName=", true)) {
@@ -61,24 +61,24 @@ const char *sy_topo_detect_format(const char *buf, size_t len)
 pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name, const char *format,
                                   const sy_topo_limits_t *lim, sy_topo_t **out, char **errmsg)
 {
-    if (NULL == out || (NULL == buf && 0 != len)) {
+    if (out == NULL || (buf == NULL && len != 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
-    if (NULL == format) {
+    if (format == NULL) {
         format = sy_topo_detect_format(buf, len);
-        if (NULL == format) {
+        if (format == NULL) {
             return sy_read_error(errmsg, name, 0,
                                  "unknown topology format (expected Slurm topology.conf, "
                                  "ibnetdiscover output or the native format)");
         }
     }
-    if (0 == strcmp(format, "slurm")) {
+    if (strcmp(format, "slurm") == 0) {
         return sy_topo_read_slurm_buffer(buf, len, name, lim, out, errmsg);
     }
-    if (0 == strcmp(format, "ibnet") || 0 == strcmp(format, "ibnet-ports")) {
+    if (strcmp(format, "ibnet") == 0 || strcmp(format, "ibnet-ports") == 0) {
         return sy_topo_read_ibnet_buffer(buf, len, name, lim, out, errmsg);
     }
-    if (0 == strcmp(format, "native")) {
+    if (strcmp(format, "native") == 0) {
         return sy_topo_read_native_buffer(buf, len, name, lim, out, errmsg);
     }
     return sy_read_error(errmsg, NULL, 0,
@@ -87,27 +87,27 @@ pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name,
 
 pmix_status_t sy_topo_load(const char *path, const char *format, sy_topo_t **out, char **errmsg)
 {
-    if (NULL == path || NULL == out) {
+    if (path == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     FILE *f = fopen(path, "rb");
-    if (NULL == f) {
+    if (f == NULL) {
         sy_read_error(errmsg, path, 0, "cannot open: %s", strerror(errno));
         return PMIX_ERR_FILE_OPEN_FAILURE;
     }
     char *buf;
     size_t len;
     pmix_status_t rc = sy_read_stream(f, &buf, &len);
-    if (PMIX_ERR_OUT_OF_RESOURCE == rc) {
+    if (rc == PMIX_ERR_OUT_OF_RESOURCE) {
         sy_read_error(errmsg, path, 0, "file larger than %u bytes", SY_TOPO_MAX_FILE);
         rc = PMIX_ERR_FILE_READ_FAILURE;
-    } else if (PMIX_ERR_FILE_READ_FAILURE == rc) {
+    } else if (rc == PMIX_ERR_FILE_READ_FAILURE) {
         sy_read_error(errmsg, path, 0, "read error: %s", strerror(errno));
-    } else if (PMIX_SUCCESS != rc) {
+    } else if (rc != PMIX_SUCCESS) {
         sy_read_error(errmsg, path, 0, "out of memory");
     }
     fclose(f);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_topo_load_buffer(buf, len, path, format, NULL, out, errmsg);
     }
     free(buf);

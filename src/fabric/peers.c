@@ -8,10 +8,10 @@
 
 void sy_peers_free(sy_peers_t *p)
 {
-    if (NULL == p) {
+    if (p == NULL) {
         return;
     }
-    for (uint32_t i = 0; NULL != p->sw_name && i < p->nswitches; i++) {
+    for (uint32_t i = 0; p->sw_name != NULL && i < p->nswitches; i++) {
         free(p->sw_name[i]);
     }
     free(p->sw_name);
@@ -31,31 +31,31 @@ static bool dev_switch(const sy_topo_t *t, const sy_devindex_t *ix, const sy_top
         return false;
     }
     uint32_t da = ix->vertex_to_dev[e->a], db = ix->vertex_to_dev[e->b];
-    if ((SY_TOPO_NONE == da) == (SY_TOPO_NONE == db)) {
+    if ((da == SY_TOPO_NONE) == (db == SY_TOPO_NONE)) {
         return false;
     }
-    *dev = SY_TOPO_NONE != da ? da : db;
-    *sw = SY_TOPO_NONE != da ? e->b : e->a;
+    *dev = da != SY_TOPO_NONE ? da : db;
+    *sw = da != SY_TOPO_NONE ? e->b : e->a;
     return true;
 }
 
 pmix_status_t sy_peers_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_peers_t *out)
 {
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
-    if (NULL == t || (t->nv > 0 && NULL == t->v) || (t->ne > 0 && NULL == t->e)) {
+    if (t == NULL || (t->nv > 0 && t->v == NULL) || (t->ne > 0 && t->e == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
     sy_devindex_t own = {0};
     pmix_status_t rc;
-    if (NULL == ix) {
-        if (PMIX_SUCCESS != (rc = sy_devindex_build(t, &own))) {
+    if (ix == NULL) {
+        if ((rc = sy_devindex_build(t, &own)) != PMIX_SUCCESS) {
             return rc;
         }
         ix = &own;
-    } else if (ix->ndev > t->nv || NULL == ix->vertex_to_dev) {
+    } else if (ix->ndev > t->nv || ix->vertex_to_dev == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     rc = PMIX_ERR_NOMEM;
@@ -64,7 +64,7 @@ pmix_status_t sy_peers_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_p
     size_t nv = t->nv ? t->nv : 1;
     uint32_t *swnum = malloc(sizeof(uint32_t) * nv);
     out->dev_sw_off = calloc((size_t)n + 1, sizeof(uint32_t));
-    if (NULL == swnum || NULL == out->dev_sw_off) {
+    if (swnum == NULL || out->dev_sw_off == NULL) {
         goto fail;
     }
     for (uint32_t v = 0; v < t->nv; v++) {
@@ -80,7 +80,7 @@ pmix_status_t sy_peers_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_p
     }
     uint32_t ns = 0;
     for (uint32_t v = 0; v < t->nv; v++) {
-        if (SY_TOPO_NONE != swnum[v]) {
+        if (swnum[v] != SY_TOPO_NONE) {
             swnum[v] = ns++;
         }
     }
@@ -91,14 +91,14 @@ pmix_status_t sy_peers_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_p
     out->sw_dev_off = calloc((size_t)ns + 1, sizeof(uint32_t));
     out->sw_vertex = malloc(sizeof(uint32_t) * (ns ? ns : 1));
     out->sw_name = calloc(ns ? ns : 1, sizeof(char *));
-    if (NULL == out->dev_sw || NULL == out->sw_dev || NULL == out->sw_dev_off ||
-        NULL == out->sw_vertex || NULL == out->sw_name) {
+    if (out->dev_sw == NULL || out->sw_dev == NULL || out->sw_dev_off == NULL ||
+        out->sw_vertex == NULL || out->sw_name == NULL) {
         goto fail;
     }
     for (uint32_t v = 0; v < t->nv; v++) {
-        if (SY_TOPO_NONE != swnum[v]) {
+        if (swnum[v] != SY_TOPO_NONE) {
             out->sw_vertex[swnum[v]] = v;
-            if (NULL == (out->sw_name[swnum[v]] = strdup(t->v[v].name ? t->v[v].name : ""))) {
+            if ((out->sw_name[swnum[v]] = strdup(t->v[v].name ? t->v[v].name : "")) == NULL) {
                 goto fail;
             }
         }
@@ -110,7 +110,7 @@ pmix_status_t sy_peers_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_p
      * insertion-sorted: a handful each), then the switches' devices by a
      * counting sort that walks devices in order, so lists come out sorted. */
     fill = calloc(n ? n : 1, sizeof(uint32_t));
-    if (NULL == fill) {
+    if (fill == NULL) {
         goto fail;
     }
     for (uint32_t i = 0; i < t->ne; i++) {

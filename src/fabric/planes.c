@@ -18,7 +18,7 @@ static uint32_t uf_find(uint32_t *parent, uint32_t x)
 static bool id_taken(char **ids, uint32_t n, const char *s)
 {
     for (uint32_t i = 0; i < n; i++) {
-        if (0 == strcmp(ids[i], s)) {
+        if (strcmp(ids[i], s) == 0) {
             return true;
         }
     }
@@ -38,10 +38,10 @@ static char *generic_id(char **ids, uint32_t n, uint32_t k)
 
 void sy_planes_free(sy_planes_t *p)
 {
-    if (NULL == p) {
+    if (p == NULL) {
         return;
     }
-    for (uint32_t i = 0; NULL != p->ids && i < p->nplanes; i++) {
+    for (uint32_t i = 0; p->ids != NULL && i < p->nplanes; i++) {
         free(p->ids[i]);
     }
     free(p->ids);
@@ -52,21 +52,21 @@ void sy_planes_free(sy_planes_t *p)
 
 pmix_status_t sy_planes_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_planes_t *out)
 {
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
-    if (NULL == t || (t->nv > 0 && NULL == t->v) || (t->ne > 0 && NULL == t->e)) {
+    if (t == NULL || (t->nv > 0 && t->v == NULL) || (t->ne > 0 && t->e == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
     sy_devindex_t own = {0};
     pmix_status_t rc = PMIX_ERR_NOMEM;
-    if (NULL == ix) {
-        if (PMIX_SUCCESS != (rc = sy_devindex_build(t, &own))) {
+    if (ix == NULL) {
+        if ((rc = sy_devindex_build(t, &own)) != PMIX_SUCCESS) {
             return rc;
         }
         ix = &own;
-    } else if (ix->ndev > t->nv || (ix->ndev > 0 && NULL == ix->dev_to_vertex)) {
+    } else if (ix->ndev > t->nv || (ix->ndev > 0 && ix->dev_to_vertex == NULL)) {
         return PMIX_ERR_BAD_PARAM;
     }
     rc = PMIX_ERR_NOMEM;
@@ -79,8 +79,8 @@ pmix_status_t sy_planes_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_
     uint32_t *decl = malloc(sizeof(uint32_t) * (n ? n : 1));
     out->plane_of = malloc(sizeof(uint32_t) * (n ? n : 1));
     out->ndev = calloc(n ? n : 1, sizeof(uint32_t));
-    if (NULL == parent || NULL == root_plane || NULL == decl || NULL == out->plane_of ||
-        NULL == out->ndev) {
+    if (parent == NULL || root_plane == NULL || decl == NULL || out->plane_of == NULL ||
+        out->ndev == NULL) {
         goto fail;
     }
     for (uint32_t v = 0; v < t->nv; v++) {
@@ -106,7 +106,7 @@ pmix_status_t sy_planes_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_
             goto fail;
         }
         uint32_t r = uf_find(parent, v);
-        if (SY_TOPO_NONE == root_plane[r]) {
+        if (root_plane[r] == SY_TOPO_NONE) {
             root_plane[r] = np;
             decl[np] = t->v[v].plane;
             np++;
@@ -120,19 +120,19 @@ pmix_status_t sy_planes_compute(const sy_topo_t *t, const sy_devindex_t *ix, sy_
         }
     }
     out->ids = calloc(np ? np : 1, sizeof(char *));
-    if (NULL == out->ids) {
+    if (out->ids == NULL) {
         goto fail;
     }
     out->nplanes = np;
     out->ndevices = n;
     for (uint32_t p = 0; p < np; p++) {
-        const char *name = (decl[p] < t->nplanes && NULL != t->planes) ? t->planes[decl[p]] : NULL;
-        if (NULL != name && !id_taken(out->ids, p, name)) {
+        const char *name = (decl[p] < t->nplanes && t->planes != NULL) ? t->planes[decl[p]] : NULL;
+        if (name != NULL && !id_taken(out->ids, p, name)) {
             out->ids[p] = strdup(name);
         } else {
             out->ids[p] = generic_id(out->ids, p, p);
         }
-        if (NULL == out->ids[p]) {
+        if (out->ids[p] == NULL) {
             goto fail;
         }
     }

@@ -68,11 +68,11 @@ static void ctx_free(ib_ctx_t *c)
 
 static bool parse_hex(const char *s, size_t n, uint64_t *out)
 {
-    if (n >= 2 && '0' == s[0] && ('x' == s[1] || 'X' == s[1])) {
+    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         s += 2;
         n -= 2;
     }
-    if (0 == n || n > 16) {
+    if (n == 0 || n > 16) {
         return false;
     }
     uint64_t v = 0;
@@ -90,7 +90,7 @@ static bool parse_hex(const char *s, size_t n, uint64_t *out)
 
 static bool parse_dec(const char *s, size_t n, uint32_t max, uint32_t *out)
 {
-    if (0 == n || n > 9) {
+    if (n == 0 || n > 9) {
         return false;
     }
     uint32_t v = 0;
@@ -120,11 +120,11 @@ static uint64_t ib_speed(const char *width, const char *rate)
     };
     uint32_t lanes;
     size_t wn = strlen(width);
-    if (wn < 2 || 'x' != width[wn - 1] || !parse_dec(width, wn - 1, 64, &lanes)) {
+    if (wn < 2 || width[wn - 1] != 'x' || !parse_dec(width, wn - 1, 64, &lanes)) {
         return 0;
     }
     for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
-        if (0 == strcmp(rate, rates[i].name)) {
+        if (strcmp(rate, rates[i].name) == 0) {
             return lanes * rates[i].lane;
         }
     }
@@ -145,7 +145,7 @@ static uint64_t speed_from_tail(const char *s)
         }
         size_t n = (size_t)(s - tok);
         const char *x = memchr(tok, 'x', n);
-        if (NULL != x && x > tok && n < 32) {
+        if (x != NULL && x > tok && n < 32) {
             char w[32], r[32];
             size_t wl = (size_t)(x - tok) + 1;
             memcpy(w, tok, wl);
@@ -153,7 +153,7 @@ static uint64_t speed_from_tail(const char *s)
             memcpy(r, x + 1, n - wl);
             r[n - wl] = '\0';
             uint64_t sp = ib_speed(w, r);
-            if (0 != sp) {
+            if (sp != 0) {
                 best = sp;
             }
         }
@@ -166,7 +166,7 @@ static pmix_status_t push_link(ib_ctx_t *c, ln_t *l)
     if (c->n == c->cap) {
         size_t ncap = c->cap ? c->cap * 2 : 64;
         ln_t *n = realloc(c->l, ncap * sizeof(*n));
-        if (NULL == n) {
+        if (n == NULL) {
             return sy_read_error(c->errmsg, c->name, l->line, "out of memory");
         }
         c->l = n;
@@ -182,7 +182,7 @@ static char *dup_n(const char *s, size_t n)
         n = SY_TOPO_MAX_NAME;
     }
     char *d = malloc(n + 1);
-    if (NULL != d) {
+    if (d != NULL) {
         memcpy(d, s, n);
         d[n] = '\0';
     }
@@ -193,12 +193,12 @@ static char *dup_n(const char *s, size_t n)
 static bool comment_desc(const char *s, const char **d, size_t *dn, const char **tail)
 {
     const char *hash = strchr(s, '#');
-    if (NULL == hash) {
+    if (hash == NULL) {
         return false;
     }
     const char *q1 = strchr(hash, '"');
     const char *q2 = strrchr(hash, '"');
-    if (NULL == q1 || q1 == q2) {
+    if (q1 == NULL || q1 == q2) {
         return false;
     }
     *d = q1 + 1;
@@ -213,7 +213,7 @@ static bool comment_desc(const char *s, const char **d, size_t *dn, const char *
 static bool parse_id(const char **pp, uint8_t *type, uint64_t *guid)
 {
     const char *p = *pp;
-    if ('"' != p[0] || '-' != p[2]) {
+    if (p[0] != '"' || p[2] != '-') {
         return false;
     }
     switch (p[1]) {
@@ -223,7 +223,7 @@ static bool parse_id(const char **pp, uint8_t *type, uint64_t *guid)
     default: return false;
     }
     const char *q = strchr(p + 3, '"');
-    if (NULL == q || !parse_hex(p + 3, (size_t)(q - p - 3), guid)) {
+    if (q == NULL || !parse_hex(p + 3, (size_t)(q - p - 3), guid)) {
         return false;
     }
     *pp = q + 1;
@@ -238,14 +238,14 @@ static bool parse_port(const char **pp, uint32_t *port, uint64_t *pguid)
         return false;
     }
     const char *q = strchr(p, ']');
-    if (NULL == q || !parse_dec(p + 1, (size_t)(q - p - 1), 65535, port)) {
+    if (q == NULL || !parse_dec(p + 1, (size_t)(q - p - 1), 65535, port)) {
         return false;
     }
     p = q + 1;
     *pguid = 0;
     if ('(' == *p) {
         q = strchr(p, ')');
-        if (NULL == q || !parse_hex(p + 1, (size_t)(q - p - 1), pguid)) {
+        if (q == NULL || !parse_hex(p + 1, (size_t)(q - p - 1), pguid)) {
             return false;
         }
         p = q + 1;
@@ -286,7 +286,7 @@ static pmix_status_t default_header(ib_ctx_t *c, char *line, size_t lineno, uint
     size_t dn = 0;
     free(c->cur_desc);
     c->cur_desc = NULL;
-    if (comment_desc(p, &d, &dn, &tail) && NULL == (c->cur_desc = dup_n(d, dn))) {
+    if (comment_desc(p, &d, &dn, &tail) && (c->cur_desc = dup_n(d, dn)) == NULL) {
         return sy_read_error(c->errmsg, c->name, lineno, "out of memory");
     }
     c->in_node = true;
@@ -298,11 +298,11 @@ static pmix_status_t default_header(ib_ctx_t *c, char *line, size_t lineno, uint
         /* Switches exist even with no cable: record a lone endpoint. */
         ln_t l = {.line = lineno, .connected = false};
         l.a = (ep_t){.node = guid, .type = type};
-        if (NULL != c->cur_desc && NULL == (l.a.desc = strdup(c->cur_desc))) {
+        if (c->cur_desc != NULL && (l.a.desc = strdup(c->cur_desc)) == NULL) {
             return sy_read_error(c->errmsg, c->name, lineno, "out of memory");
         }
         pmix_status_t rc = push_link(c, &l);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             free(l.a.desc);
         }
         return rc;
@@ -343,16 +343,16 @@ static pmix_status_t default_port(ib_ctx_t *c, char *line, size_t lineno)
     size_t dn;
     if (comment_desc(p, &d, &dn, &tail)) {
         l.speed = speed_from_tail(tail);
-        if (NULL == (l.b.desc = dup_n(d, dn))) {
+        if ((l.b.desc = dup_n(d, dn)) == NULL) {
             return sy_read_error(c->errmsg, c->name, lineno, "out of memory");
         }
     }
-    if (NULL != c->cur_desc && NULL == (l.a.desc = strdup(c->cur_desc))) {
+    if (c->cur_desc != NULL && (l.a.desc = strdup(c->cur_desc)) == NULL) {
         free(l.b.desc);
         return sy_read_error(c->errmsg, c->name, lineno, "out of memory");
     }
     pmix_status_t rc = push_link(c, &l);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(l.a.desc);
         free(l.b.desc);
     }
@@ -361,11 +361,11 @@ static pmix_status_t default_port(ib_ctx_t *c, char *line, size_t lineno)
 
 static bool type_word(const char *tok, uint8_t *type)
 {
-    if (0 == strcmp(tok, "CA")) {
+    if (strcmp(tok, "CA") == 0) {
         *type = T_CA;
-    } else if (0 == strcmp(tok, "SW")) {
+    } else if (strcmp(tok, "SW") == 0) {
         *type = T_SW;
-    } else if (0 == strcmp(tok, "RT")) {
+    } else if (strcmp(tok, "RT") == 0) {
         *type = T_RT;
     } else {
         return false;
@@ -393,7 +393,7 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
             break;
         }
         char *tk = sy_next_token(&cur);
-        if (NULL == tk) {
+        if (tk == NULL) {
             break;
         }
         tok[nt++] = tk;
@@ -411,21 +411,21 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
     }
     l.speed = ib_speed(tok[4], tok[5]);
     const char *rest = cur;
-    if (6 == nt) {
+    if (nt == 6) {
         /* Unconnected port: only the node's existence matters. */
         const char *q1 = strchr(rest, '\''), *q2 = strrchr(rest, '\'');
-        if (NULL == q1 || q1 == q2) {
+        if (q1 == NULL || q1 == q2) {
             return sy_read_error(c->errmsg, c->name, lineno,
                                  "expected '- PEER...' or a quoted description");
         }
         if (T_CA == l.a.type) {
             return PMIX_SUCCESS; /* a CA port without cable is no device of the fabric */
         }
-        if (NULL == (l.a.desc = dup_n(q1 + 1, (size_t)(q2 - q1 - 1)))) {
+        if ((l.a.desc = dup_n(q1 + 1, (size_t)(q2 - q1 - 1))) == NULL) {
             return sy_read_error(c->errmsg, c->name, lineno, "out of memory");
         }
     } else {
-        if (11 != nt || 0 != strcmp(tok[6], "-") || !type_word(tok[7], &l.b.type) ||
+        if (nt != 11 || strcmp(tok[6], "-") != 0 || !type_word(tok[7], &l.b.type) ||
             !parse_dec(tok[8], strlen(tok[8]), 65535, &lid) ||
             !parse_dec(tok[9], strlen(tok[9]), 65535, &l.b.port) ||
             !parse_hex(tok[10], strlen(tok[10]), &l.b.pguid)) {
@@ -435,12 +435,12 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
         /* ( 'desc' - 'peer desc' ) */
         const char *q1 = strchr(rest, '\''), *sep = q1 ? strstr(q1 + 1, "' - '") : NULL;
         const char *q2 = strrchr(rest, '\'');
-        if ('(' != *rest || NULL == q1 || NULL == sep || q2 <= sep + 4) {
+        if ('(' != *rest || q1 == NULL || sep == NULL || q2 <= sep + 4) {
             return sy_read_error(c->errmsg, c->name, lineno,
                                  "expected ( 'description' - 'peer description' )");
         }
-        if (NULL == (l.a.desc = dup_n(q1 + 1, (size_t)(sep - q1 - 1))) ||
-            NULL == (l.b.desc = dup_n(sep + 5, (size_t)(q2 - sep - 5)))) {
+        if ((l.a.desc = dup_n(q1 + 1, (size_t)(sep - q1 - 1))) == NULL ||
+            (l.b.desc = dup_n(sep + 5, (size_t)(q2 - sep - 5))) == NULL) {
             free(l.a.desc);
             return sy_read_error(c->errmsg, c->name, lineno, "out of memory");
         }
@@ -454,7 +454,7 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
         l.b.node = l.b.pguid;
     }
     pmix_status_t rc = push_link(c, &l);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         free(l.a.desc);
         free(l.b.desc);
     }
@@ -479,7 +479,7 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
         return default_port(c, p, lineno);
     }
     size_t w = 0;
-    while (isalnum((unsigned char)p[w]) || '-' == p[w]) {
+    while (isalnum((unsigned char)p[w]) || p[w] == '-') {
         w++;
     }
     char word[16];
@@ -493,19 +493,19 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
         return ports_line(c, p, lineno);
     }
     if (isspace((unsigned char)p[w])) {
-        if (0 == strcmp(word, "Switch")) {
+        if (strcmp(word, "Switch") == 0) {
             return default_header(c, p, lineno, T_SW);
         }
-        if (0 == strcmp(word, "Ca")) {
+        if (strcmp(word, "Ca") == 0) {
             return default_header(c, p, lineno, T_CA);
         }
-        if (0 == strcmp(word, "Rt")) {
+        if (strcmp(word, "Rt") == 0) {
             return default_header(c, p, lineno, T_RT);
         }
     }
-    if ('=' == p[w] && (0 == strcmp(word, "vendid") || 0 == strcmp(word, "devid") ||
-                        0 == strcmp(word, "sysimgguid") || 0 == strcmp(word, "switchguid") ||
-                        0 == strcmp(word, "caguid") || 0 == strcmp(word, "routerguid"))) {
+    if (p[w] == '=' && (strcmp(word, "vendid") == 0 || strcmp(word, "devid") == 0 ||
+                        strcmp(word, "sysimgguid") == 0 || strcmp(word, "switchguid") == 0 ||
+                        strcmp(word, "caguid") == 0 || strcmp(word, "routerguid") == 0)) {
         const char *v = p + w + 1, *e = v;
         while (isxdigit((unsigned char)*e) || 'x' == *e || 'X' == *e) {
             e++;
@@ -518,7 +518,7 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
         return PMIX_SUCCESS;
     }
     /* -g output groups nodes by chassis; the grouping is not needed. */
-    if (0 == strcmp(word, "Chassis") || 0 == strncmp(p, "Non-Chassis Nodes", 17)) {
+    if (strcmp(word, "Chassis") == 0 || strncmp(p, "Non-Chassis Nodes", 17) == 0) {
         return PMIX_SUCCESS;
     }
     return sy_read_error(
@@ -571,14 +571,14 @@ static pmix_status_t resolve_ep(ib_ctx_t *c, sy_topo_t *t, ep_t *ep, size_t line
     char name[64], guid[32];
     uint64_t pg = ep->pguid;
     if (T_CA == ep->type) {
-        if (0 == pg && 0 != ep->node) {
+        if (pg == 0 && ep->node != 0) {
             obs_t key = {.node = ep->node, .port = ep->port};
             const obs_t *f = bsearch(&key, obs, nobs, sizeof(*obs), obs_cmp);
-            if (NULL != f) {
+            if (f != NULL) {
                 pg = f->pguid;
             }
         }
-        if (0 != pg) {
+        if (pg != 0) {
             snprintf(name, sizeof(name), "0x%016" PRIx64, pg);
         } else {
             snprintf(name, sizeof(name), "0x%016" PRIx64 "/%u", ep->node, ep->port);
@@ -591,32 +591,32 @@ static pmix_status_t resolve_ep(ib_ctx_t *c, sy_topo_t *t, ep_t *ep, size_t line
     pmix_status_t rc;
     if (T_CA == ep->type) {
         char host[SY_TOPO_MAX_NAME + 1] = "";
-        if (NULL != ep->desc) {
+        if (ep->desc != NULL) {
             size_t n = strcspn(ep->desc, " \t");
             memcpy(host, ep->desc, n);
             host[n] = '\0';
         }
-        rc = sy_topo_add_device(t, name, '\0' != host[0] ? host : NULL, 0 != pg ? guid : NULL,
+        rc = sy_topo_add_device(t, name, '\0' != host[0] ? host : NULL, pg != 0 ? guid : NULL,
                                 &ep->vid);
     } else {
         rc = sy_topo_add_switch(t, name, -1, &ep->vid);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             rc = sy_topo_set_guid(t, ep->vid, guid);
         }
     }
-    if (PMIX_EXISTS == rc) {
-        if ((T_CA == ep->type) != (SY_TOPO_DEVICE == t->v[ep->vid].kind)) {
+    if (rc == PMIX_EXISTS) {
+        if ((T_CA == ep->type) != (t->v[ep->vid].kind == SY_TOPO_DEVICE)) {
             return sy_read_error(c->errmsg, c->name, line, "GUID %s is used by a CA and a switch",
                                  name);
         }
         return PMIX_SUCCESS;
     }
-    if (PMIX_SUCCESS == rc && NULL != ep->desc && '\0' != ep->desc[0]) {
+    if (rc == PMIX_SUCCESS && ep->desc != NULL && '\0' != ep->desc[0]) {
         rc = sy_topo_set_label(t, ep->vid, ep->desc);
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return sy_read_error(c->errmsg, c->name, line, "cannot add %s: %s", name,
-                             PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices"
+                             rc == PMIX_ERR_OUT_OF_RESOURCE ? "too many vertices"
                                                             : "out of memory");
     }
     return PMIX_SUCCESS;
@@ -628,7 +628,7 @@ static pmix_status_t build(ib_ctx_t *c, sy_topo_t *t)
     obs_t *obs = malloc((2 * c->n + 1) * sizeof(*obs));
     cable_t *cab = malloc((c->n + 1) * sizeof(*cab));
     size_t nobs = 0, ncab = 0;
-    if (NULL == obs || NULL == cab) {
+    if (obs == NULL || cab == NULL) {
         free(obs);
         free(cab);
         return sy_read_error(c->errmsg, c->name, 0, "out of memory");
@@ -636,19 +636,19 @@ static pmix_status_t build(ib_ctx_t *c, sy_topo_t *t)
     for (size_t i = 0; i < c->n; i++) {
         ep_t *e[2] = {&c->l[i].a, &c->l[i].b};
         for (int k = 0; k < (c->l[i].connected ? 2 : 1); k++) {
-            if (T_CA == e[k]->type && 0 != e[k]->node && 0 != e[k]->pguid) {
+            if (T_CA == e[k]->type && e[k]->node != 0 && e[k]->pguid != 0) {
                 obs[nobs++] = (obs_t){e[k]->node, e[k]->pguid, e[k]->port};
             }
         }
     }
     qsort(obs, nobs, sizeof(*obs), obs_cmp);
-    for (size_t i = 0; i < c->n && PMIX_SUCCESS == rc; i++) {
+    for (size_t i = 0; i < c->n && rc == PMIX_SUCCESS; i++) {
         ln_t *l = &c->l[i];
         rc = resolve_ep(c, t, &l->a, l->line, obs, nobs);
-        if (PMIX_SUCCESS == rc && l->connected) {
+        if (rc == PMIX_SUCCESS && l->connected) {
             rc = resolve_ep(c, t, &l->b, l->line, obs, nobs);
         }
-        if (PMIX_SUCCESS == rc && l->connected) {
+        if (rc == PMIX_SUCCESS && l->connected) {
             if (l->a.vid == l->b.vid) {
                 continue; /* loopback cable: no edge in the graph */
             }
@@ -657,29 +657,29 @@ static pmix_status_t build(ib_ctx_t *c, sy_topo_t *t)
                                : (cable_t){l->a.vid, l->a.port, l->b.vid, l->b.port, i};
         }
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         /* One cable seen from both ends (or listed twice) counts once;
          * the first mention in file order wins. */
         qsort(cab, ncab, sizeof(*cab), cable_cmp);
         bool *keep = calloc(c->n + 1, sizeof(bool));
-        if (NULL == keep) {
+        if (keep == NULL) {
             rc = sy_read_error(c->errmsg, c->name, 0, "out of memory");
         } else {
             for (size_t i = 0; i < ncab; i++) {
-                if (0 == i || 0 != memcmp(&cab[i], &cab[i - 1], 4 * sizeof(uint32_t))) {
+                if (i == 0 || memcmp(&cab[i], &cab[i - 1], 4 * sizeof(uint32_t)) != 0) {
                     keep[cab[i].idx] = true;
                 }
             }
-            for (size_t i = 0; i < c->n && PMIX_SUCCESS == rc; i++) {
+            for (size_t i = 0; i < c->n && rc == PMIX_SUCCESS; i++) {
                 if (!keep[i]) {
                     continue;
                 }
                 ln_t *l = &c->l[i];
                 pmix_status_t r2 = sy_topo_add_link(t, l->a.vid, l->b.vid, l->speed, PMIX_LINK_UP,
                                                     SY_TOPO_LINK_PARALLEL, NULL);
-                if (PMIX_SUCCESS != r2) {
+                if (r2 != PMIX_SUCCESS) {
                     rc = sy_read_error(c->errmsg, c->name, l->line, "cannot add link: %s",
-                                       PMIX_ERR_OUT_OF_RESOURCE == r2 ? "too many links"
+                                       r2 == PMIX_ERR_OUT_OF_RESOURCE ? "too many links"
                                                                       : "out of memory");
                 }
             }
@@ -694,21 +694,21 @@ static pmix_status_t build(ib_ctx_t *c, sy_topo_t *t)
 pmix_status_t sy_topo_read_ibnet_buffer(const char *buf, size_t len, const char *name,
                                         const sy_topo_limits_t *lim, sy_topo_t **out, char **errmsg)
 {
-    if (NULL == out || (NULL == buf && 0 != len)) {
+    if (out == NULL || (buf == NULL && len != 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     ib_ctx_t c = {.name = name, .errmsg = errmsg};
     pmix_status_t rc = sy_read_each_line(buf, len, name, false, parse_line, &c, errmsg);
     sy_topo_t *t = NULL;
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = sy_read_new_topo(lim, name, c.saw_ports && !c.saw_default ? "ibnet-ports" : "ibnet",
                               &t);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = build(&c, t);
     }
     ctx_free(&c);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_topo_free(t);
         return rc;
     }

@@ -26,7 +26,7 @@ typedef struct {
 static pmix_status_t fail_rc(nat_ctx_t *c, pmix_status_t rc, const char *what)
 {
     return sy_read_error(c->errmsg, c->name, c->line, "cannot add %s: %s", what,
-                         PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices or links"
+                         rc == PMIX_ERR_OUT_OF_RESOURCE ? "too many vertices or links"
                          : PMIX_ERR_NOMEM == rc         ? "out of memory"
                                                         : "invalid value");
 }
@@ -34,7 +34,7 @@ static pmix_status_t fail_rc(nat_ctx_t *c, pmix_status_t rc, const char *what)
 static bool key_is(const char *tok, const char *key, const char **val)
 {
     size_t n = strlen(key);
-    if (0 == strncmp(tok, key, n) && '=' == tok[n]) {
+    if (strncmp(tok, key, n) == 0 && tok[n] == '=') {
         *val = tok + n + 1;
         return true;
     }
@@ -45,15 +45,15 @@ static pmix_status_t vertex_stmt(nat_ctx_t *c, char *cur, bool is_switch)
 {
     char *name = sy_next_token(&cur), *tok;
     const char *host = NULL, *plane = NULL, *guid = NULL, *label = NULL, *level = NULL, *val;
-    if (NULL == name) {
+    if (name == NULL) {
         return sy_read_error(c->errmsg, c->name, c->line, "expected a %s name",
                              is_switch ? "switch" : "device");
     }
-    if (NULL != strchr(name, '=')) {
+    if (strchr(name, '=') != NULL) {
         return sy_read_error(c->errmsg, c->name, c->line, "expected a %s name before '%.64s'",
                              is_switch ? "switch" : "device", name);
     }
-    while (NULL != (tok = sy_next_token(&cur))) {
+    while ((tok = sy_next_token(&cur)) != NULL) {
         const char **slot = NULL;
         if (key_is(tok, "plane", &val)) {
             slot = &plane;
@@ -72,7 +72,7 @@ static pmix_status_t vertex_stmt(nat_ctx_t *c, char *cur, bool is_switch)
                           : "unknown attribute '%.64s' (expected host=, plane=, guid= or label=)",
                 tok);
         }
-        if (NULL != *slot) {
+        if (*slot != NULL) {
             return sy_read_error(c->errmsg, c->name, c->line, "attribute '%.64s' given twice", tok);
         }
         if ('\0' == *val) {
@@ -81,29 +81,29 @@ static pmix_status_t vertex_stmt(nat_ctx_t *c, char *cur, bool is_switch)
         *slot = val;
     }
     uint64_t lvl = 0;
-    if (NULL != level && (!sy_parse_u64(level, false, &lvl) || lvl > 1000)) {
+    if (level != NULL && (!sy_parse_u64(level, false, &lvl) || lvl > 1000)) {
         return sy_read_error(c->errmsg, c->name, c->line, "expected a level 0..1000, got '%.64s'",
                              level);
     }
     uint32_t v, p = SY_TOPO_NONE;
     pmix_status_t rc;
-    if (NULL != plane && PMIX_SUCCESS != (rc = sy_topo_add_plane(c->t, plane, &p))) {
+    if (plane != NULL && (rc = sy_topo_add_plane(c->t, plane, &p)) != PMIX_SUCCESS) {
         return fail_rc(c, rc, "plane");
     }
     if (is_switch) {
-        rc = sy_topo_add_switch(c->t, name, NULL != level ? (int32_t)lvl : -1, &v);
+        rc = sy_topo_add_switch(c->t, name, level != NULL ? (int32_t)lvl : -1, &v);
     } else {
         rc = sy_topo_add_device(c->t, name, host, NULL, &v);
     }
-    if (PMIX_EXISTS == rc) {
+    if (rc == PMIX_EXISTS) {
         return sy_read_error(c->errmsg, c->name, c->line, "'%.64s' is already declared", name);
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return fail_rc(c, rc, name);
     }
-    if ((NULL != guid && PMIX_SUCCESS != (rc = sy_topo_set_guid(c->t, v, guid))) ||
-        (NULL != label && PMIX_SUCCESS != (rc = sy_topo_set_label(c->t, v, label))) ||
-        (SY_TOPO_NONE != p && PMIX_SUCCESS != (rc = sy_topo_set_plane(c->t, v, p)))) {
+    if ((guid != NULL && (rc = sy_topo_set_guid(c->t, v, guid)) != PMIX_SUCCESS) ||
+        (label != NULL && (rc = sy_topo_set_label(c->t, v, label)) != PMIX_SUCCESS) ||
+        (p != SY_TOPO_NONE && (rc = sy_topo_set_plane(c->t, v, p)) != PMIX_SUCCESS)) {
         return fail_rc(c, rc, name);
     }
     return PMIX_SUCCESS;
@@ -115,11 +115,11 @@ static pmix_status_t link_stmt(nat_ctx_t *c, char *cur)
     uint32_t ids[2];
     for (int i = 0; i < 2; i++) {
         names[i] = sy_next_token(&cur);
-        if (NULL == names[i] || NULL != strchr(names[i], '=')) {
+        if (names[i] == NULL || strchr(names[i], '=') != NULL) {
             return sy_read_error(c->errmsg, c->name, c->line,
                                  "expected two vertex names after 'link'");
         }
-        if (PMIX_SUCCESS != sy_topo_find(c->t, names[i], &ids[i])) {
+        if (sy_topo_find(c->t, names[i], &ids[i]) != PMIX_SUCCESS) {
             return sy_read_error(
                 c->errmsg, c->name, c->line,
                 "unknown vertex '%.64s' (declare it with 'device' or 'switch' first)", names[i]);
@@ -131,7 +131,7 @@ static pmix_status_t link_stmt(nat_ctx_t *c, char *cur)
     uint64_t speed = 0;
     uint8_t state = PMIX_LINK_UP;
     bool have_speed = false, have_state = false;
-    while (NULL != (tok = sy_next_token(&cur))) {
+    while ((tok = sy_next_token(&cur)) != NULL) {
         const char *val;
         if (key_is(tok, "speed", &val) && !have_speed) {
             if (!sy_parse_speed(val, &speed)) {
@@ -140,11 +140,11 @@ static pmix_status_t link_stmt(nat_ctx_t *c, char *cur)
             }
             have_speed = true;
         } else if (key_is(tok, "state", &val) && !have_state) {
-            if (0 == strcmp(val, "up")) {
+            if (strcmp(val, "up") == 0) {
                 state = PMIX_LINK_UP;
-            } else if (0 == strcmp(val, "down")) {
+            } else if (strcmp(val, "down") == 0) {
                 state = PMIX_LINK_DOWN;
-            } else if (0 == strcmp(val, "unknown")) {
+            } else if (strcmp(val, "unknown") == 0) {
                 state = PMIX_LINK_STATE_UNKNOWN;
             } else {
                 return sy_read_error(c->errmsg, c->name, c->line,
@@ -159,7 +159,7 @@ static pmix_status_t link_stmt(nat_ctx_t *c, char *cur)
     }
     pmix_status_t rc =
         sy_topo_add_link(c->t, ids[0], ids[1], speed, state, SY_TOPO_LINK_PARALLEL, NULL);
-    return PMIX_SUCCESS == rc ? rc : fail_rc(c, rc, "link");
+    return rc == PMIX_SUCCESS ? rc : fail_rc(c, rc, "link");
 }
 
 static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
@@ -168,26 +168,26 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
     c->line = lineno;
     char *cur = line;
     char *kw = sy_next_token(&cur);
-    if (NULL == kw) {
+    if (kw == NULL) {
         return PMIX_SUCCESS;
     }
-    if (0 == strcmp(kw, "device")) {
+    if (strcmp(kw, "device") == 0) {
         return vertex_stmt(c, cur, false);
     }
-    if (0 == strcmp(kw, "switch")) {
+    if (strcmp(kw, "switch") == 0) {
         return vertex_stmt(c, cur, true);
     }
-    if (0 == strcmp(kw, "link")) {
+    if (strcmp(kw, "link") == 0) {
         return link_stmt(c, cur);
     }
-    if (0 == strcmp(kw, "plane")) {
+    if (strcmp(kw, "plane") == 0) {
         char *id = sy_next_token(&cur);
-        if (NULL == id || NULL != sy_next_token(&cur)) {
+        if (id == NULL || sy_next_token(&cur) != NULL) {
             return sy_read_error(c->errmsg, c->name, c->line,
                                  "expected exactly one plane id after 'plane'");
         }
         pmix_status_t rc = sy_topo_add_plane(c->t, id, NULL);
-        return PMIX_SUCCESS == rc ? rc : fail_rc(c, rc, "plane");
+        return rc == PMIX_SUCCESS ? rc : fail_rc(c, rc, "plane");
     }
     return sy_read_error(c->errmsg, c->name, c->line,
                          "expected 'device', 'switch', 'link' or 'plane', got '%.64s'", kw);
@@ -197,16 +197,16 @@ pmix_status_t sy_topo_read_native_buffer(const char *buf, size_t len, const char
                                          const sy_topo_limits_t *lim, sy_topo_t **out,
                                          char **errmsg)
 {
-    if (NULL == out || (NULL == buf && 0 != len)) {
+    if (out == NULL || (buf == NULL && len != 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     nat_ctx_t c = {.name = name, .errmsg = errmsg};
     pmix_status_t rc = sy_read_new_topo(lim, name, "native", &c.t);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     rc = sy_read_each_line(buf, len, name, false, parse_line, &c, errmsg);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_topo_free(c.t);
         return rc;
     }

@@ -71,14 +71,14 @@ static void strip_comment(char *s)
 static bool split_kv(char *tok, char **key, char **val)
 {
     char *eq = strchr(tok, '=');
-    if (NULL == eq || eq == tok) {
+    if (eq == NULL || eq == tok) {
         return false;
     }
     *eq = '\0';
     *key = tok;
     char *v = eq + 1;
     size_t n = strlen(v);
-    if (n >= 2 && '"' == v[0] && '"' == v[n - 1]) {
+    if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
         v[n - 1] = '\0';
         v++;
     }
@@ -94,26 +94,26 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
     sw_rec_t r = {.line = lineno, .level = -1};
     bool have_speed = false, first = true;
     pmix_status_t rc = PMIX_SUCCESS;
-    while (NULL != (tok = sy_next_token(&cur))) {
+    while ((tok = sy_next_token(&cur)) != NULL) {
         char *key, *val;
         if (!split_kv(tok, &key, &val)) {
             rc = sy_read_error(c->errmsg, c->name, lineno, "expected KEY=VALUE, got '%.64s'", tok);
             goto fail;
         }
-        if (first && 0 != strcasecmp(key, "SwitchName")) {
+        if (first && strcasecmp(key, "SwitchName") != 0) {
             rc = sy_read_error(c->errmsg, c->name, lineno,
                                "expected SwitchName= first, got '%.64s='", key);
             goto fail;
         }
         first = false;
         char **slot = NULL;
-        if (0 == strcasecmp(key, "SwitchName")) {
+        if (strcasecmp(key, "SwitchName") == 0) {
             slot = &r.name;
-        } else if (0 == strcasecmp(key, "Nodes")) {
+        } else if (strcasecmp(key, "Nodes") == 0) {
             slot = &r.nodes;
-        } else if (0 == strcasecmp(key, "Switches")) {
+        } else if (strcasecmp(key, "Switches") == 0) {
             slot = &r.switches;
-        } else if (0 == strcasecmp(key, "LinkSpeed")) {
+        } else if (strcasecmp(key, "LinkSpeed") == 0) {
             if (have_speed || !sy_parse_u64(val, false, &r.speed) || r.speed > UINT32_MAX) {
                 rc =
                     sy_read_error(c->errmsg, c->name, lineno,
@@ -130,7 +130,7 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
                 "unknown key '%.64s' (expected SwitchName, Nodes, Switches or LinkSpeed)", key);
             goto fail;
         }
-        if (NULL != *slot) {
+        if (*slot != NULL) {
             rc = sy_read_error(c->errmsg, c->name, lineno, "%s given twice", key);
             goto fail;
         }
@@ -142,7 +142,7 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
             rc = sy_read_error(c->errmsg, c->name, lineno, "switch name too long");
             goto fail;
         }
-        if (NULL == (*slot = strdup(val))) {
+        if ((*slot = strdup(val)) == NULL) {
             rc = PMIX_ERR_NOMEM;
             sy_read_error(c->errmsg, c->name, lineno, "out of memory");
             goto fail;
@@ -151,12 +151,12 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
     if (first) {
         return PMIX_SUCCESS; /* blank or comment line */
     }
-    if (NULL != r.nodes && NULL != r.switches) {
+    if (r.nodes != NULL && r.switches != NULL) {
         rc = sy_read_error(c->errmsg, c->name, lineno,
                            "switch %.64s has both Nodes= and Switches=", r.name);
         goto fail;
     }
-    if (NULL == r.nodes && NULL == r.switches) {
+    if (r.nodes == NULL && r.switches == NULL) {
         rc = sy_read_error(c->errmsg, c->name, lineno,
                            "switch %.64s has neither Nodes= nor Switches=", r.name);
         goto fail;
@@ -164,7 +164,7 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
     if (c->nrec == c->cap) {
         size_t ncap = c->cap ? c->cap * 2 : 16;
         sw_rec_t *n = realloc(c->recs, ncap * sizeof(*n));
-        if (NULL == n) {
+        if (n == NULL) {
             rc = PMIX_ERR_NOMEM;
             sy_read_error(c->errmsg, c->name, lineno, "out of memory");
             goto fail;
@@ -186,18 +186,18 @@ static pmix_status_t emit_node(void *ctx, const char *node)
     slurm_ctx_t *c = ctx;
     uint32_t v;
     pmix_status_t rc = sy_topo_add_device(c->t, node, node, NULL, &v);
-    if (PMIX_EXISTS == rc) {
-        if (SY_TOPO_DEVICE != c->t->v[v].kind) {
+    if (rc == PMIX_EXISTS) {
+        if (c->t->v[v].kind != SY_TOPO_DEVICE) {
             return sy_read_error(c->errmsg, c->name, c->cur->line,
                                  "node %.64s has the name of a switch", node);
         }
-    } else if (PMIX_SUCCESS != rc) {
+    } else if (rc != PMIX_SUCCESS) {
         return sy_read_error(c->errmsg, c->name, c->cur->line, "cannot add node %.64s: %s", node,
-                             PMIX_ERR_OUT_OF_RESOURCE == rc ? "too many vertices"
+                             rc == PMIX_ERR_OUT_OF_RESOURCE ? "too many vertices"
                                                             : "bad name or out of memory");
     }
     rc = sy_topo_add_link(c->t, v, c->cur->id, c->cur->speed, PMIX_LINK_UP, 0, NULL);
-    if (PMIX_SUCCESS != rc && PMIX_EXISTS != rc) {
+    if (rc != PMIX_SUCCESS && rc != PMIX_EXISTS) {
         return sy_read_error(c->errmsg, c->name, c->cur->line, "cannot link node %.64s", node);
     }
     return PMIX_SUCCESS;
@@ -207,7 +207,7 @@ static pmix_status_t emit_switch(void *ctx, const char *sw)
 {
     slurm_ctx_t *c = ctx;
     uint32_t v;
-    if (PMIX_SUCCESS != sy_topo_find(c->t, sw, &v) || SY_TOPO_SWITCH != c->t->v[v].kind) {
+    if (sy_topo_find(c->t, sw, &v) != PMIX_SUCCESS || c->t->v[v].kind != SY_TOPO_SWITCH) {
         return sy_read_error(c->errmsg, c->name, c->cur->line,
                              "switch %.64s listed in Switches= is not defined", sw);
     }
@@ -215,16 +215,16 @@ static pmix_status_t emit_switch(void *ctx, const char *sw)
         return sy_read_error(c->errmsg, c->name, c->cur->line, "switch %.64s lists itself", sw);
     }
     pmix_status_t rc = sy_topo_add_link(c->t, v, c->cur->id, c->cur->speed, PMIX_LINK_UP, 0, NULL);
-    if (PMIX_EXISTS == rc) {
+    if (rc == PMIX_EXISTS) {
         return PMIX_SUCCESS;
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return sy_read_error(c->errmsg, c->name, c->cur->line, "cannot link switch %.64s", sw);
     }
     if (c->nchildren == c->capchildren) {
         size_t ncap = c->capchildren ? c->capchildren * 2 : 64;
         uint32_t *n = realloc(c->children, ncap * sizeof(*n));
-        if (NULL == n) {
+        if (n == NULL) {
             return sy_read_error(c->errmsg, c->name, c->cur->line, "out of memory");
         }
         c->children = n;
@@ -242,13 +242,13 @@ static pmix_status_t compute_level(slurm_ctx_t *c, sw_rec_t *r, int depth)
     if (r->level >= 0) {
         return PMIX_SUCCESS;
     }
-    if (-2 == r->level || depth > SLURM_MAX_LEVELS) {
+    if (r->level == -2 || depth > SLURM_MAX_LEVELS) {
         return sy_read_error(
             c->errmsg, c->name, r->line,
             "switch %.64s is part of a loop or more than %d levels deep (not a tree)", r->name,
             SLURM_MAX_LEVELS);
     }
-    if (NULL != r->nodes) {
+    if (r->nodes != NULL) {
         r->level = 0;
         return PMIX_SUCCESS;
     }
@@ -257,7 +257,7 @@ static pmix_status_t compute_level(slurm_ctx_t *c, sw_rec_t *r, int depth)
     for (uint32_t i = 0; i < r->nchild; i++) {
         sw_rec_t *ch = &c->recs[c->rec_of_vertex[c->children[r->child_off + i]]];
         pmix_status_t rc = compute_level(c, ch, depth + 1);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return rc;
         }
         if (ch->level + 1 > lvl) {
@@ -278,16 +278,16 @@ static pmix_status_t build(slurm_ctx_t *c)
     for (size_t i = 0; i < c->nrec; i++) {
         sw_rec_t *r = &c->recs[i];
         rc = sy_topo_add_switch(c->t, r->name, -1, &r->id);
-        if (PMIX_EXISTS == rc) {
+        if (rc == PMIX_EXISTS) {
             return sy_read_error(c->errmsg, c->name, r->line, "duplicate SwitchName %.64s",
                                  r->name);
         }
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return sy_read_error(c->errmsg, c->name, r->line, "cannot add switch %.64s", r->name);
         }
     }
     c->rec_of_vertex = malloc((c->nrec ? c->nrec : 1) * sizeof(uint32_t));
-    if (NULL == c->rec_of_vertex) {
+    if (c->rec_of_vertex == NULL) {
         return sy_read_error(c->errmsg, c->name, 0, "out of memory");
     }
     for (size_t i = 0; i < c->nrec; i++) {
@@ -297,18 +297,18 @@ static pmix_status_t build(slurm_ctx_t *c)
         sw_rec_t *r = c->cur = &c->recs[i];
         const char *why = NULL;
         r->child_off = (uint32_t)c->nchildren;
-        if (NULL != r->nodes) {
+        if (r->nodes != NULL) {
             rc = sy_hostlist_expand(r->nodes, &c->budget, emit_node, c, &why);
         } else {
             rc = sy_hostlist_expand(r->switches, &c->budget, emit_switch, c, &why);
         }
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return sy_read_error(c->errmsg, c->name, r->line, "bad hostlist in %s=: %s",
-                                 NULL != r->nodes ? "Nodes" : "Switches", why);
+                                 r->nodes != NULL ? "Nodes" : "Switches", why);
         }
     }
     for (size_t i = 0; i < c->nrec; i++) {
-        if (PMIX_SUCCESS != (rc = compute_level(c, &c->recs[i], 0))) {
+        if ((rc = compute_level(c, &c->recs[i], 0)) != PMIX_SUCCESS) {
             return rc;
         }
         c->t->v[c->recs[i].id].level = c->recs[i].level;
@@ -319,21 +319,21 @@ static pmix_status_t build(slurm_ctx_t *c)
 pmix_status_t sy_topo_read_slurm_buffer(const char *buf, size_t len, const char *name,
                                         const sy_topo_limits_t *lim, sy_topo_t **out, char **errmsg)
 {
-    if (NULL == out || (NULL == buf && 0 != len)) {
+    if (out == NULL || (buf == NULL && len != 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     slurm_ctx_t c = {.name = name, .errmsg = errmsg};
-    c.budget = (NULL != lim && lim->max_vertices) ? lim->max_vertices : SY_TOPO_MAX_VERTICES;
+    c.budget = (lim != NULL && lim->max_vertices) ? lim->max_vertices : SY_TOPO_MAX_VERTICES;
     pmix_status_t rc = sy_read_new_topo(lim, name, "slurm", &c.t);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     rc = sy_read_each_line(buf, len, name, true, parse_line, &c, errmsg);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = build(&c);
     }
     recs_free(&c);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_topo_free(c.t);
         return rc;
     }

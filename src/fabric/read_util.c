@@ -12,7 +12,7 @@
 
 pmix_status_t sy_read_error(char **errmsg, const char *name, size_t line, const char *fmt, ...)
 {
-    if (NULL == errmsg || NULL != *errmsg) {
+    if (errmsg == NULL || *errmsg != NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     char body[512];
@@ -20,11 +20,11 @@ pmix_status_t sy_read_error(char **errmsg, const char *name, size_t line, const 
     va_start(ap, fmt);
     vsnprintf(body, sizeof(body), fmt, ap);
     va_end(ap);
-    const char *n = (NULL != name) ? name : "<input>";
+    const char *n = (name != NULL) ? name : "<input>";
     size_t need = strlen(n) + strlen(body) + 32;
     char *m = malloc(need);
-    if (NULL != m) {
-        if (0 == line) {
+    if (m != NULL) {
+        if (line == 0) {
             snprintf(m, need, "%s: %s", n, body);
         } else {
             snprintf(m, need, "%s:%zu: %s", n, line, body);
@@ -39,8 +39,8 @@ pmix_status_t sy_read_error(char **errmsg, const char *name, size_t line, const 
 void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name, bool continuation)
 {
     memset(it, 0, sizeof(*it));
-    it->buf = (NULL != buf) ? buf : "";
-    it->len = (NULL != buf) ? len : 0;
+    it->buf = (buf != NULL) ? buf : "";
+    it->len = (buf != NULL) ? len : 0;
     it->next_lineno = 1;
     it->name = name;
     it->continuation = continuation;
@@ -65,7 +65,7 @@ static int append(sy_lines_t *it, const char *s, size_t n, char **errmsg)
             ncap *= 2;
         }
         char *nl = realloc(it->line, ncap);
-        if (NULL == nl) {
+        if (nl == NULL) {
             sy_read_error(errmsg, it->name, it->lineno, "out of memory");
             return -1;
         }
@@ -85,17 +85,17 @@ int sy_lines_next(sy_lines_t *it, char **errmsg)
     }
     it->line_len = 0;
     it->lineno = it->next_lineno;
-    if (0 != append(it, "", 0, errmsg)) {
+    if (append(it, "", 0, errmsg) != 0) {
         return -1;
     }
     for (;;) {
         const char *start = it->buf + it->pos;
         size_t rest = it->len - it->pos;
         const char *nl = memchr(start, '\n', rest);
-        size_t n = (NULL != nl) ? (size_t)(nl - start) : rest;
-        it->pos += n + (NULL != nl ? 1 : 0);
+        size_t n = (nl != NULL) ? (size_t)(nl - start) : rest;
+        it->pos += n + (nl != NULL ? 1 : 0);
         it->next_lineno++;
-        if (NULL != memchr(start, '\0', n)) {
+        if (memchr(start, '\0', n) != NULL) {
             sy_read_error(errmsg, it->name, it->next_lineno - 1,
                           "unexpected NUL byte (binary data?)");
             return -1;
@@ -107,7 +107,7 @@ int sy_lines_next(sy_lines_t *it, char **errmsg)
         if (more) {
             n--;
         }
-        if (0 != append(it, start, n, errmsg)) {
+        if (append(it, start, n, errmsg) != 0) {
             return -1;
         }
         if (!more) {
@@ -123,8 +123,8 @@ pmix_status_t sy_read_each_line(const char *buf, size_t len, const char *name, b
     pmix_status_t rc = PMIX_SUCCESS;
     int more;
     sy_lines_init(&it, buf, len, name, continuation);
-    while (1 == (more = sy_lines_next(&it, errmsg))) {
-        if (PMIX_SUCCESS != (rc = fn(ctx, it.line, it.lineno))) {
+    while ((more = sy_lines_next(&it, errmsg)) == 1) {
+        if ((rc = fn(ctx, it.line, it.lineno)) != PMIX_SUCCESS) {
             break;
         }
     }
@@ -160,11 +160,11 @@ char *sy_next_token(char **cursor)
 
 bool sy_parse_u64(const char *s, bool hex_ok, uint64_t *out)
 {
-    if (NULL == s || '\0' == *s) {
+    if (s == NULL || '\0' == *s) {
         return false;
     }
     unsigned base = 10;
-    if (hex_ok && '0' == s[0] && ('x' == s[1] || 'X' == s[1])) {
+    if (hex_ok && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         base = 16;
         s += 2;
         if ('\0' == *s) {
@@ -176,7 +176,7 @@ bool sy_parse_u64(const char *s, bool hex_ok, uint64_t *out)
         unsigned d;
         if (*s >= '0' && *s <= '9') {
             d = (unsigned)(*s - '0');
-        } else if (16 == base && isxdigit((unsigned char)*s)) {
+        } else if (base == 16 && isxdigit((unsigned char)*s)) {
             d = (unsigned)(tolower((unsigned char)*s) - 'a' + 10);
         } else {
             return false;
@@ -192,7 +192,7 @@ bool sy_parse_u64(const char *s, bool hex_ok, uint64_t *out)
 
 bool sy_parse_speed(const char *s, uint64_t *out)
 {
-    if (NULL == s || !isdigit((unsigned char)*s)) {
+    if (s == NULL || !isdigit((unsigned char)*s)) {
         return false;
     }
     uint64_t ip = 0, frac = 0, fdiv = 1;
@@ -238,10 +238,10 @@ bool sy_parse_speed(const char *s, uint64_t *out)
         break;
     default: break;
     }
-    if ('\0' != *s && 0 != strcmp(s, "b/s") && 0 != strcmp(s, "bps") && 0 != strcmp(s, "bit/s")) {
+    if ('\0' != *s && strcmp(s, "b/s") != 0 && strcmp(s, "bps") != 0 && strcmp(s, "bit/s") != 0) {
         return false;
     }
-    if (0 != ip && ip > UINT64_MAX / mult) {
+    if (ip != 0 && ip > UINT64_MAX / mult) {
         return false;
     }
     uint64_t v = ip * mult;
@@ -273,8 +273,8 @@ static pmix_status_t hl_item(hl_state_t *st, size_t plen, const char *s, size_t 
     }
     const char *open = memchr(s, '[', n);
     const char *close = memchr(s, ']', n);
-    if (NULL == open) {
-        if (NULL != close) {
+    if (open == NULL) {
+        if (close != NULL) {
             *st->why = "']' without '['";
             return PMIX_ERR_BAD_PARAM;
         }
@@ -296,8 +296,8 @@ static pmix_status_t hl_item(hl_state_t *st, size_t plen, const char *s, size_t 
         return st->emit(st->ctx, st->name);
     }
     size_t pre = (size_t)(open - s);
-    if (NULL == close || close < open) {
-        *st->why = NULL == close ? "'[' without ']'" : "']' without '['";
+    if (close == NULL || close < open) {
+        *st->why = close == NULL ? "'[' without ']'" : "']' without '['";
         return PMIX_ERR_BAD_PARAM;
     }
     if (plen + pre > SY_TOPO_MAX_NAME) {
@@ -324,7 +324,7 @@ static pmix_status_t hl_item(hl_state_t *st, size_t plen, const char *s, size_t 
         const char *loe = dash ? dash : end;
         uint64_t lo = 0, hi;
         size_t width = (size_t)(loe - r);
-        if (0 == width || width > 18) {
+        if (width == 0 || width > 18) {
             *st->why = "expected a number in the range list";
             return PMIX_ERR_BAD_PARAM;
         }
@@ -368,7 +368,7 @@ static pmix_status_t hl_item(hl_state_t *st, size_t plen, const char *s, size_t 
             }
             memcpy(st->name + plen, num, (size_t)k);
             pmix_status_t rc = hl_item(st, plen + (size_t)k, rest, restn, depth + 1);
-            if (PMIX_SUCCESS != rc) {
+            if (rc != PMIX_SUCCESS) {
                 return rc;
             }
             if (v == hi) {
@@ -388,15 +388,15 @@ pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist
                                  void *ctx, const char **why)
 {
     static const char *dummy;
-    if (NULL == why) {
+    if (why == NULL) {
         why = &dummy;
     }
     *why = "invalid hostlist";
-    if (NULL == expr || NULL == budget || NULL == emit) {
+    if (expr == NULL || budget == NULL || emit == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     hl_state_t *st = malloc(sizeof(*st));
-    if (NULL == st) {
+    if (st == NULL) {
         *why = "out of memory";
         return PMIX_ERR_NOMEM;
     }
@@ -411,10 +411,10 @@ pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist
         rc = PMIX_ERR_BAD_PARAM;
     }
     /* Items are separated by commas outside brackets. */
-    while (PMIX_SUCCESS == rc && '\0' != *p) {
+    while (rc == PMIX_SUCCESS && '\0' != *p) {
         const char *q = p;
         int depth = 0;
-        while ('\0' != *q && !(',' == *q && 0 == depth)) {
+        while ('\0' != *q && !(',' == *q && depth == 0)) {
             if ('[' == *q) {
                 depth++;
             } else if (']' == *q && depth > 0) {
@@ -429,7 +429,7 @@ pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist
         }
         rc = hl_item(st, 0, p, (size_t)(q - p), 0);
         p = ('\0' != *q) ? q + 1 : q;
-        if (PMIX_SUCCESS == rc && ',' == *q && '\0' == *p) {
+        if (rc == PMIX_SUCCESS && ',' == *q && '\0' == *p) {
             *why = "empty item in hostlist";
             rc = PMIX_ERR_BAD_PARAM;
         }
@@ -443,14 +443,14 @@ pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name, co
 {
     sy_topo_t *t;
     pmix_status_t rc = sy_topo_new(&t);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    if (NULL != lim) {
+    if (lim != NULL) {
         t->max_vertices = lim->max_vertices;
         t->max_edges = lim->max_edges;
     }
-    if (PMIX_SUCCESS != (rc = sy_topo_set_source(t, name, format))) {
+    if ((rc = sy_topo_set_source(t, name, format)) != PMIX_SUCCESS) {
         sy_topo_free(t);
         return rc;
     }
@@ -464,7 +464,7 @@ pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
     *len = 0;
     size_t cap = 1 << 16, n = 0;
     char *b = malloc(cap);
-    if (NULL == b) {
+    if (b == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (;;) {
@@ -474,7 +474,7 @@ pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
                 return PMIX_ERR_OUT_OF_RESOURCE;
             }
             char *nb = realloc(b, cap * 2);
-            if (NULL == nb) {
+            if (nb == NULL) {
                 free(b);
                 return PMIX_ERR_NOMEM;
             }
@@ -483,7 +483,7 @@ pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
         }
         size_t got = fread(b + n, 1, cap - n, f);
         n += got;
-        if (0 == got) {
+        if (got == 0) {
             if (ferror(f)) {
                 int saved = errno; /* free() may not keep it */
                 free(b);

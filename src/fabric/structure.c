@@ -9,7 +9,7 @@
 
 static bool is_switch(const sy_topo_t *t, uint32_t v)
 {
-    return SY_TOPO_SWITCH == t->v[v].kind;
+    return t->v[v].kind == SY_TOPO_SWITCH;
 }
 
 static bool switch_link(const sy_topo_t *t, uint32_t e)
@@ -47,7 +47,7 @@ static pmix_status_t components(const sy_topo_t *t, const uint8_t *in, const uin
     size_t n = (size_t)t->nv + 1;
     uint32_t *uf = malloc(n * sizeof(uint32_t));
     out->part = malloc(n * sizeof(uint32_t));
-    if (NULL == uf || NULL == out->part) {
+    if (uf == NULL || out->part == NULL) {
         free(uf);
         sy_partition_free(out);
         return PMIX_ERR_NOMEM;
@@ -78,12 +78,12 @@ static pmix_status_t components(const sy_topo_t *t, const uint8_t *in, const uin
 
 pmix_status_t sy_partition_leaf(const sy_topo_t *t, sy_partition_t *out)
 {
-    if (NULL == t || NULL == out) {
+    if (t == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
     out->part = malloc(((size_t)t->nv + 1) * sizeof(uint32_t));
-    if (NULL == out->part) {
+    if (out->part == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (uint32_t v = 0; v < t->nv; v++) {
@@ -94,18 +94,18 @@ pmix_status_t sy_partition_leaf(const sy_topo_t *t, sy_partition_t *out)
 
 pmix_status_t sy_partition_pods(const sy_topo_t *t, const sy_levels_t *lv, sy_partition_t *out)
 {
-    if (NULL == t || NULL == lv || NULL == out || lv->nv != t->nv) {
+    if (t == NULL || lv == NULL || out == NULL || lv->nv != t->nv) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
     sy_partition_t whole;
     pmix_status_t rc = components(t, NULL, NULL, &whole);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     int32_t *top = malloc(((size_t)whole.npart + 1) * sizeof(int32_t));
     uint8_t *in = malloc((size_t)t->nv + 1);
-    if (NULL == top || NULL == in) {
+    if (top == NULL || in == NULL) {
         free(top);
         free(in);
         sy_partition_free(&whole);
@@ -115,7 +115,7 @@ pmix_status_t sy_partition_pods(const sy_topo_t *t, const sy_levels_t *lv, sy_pa
         top[c] = -1;
     }
     for (uint32_t v = 0; v < t->nv; v++) {
-        if (SY_TOPO_NONE != whole.part[v] && lv->level[v] > top[whole.part[v]]) {
+        if (whole.part[v] != SY_TOPO_NONE && lv->level[v] > top[whole.part[v]]) {
             top[whole.part[v]] = lv->level[v];
         }
     }
@@ -123,7 +123,7 @@ pmix_status_t sy_partition_pods(const sy_topo_t *t, const sy_levels_t *lv, sy_pa
         in[v] = is_switch(t, v) && !(top[whole.part[v]] >= 1 && lv->level[v] == top[whole.part[v]]);
     }
     rc = components(t, in, NULL, out);
-    for (uint32_t v = 0; PMIX_SUCCESS == rc && v < t->nv; v++) {
+    for (uint32_t v = 0; rc == PMIX_SUCCESS && v < t->nv; v++) {
         if (is_switch(t, v) && !in[v]) {
             out->part[v] = out->npart++;
         }
@@ -161,7 +161,7 @@ static uint32_t common_switch_neighbours(const sy_topo_t *t, uint32_t a, uint32_
 
 pmix_status_t sy_partition_triangles(const sy_topo_t *t, sy_partition_t *out, uint32_t *nkept)
 {
-    if (NULL == t || NULL == out) {
+    if (t == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     memset(out, 0, sizeof(*out));
@@ -170,7 +170,7 @@ pmix_status_t sy_partition_triangles(const sy_topo_t *t, sy_partition_t *out, ui
     }
     uint32_t *deg = calloc((size_t)t->nv + 1, sizeof(uint32_t));
     uint8_t *keep = calloc((size_t)t->ne + 1, 1);
-    if (NULL == deg || NULL == keep) {
+    if (deg == NULL || keep == NULL) {
         free(deg);
         free(keep);
         return PMIX_ERR_NOMEM;
@@ -198,7 +198,7 @@ pmix_status_t sy_partition_triangles(const sy_topo_t *t, sy_partition_t *out, ui
     pmix_status_t rc = components(t, NULL, keep, out);
     free(deg);
     free(keep);
-    if (PMIX_SUCCESS == rc && NULL != nkept) {
+    if (rc == PMIX_SUCCESS && nkept != NULL) {
         *nkept = kept;
     }
     return rc;
@@ -206,7 +206,7 @@ pmix_status_t sy_partition_triangles(const sy_topo_t *t, sy_partition_t *out, ui
 
 void sy_partition_free(sy_partition_t *p)
 {
-    if (NULL == p) {
+    if (p == NULL) {
         return;
     }
     free(p->part);
@@ -216,7 +216,7 @@ void sy_partition_free(sy_partition_t *p)
 sy_fabric_kind_t sy_fabric_classify(const sy_topo_t *t, const sy_levels_t *lv,
                                     const sy_partition_t *tri, uint32_t nkept)
 {
-    if (NULL == t || NULL == lv || NULL == tri || NULL == tri->part) {
+    if (t == NULL || lv == NULL || tri == NULL || tri->part == NULL) {
         return SY_FABRIC_OTHER;
     }
     bool any = false;
@@ -235,7 +235,7 @@ sy_fabric_kind_t sy_fabric_classify(const sy_topo_t *t, const sy_levels_t *lv,
                 continue;
             }
             uint32_t p = tri->part[t->e[e].a];
-            if (SY_TOPO_NONE == first) {
+            if (first == SY_TOPO_NONE) {
                 first = p;
             } else if (p != first || tri->part[t->e[e].b] != first) {
                 return SY_FABRIC_DRAGONFLY;

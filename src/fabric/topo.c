@@ -39,7 +39,7 @@ typedef bool (*index_eq_fn)(const sy_topo_t *t, uint32_t id, const void *key);
 
 static bool name_eq(const sy_topo_t *t, uint32_t id, const void *key)
 {
-    return 0 == strcmp(t->v[id].name, (const char *)key);
+    return strcmp(t->v[id].name, (const char *)key) == 0;
 }
 
 static bool pair_eq(const sy_topo_t *t, uint32_t id, const void *key)
@@ -51,12 +51,12 @@ static bool pair_eq(const sy_topo_t *t, uint32_t id, const void *key)
 static uint32_t index_get(const sy_topo_t *t, const sy_topo_index_t *ix, uint64_t h,
                           const void *key, index_eq_fn eq)
 {
-    if (0 == ix->cap) {
+    if (ix->cap == 0) {
         return SY_TOPO_NONE;
     }
     size_t mask = ix->cap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        if (SY_TOPO_NONE == ix->id[i]) {
+        if (ix->id[i] == SY_TOPO_NONE) {
             return SY_TOPO_NONE;
         }
         if (ix->hash[i] == h && eq(t, ix->id[i], key)) {
@@ -69,7 +69,7 @@ static void index_put_raw(sy_topo_index_t *ix, uint64_t h, uint32_t id)
 {
     size_t mask = ix->cap - 1;
     size_t i = h & mask;
-    while (SY_TOPO_NONE != ix->id[i]) {
+    while (ix->id[i] != SY_TOPO_NONE) {
         i = (i + 1) & mask;
     }
     ix->hash[i] = h;
@@ -85,7 +85,7 @@ static pmix_status_t index_put(sy_topo_index_t *ix, uint64_t h, uint32_t id)
         sy_topo_index_t n = {0};
         n.hash = malloc(ncap * sizeof(*n.hash));
         n.id = malloc(ncap * sizeof(*n.id));
-        if (NULL == n.hash || NULL == n.id) {
+        if (n.hash == NULL || n.id == NULL) {
             free(n.hash);
             free(n.id);
             return PMIX_ERR_NOMEM;
@@ -95,7 +95,7 @@ static pmix_status_t index_put(sy_topo_index_t *ix, uint64_t h, uint32_t id)
             n.id[i] = SY_TOPO_NONE;
         }
         for (size_t i = 0; i < ix->cap; i++) {
-            if (SY_TOPO_NONE != ix->id[i]) {
+            if (ix->id[i] != SY_TOPO_NONE) {
                 index_put_raw(&n, ix->hash[i], ix->id[i]);
             }
         }
@@ -118,11 +118,11 @@ static void index_free(sy_topo_index_t *ix)
 
 pmix_status_t sy_topo_new(sy_topo_t **out)
 {
-    if (NULL == out) {
+    if (out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     sy_topo_t *t = calloc(1, sizeof(*t));
-    if (NULL == t) {
+    if (t == NULL) {
         return PMIX_ERR_NOMEM;
     }
     *out = t;
@@ -140,7 +140,7 @@ static void csr_free(sy_topo_t *t)
 
 void sy_topo_free(sy_topo_t *t)
 {
-    if (NULL == t) {
+    if (t == NULL) {
         return;
     }
     for (uint32_t i = 0; i < t->nv; i++) {
@@ -167,11 +167,11 @@ void sy_topo_free(sy_topo_t *t)
 static pmix_status_t set_str(char **slot, const char *s)
 {
     char *c = NULL;
-    if (NULL != s) {
+    if (s != NULL) {
         if (strlen(s) > SY_TOPO_MAX_NAME) {
             return PMIX_ERR_BAD_PARAM;
         }
-        if (NULL == (c = strdup(s))) {
+        if ((c = strdup(s)) == NULL) {
             return PMIX_ERR_NOMEM;
         }
     }
@@ -190,12 +190,12 @@ static void changed(sy_topo_t *t, bool structural)
 
 pmix_status_t sy_topo_set_source(sy_topo_t *t, const char *source, const char *format)
 {
-    if (NULL == t) {
+    if (t == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     char *s = NULL, *f = NULL;
-    if ((NULL != source && NULL == (s = strdup(source))) ||
-        (NULL != format && NULL == (f = strdup(format)))) {
+    if ((source != NULL && (s = strdup(source)) == NULL) ||
+        (format != NULL && (f = strdup(format)) == NULL)) {
         free(s);
         return PMIX_ERR_NOMEM;
     }
@@ -226,7 +226,7 @@ static void *grow_for_one(void *arr, size_t elem, uint32_t n, uint32_t *cap, uin
             ncap = hard;
         }
         void *grown = realloc(arr, (size_t)ncap * elem);
-        if (NULL == grown) {
+        if (grown == NULL) {
             *rc = PMIX_ERR_NOMEM;
             return NULL;
         }
@@ -238,13 +238,13 @@ static void *grow_for_one(void *arr, size_t elem, uint32_t n, uint32_t *cap, uin
 
 static pmix_status_t add_vertex(sy_topo_t *t, const char *name, uint8_t kind, uint32_t *id)
 {
-    if (NULL == t || NULL == name || '\0' == *name || strlen(name) > SY_TOPO_MAX_NAME) {
+    if (t == NULL || name == NULL || '\0' == *name || strlen(name) > SY_TOPO_MAX_NAME) {
         return PMIX_ERR_BAD_PARAM;
     }
     uint64_t h = hash_name(name);
     uint32_t found = index_get(t, &t->names, h, name, name_eq);
-    if (SY_TOPO_NONE != found) {
-        if (NULL != id) {
+    if (found != SY_TOPO_NONE) {
+        if (id != NULL) {
             *id = found;
         }
         return PMIX_EXISTS;
@@ -252,27 +252,27 @@ static pmix_status_t add_vertex(sy_topo_t *t, const char *name, uint8_t kind, ui
     pmix_status_t rc = PMIX_SUCCESS;
     sy_topo_vertex_t *nv = grow_for_one(t->v, sizeof(*nv), t->nv, &t->cap_v, t->max_vertices,
                                         SY_TOPO_MAX_VERTICES, &rc);
-    if (NULL == nv) {
+    if (nv == NULL) {
         return rc;
     }
     t->v = nv;
     sy_topo_vertex_t *v = &t->v[t->nv];
     memset(v, 0, sizeof(*v));
-    if (NULL == (v->name = strdup(name))) {
+    if ((v->name = strdup(name)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    if (PMIX_SUCCESS != index_put(&t->names, h, t->nv)) {
+    if (index_put(&t->names, h, t->nv) != PMIX_SUCCESS) {
         free(v->name);
         return PMIX_ERR_NOMEM;
     }
     v->kind = kind;
     v->plane = SY_TOPO_NONE;
     v->level = -1;
-    if (NULL != id) {
+    if (id != NULL) {
         *id = t->nv;
     }
     t->nv++;
-    if (SY_TOPO_DEVICE == kind) {
+    if (kind == SY_TOPO_DEVICE) {
         t->ndevices++;
     } else {
         t->nswitches++;
@@ -285,19 +285,19 @@ pmix_status_t sy_topo_add_device(sy_topo_t *t, const char *name, const char *hos
                                  uint32_t *id)
 {
     uint32_t v;
-    if ((NULL != host && strlen(host) > SY_TOPO_MAX_NAME) ||
-        (NULL != guid && strlen(guid) > SY_TOPO_MAX_NAME)) {
+    if ((host != NULL && strlen(host) > SY_TOPO_MAX_NAME) ||
+        (guid != NULL && strlen(guid) > SY_TOPO_MAX_NAME)) {
         return PMIX_ERR_BAD_PARAM;
     }
     pmix_status_t rc = add_vertex(t, name, SY_TOPO_DEVICE, &v);
-    if (NULL != id) {
+    if (id != NULL) {
         *id = v;
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    if (PMIX_SUCCESS != (rc = set_str(&t->v[v].host, host)) ||
-        PMIX_SUCCESS != (rc = set_str(&t->v[v].guid, guid))) {
+    if ((rc = set_str(&t->v[v].host, host)) != PMIX_SUCCESS ||
+        (rc = set_str(&t->v[v].guid, guid)) != PMIX_SUCCESS) {
         /* The vertex stays (ids are never reused) but the caller fails. */
         return rc;
     }
@@ -308,10 +308,10 @@ pmix_status_t sy_topo_add_switch(sy_topo_t *t, const char *name, int32_t level, 
 {
     uint32_t v;
     pmix_status_t rc = add_vertex(t, name, SY_TOPO_SWITCH, &v);
-    if (NULL != id) {
+    if (id != NULL) {
         *id = v;
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         t->v[v].level = level;
     }
     return rc;
@@ -319,11 +319,11 @@ pmix_status_t sy_topo_add_switch(sy_topo_t *t, const char *name, int32_t level, 
 
 static pmix_status_t set_vertex_str(sy_topo_t *t, uint32_t v, size_t off, const char *s)
 {
-    if (NULL == t || v >= t->nv) {
+    if (t == NULL || v >= t->nv) {
         return PMIX_ERR_BAD_PARAM;
     }
     pmix_status_t rc = set_str((char **)((char *)&t->v[v] + off), s);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         changed(t, false);
     }
     return rc;
@@ -341,7 +341,7 @@ pmix_status_t sy_topo_set_guid(sy_topo_t *t, uint32_t v, const char *guid)
 
 pmix_status_t sy_topo_set_level(sy_topo_t *t, uint32_t v, int32_t level)
 {
-    if (NULL == t || v >= t->nv) {
+    if (t == NULL || v >= t->nv) {
         return PMIX_ERR_BAD_PARAM;
     }
     t->v[v].level = level;
@@ -351,14 +351,14 @@ pmix_status_t sy_topo_set_level(sy_topo_t *t, uint32_t v, int32_t level)
 
 pmix_status_t sy_topo_find(const sy_topo_t *t, const char *name, uint32_t *id)
 {
-    if (NULL == t || NULL == name) {
+    if (t == NULL || name == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     uint32_t v = index_get(t, &t->names, hash_name(name), name, name_eq);
-    if (SY_TOPO_NONE == v) {
+    if (v == SY_TOPO_NONE) {
         return PMIX_ERR_NOT_FOUND;
     }
-    if (NULL != id) {
+    if (id != NULL) {
         *id = v;
     }
     return PMIX_SUCCESS;
@@ -368,13 +368,13 @@ pmix_status_t sy_topo_find(const sy_topo_t *t, const char *name, uint32_t *id)
 
 pmix_status_t sy_topo_add_plane(sy_topo_t *t, const char *plane, uint32_t *idx)
 {
-    if (NULL == t || NULL == plane || '\0' == *plane || strlen(plane) > SY_TOPO_MAX_NAME) {
+    if (t == NULL || plane == NULL || '\0' == *plane || strlen(plane) > SY_TOPO_MAX_NAME) {
         return PMIX_ERR_BAD_PARAM;
     }
     /* Few planes per fabric (rails): a linear scan is the right tool. */
     for (uint32_t i = 0; i < t->nplanes; i++) {
-        if (0 == strcmp(t->planes[i], plane)) {
-            if (NULL != idx) {
+        if (strcmp(t->planes[i], plane) == 0) {
+            if (idx != NULL) {
                 *idx = i;
             }
             return PMIX_SUCCESS;
@@ -384,14 +384,14 @@ pmix_status_t sy_topo_add_plane(sy_topo_t *t, const char *plane, uint32_t *idx)
         return PMIX_ERR_OUT_OF_RESOURCE;
     }
     char **np = realloc(t->planes, (t->nplanes + 1) * sizeof(*np));
-    if (NULL == np) {
+    if (np == NULL) {
         return PMIX_ERR_NOMEM;
     }
     t->planes = np;
-    if (NULL == (np[t->nplanes] = strdup(plane))) {
+    if ((np[t->nplanes] = strdup(plane)) == NULL) {
         return PMIX_ERR_NOMEM;
     }
-    if (NULL != idx) {
+    if (idx != NULL) {
         *idx = t->nplanes;
     }
     t->nplanes++;
@@ -401,7 +401,7 @@ pmix_status_t sy_topo_add_plane(sy_topo_t *t, const char *plane, uint32_t *idx)
 
 pmix_status_t sy_topo_set_plane(sy_topo_t *t, uint32_t v, uint32_t plane)
 {
-    if (NULL == t || v >= t->nv || (SY_TOPO_NONE != plane && plane >= t->nplanes)) {
+    if (t == NULL || v >= t->nv || (plane != SY_TOPO_NONE && plane >= t->nplanes)) {
         return PMIX_ERR_BAD_PARAM;
     }
     t->v[v].plane = plane;
@@ -413,15 +413,15 @@ pmix_status_t sy_topo_set_plane(sy_topo_t *t, uint32_t v, uint32_t plane)
 
 pmix_status_t sy_topo_find_link(const sy_topo_t *t, uint32_t a, uint32_t b, uint32_t *edge)
 {
-    if (NULL == t || a >= t->nv || b >= t->nv) {
+    if (t == NULL || a >= t->nv || b >= t->nv) {
         return PMIX_ERR_BAD_PARAM;
     }
     uint32_t ab[2] = {a < b ? a : b, a < b ? b : a};
     uint32_t e = index_get(t, &t->pairs, hash_pair(ab[0], ab[1]), ab, pair_eq);
-    if (SY_TOPO_NONE == e) {
+    if (e == SY_TOPO_NONE) {
         return PMIX_ERR_NOT_FOUND;
     }
-    if (NULL != edge) {
+    if (edge != NULL) {
         *edge = e;
     }
     return PMIX_SUCCESS;
@@ -429,20 +429,20 @@ pmix_status_t sy_topo_find_link(const sy_topo_t *t, uint32_t a, uint32_t b, uint
 
 static bool valid_state(uint8_t s)
 {
-    return PMIX_LINK_UP == s || PMIX_LINK_DOWN == s || PMIX_LINK_STATE_UNKNOWN == s;
+    return s == PMIX_LINK_UP || s == PMIX_LINK_DOWN || s == PMIX_LINK_STATE_UNKNOWN;
 }
 
 pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t speed, uint8_t state,
                                unsigned flags, uint32_t *edge)
 {
-    if (NULL == t || a >= t->nv || b >= t->nv || a == b || !valid_state(state)) {
+    if (t == NULL || a >= t->nv || b >= t->nv || a == b || !valid_state(state)) {
         return PMIX_ERR_BAD_PARAM;
     }
     uint32_t ab[2] = {a < b ? a : b, a < b ? b : a};
     uint64_t h = hash_pair(ab[0], ab[1]);
     uint32_t e = index_get(t, &t->pairs, h, ab, pair_eq);
-    if (SY_TOPO_NONE != e) {
-        if (NULL != edge) {
+    if (e != SY_TOPO_NONE) {
+        if (edge != NULL) {
             *edge = e;
         }
         if (!(flags & SY_TOPO_LINK_PARALLEL)) {
@@ -454,7 +454,7 @@ pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t sp
             x->count++;
         }
         /* One working cable keeps the pair connected. */
-        if (PMIX_LINK_UP == state || PMIX_LINK_UP == x->state) {
+        if (state == PMIX_LINK_UP || x->state == PMIX_LINK_UP) {
             x->state = PMIX_LINK_UP;
         }
         changed(t, false);
@@ -463,16 +463,16 @@ pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t sp
     pmix_status_t rc = PMIX_SUCCESS;
     sy_topo_edge_t *ne =
         grow_for_one(t->e, sizeof(*ne), t->ne, &t->cap_e, t->max_edges, SY_TOPO_MAX_EDGES, &rc);
-    if (NULL == ne) {
+    if (ne == NULL) {
         return rc;
     }
     t->e = ne;
     t->e[t->ne] =
         (sy_topo_edge_t){.a = ab[0], .b = ab[1], .speed = speed, .count = 1, .state = state};
-    if (PMIX_SUCCESS != index_put(&t->pairs, h, t->ne)) {
+    if (index_put(&t->pairs, h, t->ne) != PMIX_SUCCESS) {
         return PMIX_ERR_NOMEM;
     }
-    if (NULL != edge) {
+    if (edge != NULL) {
         *edge = t->ne;
     }
     t->ne++;
@@ -482,7 +482,7 @@ pmix_status_t sy_topo_add_link(sy_topo_t *t, uint32_t a, uint32_t b, uint64_t sp
 
 pmix_status_t sy_topo_set_link_state(sy_topo_t *t, uint32_t edge, uint8_t state)
 {
-    if (NULL == t || edge >= t->ne || !valid_state(state)) {
+    if (t == NULL || edge >= t->ne || !valid_state(state)) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (t->e[edge].state != state) {
@@ -496,7 +496,7 @@ pmix_status_t sy_topo_set_link_state(sy_topo_t *t, uint32_t edge, uint8_t state)
 
 pmix_status_t sy_topo_finalize(sy_topo_t *t)
 {
-    if (NULL == t) {
+    if (t == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (t->finalized) {
@@ -507,7 +507,7 @@ pmix_status_t sy_topo_finalize(sy_topo_t *t)
     uint32_t *adj = malloc((nadj ? nadj : 1) * sizeof(*adj));
     uint32_t *aedge = malloc((nadj ? nadj : 1) * sizeof(*aedge));
     uint32_t *fill = calloc((size_t)t->nv + 1, sizeof(*fill));
-    if (NULL == off || NULL == adj || NULL == aedge || NULL == fill) {
+    if (off == NULL || adj == NULL || aedge == NULL || fill == NULL) {
         free(off);
         free(adj);
         free(aedge);
@@ -526,7 +526,7 @@ pmix_status_t sy_topo_finalize(sy_topo_t *t)
      * appending u to each neighbour's final list. */
     uint32_t *tmp = malloc((nadj ? nadj : 1) * sizeof(*tmp));
     uint32_t *tmpe = malloc((nadj ? nadj : 1) * sizeof(*tmpe));
-    if (NULL == tmp || NULL == tmpe) {
+    if (tmp == NULL || tmpe == NULL) {
         free(tmp);
         free(tmpe);
         free(off);
@@ -563,14 +563,14 @@ pmix_status_t sy_topo_finalize(sy_topo_t *t)
 pmix_status_t sy_topo_neighbors(const sy_topo_t *t, uint32_t v, const uint32_t **nbrs,
                                 const uint32_t **edges, uint32_t *n)
 {
-    if (NULL == t || v >= t->nv || NULL == nbrs || NULL == n) {
+    if (t == NULL || v >= t->nv || nbrs == NULL || n == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!t->finalized) {
         return PMIX_ERR_NOT_AVAILABLE;
     }
     *nbrs = t->adj + t->adj_off[v];
-    if (NULL != edges) {
+    if (edges != NULL) {
         *edges = t->adj_edge + t->adj_off[v];
     }
     *n = t->adj_off[v + 1] - t->adj_off[v];

@@ -144,7 +144,7 @@ pmix_status_t sy_topo_neighbors(const sy_topo_t *t, uint32_t v, const uint32_t *
  * not a self-loop (which joins nothing). */
 static inline bool sy_topo_edge_usable(const sy_topo_t *t, const sy_topo_edge_t *e)
 {
-    return PMIX_LINK_DOWN != e->state && e->a < t->nv && e->b < t->nv && e->a != e->b;
+    return e->state != PMIX_LINK_DOWN && e->a < t->nv && e->b < t->nv && e->a != e->b;
 }
 
 /* Optional bounds for the readers; NULL or 0 fields mean the defaults.

@@ -12,18 +12,18 @@ static pmix_status_t copy_vertex(sy_topo_t *n, const sy_topo_vertex_t *x)
 {
     pmix_status_t rc;
     uint32_t id;
-    if (SY_TOPO_DEVICE == x->kind) {
+    if (x->kind == SY_TOPO_DEVICE) {
         rc = sy_topo_add_device(n, x->name, x->host, x->guid, &id);
     } else {
         rc = sy_topo_add_switch(n, x->name, x->level, &id);
-        if (PMIX_SUCCESS == rc && NULL != x->guid) {
+        if (rc == PMIX_SUCCESS && x->guid != NULL) {
             rc = sy_topo_set_guid(n, id, x->guid);
         }
     }
-    if (PMIX_SUCCESS == rc && NULL != x->label) {
+    if (rc == PMIX_SUCCESS && x->label != NULL) {
         rc = sy_topo_set_label(n, id, x->label);
     }
-    if (PMIX_SUCCESS == rc && SY_TOPO_NONE != x->plane) {
+    if (rc == PMIX_SUCCESS && x->plane != SY_TOPO_NONE) {
         rc = sy_topo_set_plane(n, id, x->plane);
     }
     return rc;
@@ -31,27 +31,27 @@ static pmix_status_t copy_vertex(sy_topo_t *n, const sy_topo_vertex_t *x)
 
 pmix_status_t sy_topo_remove_vertex(sy_topo_t *t, uint32_t v)
 {
-    if (NULL == t || v >= t->nv) {
+    if (t == NULL || v >= t->nv) {
         return PMIX_ERR_BAD_PARAM;
     }
     sy_topo_t *n = NULL;
     pmix_status_t rc = sy_topo_new(&n);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     n->max_vertices = t->max_vertices;
     n->max_edges = t->max_edges;
     rc = sy_topo_set_source(n, t->source, t->format);
     /* Planes first, in the same order, so plane indexes stay valid. */
-    for (uint32_t p = 0; PMIX_SUCCESS == rc && p < t->nplanes; p++) {
+    for (uint32_t p = 0; rc == PMIX_SUCCESS && p < t->nplanes; p++) {
         rc = sy_topo_add_plane(n, t->planes[p], NULL);
     }
-    for (uint32_t i = 0; PMIX_SUCCESS == rc && i < t->nv; i++) {
+    for (uint32_t i = 0; rc == PMIX_SUCCESS && i < t->nv; i++) {
         if (i != v) {
             rc = copy_vertex(n, &t->v[i]);
         }
     }
-    for (uint32_t e = 0; PMIX_SUCCESS == rc && e < t->ne; e++) {
+    for (uint32_t e = 0; rc == PMIX_SUCCESS && e < t->ne; e++) {
         const sy_topo_edge_t *x = &t->e[e];
         if (x->a == v || x->b == v) {
             continue;
@@ -60,12 +60,12 @@ pmix_status_t sy_topo_remove_vertex(sy_topo_t *t, uint32_t v)
         uint32_t b = x->b > v ? x->b - 1 : x->b;
         uint32_t id;
         rc = sy_topo_add_link(n, a, b, x->speed, x->state, 0, &id);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             /* The parallel-cable count has no setter; the copy is ours. */
             n->e[id].count = x->count;
         }
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         sy_topo_free(n);
         return rc;
     }

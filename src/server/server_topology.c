@@ -36,7 +36,7 @@ static pmix_status_t signature(hwloc_topology_t t, char **out)
         hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L3CACHE),
         hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L2CACHE),
         hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L1CACHE), hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE),
-        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), NULL == arch ? "unknown" : arch, endian);
+        hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU), arch == NULL ? "unknown" : arch, endian);
     if (n < 0) {
         *out = NULL;
         return PMIX_ERR_NOMEM;
@@ -48,31 +48,31 @@ static pmix_status_t describe(hwloc_topology_t t, pmix_info_t **node_info, size_
 {
     char *xml = NULL, *sig = NULL;
     pmix_status_t rc = sy_topology_export_xml(t, &xml);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = signature(t, &sig);
     }
     uint64_t mem = hwloc_get_root_obj(t)->total_memory;
-    size_t n = 0 == mem ? 2 : 3;
+    size_t n = mem == 0 ? 2 : 3;
     pmix_info_t *infos = NULL;
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         PMIX_INFO_CREATE(infos, n);
-        if (NULL == infos) {
+        if (infos == NULL) {
             rc = PMIX_ERR_NOMEM;
         }
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = PMIx_Info_load(&infos[0], PMIX_HWLOC_XML_V2, xml, PMIX_STRING);
     }
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = PMIx_Info_load(&infos[1], PMIX_TOPOLOGY_SIGNATURE, sig, PMIX_STRING);
     }
-    if (PMIX_SUCCESS == rc && 3 == n) {
+    if (rc == PMIX_SUCCESS && n == 3) {
         rc = PMIx_Info_load(&infos[2], PMIX_AVAIL_PHYS_MEMORY, &mem, PMIX_UINT64);
     }
     free(xml);
     free(sig);
-    if (PMIX_SUCCESS != rc) {
-        if (NULL != infos) {
+    if (rc != PMIX_SUCCESS) {
+        if (infos != NULL) {
             PMIX_INFO_FREE(infos, n);
         }
         return rc;
@@ -89,7 +89,7 @@ pmix_status_t sy_server_topology_setup(const pmix_info_t info[], size_t ninfo,
     hwloc_topology_t given = NULL;
     bool given_v2 = false;
 
-    if (NULL == node_info || NULL == nnode_info || (NULL == info && 0 < ninfo)) {
+    if (node_info == NULL || nnode_info == NULL || (info == NULL && ninfo > 0)) {
         return PMIX_ERR_BAD_PARAM;
     }
     *node_info = NULL;
@@ -100,21 +100,21 @@ pmix_status_t sy_server_topology_setup(const pmix_info_t info[], size_t ninfo,
             share = PMIX_INFO_TRUE(in);
         } else if (PMIX_CHECK_KEY(in, PMIX_TOPOLOGY2)) {
             const pmix_topology_t *t = in->value.data.topo;
-            if (PMIX_TOPO != in->value.type || NULL == t || NULL == t->topology) {
+            if (in->value.type != PMIX_TOPO || t == NULL || t->topology == NULL) {
                 sy_log(SY_LOG_WARN, "PMIx_server_init: %s is not a loaded pmix_topology_t",
                        PMIX_TOPOLOGY2);
                 return PMIX_ERR_BAD_PARAM;
             }
             if (!sy_from_hwloc(t->source)) {
                 sy_log(SY_LOG_WARN, "PMIx_server_init: topology source \"%s\" is not hwloc",
-                       NULL == t->source ? "(null)" : t->source);
+                       t->source == NULL ? "(null)" : t->source);
                 return PMIX_ERR_NOT_SUPPORTED;
             }
             given = t->topology;
             given_v2 = true;
         } else if (PMIX_CHECK_KEY(in, PMIX_TOPOLOGY) && !given_v2) {
             /* the pre-4.0 attribute: a bare hwloc_topology_t */
-            if (PMIX_POINTER != in->value.type || NULL == in->value.data.ptr) {
+            if (in->value.type != PMIX_POINTER || in->value.data.ptr == NULL) {
                 sy_log(SY_LOG_WARN, "PMIx_server_init: %s is not an hwloc topology pointer",
                        PMIX_TOPOLOGY);
                 return PMIX_ERR_BAD_PARAM;
@@ -122,9 +122,9 @@ pmix_status_t sy_server_topology_setup(const pmix_info_t info[], size_t ninfo,
             given = in->value.data.ptr;
         }
     }
-    if (NULL != given) {
+    if (given != NULL) {
         pmix_status_t rc = sy_topology_adopt(given, false);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             return rc;
         }
     }
@@ -133,10 +133,10 @@ pmix_status_t sy_server_topology_setup(const pmix_info_t info[], size_t ninfo,
     }
     hwloc_topology_t t;
     pmix_status_t rc = sy_topology_get(&t);
-    if (PMIX_SUCCESS == rc) {
+    if (rc == PMIX_SUCCESS) {
         rc = describe(t, node_info, nnode_info);
     }
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         /* clients still discover it themselves */
         sy_log(SY_LOG_WARN, "PMIx_server_init: cannot share the topology (%s)",
                PMIx_Error_string(rc));
@@ -154,19 +154,19 @@ void sy_server_topology_finalize(void)
 PMIX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset_t *cpuset,
                                                                char **locality)
 {
-    if (NULL == cpuset || NULL == locality) {
+    if (cpuset == NULL || locality == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     *locality = NULL;
     if (!sy_from_hwloc(cpuset->source)) {
-        return NULL == cpuset->source ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOT_SUPPORTED;
+        return cpuset->source == NULL ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOT_SUPPORTED;
     }
-    if (NULL == cpuset->bitmap) {
+    if (cpuset->bitmap == NULL) {
         return PMIX_SUCCESS; /* unbound */
     }
     hwloc_topology_t t;
     pmix_status_t rc = sy_topology_get(&t);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         return rc;
     }
     return sy_topology_locality_string(t, (hwloc_const_cpuset_t)cpuset->bitmap, locality);
@@ -175,11 +175,11 @@ PMIX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset
 PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset,
                                                              char **cpuset_string)
 {
-    if (NULL == cpuset_string) {
+    if (cpuset_string == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     *cpuset_string = NULL;
-    if (NULL == cpuset || NULL == cpuset->bitmap || NULL == cpuset->source) {
+    if (cpuset == NULL || cpuset->bitmap == NULL || cpuset->source == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     if (!sy_from_hwloc(cpuset->source)) {
@@ -187,7 +187,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t
     }
     char *list = NULL;
     if (hwloc_bitmap_list_asprintf(&list, (hwloc_const_bitmap_t)cpuset->bitmap) < 0 ||
-        NULL == list) {
+        list == NULL) {
         free(list);
         return PMIX_ERR_NOMEM;
     }

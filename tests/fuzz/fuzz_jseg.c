@@ -38,18 +38,18 @@ static void use(sy_jseg_t *seg)
     for (int r = 0; r < SY_REALM_COUNT; r++) {
         uint32_t *ids;
         size_t n;
-        if (PMIX_SUCCESS != sy_jseg_ids(seg, (sy_realm_t)r, &ids, &n)) {
+        if (sy_jseg_ids(seg, (sy_realm_t)r, &ids, &n) != PMIX_SUCCESS) {
             continue;
         }
         for (size_t i = 0; i < n; i++) {
             pmix_info_t *infos;
             size_t ni;
-            if (PMIX_SUCCESS == sy_jseg_get_all(seg, (sy_realm_t)r, ids[i], &infos, &ni)) {
+            if (sy_jseg_get_all(seg, (sy_realm_t)r, ids[i], &infos, &ni) == PMIX_SUCCESS) {
                 PMIX_INFO_FREE(infos, ni);
             }
             for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
                 pmix_value_t *v;
-                if (PMIX_SUCCESS == sy_jseg_get(seg, (sy_realm_t)r, ids[i], keys[k], &v)) {
+                if (sy_jseg_get(seg, (sy_realm_t)r, ids[i], keys[k], &v) == PMIX_SUCCESS) {
                     PMIX_VALUE_RELEASE(v);
                 }
             }
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         atexit(cleanup);
     }
     copy = malloc(size + 1);
-    if (NULL == copy) {
+    if (copy == NULL) {
         return 0;
     }
     memcpy(copy, data, size);
@@ -92,10 +92,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(copy, &h, sizeof(h));
     }
     f = fopen(path, "wb");
-    if (NULL != f) {
+    if (f != NULL) {
         size_t w = fwrite(copy, 1, size, f);
         fclose(f);
-        if (w == size && PMIX_SUCCESS == sy_jseg_open(path, &seg)) {
+        if (w == size && sy_jseg_open(path, &seg) == PMIX_SUCCESS) {
             use(seg);
             sy_jseg_close(seg);
         }

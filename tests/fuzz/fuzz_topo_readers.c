@@ -27,16 +27,16 @@ static void check_graph(sy_topo_t *t)
     }
     for (uint32_t i = 0; i < t->nv; i++) {
         uint32_t v;
-        if (PMIX_SUCCESS != sy_topo_find(t, t->v[i].name, &v) || v != i) {
+        if (sy_topo_find(t, t->v[i].name, &v) != PMIX_SUCCESS || v != i) {
             abort();
         }
     }
     for (uint32_t i = 0; i < t->ne; i++) {
-        if (t->e[i].a >= t->e[i].b || t->e[i].b >= t->nv || 0 == t->e[i].count) {
+        if (t->e[i].a >= t->e[i].b || t->e[i].b >= t->nv || t->e[i].count == 0) {
             abort();
         }
     }
-    if (PMIX_SUCCESS != sy_topo_finalize(t) || t->adj_off[t->nv] != 2 * t->ne) {
+    if (sy_topo_finalize(t) != PMIX_SUCCESS || t->adj_off[t->nv] != 2 * t->ne) {
         abort();
     }
 }
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * read past the end is caught. */
     size_t len = size - 1;
     char *buf = malloc(len ? len : 1);
-    if (NULL == buf) {
+    if (buf == NULL) {
         return 0;
     }
     memcpy(buf, data + 1, len);
@@ -63,14 +63,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *err = NULL;
     (void)sy_topo_detect_format(buf, len);
     pmix_status_t rc = sy_topo_load_buffer(buf, len, "fuzz", format, &lim, &t, &err);
-    if (PMIX_SUCCESS == rc) {
-        if (NULL == t || NULL != err) {
+    if (rc == PMIX_SUCCESS) {
+        if (t == NULL || err != NULL) {
             abort();
         }
         check_graph(t);
         sy_topo_free(t);
     } else {
-        if (NULL != t) {
+        if (t != NULL) {
             abort();
         }
         free(err);

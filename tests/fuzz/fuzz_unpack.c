@@ -47,12 +47,12 @@ static void unpack_all(pmix_data_buffer_t *b, uint8_t sel)
         }
         size_t size = sy_type_size(type);
         void *dst = calloc(room > 0 ? (size_t)room : 1, size > 0 ? size : 1);
-        if (NULL == dst) {
+        if (dst == NULL) {
             return;
         }
         int32_t n = room;
         pmix_status_t rc = PMIx_Data_unpack(NULL, b, dst, &n, type);
-        if (PMIX_SUCCESS == rc || PMIX_ERR_UNPACK_INADEQUATE_SPACE == rc) {
+        if (rc == PMIX_SUCCESS || rc == PMIX_ERR_UNPACK_INADEQUATE_SPACE) {
             if (n < 0 || n > room) {
                 abort();
             }
@@ -66,7 +66,7 @@ static void unpack_all(pmix_data_buffer_t *b, uint8_t sel)
             }
         }
         free(dst);
-        if (PMIX_SUCCESS != rc && PMIX_ERR_UNPACK_INADEQUATE_SPACE != rc) {
+        if (rc != PMIX_SUCCESS && rc != PMIX_ERR_UNPACK_INADEQUATE_SPACE) {
             return;
         }
     }
@@ -90,15 +90,15 @@ int hwloc_topology_set_xmlbuffer(hwloc_topology_t topology, const char *buffer, 
     static int reference_len;
     (void)buffer;
     (void)size;
-    if (NULL == real) {
+    if (real == NULL) {
         real = (int (*)(hwloc_topology_t, const char *, int))dlsym(RTLD_NEXT,
                                                                    "hwloc_topology_set_xmlbuffer");
         hwloc_topology_t machine;
-        if (NULL == real || 0 != hwloc_topology_init(&machine)) {
+        if (real == NULL || hwloc_topology_init(&machine) != 0) {
             abort();
         }
-        if (0 != hwloc_topology_load(machine) ||
-            0 != hwloc_topology_export_xmlbuffer(machine, &reference, &reference_len, 0)) {
+        if (hwloc_topology_load(machine) != 0 ||
+            hwloc_topology_export_xmlbuffer(machine, &reference, &reference_len, 0) != 0) {
             abort();
         }
         /* reference stays allocated for the life of the process */
@@ -117,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t sel = data[0];
     pmix_byte_object_t bo = {(char *)(data + 1), size - 1};
     pmix_data_buffer_t b = PMIX_DATA_BUFFER_STATIC_INIT;
-    if (PMIX_SUCCESS != PMIx_Data_embed(&b, &bo)) {
+    if (PMIx_Data_embed(&b, &bo) != PMIX_SUCCESS) {
         return 0;
     }
     unpack_all(&b, sel);

@@ -23,7 +23,7 @@ char *fab_data_path(const char *file)
 {
     static char path[4096];
     const char *top = getenv("top_srcdir");
-    if (NULL != top) {
+    if (top != NULL) {
         snprintf(path, sizeof(path), "%s/tests/fabric/data/%s", top, file);
     } else {
         snprintf(path, sizeof(path), "%s/%s", FABRIC_DATA_DIR, file);
@@ -35,10 +35,10 @@ char *fab_data_path(const char *file)
 static sy_topo_t *loaded(pmix_status_t rc, sy_topo_t *t, char *err, const char *what,
                          const char *arg)
 {
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "%s%s: %s\n", what, arg, err ? err : "(no message)");
     }
-    bool message = NULL != err;
+    bool message = err != NULL;
     free(err);
     assert_int_equal(PMIX_SUCCESS, rc);
     assert_false(message);

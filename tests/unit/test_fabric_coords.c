@@ -421,12 +421,12 @@ static void test_coords_random_property(void **state)
                 dist[root] = 0;
                 while (h < tl) {
                     uint32_t v = q[h++];
-                    if (SY_TOPO_DEVICE == t->v[v].kind && v != root) {
+                    if (t->v[v].kind == SY_TOPO_DEVICE && v != root) {
                         continue;
                     }
                     for (uint32_t e = 0; e < t->ne; e++) {
                         uint32_t u;
-                        if (PMIX_LINK_DOWN == t->e[e].state) {
+                        if (t->e[e].state == PMIX_LINK_DOWN) {
                             continue;
                         }
                         if (t->e[e].a == v) {

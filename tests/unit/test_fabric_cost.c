@@ -32,7 +32,7 @@
 static uint32_t dev(const sy_topo_t *t, const sy_devindex_t *ix, const char *name)
 {
     uint32_t v = SY_TOPO_NONE;
-    if (PMIX_SUCCESS != sy_topo_find(t, name, &v)) {
+    if (sy_topo_find(t, name, &v) != PMIX_SUCCESS) {
         fprintf(stderr, "vertex %s not found\n", name);
         fail();
     }
@@ -109,7 +109,7 @@ static uint64_t *ref_search(const sy_topo_t *t, uint32_t src, sy_cost_metric_t m
 {
     uint64_t ref = 0;
     for (uint32_t e = 0; e < t->ne; e++) {
-        if (PMIX_LINK_DOWN != t->e[e].state && t->e[e].speed > ref) {
+        if (t->e[e].state != PMIX_LINK_DOWN && t->e[e].speed > ref) {
             ref = t->e[e].speed;
         }
     }
@@ -124,15 +124,15 @@ static uint64_t *ref_search(const sy_topo_t *t, uint32_t src, sy_cost_metric_t m
     for (;;) {
         uint32_t x = SY_TOPO_NONE;
         for (uint32_t v = 0; v < t->nv; v++) {
-            if (!done[v] && UINT64_MAX != d[v] && (SY_TOPO_NONE == x || d[v] < d[x])) {
+            if (!done[v] && UINT64_MAX != d[v] && (x == SY_TOPO_NONE || d[v] < d[x])) {
                 x = v;
             }
         }
-        if (SY_TOPO_NONE == x) {
+        if (x == SY_TOPO_NONE) {
             break;
         }
         done[x] = true;
-        if (x != src && SY_TOPO_DEVICE == t->v[x].kind) {
+        if (x != src && t->v[x].kind == SY_TOPO_DEVICE) {
             continue;
         }
         const uint32_t *nb, *ed;
@@ -140,11 +140,11 @@ static uint64_t *ref_search(const sy_topo_t *t, uint32_t src, sy_cost_metric_t m
         assert_int_equal(PMIX_SUCCESS, sy_topo_neighbors(t, x, &nb, &ed, &n));
         for (uint32_t k = 0; k < n; k++) {
             const sy_topo_edge_t *e = &t->e[ed[k]];
-            if (PMIX_LINK_DOWN == e->state) {
+            if (e->state == PMIX_LINK_DOWN) {
                 continue;
             }
             uint64_t w = 1;
-            if (SY_COST_SPEED == metric && 0 != e->speed) {
+            if (metric == SY_COST_SPEED && e->speed != 0) {
                 w = (ref + e->speed - 1) / e->speed;
             }
             if (d[x] + w < d[nb[k]]) {
@@ -508,7 +508,7 @@ static void test_generated(void **state)
         "torus:5x2",   "torus:7",     "torus:3x4x2x3,p=3"};
     for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++) {
         sy_topo_t *t = fab_generate(specs[s]);
-        bool torus = 0 == strncmp(specs[s], "torus", 5);
+        bool torus = strncmp(specs[s], "torus", 5) == 0;
         assert_int_equal(torus, check_generated(t, SY_COST_HOPS, true));
         assert_false(check_generated(t, SY_COST_SPEED, true));
         sy_topo_free(t);
@@ -699,10 +699,10 @@ static void test_progress_and_params(void **state)
         /* leaf-collapse reports batches of 64 switches; with a second
          * thread the caller may finish few items itself */
         uint64_t want = p.total < 50 ? p.total : 50;
-        assert_true(p.calls >= (1 == nthreads ? (int)want : 1));
+        assert_true(p.calls >= (nthreads == 1 ? (int)want : 1));
         assert_true(p.calls <= 101);
         assert_true(p.monotone);
-        assert_int_equal(SY_COST_ALGO_SOURCE == o.algo ? 216 : 4, p.total); /* 216 rows / 64 */
+        assert_int_equal(o.algo == SY_COST_ALGO_SOURCE ? 216 : 4, p.total); /* 216 rows / 64 */
         assert_int_equal(p.total, p.last_done);
         sy_cost_free(&c);
     }

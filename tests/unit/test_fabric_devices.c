@@ -56,7 +56,7 @@ static const char *xml_path(void)
     static char path[4096];
     const char *top = getenv("top_srcdir");
 
-    if (NULL != top) {
+    if (top != NULL) {
         snprintf(path, sizeof(path), "%s/tests/fabric/data/hwloc_2pkg_ib.xml", top);
     } else {
         snprintf(path, sizeof(path), "%s/hwloc_2pkg_ib.xml", FABRIC_DATA_DIR);
@@ -68,11 +68,11 @@ static hwloc_topology_t load_xml(void)
 {
     hwloc_topology_t t;
 
-    if (0 != hwloc_topology_init(&t)) {
+    if (hwloc_topology_init(&t) != 0) {
         return NULL;
     }
-    if (0 != hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) ||
-        0 != hwloc_topology_set_xml(t, xml_path()) || 0 != hwloc_topology_load(t)) {
+    if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0 ||
+        hwloc_topology_set_xml(t, xml_path()) != 0 || hwloc_topology_load(t) != 0) {
         hwloc_topology_destroy(t);
         return NULL;
     }
@@ -91,7 +91,7 @@ static int child_failures;
 #define CHECK_STR(a, b)                                                                            \
     do {                                                                                           \
         const char *a_ = (a), *b_ = (b);                                                           \
-        if (NULL == a_ || NULL == b_ || 0 != strcmp(a_, b_)) {                                     \
+        if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0) {                                     \
             fprintf(stderr, "%s:%d: \"%s\" != \"%s\" (%s)\n", __FILE__, __LINE__,                  \
                     a_ ? a_ : "(null)", b_ ? b_ : "(null)", #a);                                   \
             child_failures++;                                                                      \
@@ -109,13 +109,13 @@ static void run_child(void (*fn)(void), const char *const *env)
     fflush(NULL);
     pid = fork();
     assert_true(pid >= 0);
-    if (0 == pid) {
-        for (; NULL != env && NULL != env[0]; env += 2) {
+    if (pid == 0) {
+        for (; env != NULL && env[0] != NULL; env += 2) {
             setenv(env[0], env[1], 1);
         }
         child_failures = 0;
         fn();
-        exit(0 == child_failures ? 0 : 1);
+        exit(child_failures == 0 ? 0 : 1);
     }
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
@@ -127,7 +127,7 @@ static const sy_device_t *find_dev(const sy_device_list_t *l, const char *osname
     size_t i;
 
     for (i = 0; i < l->n; ++i) {
-        if (NULL != l->devs[i].osname && 0 == strcmp(l->devs[i].osname, osname)) {
+        if (l->devs[i].osname != NULL && strcmp(l->devs[i].osname, osname) == 0) {
             return &l->devs[i];
         }
     }
@@ -139,7 +139,7 @@ static size_t count_name(const sy_device_list_t *l, const char *osname)
     size_t i, c = 0;
 
     for (i = 0; i < l->n; ++i) {
-        c += (NULL != l->devs[i].osname && 0 == strcmp(l->devs[i].osname, osname));
+        c += (l->devs[i].osname != NULL && strcmp(l->devs[i].osname, osname) == 0);
     }
     return c;
 }
@@ -149,7 +149,7 @@ static bool has_alias(const sy_device_t *d, const char *name)
     size_t i;
 
     for (i = 0; i < d->naliases; ++i) {
-        if (0 == strcmp(d->aliases[i], name)) {
+        if (strcmp(d->aliases[i], name) == 0) {
             return true;
         }
     }
@@ -165,12 +165,12 @@ static void check_converts(const sy_device_list_t *l)
         pmix_data_array_t da;
         pmix_info_t *info;
 
-        CHECK(PMIX_SUCCESS == sy_device_to_info(&l->devs[i], &da));
-        CHECK(PMIX_INFO == da.type && da.size >= 1);
+        CHECK(sy_device_to_info(&l->devs[i], &da) == PMIX_SUCCESS);
+        CHECK(da.type == PMIX_INFO && da.size >= 1);
         if (da.size >= 1) {
             info = da.array;
-            CHECK(0 == strcmp(info[0].key, PMIX_DEVICE_ID));
-            CHECK(PMIX_STRING == info[0].value.type);
+            CHECK(strcmp(info[0].key, PMIX_DEVICE_ID) == 0);
+            CHECK(info[0].value.type == PMIX_STRING);
             CHECK_STR(info[0].value.data.string, l->devs[i].id);
         }
         PMIx_Data_array_destruct(&da);
@@ -185,34 +185,34 @@ static void child_tcp(void)
     sy_device_list_t l;
     const sy_device_t *lo;
 
-    CHECK(PMIX_SUCCESS == sy_devices_gather(&o, &l));
+    CHECK(sy_devices_gather(&o, &l) == PMIX_SUCCESS);
     /* libfabric gives ~8 entries for lo (tcp, tcp;ofi_rxm, v4 and v6):
      * one device */
-    CHECK(1 == count_name(&l, "lo"));
+    CHECK(count_name(&l, "lo") == 1);
     lo = find_dev(&l, "lo");
-    CHECK(NULL != lo);
-    if (NULL != lo) {
+    CHECK(lo != NULL);
+    if (lo != NULL) {
         CHECK_STR(lo->id, "hostA:lo");
-        CHECK(NULL == lo->pci_devid && NULL == lo->bus_type && NULL == lo->vendorid);
-        CHECK(NULL == lo->driver && NULL == lo->firmware && NULL == lo->address);
-        CHECK(0 == lo->has);
-        CHECK(SY_DEV_SRC_FABRIC == lo->sources);
+        CHECK(lo->pci_devid == NULL && lo->bus_type == NULL && lo->vendorid == NULL);
+        CHECK(lo->driver == NULL && lo->firmware == NULL && lo->address == NULL);
+        CHECK(lo->has == 0);
+        CHECK(lo->sources == SY_DEV_SRC_FABRIC);
         CHECK_STR(lo->provider, "tcp");
-        CHECK(PMIX_DEVTYPE_NETWORK == lo->devtype);
+        CHECK(lo->devtype == PMIX_DEVTYPE_NETWORK);
     }
     check_converts(&l);
     sy_device_list_free(&l);
-    CHECK(NULL == l.devs && 0 == l.n);
+    CHECK(l.devs == NULL && l.n == 0);
 
     /* entries without fid_nic can be skipped */
     o.flags = SY_DEVICES_NO_HWLOC | SY_DEVICES_NIC_ONLY;
-    CHECK(PMIX_SUCCESS == sy_devices_gather(&o, &l));
-    CHECK(0 == l.n && NULL == l.devs);
+    CHECK(sy_devices_gather(&o, &l) == PMIX_SUCCESS);
+    CHECK(l.n == 0 && l.devs == NULL);
     sy_device_list_free(&l);
 
     /* with this machine's hwloc view too, and default options */
-    CHECK(PMIX_SUCCESS == sy_devices_gather(NULL, &l));
-    CHECK(1 == count_name(&l, "lo"));
+    CHECK(sy_devices_gather(NULL, &l) == PMIX_SUCCESS);
+    CHECK(count_name(&l, "lo") == 1);
     check_converts(&l);
     sy_device_list_free(&l);
     sy_devices_cache_release();
@@ -246,9 +246,9 @@ static void check_fake_nic(const sy_device_t *d, int i, bool merged)
     CHECK_STR(d->type, "Ethernet");
     CHECK_STR(d->provider, "fakenic");
     CHECK(d->has == (SY_DEV_HAS_MTU | SY_DEV_HAS_SPEED | SY_DEV_HAS_STATE));
-    CHECK(2048 == d->mtu);
-    CHECK(200000000000ULL == d->speed);
-    CHECK(PMIX_LINK_UP == d->state);
+    CHECK(d->mtu == 2048);
+    CHECK(d->speed == 200000000000ULL);
+    CHECK(d->state == PMIX_LINK_UP);
     CHECK(d->sources == (merged ? (SY_DEV_SRC_FABRIC | SY_DEV_SRC_HWLOC) : SY_DEV_SRC_FABRIC));
 }
 
@@ -260,32 +260,32 @@ static void child_fake(void)
     pmix_data_array_t da;
 
     /* each NIC comes in two entries (RDM and DGRAM): two devices */
-    CHECK(PMIX_SUCCESS == sy_devices_gather(&o, &l));
-    CHECK(2 == l.n);
-    if (2 == l.n) {
+    CHECK(sy_devices_gather(&o, &l) == PMIX_SUCCESS);
+    CHECK(l.n == 2);
+    if (l.n == 2) {
         CHECK_STR(l.devs[0].osname, "fake0");
         CHECK_STR(l.devs[1].osname, "fake1");
         check_fake_nic(&l.devs[0], 0, false);
         check_fake_nic(&l.devs[1], 1, false);
-        CHECK(PMIX_DEVTYPE_NETWORK == l.devs[0].devtype);
+        CHECK(l.devs[0].devtype == PMIX_DEVTYPE_NETWORK);
     }
     check_converts(&l);
     /* the PMIX_FABRIC_DEVICES form */
-    CHECK(PMIX_SUCCESS == sy_devices_to_info(&l, &da));
-    CHECK(PMIX_INFO == da.type && 2 == da.size);
-    if (2 == da.size) {
+    CHECK(sy_devices_to_info(&l, &da) == PMIX_SUCCESS);
+    CHECK(da.type == PMIX_INFO && da.size == 2);
+    if (da.size == 2) {
         pmix_info_t *dev = da.array;
         size_t k;
 
         for (k = 0; k < 2; ++k) {
             pmix_data_array_t *inner = dev[k].value.data.darray;
 
-            CHECK(0 == strcmp(dev[k].key, PMIX_FABRIC_DEVICE));
-            CHECK(PMIX_DATA_ARRAY == dev[k].value.type && NULL != inner);
-            if (NULL != inner) {
+            CHECK(strcmp(dev[k].key, PMIX_FABRIC_DEVICE) == 0);
+            CHECK(dev[k].value.type == PMIX_DATA_ARRAY && inner != NULL);
+            if (inner != NULL) {
                 /* id + 13 attributes (no index) */
-                CHECK(PMIX_INFO == inner->type && 13 == inner->size);
-                CHECK(0 == strcmp(((pmix_info_t *)inner->array)[0].key, PMIX_DEVICE_ID));
+                CHECK(inner->type == PMIX_INFO && inner->size == 13);
+                CHECK(strcmp(((pmix_info_t *)inner->array)[0].key, PMIX_DEVICE_ID) == 0);
             }
         }
     }
@@ -294,25 +294,25 @@ static void child_fake(void)
 
     /* the result is cached: a new knob value is not seen ... */
     setenv("FAKENIC_COUNT", "3", 1);
-    CHECK(PMIX_SUCCESS == sy_devices_gather(&o, &l));
-    CHECK(2 == l.n);
+    CHECK(sy_devices_gather(&o, &l) == PMIX_SUCCESS);
+    CHECK(l.n == 2);
     sy_device_list_free(&l);
     /* ... until the cache is released */
     sy_devices_cache_release();
-    CHECK(PMIX_SUCCESS == sy_devices_gather(&o, &l));
-    CHECK(3 == l.n);
+    CHECK(sy_devices_gather(&o, &l) == PMIX_SUCCESS);
+    CHECK(l.n == 3);
     sy_device_list_free(&l);
     setenv("FAKENIC_COUNT", "2", 1);
     sy_devices_cache_release();
 
     /* merged with hwloc: fake0 sits on the HCA's PCI function 0000:21:00.0 */
     xml = load_xml();
-    CHECK(NULL != xml);
+    CHECK(xml != NULL);
     o.topology = xml;
     o.flags = 0;
-    CHECK(PMIX_SUCCESS == sy_devices_gather(&o, &l));
-    CHECK(3 == l.n);
-    if (3 == l.n) {
+    CHECK(sy_devices_gather(&o, &l) == PMIX_SUCCESS);
+    CHECK(l.n == 3);
+    if (l.n == 3) {
         /* PCI order: eth0 (00:03), fake0 (21:00), fake1 (22:00) */
         CHECK_STR(l.devs[0].osname, "eth0");
         CHECK_STR(l.devs[1].osname, "fake0");
@@ -322,12 +322,12 @@ static void child_fake(void)
         CHECK(has_alias(&l.devs[1], "mlx5_0") && has_alias(&l.devs[1], "ib0") &&
               has_alias(&l.devs[1], "fake0"));
         CHECK_STR(l.devs[1].guid, "0xf452140300096fd0");
-        CHECK(PMIX_DEVTYPE_OPENFABRICS == l.devs[1].devtype);
-        CHECK(SY_DEV_SRC_HWLOC == l.devs[0].sources);
+        CHECK(l.devs[1].devtype == PMIX_DEVTYPE_OPENFABRICS);
+        CHECK(l.devs[0].sources == SY_DEV_SRC_HWLOC);
     }
     check_converts(&l);
     sy_device_list_free(&l);
-    if (NULL != xml) {
+    if (xml != NULL) {
         hwloc_topology_destroy(xml);
     }
     sy_devices_cache_release();
@@ -342,7 +342,7 @@ static void *gather_thread(void *arg)
     int i;
 
     for (i = 0; i < 20; ++i) {
-        if (PMIX_SUCCESS != sy_devices_gather(&o, &l)) {
+        if (sy_devices_gather(&o, &l) != PMIX_SUCCESS) {
             *n = 0;
             return NULL;
         }
@@ -359,11 +359,11 @@ static void child_fake_threads(void)
     int i;
 
     for (i = 0; i < 4; ++i) {
-        CHECK(0 == pthread_create(&th[i], NULL, gather_thread, &n[i]));
+        CHECK(pthread_create(&th[i], NULL, gather_thread, &n[i]) == 0);
     }
     for (i = 0; i < 4; ++i) {
-        CHECK(0 == pthread_join(th[i], NULL));
-        CHECK(2 == n[i]);
+        CHECK(pthread_join(th[i], NULL) == 0);
+        CHECK(n[i] == 2);
     }
     sy_devices_cache_release();
 }
@@ -390,8 +390,8 @@ static void child_fake_none(void)
     sy_devices_opts_t o = {.hostname = "h", .topology = NULL, .flags = SY_DEVICES_NO_HWLOC};
     sy_device_list_t l;
 
-    CHECK(PMIX_SUCCESS == sy_devices_gather(&o, &l));
-    CHECK(0 == l.n && NULL == l.devs);
+    CHECK(sy_devices_gather(&o, &l) == PMIX_SUCCESS);
+    CHECK(l.n == 0 && l.devs == NULL);
     sy_device_list_free(&l);
     sy_devices_cache_release();
 }
@@ -410,9 +410,9 @@ static void child_prefix(void)
     sy_devices_opts_t o = {.hostname = "n7", .topology = NULL, .flags = SY_DEVICES_NO_HWLOC};
     sy_device_list_t l;
 
-    CHECK(PMIX_SUCCESS == sy_devices_gather(&o, &l));
-    CHECK(4 == l.n);
-    if (4 == l.n) {
+    CHECK(sy_devices_gather(&o, &l) == PMIX_SUCCESS);
+    CHECK(l.n == 4);
+    if (l.n == 4) {
         CHECK_STR(l.devs[0].id, "n7:cxi0");
         CHECK_STR(l.devs[3].id, "n7:cxi3");
         CHECK_STR(l.devs[3].pci_devid, "0000:24:00:00");
@@ -483,7 +483,7 @@ static const pmix_info_t *ifind(const pmix_data_array_t *da, const char *key)
     size_t i;
 
     for (i = 0; i < da->size; ++i) {
-        if (0 == strcmp(info[i].key, key)) {
+        if (strcmp(info[i].key, key) == 0) {
             return &info[i];
         }
     }
@@ -612,7 +612,7 @@ static void test_to_info_minimal_and_bad(void **state)
         assert_null(sy_device_make_id("h", NULL));
         id = sy_device_make_id(NULL, "x");
         assert_non_null(id);
-        assert_true(strlen(id) > 2 && 0 == strcmp(id + strlen(id) - 2, ":x"));
+        assert_true(strlen(id) > 2 && strcmp(id + strlen(id) - 2, ":x") == 0);
         free(id);
     }
 }
@@ -625,7 +625,7 @@ static const pmix_device_distance_t *dfind(const pmix_device_distance_t *d, size
     size_t i;
 
     for (i = 0; i < n; ++i) {
-        if (0 == strcmp(d[i].osname, osname)) {
+        if (strcmp(d[i].osname, osname) == 0) {
             return &d[i];
         }
     }

@@ -44,7 +44,7 @@ static int setup_tmp(void **state)
 {
     (void)state;
     snprintf(tmpdir, sizeof(tmpdir), "/tmp/sy-engine-XXXXXX");
-    return NULL == mkdtemp(tmpdir) ? -1 : 0;
+    return mkdtemp(tmpdir) == NULL ? -1 : 0;
 }
 
 static int teardown_tmp(void **state)
@@ -135,7 +135,7 @@ static sy_fabric_engine_t *gen(const char *spec, const sy_fabric_engine_opts_t *
     sy_fabric_engine_t *e = NULL;
     char *msg = NULL;
     pmix_status_t rc = sy_fabric_engine_generate(spec, o, &e, &msg);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         fail_msg("generate %s: %s", spec, msg ? msg : "?");
     }
     return e;
@@ -146,7 +146,7 @@ static sy_fabric_engine_t *load(const char *path, const sy_fabric_engine_opts_t 
     sy_fabric_engine_t *e = NULL;
     char *msg = NULL;
     pmix_status_t rc = sy_fabric_engine_load(path, NULL, o, &e, &msg);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         fail_msg("load %s: %s", path, msg ? msg : "?");
     }
     return e;

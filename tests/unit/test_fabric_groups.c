@@ -58,7 +58,7 @@ static int parse_group_of(const char *str, const char *name)
         int members = 0;
         for (char *n = strtok_r(colon + 1, ",", &s2); n; n = strtok_r(NULL, ",", &s2)) {
             members++;
-            if (0 == strcmp(n, name)) {
+            if (strcmp(n, name) == 0) {
                 assert_int_equal(-1, found); /* listed once */
                 found = (int)id;
             }
@@ -353,7 +353,7 @@ static fab_t random_graph(uint32_t nsw, uint32_t deg, uint64_t seed)
     char *err = NULL;
     /* Repeated links are parallel cables: accepted by the native reader. */
     pmix_status_t rc = sy_topo_load_buffer(buf, off, "random", "native", NULL, &f.t, &err);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "random: %s\n", err ? err : "?");
     }
     assert_int_equal(PMIX_SUCCESS, rc);
@@ -459,15 +459,15 @@ static void test_groups_leaf_property(void **state)
         for (uint32_t e = 0; e < f.t->ne; e++) {
             uint32_t a = f.t->e[e].a, b = f.t->e[e].b;
             uint32_t u = a == v ? b : (b == v ? a : SY_TOPO_NONE);
-            if (SY_TOPO_NONE != u && PMIX_LINK_DOWN != f.t->e[e].state &&
-                SY_TOPO_SWITCH == f.t->v[u].kind && (SY_TOPO_NONE == first[d] || u < first[d])) {
+            if (u != SY_TOPO_NONE && f.t->e[e].state != PMIX_LINK_DOWN &&
+                f.t->v[u].kind == SY_TOPO_SWITCH && (first[d] == SY_TOPO_NONE || u < first[d])) {
                 first[d] = u;
             }
         }
     }
     for (uint32_t i = 0; i < ndev; i++) {
         for (uint32_t j = i + 1; j < ndev; j++) {
-            bool same = SY_TOPO_NONE != first[i] && first[i] == first[j];
+            bool same = first[i] != SY_TOPO_NONE && first[i] == first[j];
             assert_int_equal(same, g.group[i] == g.group[j]);
         }
         /* numbering: a group's id is smaller than any later new group's */

@@ -23,7 +23,7 @@
 static uint32_t vid(const sy_topo_t *t, const char *name)
 {
     uint32_t v = SY_TOPO_NONE;
-    if (PMIX_SUCCESS != sy_topo_find(t, name, &v)) {
+    if (sy_topo_find(t, name, &v) != PMIX_SUCCESS) {
         fprintf(stderr, "vertex %s not found\n", name);
         fail();
     }
@@ -33,7 +33,7 @@ static uint32_t vid(const sy_topo_t *t, const char *name)
 static const sy_topo_edge_t *edge(const sy_topo_t *t, const char *a, const char *b)
 {
     uint32_t e;
-    if (PMIX_SUCCESS != sy_topo_find_link(t, vid(t, a), vid(t, b), &e)) {
+    if (sy_topo_find_link(t, vid(t, a), vid(t, b), &e) != PMIX_SUCCESS) {
         fprintf(stderr, "no link %s - %s\n", a, b);
         fail();
     }
@@ -42,7 +42,7 @@ static const sy_topo_edge_t *edge(const sy_topo_t *t, const char *a, const char 
 
 static bool linked(const sy_topo_t *t, const char *a, const char *b)
 {
-    return PMIX_SUCCESS == sy_topo_find_link(t, vid(t, a), vid(t, b), NULL);
+    return sy_topo_find_link(t, vid(t, a), vid(t, b), NULL) == PMIX_SUCCESS;
 }
 
 /* Independent BFS over the edge list (not the CSR): hop counts from src,
@@ -127,7 +127,7 @@ static void expect_error(pmix_status_t (*reader)(const char *, size_t, const cha
     sy_topo_t *t = NULL;
     char *err = NULL;
     pmix_status_t rc = reader(text, strlen(text), "bad.txt", NULL, &t, &err);
-    if (PMIX_SUCCESS == rc || NULL == err || NULL == strstr(err, want)) {
+    if (rc == PMIX_SUCCESS || err == NULL || strstr(err, want) == NULL) {
         fprintf(stderr, "input:\n%s\nexpected error containing '%s', got rc %d msg '%s'\n", text,
                 want, rc, err ? err : "(null)");
         fail();
@@ -335,7 +335,7 @@ static void test_slurm_file(void **state)
         assert_int_equal(SY_TOPO_DEVICE, t->v[v].kind);
         assert_string_equal(nodes[i], t->v[v].host);
     }
-    assert_false(PMIX_SUCCESS == sy_topo_find(t, "tux4", NULL));
+    assert_false(sy_topo_find(t, "tux4", NULL) == PMIX_SUCCESS);
     assert_int_equal(100, edge(t, "tux5", "leaf0")->speed);
     assert_int_equal(0, edge(t, "node007", "leaf1")->speed);
     assert_int_equal(200, edge(t, "leaf1", "spine")->speed);
@@ -499,7 +499,7 @@ static void test_ibnet_details(void **state)
     for (size_t n = 0; n < strlen(txt); n++) {
         t = NULL;
         err = NULL;
-        if (PMIX_SUCCESS == sy_topo_read_ibnet_buffer(txt, n, "cut", NULL, &t, &err)) {
+        if (sy_topo_read_ibnet_buffer(txt, n, "cut", NULL, &t, &err) == PMIX_SUCCESS) {
             assert_true(t->nv <= 4);
             sy_topo_free(t);
         } else {
@@ -664,13 +664,13 @@ static uint32_t device_diameter(const sy_topo_t *t)
 {
     uint32_t diam = 0;
     for (uint32_t s = 0; s < t->nv; s++) {
-        if (SY_TOPO_DEVICE != t->v[s].kind) {
+        if (t->v[s].kind != SY_TOPO_DEVICE) {
             continue;
         }
         uint32_t *d = plain_bfs(t, s);
         for (uint32_t i = 0; i < t->nv; i++) {
             assert_int_not_equal(UINT32_MAX, d[i]);
-            if (SY_TOPO_DEVICE == t->v[i].kind && d[i] > diam) {
+            if (t->v[i].kind == SY_TOPO_DEVICE && d[i] > diam) {
                 diam = d[i];
             }
         }
@@ -843,7 +843,7 @@ static void test_gen_errors(void **state)
         sy_topo_t *t = NULL;
         char *err = NULL;
         pmix_status_t rc = sy_topo_generate(bad[i].spec, &t, &err);
-        if (PMIX_SUCCESS == rc || NULL == err || NULL == strstr(err, bad[i].want)) {
+        if (rc == PMIX_SUCCESS || err == NULL || strstr(err, bad[i].want) == NULL) {
             fprintf(stderr, "%s: rc %d, '%s'\n", bad[i].spec, rc, err ? err : "(null)");
             fail();
         }

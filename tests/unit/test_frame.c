@@ -56,9 +56,9 @@ static void make_pair(int kind, int fds[2])
         break;
     }
     pmix_status_t rc = PMIX_ERR_WOULD_BLOCK;
-    for (int i = 0; i < 2000 && PMIX_ERR_WOULD_BLOCK == rc; i++) {
+    for (int i = 0; i < 2000 && rc == PMIX_ERR_WOULD_BLOCK; i++) {
         rc = sy_usock_accept(lfd, &fds[1]);
-        if (PMIX_ERR_WOULD_BLOCK == rc)
+        if (rc == PMIX_ERR_WOULD_BLOCK)
             usleep(1000);
     }
     assert_int_equal(PMIX_SUCCESS, rc);
@@ -123,7 +123,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
 
     r->nmsg++;
     r->bytes += len;
-    if ((0 == len) != (NULL == body))
+    if ((len == 0) != (body == NULL))
         mark_bad(r, "body %p with len %zu", body, len);
     if (r->check_pattern) {
         if (tag != r->last_tag + 1)
@@ -142,7 +142,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
             mark_bad(r, "thread %u seq %u, expected %zu", t, seq, t < 4 ? r->per_thread[t] : 0);
         else
             r->per_thread[t]++;
-        if (len < 8 || 0 != memcmp(b, &tag, 4) || b[len - 1] != (uint8_t)tag)
+        if (len < 8 || memcmp(b, &tag, 4) != 0 || b[len - 1] != (uint8_t)tag)
             mark_bad(r, "thread message %u body corrupt", tag);
     }
     r->last_tag = tag;
@@ -151,7 +151,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         r->taken = sy_conn_take_body(conn);
         r->taken_len = len;
         /* A second take gets nothing. */
-        if (NULL != sy_conn_take_body(conn))
+        if (sy_conn_take_body(conn) != NULL)
             mark_bad(r, "body taken twice");
     }
     if (r->close_at == r->nmsg)
@@ -439,7 +439,7 @@ static void hostile(const void *bytes, size_t n, bool then_eof, size_t max_body,
     assert_false(rb.bad);
     assert_int_equal(1, rb.nclose);
     assert_int_equal(want, rb.reason);
-    if (NULL == strstr(rb.why, needle))
+    if (strstr(rb.why, needle) == NULL)
         fail_msg("reason '%s' lacks '%s'", rb.why, needle);
     assert_int_equal(-1, sy_conn_fd(b));
     /* Dead: sends are refused, owned bodies released. */
@@ -504,7 +504,7 @@ static void dying_peer(bool kill_it)
     make_pair(PAIR_UNIX, fds);
     pid_t pid = fork();
     assert_true(pid >= 0);
-    if (0 == pid) {
+    if (pid == 0) {
         uint8_t f[SY_FRAME_HEADER_SIZE + 10];
         close(fds[1]);
         sy_frame_header_encode(f, 1, 0, 20);
@@ -530,7 +530,7 @@ static void dying_peer(bool kill_it)
     if (kill_it)
         assert_true(WIFSIGNALED(st) && SIGKILL == WTERMSIG(st));
     else
-        assert_true(WIFEXITED(st) && 0 == WEXITSTATUS(st));
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     RUN_UNTIL(&l, rb.nclose > 0);
     spin(&l, 20);
     assert_int_equal(1, rb.nclose);
@@ -566,9 +566,9 @@ static void test_write_to_dead_peer(void **state)
     make_pair(PAIR_SOCKETPAIR, fds);
     assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
     close(fds[1]);
-    for (int i = 0; i < 8 && 0 == ra.nclose; i++) {
+    for (int i = 0; i < 8 && ra.nclose == 0; i++) {
         pmix_status_t rc = sy_conn_send(a, (uint32_t)i, 0, chunk, sizeof(chunk));
-        assert_true(PMIX_SUCCESS == rc || PMIX_ERR_LOST_CONNECTION == rc);
+        assert_true(rc == PMIX_SUCCESS || rc == PMIX_ERR_LOST_CONNECTION);
         spin(&l, 2);
     }
     RUN_UNTIL(&l, ra.nclose > 0);
@@ -606,7 +606,7 @@ static void *sender_main(void *arg)
         } else {
             rc = sy_conn_send(s->conn, tag, 0, buf, len);
         }
-        if (PMIX_SUCCESS != rc)
+        if (rc != PMIX_SUCCESS)
             s->failures++;
     }
     free(buf);
@@ -736,7 +736,7 @@ static void test_close_after_flush(void **state)
     assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
     assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
     for (uint32_t t = 1; t <= 3; t++) {
-        size_t len = 2 == t ? big : 100;
+        size_t len = t == 2 ? big : 100;
         uint8_t *body = malloc(len);
         fill(body, t, len);
         assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned(a, t, (uint16_t)(t ^ 0x5a5a), body, len));

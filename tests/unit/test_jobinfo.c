@@ -176,8 +176,8 @@ static void test_orte_mpmd(void **state)
         il_str(&pd, PMIX_LOCALITY_STRING, NULL);
         il_rank(&pd, PMIX_RANK, r);
         il_u32(&pd, PMIX_APPNUM, appof[r]);
-        il_rank(&pd, PMIX_APPLDR, 0 == appof[r] ? 0 : 1);
-        il_rank(&pd, PMIX_APP_RANK, 0 == appof[r] ? 0 : r - 1);
+        il_rank(&pd, PMIX_APPLDR, appof[r] == 0 ? 0 : 1);
+        il_rank(&pd, PMIX_APP_RANK, appof[r] == 0 ? 0 : r - 1);
         il_u16(&pd, PMIX_LOCAL_RANK, (uint16_t)r);
         il_arr(&l, PMIX_PROC_DATA, &pd);
     }
@@ -194,7 +194,7 @@ static void test_orte_mpmd(void **state)
     for (pmix_rank_t r = 0; r < 3; r++) {
         EXPECT_STR(b, PROC, r, PMIX_LOCALITY_STRING, NULL);
         EXPECT_U32(b, PROC, r, PMIX_APPNUM, appof[r]);
-        EXPECT_RANK(b, PROC, r, PMIX_APP_RANK, 0 == appof[r] ? 0 : r - 1);
+        EXPECT_RANK(b, PROC, r, PMIX_APP_RANK, appof[r] == 0 ? 0 : r - 1);
         EXPECT_U16(b, PROC, r, PMIX_NODE_RANK, (uint16_t)r);
         EXPECT_STR(b, PROC, r, PMIX_HOSTNAME, "n7");
     }

@@ -118,7 +118,7 @@ static void expect_refused(ilist_t *l, int nlocal, pmix_status_t want, const cha
 
     assert_int_equal(want, ji_compile("bad", nlocal, l, "h1", &b, &s, &err));
     assert_non_null(err);
-    if (NULL == strstr(err, needle)) {
+    if (strstr(err, needle) == NULL) {
         print_error("error \"%s\" does not mention \"%s\"\n", err, needle);
         fail();
     }

@@ -22,7 +22,7 @@ static pmix_info_t *il_add(ilist_t *l, const char *key)
     l->info = p;
     p = &l->info[l->n++];
     memset(p, 0, sizeof(*p));
-    if (NULL != key) {
+    if (key != NULL) {
         sy_load_fixed(p->key, key, sizeof(p->key));
     }
     return p;
@@ -36,7 +36,7 @@ static void il_load(ilist_t *l, const char *key, const void *data, pmix_data_typ
 
 void il_str(ilist_t *l, const char *key, const char *s)
 {
-    if (NULL == s) {
+    if (s == NULL) {
         pmix_info_t *p = il_add(l, key);
         p->value.type = PMIX_STRING; /* a NULL pointer, as ORTE sends for unbound procs */
         return;
@@ -100,7 +100,7 @@ void il_arr(ilist_t *l, const char *key, ilist_t *sub)
 
 void il_free(ilist_t *l)
 {
-    if (NULL != l->info) {
+    if (l->info != NULL) {
         sy_array_free(l->info, l->n, PMIX_INFO);
     }
     l->info = NULL;
@@ -119,7 +119,7 @@ static const pmix_value_t *must_peek(const char *file, int line, const sy_jseg_b
                                      pmix_data_type_t type)
 {
     const pmix_value_t *v = sy_jseg_peek(b, realm, id, key);
-    if (NULL == v) {
+    if (v == NULL) {
         print_error("realm %d id %u: %s missing\n", (int)realm, id, key);
         _fail(file, line);
     }
@@ -156,14 +156,14 @@ void ji_expect_str(const char *file, int line, const sy_jseg_builder_t *b, sy_re
                    uint32_t id, const char *key, const char *want)
 {
     const pmix_value_t *v = must_peek(file, line, b, realm, id, key, PMIX_STRING);
-    if (NULL == want) {
-        if (NULL != v->data.string) {
+    if (want == NULL) {
+        if (v->data.string != NULL) {
             print_error("%s: \"%s\", want a NULL string\n", key, v->data.string);
             _fail(file, line);
         }
         return;
     }
-    if (NULL == v->data.string) {
+    if (v->data.string == NULL) {
         print_error("%s: a NULL string, want \"%s\"\n", key, want);
         _fail(file, line);
     }
@@ -194,7 +194,7 @@ void ji_expect_typed(const char *file, int line, const sy_jseg_builder_t *b, sy_
 void ji_expect_absent(const char *file, int line, const sy_jseg_builder_t *b, sy_realm_t realm,
                       uint32_t id, const char *key)
 {
-    if (NULL != sy_jseg_peek(b, realm, id, key)) {
+    if (sy_jseg_peek(b, realm, id, key) != NULL) {
         print_error("realm %d id %u: %s present, want absent\n", (int)realm, id, key);
         _fail(file, line);
     }

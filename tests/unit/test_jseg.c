@@ -29,7 +29,7 @@ static int make_dir(void **state)
 {
     (void)state;
     snprintf(dir, sizeof(dir), "/tmp/sy-jseg-XXXXXX");
-    return NULL == mkdtemp(dir) ? -1 : 0;
+    return mkdtemp(dir) == NULL ? -1 : 0;
 }
 
 /* Remove every file the tests left in dir, then dir. */
@@ -48,7 +48,7 @@ static void seg_path(char *out, size_t cap, const char *name)
 
 static bool round_trip_type(pmix_data_type_t type)
 {
-    return SY_VALUE_NONE != sy_value_kind(type) && PMIX_POINTER != type && PMIX_TOPO != type;
+    return sy_value_kind(type) != SY_VALUE_NONE && type != PMIX_POINTER && type != PMIX_TOPO;
 }
 
 static void put_u32(sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id, const char *key,
@@ -336,16 +336,16 @@ static void exercise(sy_jseg_t *seg)
     for (int r = 0; r < SY_REALM_COUNT; r++) {
         uint32_t *ids;
         size_t n;
-        if (PMIX_SUCCESS == sy_jseg_ids(seg, (sy_realm_t)r, &ids, &n)) {
+        if (sy_jseg_ids(seg, (sy_realm_t)r, &ids, &n) == PMIX_SUCCESS) {
             for (size_t i = 0; i < n; i++) {
                 pmix_info_t *infos;
                 size_t ni;
-                if (PMIX_SUCCESS == sy_jseg_get_all(seg, (sy_realm_t)r, ids[i], &infos, &ni)) {
+                if (sy_jseg_get_all(seg, (sy_realm_t)r, ids[i], &infos, &ni) == PMIX_SUCCESS) {
                     PMIX_INFO_FREE(infos, ni);
                 }
                 for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
                     pmix_value_t *v;
-                    if (PMIX_SUCCESS == sy_jseg_get(seg, (sy_realm_t)r, ids[i], keys[k], &v)) {
+                    if (sy_jseg_get(seg, (sy_realm_t)r, ids[i], keys[k], &v) == PMIX_SUCCESS) {
                         PMIX_VALUE_RELEASE(v);
                     }
                 }
@@ -430,7 +430,7 @@ static void test_corrupt(void **state)
             h->checksum = sy_jseg_checksum(copy, size);
             write_file(bad, copy, size);
             rc = sy_jseg_open(bad, &seg);
-            if (PMIX_SUCCESS == rc) {
+            if (rc == PMIX_SUCCESS) {
                 exercise(seg);
                 sy_jseg_close(seg);
             } else {
@@ -447,7 +447,7 @@ static void test_corrupt(void **state)
         h->checksum = sy_jseg_checksum(copy, size);
         write_file(bad, copy, size);
         rc = sy_jseg_open(bad, &seg);
-        if (PMIX_SUCCESS == rc) {
+        if (rc == PMIX_SUCCESS) {
             exercise(seg);
             sy_jseg_close(seg);
         } else {

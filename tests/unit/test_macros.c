@@ -608,7 +608,7 @@ static int read_string_bool(const char *s)
 
     PMIX_INFO_CONSTRUCT(&info);
     info.value.type = PMIX_STRING;
-    info.value.data.string = (NULL == s) ? NULL : strdup(s);
+    info.value.data.string = (s == NULL) ? NULL : strdup(s);
     if (PMIX_INFO_TRUE(&info)) {
         assert_true(PMIX_CHECK_TRUE(&info.value));
         assert_true(PMIX_CHECK_BOOL(&info.value));

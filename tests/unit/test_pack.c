@@ -41,7 +41,7 @@
 static hwloc_topology_t machine_topology(void)
 {
     static hwloc_topology_t topo;
-    if (NULL == topo) {
+    if (topo == NULL) {
         assert_int_equal(0, hwloc_topology_init(&topo));
         assert_int_equal(0, hwloc_topology_load(topo));
     }
@@ -51,7 +51,7 @@ static hwloc_topology_t machine_topology(void)
 static void write_seed(const char *name, uint8_t selector, const pmix_data_buffer_t *b)
 {
     const char *dir = getenv("SY_WRITE_CORPUS");
-    if (NULL == dir || NULL == b->base_ptr) {
+    if (dir == NULL || b->base_ptr == NULL) {
         return;
     }
     char path[4096];
@@ -67,7 +67,7 @@ static char **argv_make(const char *a, const char *b)
 {
     char **v = calloc(3, sizeof(char *));
     v[0] = strdup(a);
-    v[1] = NULL == b ? NULL : strdup(b);
+    v[1] = b == NULL ? NULL : strdup(b);
     return v;
 }
 
@@ -266,7 +266,7 @@ static void fill(void *e, pmix_data_type_t t, unsigned depth)
         pmix_cpuset_t *c = e;
         c->source = strdup("hwloc");
         c->bitmap = hwloc_bitmap_alloc();
-        hwloc_bitmap_list_sscanf(c->bitmap, 0 == depth ? "0-3,8,63-65" : "0,1048575-");
+        hwloc_bitmap_list_sscanf(c->bitmap, depth == 0 ? "0-3,8,63-65" : "0,1048575-");
         break;
     }
     case PMIX_TOPO: {
@@ -366,7 +366,7 @@ static void roundtrip(const void *src, int32_t n, pmix_data_type_t t, void *out)
     snprintf(name, sizeof(name), "type-%u-x%d-%u", t, n, seq++);
     /* a real topology would put this machine's description in the tree;
      * test_topology_xml_screening writes a small synthetic one instead */
-    if (PMIX_TOPO != t && !(PMIX_VALUE == t && PMIX_TOPO == ((const pmix_value_t *)src)->type)) {
+    if (t != PMIX_TOPO && !(t == PMIX_VALUE && ((const pmix_value_t *)src)->type == PMIX_TOPO)) {
         write_seed(name, (uint8_t)(n | 0x10), &a);
     }
     PMIX_DATA_BUFFER_DESTRUCT(&a);
@@ -396,11 +396,11 @@ static void test_every_type_roundtrip(void **state)
         fill(src, t, 0);
         fill(src + sz, t, 1);
         roundtrip(src, 2, t, out);
-        if (PMIX_POINTER == t) {
+        if (t == PMIX_POINTER) {
             /* an address means nothing to a peer */
             assert_null(((void **)out)[0]);
-        } else if (PMIX_DATA_BUFFER != t && PMIX_TOPO != t && PMIX_PROC_CPUSET != t &&
-                   sy_type_size(t) <= 8 && PMIX_STRING != t && PMIX_REGEX != t) {
+        } else if (t != PMIX_DATA_BUFFER && t != PMIX_TOPO && t != PMIX_PROC_CPUSET &&
+                   sy_type_size(t) <= 8 && t != PMIX_STRING && t != PMIX_REGEX) {
             assert_memory_equal(src, out, 2 * sz);
         }
         free_elems(src, 2, t);
@@ -420,7 +420,7 @@ static void test_value_of_every_type(void **state)
     int covered = 0;
     for (pmix_data_type_t t = 1; t < SY_WIRE_TYPE_LIMIT; t++) {
         sy_value_kind_t kind = sy_value_kind(t);
-        if (!packable(t) || SY_VALUE_NONE == kind) {
+        if (!packable(t) || kind == SY_VALUE_NONE) {
             continue;
         }
         pmix_value_t v[2];
@@ -428,15 +428,15 @@ static void test_value_of_every_type(void **state)
         memset(v, 0, sizeof(v));
         for (int i = 0; i < 2; i++) {
             v[i].type = t;
-            if (PMIX_REGEX == t) {
+            if (t == PMIX_REGEX) {
                 const char re[] = "node[2:0-9]";
                 v[i].data.bo.bytes = malloc(sizeof(re));
                 memcpy(v[i].data.bo.bytes, re, sizeof(re));
                 v[i].data.bo.size = sizeof(re);
-            } else if (SY_VALUE_BOXED == kind) {
+            } else if (kind == SY_VALUE_BOXED) {
                 /* the second one is an empty box */
-                v[i].data.ptr = 0 == i ? calloc(1, sy_type_size(t)) : NULL;
-                if (0 == i) {
+                v[i].data.ptr = i == 0 ? calloc(1, sy_type_size(t)) : NULL;
+                if (i == 0) {
                     fill(v[i].data.ptr, t, 0);
                 }
             } else {
@@ -446,10 +446,10 @@ static void test_value_of_every_type(void **state)
         roundtrip(v, 2, PMIX_VALUE, out);
         assert_int_equal(t, out[0].type);
         assert_int_equal(t, out[1].type);
-        if (PMIX_REGEX == t) {
+        if (t == PMIX_REGEX) {
             assert_int_equal(12, out[0].data.bo.size);
             assert_string_equal("node[2:0-9]", out[0].data.bo.bytes);
-        } else if (SY_VALUE_BOXED == kind) {
+        } else if (kind == SY_VALUE_BOXED) {
             assert_non_null(out[0].data.ptr);
             assert_null(out[1].data.ptr);
         }
@@ -523,7 +523,7 @@ static void test_structures_fieldwise(void **state)
     /* nested: info -> darray of infos -> ... -> string */
     pmix_value_t *v = &aout.info[0].value;
     int levels = 0;
-    while (PMIX_DATA_ARRAY == v->type && PMIX_INFO == v->data.darray->type) {
+    while (v->type == PMIX_DATA_ARRAY && v->data.darray->type == PMIX_INFO) {
         assert_int_equal(2, v->data.darray->size);
         v = &((pmix_info_t *)v->data.darray->array)[1].value;
         levels++;
@@ -1042,14 +1042,14 @@ static pmix_status_t unpack_rich(pmix_data_buffer_t *b)
         int32_t n = records[r].n;
         char *before = b->unpack_ptr;
         pmix_status_t rc = PMIx_Data_unpack(NULL, b, dst, &n, t);
-        if (PMIX_ERR_UNPACK_INADEQUATE_SPACE == rc) {
+        if (rc == PMIX_ERR_UNPACK_INADEQUATE_SPACE) {
             /* (a corrupted count) what fitted was delivered and is ours */
             assert_true(n <= records[r].n);
             free_elems(dst, (size_t)n, t);
-        } else if (PMIX_SUCCESS != rc) {
+        } else if (rc != PMIX_SUCCESS) {
             assert_ptr_equal(before, b->unpack_ptr);
         }
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             free(dst);
             return rc;
         }
@@ -1070,7 +1070,7 @@ static void test_truncation_every_prefix(void **state)
         pmix_byte_object_t bo = {full.base_ptr, len};
         assert_int_equal(PMIX_SUCCESS, PMIx_Data_embed(&b, &bo));
         pmix_status_t rc = unpack_rich(&b);
-        if (PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER != rc && PMIX_ERR_UNPACK_FAILURE != rc) {
+        if (rc != PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER && rc != PMIX_ERR_UNPACK_FAILURE) {
             fail_msg("prefix of %zu/%zu bytes: unpack gave %d", len, full.bytes_used, rc);
         }
     }
@@ -1119,7 +1119,7 @@ static void test_topology_truncated(void **state)
         pmix_topology_t out;
         int32_t n = 1;
         pmix_status_t rc = PMIx_Data_unpack(NULL, &b, &out, &n, PMIX_TOPO);
-        assert_true(PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER == rc || PMIX_ERR_UNPACK_FAILURE == rc);
+        assert_true(rc == PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER || rc == PMIX_ERR_UNPACK_FAILURE);
     }
     PMIX_DATA_BUFFER_DESTRUCT(&b);
     PMIX_DATA_BUFFER_DESTRUCT(&full);

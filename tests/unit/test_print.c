@@ -87,18 +87,18 @@ static void test_print_every_type(void **state)
         assert_memory_equal("PFX> ", out, 5);
         snprintf(label, sizeof(label), "Data type: %s", PMIx_Data_type_string(type));
         assert_non_null(strstr(out, label));
-        if (NULL != want && NULL == strstr(out, want)) {
+        if (want != NULL && strstr(out, want) == NULL) {
             fail_msg("type %s: \"%s\" not in \"%s\"", PMIx_Data_type_string(type), want, out);
         }
         free(out);
 
-        if (SY_VALUE_NONE != sy_value_kind(type)) {
+        if (sy_value_kind(type) != SY_VALUE_NONE) {
             pmix_value_t v;
             assert_int_equal(PMIX_SUCCESS, PMIx_Value_load(&v, sample_data(elem, type), type));
             out = PMIx_Value_string(&v);
             assert_non_null(out);
             assert_non_null(strstr(out, label));
-            if (NULL != want && NULL == strstr(out, want)) {
+            if (want != NULL && strstr(out, want) == NULL) {
                 fail_msg("value %s: \"%s\" not in \"%s\"", PMIx_Data_type_string(type), want, out);
             }
             free(out);

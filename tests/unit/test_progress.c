@@ -84,7 +84,7 @@ static void *poster(void *arg)
 {
     uintptr_t who = (uintptr_t)arg;
     for (uintptr_t i = 0; i < NPOSTS; i++) {
-        if (PMIX_SUCCESS != sy_progress_post(g_mt.p, mt_cb, (void *)((who << 32) | i))) {
+        if (sy_progress_post(g_mt.p, mt_cb, (void *)((who << 32) | i)) != PMIX_SUCCESS) {
             return (void *)1;
         }
     }
@@ -434,7 +434,7 @@ static void test_external_progress(void **state)
     assert_int_equal(0, sy_progress_run_once(e.p));
     assert_int_equal(PMIX_SUCCESS, sy_progress_timer(e.p, 0.01, ext_timer_cb, &e, NULL));
     double t0 = now();
-    while (0 == atomic_load(&e.timer_fired) && now() - t0 < 10.0) {
+    while (atomic_load(&e.timer_fired) == 0 && now() - t0 < 10.0) {
         sy_progress_run_once(e.p);
         usleep(1000);
     }
@@ -488,7 +488,7 @@ static void *sync_waiter(void *arg)
         sy_sync_t s;
         sy_sync_init(&s);
         sy_progress_post(p, complete_later, &s);
-        if (PMIX_ERR_EXISTS != sy_sync_wait_progress(&s, p)) {
+        if (sy_sync_wait_progress(&s, p) != PMIX_ERR_EXISTS) {
             return (void *)1;
         }
         sy_sync_destroy(&s);
@@ -550,7 +550,7 @@ static void test_sync(void **state)
 static int child_main(sy_progress_t *parent)
 {
     /* The parent's runtime is dead here. */
-    if (PMIX_ERR_NOT_AVAILABLE != sy_progress_post(parent, count_cb, NULL)) {
+    if (sy_progress_post(parent, count_cb, NULL) != PMIX_ERR_NOT_AVAILABLE) {
         return 10;
     }
     if (sy_progress_in_loop(parent)) {
@@ -558,27 +558,27 @@ static int child_main(sy_progress_t *parent)
     }
     sy_progress_atfork_child();
     sy_progress_t *p = NULL;
-    if (PMIX_SUCCESS != sy_progress_create(NULL, &p) || PMIX_SUCCESS != sy_progress_acquire(p)) {
+    if (sy_progress_create(NULL, &p) != PMIX_SUCCESS || sy_progress_acquire(p) != PMIX_SUCCESS) {
         return 12;
     }
     atomic_store(&g_count, 0);
     for (int i = 0; i < 1000; i++) {
-        if (PMIX_SUCCESS != sy_progress_post(p, count_cb, NULL)) {
+        if (sy_progress_post(p, count_cb, NULL) != PMIX_SUCCESS) {
             return 13;
         }
     }
     sy_sync_t s;
     sy_sync_init(&s);
-    if (PMIX_SUCCESS != sy_progress_timer(p, 0.01, signal_cb, &s, NULL) ||
-        PMIX_SUCCESS != sy_sync_wait_timeout(&s, 10.0)) {
+    if (sy_progress_timer(p, 0.01, signal_cb, &s, NULL) != PMIX_SUCCESS ||
+        sy_sync_wait_timeout(&s, 10.0) != PMIX_SUCCESS) {
         return 14;
     }
     sy_sync_destroy(&s);
-    if (PMIX_SUCCESS != sy_progress_release(p)) {
+    if (sy_progress_release(p) != PMIX_SUCCESS) {
         return 15;
     }
     sy_progress_destroy(p);
-    return 1000 == atomic_load(&g_count) ? 0 : 16;
+    return atomic_load(&g_count) == 1000 ? 0 : 16;
 }
 
 static void fork_in_loop(void *arg)
@@ -589,7 +589,7 @@ static void fork_in_loop(void *arg)
         sy_progress_atfork_child();
         sy_progress_t *p = NULL;
         int ok =
-            PMIX_SUCCESS == sy_progress_create(NULL, &p) && PMIX_SUCCESS == sy_progress_acquire(p);
+            sy_progress_create(NULL, &p) == PMIX_SUCCESS && sy_progress_acquire(p) == PMIX_SUCCESS;
         if (ok) {
             flush(p);
             sy_progress_release(p);
@@ -607,7 +607,7 @@ static void test_fork(void **state)
     flush(p);
     pid_t pid = fork();
     assert_true(pid >= 0);
-    if (0 == pid) {
+    if (pid == 0) {
         _exit(child_main(p));
     }
     int st = 0;

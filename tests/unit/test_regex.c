@@ -21,10 +21,10 @@
 
 static void argv_release(char **argv)
 {
-    if (NULL == argv) {
+    if (argv == NULL) {
         return;
     }
-    for (size_t i = 0; NULL != argv[i]; i++) {
+    for (size_t i = 0; argv[i] != NULL; i++) {
         free(argv[i]);
     }
     free(argv);
@@ -33,7 +33,7 @@ static void argv_release(char **argv)
 static size_t argv_len(char **argv)
 {
     size_t n = 0;
-    while (NULL != argv[n]) {
+    while (argv[n] != NULL) {
         n++;
     }
     return n;
@@ -42,13 +42,13 @@ static size_t argv_len(char **argv)
 static char *argv_join(char **argv, char sep)
 {
     size_t total = 1;
-    for (size_t i = 0; NULL != argv[i]; i++) {
+    for (size_t i = 0; argv[i] != NULL; i++) {
         total += strlen(argv[i]) + 1;
     }
     char *s = malloc(total);
     assert_non_null(s);
     size_t at = 0;
-    for (size_t i = 0; NULL != argv[i]; i++) {
+    for (size_t i = 0; argv[i] != NULL; i++) {
         if (i > 0) {
             s[at++] = sep;
         }
@@ -64,7 +64,7 @@ static char *argv_join(char **argv, char sep)
 static void assert_well_formed(const char *out)
 {
     assert_non_null(out);
-    assert_true(0 == strncmp(out, "pmix:", 5) || 0 == strncmp(out, "raw:", 4));
+    assert_true(strncmp(out, "pmix:", 5) == 0 || strncmp(out, "raw:", 4) == 0);
     for (const char *p = out; *p; p++) {
         assert_true(*p >= 0x20 && *p < 0x7f);
         assert_true(*p != '*');
@@ -81,7 +81,7 @@ static char *nodes_round_trip(const char *input)
     char **names = NULL;
     assert_int_equal(PMIX_SUCCESS, sy_regex_parse_nodes(regex, &names));
     char *joined = argv_join(names, ',');
-    if (0 != strcmp(joined, input)) {
+    if (strcmp(joined, input) != 0) {
         fprintf(stderr, "round trip failed\n in:  %.200s\n out: %.200s\n got: %.200s\n", input,
                 regex, joined);
     }
@@ -124,7 +124,7 @@ static void ppn_expect(const char *input, const char *expected, const char *expa
     char *ppn = NULL;
     assert_int_equal(PMIX_SUCCESS, PMIx_generate_ppn(input, &ppn));
     assert_well_formed(ppn);
-    if (NULL != expected) {
+    if (expected != NULL) {
         assert_string_equal(expected, ppn);
     }
     parse_procs_expect(ppn, expanded);
@@ -278,7 +278,7 @@ static void test_nodes_large(void **state)
         char *joined = argv_join(names, ',');
         assert_string_equal(in, joined);
         assert_well_formed(regex);
-        if (0 == s) {
+        if (s == 0) {
             assert_string_equal("pmix:node[6:1-100000]", regex);
         }
         free(joined);
@@ -406,7 +406,7 @@ static void test_nodes_parse_malformed(void **state)
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char **names = (char **)0x1;
-        if (PMIX_ERR_BAD_PARAM != sy_regex_parse_nodes(bad[i], &names)) {
+        if (sy_regex_parse_nodes(bad[i], &names) != PMIX_ERR_BAD_PARAM) {
             fail_msg("accepted malformed node map \"%s\"", bad[i]);
         }
         assert_ptr_equal((char **)0x1, names);
@@ -497,12 +497,12 @@ static void test_ppn_bad(void **state)
                                 "0-99999999999", "0-20000000", "0;1;x",  "0--1",       "1-2-3"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char *ppn = NULL;
-        if (PMIX_ERR_BAD_PARAM != PMIx_generate_ppn(bad[i], &ppn)) {
+        if (PMIx_generate_ppn(bad[i], &ppn) != PMIX_ERR_BAD_PARAM) {
             fail_msg("generate_ppn accepted \"%s\"", bad[i]);
         }
         assert_null(ppn);
         char **per = NULL;
-        if (PMIX_ERR_BAD_PARAM != sy_regex_parse_procs(bad[i], &per)) {
+        if (sy_regex_parse_procs(bad[i], &per) != PMIX_ERR_BAD_PARAM) {
             fail_msg("parse_procs accepted \"%s\"", bad[i]);
         }
         assert_null(per);
@@ -610,18 +610,18 @@ static void test_random_garbage(void **state)
         }
         char **out = NULL;
         pmix_status_t rc = sy_regex_parse_nodes(in, &out);
-        assert_true(PMIX_SUCCESS == rc || PMIX_ERR_BAD_PARAM == rc);
-        if (PMIX_SUCCESS == rc) {
+        assert_true(rc == PMIX_SUCCESS || rc == PMIX_ERR_BAD_PARAM);
+        if (rc == PMIX_SUCCESS) {
             assert_true(argv_len(out) <= 10000000);
             argv_release(out);
         }
         out = NULL;
         rc = sy_regex_parse_procs(in, &out);
-        assert_true(PMIX_SUCCESS == rc || PMIX_ERR_BAD_PARAM == rc);
+        assert_true(rc == PMIX_SUCCESS || rc == PMIX_ERR_BAD_PARAM);
         argv_release(out);
         char *gen = NULL;
         rc = PMIx_generate_ppn(in, &gen);
-        assert_true(PMIX_SUCCESS == rc || PMIX_ERR_BAD_PARAM == rc);
+        assert_true(rc == PMIX_SUCCESS || rc == PMIX_ERR_BAD_PARAM);
         free(gen);
     }
 }

@@ -118,12 +118,12 @@ static int setup(void **state)
     sy_store_acquire();
     seg_path(path, sizeof(path), "job.seg");
     publish_job(path, NS, "gen1");
-    if (PMIX_SUCCESS != sy_store_attach(NS, path)) {
+    if (sy_store_attach(NS, path) != PMIX_SUCCESS) {
         return -1;
     }
     seg_path(path, sizeof(path), "res.seg");
     publish_resources(path);
-    return PMIX_SUCCESS == sy_store_attach_resources(path) ? 0 : -1;
+    return sy_store_attach_resources(path) == PMIX_SUCCESS ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -137,7 +137,7 @@ static int make_dir(void **state)
 {
     (void)state;
     snprintf(dir, sizeof(dir), "/tmp/sy-store-XXXXXX");
-    return NULL == mkdtemp(dir) ? -1 : 0;
+    return mkdtemp(dir) == NULL ? -1 : 0;
 }
 
 static int remove_dir(void **state)
@@ -170,7 +170,7 @@ static void expect_str(pmix_rank_t rank, const char *key, const pmix_info_t *inf
 {
     pmix_value_t *v = NULL;
     pmix_status_t rc = get(rank, key, info, n, &v);
-    if (PMIX_SUCCESS != rc) {
+    if (rc != PMIX_SUCCESS) {
         fail_msg("Get(%u, %s) -> %s, wanted \"%s\"", rank, key, PMIx_Error_string(rc), want);
     }
     assert_int_equal(PMIX_STRING, v->type);
@@ -413,10 +413,10 @@ static void test_key_null(void **state)
     assert_int_equal(6, n);
     bool internal = false, where = false;
     for (size_t i = 0; i < n; i++) {
-        if (0 == strcmp(infos[i].key, "test.internal")) {
+        if (strcmp(infos[i].key, "test.internal") == 0) {
             internal = true;
         }
-        if (0 == strcmp(infos[i].key, "test.where")) {
+        if (strcmp(infos[i].key, "test.where") == 0) {
             where = true;
             assert_string_equal("mine", infos[i].value.data.string);
         }
@@ -505,9 +505,9 @@ static void test_resolver(void **state)
     assert_non_null(names[0]);
     assert_non_null(names[1]);
     assert_null(names[2]);
-    assert_true((0 == strcmp(names[0], NS) && 0 == strcmp(names[1], "test.remote")) ||
-                (0 == strcmp(names[1], NS) && 0 == strcmp(names[0], "test.remote")));
-    for (int i = 0; NULL != names[i]; i++) {
+    assert_true((strcmp(names[0], NS) == 0 && strcmp(names[1], "test.remote") == 0) ||
+                (strcmp(names[1], NS) == 0 && strcmp(names[0], "test.remote") == 0));
+    for (int i = 0; names[i] != NULL; i++) {
         free(names[i]);
     }
     free(names);
@@ -530,18 +530,18 @@ static void *reader(void *arg)
     while (!__atomic_load_n(&rs->stop, __ATOMIC_ACQUIRE)) {
         pmix_value_t *v = NULL;
         pmix_status_t rc = get(PMIX_RANK_WILDCARD, "test.marker", NULL, 0, &v);
-        if (PMIX_SUCCESS != rc || PMIX_STRING != v->type ||
-            (0 != strcmp(v->data.string, "gen1") && 0 != strcmp(v->data.string, "gen2"))) {
+        if (rc != PMIX_SUCCESS || v->type != PMIX_STRING ||
+            (strcmp(v->data.string, "gen1") != 0 && strcmp(v->data.string, "gen2") != 0)) {
             rs->errors++;
-        } else if (0 == strcmp(v->data.string, "gen2")) {
+        } else if (strcmp(v->data.string, "gen2") == 0) {
             rs->saw_new = 1;
         }
-        if (NULL != v) {
+        if (v != NULL) {
             PMIX_VALUE_RELEASE(v);
         }
         /* a rank key too, so several segment lookups run per loop */
         rc = get(1, PMIX_APP_SIZE, NULL, 0, &v);
-        if (PMIX_SUCCESS != rc) {
+        if (rc != PMIX_SUCCESS) {
             rs->errors++;
         } else {
             PMIX_VALUE_RELEASE(v);

@@ -115,7 +115,7 @@ static const group_t groups[] = {
 
 static bool in_group(const sy_const_t *c, const group_t *g)
 {
-    return NULL != strstr(c->group, g->group_tag);
+    return strstr(c->group, g->group_tag) != NULL;
 }
 
 static bool is_constant(const group_t *g, int64_t v)
@@ -143,21 +143,21 @@ static void test_every_constant_named(void **state)
             }
             n++;
             const char *s = g->fn(c->value);
-            if (NULL == s || '\0' == s[0]) {
+            if (s == NULL || '\0' == s[0]) {
                 fail_msg("%s (%lld): no string", c->name, (long long)c->value);
             }
-            if (NULL != g->unknown && 0 == strcmp(s, g->unknown) &&
-                (NULL == g->may_be_unknown || 0 != strcmp(c->name, g->may_be_unknown))) {
+            if (g->unknown != NULL && strcmp(s, g->unknown) == 0 &&
+                (g->may_be_unknown == NULL || strcmp(c->name, g->may_be_unknown) != 0)) {
                 fail_msg("%s (%lld) reads as unknown: \"%s\"", c->name, (long long)c->value, s);
             }
             for (size_t j = 0; j < i; j++) {
                 const sy_const_t *d = &consts[j];
-                if (in_group(d, g) && d->value != c->value && 0 == strcmp(s, g->fn(d->value))) {
+                if (in_group(d, g) && d->value != c->value && strcmp(s, g->fn(d->value)) == 0) {
                     fail_msg("%s and %s share the string \"%s\"", c->name, d->name, s);
                 }
             }
         }
-        if (0 == n) {
+        if (n == 0) {
             fail_msg("no constants found for group %s: heading renamed?", g->group_tag);
         }
     }
@@ -176,7 +176,7 @@ static void test_unknown_values(void **state)
             }
             const char *s = g->fn(v);
             assert_non_null(s);
-            if (0 != strcmp(s, g->unknown)) {
+            if (strcmp(s, g->unknown) != 0) {
                 fail_msg("%s: undefined value %lld gives \"%s\"", g->group_tag, (long long)v, s);
             }
         }
@@ -223,9 +223,9 @@ static void test_iof_channels(void **state)
         assert_non_null(s);
         bool any = false;
         for (size_t i = 0; i < 4; i++) {
-            bool set = 0 != (c & ch[i].bit);
+            bool set = (c & ch[i].bit) != 0;
             any = any || set;
-            if (set != (NULL != strstr(s, ch[i].word))) {
+            if (set != (strstr(s, ch[i].word) != NULL)) {
                 fail_msg("channel %#x gives \"%s\"", c, s);
             }
         }
@@ -298,7 +298,7 @@ static void test_info_directives(void **state)
 
     /* Every flag of its group yields something. */
     for (size_t i = 0; i < NCONSTS; i++) {
-        if (NULL != strstr(consts[i].group, "(pmix_info_directives_t)")) {
+        if (strstr(consts[i].group, "(pmix_info_directives_t)") != NULL) {
             char *s = PMIx_Info_directives_string((pmix_info_directives_t)consts[i].value);
             assert_non_null(s);
             assert_true(s[0] != '\0');
@@ -323,7 +323,7 @@ static void test_attr_table_complete(void **state)
         assert_non_null(t[i].string);
         assert_int_equal(strncmp(t[i].name, "PMIX_", 5), 0);
         assert_true(t[i].string[0] != '\0');
-        if (PMIX_UNDEF != t[i].type) {
+        if (t[i].type != PMIX_UNDEF) {
             assert_string_not_equal(PMIx_Data_type_string(t[i].type), "NOT INITIALIZED");
         }
         for (size_t j = 0; j < i; j++) {
@@ -338,7 +338,7 @@ static void test_attr_table_complete(void **state)
         /* string -> name: the first entry with that key */
         size_t first = i;
         for (size_t j = 0; j < i; j++) {
-            if (0 == strcmp(t[j].string, t[i].string)) {
+            if (strcmp(t[j].string, t[i].string) == 0) {
                 first = j;
                 break;
             }
@@ -433,7 +433,7 @@ static const struct {
 static bool deviates(const char *fn, int64_t v)
 {
     for (size_t i = 0; i < sizeof(deviations) / sizeof(deviations[0]); i++) {
-        if (deviations[i].value == v && 0 == strcmp(deviations[i].fn, fn)) {
+        if (deviations[i].value == v && strcmp(deviations[i].fn, fn) == 0) {
             return true;
         }
     }
@@ -445,7 +445,7 @@ static void *openpmix;
 static void *ref_sym(const char *name)
 {
     void *p = dlsym(openpmix, name);
-    if (NULL == p) {
+    if (p == NULL) {
         fail_msg("%s not found in %s", name, OPENPMIX_LIB);
     }
     return p;
@@ -458,10 +458,10 @@ static void *ref_sym(const char *name)
         assert_ptr_not_equal((void *)ref, (void *)fname);                                          \
         for (int64_t v_ = (lo); v_ <= (hi); v_++) {                                                \
             const char *a_ = fname((ctype)v_), *b_ = ref((ctype)v_);                               \
-            if (0 != strcmp(a_, b_) && !deviates(#fname, v_)) {                                    \
+            if (strcmp(a_, b_) != 0 && !deviates(#fname, v_)) {                                    \
                 fail_msg(#fname "(%lld): ours \"%s\", OpenPMIx \"%s\"", (long long)v_, a_, b_);    \
             }                                                                                      \
-            if (0 == strcmp(a_, b_) && deviates(#fname, v_) && v_ > -1000) {                       \
+            if (strcmp(a_, b_) == 0 && deviates(#fname, v_) && v_ > -1000) {                       \
                 fail_msg(#fname "(%lld): listed deviation no longer differs", (long long)v_);      \
             }                                                                                      \
         }                                                                                          \
@@ -470,7 +470,7 @@ static void *ref_sym(const char *name)
 static void test_matches_openpmix(void **state)
 {
     (void)state;
-    if (NULL == openpmix) {
+    if (openpmix == NULL) {
         skip();
     }
     COMPARE_RANGE(PMIx_Error_string, pmix_status_t, -5000, 100);
@@ -501,7 +501,7 @@ static void test_matches_openpmix(void **state)
 static void test_attrs_match_openpmix(void **state)
 {
     (void)state;
-    if (NULL == openpmix) {
+    if (openpmix == NULL) {
         skip();
     }
     const char *(*ref_str)(const char *) =

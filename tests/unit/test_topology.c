@@ -349,7 +349,7 @@ static void test_this_machine(void **state)
         hwloc_obj_t pu = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, (unsigned)i);
         char *s = NULL;
         assert_int_equal(PMIX_SUCCESS, sy_topology_locality_string(t, pu->cpuset, &s));
-        if (1 == npu) {
+        if (npu == 1) {
             assert_null(s); /* one PU is the whole machine */
             continue;
         }
@@ -360,8 +360,8 @@ static void test_this_machine(void **state)
         assert_int_equal(PMIX_SUCCESS, PMIx_Get_relative_locality(s, s, &l));
         assert_true(l & PMIX_LOCALITY_SHARE_NODE);
         assert_true(l & PMIX_LOCALITY_SHARE_HWTHREAD);
-        assert_int_equal(NULL != hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, pu),
-                         0 != (l & PMIX_LOCALITY_SHARE_CORE));
+        assert_int_equal(hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, pu) != NULL,
+                         (l & PMIX_LOCALITY_SHARE_CORE) != 0);
         free(s);
     }
     char *s = (char *)"untouched";
@@ -472,7 +472,7 @@ static bool loaded_published(void)
     assert_int_equal(PMIX_SUCCESS, PMIx_Load_topology(&topo));
     hwloc_obj_t root = hwloc_get_root_obj(topo.topology);
     const char *mark = hwloc_obj_get_info_by_name(root, "SwitchyardTest");
-    bool published = NULL != mark && 0 == strcmp(mark, "published");
+    bool published = mark != NULL && strcmp(mark, "published") == 0;
     assert_int_equal(published ? NPU : hwloc_get_nbobjs_by_type(topo.topology, HWLOC_OBJ_PU),
                      hwloc_get_nbobjs_by_type(topo.topology, HWLOC_OBJ_PU));
     PMIx_Topology_destruct(&topo);
@@ -569,10 +569,10 @@ static void test_server_share(void **state)
     const char *arch = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "Architecture");
     char want[128];
     snprintf(want, sizeof(want), "%dN:%dS:%dL3:%dL2:%dL1:%dC:%dH:%s:le", NPU / 8, NPU / 8, NPU / 8,
-             NPU / 4, NPU / 4, NPU / 2, NPU, NULL == arch ? "unknown" : arch);
+             NPU / 4, NPU / 4, NPU / 2, NPU, arch == NULL ? "unknown" : arch);
     assert_string_equal(want, sig->value.data.string);
     const pmix_info_t *mem = find(node, nnode, PMIX_AVAIL_PHYS_MEMORY);
-    if (NULL != mem) {
+    if (mem != NULL) {
         assert_int_equal(PMIX_UINT64, mem->value.type);
         assert_true(hwloc_get_root_obj(t)->total_memory == mem->value.data.uint64);
     }

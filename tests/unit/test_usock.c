@@ -35,7 +35,7 @@ static int setup(void **state)
 {
     fixture_t *f = calloc(1, sizeof(*f));
     snprintf(f->dir, sizeof(f->dir), "/tmp/sy-usock-XXXXXX");
-    if (NULL == mkdtemp(f->dir))
+    if (mkdtemp(f->dir) == NULL)
         return -1;
     *state = f;
     return 0;
@@ -46,7 +46,7 @@ static int teardown(void **state)
     fixture_t *f = *state;
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    if (0 != system(cmd))
+    if (system(cmd) != 0)
         return -1;
     free(f);
     return 0;
@@ -66,7 +66,7 @@ static int accept_one(int lfd)
     int fd = -1;
     for (int i = 0; i < 1000; i++) {
         pmix_status_t rc = sy_usock_accept(lfd, &fd);
-        if (PMIX_SUCCESS == rc)
+        if (rc == PMIX_SUCCESS)
             return fd;
         assert_int_equal(PMIX_ERR_WOULD_BLOCK, rc);
         usleep(1000);
@@ -107,7 +107,7 @@ static void test_unix_listen_connect_cred(void **state)
     /* The pair really carries bytes both ways. */
     char c = 0;
     assert_int_equal(1, write(cfd, "x", 1));
-    for (int i = 0; i < 1000 && 1 != read(sfd, &c, 1); i++)
+    for (int i = 0; i < 1000 && read(sfd, &c, 1) != 1; i++)
         usleep(1000);
     assert_int_equal('x', c);
 
@@ -230,7 +230,7 @@ static void test_tcp(void **state)
     assert_int_equal(PMIX_ERR_UNREACH, sy_tcp_connect("127.0.0.1", port, &cfd));
 
     /* IPv6 loopback, where the host has it. */
-    if (PMIX_SUCCESS == sy_tcp_listen("::1", 0, &lfd, &port)) {
+    if (sy_tcp_listen("::1", 0, &lfd, &port) == PMIX_SUCCESS) {
         assert_int_equal(PMIX_SUCCESS, sy_tcp_connect("::1", port, &cfd));
         sfd = accept_one(lfd);
         close(sfd);
@@ -282,7 +282,7 @@ static void test_mkdir_private(void **state)
     assert_int_equal(PMIX_ERR_BAD_PARAM, sy_mkdir_private(""));
 
     /* Foreign owner: only testable as root (chown to nobody). */
-    if (0 == geteuid()) {
+    if (geteuid() == 0) {
         snprintf(file, sizeof(file), "%s/foreign", f->dir);
         assert_int_equal(0, mkdir(file, 0700));
         assert_int_equal(0, chown(file, 65534, 65534));

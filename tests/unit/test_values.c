@@ -128,7 +128,7 @@ static void check_unloaded(const pmix_value_t *v, void *out, size_t sz)
         return;
     default: break;
     }
-    if (PMIX_PROC_NSPACE == type) {
+    if (type == PMIX_PROC_NSPACE) {
         assert_int_equal(strlen(*v->data.nspace), sz);
     } else {
         assert_int_equal(sy_type_size(type), sz);
@@ -151,7 +151,7 @@ static void roundtrip_one(pmix_data_type_t type)
     void *copy = NULL;
     size_t sz = 0;
 
-    if (SY_VALUE_NONE == sy_value_kind(type)) {
+    if (sy_value_kind(type) == SY_VALUE_NONE) {
         /* no pmix_value_t union member: array-only types */
         assert_int_equal(PMIX_ERR_NOT_SUPPORTED, PMIx_Value_load(&v, elem, type));
         assert_int_equal(PMIX_UNDEF, v.type);
@@ -184,14 +184,14 @@ static void roundtrip_one(pmix_data_type_t type)
      * the address of the element, except for strings */
     assert_int_equal(
         PMIX_SUCCESS,
-        PMIx_Data_copy(&copy, (PMIX_STRING == type || PMIX_REGEX == type) ? *(char **)elem : elem,
+        PMIx_Data_copy(&copy, (type == PMIX_STRING || type == PMIX_REGEX) ? *(char **)elem : elem,
                        type));
     assert_non_null(copy);
-    if (PMIX_STRING == type || PMIX_REGEX == type) {
+    if (type == PMIX_STRING || type == PMIX_REGEX) {
         assert_string_equal(*(char **)elem, copy);
         free(copy);
     } else {
-        if (SY_VALUE_NONE != sy_value_kind(type) && sample_comparable(type)) {
+        if (sy_value_kind(type) != SY_VALUE_NONE && sample_comparable(type)) {
             assert_int_equal(PMIX_SUCCESS, PMIx_Value_load(&v, sample_data(copy, type), type));
             assert_int_equal(PMIX_SUCCESS, PMIx_Value_load(&x, sample_data(elem, type), type));
             assert_int_equal(PMIX_EQUAL, PMIx_Value_compare(&v, &x));
@@ -243,7 +243,7 @@ static void test_load_is_deep(void **state)
         void *again = sample_new(type, 0);
         pmix_value_t v, w;
 
-        if (SY_VALUE_NONE == sy_value_kind(type)) {
+        if (sy_value_kind(type) == SY_VALUE_NONE) {
             sample_free(elem, type);
             sample_free(again, type);
             continue;

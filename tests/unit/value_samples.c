@@ -82,8 +82,8 @@ static int pointees[2];
 
 hwloc_topology_t sample_topology(void)
 {
-    if (NULL == topology) {
-        if (0 != hwloc_topology_init(&topology) || 0 != hwloc_topology_load(topology)) {
+    if (topology == NULL) {
+        if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0) {
             abort();
         }
     }
@@ -92,7 +92,7 @@ hwloc_topology_t sample_topology(void)
 
 void sample_topology_release(void)
 {
-    if (NULL != topology) {
+    if (topology != NULL) {
         hwloc_topology_destroy(topology);
         topology = NULL;
     }
@@ -101,7 +101,7 @@ void sample_topology_release(void)
 static char *sdup(const char *s)
 {
     char *d = strdup(s);
-    if (NULL == d) {
+    if (d == NULL) {
         abort();
     }
     return d;
@@ -110,7 +110,7 @@ static char *sdup(const char *s)
 static void *zalloc(size_t n, size_t size)
 {
     void *p = calloc(n, size);
-    if (NULL == p) {
+    if (p == NULL) {
         abort();
     }
     return p;
@@ -168,7 +168,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
 {
 #define SET(ctype, v) (*(ctype *)elem = (ctype)(v))
     switch (type) {
-    case PMIX_BOOL: SET(bool, 0 == k); break;
+    case PMIX_BOOL: SET(bool, k == 0); break;
     case PMIX_BYTE: SET(uint8_t, 0x10 + k); break;
     case PMIX_STRING: SET(char *, sdup(k ? "beta" : "alpha")); break;
     case PMIX_REGEX: SET(char *, sdup(k ? "pmix[n[1-8]]" : "pmix[n[1-4]]")); break;
@@ -320,7 +320,7 @@ void sample_fill(void *elem, pmix_data_type_t type, int k)
     case PMIX_TOPO: {
         pmix_topology_t *t = elem;
         hwloc_topology_t copy;
-        if (0 != hwloc_topology_dup(&copy, sample_topology())) {
+        if (hwloc_topology_dup(&copy, sample_topology()) != 0) {
             abort();
         }
         t->source = sdup(k ? "hwloc:2" : "hwloc");
@@ -394,7 +394,7 @@ void sample_free(void *elem, pmix_data_type_t type)
 
 const void *sample_data(const void *elem, pmix_data_type_t type)
 {
-    if (PMIX_STRING == type || PMIX_REGEX == type || PMIX_POINTER == type) {
+    if (type == PMIX_STRING || type == PMIX_REGEX || type == PMIX_POINTER) {
         return *(void *const *)elem;
     }
     return elem;
@@ -402,7 +402,7 @@ const void *sample_data(const void *elem, pmix_data_type_t type)
 
 bool sample_comparable(pmix_data_type_t type)
 {
-    return PMIX_TOPO != type;
+    return type != PMIX_TOPO;
 }
 
 bool sample_variants_differ(pmix_data_type_t type)

@@ -67,10 +67,10 @@ static struct fi_ops nic_ops = {
 
 static void nic_free(struct fid_nic *nic)
 {
-    if (NULL == nic) {
+    if (nic == NULL) {
         return;
     }
-    if (NULL != nic->device_attr) {
+    if (nic->device_attr != NULL) {
         free(nic->device_attr->name);
         free(nic->device_attr->device_id);
         free(nic->device_attr->device_version);
@@ -80,7 +80,7 @@ static void nic_free(struct fid_nic *nic)
         free(nic->device_attr);
     }
     free(nic->bus_attr);
-    if (NULL != nic->link_attr) {
+    if (nic->link_attr != NULL) {
         free(nic->link_attr->address);
         free(nic->link_attr->network_type);
         free(nic->link_attr);
@@ -90,14 +90,14 @@ static void nic_free(struct fid_nic *nic)
 
 static char *dupstr(const char *s)
 {
-    return (NULL == s) ? NULL : strdup(s);
+    return (s == NULL) ? NULL : strdup(s);
 }
 
 static struct fid_nic *nic_alloc(void)
 {
     struct fid_nic *nic = calloc(1, sizeof(*nic));
 
-    if (NULL == nic) {
+    if (nic == NULL) {
         return NULL;
     }
     nic->fid.fclass = FI_CLASS_NIC;
@@ -105,7 +105,7 @@ static struct fid_nic *nic_alloc(void)
     nic->device_attr = calloc(1, sizeof(*nic->device_attr));
     nic->bus_attr = calloc(1, sizeof(*nic->bus_attr));
     nic->link_attr = calloc(1, sizeof(*nic->link_attr));
-    if (NULL == nic->device_attr || NULL == nic->bus_attr || NULL == nic->link_attr) {
+    if (nic->device_attr == NULL || nic->bus_attr == NULL || nic->link_attr == NULL) {
         nic_free(nic);
         return NULL;
     }
@@ -118,11 +118,11 @@ static struct fid_nic *nic_dup(const struct fid_nic *src)
     const struct fi_device_attr *sd = src->device_attr;
     struct fi_device_attr *dd;
 
-    if (NULL == nic) {
+    if (nic == NULL) {
         return NULL;
     }
     dd = nic->device_attr;
-    if (NULL != sd) {
+    if (sd != NULL) {
         dd->name = dupstr(sd->name);
         dd->device_id = dupstr(sd->device_id);
         dd->device_version = dupstr(sd->device_version);
@@ -130,10 +130,10 @@ static struct fid_nic *nic_dup(const struct fid_nic *src)
         dd->driver = dupstr(sd->driver);
         dd->firmware = dupstr(sd->firmware);
     }
-    if (NULL != src->bus_attr) {
+    if (src->bus_attr != NULL) {
         *nic->bus_attr = *src->bus_attr;
     }
-    if (NULL != src->link_attr) {
+    if (src->link_attr != NULL) {
         *nic->link_attr = *src->link_attr;
         nic->link_attr->address = dupstr(src->link_attr->address);
         nic->link_attr->network_type = dupstr(src->link_attr->network_type);
@@ -151,11 +151,11 @@ static int nic_control(struct fid *fid, int command, void *arg)
 {
     struct fid_nic *dup;
 
-    if (FI_DUP != command || NULL == arg) {
+    if (FI_DUP != command || arg == NULL) {
         return -FI_ENOSYS;
     }
     dup = nic_dup((struct fid_nic *)fid);
-    if (NULL == dup) {
+    if (dup == NULL) {
         return -FI_ENOMEM;
     }
     *(struct fid_nic **)arg = dup;
@@ -189,7 +189,7 @@ static struct fid_nic *make_nic(const char *prefix, int i)
     struct fid_nic *nic = nic_alloc();
     char buf[256];
 
-    if (NULL == nic) {
+    if (nic == NULL) {
         return NULL;
     }
     snprintf(buf, sizeof(buf), "%s%d", prefix, i);
@@ -210,8 +210,8 @@ static struct fid_nic *make_nic(const char *prefix, int i)
     nic->link_attr->speed = 200000000000ULL;
     nic->link_attr->state = FI_LINK_UP;
     nic->link_attr->network_type = strdup("Ethernet");
-    if (NULL == nic->device_attr->name || NULL == nic->device_attr->firmware ||
-        NULL == nic->link_attr->address || NULL == nic->link_attr->network_type) {
+    if (nic->device_attr->name == NULL || nic->device_attr->firmware == NULL ||
+        nic->link_attr->address == NULL || nic->link_attr->network_type == NULL) {
         nic_free(nic);
         return NULL;
     }
@@ -223,7 +223,7 @@ static struct fi_info *make_info(uint32_t version, const char *prefix, int i, en
     struct fi_info *fi = fi_allocinfo();
     char buf[256];
 
-    if (NULL == fi) {
+    if (fi == NULL) {
         return NULL;
     }
     fi->caps = FI_MSG | FI_SEND | FI_RECV;
@@ -236,7 +236,7 @@ static struct fi_info *make_info(uint32_t version, const char *prefix, int i, en
     fi->domain_attr->name = strdup(buf);
     fi->fabric_attr->name = strdup("fakefabric");
     fi->nic = make_nic(prefix, i);
-    if (NULL == fi->domain_attr->name || NULL == fi->fabric_attr->name || NULL == fi->nic) {
+    if (fi->domain_attr->name == NULL || fi->fabric_attr->name == NULL || fi->nic == NULL) {
         fi_freeinfo(fi);
         return NULL;
     }
@@ -250,14 +250,14 @@ static int fake_getinfo(uint32_t version, const char *node, const char *service,
     const char *env = getenv("FAKENIC_COUNT");
     const char *prefix = getenv("FAKENIC_PREFIX");
     struct fi_info *head = NULL, **tail = &head;
-    int count = (NULL != env) ? atoi(env) : 2;
+    int count = (env != NULL) ? atoi(env) : 2;
     int i, t;
 
     (void)node;
     (void)service;
     (void)flags;
     *info = NULL;
-    if (NULL == prefix || '\0' == prefix[0] || strlen(prefix) > 64) {
+    if (prefix == NULL || '\0' == prefix[0] || strlen(prefix) > 64) {
         prefix = "fake";
     }
     if (count <= 0 || count > 200) {
@@ -265,19 +265,19 @@ static int fake_getinfo(uint32_t version, const char *node, const char *service,
     }
     for (i = 0; i < count; ++i) {
         for (t = 0; t < 2; ++t) {
-            if (NULL != hints && NULL != hints->ep_attr && FI_EP_UNSPEC != hints->ep_attr->type &&
+            if (hints != NULL && hints->ep_attr != NULL && FI_EP_UNSPEC != hints->ep_attr->type &&
                 hints->ep_attr->type != types[t]) {
                 continue;
             }
             *tail = make_info(version, prefix, i, types[t]);
-            if (NULL == *tail) {
+            if (*tail == NULL) {
                 fi_freeinfo(head);
                 return -FI_ENOMEM;
             }
             tail = &(*tail)->next;
         }
     }
-    if (NULL == head) {
+    if (head == NULL) {
         return -FI_ENODATA;
     }
     *info = head;
