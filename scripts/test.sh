@@ -1,5 +1,6 @@
 #!/bin/sh
 # README command 2 (and CI): the whole test suite.
+#   0. scripts/format-check.sh: C files formatted as .clang-format says
 #   1. make check in build/ (unit tests, ABI comparison)
 #   2. make check-asan: the same suite built with clang + ASan/UBSan in build-asan/
 #   3. libFuzzer targets (tests/fuzz/fuzz.mk) built in build-fuzz/, each run
@@ -33,6 +34,15 @@ if ! sh scripts/build.sh; then
     finish
 fi
 mkdir -p "$logs"
+
+# House style: every C file as .clang-format says (counted as one test).
+echo
+echo "== format"
+if sh scripts/format-check.sh; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
 
 # run_check NAME LOGDIR MAKE-ARGS...: run a make check variant, add its
 # harness counts; a failure without any counted failing test (e.g. a compile
