@@ -10,7 +10,8 @@ set -eu
 # need (openmpi-bin, libopenmpi-dev, python3-pmix, pmix's source package).
 required="build-essential autoconf automake libtool pkg-config clang
 libclang-rt-14-dev libhwloc-dev libfabric-dev libevent-dev libigraph-dev
-zlib1g-dev libcmocka-dev libpmix-dev valgrind python3 procps clang-format"
+zlib1g-dev libcmocka-dev libpmix-dev valgrind python3 procps clang-format
+libpng-dev libjansson-dev"
 optional="hwloc"    # lstopo, handy for looking at topologies; not needed
 
 installed() {

@@ -12,8 +12,13 @@ tools_switchyard_tool_LDADD = src/libpmix.la
 # exports (docs/fabric.md, "Command line").  It calls the internal engine,
 # so it links the convenience library, not libpmix.la.
 bin_PROGRAMS += tools/switchyard-fabric
-tools_switchyard_fabric_SOURCES = tools/switchyard-fabric.c
-tools_switchyard_fabric_LDADD = $(FABRIC_LDADD)
+# libpng writes the heatmap and jansson the JSON exports; only this program
+# links them.
+tools_switchyard_fabric_SOURCES = tools/fabric/fabric_main.c tools/fabric/fabric_util.c \
+	tools/fabric/fabric_discover.c tools/fabric/fabric_export.c tools/fabric/fabric_coords.c \
+	tools/fabric/fabric_png.c tools/fabric/fabric.h
+tools_switchyard_fabric_CPPFLAGS = $(AM_CPPFLAGS) $(LIBPNG_CFLAGS) $(JANSSON_CFLAGS)
+tools_switchyard_fabric_LDADD = $(FABRIC_LDADD) $(LIBPNG_LIBS) $(JANSSON_LIBS)
 # switchyard-run: the one-machine launcher (docs/launcher.md).  A host of
 # the public server API, so it links libpmix.la, plus hwloc for binding.
 bin_PROGRAMS += tools/switchyard-run
