@@ -11,7 +11,7 @@ set -eu
 required="build-essential autoconf automake libtool pkg-config clang
 libclang-rt-14-dev libhwloc-dev libfabric-dev libevent-dev libigraph-dev
 zlib1g-dev libcmocka-dev libpmix-dev valgrind python3 procps clang-format
-libpng-dev libjansson-dev"
+libpng-dev libjansson-dev libmunge-dev nettle-dev"
 optional="hwloc"    # lstopo, handy for looking at topologies; not needed
 
 installed() {

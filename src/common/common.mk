@@ -95,6 +95,3 @@ noinst_HEADERS += src/common/log.h src/common/runtime.h src/common/wire.h
 # PMIx_Register/Deregister_event_handler and PMIx_Notify_event.
 src_libswitchyard_la_SOURCES += src/common/event.c
 noinst_HEADERS += src/common/event.h
-# siphash.c: SipHash-2-4, the MAC of the server's native credentials.
-src_libswitchyard_la_SOURCES += src/common/siphash.c
-noinst_HEADERS += src/common/siphash.h

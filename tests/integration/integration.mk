@@ -74,6 +74,13 @@ tests_integration_test_sets_creds_SOURCES = tests/integration/test_sets_creds.c 
 	tests/integration/itest.h
 tests_integration_test_sets_creds_LDADD = src/libpmix.la
 tests_integration_test_sets_creds_LDFLAGS = -no-install
+# Credentials carried between jobs in files (cred-munge.sh).
+check_PROGRAMS += tests/integration/test_cred_file
+tests_integration_test_cred_file_SOURCES = tests/integration/test_cred_file.c
+tests_integration_test_cred_file_LDADD = src/libpmix.la
+tests_integration_test_cred_file_LDFLAGS = -no-install
+TESTS += tests/integration/cred-munge.sh
+EXTRA_DIST += tests/integration/cred-munge.sh
 # Groups across nodes, process sets, credentials and allocations through
 # a host's upcalls, and without them.
 TESTS += tests/integration/host-groups.sh

@@ -94,9 +94,6 @@ TESTS += tests/unit/test_usock tests/unit/test_frame
 # external base/progress modes, sync waits, fork.
 check_PROGRAMS += tests/unit/test_progress
 TESTS += tests/unit/test_progress
-# test_siphash: SipHash-2-4 against the reference test vectors.
-check_PROGRAMS += tests/unit/test_siphash
-TESTS += tests/unit/test_siphash
 # test_tool: rendezvous files, IOF formatting, the attribute-support table,
 # query splitting, PMIx_Register_attributes in a server of this process.
 check_PROGRAMS += tests/unit/test_tool
