@@ -44,9 +44,10 @@ src_libswitchyard_la_SOURCES += src/common/attr_support.c src/common/query_lib.c
 	src/common/rendezvous.c
 noinst_HEADERS += src/common/attr_support.h src/common/query_lib.h src/common/rendezvous.h
 # safefile.c: exclusive creation and atomic publication in shared
-# directories, process identity (pid + start time) (docs/security.md).
-src_libswitchyard_la_SOURCES += src/common/safefile.c
-noinst_HEADERS += src/common/safefile.h
+# directories, process identity (pid + start time); sweep.c: removing what
+# dead servers of ours left there (docs/security.md).
+src_libswitchyard_la_SOURCES += src/common/safefile.c src/common/sweep.c
+noinst_HEADERS += src/common/safefile.h src/common/sweep.h
 EXTRA_DIST += src/common/attr_support.txt src/common/attr_support.awk
 CLEANFILES += src/common/attr_support.inc
 src/common/attr_support.inc: $(top_srcdir)/src/common/attr_support.txt $(top_srcdir)/src/common/attr_support.awk
