@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -668,8 +669,12 @@ static int run_program(const char *host)
             fprintf(stderr, "switchyard-sched: setup_fork failed\n");
             return 1;
         }
+        pid_t self = getpid();
         pids[r] = fork();
         if (pids[r] == 0) {
+            /* the program never outlives its daemon (see switchyard-run) */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self)
+                _exit(127);
             execvpe(opt.argv[0], opt.argv, env);
             fprintf(stderr, "switchyard-sched: %s: %s\n", opt.argv[0], strerror(errno));
             _exit(127);
