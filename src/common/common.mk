@@ -7,6 +7,7 @@ src_libswitchyard_la_SOURCES += \
 	src/common/value_copy.c \
 	src/common/value_compare.c \
 	src/common/value_free.c \
+	src/common/value_check.c \
 	src/common/info.c \
 	src/common/info_list.c \
 	src/common/print.c \
