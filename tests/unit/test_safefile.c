@@ -5,8 +5,8 @@
  * the rendezvous files and session directories of dead processes of ours
  * (a pid now given to another process counts as dead), and leaves live
  * ones, symlinks, other hosts' files and what is not a file of ours.
- * Also: the token comparison, and the uid/gid a peer put among the infos
- * it sends the host. */
+ * Also: a listener's socket path, the token comparison, and the uid/gid a
+ * peer put among the infos it sends the host. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 #include "common/rendezvous.h"
 #include "common/safefile.h"
 #include "common/sweep.h"
+#include "common/usock.h"
 #include "server/server_internal.h"
 
 static char dir[64];
@@ -256,6 +257,31 @@ static void test_rndz_alive(void **state)
     assert_int_equal(sy_rndz_read(path_of("s"), &r), PMIX_ERR_NO_PERMISSIONS);
 }
 
+/* A listener's path: a stale socket of ours is replaced, another user's
+ * socket (root can chown one to show it) and a symlink are left alone. */
+static void test_listener_path(void **state)
+{
+    (void)state;
+    int fd = -1;
+    assert_int_equal(sy_usock_listen(path_of("s"), 0600, &fd), PMIX_SUCCESS);
+    close(fd);
+    assert_int_equal(sy_usock_listen(path_of("s"), 0600, &fd), PMIX_SUCCESS);
+    close(fd);
+    struct stat st;
+    assert_int_equal(lstat(path_of("s"), &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    write_file("target", "keep\n");
+    assert_int_equal(symlink(path_of("target"), path_of("l")), 0);
+    assert_int_equal(sy_usock_listen(path_of("l"), 0600, &fd), PMIX_EXISTS);
+    assert_string_equal(read_file("target"), "keep\n");
+    if (geteuid() == 0) {
+        assert_int_equal(lchown(path_of("s"), 65534, 65534), 0);
+        assert_int_equal(sy_usock_listen(path_of("s"), 0600, &fd), PMIX_EXISTS);
+        assert_int_equal(lstat(path_of("s"), &st), 0);
+        assert_int_equal(st.st_uid, 65534);
+    }
+}
+
 static void test_token(void **state)
 {
     (void)state;
@@ -308,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_proc_alive),
         cmocka_unit_test_setup_teardown(test_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rndz_alive, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_listener_path, setup, teardown),
         cmocka_unit_test(test_token),
         cmocka_unit_test(test_peer_ids),
     };

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -800,7 +801,10 @@ int main(int argc, char **argv)
     /* stop the link threads before the server goes */
     if (listen_fd >= 0) {
         shutdown(listen_fd, SHUT_RDWR);
-        unlink(opt.listen);
+        /* our socket, not whatever may have taken the name meanwhile */
+        struct stat st;
+        if (lstat(opt.listen, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+            unlink(opt.listen);
     }
     if (sched_fd >= 0)
         shutdown(sched_fd, SHUT_RDWR);
