@@ -94,8 +94,9 @@ pmix_status_t sy_safe_publish(const char *dir, const char *name, const void *dat
     }
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
-        sy_log(SY_LOG_WARN, "cannot create a file in %s: %s", dir, strerror(errno));
-        rc = errno == EACCES || errno == EPERM ? PMIX_ERR_NO_PERMISSIONS : PMIX_ERROR;
+        int e = errno;
+        sy_log(SY_LOG_WARN, "cannot create a file in %s: %s", dir, strerror(e));
+        rc = e == EACCES || e == EPERM ? PMIX_ERR_NO_PERMISSIONS : PMIX_ERROR;
         goto out;
     }
     const char *why = NULL;
