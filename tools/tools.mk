@@ -43,6 +43,11 @@ tools_examples_pmix_hello_SOURCES = tools/examples/pmix-hello.c
 tools_examples_pmix_hello_LDADD = src/libpmix.la
 TESTS += tests/tools/run.sh tests/tools/tool.sh
 EXTRA_DIST += tests/tools/run.sh tests/tools/tool.sh
+# Another local user against switchyard-run (planted names, stolen tokens,
+# forged tools; root only), and launchers killed with SIGKILL: no orphan
+# rank, no litter (docs/security.md).
+TESTS += tests/tools/security.sh tests/tools/litter.sh
+EXTRA_DIST += tests/tools/security.sh tests/tools/litter.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh

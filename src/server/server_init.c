@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/runtime.h"
 #include "common/store.h"
+#include "common/sweep.h"
 #include "common/sync.h"
 #include "common/usock.h"
 #include "server/server_internal.h"
@@ -227,6 +228,8 @@ static pmix_status_t setup_tmpdir(sy_srv_t *s)
         if (s->system_tmpdir == NULL)
             return PMIX_ERR_NOMEM;
     }
+    /* what servers of ours killed on this host left there (sweep.h) */
+    sy_sweep_dead(s->system_tmpdir, s->hostname);
     if (s->tmpdir == NULL) {
         char *tmpl = NULL;
         if (asprintf(&tmpl, "%s/switchyard.%ld.XXXXXX", s->system_tmpdir, (long)getpid()) < 0)

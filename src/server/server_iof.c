@@ -390,19 +390,22 @@ static void unlink_sub(sub_t *s)
 static pmix_status_t host_dirs(const sy_srv_peer_t *peer, const pmix_info_t *dirs, size_t ndirs,
                                const char *extra, pmix_info_t **out, size_t *nout)
 {
-    size_t n = ndirs + 2 + (extra != NULL);
+    size_t n = ndirs + 2 + (extra != NULL), k = 0;
     PMIX_INFO_CREATE(*out, n);
     if (*out == NULL)
         return PMIX_ERR_NOMEM;
+    /* the peer's own PMIX_USERID/PMIX_GRPID, if it sent any, are not passed
+     * on: the host hears only the identity we know */
     for (size_t i = 0; i < ndirs; i++)
-        PMIx_Info_xfer(&(*out)[i], &dirs[i]);
+        if (!sy_srv_info_is(&dirs[i], PMIX_USERID) && !sy_srv_info_is(&dirs[i], PMIX_GRPID))
+            PMIx_Info_xfer(&(*out)[k++], &dirs[i]);
     uint32_t uid = peer->client != NULL ? (uint32_t)peer->client->uid : (uint32_t)peer->uid;
     uint32_t gid = peer->client != NULL ? (uint32_t)peer->client->gid : (uint32_t)peer->gid;
-    PMIX_INFO_LOAD(&(*out)[ndirs], PMIX_USERID, &uid, PMIX_UINT32);
-    PMIX_INFO_LOAD(&(*out)[ndirs + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&(*out)[k++], PMIX_USERID, &uid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&(*out)[k++], PMIX_GRPID, &gid, PMIX_UINT32);
     if (extra != NULL)
-        PMIX_INFO_LOAD(&(*out)[ndirs + 2], extra, NULL, PMIX_BOOL);
-    *nout = n;
+        PMIX_INFO_LOAD(&(*out)[k++], extra, NULL, PMIX_BOOL);
+    *nout = k;
     return PMIX_SUCCESS;
 }
 

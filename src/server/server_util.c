@@ -88,15 +88,19 @@ pmix_status_t sy_srv_add_ids(pmix_info_t **info, size_t *ninfo, const sy_srv_cli
     PMIX_INFO_CREATE(all, *ninfo + 2);
     if (all == NULL)
         return PMIX_ERR_NOMEM;
+    /* a peer never names its own identity: a PMIX_USERID or PMIX_GRPID it
+     * put among its infos is dropped, so the host sees only ours */
+    size_t k = 0;
     for (size_t i = 0; i < *ninfo; i++)
-        PMIx_Info_xfer(&all[i], &(*info)[i]);
+        if (!sy_srv_info_is(&(*info)[i], PMIX_USERID) && !sy_srv_info_is(&(*info)[i], PMIX_GRPID))
+            PMIx_Info_xfer(&all[k++], &(*info)[i]);
     uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
-    PMIX_INFO_LOAD(&all[*ninfo], PMIX_USERID, &uid, PMIX_UINT32);
-    PMIX_INFO_LOAD(&all[*ninfo + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&all[k++], PMIX_USERID, &uid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&all[k++], PMIX_GRPID, &gid, PMIX_UINT32);
     if (*info != NULL)
         PMIX_INFO_FREE(*info, *ninfo);
     *info = all;
-    *ninfo += 2;
+    *ninfo = k;
     return PMIX_SUCCESS;
 }
 

@@ -99,3 +99,9 @@ tests_integration_test_direct_SOURCES = tests/integration/test_direct.c tests/in
 tests_integration_test_direct_LDADD = src/libpmix.la
 tests_integration_test_direct_LDFLAGS = -no-install
 TESTS += tests/integration/test_direct
+# A local attacker speaking the wire protocol itself (forged tool HELLOs,
+# stolen tokens) and a rank for the launcher-death test: security.sh and
+# litter.sh (tests/tools/).  It packs HELLOs with the library's own code,
+# so it links the internal library (the default LDADD).
+check_PROGRAMS += tests/integration/test_security
+tests_integration_test_security_SOURCES = tests/integration/test_security.c
