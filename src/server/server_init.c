@@ -353,6 +353,7 @@ static void release_runtime(sy_progress_t *p)
 PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
                                            size_t ninfo)
 {
+    sy_srv_atfork_init();
     pthread_mutex_lock(&sy_srv_life_lock);
     if (srv_refcount > 0) {
         srv_refcount++;
@@ -377,6 +378,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
         snprintf(s->hostname, sizeof(s->hostname), "localhost");
 
     sy_srv_hex_token(s->tool_token);
+    s->client_key_ok = sy_srv_random(s->client_key, sizeof(s->client_key)) == PMIX_SUCCESS;
     pmix_status_t rc = parse_attrs(s, info, ninfo);
     if (rc == PMIX_SUCCESS)
         rc = setup_tmpdir(s);
@@ -421,6 +423,9 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
         rc = run_on_loop(p, start_on_loop, s);
     if (rc == PMIX_SUCCESS) {
         sy_srv_query_init();
+        pthread_mutex_lock(&sy_srv_life_lock);
+        s->started = true;
+        pthread_mutex_unlock(&sy_srv_life_lock);
         return PMIX_SUCCESS;
     }
 

@@ -75,6 +75,7 @@ typedef struct sy_srv_peer {
     bool finalized;             /* FINALIZE received */
     struct sy_srv_peer *direct; /* READY: its direct channel, if open */
     struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
+    unsigned long serial;       /* names it to host callbacks that may come late */
     struct sy_srv_peer *next;
     struct sy_srv_peer *prev;
 } sy_srv_peer_t;
@@ -108,6 +109,12 @@ typedef struct {
     size_t nmade_files;
     time_t start_time;
     char tool_token[SY_SRV_TOKEN_LEN + 1]; /* tools' secret over TCP (rendezvous files) */
+    /* A client's token is derived from its name under this key
+     * (server_registry.c): setup_fork, also in a forked child, needs no
+     * registry.  Empty (ok false) without randomness: no TCP clients. */
+    uint8_t client_key[16];
+    bool client_key_ok;
+    bool started; /* PMIx_server_init is done: the listeners are known */
     /* registry */
     sy_srv_client_t *clients;
     sy_srv_nspace_t *nspaces;
@@ -122,9 +129,12 @@ typedef struct {
 /* The one server of the process; NULL when not initialized.  Loop only. */
 extern sy_srv_t *sy_srv;
 
-/* Guards the reference count and the liveness the host callbacks test. */
+/* Guards the reference count and the liveness the host callbacks test.
+ * Held across fork() (server_util.c), so a forked child finds it free and
+ * what it guards consistent. */
 extern pthread_mutex_t sy_srv_life_lock;
 extern bool sy_srv_alive;
+void sy_srv_atfork_init(void);
 
 /* ---- server_listen.c ---- */
 pmix_status_t sy_srv_listen_start(sy_srv_t *s);
@@ -303,6 +313,9 @@ sy_srv_client_t *sy_srv_client_get(sy_srv_t *s, const pmix_proc_t *proc); /* fin
 sy_srv_nspace_t *sy_srv_nspace_find(sy_srv_t *s, const char *nspace);
 /* A fresh secret of SY_SRV_TOKEN_LEN hex digits (empty without randomness). */
 void sy_srv_hex_token(char out[SY_SRV_TOKEN_LEN + 1]);
+/* The token of a client (empty when the server has no key). */
+void sy_srv_client_token(const sy_srv_t *s, const pmix_proc_t *proc,
+                         char out[SY_SRV_TOKEN_LEN + 1]);
 void sy_srv_registry_free(sy_srv_t *s);
 /* Its segment detached and removed, its memory freed (already unlisted). */
 void sy_srv_nspace_free(sy_srv_nspace_t *ns);

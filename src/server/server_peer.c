@@ -5,6 +5,7 @@
  * pending (refs) and no timer of its own is armed.  Closes we start go
  * through a short "reap" timer, so that a refusal reply can still be
  * flushed and nothing is freed under the frame layer's own callback. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,6 +327,38 @@ static pending_t *pending_new(sy_srv_peer_t *peer, uint32_t tag, pending_kind_t 
     return pd;
 }
 
+/* ---- the v1 client_connected's late answer ---- */
+
+typedef struct {
+    unsigned long serial;
+    pmix_status_t status;
+} late_refusal_t;
+
+static void late_refusal_on_loop(void *arg)
+{
+    late_refusal_t *l = arg;
+    for (sy_srv_peer_t *peer = sy_srv != NULL ? sy_srv->peers : NULL; peer != NULL;
+         peer = peer->next) {
+        if (peer->serial == l->serial && peer->state != SY_PEER_CLOSED) {
+            sy_srv_peer_refuse(peer, 0, l->status, "the host refused the client");
+            break;
+        }
+    }
+    free(l);
+}
+
+static void v1_connected_done(pmix_status_t status, void *cbdata)
+{
+    if (status == PMIX_SUCCESS || status == PMIX_OPERATION_SUCCEEDED)
+        return;
+    late_refusal_t *l = malloc(sizeof(*l));
+    if (l == NULL)
+        return;
+    l->serial = (unsigned long)(uintptr_t)cbdata;
+    l->status = status;
+    sy_srv_post_or_drop(late_refusal_on_loop, free, l);
+}
+
 /* ---- HELLO ---- */
 
 typedef struct {
@@ -493,13 +526,22 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     pd->ninfo = h.ninfo;
     h.info = NULL;
     hello_free(&h);
-    if (s->module.client_connected2 != NULL)
+    if (s->module.client_connected2 != NULL) {
+        /* the client waits until the host calls back */
         rc = s->module.client_connected2(&c->proc, c->server_object, pd->info, pd->ninfo,
                                          host_op_done, pd);
-    else if (s->module.client_connected != NULL)
-        rc = s->module.client_connected(&c->proc, c->server_object, host_op_done, pd);
-    else
+    } else if (s->module.client_connected != NULL) {
+        /* The v1 upcall is a notification: PMIX_SUCCESS is not waited on
+         * (OpenPMIx 4.2.2 does not wait either, and Slurm never calls
+         * back).  A callback that comes anyway is harmless; one with an
+         * error drops the client then. */
+        rc = s->module.client_connected(&c->proc, c->server_object, v1_connected_done,
+                                        (void *)(uintptr_t)peer->serial);
+        if (rc == PMIX_SUCCESS)
+            rc = PMIX_OPERATION_SUCCEEDED;
+    } else {
         rc = PMIX_OPERATION_SUCCEEDED;
+    }
     host_returned(pd, rc);
 }
 
@@ -717,6 +759,8 @@ void sy_srv_peer_accept(sy_srv_t *s, int fd, bool tcp)
         close(fd);
         return;
     }
+    static unsigned long serials;
+    peer->serial = ++serials;
     peer->tcp = tcp;
     peer->state = SY_PEER_AWAIT_HELLO;
     if (!tcp && sy_peer_cred(fd, &peer->uid, &peer->gid, &peer->pid) == PMIX_SUCCESS)

@@ -15,6 +15,32 @@ sy_srv_t *sy_srv;
 pthread_mutex_t sy_srv_life_lock = PTHREAD_MUTEX_INITIALIZER;
 bool sy_srv_alive;
 
+/* A host may fork while another of its threads completes one of our
+ * upcalls (under this lock), and then call setup_fork in the child: the
+ * lock is held across fork() so that the child never finds it taken by a
+ * thread that does not exist there. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+}
+
+static void fork_done(void)
+{
+    pthread_mutex_unlock(&sy_srv_life_lock);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_register(void)
+{
+    pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
+void sy_srv_atfork_init(void)
+{
+    pthread_once(&atfork_once, atfork_register);
+}
+
 bool sy_srv_info_is(const pmix_info_t *inf, const char *key)
 {
     return strncmp(inf->key, key, PMIX_MAX_KEYLEN) == 0;
