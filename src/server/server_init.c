@@ -309,6 +309,7 @@ static void stop_on_loop(void *arg)
     sy_srv_iof_finalize();
     sy_srv_query_finalize();
     sy_srv_peers_close_all(s);
+    sy_srv_cleanup_finalize(); /* registered cleanup not done yet */
     sy_srv_listen_stop(s);
     sy_srv_registry_free(s);
     sy_srv_remove_files(s);

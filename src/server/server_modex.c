@@ -532,6 +532,7 @@ static void fence_complete(fence_t *f)
 /* ---- the host's fence_nb ---- */
 
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     fence_t *f;
     pmix_status_t status;
     char *data;
@@ -567,18 +568,25 @@ static void host_fence_done(void *arg)
     free(h);
 }
 
+/* The server is gone: we are in the host's callback, which may hold the
+ * lock its release_fn takes. */
 static void host_fence_drop(void *arg)
 {
     host_fence_t *h = arg;
-    if (h->release_fn != NULL)
-        h->release_fn(h->release_cbdata);
+    sy_srv_release_later(h->release_fn, h->release_cbdata);
     free(h);
 }
 
 static void host_fence_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                           pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_fence_t *h = cbdata;
+    host_fence_t *h = sy_srv_upcall_claim(cbdata);
+    if (h == NULL) { /* ended already (an error return): only release */
+        sy_srv_release_later(release_fn, release_cbdata);
+        return;
+    }
+    /* The data stays the host's until release_fn, called on the loop once
+     * this returned: Slurm calls here holding the lock release_fn takes. */
     h->status = status;
     h->data = (char *)data;
     h->ndata = data != NULL ? ndata : 0;
@@ -606,7 +614,9 @@ static void host_op_drop(void *arg)
 
 static void host_op_cb(pmix_status_t status, void *cbdata)
 {
-    host_fence_t *h = cbdata;
+    host_fence_t *h = sy_srv_upcall_claim(cbdata);
+    if (h == NULL)
+        return;
     h->status = status;
     sy_srv_post_or_drop(host_op_done_on_loop, host_op_drop, h);
 }
@@ -669,9 +679,10 @@ static void connect_ready(sy_srv_t *s, fence_t *f)
     }
     h->f = f;
     f->host_called = true;
-    pmix_status_t rc = fn(f->procs, f->nprocs, info, ninfo, host_op_cb, h);
+    pmix_status_t rc =
+        fn(f->procs, f->nprocs, info, ninfo, host_op_cb, sy_srv_upcall_ticket(&h->up, h));
     PMIX_INFO_FREE(info, ninfo);
-    if (rc != PMIX_SUCCESS) {
+    if (sy_srv_upcall_returned(&h->up, rc)) {
         free(h);
         if (rc == PMIX_OPERATION_SUCCEEDED)
             fence_complete(f);
@@ -714,19 +725,20 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
     }
     h->f = f;
     f->host_called = true;
-    /* the blob is the host's: malloc'd, it frees it */
+    /* The blob is the host's, malloc'd: it frees it (Open MPI's ORTE
+     * does), as with OpenPMIx 4.2.2, also when it refuses the call. */
     char *data = blob.base_ptr;
     size_t ndata = blob.bytes_used;
-    rc = s->module.fence_nb(f->procs, f->nprocs, info, ninfo, data, ndata, host_fence_cb, h);
+    rc = s->module.fence_nb(f->procs, f->nprocs, info, ninfo, data, ndata, host_fence_cb,
+                            sy_srv_upcall_ticket(&h->up, h));
     PMIX_INFO_FREE(info, ninfo);
-    if (rc != PMIX_SUCCESS) {
+    if (sy_srv_upcall_returned(&h->up, rc)) {
         free(h);
         if (rc == PMIX_OPERATION_SUCCEEDED) {
             /* done at once, with nothing from elsewhere: ours published */
             fence_complete(f);
             return;
         }
-        free(data); /* refused: the blob never became the host's */
         fence_finish(f, rc, NULL);
     }
 }
@@ -1086,6 +1098,7 @@ static void waiter_timeout(void *arg)
 }
 
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     sy_srv_peer_t *peer;
     uint32_t tag;
     char *key;
@@ -1156,14 +1169,17 @@ static void host_dmx_drop(void *arg)
 static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_dmx_t *h = cbdata;
-    h->status = status;
-    if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
-        sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
-        h->status = PMIX_ERR_NOMEM;
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
-    sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
+    host_dmx_t *h = sy_srv_upcall_claim(cbdata);
+    if (h != NULL) {
+        h->status = status;
+        if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
+            sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
+            h->status = PMIX_ERR_NOMEM;
+    }
+    /* copied: the host's buffer goes back to it once this returned */
+    sy_srv_release_later(release_fn, release_cbdata);
+    if (h != NULL)
+        sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
 }
 
 static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -1210,8 +1226,13 @@ static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         h->tag = tag;
         h->key = key;
         sy_srv_peer_hold(peer);
-        rc = s->module.direct_modex(&target, NULL, 0, host_dmx_cb, h);
-        if (rc != PMIX_SUCCESS) {
+        /* the key wanted, as OpenPMIx 4.2.2 tells hosts (PMIX_REQUIRED_KEY) */
+        pmix_info_t req_key;
+        PMIX_INFO_LOAD(&req_key, PMIX_REQUIRED_KEY, key, PMIX_STRING);
+        rc = s->module.direct_modex(&target, &req_key, 1, host_dmx_cb,
+                                    sy_srv_upcall_ticket(&h->up, h));
+        PMIX_INFO_DESTRUCT(&req_key);
+        if (sy_srv_upcall_returned(&h->up, rc)) {
             sy_srv_peer_reply_status(peer, tag,
                                      rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc);
             sy_srv_peer_release(peer);

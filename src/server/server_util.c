@@ -201,9 +201,16 @@ void sy_srv_req_post(sy_srv_req_t *req)
     sy_srv_post_or_drop(req_finish_on_loop, req_drop, req);
 }
 
+void *sy_srv_req_ticket(sy_srv_req_t *req)
+{
+    return sy_srv_upcall_ticket(&req->up, req);
+}
+
 void sy_srv_req_op_done(pmix_status_t status, void *cbdata)
 {
-    sy_srv_req_t *req = cbdata;
+    sy_srv_req_t *req = sy_srv_upcall_claim(cbdata);
+    if (req == NULL)
+        return; /* ended already: the upcall returned its answer */
     req->status = status;
     sy_srv_req_post(req);
 }
