@@ -92,3 +92,13 @@ tests_integration_test_direct_SOURCES = tests/integration/test_direct.c tests/in
 tests_integration_test_direct_LDADD = src/libpmix.la
 tests_integration_test_direct_LDFLAGS = -no-install
 TESTS += tests/integration/test_direct
+# How hosts call the server and complete its upcalls (Slurm, ORTE, PRRTE):
+# setup_fork in a forked child, client_connected that never calls back,
+# callbacks inside the upcall under the host's lock, after an error return
+# and after finalize, registered cleanup (issue 16).
+check_PROGRAMS += tests/integration/test_conventions
+tests_integration_test_conventions_SOURCES = tests/integration/test_conventions.c \
+	tests/integration/forkhost.h
+tests_integration_test_conventions_LDADD = src/libpmix.la
+tests_integration_test_conventions_LDFLAGS = -no-install
+TESTS += tests/integration/test_conventions
