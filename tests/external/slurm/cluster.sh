@@ -18,6 +18,9 @@
 #   sy_srun ARGS...                   srun in the head's namespace
 #   sy_cluster_stop                   stop and remove everything started
 #
+# SY_SLURMD_ENV (VAR=VALUE words) is slurmd's environment, and so its
+# slurmstepds'; SY_SLURMD_WRAP a command slurmd runs under.
+#
 # Needs root, unshare/nsenter (util-linux) and ip (iproute2).  Functions
 # return non-zero with a message in $sy_cluster_error when the setup fails.
 
@@ -169,9 +172,11 @@ EOF
         > "$SY_BASE/log/slurmctld.out" 2>&1 &
     sy_daemon_pids="$!"
     for _n in $_nodes; do
+        # SY_SLURMD_WRAP: a command slurmd runs under (@NODE@: its name)
+        _wrap=$(echo "${SY_SLURMD_WRAP:-}" | sed "s/@NODE@/$_n/g")
         nsenter --net="/run/netns/${SY_NSP}$_n" env ${SY_SLURMD_ENV:-} \
             unshare --uts --mount --propagation private sh -c \
-            "mount --bind '$SY_BASE/etc/hosts' /etc/hosts && $_swap hostname $_n && exec slurmd -D -f '$SLURM_CONF'" \
+            "mount --bind '$SY_BASE/etc/hosts' /etc/hosts && $_swap hostname $_n && exec $_wrap slurmd -D -f '$SLURM_CONF'" \
             > "$SY_BASE/log/slurmd-$_n.out" 2>&1 &
         sy_daemon_pids="$sy_daemon_pids $!"
     done
@@ -204,25 +209,28 @@ sy_srun() {
 
 # sy_cluster_stop: TERM, then KILL, to every process in the cluster's
 # namespaces (the daemons, stepds and tasks: all ours) and to munged.
+# Safe under set -e (callers' EXIT traps run it).
 sy_cluster_stop() {
     if [ -n "$sy_ns_list" ]; then
-        sy_ns "${SY_NSP}h" scancel --user=root > /dev/null 2>&1
+        sy_ns "${SY_NSP}h" scancel --user=root > /dev/null 2>&1 || true
     fi
     _all() {
-        for _ns in $sy_ns_list; do ip netns pids "$_ns" 2> /dev/null; done
-        [ -n "$sy_munged_pid" ] && kill -0 "$sy_munged_pid" 2> /dev/null && echo "$sy_munged_pid"
+        for _ns in $sy_ns_list; do ip netns pids "$_ns" 2> /dev/null || true; done
+        if [ -n "$sy_munged_pid" ] && kill -0 "$sy_munged_pid" 2> /dev/null; then
+            echo "$sy_munged_pid"
+        fi
     }
     _pids=$(_all)
-    [ -n "$_pids" ] && kill -TERM $_pids 2> /dev/null
+    [ -z "$_pids" ] || kill -TERM $_pids 2> /dev/null || true
     _t=0
     while [ -n "$(_all)" ] && [ $_t -lt 100 ]; do
         sleep 0.1
         _t=$((_t + 1))
     done
     _pids=$(_all)
-    [ -n "$_pids" ] && kill -KILL $_pids 2> /dev/null
-    for _p in $sy_daemon_pids; do wait "$_p" 2> /dev/null; done
-    for _ns in $sy_ns_list; do ip netns del "$_ns" 2> /dev/null; done
+    [ -z "$_pids" ] || kill -KILL $_pids 2> /dev/null || true
+    for _p in $sy_daemon_pids; do wait "$_p" 2> /dev/null || true; done
+    for _ns in $sy_ns_list; do ip netns del "$_ns" 2> /dev/null || true; done
     sy_ns_list=
     sy_daemon_pids=
     sy_munged_pid=
