@@ -109,7 +109,10 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $runs interleaved runs eac
 echo
 echo "| case | ours median s | 4.2.2 median s | ratio | stepd CPU ours ms | stepd CPU 4.2.2 ms | CPU ratio |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-for case in "PMIx client, 1 node, -n 2|1|--mpi=pmix -N 1 -n 2 $T/pmix_client" \
+# The first case loads no PMIx at all (--mpi=none): the same on both
+# clusters, it shows the noise and the stepd CPU Slurm spends by itself.
+for case in "no PMIx (--mpi=none true), 1 node, -n 2|1|--mpi=none -N 1 -n 2 /bin/true" \
+            "PMIx client, 1 node, -n 2|1|--mpi=pmix -N 1 -n 2 $T/pmix_client" \
             "PMIx client, 2 nodes, -n 4|2|--mpi=pmix -N 2 -n 4 $T/pmix_client" \
             "Open MPI hello, 1 node, -n 2|1|--mpi=pmix -N 1 -n 2 $T/mpi_hello" \
             "Open MPI hello, 2 nodes, -n 4|2|--mpi=pmix -N 2 -n 4 $T/mpi_hello"; do

@@ -49,6 +49,21 @@ if ! have_all; then
     have_all || { echo "SKIP: cannot install $(echo $PKGS)"; exit 77; }
 fi
 
+# What this machine must allow: network namespaces, private mount and UTS
+# namespaces with bind mounts, and the cgroup file system slurmd 22.05
+# insists on (it will not start without /sys/fs/cgroup).
+probe=$(unshare --uts --mount --propagation private sh -c \
+    'mount --bind /etc/hosts /etc/hosts && hostname sy-probe' 2>&1) ||
+    { echo "SKIP: no private mount/UTS namespaces or bind mounts here: $probe"; exit 77; }
+probe_ns="sy-probe-$$"
+probe=$(ip netns add "$probe_ns" 2>&1) ||
+    { echo "SKIP: no network namespaces here: $probe"; exit 77; }
+ip netns del "$probe_ns"
+if ! awk '$2 == "/sys/fs/cgroup" { found = 1 } END { exit !found }' /proc/self/mounts; then
+    echo "SKIP: /sys/fs/cgroup is not mounted: slurmd 22.05 does not start without it"
+    exit 77
+fi
+
 . "$S/cluster.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/sy-slurm.XXXXXX")
 # the cluster's base: short, for the UNIX socket paths under it
@@ -89,12 +104,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset LD_LIBRARY_PATH
 
 if ! sy_cluster_start "$B" 2 "$MODE"; then
-    case $sy_cluster_error in
-    "cannot create a network namespace"*)
-        echo "SKIP: $sy_cluster_error"
-        exit 77
-        ;;
-    esac
     echo "Bail out! the cluster did not start: $sy_cluster_error"
     tail -n 20 "$B"/log/*.log 2> /dev/null
     exit 1
