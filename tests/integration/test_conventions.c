@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -307,7 +308,7 @@ static int n_connected, n_fence, n_dmodex, n_released, n_callbacks_with_release,
 static int jc_ndirs = -1;
 static char jc_key[PMIX_MAX_KEYLEN + 1];
 static pthread_t cb_thread;
-static volatile bool in_cb;
+static bool in_cb; /* under host_lock */
 
 static void count(int *c)
 {
@@ -735,8 +736,8 @@ static void deregister_job(const char *nspace)
 
 /* ---- scenarios ---- */
 
-static volatile bool early_stop;
-static int early_bad, early_ok;
+static atomic_bool early_stop;
+static atomic_int early_bad, early_ok;
 
 static void *early_setup_fork(void *arg)
 {
@@ -794,7 +795,7 @@ static void scenario_early(void)
     server_down();
 }
 
-static volatile bool stress_stop;
+static atomic_bool stress_stop;
 
 /* Keeps the server's lock and loop busy while the host forks. */
 static void *stress(void *arg)
