@@ -47,7 +47,7 @@ static pmix_status_t env_set(char ***env, const char *name, const char *value)
 }
 
 /* What a child's environment is made of: fixed once PMIx_server_init
- * returned, copied under the life lock.  No registry and no loop are
+ * returned, copied while the server is held in use.  No registry and no loop are
  * involved, so this works in the parent on any thread, and in a child
  * forked from a threaded host, where our progress thread does not exist
  * (Slurm's slurmstepd calls setup_fork there, after fork(), before exec). */
@@ -73,10 +73,16 @@ static bool dup_opt(char **dst, const char *src)
 
 static pmix_status_t fork_data_get(const pmix_proc_t *proc, fork_data_t *d)
 {
+    /* held in use, the server is not freed while its strings are copied
+     * (outside the lock: nothing allocates under it) */
+    if (sy_srv_use() == NULL)
+        return PMIX_ERR_INIT;
+    const sy_srv_t *s = sy_srv;
     pmix_status_t rc = PMIX_SUCCESS;
     pthread_mutex_lock(&sy_srv_life_lock);
-    const sy_srv_t *s = sy_srv;
-    if (s == NULL || !sy_srv_alive || !s->started) {
+    bool started = s->started;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    if (!started) {
         rc = PMIX_ERR_INIT;
     } else {
         sy_srv_client_token(s, proc, d->token);
@@ -85,7 +91,7 @@ static pmix_status_t fork_data_get(const pmix_proc_t *proc, fork_data_t *d)
             !dup_opt(&d->hostname, s->hostname))
             rc = PMIX_ERR_NOMEM;
     }
-    pthread_mutex_unlock(&sy_srv_life_lock);
+    sy_srv_unuse();
     return rc;
 }
 

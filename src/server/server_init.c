@@ -433,6 +433,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
     pthread_mutex_lock(&sy_srv_life_lock);
     sy_srv_alive = false;
     srv_refcount = 0;
+    sy_srv_wait_unused();
     pthread_mutex_unlock(&sy_srv_life_lock);
     run_on_loop(p, stop_on_loop, s);
     pthread_mutex_lock(&sy_srv_life_lock);
@@ -469,8 +470,10 @@ PMIX_EXPORT pmix_status_t PMIx_server_finalize(void)
     }
     sy_srv_t *s = sy_srv;
     /* From here on host completions are dropped instead of posted; the
-     * ones already posted run before stop_on_loop (posts are FIFO). */
+     * ones already posted (or being posted) run before stop_on_loop (posts
+     * are FIFO). */
     sy_srv_alive = false;
+    sy_srv_wait_unused();
     pthread_mutex_unlock(&sy_srv_life_lock);
 
     run_on_loop(s->progress, stop_on_loop, s);

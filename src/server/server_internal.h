@@ -136,6 +136,13 @@ extern sy_srv_t *sy_srv;
 extern pthread_mutex_t sy_srv_life_lock;
 extern bool sy_srv_alive;
 void sy_srv_atfork_init(void);
+/* A use of the live server outside the lock: its runtime, or NULL when
+ * there is none; the server is not freed until sy_srv_unuse.  Finalize,
+ * holding the lock once sy_srv_alive is false, waits for every use to end
+ * (sy_srv_wait_unused).  Never allocates or blocks under the lock. */
+sy_progress_t *sy_srv_use(void);
+void sy_srv_unuse(void);
+void sy_srv_wait_unused(void);
 
 /* ---- server_listen.c ---- */
 pmix_status_t sy_srv_listen_start(sy_srv_t *s);

@@ -51,23 +51,55 @@ bool sy_srv_info_true(const pmix_info_t *inf)
     return inf->value.type == PMIX_UNDEF || (inf->value.type == PMIX_BOOL && inf->value.data.flag);
 }
 
-void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg)
+/* Threads using the live server outside the lock (posting to its loop,
+ * reading what setup_fork needs): finalize waits for them.  Nothing that
+ * allocates or blocks is done under sy_srv_life_lock, as it is held across
+ * fork(): an allocator that locks itself before the atfork handlers run
+ * (ASan's does) would otherwise deadlock a fork against a post. */
+static pthread_cond_t users_gone = PTHREAD_COND_INITIALIZER;
+static unsigned users;
+
+sy_progress_t *sy_srv_use(void)
 {
     pthread_mutex_lock(&sy_srv_life_lock);
-    bool posted = sy_srv_alive && sy_srv != NULL &&
-                  sy_progress_post(sy_srv->progress, done, arg) == PMIX_SUCCESS;
+    sy_progress_t *p = sy_srv_alive && sy_srv != NULL ? sy_srv->progress : NULL;
+    if (p != NULL)
+        users++;
     pthread_mutex_unlock(&sy_srv_life_lock);
+    return p;
+}
+
+void sy_srv_unuse(void)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    if (--users == 0)
+        pthread_cond_broadcast(&users_gone);
+    pthread_mutex_unlock(&sy_srv_life_lock);
+}
+
+void sy_srv_wait_unused(void)
+{
+    while (users > 0)
+        pthread_cond_wait(&users_gone, &sy_srv_life_lock);
+}
+
+void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg)
+{
+    sy_progress_t *p = sy_srv_use();
+    bool posted = p != NULL && sy_progress_post(p, done, arg) == PMIX_SUCCESS;
+    if (p != NULL)
+        sy_srv_unuse();
     if (!posted)
         drop(arg);
 }
 
 pmix_status_t sy_srv_post(sy_progress_fn_t fn, void *arg)
 {
-    pthread_mutex_lock(&sy_srv_life_lock);
-    pmix_status_t rc = PMIX_ERR_INIT;
-    if (sy_srv_alive && sy_srv != NULL)
-        rc = sy_progress_post(sy_srv->progress, fn, arg);
-    pthread_mutex_unlock(&sy_srv_life_lock);
+    sy_progress_t *p = sy_srv_use();
+    if (p == NULL)
+        return PMIX_ERR_INIT;
+    pmix_status_t rc = sy_progress_post(p, fn, arg);
+    sy_srv_unuse();
     return rc;
 }
 
