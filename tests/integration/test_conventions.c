@@ -381,12 +381,25 @@ typedef struct {
     pmix_status_t status;
     char *data;
     size_t ndata;
+    /* what the upcall was given: still the library's until the callback */
+    const pmix_proc_t *procs;
+    size_t nprocs;
+    const pmix_info_t *info;
+    size_t ninfo;
 } agent_job_t;
 
 static void *agent(void *arg)
 {
     agent_job_t *j = arg;
     usleep(20000);
+    /* read after the upcall returned: valid until we call back */
+    if (j->nprocs == 0 || strncmp(j->procs[0].nspace, "conv.", 5) != 0)
+        FAIL("the procs given to the upcall are gone before the callback");
+    bool keys = true;
+    for (size_t i = 0; i < j->ninfo; i++)
+        keys = keys && strncmp(j->info[i].key, "pmix.", 5) == 0;
+    if (!keys)
+        FAIL("the infos given to the upcall are gone before the callback");
     modex_locked(j->cbfunc, j->cbdata, j->status, j->data, j->ndata, true);
     free(j->data);
     free(j);
@@ -394,10 +407,11 @@ static void *agent(void *arg)
 }
 
 static void run_agent(pmix_modex_cbfunc_t cbfunc, void *cbdata, pmix_status_t status, char *data,
-                      size_t ndata)
+                      size_t ndata, const pmix_proc_t *procs, size_t nprocs,
+                      const pmix_info_t *info, size_t ninfo)
 {
     agent_job_t *j = calloc(1, sizeof(*j));
-    *j = (agent_job_t){cbfunc, cbdata, status, data, ndata};
+    *j = (agent_job_t){cbfunc, cbdata, status, data, ndata, procs, nprocs, info, ninfo};
     pthread_t t;
     pthread_create(&t, NULL, agent, j);
     pthread_detach(t);
@@ -421,9 +435,8 @@ static pmix_status_t fence_agent(const pmix_proc_t procs[], size_t nprocs, const
                                  size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                                  void *cbdata)
 {
-    (void)procs, (void)nprocs, (void)info, (void)ninfo;
     count(&n_fence);
-    run_agent(cbfunc, cbdata, PMIX_SUCCESS, data, ndata);
+    run_agent(cbfunc, cbdata, PMIX_SUCCESS, data, ndata, procs, nprocs, info, ninfo);
     return PMIX_SUCCESS;
 }
 
@@ -470,9 +483,8 @@ static pmix_status_t dmodex_inside(const pmix_proc_t *proc, const pmix_info_t in
 static pmix_status_t dmodex_agent(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                                   pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)proc, (void)info, (void)ninfo;
     count(&n_dmodex);
-    run_agent(cbfunc, cbdata, PMIX_ERR_NOT_FOUND, NULL, 0);
+    run_agent(cbfunc, cbdata, PMIX_ERR_NOT_FOUND, NULL, 0, proc, 1, info, ninfo);
     return PMIX_SUCCESS;
 }
 
