@@ -59,6 +59,13 @@ EXTRA_DIST += tests/external/openmpi.sh tests/external/openmpi/sy_mapcheck.h \
 	tests/external/openmpi/mpmd.c tests/external/openmpi/spawn.c \
 	tests/external/openmpi/pubsub.c tests/external/openmpi/accept.c \
 	tests/external/openmpi/abort.c tests/external/openmpi/nofinalize.c
+# Debian's Slurm 22.05 (slurmctld, slurmd, srun --mpi=pmix) on our library,
+# one node and two (docs/slurm.md).
+TESTS += tests/external/slurm.sh
+EXTRA_DIST += tests/external/slurm.sh tests/external/slurm/cluster.sh \
+	tests/external/slurm/mapped.h tests/external/slurm/pmix_client.c \
+	tests/external/slurm/pmix_abort.c tests/external/slurm/pmix_pubsub.c \
+	tests/external/slurm/mpi_hello.c
 # switchyard-sched: the scheduler daemon and node daemon (docs/fabric.md,
 # "switchyard-sched"); public API only.
 bin_PROGRAMS += tools/switchyard-sched

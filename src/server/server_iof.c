@@ -410,6 +410,7 @@ static pmix_status_t host_dirs(const sy_srv_peer_t *peer, const pmix_info_t *dir
 }
 
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     sy_srv_peer_t *peer;
     uint32_t tag;
     uint8_t cmd;
@@ -472,15 +473,22 @@ static void op_drop(void *arg)
 
 static void host_done(pmix_status_t status, void *cbdata)
 {
-    op_t *o = cbdata;
+    op_t *o = sy_srv_upcall_claim(cbdata);
+    if (o == NULL)
+        return;
     o->status = status;
     sy_srv_post_or_drop(op_done_on_loop, op_drop, o);
+}
+
+static void *ticket(op_t *o)
+{
+    return sy_srv_upcall_ticket(&o->up, o);
 }
 
 /* What an upcall returned: PMIX_SUCCESS means the host calls back. */
 static void host_returned(op_t *o, pmix_status_t rc)
 {
-    if (rc == PMIX_SUCCESS)
+    if (!sy_srv_upcall_returned(&o->up, rc))
         return;
     o->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
     op_done_on_loop(o);
@@ -556,8 +564,8 @@ static void handle_pull(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     o->cmd = SY_CMD_IOF_PULL;
     o->sub = s;
     sy_srv_peer_hold(peer);
-    host_returned(
-        o, srv->module.iof_pull(s->procs, s->nprocs, o->dirs, o->ndirs, s->channels, host_done, o));
+    host_returned(o, srv->module.iof_pull(s->procs, s->nprocs, o->dirs, o->ndirs, s->channels,
+                                          host_done, ticket(o)));
 }
 
 /* Tell the host a registration ended; the reply (if tag) follows its answer. */
@@ -590,7 +598,8 @@ static void stop_sub(sub_t *s, sy_srv_peer_t *peer, uint32_t tag)
     s->procs = NULL;
     s->nprocs = 0;
     sub_free(s);
-    host_returned(o, srv->module.iof_pull(procs, nprocs, o->dirs, o->ndirs, ch, host_done, o));
+    host_returned(o,
+                  srv->module.iof_pull(procs, nprocs, o->dirs, o->ndirs, ch, host_done, ticket(o)));
 }
 
 static void handle_dereg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -647,7 +656,7 @@ static void handle_push(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     sy_srv_peer_hold(peer);
     pmix_proc_t source = peer->proc;
     host_returned(o, srv->module.push_stdin(&source, o->targets, o->ntargets, o->dirs, o->ndirs,
-                                            &o->bo, host_done, o));
+                                            &o->bo, host_done, ticket(o)));
 }
 
 void sy_srv_iof_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
