@@ -92,3 +92,13 @@ tests_integration_test_direct_SOURCES = tests/integration/test_direct.c tests/in
 tests_integration_test_direct_LDADD = src/libpmix.la
 tests_integration_test_direct_LDFLAGS = -no-install
 TESTS += tests/integration/test_direct
+# Collectives whose participant finalizes or dies, before or during them
+# (depart.sh; test_depart.c also builds against OpenPMIx 4.2.2:
+# bench/depart-compare.sh).
+check_PROGRAMS += tests/integration/test_depart
+tests_integration_test_depart_SOURCES = tests/integration/test_depart.c \
+	tests/integration/forkhost.h
+tests_integration_test_depart_LDADD = src/libpmix.la
+tests_integration_test_depart_LDFLAGS = -no-install
+TESTS += tests/integration/depart.sh
+EXTRA_DIST += tests/integration/depart.sh

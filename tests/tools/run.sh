@@ -116,10 +116,10 @@ if test -x "$M"; then
     check "PMIx_Connect / PMIx_Disconnect between 3 ranks" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
     "$R" --oversubscribe -n 3 "$M" fence-kill > "$T/out" 2> "$T/err"
     rc=$?
-    check "a rank killed in a fence: the others' fence fails, no hang" "test $rc -eq 137 && test \$(grep -c 'fence failed as it must' '$T/out') -eq 2"
+    check "a rank killed in a fence: the others' fence ends (partial), no hang" "test $rc -eq 137 && test \$(grep -c 'fence ended without the dead rank' '$T/out') -eq 2"
     "$R" --oversubscribe --timeout 120 -n 3 "$M" fence-finalize > "$T/out" 2> "$T/err"
     rc=$?
-    check "a rank that finalizes inside a fence: the others' fence completes" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
+    check "a rank that finalizes inside a fence: the others' fence completes (partial)" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
     "$R" --oversubscribe --timeout 300 -n 3 "$M" fence-many > "$T/out" 2> "$T/err"
     rc=$?
     check "300 fences: latest values, covered segments retired" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 3"
