@@ -105,3 +105,6 @@ $(tests_unit_test_tool_OBJECTS): src/common/attr_support.inc
 # docs/attributes.md's generated section must be what attr_support.txt says.
 TESTS += tests/unit/attr-doc.sh
 EXTRA_DIST += tests/unit/attr-doc.sh
+# test_log: the logger's rate limiting (repeats collapsed, floods cut).
+check_PROGRAMS += tests/unit/test_log
+TESTS += tests/unit/test_log
