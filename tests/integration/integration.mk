@@ -102,3 +102,9 @@ tests_integration_test_depart_LDADD = src/libpmix.la
 tests_integration_test_depart_LDFLAGS = -no-install
 TESTS += tests/integration/depart.sh
 EXTRA_DIST += tests/integration/depart.sh
+# The server's limits (fd limit, oversized frames, spawn requests) under
+# switchyard-run (tests/tools/limits.sh).
+check_PROGRAMS += tests/integration/test_limits
+tests_integration_test_limits_SOURCES = tests/integration/test_limits.c
+tests_integration_test_limits_LDADD = src/libpmix.la
+tests_integration_test_limits_LDFLAGS = -no-install
