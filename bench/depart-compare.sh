@@ -13,7 +13,7 @@ test -f "$openpmix/include/pmix.h" || {
     echo "depart-compare: OpenPMIx headers not found under $openpmix (apt-get install libpmix-dev)" >&2
     exit 1
 }
-make -s -C "$build" tests/integration/test_depart
+make -s -C "$build" tests/integration/test_depart > /dev/null
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 ${CC:-cc} -O1 -std=gnu11 -I"$openpmix/include" tests/integration/test_depart.c \

@@ -16,6 +16,21 @@
  *       and "bigframe: server-vm-growth-kb K", how much the server's
  *       virtual memory grew meanwhile.  Its own connection must still be
  *       served afterwards.
+ *   test_limits spawn-bad DIR
+ *       PMIx_Spawn requests the library or the launcher must refuse, each
+ *       with its status (printed "spawn CASE: STATUS"): no program, a
+ *       program that is not there (a path, a name not in PATH), one that
+ *       is not executable (a file, a directory), a script whose
+ *       interpreter is missing (it fails to start: exec fails), maxprocs 0
+ *       and -3, an environment entry without '=', a working directory
+ *       that is not there.  The parent job goes on: a request to the server
+ *       after each, and a good spawn at the end (with --oversubscribe).
+ *   test_limits spawn-huge
+ *       A spawn of 100,000 processes: refused, the job goes on.
+ *   test_limits spawn-many N FILE
+ *       Rank 0 spawns N processes that each append their pid to FILE and
+ *       sleep (the launcher is stopped meanwhile by the test); other ranks
+ *       append their own pid to FILE and sleep.
  * Each mode prints "<mode> rank R: ok" when its checks held. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -284,6 +299,129 @@ static int bigframe(uint32_t claim, size_t send, int wait_s)
     return 0;
 }
 
+static pmix_status_t spawn_one(const char *cmd, char **argv, char **env, const char *cwd,
+                               int maxprocs)
+{
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = cmd != NULL ? strdup(cmd) : NULL;
+    app.argv = argv;
+    app.env = env;
+    app.cwd = cwd != NULL ? strdup(cwd) : NULL;
+    app.maxprocs = maxprocs;
+    pmix_nspace_t ns;
+    pmix_status_t rc = PMIx_Spawn(NULL, 0, &app, 1, ns);
+    free(app.cmd);
+    free(app.cwd);
+    return rc;
+}
+
+static void expect_spawn(const char *what, pmix_status_t got, pmix_status_t want)
+{
+    printf("spawn %s: %s\n", what, PMIx_Error_string(got));
+    if (got != want)
+        FAIL("spawn %s: %s, not %s", what, PMIx_Error_string(got), PMIx_Error_string(want));
+    pmix_status_t rc = ask_server();
+    if (rc != PMIX_SUCCESS)
+        FAIL("the parent after spawn %s: %s", what, PMIx_Error_string(rc));
+}
+
+static int spawn_bad(const char *dir)
+{
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        FAIL("PMIx_Init: %s", PMIx_Error_string(rc));
+        return 0;
+    }
+    char script[4096], notexec[4096];
+    snprintf(script, sizeof script, "%s/bad-interpreter.sh", dir);
+    snprintf(notexec, sizeof notexec, "%s/not-executable", dir);
+    FILE *f = fopen(script, "w");
+    if (f != NULL) {
+        fputs("#!/nonexistent/interpreter\necho never\n", f);
+        fclose(f);
+        chmod(script, 0755);
+    }
+    f = fopen(notexec, "w");
+    if (f != NULL) {
+        fputs("#!/bin/sh\necho never\n", f);
+        fclose(f);
+        chmod(notexec, 0644);
+    }
+    char *no_eq[] = {"JUST_A_NAME", NULL};
+    char *empty_name[] = {"=value", NULL};
+    expect_spawn("without a program", spawn_one(NULL, NULL, NULL, NULL, 1),
+                 PMIX_ERR_JOB_NO_EXE_SPECIFIED);
+    expect_spawn("with an empty program", spawn_one("", NULL, NULL, NULL, 1),
+                 PMIX_ERR_JOB_NO_EXE_SPECIFIED);
+    expect_spawn("of a missing path", spawn_one("/nonexistent/program", NULL, NULL, NULL, 1),
+                 PMIX_ERR_JOB_EXE_NOT_FOUND);
+    expect_spawn("of a name not in PATH",
+                 spawn_one("no-such-program-switchyard", NULL, NULL, NULL, 1),
+                 PMIX_ERR_JOB_EXE_NOT_FOUND);
+    expect_spawn("of a file without x permission", spawn_one(notexec, NULL, NULL, NULL, 1),
+                 PMIX_ERR_JOB_APP_NOT_EXECUTABLE);
+    expect_spawn("of a directory", spawn_one(dir, NULL, NULL, NULL, 1),
+                 PMIX_ERR_JOB_APP_NOT_EXECUTABLE);
+    expect_spawn("of a script whose interpreter is missing", spawn_one(script, NULL, NULL, NULL, 1),
+                 PMIX_ERR_JOB_EXE_NOT_FOUND);
+    expect_spawn("with maxprocs 0", spawn_one("/bin/true", NULL, NULL, NULL, 0),
+                 PMIX_ERR_BAD_PARAM);
+    expect_spawn("with maxprocs -3", spawn_one("/bin/true", NULL, NULL, NULL, -3),
+                 PMIX_ERR_BAD_PARAM);
+    expect_spawn("with an env entry without '='", spawn_one("/bin/true", NULL, no_eq, NULL, 1),
+                 PMIX_ERR_BAD_PARAM);
+    expect_spawn("with an env entry without a name",
+                 spawn_one("/bin/true", NULL, empty_name, NULL, 1), PMIX_ERR_BAD_PARAM);
+    expect_spawn("in a missing directory",
+                 spawn_one("/bin/true", NULL, NULL, "/nonexistent/dir", 1),
+                 PMIX_ERR_JOB_WDIR_NOT_FOUND);
+    char *args[] = {"true", NULL};
+    expect_spawn("of true (a good one)", spawn_one(NULL, args, NULL, NULL, 1), PMIX_SUCCESS);
+    return 0;
+}
+
+static int spawn_huge(void)
+{
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        FAIL("PMIx_Init: %s", PMIx_Error_string(rc));
+        return 0;
+    }
+    expect_spawn("of 100000 processes", spawn_one("/bin/true", NULL, NULL, NULL, 100000),
+                 PMIX_ERR_JOB_INSUFFICIENT_RESOURCES);
+    return 0;
+}
+
+static int spawn_many(int n, const char *file)
+{
+    char line[64];
+    if (me.rank != 0) {
+        /* a running rank of the parent job */
+        FILE *f = fopen(file, "a");
+        if (f != NULL) {
+            fprintf(f, "%ld\n", (long)getpid());
+            fclose(f);
+        }
+        pause();
+        return 0;
+    }
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        FAIL("PMIx_Init: %s", PMIx_Error_string(rc));
+        return 0;
+    }
+    snprintf(line, sizeof line, "echo $$ >> \"$SY_STARTED\"; exec sleep 120");
+    char *args[] = {"sh", "-c", line, NULL};
+    char env_file[4200];
+    snprintf(env_file, sizeof env_file, "SY_STARTED=%s", file);
+    char *env[] = {env_file, NULL};
+    rc = spawn_one("/bin/sh", args, env, NULL, n);
+    printf("spawn-many: %s\n", PMIx_Error_string(rc));
+    pause();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -292,11 +430,18 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "fdflood") == 0 && argc == 5)
         fdflood((unsigned)atoi(argv[2]), argv[3], argv[4]);
+    else if (strcmp(mode, "spawn-bad") == 0 && argc == 3)
+        spawn_bad(argv[2]);
+    else if (strcmp(mode, "spawn-huge") == 0)
+        spawn_huge();
+    else if (strcmp(mode, "spawn-many") == 0 && argc == 4)
+        spawn_many(atoi(argv[2]), argv[3]);
     else if (strcmp(mode, "bigframe") == 0 && argc == 5)
         bigframe((uint32_t)strtoul(argv[2], NULL, 0), (size_t)strtoul(argv[3], NULL, 0),
                  atoi(argv[4]));
     else {
-        fprintf(stderr, "usage: test_limits fdflood N READY GO | bigframe CLAIM SEND WAIT\n");
+        fprintf(stderr, "usage: test_limits fdflood N READY GO | bigframe CLAIM SEND WAIT |\n"
+                        "       spawn-bad DIR | spawn-huge | spawn-many N FILE\n");
         return 2;
     }
     pmix_status_t rc = PMIx_Finalize(NULL, 0);

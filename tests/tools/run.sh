@@ -98,10 +98,10 @@ if test -x "$O"; then
     rc=$?
     check "heartbeat monitoring: missed beats raise the alert" "test $rc -eq 0 && grep -q 'monitor: ok' '$T/out'"
     SPAWNENV="-x SY_FROM_LAUNCHER=yes --env SY_BOTH=launcher"
-    "$R" $SPAWNENV -n 1 "$O" spawn > "$T/out" 2> "$T/err"
+    "$R" $SPAWNENV --oversubscribe -n 1 "$O" spawn > "$T/out" 2> "$T/err"
     rc=$?
     check "PMIx_Spawn: a child job with PMIX_SPAWNED, its parent, -x/--env and its app's env, waited for" "test $rc -eq 0 && grep -q 'spawn: ok' '$T/out' && test \$(grep -c 'child [01]: ok' '$T/out') -eq 2 && ! grep -q FAIL '$T/err'"
-    "$R" $SPAWNENV -n 1 "$O" spawn fail > "$T/out" 2> "$T/err"
+    "$R" $SPAWNENV --oversubscribe -n 1 "$O" spawn fail > "$T/out" 2> "$T/err"
     rc=$?
     check "a spawned process failing ends the job with its status" "test $rc -eq 5 && grep -q 'rank 1 of spawned job .* exited with status 5' '$T/err' && ! grep -q FAIL '$T/err'"
 fi
