@@ -79,3 +79,7 @@ tools_examples_sched_client_LDADD = src/libpmix.la
 # Debian's python3-pmix (Cython bindings) importing and running on our library.
 TESTS += tests/external/python/python3-pmix.sh
 EXTRA_DIST += tests/external/python/python3-pmix.sh tests/external/python/client.py
+# The server's limits under the launcher: descriptor limit, oversized
+# frames, spawn requests (test_limits.c).
+TESTS += tests/tools/limits.sh
+EXTRA_DIST += tests/tools/limits.sh

@@ -196,11 +196,16 @@ pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply)
 }
 
 /* Reply after the status: SIZE n, n x (STRING nspace, STRING path): the
- * segments to map. */
+ * segments to map (also after PMIX_ERR_PARTIAL_SUCCESS: a participant
+ * left, the others' data was exchanged). */
 static pmix_status_t attach_reply(pmix_status_t status, pmix_data_buffer_t *reply)
 {
-    if (status == PMIX_SUCCESS && sy_buffer_remaining(reply) > 0)
-        status = sy_client_attach_segments(reply);
+    if ((status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS) &&
+        sy_buffer_remaining(reply) > 0) {
+        pmix_status_t rc = sy_client_attach_segments(reply);
+        if (rc != PMIX_SUCCESS)
+            status = rc;
+    }
     return status;
 }
 

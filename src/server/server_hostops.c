@@ -5,6 +5,8 @@
  * the library's keys itself.
  * The host answers on any thread; its infos are packed in its callback
  * (valid only there), released, and the reply is sent from the loop. */
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +93,53 @@ static void query_done(pmix_status_t status, sy_infos_t *answers, void *arg)
     sy_srv_req_finish(&r->req);
 }
 
+/* What the standard asks of a spawn request, checked before the host sees
+ * it (where the program is and whether the job fits are the host's to
+ * judge): every app names a program (cmd, else argv[0]:
+ * PMIX_ERR_JOB_NO_EXE_SPECIFIED), asks for at least one process and no
+ * more than an int's worth in all, and has sane argv and env (every env
+ * entry NAME=VALUE with a name, argv and env together within what exec
+ * takes): PMIX_ERR_BAD_PARAM. */
+#define SY_SPAWN_MAX_ARGS (2u << 20) /* bytes of argv + env of one app */
+
+static pmix_status_t strings_size(char **v, bool env, size_t *total)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
+        const char *eq = env ? strchr(v[i], '=') : NULL;
+        if (env && (eq == NULL || eq == v[i]))
+            return PMIX_ERR_BAD_PARAM;
+        *total += strlen(v[i]) + 1 + sizeof(char *);
+        if (*total > SY_SPAWN_MAX_ARGS)
+            return PMIX_ERR_BAD_PARAM;
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t check_apps(const pmix_app_t *apps, size_t napps)
+{
+    long long total = 0;
+    for (size_t a = 0; a < napps; a++) {
+        const pmix_app_t *app = &apps[a];
+        const char *prog = app->cmd;
+        if (prog == NULL || prog[0] == '\0')
+            prog = app->argv != NULL ? app->argv[0] : NULL;
+        if (prog == NULL || prog[0] == '\0')
+            return PMIX_ERR_JOB_NO_EXE_SPECIFIED;
+        if (app->maxprocs < 1)
+            return PMIX_ERR_BAD_PARAM;
+        total += app->maxprocs;
+        if (total > INT_MAX)
+            return PMIX_ERR_BAD_PARAM;
+        size_t bytes = 0;
+        pmix_status_t rc = strings_size(app->argv, false, &bytes);
+        if (rc == PMIX_SUCCESS)
+            rc = strings_size(app->env, true, &bytes);
+        if (rc != PMIX_SUCCESS)
+            return rc;
+    }
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
 {
     pmix_status_t rc = sy_srv_unpack_count(b, &r->nqueries);
@@ -167,6 +216,11 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
             PMIX_APP_CREATE(r->apps, r->napps);
             int32_t cnt = (int32_t)r->napps;
             rc = r->apps == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->apps, &cnt, PMIX_APP);
+        }
+        if (rc == PMIX_SUCCESS && (rc = check_apps(r->apps, r->napps)) != PMIX_SUCCESS) {
+            r->req.status = rc; /* the caller's mistake, told as such */
+            sy_srv_req_finish(&r->req);
+            return;
         }
     } else if (cmd == SY_CMD_MONITOR) {
         /* the monitor request (one info), the error code, directives */

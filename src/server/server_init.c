@@ -3,6 +3,7 @@
  * up and go down. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,7 @@ static const char *const known_keys[] = {PMIX_SERVER_NSPACE,
                                          SWITCHYARD_FABRIC_FORMAT,
                                          SWITCHYARD_FABRIC_GENERATE,
                                          SWITCHYARD_FABRIC_WATCH,
+                                         SWITCHYARD_SERVER_MAX_MSG_SIZE,
                                          PMIX_FABRIC_VENDOR,
                                          PMIX_FABRIC_IDENTIFIER,
                                          NULL};
@@ -103,6 +105,8 @@ static pmix_status_t take_int(const pmix_info_t *inf, long long *dst)
     case PMIX_UINT16: *dst = v->data.uint16; break;
     case PMIX_PROC_RANK: *dst = v->data.rank; break;
     case PMIX_SIZE: *dst = (long long)v->data.size; break;
+    case PMIX_UINT64: *dst = (long long)v->data.uint64; break;
+    case PMIX_INT64: *dst = v->data.int64; break;
     default: return bad_type(inf);
     }
     return PMIX_SUCCESS;
@@ -201,6 +205,16 @@ static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t n
                 *dst = split_list(str);
                 if (*dst == NULL)
                     rc = PMIX_ERR_NOMEM;
+            }
+        } else if (sy_srv_info_is(inf, SWITCHYARD_SERVER_MAX_MSG_SIZE)) {
+            if ((rc = take_int(inf, &num)) == PMIX_SUCCESS) {
+                if (num < (long long)SY_FRAME_MIN_MAX_BODY || num > (long long)UINT32_MAX) {
+                    sy_log(SY_LOG_WARN, "PMIx_server_init: %s %lld is not between %zu and %u bytes",
+                           inf->key, num, SY_FRAME_MIN_MAX_BODY, UINT32_MAX);
+                    rc = PMIX_ERR_BAD_PARAM;
+                } else {
+                    s->max_msg = (size_t)num;
+                }
             }
         } else if (sy_srv_info_is(inf, PMIX_HOSTNAME)) {
             if ((rc = take_string(inf, &str)) == PMIX_SUCCESS)

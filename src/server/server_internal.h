@@ -99,11 +99,15 @@ typedef struct {
     bool tool_support, system_support, session_support, gateway, scheduler, remote;
     bool single_listener, usock_disable, tcp4_disable, tcp6_disable;
     mode_t sock_mode;
+    size_t max_msg;           /* largest frame body of an authenticated peer (0: the default) */
     int tcp4_port, tcp6_port; /* requested; 0 = ephemeral, -1 = none */
     char **if_include, **if_exclude;
     /* listeners */
     int usock_fd, tcp4_fd, tcp6_fd;
     struct event *usock_ev, *tcp4_ev, *tcp6_ev;
+    bool accept_paused;       /* listeners off after a failed accept */
+    bool accept_starved;      /* ... logged once until an accept works */
+    sy_timer_t *accept_timer; /* the retry while paused */
     char *usock_path;
     char *uri;         /* "<nspace>.<rank>;tcp4://addr:port", or NULL */
     char **made_files; /* every file we created outside segments */
@@ -147,6 +151,9 @@ void sy_srv_wait_unused(void);
 /* ---- server_listen.c ---- */
 pmix_status_t sy_srv_listen_start(sy_srv_t *s);
 void sy_srv_listen_stop(sy_srv_t *s);
+/* One of our descriptors was closed: listen again if a failed accept
+ * paused the listeners (server_listen.c). */
+void sy_srv_accept_resume(sy_srv_t *s);
 pmix_status_t sy_srv_rendezvous_write(sy_srv_t *s);
 void sy_srv_remember_file(sy_srv_t *s, const char *path);
 void sy_srv_remove_files(sy_srv_t *s);

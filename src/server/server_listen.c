@@ -49,20 +49,85 @@ void sy_srv_remove_files(sy_srv_t *s)
     s->nmade_files = 0;
 }
 
+/* ---- accepting, and backing off when accept fails ----
+ *
+ * A listener stays readable while a connection waits, so an accept that
+ * fails (EMFILE/ENFILE at the descriptor limit, ENOMEM/ENOBUFS) would
+ * bring us straight back: a spin that also floods the log.  Instead every
+ * listener is paused, one line is logged for the whole episode, and
+ * listening resumes when one of our connections closes (a descriptor is
+ * free) or after SY_ACCEPT_RETRY seconds (the host may free one). Connected
+ * peers are served meanwhile; waiting connections stay in the backlog. */
+#define SY_ACCEPT_RETRY 1.0
+
+static void listeners_arm(sy_srv_t *s, bool on)
+{
+    struct event *evs[] = {s->usock_ev, s->tcp4_ev, s->tcp6_ev};
+    for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+        if (evs[i] == NULL)
+            continue;
+        if (on)
+            event_add(evs[i], NULL);
+        else
+            event_del(evs[i]);
+    }
+}
+
+static void accept_retry(void *arg)
+{
+    sy_srv_t *s = arg;
+    if (s->accept_timer != NULL) {
+        sy_timer_cancel(s->accept_timer);
+        s->accept_timer = NULL;
+    }
+    sy_srv_accept_resume(s);
+}
+
+static void accept_pause(sy_srv_t *s)
+{
+    if (!s->accept_starved)
+        sy_log(SY_LOG_WARN,
+               "server: accept failed: %s; not accepting connections until a descriptor is "
+               "free (connected clients are still served)",
+               sy_usock_error());
+    s->accept_starved = true;
+    if (s->accept_paused)
+        return;
+    s->accept_paused = true;
+    listeners_arm(s, false);
+    if (s->accept_timer == NULL && sy_progress_timer(s->progress, SY_ACCEPT_RETRY, accept_retry, s,
+                                                     &s->accept_timer) != PMIX_SUCCESS)
+        s->accept_timer = NULL;
+}
+
+void sy_srv_accept_resume(sy_srv_t *s)
+{
+    if (s == NULL || !s->accept_paused)
+        return;
+    s->accept_paused = false;
+    listeners_arm(s, true);
+}
+
 static void on_accept(evutil_socket_t lfd, short what, void *arg)
 {
     (void)what;
     sy_srv_t *s = sy_srv;
     bool tcp = (arg != NULL);
-    if (s == NULL)
+    if (s == NULL || s->accept_paused)
         return;
     for (int i = 0; i < 64; i++) {
         int fd = -1;
         pmix_status_t rc = sy_usock_accept(lfd, &fd);
-        if (rc == PMIX_ERR_WOULD_BLOCK)
+        if (rc == PMIX_ERR_WOULD_BLOCK) {
+            /* every waiting connection taken: the episode is over */
+            if (s->accept_starved) {
+                s->accept_starved = false;
+                sy_log(SY_LOG_INFO, "server: accepting connections again");
+            }
             return;
+        }
         if (rc != PMIX_SUCCESS) {
-            sy_log(SY_LOG_WARN, "server: accept failed: %s", sy_usock_error());
+            accept_pause(s);
             return;
         }
         sy_srv_peer_accept(s, fd, tcp);
@@ -196,6 +261,10 @@ static void unwatch(struct event **ev, int *fd)
 
 void sy_srv_listen_stop(sy_srv_t *s)
 {
+    if (s->accept_timer != NULL) {
+        sy_timer_cancel(s->accept_timer);
+        s->accept_timer = NULL;
+    }
     unwatch(&s->usock_ev, &s->usock_fd);
     unwatch(&s->tcp4_ev, &s->tcp4_fd);
     unwatch(&s->tcp6_ev, &s->tcp6_fd);

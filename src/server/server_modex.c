@@ -30,6 +30,7 @@
 #include "common/pack.h"
 #include "common/store.h"
 #include "common/wire.h"
+#include "server/server_group.h"
 #include "server/server_internal.h"
 
 /* ---- committed data ---- */
@@ -66,6 +67,9 @@ typedef struct sy_srv_coll {
     size_t expected, arrived;
     bool remote; /* some participant is on another node */
     bool host_called;
+    bool departed;                     /* a local participant ended (finalized, disconnected or
+                                        * died) before or during it: the others end with
+                                        * PMIX_ERR_PARTIAL_SUCCESS (fence/connect/disconnect) */
     member_t *members, **members_tail; /* in arrival order: answered first come first */
     sy_timer_t *timer;
     pmix_data_buffer_t remote_data; /* blobs from the host */
@@ -276,6 +280,10 @@ static void fence_free(fence_t *f)
 /* Reply to every member: the status, then the segments to map. */
 static void fence_finish(fence_t *f, pmix_status_t status, const pmix_data_buffer_t *paths)
 {
+    /* done among the participants that stayed: OpenPMIx 4.2.2's answer
+     * when one leaves a fence or connect, whether it finalized or died */
+    if (status == PMIX_SUCCESS && f->departed && f->ops == NULL)
+        status = PMIX_ERR_PARTIAL_SUCCESS;
     unlist_fence(f);
     while (f->members != NULL) {
         member_t *m = f->members;
@@ -641,8 +649,10 @@ static void host_op_cb(pmix_status_t status, void *cbdata)
 /* What the host's fence_nb/connect/disconnect get (Chap_API_Server.tex):
  * the participants' directives (the first arrival's; PMIX_COLLECT_DATA as
  * any participant asked) and PMIX_LOCAL_COLLECTIVE_STATUS, the outcome of
- * the part done here (always success: a local failure ends the
- * collective before the host is asked).  Destruct with PMIX_INFO_FREE. */
+ * the part done here: success, PMIX_ERR_PARTIAL_SUCCESS when a local
+ * participant left first, PMIX_ERR_LOST_CONNECTION when none of them is
+ * left (the host is still asked, so that the other nodes' participants
+ * are not left waiting).  Destruct with PMIX_INFO_FREE. */
 static bool ours(const pmix_info_t *i)
 {
     return PMIX_CHECK_KEY(i, PMIX_COLLECT_DATA) || PMIX_CHECK_KEY(i, PMIX_LOCAL_COLLECTIVE_STATUS);
@@ -666,8 +676,11 @@ static pmix_status_t host_directives(const fence_t *f, pmix_info_t **out, size_t
         PMIX_INFO_LOAD(&info[k], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
         k++;
     }
-    pmix_status_t ok = PMIX_SUCCESS;
-    PMIX_INFO_LOAD(&info[k], PMIX_LOCAL_COLLECTIVE_STATUS, &ok, PMIX_STATUS);
+    /* a departure here: partial, or lost when none of ours is left */
+    pmix_status_t local = !f->departed         ? PMIX_SUCCESS
+                          : f->members != NULL ? PMIX_ERR_PARTIAL_SUCCESS
+                                               : PMIX_ERR_LOST_CONNECTION;
+    PMIX_INFO_LOAD(&info[k], PMIX_LOCAL_COLLECTIVE_STATUS, &local, PMIX_STATUS);
     *out = info;
     *nout = n;
     return PMIX_SUCCESS;
@@ -730,7 +743,10 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
         return;
     }
     if (!f->remote) {
-        fence_complete(f);
+        if (f->members == NULL) /* every participant here left: no one to tell */
+            fence_finish(f, PMIX_ERR_LOST_CONNECTION, NULL);
+        else
+            fence_complete(f);
         return;
     }
     if (f->kind != SY_CMD_FENCE) {
@@ -764,6 +780,50 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
             return;
         }
         fence_finish(f, rc, NULL);
+    }
+}
+
+/* A local participant of a fence, connect or disconnect ended before the
+ * part done here was complete: one less to wait for. */
+static void depart(fence_t *f)
+{
+    f->departed = true;
+    if (f->host_called)
+        return; /* the host has it now: its answer ends it */
+    if (f->expected > 0)
+        f->expected--;
+    if (f->arrived >= f->expected)
+        fence_ready(sy_srv, f);
+}
+
+static void depart_if_ended(fence_t *f, const char *nspace, pmix_rank_t rank)
+{
+    pmix_proc_t p;
+    bool finalized;
+    PMIX_LOAD_PROCID(&p, nspace, rank);
+    if (sy_group_ended(&p, &finalized)) {
+        f->departed = true;
+        if (f->expected > 0)
+            f->expected--;
+    }
+}
+
+/* A new fence, connect or disconnect does not wait for the local
+ * participants that ended before it began (counted in `expected`). */
+static void skip_ended(fence_t *f)
+{
+    for (size_t i = 0; i < f->nprocs; i++) {
+        const sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, f->procs[i].nspace);
+        if (ns == NULL)
+            continue;
+        if (f->procs[i].rank != PMIX_RANK_WILDCARD) {
+            if (rank_local(ns, f->procs[i].rank))
+                depart_if_ended(f, ns->name, f->procs[i].rank);
+            continue;
+        }
+        for (uint32_t k = 0; k < ns->summary.nlocal; k++)
+            depart_if_ended(f, ns->name,
+                            ns->summary.local_ranks != NULL ? ns->summary.local_ranks[k] : k);
     }
 }
 
@@ -874,8 +934,10 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
         for (f = fences; f != NULL && !same_set(f, kind, procs, nprocs); f = f->next)
             ;
         if (f == NULL &&
-            (rc = sy_srv_coll_new(kind, NULL, procs, nprocs, NULL, NULL, &f)) == PMIX_SUCCESS)
+            (rc = sy_srv_coll_new(kind, NULL, procs, nprocs, NULL, NULL, &f)) == PMIX_SUCCESS) {
             procs = NULL;
+            skip_ended(f);
+        }
     }
     if (rc == PMIX_SUCCESS) {
         if (info_bool(info, ninfo, PMIX_COLLECT_DATA) ||
@@ -1310,9 +1372,10 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
     posted_t *mine = posted_find(&peer->proc, peer->tool == NULL);
     if (mine != NULL)
         mine->gone = true;
-    /* Every fence it belongs to (as a member or an expected participant)
-     * fails for the others if it died; one it joined before it finalized
-     * does not wait for it again; requests it made are dropped.  The
+    /* Every fence, connect or disconnect it belongs to (as a member or an
+     * expected participant) waits for it no more and ends for the others
+     * with PMIX_ERR_PARTIAL_SUCCESS, whether it finalized or died (what
+     * OpenPMIx 4.2.2 answers); requests it made are dropped.  The
      * collectives of other files decide for themselves, afterwards (their
      * decision may end other collectives). */
     size_t nhooked = 0;
@@ -1345,13 +1408,8 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
                 else
                     fence_finish(f, PMIX_ERR_NOMEM, NULL);
             }
-        } else if (!finalized && (member || in_set(f->procs, f->nprocs, &peer->proc))) {
-            fence_finish(f, PMIX_PROC_TERMINATED, NULL);
-        } else if (member && !f->host_called) {
-            if (f->expected > 0)
-                f->expected--;
-            if (f->arrived >= f->expected)
-                fence_ready(sy_srv, f);
+        } else if (member || in_set(f->procs, f->nprocs, &peer->proc)) {
+            depart(f);
         }
     }
     for (size_t i = 0; i < nhooked; i++) {

@@ -82,6 +82,8 @@ static void peer_maybe_free(sy_srv_peer_t *peer)
     sy_conn_free(peer->conn);
     free(peer->tool);
     free(peer);
+    if (s != NULL)
+        sy_srv_accept_resume(s); /* a descriptor is free */
 }
 
 /* Detach from the registration; no more messages will be handled.  The
@@ -458,7 +460,7 @@ static void direct_hello(sy_srv_peer_t *peer, uint32_t tag, sy_srv_client_t *c)
         return;
     }
     cancel_timer(peer);
-    sy_conn_set_max_body(peer->conn, 0);
+    sy_conn_set_max_body(peer->conn, sy_srv->max_msg);
     peer->state = SY_PEER_DIRECT;
     peer->main = client;
     client->direct = peer;
@@ -559,7 +561,7 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
 void sy_srv_peer_authenticated(sy_srv_peer_t *peer)
 {
     cancel_timer(peer);
-    sy_conn_set_max_body(peer->conn, 0);
+    sy_conn_set_max_body(peer->conn, sy_srv->max_msg);
     peer->state = SY_PEER_AWAIT_HOST;
 }
 
@@ -755,8 +757,10 @@ static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, voi
         return;
     char who[320];
     peer_describe(peer, who, sizeof(who));
-    if (peer->state == SY_PEER_AWAIT_HELLO || reason != PMIX_ERR_LOST_CONNECTION)
+    if (peer->state == SY_PEER_AWAIT_HELLO)
         sy_log(SY_LOG_WARN, "server: dropped %s before it was ready: %s", who, why);
+    else if (reason != PMIX_ERR_LOST_CONNECTION)
+        sy_log(SY_LOG_WARN, "server: dropped %s: %s", who, why);
     else
         sy_log(SY_LOG_DEBUG, "server: %s closed: %s", who, why);
     peer_detach(peer);

@@ -115,3 +115,19 @@ tests_integration_test_conventions_SOURCES = tests/integration/test_conventions.
 tests_integration_test_conventions_LDADD = src/libpmix.la
 tests_integration_test_conventions_LDFLAGS = -no-install
 TESTS += tests/integration/test_conventions
+# Collectives whose participant finalizes or dies, before or during them
+# (depart.sh; test_depart.c also builds against OpenPMIx 4.2.2:
+# bench/depart-compare.sh).
+check_PROGRAMS += tests/integration/test_depart
+tests_integration_test_depart_SOURCES = tests/integration/test_depart.c \
+	tests/integration/forkhost.h
+tests_integration_test_depart_LDADD = src/libpmix.la
+tests_integration_test_depart_LDFLAGS = -no-install
+TESTS += tests/integration/depart.sh
+EXTRA_DIST += tests/integration/depart.sh
+# The server's limits (fd limit, oversized frames, spawn requests) under
+# switchyard-run (tests/tools/limits.sh).
+check_PROGRAMS += tests/integration/test_limits
+tests_integration_test_limits_SOURCES = tests/integration/test_limits.c
+tests_integration_test_limits_LDADD = src/libpmix.la
+tests_integration_test_limits_LDFLAGS = -no-install

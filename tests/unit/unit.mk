@@ -107,3 +107,6 @@ EXTRA_DIST += tests/unit/attr-doc.sh
 # the uid/gid a peer puts among its infos (docs/security.md).
 check_PROGRAMS += tests/unit/test_safefile
 TESTS += tests/unit/test_safefile
+# test_log: the logger's rate limiting (repeats collapsed, floods cut).
+check_PROGRAMS += tests/unit/test_log
+TESTS += tests/unit/test_log
