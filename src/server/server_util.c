@@ -199,6 +199,30 @@ void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status)
     free(op);
 }
 
+const sy_wire_codec_t *sy_srv_codec(const sy_srv_peer_t *peer)
+{
+    /* every peer speaks our protocol; a second codec is chosen per peer
+     * at its HELLO */
+    (void)peer;
+    return &sy_wire_native;
+}
+
+pmix_status_t sy_srv_unpack_msg(const sy_srv_peer_t *peer, pmix_data_buffer_t *b,
+                                sy_wire_msg_id_t id, void *msg)
+{
+    return sy_wire_unpack(sy_srv_codec(peer), b, id, msg);
+}
+
+void sy_srv_req_reply(sy_srv_req_t *req, pmix_status_t status, sy_wire_msg_id_t id, const void *msg)
+{
+    req->status = status;
+    pmix_status_t rc = sy_wire_pack(sy_srv_codec(req->peer), &req->reply, id, msg);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req->reply);
+        req->status = rc;
+    }
+}
+
 void sy_srv_req_init(sy_srv_req_t *req, sy_srv_peer_t *peer, uint32_t tag,
                      void (*free_fn)(sy_srv_req_t *req))
 {
