@@ -86,14 +86,24 @@ static pmix_status_t unpack_status(pmix_status_t rc)
 
 static pmix_status_t unpack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg);
 
+/* One element: a record of any other count (0 included, which stores
+ * nothing) is malformed. */
+static pmix_status_t unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type)
+{
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, dst, &one, type);
+    if (rc == PMIX_SUCCESS && one != 1)
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    return unpack_status(rc);
+}
+
 /* A count of elements that take at least `each` bytes: one the rest of
  * the buffer cannot hold is a lie, refused before anything is allocated. */
 static pmix_status_t unpack_count(pmix_data_buffer_t *b, size_t each, size_t *n)
 {
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
+    pmix_status_t rc = unpack_one(b, n, PMIX_SIZE);
     if (rc != PMIX_SUCCESS)
-        return unpack_status(rc);
+        return rc;
     if (*n > INT32_MAX || each == 0 || *n > sy_buffer_remaining(b) / each)
         return PMIX_ERR_UNPACK_FAILURE;
     return PMIX_SUCCESS;
@@ -146,14 +156,12 @@ static pmix_status_t unpack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *
     pmix_status_t rc = PMIX_SUCCESS;
     for (size_t i = 0; rc == PMIX_SUCCESS && i < d->nfields; i++) {
         const sy_wire_field_t *f = &d->fields[i];
-        if (f->kind == SY_WIRE_ONE) {
-            int32_t one = 1;
-            rc = unpack_status(sy_unpack(b, field_at(msg, f->offset), &one, f->type));
-        } else if (f->kind == SY_WIRE_ARRAY) {
+        if (f->kind == SY_WIRE_ONE)
+            rc = unpack_one(b, field_at(msg, f->offset), f->type);
+        else if (f->kind == SY_WIRE_ARRAY)
             rc = unpack_array(b, f, msg);
-        } else {
+        else
             rc = unpack_records(b, f, msg);
-        }
     }
     return rc;
 }

@@ -279,6 +279,9 @@ pmix_status_t sy_srv_unpack_count(pmix_data_buffer_t *b, size_t *n)
 {
     int32_t one = 1;
     pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
+    /* a record of no count stores nothing: as malformed as a short one */
+    if (rc == PMIX_SUCCESS && one != 1)
+        rc = PMIX_ERR_UNPACK_FAILURE;
     /* every element takes a byte at least: a count beyond the rest lies */
     if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
         rc = PMIX_ERR_UNPACK_FAILURE;
