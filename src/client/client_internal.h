@@ -91,6 +91,7 @@ typedef union {
     pmix_spawn_cbfunc_t spawn;
     pmix_credential_cbfunc_t cred;
     pmix_validation_cbfunc_t valid;
+    void (*any)(void); /* another type, cast back by the reply's handler */
 } sy_client_cb_t;
 /* reply: the unpacked struct of message id (NULL for a reply with no
  * field), freed after cb returns; cb may take its fields (NULL them). */
@@ -98,10 +99,15 @@ typedef void (*sy_client_msg_fn)(pmix_status_t status, sy_wire_msg_id_t id, void
                                  sy_client_cb_t user, void *cbdata);
 pmix_status_t sy_client_call_nb(sy_wire_msg_id_t id, const void *msg, sy_client_msg_fn cb,
                                 sy_client_cb_t user, void *cbdata);
+/* The same on a given connection. */
+pmix_status_t sy_client_call_nb_on(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg,
+                                   sy_client_msg_fn cb, sy_client_cb_t user, void *cbdata);
 /* Blocking, on conn: the reply's status, its fields in *reply (zeroed
  * first; free it with its sy_wire_*_free). */
 pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg, double seconds,
                              void *reply);
+/* A request on conn (NULL: none) whose reply nobody waits for. */
+void sy_client_send_nb(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg);
 /* Requests whose reply is the status alone, for a pmix_op_cbfunc_t (which
  * may be NULL: the request still goes). */
 pmix_status_t sy_client_call_op_nb(sy_wire_msg_id_t id, const void *msg, pmix_op_cbfunc_t cbfunc,

@@ -49,8 +49,14 @@ pmix_status_t sy_client_call_nb(sy_wire_msg_id_t id, const void *msg, sy_client_
     pmix_status_t rc = sy_client_server_conn(&conn);
     if (rc != PMIX_SUCCESS)
         return rc;
+    return sy_client_call_nb_on(conn, id, msg, cb, user, cbdata);
+}
+
+pmix_status_t sy_client_call_nb_on(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg,
+                                   sy_client_msg_fn cb, sy_client_cb_t user, void *cbdata)
+{
     pmix_data_buffer_t req;
-    rc = sy_wire_pack_request(sy_client_codec(), &req, id, msg);
+    pmix_status_t rc = sy_wire_pack_request(sy_client_codec(), &req, id, msg);
     const sy_wire_desc_t *rd = sy_wire_desc(sy_wire_reply_of(id));
     if (rc == PMIX_SUCCESS && rd == NULL)
         rc = PMIX_ERR_BAD_PARAM;
@@ -90,6 +96,20 @@ pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *m
     }
     sy_buffer_destruct(&rb);
     return rc;
+}
+
+static void ignore_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    (void)status;
+    (void)reply;
+    (void)cbdata;
+}
+
+void sy_client_send_nb(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg)
+{
+    pmix_data_buffer_t req;
+    if (conn != NULL && sy_wire_pack_request(sy_client_codec(), &req, id, msg) == PMIX_SUCCESS)
+        sy_client_request_nb(conn, &req, ignore_reply, NULL);
 }
 
 /* ---- replies with nothing after the status ---- */

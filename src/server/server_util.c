@@ -213,6 +213,22 @@ pmix_status_t sy_srv_unpack_msg(const sy_srv_peer_t *peer, pmix_data_buffer_t *b
     return sy_wire_unpack(sy_srv_codec(peer), b, id, msg);
 }
 
+pmix_status_t sy_srv_peer_send_msg(sy_srv_peer_t *peer, sy_wire_msg_id_t id, const void *msg)
+{
+    const sy_wire_desc_t *d = sy_wire_desc(id);
+    if (d == NULL || d->part != SY_WIRE_MESSAGE)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_data_buffer_t b = {0};
+    uint8_t kind = d->code;
+    pmix_status_t rc = sy_pack(&b, &kind, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_wire_pack(sy_srv_codec(peer), &b, id, msg);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_peer_send(peer, &b);
+    sy_buffer_destruct(&b);
+    return rc;
+}
+
 void sy_srv_req_reply(sy_srv_req_t *req, pmix_status_t status, sy_wire_msg_id_t id, const void *msg)
 {
     req->status = status;
