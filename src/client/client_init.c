@@ -360,13 +360,7 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
     if (conn != NULL) {
         /* Tell the server, so the host's client_finalized runs before we
          * return; a server already gone is no error of ours. */
-        pmix_data_buffer_t req, rb;
-        rc = sy_client_pack_cmd(&req, SY_CMD_FINALIZE);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_client_rpc(conn, &req, SY_REQUEST_WAIT, &rb);
-        else
-            sy_buffer_destruct(&req);
-        sy_buffer_destruct(&rb);
+        rc = sy_client_call(conn, SY_WMSG_FINALIZE_REQ, NULL, SY_REQUEST_WAIT, NULL);
         if (rc == PMIX_ERR_LOST_CONNECTION)
             rc = PMIX_SUCCESS;
         sy_store_set_resolver(NULL, NULL);
