@@ -22,7 +22,7 @@
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/runtime.h"
-#include "sched/fabmod.h"
+#include "fabmod/fabmod.h"
 #include "sched/sched.h"
 #include "switchyard.h"
 
