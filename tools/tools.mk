@@ -70,7 +70,7 @@ EXTRA_DIST += tests/external/slurm.sh tests/external/slurm/cluster.sh \
 # "switchyard-sched"); public API only.
 bin_PROGRAMS += tools/switchyard-sched
 tools_switchyard_sched_SOURCES = tools/sched/sched_main.c tools/sched/sched_link.c \
-	tools/sched/sched.h
+	tools/sched/sched_daemon.h
 tools_switchyard_sched_LDADD = src/libpmix.la
 # sched-client: an example scheduler client (README).
 noinst_PROGRAMS += tools/examples/sched-client

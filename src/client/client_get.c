@@ -8,6 +8,7 @@
 
 #include <pmix.h>
 
+#include "common/info.h"
 #include "client/client_internal.h"
 #include "common/datatype.h"
 #include "common/progress.h"
@@ -30,10 +31,7 @@ static pmix_status_t target(const pmix_proc_t *proc, pmix_proc_t *out)
 
 static bool refresh_asked(const pmix_info_t info[], size_t ninfo)
 {
-    for (size_t i = 0; info != NULL && i < ninfo; i++)
-        if (strncmp(info[i].key, PMIX_GET_REFRESH_CACHE, PMIX_MAX_KEYLEN) == 0)
-            return info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
-    return false;
+    return sy_info_flag(info, ninfo, PMIX_GET_REFRESH_CACHE);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],

@@ -15,6 +15,7 @@
 
 #include <pmix.h>
 
+#include "common/info.h"
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/event.h"
@@ -75,9 +76,7 @@ static void on_outcome(pmix_status_t code, pmix_status_t objection, const pmix_i
         decision = PMIX_GROUP_CONSTRUCT_ABORT;
     for (size_t i = 0; decision == PMIX_SUCCESS && code == PMIX_GROUP_LEADER_FAILED && i < nresults;
          i++)
-        if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_LEADER) &&
-            (results[i].value.type == PMIX_UNDEF ||
-             (results[i].value.type == PMIX_BOOL && results[i].value.data.flag)))
+        if (PMIX_CHECK_KEY(&results[i], PMIX_GROUP_LEADER) && sy_info_true(&results[i]))
             decision = PMIX_GROUP_LEADER_SELECTED;
     if (waited || decision != PMIX_SUCCESS)
         decide(grp, code, decision, affected);

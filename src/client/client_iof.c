@@ -16,6 +16,7 @@
 #include <pmix.h>
 #include <pmix_tool.h>
 
+#include "common/info.h"
 #include "client/client_internal.h"
 #include "client/client_iof.h"
 #include "common/buffer.h"
@@ -148,8 +149,7 @@ static void reg_free(reg_t *r)
 static bool complete_in(const pmix_info_t *info, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (strncmp(info[i].key, PMIX_IOF_COMPLETE, PMIX_MAX_KEYLEN) == 0 &&
-            (info[i].value.type != PMIX_BOOL || info[i].value.data.flag))
+        if (sy_info_is(&info[i], PMIX_IOF_COMPLETE) && sy_info_true(&info[i]))
             return true;
     return false;
 }

@@ -9,6 +9,7 @@
 
 #include <pmix.h>
 
+#include "common/info.h"
 #include "client/client_iof.h"
 #include "common/log.h"
 
@@ -34,11 +35,6 @@ void sy_bytes_free(sy_bytes_t *b)
 {
     free(b->data);
     memset(b, 0, sizeof(*b));
-}
-
-static bool is(const pmix_info_t *i, const char *k)
-{
-    return strncmp(i->key, k, PMIX_MAX_KEYLEN) == 0;
 }
 
 static pmix_status_t flag(const pmix_info_t *i, bool *out)
@@ -77,42 +73,42 @@ pmix_status_t sy_iof_opts_parse(const pmix_info_t dirs[], size_t ndirs, bool pus
         pmix_status_t rc = PMIX_SUCCESS;
         size_t num = 0;
         bool pull_only = false, push_only = false;
-        if (is(d, PMIX_IOF_BUFFERING_SIZE)) {
+        if (sy_info_is(d, PMIX_IOF_BUFFERING_SIZE)) {
             rc = number(d, &o->bsize);
-        } else if (is(d, PMIX_IOF_BUFFERING_TIME)) {
+        } else if (sy_info_is(d, PMIX_IOF_BUFFERING_TIME)) {
             rc = number(d, &num);
             o->btime = (double)num;
-        } else if (is(d, PMIX_IOF_CACHE_SIZE)) {
+        } else if (sy_info_is(d, PMIX_IOF_CACHE_SIZE)) {
             rc = number(d, &o->cache);
-        } else if (is(d, PMIX_IOF_DROP_OLDEST) || is(d, PMIX_IOF_DROP_NEWEST)) {
+        } else if (sy_info_is(d, PMIX_IOF_DROP_OLDEST) || sy_info_is(d, PMIX_IOF_DROP_NEWEST)) {
             bool b;
             rc = flag(d, &b); /* for the server or the host */
-        } else if (is(d, PMIX_IOF_TAG_OUTPUT)) {
+        } else if (sy_info_is(d, PMIX_IOF_TAG_OUTPUT)) {
             rc = flag(d, &o->tag);
             pull_only = true;
-        } else if (is(d, PMIX_IOF_RANK_OUTPUT)) {
+        } else if (sy_info_is(d, PMIX_IOF_RANK_OUTPUT)) {
             rc = flag(d, &o->rank);
             pull_only = true;
-        } else if (is(d, PMIX_IOF_TIMESTAMP_OUTPUT)) {
+        } else if (sy_info_is(d, PMIX_IOF_TIMESTAMP_OUTPUT)) {
             rc = flag(d, &o->timestamp);
             pull_only = true;
-        } else if (is(d, PMIX_IOF_XML_OUTPUT)) {
+        } else if (sy_info_is(d, PMIX_IOF_XML_OUTPUT)) {
             rc = flag(d, &o->xml);
             pull_only = true;
-        } else if (is(d, PMIX_IOF_OUTPUT_RAW)) {
+        } else if (sy_info_is(d, PMIX_IOF_OUTPUT_RAW)) {
             rc = flag(d, &o->raw);
             pull_only = true;
-        } else if (is(d, PMIX_IOF_MERGE_STDERR_STDOUT)) {
+        } else if (sy_info_is(d, PMIX_IOF_MERGE_STDERR_STDOUT)) {
             rc = flag(d, &o->merge);
             pull_only = true;
-        } else if (is(d, PMIX_IOF_REDIRECT) || is(d, PMIX_IOF_COPY)) {
+        } else if (sy_info_is(d, PMIX_IOF_REDIRECT) || sy_info_is(d, PMIX_IOF_COPY)) {
             bool b;
             rc = flag(d, &b); /* for the host */
             pull_only = true;
-        } else if (is(d, PMIX_IOF_PUSH_STDIN)) {
+        } else if (sy_info_is(d, PMIX_IOF_PUSH_STDIN)) {
             rc = flag(d, &o->push_stdin);
             push_only = true;
-        } else if (is(d, PMIX_IOF_COMPLETE)) {
+        } else if (sy_info_is(d, PMIX_IOF_COMPLETE)) {
             rc = flag(d, &o->complete);
             push_only = true;
         } else if (strncmp(d->key, "pmix.iof.", 9) == 0) {

@@ -9,6 +9,7 @@
 
 #include <pmix.h>
 
+#include "common/info.h"
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/datatype.h"
@@ -347,14 +348,6 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
 
 /* ---- Get of a peer's key ---- */
 
-static bool info_flag(const pmix_info_t info[], size_t ninfo, const char *key)
-{
-    for (size_t i = 0; i < ninfo; i++)
-        if (strncmp(info[i].key, key, PMIX_MAX_KEYLEN) == 0)
-            return info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
-    return false;
-}
-
 /* Ask the server; it holds the request until the data exists (or the
  * PMIX_TIMEOUT in info passes, or the target dies). */
 static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
@@ -399,7 +392,7 @@ pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
     size_t ni = info != NULL ? ninfo : 0;
-    bool refresh = info_flag(info, ni, PMIX_GET_REFRESH_CACHE);
+    bool refresh = sy_info_flag(info, ni, PMIX_GET_REFRESH_CACHE);
     if (!refresh) {
         pmix_status_t rc = sy_store_get_modex(proc, key, NULL, val);
         if (rc != PMIX_ERR_NOT_FOUND)
@@ -410,7 +403,7 @@ pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
     if (reserved(key))
         return PMIX_ERR_NOT_FOUND;
     /* PMIX_OPTIONAL / PMIX_IMMEDIATE: what is here, nothing more */
-    if (info_flag(info, ni, PMIX_OPTIONAL) || info_flag(info, ni, PMIX_IMMEDIATE))
+    if (sy_info_flag(info, ni, PMIX_OPTIONAL) || sy_info_flag(info, ni, PMIX_IMMEDIATE))
         return PMIX_ERR_NOT_FOUND;
     if (proc->rank == PMIX_RANK_WILDCARD)
         return PMIX_ERR_NOT_FOUND; /* job-level keys come from the job data */

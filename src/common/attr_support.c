@@ -9,6 +9,7 @@
 #include <pmix.h>
 #include <switchyard.h>
 
+#include "common/info.h"
 #include "common/attr_support.h"
 #include "common/attr_table.h"
 
@@ -103,11 +104,6 @@ bool sy_support_is_query(const pmix_query_t *q)
            strcmp(q->keys[0], PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0;
 }
 
-static bool key_is(const pmix_info_t *i, const char *k)
-{
-    return strncmp(i->key, k, PMIX_MAX_KEYLEN) == 0;
-}
-
 /* A qualifier's setting: false, true, or a list of functions. */
 static bool qual_on(const pmix_info_t *i)
 {
@@ -131,11 +127,11 @@ static void parse_request(const pmix_query_t *q, request_t *r)
     for (size_t i = 0; q->qualifiers != NULL && i < q->nqual; i++) {
         const pmix_info_t *in = &q->qualifiers[i];
         for (int l = 0; l < SY_NLEVELS; l++) {
-            if (key_is(in, level_attrs[l])) {
+            if (sy_info_is(in, level_attrs[l])) {
                 r->any_level = true;
                 r->on[l] = qual_on(in);
                 r->list[l] = in->value.type == PMIX_STRING ? in->value.data.string : NULL;
-            } else if (key_is(in, level_fns[l])) {
+            } else if (sy_info_is(in, level_fns[l])) {
                 r->any_level = true;
                 r->fns[l] = qual_on(in);
             }

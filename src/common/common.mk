@@ -27,7 +27,7 @@ src_libswitchyard_la_SOURCES += \
 # BUILT_SOURCES, so that it also holds when a single test or the library
 # alone is built (they all include the public headers anyway, so this costs
 # no extra rebuilds).
-noinst_HEADERS += src/common/attr_table.h
+noinst_HEADERS += src/common/attr_table.h src/common/info.h
 EXTRA_DIST += src/common/attr_table.awk
 CLEANFILES += src/common/attr_table.inc
 src/common/attr_table.inc: $(top_srcdir)/include/pmix_attributes.h $(top_srcdir)/src/common/attr_table.awk

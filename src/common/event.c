@@ -8,6 +8,7 @@
 
 #include <pmix.h>
 
+#include "common/info.h"
 #include "common/event.h"
 #include "common/log.h"
 #include "common/progress.h"
@@ -106,16 +107,6 @@ static void handler_free(handler_t *h)
     free(h);
 }
 
-static bool is(const pmix_info_t *i, const char *key)
-{
-    return strncmp(i->key, key, PMIX_MAX_KEYLEN) == 0;
-}
-
-static bool flag(const pmix_info_t *i)
-{
-    return i->value.type != PMIX_BOOL || i->value.data.flag;
-}
-
 /* A whole number of seconds from any integer value; 0 (none) otherwise. */
 static int seconds_of(const pmix_value_t *v)
 {
@@ -209,23 +200,24 @@ static pmix_status_t do_register(pmix_status_t codes[], size_t ncodes, const pmi
     pmix_status_t rc = PMIX_SUCCESS;
     for (size_t i = 0; i < ninfo && rc == PMIX_SUCCESS; i++) {
         const pmix_info_t *in = &info[i];
-        if (is(in, PMIX_EVENT_HDLR_NAME) && in->value.type == PMIX_STRING)
+        if (sy_info_is(in, PMIX_EVENT_HDLR_NAME) && in->value.type == PMIX_STRING)
             h->name = in->value.data.string ? strdup(in->value.data.string) : NULL;
-        else if (is(in, PMIX_EVENT_HDLR_FIRST) && flag(in))
+        else if (sy_info_is(in, PMIX_EVENT_HDLR_FIRST) && sy_info_true(in))
             h->pos = POS_FIRST;
-        else if (is(in, PMIX_EVENT_HDLR_LAST) && flag(in))
+        else if (sy_info_is(in, PMIX_EVENT_HDLR_LAST) && sy_info_true(in))
             h->pos = POS_LAST;
-        else if (is(in, PMIX_EVENT_HDLR_PREPEND) && flag(in))
+        else if (sy_info_is(in, PMIX_EVENT_HDLR_PREPEND) && sy_info_true(in))
             prepend = true;
-        else if (is(in, PMIX_EVENT_HDLR_BEFORE) && in->value.type == PMIX_STRING)
+        else if (sy_info_is(in, PMIX_EVENT_HDLR_BEFORE) && in->value.type == PMIX_STRING)
             before = in->value.data.string;
-        else if (is(in, PMIX_EVENT_HDLR_AFTER) && in->value.type == PMIX_STRING)
+        else if (sy_info_is(in, PMIX_EVENT_HDLR_AFTER) && in->value.type == PMIX_STRING)
             after = in->value.data.string;
-        else if (is(in, PMIX_EVENT_AFFECTED_PROC) || is(in, PMIX_EVENT_AFFECTED_PROCS))
+        else if (sy_info_is(in, PMIX_EVENT_AFFECTED_PROC) ||
+                 sy_info_is(in, PMIX_EVENT_AFFECTED_PROCS))
             rc = copy_procs(&in->value, &h->affected, &h->naffected);
-        else if (is(in, PMIX_EVENT_RETURN_OBJECT) && in->value.type == PMIX_POINTER)
+        else if (sy_info_is(in, PMIX_EVENT_RETURN_OBJECT) && in->value.type == PMIX_POINTER)
             h->return_object = in->value.data.ptr;
-        else if (is(in, PMIX_EVENT_ACTION_TIMEOUT))
+        else if (sy_info_is(in, PMIX_EVENT_ACTION_TIMEOUT))
             h->timeout = seconds_of(&in->value);
     }
     if (rc != PMIX_SUCCESS) {
@@ -688,15 +680,15 @@ static void affected_of(const pmix_info_t *info, size_t ninfo, const pmix_proc_t
     *n = 0;
     *non_default = false;
     for (size_t i = 0; i < ninfo; i++) {
-        if (is(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC) {
+        if (sy_info_is(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC) {
             *procs = info[i].value.data.proc;
             *n = 1;
-        } else if (is(&info[i], PMIX_EVENT_AFFECTED_PROCS) &&
+        } else if (sy_info_is(&info[i], PMIX_EVENT_AFFECTED_PROCS) &&
                    info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray != NULL &&
                    info[i].value.data.darray->type == PMIX_PROC) {
             *procs = info[i].value.data.darray->array;
             *n = info[i].value.data.darray->size;
-        } else if (is(&info[i], PMIX_EVENT_NON_DEFAULT) && flag(&info[i])) {
+        } else if (sy_info_is(&info[i], PMIX_EVENT_NON_DEFAULT) && sy_info_true(&info[i])) {
             *non_default = true;
         }
     }
@@ -750,7 +742,7 @@ static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_
     c->status = status;
     c->refs = 1;
     for (size_t i = 0; i < ninfo && info != NULL; i++)
-        if (is(&info[i], PMIX_EVENT_ACTION_TIMEOUT))
+        if (sy_info_is(&info[i], PMIX_EVENT_ACTION_TIMEOUT))
             c->timeout = seconds_of(&info[i].value);
     if (source != NULL)
         c->source = *source;

@@ -1,6 +1,8 @@
 /*
  * Switchyard -- PMIx_Info_load and PMIx_Info_xfer.
  */
+#include "common/info.h"
+
 #include "common/datatype.h"
 
 #include <string.h>
@@ -35,4 +37,18 @@ PMIX_EXPORT pmix_status_t PMIx_Info_xfer(pmix_info_t *dest, const pmix_info_t *s
     rc = sy_elem_copy(&tmp, src, PMIX_INFO);
     *dest = tmp;
     return rc;
+}
+
+const pmix_info_t *sy_info_find(const pmix_info_t info[], size_t ninfo, const char *key)
+{
+    for (size_t i = 0; info != NULL && i < ninfo; i++)
+        if (sy_info_is(&info[i], key))
+            return &info[i];
+    return NULL;
+}
+
+bool sy_info_flag(const pmix_info_t info[], size_t ninfo, const char *key)
+{
+    const pmix_info_t *i = sy_info_find(info, ninfo, key);
+    return i != NULL && sy_info_true(i);
 }

@@ -1,3 +1,4 @@
+#include "common/info.h"
 #include "common/runtime.h"
 
 #include <pthread.h>
@@ -11,18 +12,13 @@ static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
 static sy_progress_t *runtime;
 static unsigned runtime_users;
 
-static bool info_flag(const pmix_info_t *inf)
-{
-    return inf->value.type == PMIX_UNDEF || (inf->value.type == PMIX_BOOL && inf->value.data.flag);
-}
-
 static void mode_from_info(const pmix_info_t info[], size_t ninfo, sy_progress_opts_t *opts)
 {
     opts->mode = SY_PROGRESS_THREAD;
     opts->base = NULL;
     for (size_t i = 0; info != NULL && i < ninfo; i++) {
         if (strncmp(info[i].key, PMIX_EXTERNAL_PROGRESS, PMIX_MAX_KEYLEN) == 0 &&
-            info_flag(&info[i])) {
+            sy_info_true(&info[i])) {
             opts->mode = SY_PROGRESS_EXT_PROGRESS;
         } else if (strncmp(info[i].key, PMIX_EVENT_BASE, PMIX_MAX_KEYLEN) == 0 &&
                    info[i].value.type == PMIX_POINTER && info[i].value.data.ptr != NULL) {

@@ -1,6 +1,7 @@
 /* sy_store_get: the retrieval rules of the standard for reserved keys
  * (Chap_API_Reserved_Keys.tex, "Data realms"), answered from the attached
  * segments and the internal values under the store's read lock. */
+#include "common/info.h"
 #include "config.h"
 
 #include <pthread.h>
@@ -41,11 +42,6 @@ typedef struct {
 /* ---- parsing the request ---- */
 
 /* A realm qualifier counts unless it is an explicit boolean false. */
-static bool qualifier_set(const pmix_info_t *info)
-{
-    return info->value.type != PMIX_BOOL || info->value.data.flag;
-}
-
 static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, request_t *r)
 {
     static const struct {
@@ -68,7 +64,7 @@ static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, request_t *r)
             if (strcmp(in->key, realms[k].key) == 0) {
                 known = true;
                 /* the first realm given decides */
-                if (Q_NONE == r->realm && qualifier_set(in)) {
+                if (Q_NONE == r->realm && sy_info_true(in)) {
                     r->realm = realms[k].realm;
                 }
             }

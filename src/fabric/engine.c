@@ -61,7 +61,8 @@ const char *sy_fabric_result_name(sy_fabric_result_t r)
     return (unsigned)r < SY_FABRIC_R_COUNT ? result_names[r] : "unknown";
 }
 
-static void set_err(sy_fabric_engine_t *eng, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void set_err(sy_fabric_engine_t *eng, const char *fmt,
+                                                          ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -69,10 +70,11 @@ static void set_err(sy_fabric_engine_t *eng, const char *fmt, ...)
     va_end(ap);
 }
 
-static char *dup_msg(const char *fmt, const char *arg)
+/* "PATH: what went wrong", PATH cut to 500 characters. */
+static char *dup_msg(const char *path, const char *what)
 {
     char buf[1024];
-    snprintf(buf, sizeof(buf), fmt, arg);
+    snprintf(buf, sizeof(buf), "%.500s: %s", path, what);
     return strdup(buf);
 }
 
@@ -331,13 +333,13 @@ static pmix_status_t read_file(const char *path, char **buf, size_t *len, struct
     fclose(f);
     if (rc == PMIX_ERR_FILE_READ_FAILURE) {
         if (errmsg != NULL) {
-            *errmsg = dup_msg("%.500s: read error", path);
+            *errmsg = dup_msg(path, "read error");
         }
         return rc;
     }
     if (rc != PMIX_SUCCESS) {
         if (errmsg != NULL) {
-            *errmsg = dup_msg("%.500s: too large or out of memory", path);
+            *errmsg = dup_msg(path, "too large or out of memory");
         }
         return PMIX_ERR_NOMEM;
     }

@@ -43,18 +43,15 @@ src_libsyfabric_la_SOURCES += \
 	src/fabric/coords.c
 noinst_HEADERS += src/fabric/igraph_guard.h src/fabric/levels.h src/fabric/structure.h \
 	src/fabric/groups.h src/fabric/coords.h
-# --- local device inventory and device distances (owner: devices engineer) ---
+# --- local device inventory (owner: devices engineer) ---
 # devices.c: records, merge, PMIX_FABRIC_DEVICE conversion; devices_fi.c:
 # libfabric (cached fi_getinfo); devices_hwloc.c: hwloc network/OpenFabrics
-# OS devices; distances.c: pmix_device_distance_t from hwloc locality.
+# OS devices.  (Device distances are in libpmix: src/sched/distances.c.)
 src_libsyfabric_la_SOURCES += \
 	src/fabric/devices.c \
 	src/fabric/devices_fi.c \
 	src/fabric/devices_hwloc.c
-noinst_HEADERS += src/fabric/devices.h src/fabric/devices_int.h src/fabric/distances.h
-# distances.c needs hwloc only: it is in libpmix (PMIx_Compute_distances,
-# src/sched/distances_api.c), and so reaches the engine through it.
-src_libswitchyard_la_SOURCES += src/fabric/distances.c
+noinst_HEADERS += src/fabric/devices.h src/fabric/devices_int.h
 # --- engine facade and vertex removal (owner: engine/CLI engineer) ---
 # engine.c: a topology plus its computed results, incremental changes with
 # a generation counter and dirty tracking (docs/fabric.md, "Engine and

@@ -1,5 +1,5 @@
 /* PMIx_Compute_distances (+ _nb): a cpuset's distances to the node's
- * devices (src/fabric/distances.c, hwloc only: no engine module).  The
+ * devices (src/sched/distances.c, hwloc only: no engine module).  The
  * topology is the caller's, or this process's when it shows I/O devices,
  * else this machine's loaded once with I/O objects and kept until exit of
  * the last role (hwloc's I/O discovery is slow). */
@@ -12,7 +12,7 @@
 #include "common/progress.h"
 #include "common/runtime.h"
 #include "common/topology.h"
-#include "fabric/distances.h"
+#include "sched/distances.h"
 
 static pmix_status_t local_topology(hwloc_topology_t *out)
 {

@@ -14,6 +14,7 @@
 
 #include <pmix.h>
 
+#include "common/info.h"
 #include "common/datatype.h"
 #include "common/event.h"
 #include "common/progress.h"
@@ -108,8 +109,7 @@ static bool by_value(const reg_t *r)
 {
     for (size_t i = 0; i < r->ndirs; i++)
         if (PMIX_CHECK_KEY(&r->dirs[i], SWITCHYARD_FABRIC_BY_VALUE))
-            return r->dirs[i].value.type == PMIX_UNDEF ||
-                   (r->dirs[i].value.type == PMIX_BOOL && r->dirs[i].value.data.flag);
+            return sy_info_true(&r->dirs[i]);
     return false;
 }
 

@@ -16,12 +16,13 @@
 
 #include <pmix.h>
 
+#include "common/info.h"
 #include "common/datatype.h"
 #include "common/event.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/runtime.h"
-#include "sched/fabmod.h"
+#include "fabmod/fabmod.h"
 #include "sched/sched.h"
 #include "switchyard.h"
 
@@ -63,19 +64,9 @@ static struct {
     const sy_fabmod_ops_t *ops;
 } S;
 
-static bool is(const pmix_info_t *i, const char *key)
-{
-    return PMIX_CHECK_KEY(i, key);
-}
-
 static const char *str_of(const pmix_info_t *i)
 {
     return i->value.type == PMIX_STRING ? i->value.data.string : NULL;
-}
-
-static bool flag_of(const pmix_info_t *i)
-{
-    return i->value.type == PMIX_UNDEF || (i->value.type == PMIX_BOOL && i->value.data.flag);
 }
 
 static bool number_of(const pmix_info_t *i, double *d)
@@ -112,12 +103,12 @@ static pmix_status_t add_fabric(const pmix_info_t *info, size_t ninfo, size_t *i
     bool bad = false;
     for (size_t i = 0; i < ninfo; i++) {
         const pmix_info_t *e = &info[i];
-        char **dst = is(e, SWITCHYARD_FABRIC_TOPOLOGY)   ? &f.path
-                     : is(e, SWITCHYARD_FABRIC_FORMAT)   ? &f.format
-                     : is(e, SWITCHYARD_FABRIC_GENERATE) ? &f.spec
-                     : is(e, PMIX_FABRIC_VENDOR)         ? &f.vendor
-                     : is(e, PMIX_FABRIC_IDENTIFIER)     ? &f.identifier
-                                                         : NULL;
+        char **dst = sy_info_is(e, SWITCHYARD_FABRIC_TOPOLOGY)   ? &f.path
+                     : sy_info_is(e, SWITCHYARD_FABRIC_FORMAT)   ? &f.format
+                     : sy_info_is(e, SWITCHYARD_FABRIC_GENERATE) ? &f.spec
+                     : sy_info_is(e, PMIX_FABRIC_VENDOR)         ? &f.vendor
+                     : sy_info_is(e, PMIX_FABRIC_IDENTIFIER)     ? &f.identifier
+                                                                 : NULL;
         if (dst != NULL) {
             if (str_of(e) == NULL) {
                 bad = true;
@@ -125,7 +116,8 @@ static pmix_status_t add_fabric(const pmix_info_t *info, size_t ninfo, size_t *i
             }
             free(*dst);
             *dst = strdup(str_of(e));
-        } else if (is(e, SWITCHYARD_FABRIC_WATCH) && (!number_of(e, &f.watch) || f.watch < 0)) {
+        } else if (sy_info_is(e, SWITCHYARD_FABRIC_WATCH) &&
+                   (!number_of(e, &f.watch) || f.watch < 0)) {
             bad = true;
         }
     }
@@ -165,7 +157,7 @@ pmix_status_t sy_sched_init(const pmix_info_t info[], size_t ninfo, const pmix_p
     S.active = true;
     size_t idx;
     for (size_t i = 0; i < ninfo; i++) {
-        if (!is(&info[i], SWITCHYARD_FABRIC))
+        if (!sy_info_is(&info[i], SWITCHYARD_FABRIC))
             continue;
         const pmix_value_t *v = &info[i].value;
         pmix_status_t rc = v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
@@ -348,21 +340,22 @@ static pmix_status_t select_fab(const pmix_info_t dirs[], size_t ndirs, size_t *
     *plane = NULL;
     for (size_t i = 0; i < ndirs; i++) {
         const pmix_info_t *e = &dirs[i];
-        if (is(e, PMIX_FABRIC_INDEX)) {
+        if (sy_info_is(e, PMIX_FABRIC_INDEX)) {
             if (e->value.type != PMIX_SIZE)
                 return PMIX_ERR_BAD_PARAM;
             *k = e->value.data.size;
             have_index = true;
-        } else if (is(e, PMIX_FABRIC_PLANE) || is(e, PMIX_FABRIC_VENDOR) ||
-                   is(e, PMIX_FABRIC_IDENTIFIER) || is(e, SWITCHYARD_FABRIC_TOPOLOGY) ||
-                   is(e, SWITCHYARD_FABRIC_GENERATE)) {
+        } else if (sy_info_is(e, PMIX_FABRIC_PLANE) || sy_info_is(e, PMIX_FABRIC_VENDOR) ||
+                   sy_info_is(e, PMIX_FABRIC_IDENTIFIER) ||
+                   sy_info_is(e, SWITCHYARD_FABRIC_TOPOLOGY) ||
+                   sy_info_is(e, SWITCHYARD_FABRIC_GENERATE)) {
             if (str_of(e) == NULL)
                 return PMIX_ERR_BAD_PARAM;
-            const char **dst = is(e, PMIX_FABRIC_PLANE)            ? plane
-                               : is(e, PMIX_FABRIC_VENDOR)         ? &vendor
-                               : is(e, PMIX_FABRIC_IDENTIFIER)     ? &ident
-                               : is(e, SWITCHYARD_FABRIC_TOPOLOGY) ? &path
-                                                                   : &spec;
+            const char **dst = sy_info_is(e, PMIX_FABRIC_PLANE)            ? plane
+                               : sy_info_is(e, PMIX_FABRIC_VENDOR)         ? &vendor
+                               : sy_info_is(e, PMIX_FABRIC_IDENTIFIER)     ? &ident
+                               : sy_info_is(e, SWITCHYARD_FABRIC_TOPOLOGY) ? &path
+                                                                           : &spec;
             *dst = str_of(e);
         }
     }
@@ -403,7 +396,7 @@ pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation
     if (op == PMIX_FABRIC_UPDATE_INFO) {
         bool have_index = false;
         for (size_t i = 0; i < ndirs; i++)
-            have_index = have_index || is(&dirs[i], PMIX_FABRIC_INDEX);
+            have_index = have_index || sy_info_is(&dirs[i], PMIX_FABRIC_INDEX);
         if (!have_index)
             return PMIX_ERR_BAD_PARAM;
     }
@@ -428,8 +421,8 @@ pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation
     const char *plane = NULL;
     bool by_value = false;
     for (size_t i = 0; i < ndirs; i++)
-        if (is(&dirs[i], SWITCHYARD_FABRIC_BY_VALUE))
-            by_value = flag_of(&dirs[i]);
+        if (sy_info_is(&dirs[i], SWITCHYARD_FABRIC_BY_VALUE))
+            by_value = sy_info_true(&dirs[i]);
     pmix_status_t rc = select_fab(dirs, ndirs, &k, &plane);
     if (rc == PMIX_SUCCESS)
         rc = open_fab(k);
@@ -496,9 +489,9 @@ pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo, const p
     const char *host = NULL;
     const pmix_value_t *devs = NULL;
     for (size_t i = 0; i < ninfo; i++) {
-        if (is(&info[i], PMIX_HOSTNAME))
+        if (sy_info_is(&info[i], PMIX_HOSTNAME))
             host = str_of(&info[i]);
-        else if (is(&info[i], PMIX_FABRIC_DEVICES) && info[i].value.type == PMIX_DATA_ARRAY)
+        else if (sy_info_is(&info[i], PMIX_FABRIC_DEVICES) && info[i].value.type == PMIX_DATA_ARRAY)
             devs = &info[i].value;
     }
     if (host != NULL && devs != NULL) {
@@ -530,17 +523,17 @@ pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo, const p
     size_t k = 0;
     for (size_t i = 0; i < ndirs; i++) {
         const pmix_info_t *e = &dirs[i];
-        if (is(e, SWITCHYARD_FABRIC_LINK)) {
+        if (sy_info_is(e, SWITCHYARD_FABRIC_LINK)) {
             if ((link = str_of(e)) == NULL)
                 return PMIX_ERR_BAD_PARAM;
-        } else if (is(e, SWITCHYARD_FABRIC_LINK_STATE)) {
+        } else if (sy_info_is(e, SWITCHYARD_FABRIC_LINK_STATE)) {
             if (e->value.type != PMIX_LINK_STATE && e->value.type != PMIX_UINT8)
                 return PMIX_ERR_BAD_PARAM;
             state = e->value.data.uint8;
             have_state = true;
-        } else if (is(e, SWITCHYARD_FABRIC_RELOAD)) {
-            reload = flag_of(e);
-        } else if (is(e, PMIX_FABRIC_INDEX)) {
+        } else if (sy_info_is(e, SWITCHYARD_FABRIC_RELOAD)) {
+            reload = sy_info_true(e);
+        } else if (sy_info_is(e, PMIX_FABRIC_INDEX)) {
             if (e->value.type != PMIX_SIZE)
                 return PMIX_ERR_BAD_PARAM;
             k = e->value.data.size;

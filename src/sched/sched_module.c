@@ -17,7 +17,7 @@
 #include <pmix.h>
 
 #include "common/log.h"
-#include "sched/fabmod.h"
+#include "fabmod/fabmod.h"
 #include "sched/sched.h"
 #include "switchyard.h"
 

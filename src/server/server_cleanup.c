@@ -29,6 +29,7 @@
 
 #include <pmix.h>
 
+#include "common/info.h"
 #include "common/log.h"
 #include "server/server_internal.h"
 
@@ -139,11 +140,6 @@ static pmix_status_t add_paths(const pmix_info_t *i, char ***v, size_t *n)
     return PMIX_SUCCESS;
 }
 
-static bool flag(const pmix_info_t *i)
-{
-    return sy_srv_info_true(i);
-}
-
 static pmix_status_t parse(const pmix_info_t *dirs, size_t ndirs, request_t *q)
 {
     pmix_status_t rc = PMIX_SUCCESS;
@@ -156,11 +152,11 @@ static pmix_status_t parse(const pmix_info_t *dirs, size_t ndirs, request_t *q)
         else if (PMIX_CHECK_KEY(i, PMIX_CLEANUP_IGNORE))
             rc = add_paths(i, &q->ignores, &q->nignores);
         else if (PMIX_CHECK_KEY(i, PMIX_CLEANUP_RECURSIVE))
-            q->recursive = flag(i);
+            q->recursive = sy_info_true(i);
         else if (PMIX_CHECK_KEY(i, PMIX_CLEANUP_EMPTY))
-            q->empty_only = flag(i);
+            q->empty_only = sy_info_true(i);
         else if (PMIX_CHECK_KEY(i, PMIX_CLEANUP_LEAVE_TOPDIR))
-            q->leave_top = flag(i);
+            q->leave_top = sy_info_true(i);
     }
     return rc;
 }

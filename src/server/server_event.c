@@ -49,8 +49,7 @@ static void cache_event(pmix_status_t status, const pmix_proc_t *source, pmix_da
                         const pmix_info_t info[], size_t ninfo)
 {
     for (size_t i = 0; i < ninfo; i++)
-        if (strncmp(info[i].key, PMIX_EVENT_DO_NOT_CACHE, PMIX_MAX_KEYLEN) == 0 &&
-            (info[i].value.type != PMIX_BOOL || info[i].value.data.flag))
+        if (sy_info_is(&info[i], PMIX_EVENT_DO_NOT_CACHE) && sy_info_true(&info[i]))
             return;
     cached_t *c = calloc(1, sizeof(*c));
     if (c == NULL)

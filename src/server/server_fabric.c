@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/pack.h"
 #include "common/wire.h"
-#include "sched/fabmod.h"
+#include "fabmod/fabmod.h"
 #include "sched/sched.h"
 #include "server/server_internal.h"
 #include "switchyard.h"

@@ -230,18 +230,18 @@ static void take_directives(gop_t *g, const pmix_proc_t *caller, pmix_info_t **d
     double t = 0;
     for (size_t i = 0; i < *ndirs; i++) {
         const pmix_info_t *d = &(*dirs)[i];
-        if (sy_srv_info_is(d, PMIX_GROUP_LEADER) && sy_srv_info_true(d)) {
+        if (sy_srv_info_is(d, PMIX_GROUP_LEADER) && sy_info_true(d)) {
             g->has_leader = true;
             g->leader_failed = false;
             g->leader = *caller;
         } else if (sy_srv_info_is(d, PMIX_GROUP_OPTIONAL)) {
-            g->optional |= sy_srv_info_true(d);
+            g->optional |= sy_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_GROUP_FT_COLLECTIVE)) {
-            g->ft |= sy_srv_info_true(d);
+            g->ft |= sy_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_GROUP_NOTIFY_TERMINATION)) {
-            g->notify_term |= sy_srv_info_true(d);
+            g->notify_term |= sy_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_GROUP_ASSIGN_CONTEXT_ID)) {
-            g->assign_ctxid |= sy_srv_info_true(d);
+            g->assign_ctxid |= sy_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_TIMEOUT)) {
             t = timeout_of(d);
         }

@@ -89,7 +89,7 @@ static pmix_status_t take_bool(const pmix_info_t *inf, bool *dst)
 {
     if (inf->value.type != PMIX_BOOL && inf->value.type != PMIX_UNDEF)
         return bad_type(inf);
-    *dst = sy_srv_info_true(inf);
+    *dst = sy_info_true(inf);
     return PMIX_SUCCESS;
 }
 

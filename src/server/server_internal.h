@@ -13,6 +13,7 @@
 
 #include <pmix_server.h>
 
+#include "common/info.h"
 #include "common/attr_support.h"
 #include "common/frame.h"
 #include "common/jobinfo.h"
@@ -354,7 +355,6 @@ pmix_status_t sy_srv_resources_publish(sy_srv_t *s);
 /* ---- server_util.c ---- */
 bool sy_srv_info_is(const pmix_info_t *inf, const char *key);
 /* PMIX_BOOL value, or true for a flag given with no value (PMIX_UNDEF). */
-bool sy_srv_info_true(const pmix_info_t *inf);
 /* A host completion: run done(arg) on the loop, unless the server is
  * gone, in which case drop(arg) frees it on the calling thread. */
 void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg);

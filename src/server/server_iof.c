@@ -105,7 +105,7 @@ static chunk_t *chunk_new(const pmix_proc_t *src, pmix_iof_channel_t ch, const c
 static bool is_end(const chunk_t *c)
 {
     for (size_t i = 0; i < c->ninfo; i++)
-        if (sy_srv_info_is(&c->info[i], PMIX_IOF_COMPLETE) && sy_srv_info_true(&c->info[i]))
+        if (sy_srv_info_is(&c->info[i], PMIX_IOF_COMPLETE) && sy_info_true(&c->info[i]))
             return true;
     return false;
 }
@@ -495,9 +495,9 @@ static pmix_status_t sub_policy(sub_t *s)
             else
                 return PMIX_ERR_BAD_PARAM;
         } else if (sy_srv_info_is(d, PMIX_IOF_DROP_OLDEST)) {
-            oldest = sy_srv_info_true(d);
+            oldest = sy_info_true(d);
         } else if (sy_srv_info_is(d, PMIX_IOF_DROP_NEWEST)) {
-            newest = sy_srv_info_true(d);
+            newest = sy_info_true(d);
         }
     }
     if (oldest && newest)

@@ -23,6 +23,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "common/info.h"
 #include "common/buffer.h"
 #include "common/datatype.h"
 #include "common/jseg.h"
@@ -907,14 +908,6 @@ static double info_timeout(const pmix_info_t *info, size_t n)
     return 0;
 }
 
-static bool info_bool(const pmix_info_t *info, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(info[i].key, key, PMIX_MAX_KEYLEN) == 0)
-            return info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
-    return false;
-}
-
 static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_data_buffer_t *b)
 {
     size_t nprocs = 0, ninfo = 0;
@@ -940,8 +933,8 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
         }
     }
     if (rc == PMIX_SUCCESS) {
-        if (info_bool(info, ninfo, PMIX_COLLECT_DATA) ||
-            info_bool(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO))
+        if (sy_info_flag(info, ninfo, PMIX_COLLECT_DATA) ||
+            sy_info_flag(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO))
             f->collect = true;
         sy_srv_coll_set_timeout(f, info_timeout(info, ninfo));
         if (f->dirs == NULL && ninfo > 0) { /* the first arrival's, for the host */

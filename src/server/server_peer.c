@@ -437,7 +437,7 @@ bool sy_srv_token_matches(const char *given, const char *expected)
 static bool wants_direct(const hello_t *h)
 {
     for (size_t i = 0; i < h->ninfo; i++)
-        if (sy_srv_info_is(&h->info[i], SY_HELLO_DIRECT) && sy_srv_info_true(&h->info[i]))
+        if (sy_srv_info_is(&h->info[i], SY_HELLO_DIRECT) && sy_info_true(&h->info[i]))
             return true;
     return false;
 }

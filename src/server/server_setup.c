@@ -190,7 +190,7 @@ static pmix_status_t alloc_fabric(setup_t *q, const pmix_info_t *req, size_t nre
         else if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC_ENDPTS_NODE))
             per_node = size_of(e);
         else if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC_SEC_KEY))
-            seckey = e->value.type != PMIX_BOOL || e->value.data.flag;
+            seckey = sy_info_true(e);
     }
     if (id == NULL || id[0] == '\0' || strlen(id) > PMIX_MAX_KEYLEN)
         return PMIX_ERR_BAD_PARAM;
@@ -265,7 +265,7 @@ static void setup_on_loop(void *arg)
     pmix_status_t rc = PMIX_SUCCESS;
     for (size_t i = 0; i < q->nin; i++) {
         const pmix_info_t *e = &q->in[i];
-        bool on = e->value.type != PMIX_BOOL || e->value.data.flag;
+        bool on = sy_info_true(e);
         if (PMIX_CHECK_KEY(e, PMIX_SETUP_APP_ENVARS)) {
             env = env || on;
             any = true;

@@ -46,11 +46,6 @@ bool sy_srv_info_is(const pmix_info_t *inf, const char *key)
     return strncmp(inf->key, key, PMIX_MAX_KEYLEN) == 0;
 }
 
-bool sy_srv_info_true(const pmix_info_t *inf)
-{
-    return inf->value.type == PMIX_UNDEF || (inf->value.type == PMIX_BOOL && inf->value.data.flag);
-}
-
 /* Threads using the live server outside the lock (posting to its loop,
  * reading what setup_fork needs): finalize waits for them.  Nothing that
  * allocates or blocks is done under sy_srv_life_lock, as it is held across

@@ -12,6 +12,7 @@
 #include <pmix.h>
 #include <pmix_tool.h>
 
+#include "common/info.h"
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/log.h"
@@ -23,35 +24,15 @@
 pthread_mutex_t sy_tool_lock = PTHREAD_MUTEX_INITIALIZER;
 sy_tool_t sy_tool;
 
-static bool is(const pmix_info_t *i, const char *k)
-{
-    return strncmp(i->key, k, PMIX_MAX_KEYLEN) == 0;
-}
-
-static const pmix_info_t *find(const pmix_info_t info[], size_t n, const char *key)
-{
-    for (size_t i = 0; info != NULL && i < n; i++)
-        if (is(&info[i], key))
-            return &info[i];
-    return NULL;
-}
-
 static const char *str_of(const pmix_info_t info[], size_t n, const char *key)
 {
-    const pmix_info_t *i = find(info, n, key);
+    const pmix_info_t *i = sy_info_find(info, n, key);
     return i != NULL && i->value.type == PMIX_STRING ? i->value.data.string : NULL;
-}
-
-static bool flag_of(const pmix_info_t info[], size_t n, const char *key)
-{
-    const pmix_info_t *i = find(info, n, key);
-    return i != NULL &&
-           (i->value.type == PMIX_UNDEF || (i->value.type == PMIX_BOOL && i->value.data.flag));
 }
 
 static bool num_of(const pmix_info_t info[], size_t n, const char *key, long *out)
 {
-    const pmix_info_t *i = find(info, n, key);
+    const pmix_info_t *i = sy_info_find(info, n, key);
     if (i == NULL)
         return false;
     switch (i->value.type) {
@@ -478,7 +459,7 @@ pmix_status_t sy_tool_attach(const pmix_info_t info[], size_t ninfo, bool primar
                  .ninfo = ninfo,
                  .server_dir = sdir != NULL ? sdir : sy_rndz_default_dir(),
                  .system_dir = ydir != NULL ? ydir : sy_rndz_default_dir(),
-                 .primary = primary || flag_of(info, ninfo, PMIX_PRIMARY_SERVER),
+                 .primary = primary || sy_info_flag(info, ninfo, PMIX_PRIMARY_SERVER),
                  .server = server};
     const char *file = str_of(info, ninfo, PMIX_TOOL_ATTACHMENT_FILE);
     const char *uri = str_of(info, ninfo, PMIX_SERVER_URI);
@@ -500,9 +481,9 @@ pmix_status_t sy_tool_attach(const pmix_info_t info[], size_t ninfo, bool primar
     }
     if (ns != NULL)
         return with_retries(&c, T_NSPACE, ns);
-    if (flag_of(info, ninfo, PMIX_CONNECT_TO_SYSTEM))
+    if (sy_info_flag(info, ninfo, PMIX_CONNECT_TO_SYSTEM))
         return with_retries(&c, T_SYSTEM, NULL);
-    if (flag_of(info, ninfo, PMIX_CONNECT_SYSTEM_FIRST) &&
+    if (sy_info_flag(info, ninfo, PMIX_CONNECT_SYSTEM_FIRST) &&
         try_target(&c, T_SYSTEM, NULL) == PMIX_SUCCESS)
         return PMIX_SUCCESS;
     return search(&c);

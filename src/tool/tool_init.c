@@ -12,6 +12,7 @@
 #include <pmix_server.h>
 #include <pmix_tool.h>
 
+#include "common/info.h"
 #include "client/client_internal.h"
 #include "common/event.h"
 #include "common/log.h"
@@ -19,16 +20,6 @@
 #include "common/store.h"
 #include "common/topology.h"
 #include "tool/tool_internal.h"
-
-static bool is(const pmix_info_t *i, const char *k)
-{
-    return strncmp(i->key, k, PMIX_MAX_KEYLEN) == 0;
-}
-
-static bool flag(const pmix_info_t *i)
-{
-    return i->value.type == PMIX_UNDEF || (i->value.type == PMIX_BOOL && i->value.data.flag);
-}
 
 typedef struct {
     bool do_not_connect, optional, launcher;
@@ -42,12 +33,12 @@ static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, init_opts_t *
     bool rank_given = false;
     for (size_t i = 0; info != NULL && i < ninfo; i++) {
         const pmix_info_t *in = &info[i];
-        if (is(in, PMIX_TOOL_NSPACE)) {
+        if (sy_info_is(in, PMIX_TOOL_NSPACE)) {
             if (in->value.type != PMIX_STRING || in->value.data.string == NULL ||
                 strlen(in->value.data.string) > PMIX_MAX_NSLEN)
                 return PMIX_ERR_BAD_PARAM;
             PMIX_LOAD_NSPACE(o->me.nspace, in->value.data.string);
-        } else if (is(in, PMIX_TOOL_RANK)) {
+        } else if (sy_info_is(in, PMIX_TOOL_RANK)) {
             if (in->value.type == PMIX_UINT32)
                 o->me.rank = in->value.data.uint32;
             else if (in->value.type == PMIX_PROC_RANK)
@@ -55,12 +46,12 @@ static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, init_opts_t *
             else
                 return PMIX_ERR_BAD_PARAM;
             rank_given = true;
-        } else if (is(in, PMIX_TOOL_DO_NOT_CONNECT)) {
-            o->do_not_connect = flag(in);
-        } else if (is(in, PMIX_TOOL_CONNECT_OPTIONAL)) {
-            o->optional = flag(in);
-        } else if (is(in, PMIX_LAUNCHER)) {
-            o->launcher = flag(in);
+        } else if (sy_info_is(in, PMIX_TOOL_DO_NOT_CONNECT)) {
+            o->do_not_connect = sy_info_true(in);
+        } else if (sy_info_is(in, PMIX_TOOL_CONNECT_OPTIONAL)) {
+            o->optional = sy_info_true(in);
+        } else if (sy_info_is(in, PMIX_LAUNCHER)) {
+            o->launcher = sy_info_true(in);
         }
     }
     if (o->me.nspace[0] != '\0' && !rank_given)
@@ -87,7 +78,7 @@ static pmix_status_t start_launcher(const pmix_info_t info[], size_t ninfo, cons
         return PMIX_ERR_NOMEM;
     for (size_t i = 0; info != NULL && i < ninfo; i++)
         for (size_t k = 0; keys[k] != NULL; k++)
-            if (is(&info[i], keys[k]))
+            if (sy_info_is(&info[i], keys[k]))
                 PMIx_Info_xfer(&sinfo[n++], &info[i]);
     if (me->nspace[0] != '\0') {
         PMIX_INFO_LOAD(&sinfo[n], PMIX_SERVER_NSPACE, me->nspace, PMIX_STRING);
@@ -347,9 +338,9 @@ PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_i
     bool wait = false;
     double timeout = 0;
     for (size_t i = 0; i < ninfo; i++) {
-        if (is(&info[i], PMIX_WAIT_FOR_CONNECTION)) {
-            wait = flag(&info[i]);
-        } else if (is(&info[i], PMIX_TIMEOUT)) {
+        if (sy_info_is(&info[i], PMIX_WAIT_FOR_CONNECTION)) {
+            wait = sy_info_true(&info[i]);
+        } else if (sy_info_is(&info[i], PMIX_TIMEOUT)) {
             if (info[i].value.type == PMIX_INT)
                 timeout = info[i].value.data.integer;
             else if (info[i].value.type == PMIX_UINT32)

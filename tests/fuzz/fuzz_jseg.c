@@ -62,6 +62,9 @@ static void use(sy_jseg_t *seg)
 }
 
 /* Refused files are logged at warn; keep the fuzzer's output readable. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;

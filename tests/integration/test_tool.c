@@ -31,7 +31,7 @@
 static int fails;
 static const char *mode = "?";
 
-static void fail(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

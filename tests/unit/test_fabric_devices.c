@@ -1,5 +1,5 @@
 /* Unit test: local fabric device inventory (src/fabric/devices*.c) and
- * device distances (src/fabric/distances.c).
+ * device distances (src/sched/distances.c).
  *
  * libfabric reads its FI_* environment and loads its providers once per
  * process, so every scenario that calls fi_getinfo runs in a forked child
@@ -24,7 +24,7 @@
 #include <pmix.h>
 
 #include "fabric/devices.h"
-#include "fabric/distances.h"
+#include "sched/distances.h"
 
 #ifndef FABRIC_DATA_DIR
 #define FABRIC_DATA_DIR "tests/fabric/data"

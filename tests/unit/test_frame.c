@@ -93,7 +93,7 @@ typedef struct {
     bool freed;
 } rec_t;
 
-static void mark_bad(rec_t *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void mark_bad(rec_t *r, const char *fmt, ...)
 {
     va_list ap;
     if (r->bad)

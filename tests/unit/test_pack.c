@@ -270,9 +270,9 @@ static void fill(void *e, pmix_data_type_t t, unsigned depth)
         break;
     }
     case PMIX_TOPO: {
-        pmix_topology_t *t = e;
-        t->source = strdup("hwloc");
-        hwloc_topology_dup((hwloc_topology_t *)&t->topology, machine_topology());
+        pmix_topology_t *topo = e;
+        topo->source = strdup("hwloc");
+        hwloc_topology_dup((hwloc_topology_t *)&topo->topology, machine_topology());
         break;
     }
     case PMIX_PROC_STATS: {

@@ -93,7 +93,7 @@ static void usage(FILE *f)
             PNG_MAX_SIDE);
 }
 
-static int usage_error(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

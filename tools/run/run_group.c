@@ -26,7 +26,7 @@ static size_t last_ctxid;
 
 static bool flag(const pmix_info_t *i)
 {
-    return i->value.type == PMIX_UNDEF || (i->value.type == PMIX_BOOL && i->value.data.flag);
+    return PMIX_INFO_TRUE(i);
 }
 
 typedef struct {

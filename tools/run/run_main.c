@@ -430,9 +430,9 @@ int main(int argc, char **argv)
 
     /* our session directory (PMIX_TMPDIR/NSDIR/PROCDIR), also the server's
      * tmpdir; removed, with whatever the job left in it, at the end */
-    const char *t = getenv("TMPDIR");
-    if (asprintf(&session_dir, "%s/switchyard-run.%ld.XXXXXX", t != NULL && *t == '/' ? t : "/tmp",
-                 (long)getpid()) < 0 ||
+    const char *tmpdir = getenv("TMPDIR");
+    if (asprintf(&session_dir, "%s/switchyard-run.%ld.XXXXXX",
+                 tmpdir != NULL && *tmpdir == '/' ? tmpdir : "/tmp", (long)getpid()) < 0 ||
         mkdtemp(session_dir) == NULL) {
         fprintf(stderr, "switchyard-run: cannot create a session directory: %s\n", strerror(errno));
         free(session_dir);

@@ -236,7 +236,7 @@ static pmix_status_t lookup(const pmix_proc_t *proc, char **keys, const pmix_inf
         if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE) && info[i].value.type == PMIX_DATA_RANGE)
             range = info[i].value.data.range;
         if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT))
-            wait = info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
+            wait = PMIX_INFO_TRUE(&info[i]);
         if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) && info[i].value.type == PMIX_INT)
             timeout = info[i].value.data.integer;
     }

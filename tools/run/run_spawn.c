@@ -122,9 +122,9 @@ static pmix_status_t copy_apps(request_t *r, const pmix_app_t apps[], size_t nap
             nenv++;
         if (nenv > 0 && (r->opts.apps[a].env = calloc(nenv + 1, sizeof(char *))) == NULL)
             return PMIX_ERR_NOMEM;
-        for (size_t e = 0, k = 0; e < nenv; e++)
+        for (size_t e = 0, ne = 0; e < nenv; e++)
             if (strchr(app->env[e], '=') != NULL)
-                r->opts.apps[a].env[k++] = keep(r, app->env[e]);
+                r->opts.apps[a].env[ne++] = keep(r, app->env[e]);
     }
     return PMIX_SUCCESS;
 }

@@ -116,7 +116,7 @@ static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs,
     (void)cbdata;
     bool stop = false, copy = false;
     for (size_t i = 0; i < ndirs; i++) {
-        bool on = directives[i].value.type != PMIX_BOOL || directives[i].value.data.flag;
+        bool on = PMIX_INFO_TRUE(&directives[i]);
         if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_STOP))
             stop = on;
         else if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_COPY))
@@ -196,7 +196,7 @@ static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t tar
     bool oldest = false, complete = false;
     for (size_t i = 0; i < ndirs; i++) {
         const pmix_info_t *d = &directives[i];
-        bool on = d->value.type != PMIX_BOOL || d->value.data.flag;
+        bool on = PMIX_INFO_TRUE(d);
         if (PMIX_CHECK_KEY(d, PMIX_IOF_CACHE_SIZE) && d->value.type == PMIX_UINT32)
             cap = d->value.data.uint32;
         else if (PMIX_CHECK_KEY(d, PMIX_IOF_DROP_OLDEST))

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sched.h"
+#include "sched_daemon.h"
 
 static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 

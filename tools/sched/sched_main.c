@@ -25,7 +25,7 @@
 #include <pmix_server.h>
 #include <switchyard.h>
 
-#include "sched.h"
+#include "sched_daemon.h"
 
 extern char **environ;
 

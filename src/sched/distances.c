@@ -2,7 +2,7 @@
  * Switchyard -- device distances from hwloc locality (metric in
  * distances.h and docs/fabric.md).
  */
-#include "fabric/distances.h"
+#include "sched/distances.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -12,9 +12,9 @@
 
 #include "fabric/devices.h"
 #include "fabric/engine.h"
-#include "sched/fabmod.h"
-#include "sched/fabmod_int.h"
-#include "sched/fabmod_util.h"
+#include "fabmod/fabmod.h"
+#include "fabmod/fabmod_int.h"
+#include "fabmod/fabmod_util.h"
 #include "switchyard.h"
 
 static pmix_status_t fm_open(const char *path, const char *format, const char *spec,

@@ -8,8 +8,8 @@
 
 #include <pmix.h>
 
-#include "sched/fabmod_int.h"
-#include "sched/fabmod_util.h"
+#include "fabmod/fabmod_int.h"
+#include "fabmod/fabmod_util.h"
 
 /* The topology's hosts in order of their first device, and their devices. */
 typedef struct {

@@ -3,7 +3,7 @@
 #define SWITCHYARD_SCHED_FABMOD_INT_H
 
 #include "fabric/engine.h"
-#include "sched/fabmod.h"
+#include "fabmod/fabmod.h"
 
 struct sy_fabmod_fab {
     sy_fabric_engine_t *eng;

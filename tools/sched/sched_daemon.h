@@ -13,8 +13,8 @@
  *   LINK_EVENT      sched -> node: STATUS code, PROC source, SIZE n, n INFO
  *   LINK_SETUP      node -> sched: UINT32 id, STRING nspace, SIZE n, n INFO
  *                   (PMIx_server_setup_application; answered by LINK_REPLY) */
-#ifndef SWITCHYARD_TOOLS_SCHED_H
-#define SWITCHYARD_TOOLS_SCHED_H
+#ifndef SWITCHYARD_TOOLS_SCHED_DAEMON_H
+#define SWITCHYARD_TOOLS_SCHED_DAEMON_H
 
 #include <pmix.h>
 

@@ -4,7 +4,7 @@
 
 #include <pmix.h>
 
-#include "sched/fabmod_util.h"
+#include "fabmod/fabmod_util.h"
 
 static pmix_info_t *slot(sy_ilist_t *l)
 {
