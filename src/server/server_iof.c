@@ -614,14 +614,13 @@ static void handle_push(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    pmix_info_t *dirs = NULL;
-    size_t ndirs = 0;
-    int32_t one = 1;
-    pmix_status_t rc = sy_srv_unpack_procs(b, &o->targets, &o->ntargets);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &o->bo, &one, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &dirs, &ndirs);
+    sy_wire_iof_push_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_IOF_PUSH_REQ, &m);
+    o->targets = m.targets; /* the op's from here */
+    o->ntargets = m.ntargets;
+    o->bo = m.data;
+    pmix_info_t *dirs = m.directives;
+    size_t ndirs = m.ndirectives;
     if (rc != PMIX_SUCCESS)
         rc = PMIX_ERR_UNPACK_FAILURE;
     else if (o->ntargets == 0)
