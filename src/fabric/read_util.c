@@ -85,6 +85,7 @@ int sy_lines_next(sy_lines_t *it, char **errmsg)
     }
     it->line_len = 0;
     it->lineno = it->next_lineno;
+    it->line_off = it->pos;
     if (append(it, "", 0, errmsg) != 0) {
         return -1;
     }
@@ -436,6 +437,34 @@ pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist
     }
     free(st);
     return rc;
+}
+
+void sy_read_skip(sy_read_skips_t *s, size_t lineno, const char *line)
+{
+    if (s->count++ == 0) {
+        s->first_line = lineno;
+        size_t n = 0;
+        /* printable bytes only: the note goes to a log line */
+        for (; line[n] != '\0' && n + 1 < sizeof(s->first); n++) {
+            s->first[n] = isprint((unsigned char)line[n]) ? line[n] : '?';
+        }
+        s->first[n] = '\0';
+    }
+}
+
+pmix_status_t sy_read_skips_note(const sy_read_skips_t *s, const char *what, sy_topo_t *t)
+{
+    if (s->count == 0) {
+        return PMIX_SUCCESS;
+    }
+    char buf[256];
+    snprintf(buf, sizeof(buf),
+             "%s: %zu line%s that %s not %s topology passed over (first, line %zu: \"%s\")",
+             t->source != NULL ? t->source : "<input>", s->count, s->count == 1 ? "" : "s",
+             s->count == 1 ? "is" : "are", what, s->first_line, s->first);
+    free(t->note);
+    t->note = strdup(buf);
+    return t->note != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
 }
 
 pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name, const char *format,
