@@ -1,10 +1,11 @@
 # Scheduler role and the fabric API (docs/fabric.md, "Scheduler role").
 # In libpmix: fabric_api.c (PMIx_Fabric_* of every role, update protocol),
 # sched.c (the scheduler's fabrics, changes, requests), sched_module.c
-# (loading the engine module).
+# (loading the engine module), sched_worker.c (the thread every engine call
+# runs on).
 src_libswitchyard_la_SOURCES += src/sched/fabric_api.c src/sched/sched.c \
-	src/sched/sched_module.c src/sched/distances_api.c
-noinst_HEADERS += src/sched/sched.h src/sched/fabmod.h src/sched/fabmod_int.h \
+	src/sched/sched_module.c src/sched/distances_api.c src/sched/sched_worker.c
+noinst_HEADERS += src/sched/sched.h src/sched/sched_worker.h src/sched/fabmod.h src/sched/fabmod_int.h \
 	src/sched/fabmod_util.h
 AM_CPPFLAGS += -DSY_PKGLIBDIR='"$(pkglibdir)"'
 # The engine module: src/fabric/ with libfabric and igraph, dlopen'ed by

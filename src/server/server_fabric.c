@@ -348,14 +348,24 @@ static pmix_status_t store_node(sy_srv_t *s, const pmix_info_t *info, size_t nin
     return rc;
 }
 
+static void deliver_done(pmix_status_t status, void *arg)
+{
+    deliver_t *d = arg;
+    sy_srv_op_finish(&d->op, status);
+}
+
 static void deliver_on_loop(void *arg)
 {
     deliver_t *d = arg;
     sy_srv_t *s = sy_srv;
     pmix_status_t rc = s == NULL ? PMIX_ERR_INIT : store_node(s, d->info, d->ninfo);
+    /* a fabric change is applied by the scheduler's worker: finished then */
     if (rc == PMIX_SUCCESS && sy_sched_active())
-        rc = sy_sched_inventory(d->info, d->ninfo, d->dirs, d->ndirs);
-    sy_srv_op_finish(&d->op, rc);
+        rc = sy_sched_inventory(d->info, d->ninfo, d->dirs, d->ndirs, deliver_done, d);
+    else if (rc == PMIX_SUCCESS)
+        rc = PMIX_OPERATION_SUCCEEDED;
+    if (rc != PMIX_SUCCESS)
+        deliver_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, d);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_deliver_inventory(pmix_info_t info[], size_t ninfo,

@@ -50,6 +50,13 @@ tests_integration_fabric_bfs_LDADD = src/libpmix.la
 tests_integration_fabric_bfs_LDFLAGS = -no-install
 TESTS += tests/integration/fabric.sh
 EXTRA_DIST += tests/integration/fabric.sh
+# The scheduler answers while it recomputes a 31k-device fabric.
+check_PROGRAMS += tests/integration/fabric_getlat
+tests_integration_fabric_getlat_SOURCES = tests/integration/fabric_getlat.c
+tests_integration_fabric_getlat_LDADD = src/libpmix.la
+tests_integration_fabric_getlat_LDFLAGS = -no-install
+TESTS += tests/integration/fabric-nostall.sh
+EXTRA_DIST += tests/integration/fabric-nostall.sh
 check_PROGRAMS += tests/integration/test_fabric_sched
 tests_integration_test_fabric_sched_SOURCES = tests/integration/test_fabric_sched.c \
 	tests/integration/test_fabric.h
