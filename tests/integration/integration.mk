@@ -57,6 +57,15 @@ tests_integration_fabric_getlat_LDADD = src/libpmix.la
 tests_integration_fabric_getlat_LDFLAGS = -no-install
 TESTS += tests/integration/fabric-nostall.sh
 EXTRA_DIST += tests/integration/fabric-nostall.sh
+# The scheduler and two node daemons in three network namespaces over TCP:
+# authentication (key, MUNGE), updates, the scheduler's restart, a wrong
+# key, a replayed handshake.
+check_PROGRAMS += tests/integration/fabric_netns_client
+tests_integration_fabric_netns_client_SOURCES = tests/integration/fabric_netns_client.c
+tests_integration_fabric_netns_client_LDADD = src/libpmix.la
+tests_integration_fabric_netns_client_LDFLAGS = -no-install
+TESTS += tests/integration/fabric-netns.sh
+EXTRA_DIST += tests/integration/fabric-netns.sh tests/integration/link_replay.py
 check_PROGRAMS += tests/integration/test_fabric_sched
 tests_integration_test_fabric_sched_SOURCES = tests/integration/test_fabric_sched.c \
 	tests/integration/test_fabric.h
