@@ -44,7 +44,8 @@ src_libsyfabric_la_SOURCES += \
 	src/fabric/structure.c \
 	src/fabric/community.c \
 	src/fabric/groups.c \
-	src/fabric/coords.c
+	src/fabric/coords.c \
+	src/fabric/coords_phys.c
 noinst_HEADERS += src/fabric/igraph_guard.h src/fabric/levels.h src/fabric/structure.h \
 	src/fabric/groups.h src/fabric/coords.h
 # --- local device inventory and device distances (owner: devices engineer) ---

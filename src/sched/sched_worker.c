@@ -32,7 +32,17 @@ static struct {
     job_t *head, **tail;
     double tick; /* seconds between tick() calls, 0 = none */
     sy_work_fn tick_fn;
-} W = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+} W = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The condition variable waits on CLOCK_MONOTONIC deadlines. */
+static void cond_init(void)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&W.cond, &a);
+    pthread_condattr_destroy(&a);
+}
 
 static void finish_on_loop(void *arg)
 {
@@ -101,7 +111,7 @@ static void *worker(void *arg)
 static void child_reset(void)
 {
     pthread_mutex_init(&W.lock, NULL);
-    pthread_cond_init(&W.cond, NULL);
+    cond_init();
     W.running = W.stopping = false;
     W.head = NULL; /* the parent's jobs: the parent's to finish */
     W.tail = &W.head;
@@ -109,15 +119,17 @@ static void child_reset(void)
     W.tick_fn = NULL;
 }
 
-static void register_atfork(void)
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void once_init(void)
 {
+    cond_init();
     pthread_atfork(NULL, NULL, child_reset);
 }
 
 pmix_status_t sy_work_submit(sy_work_fn run, sy_work_done_fn done, void *arg)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, register_atfork);
+    pthread_once(&init_once, once_init);
     job_t *j = calloc(1, sizeof(*j));
     if (j == NULL)
         return PMIX_ERR_NOMEM;
@@ -145,6 +157,7 @@ pmix_status_t sy_work_submit(sy_work_fn run, sy_work_done_fn done, void *arg)
 
 void sy_work_set_tick(double seconds, sy_work_fn fn)
 {
+    pthread_once(&init_once, once_init);
     pthread_mutex_lock(&W.lock);
     W.tick = seconds;
     W.tick_fn = fn;

@@ -230,10 +230,11 @@ static void *stream_thread(void *arg)
             PMIX_INFO_LOAD(&out[i], LINK_STREAMED, &msize, PMIX_SIZE);
         }
     }
-    send_reply(f->link, f->id, out != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM, out, n);
+    bool sent = out != NULL;
+    send_reply(f->link, f->id, sent ? PMIX_SUCCESS : PMIX_ERR_NOMEM, out, n);
     if (out != NULL)
         PMIX_INFO_FREE(out, n > 0 ? n : 1);
-    for (size_t off = 0; out != NULL && msize > LINK_CHUNK_BYTES && off < msize;) {
+    for (size_t off = 0; sent && msize > LINK_CHUNK_BYTES && off < msize;) {
         size_t len = msize - off < LINK_CHUNK_BYTES ? msize - off : LINK_CHUNK_BYTES;
         pmix_data_buffer_t b;
         PMIX_DATA_BUFFER_CONSTRUCT(&b);
@@ -364,14 +365,15 @@ static void sched_setup(link_t *l, pmix_data_buffer_t *b)
     pmix_nspace_t nspace;
     PMIX_LOAD_NSPACE(nspace, ns);
     free(ns);
+    if (q != NULL) {
+        /* before the call: its answer may come first */
+        q->link = l;
+        q->id = id;
+    }
     pmix_status_t rc =
         q != NULL ? PMIx_server_setup_application(nspace, info, n, setup_done, q) : PMIX_ERR_NOMEM;
     if (info != NULL)
         PMIX_INFO_FREE(info, n);
-    if (q != NULL) {
-        q->link = l;
-        q->id = id;
-    }
     if (rc != PMIX_SUCCESS) {
         send_reply(l, id, rc, NULL, 0);
         free(q);
