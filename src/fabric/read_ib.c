@@ -14,13 +14,21 @@
 
 void sy_ib_cables_free(sy_ib_cables_t *c)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        free(c->l[i].a.desc);
-        free(c->l[i].b.desc);
-    }
     free(c->l);
     c->l = NULL;
     c->n = c->cap = 0;
+}
+
+pmix_status_t sy_ib_cables_reserve(sy_ib_cables_t *c, size_t n)
+{
+    if (n <= c->cap)
+        return PMIX_SUCCESS;
+    sy_ib_cable_t *g = realloc(c->l, n * sizeof(*g));
+    if (g == NULL)
+        return PMIX_SUCCESS; /* push grows it as it can */
+    c->l = g;
+    c->cap = n;
+    return PMIX_SUCCESS;
 }
 
 pmix_status_t sy_ib_cables_push(sy_ib_cables_t *c, sy_ib_cable_t *l)
@@ -29,8 +37,6 @@ pmix_status_t sy_ib_cables_push(sy_ib_cables_t *c, sy_ib_cable_t *l)
         size_t ncap = c->cap ? c->cap * 2 : 256;
         sy_ib_cable_t *n = realloc(c->l, ncap * sizeof(*n));
         if (n == NULL) {
-            free(l->a.desc);
-            free(l->b.desc);
             return sy_read_error(c->errmsg, c->name, l->line, "out of memory");
         }
         c->l = n;
@@ -194,16 +200,19 @@ static pmix_status_t add_vertex(resolver_t *r, sy_ib_end_t *ep, const char *name
                                 size_t line)
 {
     sy_topo_t *t = r->t;
-    char guid[20];
+    char guid[20], desc[SY_TOPO_MAX_NAME + 1] = "";
     guid_text(guid, pg);
+    if (ep->desc != NULL) {
+        size_t dn = ep->dlen > SY_TOPO_MAX_NAME ? SY_TOPO_MAX_NAME : ep->dlen;
+        memcpy(desc, ep->desc, dn);
+        desc[dn] = '\0';
+    }
     pmix_status_t rc;
     if (SY_IB_CA == ep->type) {
-        char host[SY_TOPO_MAX_NAME + 1] = "";
-        if (ep->desc != NULL) {
-            size_t n = strcspn(ep->desc, " \t");
-            memcpy(host, ep->desc, n);
-            host[n] = '\0';
-        }
+        char host[SY_TOPO_MAX_NAME + 1];
+        size_t n = strcspn(desc, " \t");
+        memcpy(host, desc, n);
+        host[n] = '\0';
         rc = sy_topo_add_device(t, name, '\0' != host[0] ? host : NULL, pg != 0 ? guid : NULL,
                                 &ep->vid);
     } else {
@@ -219,8 +228,8 @@ static pmix_status_t add_vertex(resolver_t *r, sy_ib_end_t *ep, const char *name
         }
         return PMIX_SUCCESS;
     }
-    if (rc == PMIX_SUCCESS && ep->desc != NULL && '\0' != ep->desc[0]) {
-        rc = sy_topo_set_label(t, ep->vid, ep->desc);
+    if (rc == PMIX_SUCCESS && '\0' != desc[0]) {
+        rc = sy_topo_set_label(t, ep->vid, desc);
     }
     if (rc != PMIX_SUCCESS) {
         return sy_read_error(r->c->errmsg, r->c->name, line, "cannot add %s: %s", name,

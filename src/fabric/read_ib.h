@@ -27,7 +27,10 @@ typedef struct {
     uint64_t pguid; /* port GUID, 0 if unknown */
     uint32_t port;
     uint8_t type;
-    char *desc;   /* NodeDescription or NULL */
+    /* NodeDescription, NULL if none: the bytes in the reader's source
+     * buffer (not terminated), which outlives the build */
+    const char *desc;
+    uint32_t dlen;
     uint32_t vid; /* resolved vertex */
 } sy_ib_end_t;
 
@@ -48,7 +51,9 @@ typedef struct {
 } sy_ib_cables_t;
 
 void sy_ib_cables_free(sy_ib_cables_t *c);
-/* Append a copy of *l (its descriptions are taken over even on failure). */
+/* Room for n cables (a hint: failing to get it is not an error). */
+pmix_status_t sy_ib_cables_reserve(sy_ib_cables_t *c, size_t n);
+/* Append a copy of *l. */
 pmix_status_t sy_ib_cables_push(sy_ib_cables_t *c, sy_ib_cable_t *l);
 /* Turn the cables into vertices and links of t. */
 pmix_status_t sy_ib_cables_build(sy_ib_cables_t *c, sy_topo_t *t);

@@ -31,14 +31,22 @@ typedef struct {
     uint8_t cur_type;
     uint64_t cur_guid;
     uint32_t cur_nports;
-    char *cur_desc;
+    const char *cur_desc; /* in the source buffer */
+    uint32_t cur_dlen;
     bool saw_default, saw_ports;
+    /* the line being parsed (a copy) and where it is in the source */
+    const char *line0, *orig;
 } ib_ctx_t;
+
+/* The source bytes of a pointer into the line's copy. */
+static const char *src_of(const ib_ctx_t *c, const char *p)
+{
+    return c->orig + (p - c->line0);
+}
 
 static void ctx_free(ib_ctx_t *c)
 {
     sy_ib_cables_free(&c->cab);
-    free(c->cur_desc);
 }
 
 static bool parse_hex(const char *s, size_t n, uint64_t *out)
@@ -79,11 +87,6 @@ static uint64_t speed_from_tail(const char *s)
 static pmix_status_t push_link(ib_ctx_t *c, sy_ib_cable_t *l)
 {
     return sy_ib_cables_push(&c->cab, l);
-}
-
-static char *dup_n(const char *s, size_t n)
-{
-    return sy_ib_strndup(s, n);
 }
 
 /* The description quoted after '#': from the first '"' to the last. */
@@ -185,10 +188,11 @@ static pmix_status_t default_header(ib_ctx_t *c, char *line, size_t lineno, uint
     }
     const char *d, *tail;
     size_t dn = 0;
-    free(c->cur_desc);
     c->cur_desc = NULL;
-    if (comment_desc(p, &d, &dn, &tail) && (c->cur_desc = dup_n(d, dn)) == NULL) {
-        return sy_read_error(c->cab.errmsg, c->cab.name, lineno, "out of memory");
+    c->cur_dlen = 0;
+    if (comment_desc(p, &d, &dn, &tail)) {
+        c->cur_desc = src_of(c, d);
+        c->cur_dlen = (uint32_t)dn;
     }
     c->in_node = true;
     c->cur_type = type;
@@ -199,9 +203,8 @@ static pmix_status_t default_header(ib_ctx_t *c, char *line, size_t lineno, uint
         /* Switches exist even with no cable: record a lone endpoint. */
         sy_ib_cable_t l = {.line = lineno, .state = PMIX_LINK_UP, .connected = false};
         l.a = (sy_ib_end_t){.node = guid, .type = type};
-        if (c->cur_desc != NULL && (l.a.desc = strdup(c->cur_desc)) == NULL) {
-            return sy_read_error(c->cab.errmsg, c->cab.name, lineno, "out of memory");
-        }
+        l.a.desc = c->cur_desc;
+        l.a.dlen = c->cur_dlen;
         return push_link(c, &l);
     }
     return PMIX_SUCCESS;
@@ -241,14 +244,11 @@ static pmix_status_t default_port(ib_ctx_t *c, char *line, size_t lineno)
     size_t dn;
     if (comment_desc(p, &d, &dn, &tail)) {
         l.speed = speed_from_tail(tail);
-        if ((l.b.desc = dup_n(d, dn)) == NULL) {
-            return sy_read_error(c->cab.errmsg, c->cab.name, lineno, "out of memory");
-        }
+        l.b.desc = src_of(c, d);
+        l.b.dlen = (uint32_t)dn;
     }
-    if (c->cur_desc != NULL && (l.a.desc = strdup(c->cur_desc)) == NULL) {
-        free(l.b.desc);
-        return sy_read_error(c->cab.errmsg, c->cab.name, lineno, "out of memory");
-    }
+    l.a.desc = c->cur_desc;
+    l.a.dlen = c->cur_dlen;
     return push_link(c, &l);
 }
 
@@ -314,9 +314,8 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
         if (SY_IB_CA == l.a.type) {
             return PMIX_SUCCESS; /* a CA port without cable is no device of the fabric */
         }
-        if ((l.a.desc = dup_n(q1 + 1, (size_t)(q2 - q1 - 1))) == NULL) {
-            return sy_read_error(c->cab.errmsg, c->cab.name, lineno, "out of memory");
-        }
+        l.a.desc = src_of(c, q1 + 1);
+        l.a.dlen = (uint32_t)(q2 - q1 - 1);
     } else {
         if (nt != 11 || strcmp(tok[6], "-") != 0 || !type_word(tok[7], &l.b.type) ||
             !parse_dec(tok[8], strlen(tok[8]), 65535, &lid) ||
@@ -332,11 +331,10 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
             return sy_read_error(c->cab.errmsg, c->cab.name, lineno,
                                  "expected ( 'description' - 'peer description' )");
         }
-        if ((l.a.desc = dup_n(q1 + 1, (size_t)(sep - q1 - 1))) == NULL ||
-            (l.b.desc = dup_n(sep + 5, (size_t)(q2 - sep - 5))) == NULL) {
-            free(l.a.desc);
-            return sy_read_error(c->cab.errmsg, c->cab.name, lineno, "out of memory");
-        }
+        l.a.desc = src_of(c, q1 + 1);
+        l.a.dlen = (uint32_t)(sep - q1 - 1);
+        l.b.desc = src_of(c, sep + 5);
+        l.b.dlen = (uint32_t)(q2 - sep - 5);
         l.connected = true;
     }
     /* Switch GUIDs here are port GUIDs, equal to the switch's node GUID. */
@@ -349,9 +347,8 @@ static pmix_status_t ports_line(ib_ctx_t *c, char *line, size_t lineno)
     return push_link(c, &l);
 }
 
-static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
+static pmix_status_t parse_line(ib_ctx_t *c, char *line, size_t lineno)
 {
-    ib_ctx_t *c = ctx;
     char *p = line;
     while (isspace((unsigned char)*p)) {
         p++;
@@ -429,7 +426,20 @@ pmix_status_t sy_topo_read_ibnet_buffer(const char *buf, size_t len, const char 
         return PMIX_ERR_BAD_PARAM;
     }
     ib_ctx_t c = {.cab = {.name = name, .errmsg = errmsg}};
-    pmix_status_t rc = sy_read_each_line(buf, len, name, false, parse_line, &c, errmsg);
+    /* about one cable end per 100 bytes of a capture: no regrowth */
+    pmix_status_t rc = sy_ib_cables_reserve(&c.cab, len / 100 + 16);
+    /* descriptions point into buf: no copy per cable end */
+    sy_lines_t it;
+    int more = 0;
+    sy_lines_init(&it, buf, len, name, false);
+    while (rc == PMIX_SUCCESS && (more = sy_lines_next(&it, errmsg)) == 1) {
+        c.line0 = it.line;
+        c.orig = buf + it.line_off;
+        rc = parse_line(&c, it.line, it.lineno);
+    }
+    if (rc == PMIX_SUCCESS && more < 0)
+        rc = PMIX_ERR_BAD_PARAM;
+    sy_lines_done(&it);
     sy_topo_t *t = NULL;
     if (rc == PMIX_SUCCESS) {
         rc = sy_read_new_topo(lim, name, c.saw_ports && !c.saw_default ? "ibnet-ports" : "ibnet",

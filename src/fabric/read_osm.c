@@ -49,8 +49,8 @@ static bool key_hex(const char **p, const char *key, uint64_t *v)
     return true;
 }
 
-/* One "{ ... }" end. */
-static bool parse_end(const char **pp, sy_ib_end_t *ep)
+/* One "{ ... }" end; line0/orig map the line's copy to the source. */
+static bool parse_end(const char **pp, sy_ib_end_t *ep, const char *line0, const char *orig)
 {
     const char *p = skip_blanks(*pp);
     if ('{' != *p) {
@@ -87,9 +87,8 @@ static bool parse_end(const char **pp, sy_ib_end_t *ep)
     if (end == NULL) {
         return false;
     }
-    if ((ep->desc = sy_ib_strndup(p + 1, (size_t)(end - p - 1))) == NULL) {
-        return false;
-    }
+    ep->desc = orig + (p + 1 - line0);
+    ep->dlen = (uint32_t)(end - p - 1);
     p = end + 1;
     if (!key_hex(&p, "LID:", &lid) || !key_hex(&p, "PN:", &pn) || pn > 255) {
         return false;
@@ -134,9 +133,8 @@ static void parse_tail(const char *p, sy_ib_cable_t *l)
     l->speed = w != NULL ? sy_ib_speed(w, wn, r != NULL ? r : "2.5", r != NULL ? rn : 3) : 0;
 }
 
-static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
+static pmix_status_t parse_line(sy_ib_cables_t *c, char *line, const char *orig, size_t lineno)
 {
-    sy_ib_cables_t *c = ctx;
     const char *p = skip_blanks(line);
     if ('\0' == *p || '#' == *p) {
         return PMIX_SUCCESS;
@@ -146,9 +144,7 @@ static pmix_status_t parse_line(void *ctx, char *line, size_t lineno)
         return PMIX_SUCCESS;
     }
     sy_ib_cable_t l = {.line = lineno, .connected = true};
-    if (!parse_end(&p, &l.a) || !parse_end(&p, &l.b)) {
-        free(l.a.desc);
-        free(l.b.desc);
+    if (!parse_end(&p, &l.a, line, orig) || !parse_end(&p, &l.b, line, orig)) {
         return sy_read_error(
             c->errmsg, c->name, lineno,
             "expected \"{ TYPE Ports:N SystemGUID:G NodeGUID:G PortGUID:G VenID:V "
@@ -165,7 +161,16 @@ pmix_status_t sy_topo_read_osm_buffer(const char *buf, size_t len, const char *n
         return PMIX_ERR_BAD_PARAM;
     }
     sy_ib_cables_t c = {.name = name, .errmsg = errmsg};
-    pmix_status_t rc = sy_read_each_line(buf, len, name, false, parse_line, &c, errmsg);
+    pmix_status_t rc = sy_ib_cables_reserve(&c, len / 200 + 16);
+    /* descriptions point into buf: no copy per cable end */
+    sy_lines_t it;
+    int more = 0;
+    sy_lines_init(&it, buf, len, name, false);
+    while (rc == PMIX_SUCCESS && (more = sy_lines_next(&it, errmsg)) == 1)
+        rc = parse_line(&c, it.line, buf + it.line_off, it.lineno);
+    if (rc == PMIX_SUCCESS && more < 0)
+        rc = PMIX_ERR_BAD_PARAM;
+    sy_lines_done(&it);
     sy_topo_t *t = NULL;
     if (rc == PMIX_SUCCESS) {
         rc = sy_read_new_topo(lim, name, "osm-lst", &t);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fabric/read_util.h"
 
@@ -492,6 +493,13 @@ pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
     *buf = NULL;
     *len = 0;
     size_t cap = 1 << 16, n = 0;
+    /* a regular file says its size: one allocation, no copies (one byte
+     * more, so that the end is seen without growing) */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < SY_TOPO_MAX_FILE) {
+        cap = (size_t)st.st_size + 1;
+    }
     char *b = malloc(cap);
     if (b == NULL) {
         return PMIX_ERR_NOMEM;
