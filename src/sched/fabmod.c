@@ -58,6 +58,21 @@ static const char *fm_last_error(sy_fabmod_fab_t *f)
     return sy_fabric_engine_last_error(f->eng);
 }
 
+static uint64_t fm_devices_hash(sy_fabmod_fab_t *f)
+{
+    const sy_topo_t *t = sy_fabric_engine_topo(f->eng);
+    const sy_devindex_t *ix;
+    if (t == NULL || sy_fabric_engine_devindex(f->eng, &ix) != PMIX_SUCCESS)
+        return 0;
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t d = 0; d < ix->ndev; d++) {
+        for (const char *c = t->v[ix->dev_to_vertex[d]].name; *c != '\0'; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        h = (h ^ 0xff) * 1099511628211ull;
+    }
+    return h;
+}
+
 static const char *fm_note(sy_fabmod_fab_t *f)
 {
     const sy_topo_t *t = sy_fabric_engine_topo(f->eng);
@@ -471,6 +486,7 @@ __attribute__((visibility("default"))) const sy_fabmod_ops_t sy_fabmod_v1 = {
     .close = fm_close,
     .last_error = fm_last_error,
     .note = fm_note,
+    .devices_hash = fm_devices_hash,
     .planes = fm_planes,
     .describe = fm_describe,
     .reload = fm_reload,

@@ -18,7 +18,7 @@
 
 /* Raised whenever the table below changes: libpmix refuses a module of
  * another ABI (a stale install found on the search path). */
-#define SY_FABMOD_ABI 3u
+#define SY_FABMOD_ABI 4u
 #define SY_FABMOD_SYMBOL "sy_fabmod_v1"
 
 typedef struct sy_fabmod_fab sy_fabmod_fab_t;
@@ -44,6 +44,9 @@ typedef struct sy_fabmod_ops {
     /* What the reader passed over ("N lines that are not ... topology"),
      * or NULL. */
     const char *(*note)(sy_fabmod_fab_t *f);
+    /* A fingerprint of the device set (names in device index order): when
+     * it changes, endpoint assignments do (PMIX_FABRIC_UPDATE_ENDPOINTS). */
+    uint64_t (*devices_hash)(sy_fabmod_fab_t *f);
     /* The computed plane ids as a NULL-terminated malloc'd argv. */
     pmix_status_t (*planes)(sy_fabmod_fab_t *f, char ***ids);
 

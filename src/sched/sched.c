@@ -46,6 +46,7 @@ typedef struct {
     bool failed;  /* opening failed: not tried again */
     bool pending; /* a change waits for the PENDING chain */
     double last_check;
+    uint64_t devices_hash; /* the device set the endpoints were given for */
 } fab_t;
 
 typedef struct held {
@@ -312,9 +313,17 @@ static void arm_watch(void)
     sy_work_set_tick(tick, tick > 0 ? watch_tick : NULL);
 }
 
+/* Which fabrics' device sets changed in a recomputation. */
+typedef struct {
+    size_t n;
+    bool *endpoints;
+} refresh_job_t;
+
 static void refresh_run(void *arg)
 {
-    (void)arg;
+    refresh_job_t *j = arg;
+    j->n = S.nfabs;
+    j->endpoints = calloc(S.nfabs + 1, sizeof(bool));
     for (size_t k = 0; k < S.nfabs; k++) {
         if (!S.fabs[k].pending)
             continue;
@@ -331,16 +340,39 @@ static void refresh_run(void *arg)
         double t1 = (double)b.tv_sec + (double)b.tv_nsec * 1e-9;
         sy_log(SY_LOG_INFO, "fabric %s: recomputed in %.3f s (from %.6f to %.6f)",
                S.fabs[k].identifier, t1 - t0, t0, t1);
+        uint64_t h = S.ops->devices_hash(S.fabs[k].f);
+        if (j->endpoints != NULL && h != S.fabs[k].devices_hash)
+            j->endpoints[k] = true;
+        S.fabs[k].devices_hash = h;
     }
     S.announced = false;
+}
+
+/* Loop: devices came or went: the endpoints assigned to processes too. */
+static void notify_endpoints(size_t k)
+{
+    pmix_info_t info[2];
+    bool yes = true;
+    PMIx_Info_load(&info[0], PMIX_FABRIC_INDEX, &k, PMIX_SIZE);
+    PMIx_Info_load(&info[1], PMIX_EVENT_DO_NOT_CACHE, &yes, PMIX_BOOL);
+    if (PMIx_Notify_event(PMIX_FABRIC_UPDATE_ENDPOINTS, &S.me, PMIX_RANGE_GLOBAL, info, 2, NULL,
+                          NULL) != PMIX_SUCCESS)
+        sy_event_deliver(PMIX_FABRIC_UPDATE_ENDPOINTS, &S.me, PMIX_RANGE_PROC_LOCAL, info, 2);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
 }
 
 /* Loop: the recomputation is in; the requests held meanwhile go on. */
 static void refresh_done(void *arg, bool ran)
 {
-    (void)arg;
-    (void)ran;
-    if (!S.active)
+    refresh_job_t *j = arg;
+    bool active = S.active;
+    for (size_t k = 0; active && ran && j->endpoints != NULL && k < j->n; k++)
+        if (j->endpoints[k])
+            notify_endpoints(k);
+    free(j->endpoints);
+    free(j);
+    if (!active)
         return;
     S.updating = false;
     held_t *h = S.held;
@@ -361,8 +393,15 @@ static void refresh_done(void *arg, bool ran)
 void sy_sched_apply_pending(void)
 {
     /* requests keep being held until the new data is there */
-    if (sy_work_submit(refresh_run, refresh_done, NULL) != PMIX_SUCCESS)
-        refresh_done(NULL, false);
+    refresh_job_t *j = calloc(1, sizeof(*j));
+    if (j == NULL || sy_work_submit(refresh_run, refresh_done, j) != PMIX_SUCCESS) {
+        if (j == NULL)
+            j = calloc(1, sizeof(*j));
+        if (j != NULL)
+            refresh_done(j, false);
+        else
+            S.updating = false;
+    }
 }
 
 /* ---- serving requests (worker) ---- */
@@ -385,6 +424,7 @@ static pmix_status_t open_fab(size_t k)
         f->failed = true;
         return PMIX_ERR_NOT_AVAILABLE;
     }
+    f->devices_hash = S.ops->devices_hash(f->f);
     const char *note = S.ops->note(f->f);
     if (note != NULL)
         sy_log(SY_LOG_WARN, "fabric %s: %s", f->identifier, note);

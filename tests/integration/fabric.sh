@@ -166,6 +166,34 @@ if [ $re -eq 0 ] && grep -q '^ok events' "$T/ev.out"; then
     ok "PENDING -> handler completes -> UPDATED, old data before, new after"
 else bad "update events (status $re)"; show "$T/ev.out"; fi
 
+# endpoints: a link going down changes no endpoint; a device coming does,
+# and PMIX_FABRIC_UPDATE_ENDPOINTS reaches the node's client
+cp "$T/topo1.txt" "$T/topo-ep.txt"
+"$S" --listen "$T/s5.sock" --topology "$T/topo-ep.txt" --watch 0.2 > "$T/sched5.log" 2>&1 &
+S5=$!
+"$S" --node "$T/s5.sock" --hostname nodeA -- "$D/fabric_endpts" "$T/ep.stop" > "$T/ep.out" 2>&1 &
+pep=$!
+i=0
+while ! grep -q '^ready' "$T/ep.out" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sed 's/^link s1 sp$/link s1 sp state=down/' "$T/topo1.txt" > "$T/ep.new" && mv "$T/ep.new" "$T/topo-ep.txt"
+i=0
+while ! grep -q '^updated 1' "$T/ep.out" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+pre=$(grep -c '^endpoints' "$T/ep.out")
+{ sed 's/^link s1 sp$/link s1 sp state=down/' "$T/topo1.txt"; echo "device a2 host=nodeA"; echo "link a2 s0"; } > "$T/ep.new"
+mv "$T/ep.new" "$T/topo-ep.txt"
+i=0
+while ! grep -q '^endpoints 1' "$T/ep.out" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+touch "$T/ep.stop"
+wait $pep; rep=$?
+kill "$S5"
+wait "$S5" 2>/dev/null
+if [ $rep -eq 0 ] && grep -q '^updated 2' "$T/ep.out" &&
+        [ "$(grep -c '^endpoints' "$T/ep.out")" -eq 1 ] && [ "$pre" -eq 0 ] &&
+        grep -q '^endpoints 1 (PMIX_FABRIC_ENDPT: SUCCESS)' "$T/ep.out"; then
+    ok "PMIX_FABRIC_UPDATE_ENDPOINTS when a device comes, not when a link goes down"
+else bad "endpoint updates (status $rep)"; show "$T/ep.out"; fi
+
 if grep -q -- '--enable-sanitizers' "$B/config.status" 2>/dev/null || ! command -v valgrind >/dev/null; then
     node nodeB "$T/leak.out" "$D/test_fabric" leak 20; rl=$?
 else

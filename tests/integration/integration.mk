@@ -40,7 +40,11 @@ tests_integration_test_tool_LDFLAGS = -no-install
 # Scheduler role and fabric API across processes: switchyard-sched as the
 # scheduler and two node daemons (fabric.sh).  fabric_bfs uses only the
 # standard API.
-check_PROGRAMS += tests/integration/test_fabric tests/integration/fabric_bfs
+check_PROGRAMS += tests/integration/test_fabric tests/integration/fabric_bfs \
+	tests/integration/fabric_endpts
+tests_integration_fabric_endpts_SOURCES = tests/integration/fabric_endpts.c
+tests_integration_fabric_endpts_LDADD = src/libpmix.la
+tests_integration_fabric_endpts_LDFLAGS = -no-install
 tests_integration_test_fabric_SOURCES = tests/integration/test_fabric.c \
 	tests/integration/test_fabric.h
 tests_integration_test_fabric_LDADD = src/libpmix.la

@@ -507,7 +507,7 @@ static void on_pending(size_t ref, pmix_status_t status, const pmix_proc_t *sour
     for (size_t i = 0; i < MAX_NODES && bo.bytes != NULL; i++)
         if (node_links[i] != NULL)
             link_send_bytes(node_links[i], &bo);
-    bool wait = streams > 0 && cbfunc != NULL;
+    bool wait = status == PMIX_FABRIC_UPDATE_PENDING && streams > 0 && cbfunc != NULL;
     if (wait) {
         pending_cb = cbfunc;
         pending_cbdata = cbdata;
@@ -515,7 +515,9 @@ static void on_pending(size_t ref, pmix_status_t status, const pmix_proc_t *sour
     pthread_mutex_unlock(&nodes_lock);
     free(bo.bytes);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
-    say("fabric update pending: told the node daemons");
+    say("%s: told the node daemons", status == PMIX_FABRIC_UPDATE_PENDING
+                                         ? "fabric update pending"
+                                         : "fabric endpoints changed");
     if (!wait && cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
@@ -663,8 +665,9 @@ int main(int argc, char **argv)
     bool have_thread = false;
     int status = 0;
     if (opt.listen != NULL) {
-        pmix_status_t code = PMIX_FABRIC_UPDATE_PENDING;
-        PMIx_Register_event_handler(&code, 1, NULL, 0, on_pending, NULL, NULL);
+        /* the node daemons hear of updates and of endpoint changes */
+        pmix_status_t codes[2] = {PMIX_FABRIC_UPDATE_PENDING, PMIX_FABRIC_UPDATE_ENDPOINTS};
+        PMIx_Register_event_handler(codes, 2, NULL, 0, on_pending, NULL, NULL);
         /* open the fabric now: a bad topology is reported at start */
         pmix_fabric_t f;
         PMIX_FABRIC_CONSTRUCT(&f);
