@@ -232,8 +232,31 @@ static pmix_status_t alloc_fabric(setup_t *q, const pmix_info_t *req, size_t nre
 
 /* ---- PMIX_SETUP_APP_ENVARS: the fabric library's settings ---- */
 
+/* The job's transport key: PSM, PSM2 and OPX (Omni-Path) take it from the
+ * environment to keep jobs apart on the fabric, which a fabric-aware
+ * server hands out per job (as OpenPMIx's pnet/opa does); 128 random bits. */
+static pmix_status_t transport_key(setup_t *q)
+{
+    uint64_t k[2];
+    pmix_status_t rc = sy_srv_random(k, sizeof(k));
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    char val[40];
+    snprintf(val, sizeof(val), "%016llx-%016llx", (unsigned long long)k[0],
+             (unsigned long long)k[1]);
+    pmix_envar_t ev = {
+        .envar = "OMPI_MCA_orte_precondition_transports", .value = val, .separator = ':'};
+    pmix_info_t i;
+    PMIX_INFO_CONSTRUCT(&i);
+    rc = PMIx_Info_load(&i, PMIX_SET_ENVAR, &ev, PMIX_ENVAR);
+    return rc == PMIX_SUCCESS ? append(q, &i) : rc;
+}
+
 static pmix_status_t envars(setup_t *q)
 {
+    pmix_status_t krc = transport_key(q);
+    if (krc != PMIX_SUCCESS)
+        return krc;
     for (char **e = environ; e != NULL && *e != NULL; e++) {
         if (strncmp(*e, "FI_", 3) != 0)
             continue;
