@@ -37,3 +37,8 @@ bench_modex_LDADD = src/libpmix.la
 bench_modex_LDFLAGS = -no-install
 bench_targets += bench/modex$(EXEEXT)
 EXTRA_DIST += bench/modex-compare.sh
+
+# Slurm 22.05: srun wall time and slurmstepd CPU time, ours against
+# OpenPMIx 4.2.2, two private clusters side by side (bench/slurm-compare.sh
+# builds slurm_reaper.c itself).
+EXTRA_DIST += bench/slurm-compare.sh bench/slurm_reaper.c

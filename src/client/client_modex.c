@@ -70,6 +70,11 @@ PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_va
     if (key == NULL || key[0] == '\0' || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN ||
         val == NULL)
         return PMIX_ERR_BAD_PARAM;
+    if (sy_value_check(val) != PMIX_SUCCESS) {
+        sy_log(SY_LOG_INFO, "PMIx_Put: %s: the value's pointers do not match its type or size",
+               key);
+        return PMIX_ERR_BAD_PARAM;
+    }
     bool is_reserved = reserved(key);
     if (is_reserved && !self_description(key)) {
         sy_log(SY_LOG_INFO, "PMIx_Put: %s is a reserved key", key);

@@ -51,4 +51,10 @@ pmix_status_t sy_regex_parse_nodes(const char *regex, char ***names_out);
  * PMIX_RANK_VALID. */
 pmix_status_t sy_regex_parse_procs(const char *regex, char ***per_node_out);
 
+/* The text of a map value typed PMIX_STRING or PMIX_REGEX (the standard's
+ * examples pass maps as PMIX_REGEX; PMIx_Value_load keeps such a string
+ * as a plain char* with size 0, a host may also give a byte object holding
+ * NUL-terminated text).  NULL for anything else. */
+const char *sy_regex_value_text(const pmix_value_t *v);
+
 #endif

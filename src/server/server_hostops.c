@@ -48,7 +48,9 @@ static void req_free(sy_srv_req_t *req)
 /* The host started (or refused) the job: reply with its namespace. */
 static void spawn_done(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
 {
-    hostop_req_t *r = cbdata;
+    hostop_req_t *r = sy_srv_upcall_claim(cbdata);
+    if (r == NULL)
+        return;
     r->req.status = status;
     const char *ns = status == PMIX_SUCCESS ? nspace : NULL;
     if (sy_pack(&r->req.reply, &ns, 1, PMIX_STRING) != PMIX_SUCCESS)
@@ -72,11 +74,12 @@ static void pack_infos(hostop_req_t *r, pmix_status_t status, const pmix_info_t 
 static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    hostop_req_t *r = cbdata;
-    pack_infos(r, status, info, info != NULL ? ninfo : 0);
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
-    sy_srv_req_post(&r->req);
+    hostop_req_t *r = sy_srv_upcall_claim(cbdata);
+    if (r != NULL)
+        pack_infos(r, status, info, info != NULL ? ninfo : 0);
+    sy_srv_release_later(release_fn, release_cbdata);
+    if (r != NULL)
+        sy_srv_req_post(&r->req);
 }
 
 /* The merged answer of a QUERY (on the loop). */
@@ -122,11 +125,11 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     sy_srv_client_t *c = peer->client;
     pmix_server_module_t *m = &s->module;
     /* the library answers part of any query itself (server_query.c) */
-    bool have = cmd == SY_CMD_QUERY || (cmd == SY_CMD_LOG && m->log != NULL) ||
-                (cmd == SY_CMD_ALLOC && m->allocate != NULL) ||
-                (cmd == SY_CMD_JOB_CONTROL && m->job_control != NULL) ||
-                (cmd == SY_CMD_MONITOR && m->monitor != NULL) ||
-                (cmd == SY_CMD_SPAWN && m->spawn != NULL);
+    /* ... and cleanup registrations (server_cleanup.c) */
+    bool have =
+        cmd == SY_CMD_QUERY || cmd == SY_CMD_JOB_CONTROL || (cmd == SY_CMD_LOG && m->log != NULL) ||
+        (cmd == SY_CMD_ALLOC && m->allocate != NULL) ||
+        (cmd == SY_CMD_MONITOR && m->monitor != NULL) || (cmd == SY_CMD_SPAWN && m->spawn != NULL);
     if (c == NULL || !have) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
         return;
@@ -190,24 +193,38 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         sy_srv_req_finish(&r->req);
         return;
     }
+    if (cmd == SY_CMD_JOB_CONTROL) {
+        /* cleanup is ours to do; the host gets what is left, if anything */
+        bool had = false;
+        rc = sy_srv_cleanup_take(c, r->targets, r->ntargets, &r->dirs, &r->ndirs, &had);
+        if (rc != PMIX_SUCCESS || (had && r->ndirs == 0) || m->job_control == NULL) {
+            r->req.status = rc != PMIX_SUCCESS     ? rc
+                            : had && r->ndirs == 0 ? PMIX_SUCCESS
+                                                   : PMIX_ERR_NOT_SUPPORTED;
+            sy_srv_req_finish(&r->req);
+            return;
+        }
+    }
     if (cmd == SY_CMD_LOG) {
         /* a void upcall: the outcome always comes through the callback */
-        m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, sy_srv_req_op_done, r);
+        m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, sy_srv_req_op_done,
+               sy_srv_req_ticket(&r->req));
         return;
     }
     if (cmd == SY_CMD_QUERY) {
         sy_srv_query(&c->proc, r->queries, r->nqueries, query_done, r);
         return;
     }
+    void *t = sy_srv_req_ticket(&r->req);
     if (cmd == SY_CMD_MONITOR)
-        rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, r);
+        rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, t);
     else if (cmd == SY_CMD_SPAWN)
-        rc = m->spawn(&c->proc, r->info, r->ninfo, r->apps, r->napps, spawn_done, r);
+        rc = m->spawn(&c->proc, r->info, r->ninfo, r->apps, r->napps, spawn_done, t);
     else if (cmd == SY_CMD_ALLOC)
-        rc = m->allocate(&c->proc, directive, r->info, r->ninfo, info_done, r);
+        rc = m->allocate(&c->proc, directive, r->info, r->ninfo, info_done, t);
     else
-        rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, r);
-    if (rc != PMIX_SUCCESS) {
+        rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, t);
+    if (sy_srv_upcall_returned(&r->req.up, rc)) {
         r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
         sy_srv_req_finish(&r->req);
     }

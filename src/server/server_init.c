@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/runtime.h"
 #include "common/store.h"
+#include "common/sweep.h"
 #include "common/sync.h"
 #include "common/usock.h"
 #include "server/server_internal.h"
@@ -227,6 +228,8 @@ static pmix_status_t setup_tmpdir(sy_srv_t *s)
         if (s->system_tmpdir == NULL)
             return PMIX_ERR_NOMEM;
     }
+    /* what servers of ours killed on this host left there (sweep.h) */
+    sy_sweep_dead(s->system_tmpdir, s->hostname);
     if (s->tmpdir == NULL) {
         char *tmpl = NULL;
         if (asprintf(&tmpl, "%s/switchyard.%ld.XXXXXX", s->system_tmpdir, (long)getpid()) < 0)
@@ -309,6 +312,7 @@ static void stop_on_loop(void *arg)
     sy_srv_iof_finalize();
     sy_srv_query_finalize();
     sy_srv_peers_close_all(s);
+    sy_srv_cleanup_finalize(); /* registered cleanup not done yet */
     sy_srv_listen_stop(s);
     sy_srv_registry_free(s);
     sy_srv_remove_files(s);
@@ -353,6 +357,7 @@ static void release_runtime(sy_progress_t *p)
 PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
                                            size_t ninfo)
 {
+    sy_srv_atfork_init();
     pthread_mutex_lock(&sy_srv_life_lock);
     if (srv_refcount > 0) {
         srv_refcount++;
@@ -377,6 +382,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
         snprintf(s->hostname, sizeof(s->hostname), "localhost");
 
     sy_srv_hex_token(s->tool_token);
+    s->client_key_ok = sy_srv_random(s->client_key, sizeof(s->client_key)) == PMIX_SUCCESS;
     pmix_status_t rc = parse_attrs(s, info, ninfo);
     if (rc == PMIX_SUCCESS)
         rc = setup_tmpdir(s);
@@ -421,12 +427,16 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
         rc = run_on_loop(p, start_on_loop, s);
     if (rc == PMIX_SUCCESS) {
         sy_srv_query_init();
+        pthread_mutex_lock(&sy_srv_life_lock);
+        s->started = true;
+        pthread_mutex_unlock(&sy_srv_life_lock);
         return PMIX_SUCCESS;
     }
 
     pthread_mutex_lock(&sy_srv_life_lock);
     sy_srv_alive = false;
     srv_refcount = 0;
+    sy_srv_wait_unused();
     pthread_mutex_unlock(&sy_srv_life_lock);
     run_on_loop(p, stop_on_loop, s);
     pthread_mutex_lock(&sy_srv_life_lock);
@@ -463,8 +473,10 @@ PMIX_EXPORT pmix_status_t PMIx_server_finalize(void)
     }
     sy_srv_t *s = sy_srv;
     /* From here on host completions are dropped instead of posted; the
-     * ones already posted run before stop_on_loop (posts are FIFO). */
+     * ones already posted (or being posted) run before stop_on_loop (posts
+     * are FIFO). */
     sy_srv_alive = false;
+    sy_srv_wait_unused();
     pthread_mutex_unlock(&sy_srv_life_lock);
 
     run_on_loop(s->progress, stop_on_loop, s);

@@ -74,6 +74,7 @@ typedef struct sy_srv_coll {
     char *key;                    /* names another file's collective (a group id) */
     const sy_srv_coll_ops_t *ops; /* how it completes; NULL: fence/connect/disconnect */
     void *ctx;
+    unsigned long serial; /* names it for host callbacks that come late */
     struct sy_srv_coll *next;
 } fence_t;
 
@@ -532,13 +533,30 @@ static void fence_complete(fence_t *f)
 /* ---- the host's fence_nb ---- */
 
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     fence_t *f;
+    unsigned long serial; /* f's, checked before f is used: it may be gone */
     pmix_status_t status;
     char *data;
     size_t ndata;
     pmix_release_cbfunc_t release_fn;
     void *release_cbdata;
+    /* what the host was given: ours until it calls back, which may be
+     * after the fence itself ended here */
+    pmix_proc_t *procs;
+    size_t nprocs;
+    pmix_info_t *info;
+    size_t ninfo;
 } host_fence_t;
+
+static void host_fence_free(host_fence_t *h)
+{
+    if (h->procs != NULL)
+        PMIX_PROC_FREE(h->procs, h->nprocs);
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
+    free(h);
+}
 
 static bool fence_alive(const fence_t *f)
 {
@@ -552,7 +570,7 @@ static bool fence_alive(const fence_t *f)
 static void host_fence_done(void *arg)
 {
     host_fence_t *h = arg;
-    if (fence_alive(h->f)) {
+    if (fence_alive(h->f) && h->f->serial == h->serial) {
         fence_t *f = h->f;
         if (h->status == PMIX_SUCCESS && h->ndata > 0 &&
             sy_buffer_append(&f->remote_data, h->data, h->ndata) != PMIX_SUCCESS)
@@ -564,21 +582,28 @@ static void host_fence_done(void *arg)
     }
     if (h->release_fn != NULL)
         h->release_fn(h->release_cbdata);
-    free(h);
+    host_fence_free(h);
 }
 
+/* The server is gone: we are in the host's callback, which may hold the
+ * lock its release_fn takes. */
 static void host_fence_drop(void *arg)
 {
     host_fence_t *h = arg;
-    if (h->release_fn != NULL)
-        h->release_fn(h->release_cbdata);
-    free(h);
+    sy_srv_release_later(h->release_fn, h->release_cbdata);
+    host_fence_free(h);
 }
 
 static void host_fence_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                           pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_fence_t *h = cbdata;
+    host_fence_t *h = sy_srv_upcall_claim(cbdata);
+    if (h == NULL) { /* ended already (an error return): only release */
+        sy_srv_release_later(release_fn, release_cbdata);
+        return;
+    }
+    /* The data stays the host's until release_fn, called on the loop once
+     * this returned: Slurm calls here holding the lock release_fn takes. */
     h->status = status;
     h->data = (char *)data;
     h->ndata = data != NULL ? ndata : 0;
@@ -590,23 +615,25 @@ static void host_fence_cb(pmix_status_t status, const char *data, size_t ndata, 
 static void host_op_done_on_loop(void *arg)
 {
     host_fence_t *h = arg;
-    if (fence_alive(h->f)) {
+    if (fence_alive(h->f) && h->f->serial == h->serial) {
         if (h->status == PMIX_SUCCESS)
             fence_complete(h->f);
         else
             fence_finish(h->f, h->status, NULL);
     }
-    free(h);
+    host_fence_free(h);
 }
 
 static void host_op_drop(void *arg)
 {
-    free(arg);
+    host_fence_free(arg);
 }
 
 static void host_op_cb(pmix_status_t status, void *cbdata)
 {
-    host_fence_t *h = cbdata;
+    host_fence_t *h = sy_srv_upcall_claim(cbdata);
+    if (h == NULL)
+        return;
     h->status = status;
     sy_srv_post_or_drop(host_op_done_on_loop, host_op_drop, h);
 }
@@ -646,6 +673,30 @@ static pmix_status_t host_directives(const fence_t *f, pmix_info_t **out, size_t
     return PMIX_SUCCESS;
 }
 
+/* A host_fence_t holding the participants and directives the host gets. */
+static host_fence_t *host_fence_new(fence_t *f)
+{
+    host_fence_t *h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return NULL;
+    h->f = f;
+    h->serial = f->serial;
+    if (f->nprocs > 0) {
+        PMIX_PROC_CREATE(h->procs, f->nprocs);
+        if (h->procs == NULL) {
+            free(h);
+            return NULL;
+        }
+        memcpy(h->procs, f->procs, f->nprocs * sizeof(pmix_proc_t));
+        h->nprocs = f->nprocs;
+    }
+    if (host_directives(f, &h->info, &h->ninfo) != PMIX_SUCCESS) {
+        host_fence_free(h);
+        return NULL;
+    }
+    return h;
+}
+
 /* Connect/disconnect across nodes: the host's own upcalls. */
 static void connect_ready(sy_srv_t *s, fence_t *f)
 {
@@ -655,24 +706,16 @@ static void connect_ready(sy_srv_t *s, fence_t *f)
         fence_finish(f, PMIX_ERR_NOT_SUPPORTED, NULL);
         return;
     }
-    host_fence_t *h = calloc(1, sizeof(*h));
+    host_fence_t *h = host_fence_new(f);
     if (h == NULL) {
         fence_finish(f, PMIX_ERR_NOMEM, NULL);
         return;
     }
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0;
-    if (host_directives(f, &info, &ninfo) != PMIX_SUCCESS) {
-        free(h);
-        fence_finish(f, PMIX_ERR_NOMEM, NULL);
-        return;
-    }
-    h->f = f;
     f->host_called = true;
-    pmix_status_t rc = fn(f->procs, f->nprocs, info, ninfo, host_op_cb, h);
-    PMIX_INFO_FREE(info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        free(h);
+    pmix_status_t rc =
+        fn(h->procs, h->nprocs, h->info, h->ninfo, host_op_cb, sy_srv_upcall_ticket(&h->up, h));
+    if (sy_srv_upcall_returned(&h->up, rc)) {
+        host_fence_free(h);
         if (rc == PMIX_OPERATION_SUCCEEDED)
             fence_complete(f);
         else
@@ -699,34 +742,27 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
         return;
     }
     pmix_data_buffer_t blob = {0};
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0;
     pmix_status_t rc = sy_srv_coll_blob(f, &blob);
-    if (rc == PMIX_SUCCESS)
-        rc = host_directives(f, &info, &ninfo);
-    host_fence_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
+    host_fence_t *h = rc == PMIX_SUCCESS ? host_fence_new(f) : NULL;
     if (h == NULL) {
         sy_buffer_destruct(&blob);
-        if (info != NULL)
-            PMIX_INFO_FREE(info, ninfo);
         fence_finish(f, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM, NULL);
         return;
     }
-    h->f = f;
     f->host_called = true;
-    /* the blob is the host's: malloc'd, it frees it */
+    /* The blob is the host's, malloc'd: it frees it (Open MPI's ORTE
+     * does), as with OpenPMIx 4.2.2, also when it refuses the call. */
     char *data = blob.base_ptr;
     size_t ndata = blob.bytes_used;
-    rc = s->module.fence_nb(f->procs, f->nprocs, info, ninfo, data, ndata, host_fence_cb, h);
-    PMIX_INFO_FREE(info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        free(h);
+    rc = s->module.fence_nb(h->procs, h->nprocs, h->info, h->ninfo, data, ndata, host_fence_cb,
+                            sy_srv_upcall_ticket(&h->up, h));
+    if (sy_srv_upcall_returned(&h->up, rc)) {
+        host_fence_free(h);
         if (rc == PMIX_OPERATION_SUCCEEDED) {
             /* done at once, with nothing from elsewhere: ours published */
             fence_complete(f);
             return;
         }
-        free(data); /* refused: the blob never became the host's */
         fence_finish(f, rc, NULL);
     }
 }
@@ -871,6 +907,7 @@ pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs,
     pmix_status_t rc = count_local(sy_srv, procs, nprocs, &expected, &remote);
     if (rc != PMIX_SUCCESS)
         return rc;
+    static unsigned long serials;
     fence_t *f = calloc(1, sizeof(*f));
     if (f == NULL || (key != NULL && (f->key = strdup(key)) == NULL)) {
         free(f);
@@ -883,6 +920,7 @@ pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs,
     f->remote = remote;
     f->ops = ops;
     f->ctx = ctx;
+    f->serial = ++serials;
     f->members_tail = &f->members;
     f->next = fences;
     fences = f;
@@ -1086,15 +1124,19 @@ static void waiter_timeout(void *arg)
 }
 
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     sy_srv_peer_t *peer;
     uint32_t tag;
     char *key;
     pmix_status_t status;
     pmix_data_buffer_t blob;
+    pmix_proc_t target; /* given to the host: ours until it calls back */
+    pmix_info_t req_key;
 } host_dmx_t;
 
 static void host_dmx_free(host_dmx_t *h)
 {
+    PMIX_INFO_DESTRUCT(&h->req_key);
     free(h->key);
     sy_buffer_destruct(&h->blob);
     free(h);
@@ -1156,14 +1198,17 @@ static void host_dmx_drop(void *arg)
 static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_dmx_t *h = cbdata;
-    h->status = status;
-    if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
-        sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
-        h->status = PMIX_ERR_NOMEM;
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
-    sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
+    host_dmx_t *h = sy_srv_upcall_claim(cbdata);
+    if (h != NULL) {
+        h->status = status;
+        if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
+            sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
+            h->status = PMIX_ERR_NOMEM;
+    }
+    /* copied: the host's buffer goes back to it once this returned */
+    sy_srv_release_later(release_fn, release_cbdata);
+    if (h != NULL)
+        sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
 }
 
 static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -1210,8 +1255,12 @@ static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         h->tag = tag;
         h->key = key;
         sy_srv_peer_hold(peer);
-        rc = s->module.direct_modex(&target, NULL, 0, host_dmx_cb, h);
-        if (rc != PMIX_SUCCESS) {
+        /* the key wanted, as OpenPMIx 4.2.2 tells hosts (PMIX_REQUIRED_KEY) */
+        PMIX_INFO_LOAD(&h->req_key, PMIX_REQUIRED_KEY, key, PMIX_STRING);
+        h->target = target;
+        rc = s->module.direct_modex(&h->target, &h->req_key, 1, host_dmx_cb,
+                                    sy_srv_upcall_ticket(&h->up, h));
+        if (sy_srv_upcall_returned(&h->up, rc)) {
             sy_srv_peer_reply_status(peer, tag,
                                      rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc);
             sy_srv_peer_release(peer);

@@ -138,8 +138,9 @@ void run_pubsub_tick(void);
 void run_pubsub_proc_gone(const pmix_proc_t *proc);
 void run_pubsub_free(void);
 
-/* run_ops.c: query, log, job control; files registered for cleanup are
- * removed by run_ops_cleanup at the end of the job. */
+/* run_ops.c: query, log, job control (cleanup registrations are the
+ * library's: src/server/server_cleanup.c); run_ops_cleanup frees what the
+ * monitors hold at the end of the job. */
 void run_ops_module(pmix_server_module_t *m, run_job_t *job);
 void run_ops_cleanup(void);
 /* From the main loop: heartbeat alerts for processes that went quiet. */

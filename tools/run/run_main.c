@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,8 +136,17 @@ int run_start(run_job_t *job, run_proc_t *p)
         return -1;
     }
     const char *wdir = app->wdir ? app->wdir : job->opts->wdir;
+    /* The child dies with the thread that forks it (PR_SET_PDEATHSIG is
+     * tied to that thread, not to the process): ranks are started from the
+     * main thread only, which lives as long as the launcher. */
+    pid_t launcher = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* a rank never outlives its launcher, even one killed with
+         * SIGKILL; a launcher that died before this line is seen by
+         * getppid (the child was reparented) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher)
+            _exit(127);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGCHLD, SIG_DFL);

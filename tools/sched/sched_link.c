@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -260,7 +261,11 @@ int link_listen(const char *addr, bool *tcp)
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return -1;
-        unlink(a.sun_path);
+        /* a socket of ours left by a dead daemon goes; any other name there
+         * (another user's, a file, a symlink) stays and bind fails on it */
+        struct stat st;
+        if (lstat(a.sun_path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+            unlink(a.sun_path);
         if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 64) != 0) {
             close(fd);
             return -1;
