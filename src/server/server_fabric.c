@@ -9,6 +9,7 @@
 #include <pmix_server.h>
 
 #include "common/buffer.h"
+#include "common/frame.h"
 #include "common/log.h"
 #include "common/pack.h"
 #include "common/wire.h"
@@ -175,6 +176,15 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
             rc = sy_pack(&out, &n, 1, PMIX_SIZE);
         if (rc == PMIX_SUCCESS && n > 0)
             rc = sy_pack(&out, info, (int32_t)n, PMIX_INFO);
+        /* a reply the client would refuse as a frame (its connection would
+         * go): a status instead, and the way round it */
+        if (rc == PMIX_SUCCESS && out.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
+            sy_log(SY_LOG_WARN,
+                   "fabric: a %zu-byte answer exceeds a frame; the client can ask for its "
+                   "devices' rows (PMIX_FABRIC_DEVICE_INDEX) or one plane",
+                   out.bytes_used);
+            rc = PMIX_ERR_VALUE_OUT_OF_BOUNDS;
+        }
         if (rc == PMIX_SUCCESS)
             sy_srv_peer_reply(c->peer, c->tag, &out);
         else
