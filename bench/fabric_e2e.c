@@ -167,6 +167,7 @@ static void run_ours(const char *path, unsigned threads, result_t *r)
     sy_fabric_engine_opts_t opts;
     memset(&opts, 0, sizeof(opts));
     opts.nthreads = threads;
+    opts.max_bytes = (uint64_t)64 << 30; /* 64k devices: 8 GiB */
     sy_fabric_engine_t *eng = NULL;
     char *err = NULL;
     if (sy_fabric_engine_load(path, NULL, &opts, &eng, &err) != PMIX_SUCCESS) {

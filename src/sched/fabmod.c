@@ -28,6 +28,11 @@ static pmix_status_t fm_open(const char *path, const char *format, const char *s
     /* computed beside a server: one core is left to its progress thread */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     opts.nthreads = cpus > 2 ? (unsigned)(cpus - 1 > 8 ? 8 : cpus - 1) : 1;
+    /* a scheduler serves big fabrics (a 64k-device matrix is 8 GiB): the
+     * cap is half the machine's memory, never below the engine's default */
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psize > 0 && (uint64_t)pages * (uint64_t)psize / 2 > SY_COST_DEFAULT_MAX_BYTES)
+        opts.max_bytes = (uint64_t)pages * (uint64_t)psize / 2;
     pmix_status_t rc = path != NULL ? sy_fabric_engine_load(path, format, &opts, &f->eng, errmsg)
                                     : sy_fabric_engine_generate(spec, &opts, &f->eng, errmsg);
     if (rc == PMIX_SUCCESS)
