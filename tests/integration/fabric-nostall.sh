@@ -7,9 +7,9 @@
 # it, announces the update and recomputes the whole matrix on its worker
 # thread.  Every Get must be answered, many of them while the
 # recomputation runs, and the slowest must stay far below the
-# recomputation's own duration (bound: 100 ms; a server that computed on
-# its loop would answer none during it).  A functional check, not a
-# benchmark: the bound is generous for a loaded 2-core machine.
+# recomputation's own duration (bound: a quarter of it; a server that
+# computed on its loop would answer none during it).  A functional check,
+# not a benchmark: the median and p99 are reported, not asserted.
 set -u
 : "${top_builddir:=.}"
 B=$top_builddir
@@ -23,7 +23,11 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 export TMPDIR="$T"
-BOUND_MS=${SY_NOSTALL_BOUND_MS:-100}
+# A loop stalled by the recomputation keeps a Get waiting for about the
+# whole window; one that is not answers every Get in a small part of it,
+# however loaded the machine (the window stretches with the load too).
+# The bound is a quarter of the window, never timing on its own.
+BOUND_MS=${SY_NOSTALL_BOUND_MS:-}
 
 # fat tree k=50 in the native format: 31,250 devices, 3,125 switches
 awk -v k=50 -v down="${1:-0}" 'BEGIN {
@@ -79,14 +83,16 @@ set -- $res
 total=$1 during=$2 max_ms=$3
 # the typical latency during the window, reported (docs/performance.md)
 pct=$(awk -v t0="$t0" -v t1="$t1" '$1 >= t0 && $1 + $2 <= t1 { print $2 * 1000 }' "$T/lat" |
-    sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "median %.3f ms, p99 %.3f ms", v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.5) > 0 ? int(NR * 0.99 + 0.5) : 1] }')
+    sort -n | awk '{ v[NR] = $1 } END { if (NR) { i = int(NR * 0.99 + 0.5); if (i < 1) i = 1
+        printf "median %.3f ms, p99 %.3f ms", v[int((NR + 1) / 2)], v[i] } }')
 if [ "$during" -ge 10 ]; then
     ok "$during of $total Gets were asked and answered while it recomputed ($dur s; $pct)"
 else
     bad "only $during Gets answered during the recomputation ($dur s)"
 fi
+test -n "$BOUND_MS" || BOUND_MS=$(awk -v d="$dur" 'BEGIN { printf "%.0f", d * 250 }')
 if awk -v m="$max_ms" -v b="$BOUND_MS" 'BEGIN { exit !(m < b) }'; then
-    ok "the slowest Get took $max_ms ms (bound $BOUND_MS ms)"
+    ok "the slowest Get took $max_ms ms (bound: a quarter of the window, $BOUND_MS ms)"
 else
     bad "the slowest Get took $max_ms ms (bound $BOUND_MS ms)"
 fi
