@@ -68,6 +68,13 @@ static uint32_t port_of(const sy_topo_t *t, uint32_t v, uint32_t peer)
     return 0;
 }
 
+/* Unicast LIDs are 1..0xBFFF: a 64k-device capture reuses them (the
+ * readers identify ports by GUID; the LID is only checked to be 16-bit). */
+static uint32_t lid_of(uint32_t v)
+{
+    return v % 0xBFFFu + 1;
+}
+
 static int write_capture(const char *spec, const char *path, uint32_t *ndev)
 {
     sy_topo_t *t = NULL;
@@ -88,8 +95,8 @@ static int write_capture(const char *spec, const char *path, uint32_t *ndev)
             fprintf(f,
                     "%2s %5u %2u 0x%016" PRIx64 " 4x EDR - %2s %5u %2u 0x%016" PRIx64
                     " ( '%s%s' - '%s%s' )\n",
-                    ca ? "CA" : "SW", v + 1, ca ? 1 : k - t->adj_off[v] + 1, ca ? g + 1 : g,
-                    wca ? "CA" : "SW", w + 1, wca ? 1 : port_of(t, w, v),
+                    ca ? "CA" : "SW", lid_of(v), ca ? 1 : k - t->adj_off[v] + 1, ca ? g + 1 : g,
+                    wca ? "CA" : "SW", lid_of(w), wca ? 1 : port_of(t, w, v),
                     wca ? guid_of(t, w) + 1 : guid_of(t, w), t->v[v].name, ca ? " HCA-1" : "",
                     t->v[w].name, wca ? " HCA-1" : "");
         }
