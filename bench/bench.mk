@@ -7,6 +7,13 @@ bench_fabric_cost_SOURCES = bench/fabric_cost.c
 bench_fabric_cost_LDADD = $(FABRIC_LDADD)
 CLEANFILES += $(EXTRA_PROGRAMS)
 bench_targets = bench/fabric_cost$(EXEEXT)
+# End to end on a big fabric: an ibnetdiscover -p capture loaded, every
+# result computed, the matrix exported in chunks, against the memory
+# floor measured in the same run (docs/performance.md).
+EXTRA_PROGRAMS += bench/fabric_e2e
+bench_fabric_e2e_SOURCES = bench/fabric_e2e.c
+bench_fabric_e2e_LDADD = $(FABRIC_LDADD) -lpthread
+bench_targets += bench/fabric_e2e$(EXEEXT)
 
 bench: $(bench_targets)
 

@@ -69,9 +69,14 @@ EXTRA_DIST += tests/external/slurm.sh tests/external/slurm/cluster.sh \
 # switchyard-sched: the scheduler daemon and node daemon (docs/fabric.md,
 # "switchyard-sched"); public API only.
 bin_PROGRAMS += tools/switchyard-sched
+# The link's MUNGE authentication is the library's own MUNGE code
+# (server_cred_munge.c) built in; nettle gives the HMACs.
 tools_switchyard_sched_SOURCES = tools/sched/sched_main.c tools/sched/sched_link.c \
-	tools/sched/sched_daemon.h
-tools_switchyard_sched_LDADD = src/libpmix.la
+	tools/sched/sched_auth.c tools/sched/sched_node.c tools/sched/sched_log.c \
+	src/server/server_cred_munge.c tools/sched/sched_daemon.h
+tools_switchyard_sched_LDADD = src/libpmix.la $(MUNGE_LIBS) $(NETTLE_LIBS) -lpthread
+# (own object names: server_cred_munge.c is in libpmix too)
+tools_switchyard_sched_CPPFLAGS = $(AM_CPPFLAGS)
 # sched-client: an example scheduler client (README).
 noinst_PROGRAMS += tools/examples/sched-client
 tools_examples_sched_client_SOURCES = tools/examples/sched-client.c

@@ -25,6 +25,14 @@ static pmix_status_t fm_open(const char *path, const char *format, const char *s
         return PMIX_ERR_NOMEM;
     sy_fabric_engine_opts_t opts;
     memset(&opts, 0, sizeof(opts));
+    /* computed beside a server: one core is left to its progress thread */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    opts.nthreads = cpus > 2 ? (unsigned)(cpus - 1 > 8 ? 8 : cpus - 1) : 1;
+    /* a scheduler serves big fabrics (a 64k-device matrix is 8 GiB): the
+     * cap is half the machine's memory, never below the engine's default */
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psize > 0 && (uint64_t)pages * (uint64_t)psize / 2 > SY_COST_DEFAULT_MAX_BYTES)
+        opts.max_bytes = (uint64_t)pages * (uint64_t)psize / 2;
     pmix_status_t rc = path != NULL ? sy_fabric_engine_load(path, format, &opts, &f->eng, errmsg)
                                     : sy_fabric_engine_generate(spec, &opts, &f->eng, errmsg);
     if (rc == PMIX_SUCCESS)
@@ -53,6 +61,27 @@ static void fm_close(sy_fabmod_fab_t *f)
 static const char *fm_last_error(sy_fabmod_fab_t *f)
 {
     return sy_fabric_engine_last_error(f->eng);
+}
+
+static uint64_t fm_devices_hash(sy_fabmod_fab_t *f)
+{
+    const sy_topo_t *t = sy_fabric_engine_topo(f->eng);
+    const sy_devindex_t *ix;
+    if (t == NULL || sy_fabric_engine_devindex(f->eng, &ix) != PMIX_SUCCESS)
+        return 0;
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t d = 0; d < ix->ndev; d++) {
+        for (const char *c = t->v[ix->dev_to_vertex[d]].name; *c != '\0'; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        h = (h ^ 0xff) * 1099511628211ull;
+    }
+    return h;
+}
+
+static const char *fm_note(sy_fabmod_fab_t *f)
+{
+    const sy_topo_t *t = sy_fabric_engine_topo(f->eng);
+    return t != NULL ? t->note : NULL;
 }
 
 static pmix_status_t fm_planes(sy_fabmod_fab_t *f, char ***ids)
@@ -165,8 +194,71 @@ static char *plane_groups(sy_fabmod_fab_t *f, const sy_groups_t *g, const sy_pla
     return buf;
 }
 
+/* The PMIX_FABRIC_DEVICE_INDEX rows asked for, or none (*rows NULL). */
+static pmix_status_t subset_of(const pmix_info_t *dirs, size_t ndirs, uint32_t ndevices,
+                               uint32_t **rows, size_t *nrows)
+{
+    *rows = NULL;
+    *nrows = 0;
+    for (size_t i = 0; i < ndirs; i++) {
+        if (!PMIX_CHECK_KEY(&dirs[i], PMIX_FABRIC_DEVICE_INDEX))
+            continue;
+        const pmix_value_t *v = &dirs[i].value;
+        const uint32_t *src;
+        size_t n;
+        if (v->type == PMIX_UINT32) {
+            src = &v->data.uint32;
+            n = 1;
+        } else if (v->type == PMIX_DATA_ARRAY && v->data.darray != NULL &&
+                   v->data.darray->type == PMIX_UINT32) {
+            src = v->data.darray->array;
+            n = v->data.darray->size;
+        } else {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        if (n == 0 || src == NULL)
+            return PMIX_ERR_BAD_PARAM;
+        for (size_t r = 0; r < n; r++)
+            if (src[r] >= ndevices)
+                return PMIX_ERR_BAD_PARAM;
+        uint32_t *copy = malloc(n * sizeof(uint32_t));
+        if (copy == NULL)
+            return PMIX_ERR_NOMEM;
+        memcpy(copy, src, n * sizeof(uint32_t));
+        *rows = copy;
+        *nrows = n;
+        return PMIX_SUCCESS;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* The square submatrix of the rows asked for, and the rows themselves. */
+static pmix_status_t describe_subset(const sy_cost_t *cost, uint32_t *rows, size_t n, sy_ilist_t *l)
+{
+    uint16_t *m = malloc(n * n * sizeof(uint16_t));
+    pmix_data_array_t *ix = sy_darray_new(PMIX_UINT32, n);
+    if (m == NULL || ix == NULL) {
+        free(m);
+        PMIX_DATA_ARRAY_FREE(ix);
+        return PMIX_ERR_NOMEM;
+    }
+    memcpy(ix->array, rows, n * sizeof(uint32_t));
+    for (size_t r = 0; r < n; r++) {
+        const uint16_t *src = &cost->m[(size_t)rows[r] * cost->n];
+        for (size_t c = 0; c < n; c++)
+            m[r * n + c] = src[rows[c]];
+    }
+    pmix_status_t rc = sy_il_take_bytes(l, PMIX_FABRIC_COST_MATRIX, m, n * n * sizeof(uint16_t));
+    if (rc == PMIX_SUCCESS)
+        rc = sy_il_take_array(l, PMIX_FABRIC_DEVICE_INDEX, ix);
+    else
+        PMIX_DATA_ARRAY_FREE(ix);
+    return rc;
+}
+
 static pmix_status_t fm_describe(sy_fabmod_fab_t *f, const char *plane, bool by_value,
-                                 pmix_info_t **info, size_t *ninfo)
+                                 const pmix_info_t *dirs, size_t ndirs, pmix_info_t **info,
+                                 size_t *ninfo)
 {
     const sy_planes_t *p;
     const sy_cost_t *cost;
@@ -190,10 +282,25 @@ static pmix_status_t fm_describe(sy_fabmod_fab_t *f, const char *plane, bool by_
         if (k == UINT32_MAX)
             return PMIX_ERR_NOT_FOUND;
     }
+    uint32_t *rows = NULL;
+    size_t nrows = 0;
+    rc = subset_of(dirs, ndirs, p->ndevices, &rows, &nrows);
+    if (rc != PMIX_SUCCESS)
+        return rc;
     sy_ilist_t l = {0};
-    size_t n = k == UINT32_MAX ? p->ndevices : p->ndev[k];
+    size_t n = rows != NULL ? nrows : k == UINT32_MAX ? p->ndevices : p->ndev[k];
     rc = sy_il_load(&l, PMIX_FABRIC_NUM_DEVICES, &n, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && cost != NULL) {
+    if (rc == PMIX_SUCCESS && rows != NULL) {
+        /* without the matrix (above the size cap) only the count and rows */
+        if (cost != NULL) {
+            rc = describe_subset(cost, rows, nrows, &l);
+        } else {
+            pmix_data_array_t *ix = sy_darray_new(PMIX_UINT32, nrows);
+            if (ix != NULL)
+                memcpy(ix->array, rows, nrows * sizeof(uint32_t));
+            rc = sy_il_take_array(&l, PMIX_FABRIC_DEVICE_INDEX, ix);
+        }
+    } else if (rc == PMIX_SUCCESS && cost != NULL) {
         if (k == UINT32_MAX && !by_value) {
             rc = sy_il_load(&l, PMIX_FABRIC_COST_MATRIX, cost->m, PMIX_POINTER);
         } else {
@@ -250,6 +357,7 @@ static pmix_status_t fm_describe(sy_fabmod_fab_t *f, const char *plane, bool by_
         if (rc == PMIX_SUCCESS)
             rc = per_plane(&l, PMIX_FABRIC_SHAPE_STRING, p, sh, true);
     }
+    free(rows);
     if (rc != PMIX_SUCCESS) {
         sy_il_free(&l);
         return rc;
@@ -382,6 +490,8 @@ __attribute__((visibility("default"))) const sy_fabmod_ops_t sy_fabmod_v1 = {
     .open = fm_open,
     .close = fm_close,
     .last_error = fm_last_error,
+    .note = fm_note,
+    .devices_hash = fm_devices_hash,
     .planes = fm_planes,
     .describe = fm_describe,
     .reload = fm_reload,

@@ -6,8 +6,8 @@
  * role").  The module exports exactly one symbol, SY_FABMOD_SYMBOL, a
  * table of functions; everything it returns is plain libc memory.
  *
- * None of these functions is thread-safe: libpmix calls them from its
- * progress thread only. */
+ * None of these functions is thread-safe: libpmix calls them from one
+ * thread at a time (the scheduler's worker thread, sched_worker.h). */
 #ifndef SWITCHYARD_SCHED_FABMOD_H
 #define SWITCHYARD_SCHED_FABMOD_H
 
@@ -18,7 +18,7 @@
 
 /* Raised whenever the table below changes: libpmix refuses a module of
  * another ABI (a stale install found on the search path). */
-#define SY_FABMOD_ABI 2u
+#define SY_FABMOD_ABI 4u
 #define SY_FABMOD_SYMBOL "sy_fabmod_v1"
 
 typedef struct sy_fabmod_fab sy_fabmod_fab_t;
@@ -41,6 +41,12 @@ typedef struct sy_fabmod_ops {
                           sy_fabmod_fab_t **out, char **errmsg);
     void (*close)(sy_fabmod_fab_t *f);
     const char *(*last_error)(sy_fabmod_fab_t *f);
+    /* What the reader passed over ("N lines that are not ... topology"),
+     * or NULL. */
+    const char *(*note)(sy_fabmod_fab_t *f);
+    /* A fingerprint of the device set (names in device index order): when
+     * it changes, endpoint assignments do (PMIX_FABRIC_UPDATE_ENDPOINTS). */
+    uint64_t (*devices_hash)(sy_fabmod_fab_t *f);
     /* The computed plane ids as a NULL-terminated malloc'd argv. */
     pmix_status_t (*planes)(sy_fabmod_fab_t *f, char ***ids);
 
@@ -48,9 +54,15 @@ typedef struct sy_fabmod_ops {
      * PMIX_FABRIC_NUM_DEVICES, _COST_MATRIX, _GROUPS, _PLANE, _DIMS, _SHAPE,
      * _SHAPE_STRING.  The matrix is a PMIX_POINTER into the engine when
      * plane is NULL and by_value is false (valid until the next refresh),
-     * else a PMIX_BYTE_OBJECT copy of the plane's rows and columns. */
+     * else a PMIX_BYTE_OBJECT copy of the plane's rows and columns.  A
+     * PMIX_FABRIC_DEVICE_INDEX directive (uint32, or a data array of them)
+     * asks for those devices only: the matrix is their square submatrix in
+     * the order given, PMIX_FABRIC_NUM_DEVICES their count, and
+     * PMIX_FABRIC_DEVICE_INDEX (array) says which device each row is.
+     * dirs may hold anything else too: it is ignored. */
     pmix_status_t (*describe)(sy_fabmod_fab_t *f, const char *plane, bool by_value,
-                              pmix_info_t **info, size_t *ninfo);
+                              const pmix_info_t *dirs, size_t ndirs, pmix_info_t **info,
+                              size_t *ninfo);
 
     /* Changes.  They edit the topology at once but recompute nothing: what
      * describe() handed out stays valid until refresh() or the next

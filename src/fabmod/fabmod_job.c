@@ -121,25 +121,25 @@ static const char *info_string(const pmix_data_array_t *a, const char *key)
     return NULL;
 }
 
-static pmix_status_t geometry(const sy_coords_t *c, uint32_t d, const char *id, const char *os,
-                              pmix_geometry_t *g)
+/* The logical view, and the physical one when the topology places its
+ * devices (phys NULL otherwise: no physical entry, never a copy). */
+static pmix_status_t geometry(const sy_coords_t *c, const sy_coords_t *phys, uint32_t d,
+                              const char *id, const char *os, pmix_geometry_t *g)
 {
     memset(g, 0, sizeof(*g));
     g->uuid = strdup(id);
     g->osname = strdup(os);
-    g->coordinates = calloc(2, sizeof(pmix_coord_t));
+    size_t n = phys != NULL ? 2 : 1;
+    g->coordinates = calloc(n, sizeof(pmix_coord_t));
     if (g->uuid == NULL || g->osname == NULL || g->coordinates == NULL)
         return PMIX_ERR_NOMEM;
-    g->ncoords = 2;
-    /* no reader carries physical placement: the physical view repeats the
-     * logical vector (docs/fabric.md, "Coordinates") */
-    for (size_t v = 0; v < 2; v++) {
-        pmix_status_t rc = sy_coords_get(c, d, &g->coordinates[v]);
-        if (rc != PMIX_SUCCESS)
-            return rc;
-        g->coordinates[v].view = v == 0 ? PMIX_COORD_LOGICAL_VIEW : PMIX_COORD_PHYSICAL_VIEW;
-    }
-    return PMIX_SUCCESS;
+    g->ncoords = n;
+    pmix_status_t rc = sy_coords_get(c, d, &g->coordinates[0]);
+    if (rc == PMIX_SUCCESS)
+        g->coordinates[0].view = PMIX_COORD_LOGICAL_VIEW;
+    if (rc == PMIX_SUCCESS && phys != NULL)
+        rc = sy_coords_get(phys, d, &g->coordinates[1]);
+    return rc;
 }
 
 typedef struct {
@@ -147,6 +147,7 @@ typedef struct {
     const sy_devindex_t *ix;
     const sy_peers_t *peers;
     const sy_coords_t *coords;
+    const sy_coords_t *phys; /* NULL when the topology places nothing */
     const sy_fabmod_node_t *nodes;
     size_t nnodes;
     hosts_t hosts;
@@ -297,7 +298,7 @@ static pmix_status_t node_info(job_t *j, size_t n, sy_ilist_t *out)
                 rc = sy_il_load(&dev, PMIX_FABRIC_DEVICE_INDEX, &d, PMIX_UINT32);
             pmix_geometry_t *g = &((pmix_geometry_t *)geo->array)[i];
             if (rc == PMIX_SUCCESS)
-                rc = geometry(j->coords, d, j->dev_id[d], os != NULL ? os : vname, g);
+                rc = geometry(j->coords, j->phys, d, j->dev_id[d], os != NULL ? os : vname, g);
             if (rc == PMIX_SUCCESS)
                 rc = sy_il_load(&dev, PMIX_FABRIC_DEVICE_COORDINATES, g, PMIX_GEOMETRY);
         }
@@ -405,6 +406,9 @@ pmix_status_t sy_fabmod_job_data(sy_fabmod_fab_t *f, const sy_fabmod_node_t *nod
         rc = sy_fabric_engine_planes(f->eng, &planes);
     if (rc != PMIX_SUCCESS)
         return rc;
+    sy_coords_t phys;
+    bool have_phys = sy_coords_compute(j.t, j.ix, PMIX_COORD_PHYSICAL_VIEW, &phys) == PMIX_SUCCESS;
+    j.phys = have_phys ? &phys : NULL;
     rc = hosts_build(j.t, j.ix, &j.hosts);
     if (rc == PMIX_SUCCESS)
         rc = map_nodes(&j);
@@ -419,6 +423,8 @@ pmix_status_t sy_fabmod_job_data(sy_fabmod_fab_t *f, const sy_fabmod_node_t *nod
     if (rc == PMIX_SUCCESS)
         rc = id_lists(&j, planes, &l);
     job_free(&j);
+    if (have_phys)
+        sy_coords_free(&phys);
     /* what was appended stays even on error: the caller frees the array */
     *info = l.v;
     *ninfo = l.n;

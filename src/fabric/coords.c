@@ -351,6 +351,14 @@ pmix_status_t sy_coords_compute_method(const sy_topo_t *t, const sy_devindex_t *
             return PMIX_ERR_BAD_PARAM;
         }
     }
+    if (view == PMIX_COORD_PHYSICAL_VIEW) {
+        /* placement, not structure: the method does not apply */
+        pmix_status_t prc = sy_coords_physical(t, ix, out);
+        if (prc == PMIX_SUCCESS && (prc = check_unique(out)) != PMIX_SUCCESS) {
+            sy_coords_free(out);
+        }
+        return prc;
+    }
     sy_levels_t lv;
     pmix_status_t rc = sy_levels_compute(t, &lv);
     if (rc != PMIX_SUCCESS) {

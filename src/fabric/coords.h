@@ -19,8 +19,9 @@
  * Ordinals follow device-index order: pod/group 0 holds device 0, and so
  * on.  A device with no usable switch link gets (next free first value, 0,
  * 0) under TREE and DRAGONFLY.
- * LOGICAL is the default view.  No reader carries physical placement yet,
- * so PHYSICAL returns the same vectors, labelled PHYSICAL. */
+ * LOGICAL is the default view.  PHYSICAL (coords_phys.c) is where the
+ * topology places a device (torus lattice, dragonfly group and router,
+ * Slurm leaf and slot), PMIX_ERR_NOT_FOUND when it places nothing. */
 #ifndef SWITCHYARD_FABRIC_COORDS_H
 #define SWITCHYARD_FABRIC_COORDS_H
 
@@ -60,6 +61,9 @@ pmix_status_t sy_coords_compute_method(const sy_topo_t *t, const sy_devindex_t *
                                        pmix_coord_view_t view, sy_coords_method_t method,
                                        sy_coords_t *out);
 void sy_coords_free(sy_coords_t *c);
+/* The physical view alone (coords_phys.c); PMIX_ERR_NOT_FOUND when the
+ * topology carries no placement.  t must be finalized. */
+pmix_status_t sy_coords_physical(const sy_topo_t *t, const sy_devindex_t *ix, sy_coords_t *out);
 
 /* Device d's vector as a pmix_coord_t (coord malloc'd, caller frees). */
 pmix_status_t sy_coords_get(const sy_coords_t *c, uint32_t dev, pmix_coord_t *out);

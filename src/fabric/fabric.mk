@@ -4,18 +4,22 @@
 src_libsyfabric_la_SOURCES +=
 # --- topology model, readers and generators (owner: fabric-topology engineer) ---
 # topo.c: graph model (vertices, links, name/pair hash, CSR adjacency);
-# read_*.c: Slurm topology.conf, ibnetdiscover (default and -p), native;
+# read_*.c: Slurm topology.conf, ibnetdiscover (default and -p), OpenSM
+# subnet.lst, ibsim net, native (read_ib.c: the IB readers' build step);
 # load.c: format detection and file loading; gen.c: fat tree, dragonfly,
 # torus generators.  Formats and specs: docs/fabric.md.
 src_libsyfabric_la_SOURCES += \
 	src/fabric/topo.c \
 	src/fabric/read_util.c \
 	src/fabric/read_slurm.c \
+	src/fabric/read_ib.c \
 	src/fabric/read_ibnet.c \
+	src/fabric/read_osm.c \
+	src/fabric/read_ibsim.c \
 	src/fabric/read_native.c \
 	src/fabric/load.c \
 	src/fabric/gen.c
-noinst_HEADERS += src/fabric/topo.h src/fabric/read_util.h
+noinst_HEADERS += src/fabric/topo.h src/fabric/read_util.h src/fabric/read_ib.h
 # --- device index, cost matrix, planes, switch peers (owner: cost engineer) ---
 # devindex.c: device order (PMIX_FABRIC_DEVICE_INDEX); cost.c/cost_bfs.c:
 # uint16 cost matrix (leaf-collapse or per-source BFS/Dijkstra, threaded,
@@ -40,7 +44,8 @@ src_libsyfabric_la_SOURCES += \
 	src/fabric/structure.c \
 	src/fabric/community.c \
 	src/fabric/groups.c \
-	src/fabric/coords.c
+	src/fabric/coords.c \
+	src/fabric/coords_phys.c
 noinst_HEADERS += src/fabric/igraph_guard.h src/fabric/levels.h src/fabric/structure.h \
 	src/fabric/groups.h src/fabric/coords.h
 # --- local device inventory (owner: devices engineer) ---

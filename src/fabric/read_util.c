@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fabric/read_util.h"
 
@@ -85,6 +86,7 @@ int sy_lines_next(sy_lines_t *it, char **errmsg)
     }
     it->line_len = 0;
     it->lineno = it->next_lineno;
+    it->line_off = it->pos;
     if (append(it, "", 0, errmsg) != 0) {
         return -1;
     }
@@ -438,6 +440,34 @@ pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist
     return rc;
 }
 
+void sy_read_skip(sy_read_skips_t *s, size_t lineno, const char *line)
+{
+    if (s->count++ == 0) {
+        s->first_line = lineno;
+        size_t n = 0;
+        /* printable bytes only: the note goes to a log line */
+        for (; line[n] != '\0' && n + 1 < sizeof(s->first); n++) {
+            s->first[n] = isprint((unsigned char)line[n]) ? line[n] : '?';
+        }
+        s->first[n] = '\0';
+    }
+}
+
+pmix_status_t sy_read_skips_note(const sy_read_skips_t *s, const char *what, sy_topo_t *t)
+{
+    if (s->count == 0) {
+        return PMIX_SUCCESS;
+    }
+    char buf[256];
+    snprintf(buf, sizeof(buf),
+             "%s: %zu line%s that %s not %s topology passed over (first, line %zu: \"%s\")",
+             t->source != NULL ? t->source : "<input>", s->count, s->count == 1 ? "" : "s",
+             s->count == 1 ? "is" : "are", what, s->first_line, s->first);
+    free(t->note);
+    t->note = strdup(buf);
+    return t->note != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+}
+
 pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name, const char *format,
                                sy_topo_t **out)
 {
@@ -463,6 +493,13 @@ pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
     *buf = NULL;
     *len = 0;
     size_t cap = 1 << 16, n = 0;
+    /* a regular file says its size: one allocation, no copies (one byte
+     * more, so that the end is seen without growing) */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < SY_TOPO_MAX_FILE) {
+        cap = (size_t)st.st_size + 1;
+    }
     char *b = malloc(cap);
     if (b == NULL) {
         return PMIX_ERR_NOMEM;

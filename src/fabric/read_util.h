@@ -22,6 +22,7 @@ typedef struct {
     size_t line_len, cap;
     bool continuation; /* a trailing backslash joins the next line */
     const char *name;  /* for messages */
+    size_t line_off;   /* offset of the line's first byte in buf */
 } sy_lines_t;
 
 void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name,
@@ -69,6 +70,17 @@ pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist
  * were read and more may follow, or PMIX_ERR_FILE_READ_FAILURE (errno
  * from the read left as it was); *buf is NULL on failure.  f stays open. */
 pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len);
+
+/* Lines a reader passed over because they are not topology (what the
+ * tools print besides it: "DR path ..." debug lines, warnings, listings):
+ * counted, the first one kept for the note. */
+typedef struct {
+    size_t count, first_line;
+    char first[64];
+} sy_read_skips_t;
+void sy_read_skip(sy_read_skips_t *s, size_t lineno, const char *line);
+/* t->note from the skips (nothing when none); what names the reader. */
+pmix_status_t sy_read_skips_note(const sy_read_skips_t *s, const char *what, sy_topo_t *t);
 
 /* Create the topology a reader fills, with the limits applied. */
 pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name, const char *format,

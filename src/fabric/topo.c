@@ -156,6 +156,7 @@ void sy_topo_free(sy_topo_t *t)
     }
     free(t->planes);
     csr_free(t);
+    free(t->note);
     free(t->source);
     free(t->format);
     index_free(&t->names);

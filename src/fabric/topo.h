@@ -88,6 +88,10 @@ typedef struct sy_topo {
      * them on request (sy_topo_limits_t) so fuzzers stay small. */
     uint32_t max_vertices, max_edges;
 
+    /* What a reader passed over without failing (lines that are not
+     * topology, such as "DR path ..." chatter in a capture): one line for
+     * the operator, NULL when there is nothing to say. */
+    char *note;
     char *source;        /* file name or generator spec */
     char *format;        /* "slurm", "ibnet", "ibnet-ports", "native", "fattree", ... */
     uint64_t generation; /* incremented by every change */
@@ -167,15 +171,24 @@ pmix_status_t sy_topo_read_slurm_buffer(const char *buf, size_t len, const char 
 pmix_status_t sy_topo_read_ibnet_buffer(const char *buf, size_t len, const char *name,
                                         const sy_topo_limits_t *lim, sy_topo_t **out,
                                         char **errmsg);
+/* OpenSM's subnet.lst dump (--dump_files; /var/log/opensm-subnet.lst). */
+pmix_status_t sy_topo_read_osm_buffer(const char *buf, size_t len, const char *name,
+                                      const sy_topo_limits_t *lim, sy_topo_t **out, char **errmsg);
+/* ibsim's net files (ibsim-utils). */
+pmix_status_t sy_topo_read_ibsim_buffer(const char *buf, size_t len, const char *name,
+                                        const sy_topo_limits_t *lim, sy_topo_t **out,
+                                        char **errmsg);
 pmix_status_t sy_topo_read_native_buffer(const char *buf, size_t len, const char *name,
                                          const sy_topo_limits_t *lim, sy_topo_t **out,
                                          char **errmsg);
 
-/* Format guess from content: "slurm", "ibnet", "native" or NULL. */
+/* Format guess from content: "slurm", "ibnet", "osm-lst", "ibsim",
+ * "native" or NULL.  Lines no format starts with are passed over. */
 const char *sy_topo_detect_format(const char *buf, size_t len);
 
 /* Read a file (at most SY_TOPO_MAX_FILE bytes) with the given reader
- * ("slurm", "ibnet", "native"; NULL = detect from content). */
+ * ("slurm", "ibnet", "osm-lst", "ibsim", "native"; NULL = detect from
+ * content). */
 #define SY_TOPO_MAX_FILE (1024u * 1024u * 1024u)
 pmix_status_t sy_topo_load(const char *path, const char *format, sy_topo_t **out, char **errmsg);
 pmix_status_t sy_topo_load_buffer(const char *buf, size_t len, const char *name, const char *format,

@@ -42,6 +42,9 @@ pmix_status_t sy_topo_remove_vertex(sy_topo_t *t, uint32_t v)
     n->max_vertices = t->max_vertices;
     n->max_edges = t->max_edges;
     rc = sy_topo_set_source(n, t->source, t->format);
+    if (rc == PMIX_SUCCESS && t->note != NULL && (n->note = strdup(t->note)) == NULL) {
+        rc = PMIX_ERR_NOMEM;
+    }
     /* Planes first, in the same order, so plane indexes stay valid. */
     for (uint32_t p = 0; rc == PMIX_SUCCESS && p < t->nplanes; p++) {
         rc = sy_topo_add_plane(n, t->planes[p], NULL);

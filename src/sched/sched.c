@@ -2,17 +2,27 @@
  * opened on first use through the engine module, their changes and the
  * update protocol's scheduler side (docs/fabric.md, "Scheduler role").
  *
+ * Every call into the engine module runs on the worker thread
+ * (sched_worker.h), so that the server's loop never waits for a topology
+ * to load or a matrix to be computed: the loop queues requests and
+ * answers them when their job completes.  What the worker owns: S.fabs
+ * and the modules' engines.  What the loop owns: S.updating and the held
+ * requests.  The node inventory is shared, under inv_lock.
+ *
  * A change (a watched topology file that changed, a link state delivered
  * with the inventory) is applied to the topology at once but nothing is
  * recomputed: the cost matrix the process's pmix_fabric_t point to stays
  * valid.  PMIX_FABRIC_UPDATE_PENDING goes out (this process's handlers and,
  * range GLOBAL, every other process through the server and its host);
  * requests are held until this process's chain completed, then the
- * engines recompute and the held requests get the new data. */
+ * engines recompute (on the worker, into new memory, swapped in when
+ * complete) and the held requests get the new data. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pmix.h>
 
@@ -24,6 +34,7 @@
 #include "common/runtime.h"
 #include "fabmod/fabmod.h"
 #include "sched/sched.h"
+#include "sched/sched_worker.h"
 #include "switchyard.h"
 
 #define DEFAULT_WATCH 2.0
@@ -35,7 +46,8 @@ typedef struct {
     sy_fabmod_fab_t *f;
     bool failed;  /* opening failed: not tried again */
     bool pending; /* a change waits for the PENDING chain */
-    sy_timer_t *timer;
+    double last_check;
+    uint64_t devices_hash; /* the device set the endpoints were given for */
 } fab_t;
 
 typedef struct held {
@@ -56,13 +68,26 @@ typedef struct inv {
 static struct {
     bool active;
     pmix_proc_t me;
+    /* the worker's */
     fab_t *fabs;
     size_t nfabs;
-    bool updating;
-    held_t *held, **held_tail;
-    inv_t *inv;
+    bool announced; /* a PENDING went out for changes not yet applied */
     const sy_fabmod_ops_t *ops;
+    /* the loop's */
+    bool updating; /* between PENDING and the recomputation's end */
+    held_t *held, **held_tail;
+    /* both, under inv_lock */
+    inv_t *inv;
 } S;
+
+static pthread_mutex_t inv_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static const char *str_of(const pmix_info_t *i)
 {
@@ -84,8 +109,6 @@ static bool number_of(const pmix_info_t *i, double *d)
 
 static void fab_free(fab_t *f)
 {
-    if (f->timer != NULL)
-        sy_timer_cancel(f->timer);
     if (f->f != NULL && S.ops != NULL)
         S.ops->close(f->f);
     free(f->path);
@@ -183,6 +206,9 @@ pmix_status_t sy_sched_init(const pmix_info_t info[], size_t ninfo, const pmix_p
 
 void sy_sched_finalize(void)
 {
+    S.active = false;
+    /* the job running now ends first; queued ones complete as dropped */
+    sy_work_stop();
     while (S.held != NULL) {
         held_t *h = S.held;
         S.held = h->next;
@@ -194,6 +220,7 @@ void sy_sched_finalize(void)
     for (size_t i = 0; i < S.nfabs; i++)
         fab_free(&S.fabs[i]);
     free(S.fabs);
+    pthread_mutex_lock(&inv_lock);
     while (S.inv != NULL) {
         inv_t *v = S.inv;
         S.inv = v->next;
@@ -201,6 +228,7 @@ void sy_sched_finalize(void)
         PMIX_VALUE_RELEASE(v->devices);
         free(v);
     }
+    pthread_mutex_unlock(&inv_lock);
     memset(&S, 0, sizeof(S));
 }
 
@@ -211,10 +239,11 @@ bool sy_sched_active(void)
 
 /* ---- changes ---- */
 
-static void begin_update(size_t k)
+/* On the loop: PMIX_FABRIC_UPDATE_PENDING goes out for fabric k. */
+static void notify_pending(void *arg)
 {
-    S.fabs[k].pending = true;
-    if (S.updating)
+    size_t k = (size_t)(uintptr_t)arg;
+    if (!S.active)
         return;
     S.updating = true;
     pmix_info_t info[2];
@@ -233,48 +262,110 @@ static void begin_update(size_t k)
     PMIX_INFO_DESTRUCT(&info[1]);
 }
 
-static void watch(void *arg);
-
-static void arm_watch(size_t k)
+/* Worker: fabric k changed. */
+static void begin_update(size_t k)
 {
-    fab_t *f = &S.fabs[k];
+    S.fabs[k].pending = true;
+    if (S.announced)
+        return;
+    S.announced = true;
     sy_progress_t *p = sy_runtime();
-    if (f->path != NULL && f->watch > 0 && f->timer == NULL && p != NULL &&
-        sy_progress_timer(p, f->watch, watch, (void *)(uintptr_t)(k + 1), &f->timer) !=
-            PMIX_SUCCESS)
-        f->timer = NULL;
+    if (p == NULL || sy_progress_post(p, notify_pending, (void *)(uintptr_t)k) != PMIX_SUCCESS)
+        S.announced = false;
 }
 
-static void watch(void *arg)
+/* Worker, when idle: the watched files that are due are checked. */
+static void watch_tick(void *arg)
 {
-    size_t k = (size_t)(uintptr_t)arg - 1;
-    if (!S.active || k >= S.nfabs)
-        return;
-    fab_t *f = &S.fabs[k];
-    sy_timer_cancel(f->timer);
-    f->timer = NULL;
-    bool changed = false;
-    /* a change during an update is picked up at the next tick */
-    if (!S.updating && f->f != NULL) {
+    (void)arg;
+    double t = now_s();
+    /* a change during an update is picked up at a later tick */
+    for (size_t k = 0; k < S.nfabs && S.active && !S.announced; k++) {
+        fab_t *f = &S.fabs[k];
+        if (f->f == NULL || f->path == NULL || f->watch <= 0 || t - f->last_check < f->watch)
+            continue;
+        f->last_check = t;
+        bool changed = false;
         pmix_status_t rc = S.ops->reload(f->f, &changed);
         if (rc != PMIX_SUCCESS && rc != PMIX_ERR_NOT_SUPPORTED)
             sy_log(SY_LOG_WARN, "fabric %s: %s", f->identifier, S.ops->last_error(f->f));
+        if (changed)
+            begin_update(k);
     }
-    if (changed)
-        begin_update(k);
-    arm_watch(k);
 }
 
-void sy_sched_apply_pending(void)
+/* The tick: as often as the most eager watched fabric asks. */
+static void arm_watch(void)
 {
+    double tick = 0;
+    for (size_t k = 0; k < S.nfabs; k++)
+        if (S.fabs[k].f != NULL && S.fabs[k].path != NULL && S.fabs[k].watch > 0 &&
+            (tick == 0 || S.fabs[k].watch < tick))
+            tick = S.fabs[k].watch;
+    sy_work_set_tick(tick, tick > 0 ? watch_tick : NULL);
+}
+
+/* Which fabrics' device sets changed in a recomputation. */
+typedef struct {
+    size_t n;
+    bool *endpoints;
+} refresh_job_t;
+
+static void refresh_run(void *arg)
+{
+    refresh_job_t *j = arg;
+    j->n = S.nfabs;
+    j->endpoints = calloc(S.nfabs + 1, sizeof(bool));
     for (size_t k = 0; k < S.nfabs; k++) {
         if (!S.fabs[k].pending)
             continue;
         S.fabs[k].pending = false;
-        if (S.fabs[k].f != NULL && S.ops->refresh(S.fabs[k].f) != PMIX_SUCCESS)
+        if (S.fabs[k].f == NULL)
+            continue;
+        struct timespec a, b;
+        clock_gettime(CLOCK_REALTIME, &a);
+        if (S.ops->refresh(S.fabs[k].f) != PMIX_SUCCESS)
             sy_log(SY_LOG_WARN, "fabric %s: %s", S.fabs[k].identifier,
                    S.ops->last_error(S.fabs[k].f));
+        clock_gettime(CLOCK_REALTIME, &b);
+        double t0 = (double)a.tv_sec + (double)a.tv_nsec * 1e-9;
+        double t1 = (double)b.tv_sec + (double)b.tv_nsec * 1e-9;
+        sy_log(SY_LOG_INFO, "fabric %s: recomputed in %.3f s (from %.6f to %.6f)",
+               S.fabs[k].identifier, t1 - t0, t0, t1);
+        uint64_t h = S.ops->devices_hash(S.fabs[k].f);
+        if (j->endpoints != NULL && h != S.fabs[k].devices_hash)
+            j->endpoints[k] = true;
+        S.fabs[k].devices_hash = h;
     }
+    S.announced = false;
+}
+
+/* Loop: devices came or went: the endpoints assigned to processes too. */
+static void notify_endpoints(size_t k)
+{
+    pmix_info_t info[2];
+    bool yes = true;
+    PMIx_Info_load(&info[0], PMIX_FABRIC_INDEX, &k, PMIX_SIZE);
+    PMIx_Info_load(&info[1], PMIX_EVENT_DO_NOT_CACHE, &yes, PMIX_BOOL);
+    if (PMIx_Notify_event(PMIX_FABRIC_UPDATE_ENDPOINTS, &S.me, PMIX_RANGE_GLOBAL, info, 2, NULL,
+                          NULL) != PMIX_SUCCESS)
+        sy_event_deliver(PMIX_FABRIC_UPDATE_ENDPOINTS, &S.me, PMIX_RANGE_PROC_LOCAL, info, 2);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+}
+
+/* Loop: the recomputation is in; the requests held meanwhile go on. */
+static void refresh_done(void *arg, bool ran)
+{
+    refresh_job_t *j = arg;
+    bool active = S.active;
+    for (size_t k = 0; active && ran && j->endpoints != NULL && k < j->n; k++)
+        if (j->endpoints[k])
+            notify_endpoints(k);
+    free(j->endpoints);
+    free(j);
+    if (!active)
+        return;
     S.updating = false;
     held_t *h = S.held;
     S.held = NULL;
@@ -291,7 +382,21 @@ void sy_sched_apply_pending(void)
     }
 }
 
-/* ---- serving requests ---- */
+void sy_sched_apply_pending(void)
+{
+    /* requests keep being held until the new data is there */
+    refresh_job_t *j = calloc(1, sizeof(*j));
+    if (j == NULL || sy_work_submit(refresh_run, refresh_done, j) != PMIX_SUCCESS) {
+        if (j == NULL)
+            j = calloc(1, sizeof(*j));
+        if (j != NULL)
+            refresh_done(j, false);
+        else
+            S.updating = false;
+    }
+}
+
+/* ---- serving requests (worker) ---- */
 
 static pmix_status_t open_fab(size_t k)
 {
@@ -311,10 +416,14 @@ static pmix_status_t open_fab(size_t k)
         f->failed = true;
         return PMIX_ERR_NOT_AVAILABLE;
     }
-    arm_watch(k);
+    f->devices_hash = S.ops->devices_hash(f->f);
+    const char *note = S.ops->note(f->f);
+    if (note != NULL)
+        sy_log(SY_LOG_WARN, "fabric %s: %s", f->identifier, note);
+    f->last_check = now_s();
+    arm_watch();
     return PMIX_SUCCESS;
 }
-
 static bool has_plane(size_t k, const char *plane)
 {
     char **ids = NULL;
@@ -384,52 +493,33 @@ static pmix_status_t select_fab(const pmix_info_t dirs[], size_t ndirs, size_t *
     return PMIX_ERR_NOT_FOUND;
 }
 
-pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
-                             const pmix_info_t dirs[], size_t ndirs, sy_fabric_reply_fn cb,
-                             void *arg)
+typedef struct {
+    pmix_fabric_operation_t op;
+    pmix_info_t *dirs;
+    size_t ndirs;
+    sy_fabric_reply_fn cb;
+    void *arg;
+    pmix_status_t status;
+    pmix_info_t *info;
+    size_t ninfo;
+} route_job_t;
+
+static void route_run(void *arg)
 {
-    (void)requestor;
-    if (!S.active)
-        return PMIX_ERR_INIT;
-    if (op != PMIX_FABRIC_REQUEST_INFO && op != PMIX_FABRIC_UPDATE_INFO)
-        return PMIX_ERR_BAD_PARAM;
-    if (op == PMIX_FABRIC_UPDATE_INFO) {
-        bool have_index = false;
-        for (size_t i = 0; i < ndirs; i++)
-            have_index = have_index || sy_info_is(&dirs[i], PMIX_FABRIC_INDEX);
-        if (!have_index)
-            return PMIX_ERR_BAD_PARAM;
-    }
-    if (S.updating) {
-        held_t *h = calloc(1, sizeof(*h));
-        if (h == NULL)
-            return PMIX_ERR_NOMEM;
-        pmix_status_t rc = sy_array_copy((void **)&h->dirs, dirs, ndirs, PMIX_INFO);
-        if (rc != PMIX_SUCCESS) {
-            free(h);
-            return rc;
-        }
-        h->ndirs = h->dirs != NULL ? ndirs : 0;
-        h->op = op;
-        h->cb = cb;
-        h->arg = arg;
-        *S.held_tail = h;
-        S.held_tail = &h->next;
-        return PMIX_SUCCESS;
-    }
+    route_job_t *j = arg;
     size_t k = 0;
     const char *plane = NULL;
     bool by_value = false;
-    for (size_t i = 0; i < ndirs; i++)
-        if (sy_info_is(&dirs[i], SWITCHYARD_FABRIC_BY_VALUE))
-            by_value = sy_info_true(&dirs[i]);
-    pmix_status_t rc = select_fab(dirs, ndirs, &k, &plane);
+    for (size_t i = 0; i < j->ndirs; i++)
+        if (sy_info_is(&j->dirs[i], SWITCHYARD_FABRIC_BY_VALUE))
+            by_value = sy_info_true(&j->dirs[i]);
+    pmix_status_t rc = select_fab(j->dirs, j->ndirs, &k, &plane);
     if (rc == PMIX_SUCCESS)
         rc = open_fab(k);
     pmix_info_t *info = NULL, *all = NULL;
     size_t ninfo = 0;
     if (rc == PMIX_SUCCESS)
-        rc = S.ops->describe(S.fabs[k].f, plane, by_value, &info, &ninfo);
+        rc = S.ops->describe(S.fabs[k].f, plane, by_value, j->dirs, j->ndirs, &info, &ninfo);
     if (rc == PMIX_SUCCESS) {
         PMIX_INFO_CREATE(all, ninfo + 3);
         if (all == NULL) {
@@ -447,14 +537,86 @@ pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation
     }
     if (info != NULL)
         PMIX_INFO_FREE(info, ninfo);
+    j->status = rc;
+    j->info = all;
+    j->ninfo = all != NULL ? ninfo + 3 : 0;
+}
+
+static void route_done(void *arg, bool ran)
+{
+    route_job_t *j = arg;
+    if (!ran)
+        j->status = PMIX_ERR_INIT;
+    if (j->status != PMIX_SUCCESS && j->info != NULL) {
+        PMIX_INFO_FREE(j->info, j->ninfo);
+        j->info = NULL;
+    }
+    j->cb(j->status, j->info, j->info != NULL ? j->ninfo : 0, j->arg);
+    if (j->dirs != NULL)
+        PMIX_INFO_FREE(j->dirs, j->ndirs);
+    free(j);
+}
+
+pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
+                             const pmix_info_t dirs[], size_t ndirs, sy_fabric_reply_fn cb,
+                             void *arg)
+{
+    (void)requestor;
+    if (!S.active)
+        return PMIX_ERR_INIT;
+    if (op != PMIX_FABRIC_REQUEST_INFO && op != PMIX_FABRIC_UPDATE_INFO)
+        return PMIX_ERR_BAD_PARAM;
+    if (op == PMIX_FABRIC_UPDATE_INFO) {
+        bool have_index = false;
+        for (size_t i = 0; i < ndirs; i++)
+            have_index = have_index || sy_info_is(&dirs[i], PMIX_FABRIC_INDEX);
+        if (!have_index)
+            return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_info_t *copy = NULL;
+    pmix_status_t rc = sy_array_copy((void **)&copy, dirs, ndirs, PMIX_INFO);
     if (rc != PMIX_SUCCESS)
         return rc;
-    cb(PMIX_SUCCESS, all, ninfo + 3, arg);
-    return PMIX_SUCCESS;
+    size_t ncopy = copy != NULL ? ndirs : 0;
+    if (S.updating) {
+        held_t *h = calloc(1, sizeof(*h));
+        if (h == NULL) {
+            if (copy != NULL)
+                PMIX_INFO_FREE(copy, ncopy);
+            return PMIX_ERR_NOMEM;
+        }
+        h->dirs = copy;
+        h->ndirs = ncopy;
+        h->op = op;
+        h->cb = cb;
+        h->arg = arg;
+        *S.held_tail = h;
+        S.held_tail = &h->next;
+        return PMIX_SUCCESS;
+    }
+    route_job_t *j = calloc(1, sizeof(*j));
+    if (j == NULL) {
+        if (copy != NULL)
+            PMIX_INFO_FREE(copy, ncopy);
+        return PMIX_ERR_NOMEM;
+    }
+    j->op = op;
+    j->dirs = copy;
+    j->ndirs = ncopy;
+    j->cb = cb;
+    j->arg = arg;
+    rc = sy_work_submit(route_run, route_done, j);
+    if (rc != PMIX_SUCCESS) {
+        if (copy != NULL)
+            PMIX_INFO_FREE(copy, ncopy);
+        free(j);
+    }
+    return rc;
 }
 
 /* ---- inventory and jobs ---- */
 
+/* Worker. */
 static pmix_status_t change(size_t k, const char *link, bool have_state, uint8_t state, bool reload)
 {
     pmix_status_t rc = open_fab(k);
@@ -483,8 +645,62 @@ static pmix_status_t change(size_t k, const char *link, bool have_state, uint8_t
     return rc;
 }
 
+typedef struct {
+    char *link;
+    bool have_state, reload;
+    uint8_t state;
+    size_t k;
+    pmix_status_t status;
+    sy_sched_done_fn cb;
+    void *arg;
+} change_job_t;
+
+static void change_run(void *arg)
+{
+    change_job_t *j = arg;
+    j->status = j->k >= S.nfabs ? PMIX_ERR_NOT_FOUND
+                                : change(j->k, j->link, j->have_state, j->state, j->reload);
+}
+
+static void change_done(void *arg, bool ran)
+{
+    change_job_t *j = arg;
+    j->cb(ran ? j->status : PMIX_ERR_INIT, j->arg);
+    free(j->link);
+    free(j);
+}
+
+static pmix_status_t keep_devices(const char *host, const pmix_value_t *devs)
+{
+    pmix_value_t *copy = calloc(1, sizeof(*copy));
+    if (copy == NULL || PMIx_Value_xfer(copy, devs) != PMIX_SUCCESS) {
+        free(copy);
+        return PMIX_ERR_NOMEM;
+    }
+    pthread_mutex_lock(&inv_lock);
+    inv_t *v = S.inv;
+    while (v != NULL && strcmp(v->host, host) != 0)
+        v = v->next;
+    if (v == NULL) {
+        v = calloc(1, sizeof(*v));
+        if (v == NULL || (v->host = strdup(host)) == NULL) {
+            pthread_mutex_unlock(&inv_lock);
+            free(v);
+            PMIX_VALUE_RELEASE(copy);
+            return PMIX_ERR_NOMEM;
+        }
+        v->next = S.inv;
+        S.inv = v;
+    } else {
+        PMIX_VALUE_RELEASE(v->devices);
+    }
+    v->devices = copy;
+    pthread_mutex_unlock(&inv_lock);
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo, const pmix_info_t dirs[],
-                                 size_t ndirs)
+                                 size_t ndirs, sy_sched_done_fn cb, void *arg)
 {
     const char *host = NULL;
     const pmix_value_t *devs = NULL;
@@ -495,32 +711,12 @@ pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo, const p
             devs = &info[i].value;
     }
     if (host != NULL && devs != NULL) {
-        inv_t *v = S.inv;
-        while (v != NULL && strcmp(v->host, host) != 0)
-            v = v->next;
-        pmix_value_t *copy = calloc(1, sizeof(*copy));
-        if (copy == NULL || PMIx_Value_xfer(copy, devs) != PMIX_SUCCESS) {
-            free(copy);
-            return PMIX_ERR_NOMEM;
-        }
-        if (v == NULL) {
-            v = calloc(1, sizeof(*v));
-            if (v == NULL || (v->host = strdup(host)) == NULL) {
-                free(v);
-                PMIX_VALUE_RELEASE(copy);
-                return PMIX_ERR_NOMEM;
-            }
-            v->next = S.inv;
-            S.inv = v;
-        } else {
-            PMIX_VALUE_RELEASE(v->devices);
-        }
-        v->devices = copy;
+        pmix_status_t rc = keep_devices(host, devs);
+        if (rc != PMIX_SUCCESS)
+            return rc;
     }
+    change_job_t c = {0};
     const char *link = NULL;
-    bool have_state = false, reload = false;
-    uint8_t state = 0;
-    size_t k = 0;
     for (size_t i = 0; i < ndirs; i++) {
         const pmix_info_t *e = &dirs[i];
         if (sy_info_is(e, SWITCHYARD_FABRIC_LINK)) {
@@ -529,29 +725,52 @@ pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo, const p
         } else if (sy_info_is(e, SWITCHYARD_FABRIC_LINK_STATE)) {
             if (e->value.type != PMIX_LINK_STATE && e->value.type != PMIX_UINT8)
                 return PMIX_ERR_BAD_PARAM;
-            state = e->value.data.uint8;
-            have_state = true;
+            c.state = e->value.data.uint8;
+            c.have_state = true;
         } else if (sy_info_is(e, SWITCHYARD_FABRIC_RELOAD)) {
-            reload = sy_info_true(e);
+            c.reload = sy_info_true(e);
         } else if (sy_info_is(e, PMIX_FABRIC_INDEX)) {
             if (e->value.type != PMIX_SIZE)
                 return PMIX_ERR_BAD_PARAM;
-            k = e->value.data.size;
+            c.k = e->value.data.size;
         }
     }
-    if (link == NULL && !reload)
+    if (link == NULL && !c.reload) {
+        cb(PMIX_SUCCESS, arg);
         return PMIX_SUCCESS;
-    if (k >= S.nfabs)
-        return PMIX_ERR_NOT_FOUND;
-    return change(k, link, have_state, state, reload);
+    }
+    change_job_t *j = malloc(sizeof(*j));
+    if (j == NULL)
+        return PMIX_ERR_NOMEM;
+    *j = c;
+    j->cb = cb;
+    j->arg = arg;
+    j->link = link != NULL ? strdup(link) : NULL;
+    pmix_status_t rc = link != NULL && j->link == NULL ? PMIX_ERR_NOMEM
+                                                       : sy_work_submit(change_run, change_done, j);
+    if (rc != PMIX_SUCCESS) {
+        free(j->link);
+        free(j);
+    }
+    return rc;
 }
 
-const pmix_value_t *sy_sched_node_devices(const char *hostname)
+/* Worker: a copy of what a node delivered, or NULL. */
+static pmix_value_t *node_devices(const char *hostname)
 {
+    pmix_value_t *copy = NULL;
+    pthread_mutex_lock(&inv_lock);
     for (inv_t *v = S.inv; v != NULL; v = v->next)
-        if (strcmp(v->host, hostname) == 0)
-            return v->devices;
-    return NULL;
+        if (strcmp(v->host, hostname) == 0) {
+            copy = calloc(1, sizeof(*copy));
+            if (copy != NULL && PMIx_Value_xfer(copy, v->devices) != PMIX_SUCCESS) {
+                free(copy);
+                copy = NULL;
+            }
+            break;
+        }
+    pthread_mutex_unlock(&inv_lock);
+    return copy;
 }
 
 /* "0,1,5" -> ranks */
@@ -575,30 +794,69 @@ static pmix_status_t parse_ranks(const char *s, pmix_rank_t **out, size_t *n)
     return PMIX_SUCCESS;
 }
 
-pmix_status_t sy_sched_job_data(char **nodes, char **ranks, pmix_info_t **info, size_t *ninfo)
+typedef struct {
+    char **nodes, **ranks;
+    pmix_info_t **info;
+    size_t *ninfo;
+    pmix_status_t status;
+    sy_sched_done_fn cb;
+    void *arg;
+} data_job_t;
+
+static void data_run(void *arg)
 {
-    if (!S.active || S.nfabs == 0)
-        return PMIX_SUCCESS;
+    data_job_t *j = arg;
+    if (S.nfabs == 0) {
+        j->status = PMIX_SUCCESS;
+        return;
+    }
     pmix_status_t rc = open_fab(0);
-    if (rc != PMIX_SUCCESS)
-        return rc;
     size_t nn = 0;
-    while (nodes[nn] != NULL)
+    while (rc == PMIX_SUCCESS && j->nodes[nn] != NULL)
         nn++;
-    sy_fabmod_node_t *v = calloc(nn + 1, sizeof(*v));
-    if (v == NULL)
-        return PMIX_ERR_NOMEM;
+    sy_fabmod_node_t *v = rc == PMIX_SUCCESS ? calloc(nn + 1, sizeof(*v)) : NULL;
+    if (rc == PMIX_SUCCESS && v == NULL)
+        rc = PMIX_ERR_NOMEM;
     for (size_t i = 0; i < nn && rc == PMIX_SUCCESS; i++) {
-        v[i].name = nodes[i];
-        v[i].inventory = sy_sched_node_devices(nodes[i]);
+        v[i].name = j->nodes[i];
+        v[i].inventory = node_devices(j->nodes[i]);
         pmix_rank_t *r = NULL;
-        rc = parse_ranks(ranks != NULL && ranks[i] != NULL ? ranks[i] : "", &r, &v[i].nranks);
+        rc = parse_ranks(j->ranks != NULL && j->ranks[i] != NULL ? j->ranks[i] : "", &r,
+                         &v[i].nranks);
         v[i].ranks = r;
     }
     if (rc == PMIX_SUCCESS)
-        rc = S.ops->job_data(S.fabs[0].f, v, nn, info, ninfo);
-    for (size_t i = 0; i < nn; i++)
+        rc = S.ops->job_data(S.fabs[0].f, v, nn, j->info, j->ninfo);
+    for (size_t i = 0; v != NULL && i < nn; i++) {
         free((void *)v[i].ranks);
+        if (v[i].inventory != NULL)
+            PMIX_VALUE_RELEASE(*(pmix_value_t **)&v[i].inventory);
+    }
     free(v);
+    j->status = rc;
+}
+
+static void data_done(void *arg, bool ran)
+{
+    data_job_t *j = arg;
+    j->cb(ran ? j->status : PMIX_ERR_INIT, j->arg);
+    free(j);
+}
+
+pmix_status_t sy_sched_job_data(char **nodes, char **ranks, pmix_info_t **info, size_t *ninfo,
+                                sy_sched_done_fn cb, void *arg)
+{
+    if (!S.active) {
+        cb(PMIX_SUCCESS, arg);
+        return PMIX_SUCCESS;
+    }
+    data_job_t *j = calloc(1, sizeof(*j));
+    if (j == NULL)
+        return PMIX_ERR_NOMEM;
+    *j = (data_job_t){
+        .nodes = nodes, .ranks = ranks, .info = info, .ninfo = ninfo, .cb = cb, .arg = arg};
+    pmix_status_t rc = sy_work_submit(data_run, data_done, j);
+    if (rc != PMIX_SUCCESS)
+        free(j);
     return rc;
 }

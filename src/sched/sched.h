@@ -47,16 +47,21 @@ pmix_status_t sy_sched_route(const pmix_proc_t *requestor, pmix_fabric_operation
                              const pmix_info_t dirs[], size_t ndirs, sy_fabric_reply_fn cb,
                              void *arg);
 /* A PMIX_FABRIC_UPDATE_PENDING chain of this process completed: changes
- * waiting for it are applied to the engines, held requests served. */
+ * waiting for it are applied to the engines (on the worker thread);
+ * requests are held until then and served after. */
 void sy_sched_apply_pending(void);
+/* Completion of the asynchronous calls below, on the loop. */
+typedef void (*sy_sched_done_fn)(pmix_status_t status, void *arg);
 /* deliver_inventory: keep the node's devices, apply fabric change
- * directives (SWITCHYARD_FABRIC_LINK, _RELOAD). */
+ * directives (SWITCHYARD_FABRIC_LINK, _RELOAD).  PMIX_SUCCESS: cb fires
+ * (maybe before the return); the arrays are not used after the return. */
 pmix_status_t sy_sched_inventory(const pmix_info_t info[], size_t ninfo, const pmix_info_t dirs[],
-                                 size_t ndirs);
-/* The PMIX_FABRIC_DEVICES a node delivered, or NULL. */
-const pmix_value_t *sy_sched_node_devices(const char *hostname);
-/* Fabric data of a job (setup_application): appended to *info. */
-pmix_status_t sy_sched_job_data(char **nodes, char **ranks, pmix_info_t **info, size_t *ninfo);
+                                 size_t ndirs, sy_sched_done_fn cb, void *arg);
+/* Fabric data of a job (setup_application): appended to *info (realloc'd)
+ * on the worker thread; nodes, ranks, *info and *ninfo must stay valid and
+ * untouched until cb, which fires when PMIX_SUCCESS is returned. */
+pmix_status_t sy_sched_job_data(char **nodes, char **ranks, pmix_info_t **info, size_t *ninfo,
+                                sy_sched_done_fn cb, void *arg);
 
 /* ---- sched_module.c: the engine module, loaded on first use ---- */
 struct sy_fabmod_ops;

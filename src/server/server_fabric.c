@@ -9,6 +9,7 @@
 #include <pmix_server.h>
 
 #include "common/buffer.h"
+#include "common/frame.h"
 #include "common/log.h"
 #include "common/pack.h"
 #include "common/wire.h"
@@ -172,6 +173,16 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
         sy_wire_fabric_rep_t rep = {.info = info, .ninfo = n};
         pmix_data_buffer_t out = {0};
         pmix_status_t rc = sy_wire_fabric_rep_pack(sy_srv_codec(c->peer), &out, &rep);
+        /* a reply the client would refuse as a frame (its connection would
+         * go): a status instead, and the way round it */
+        if (rc == PMIX_SUCCESS && out.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
+            sy_log(SY_LOG_WARN,
+                   "fabric: a %zu-byte answer exceeds a frame; the client can ask for its "
+                   "devices' rows (PMIX_FABRIC_DEVICE_INDEX) or one plane",
+                   out.bytes_used);
+            rc = PMIX_ERR_VALUE_OUT_OF_BOUNDS;
+            sy_buffer_destruct(&out);
+        }
         sy_srv_peer_reply_with(c->peer, c->tag, rc != PMIX_SUCCESS ? rc : status, &out);
         sy_buffer_destruct(&out);
     }
@@ -342,14 +353,24 @@ static pmix_status_t store_node(sy_srv_t *s, const pmix_info_t *info, size_t nin
     return rc;
 }
 
+static void deliver_done(pmix_status_t status, void *arg)
+{
+    deliver_t *d = arg;
+    sy_srv_op_finish(&d->op, status);
+}
+
 static void deliver_on_loop(void *arg)
 {
     deliver_t *d = arg;
     sy_srv_t *s = sy_srv;
     pmix_status_t rc = s == NULL ? PMIX_ERR_INIT : store_node(s, d->info, d->ninfo);
+    /* a fabric change is applied by the scheduler's worker: finished then */
     if (rc == PMIX_SUCCESS && sy_sched_active())
-        rc = sy_sched_inventory(d->info, d->ninfo, d->dirs, d->ndirs);
-    sy_srv_op_finish(&d->op, rc);
+        rc = sy_sched_inventory(d->info, d->ninfo, d->dirs, d->ndirs, deliver_done, d);
+    else if (rc == PMIX_SUCCESS)
+        rc = PMIX_OPERATION_SUCCEEDED;
+    if (rc != PMIX_SUCCESS)
+        deliver_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, d);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_deliver_inventory(pmix_info_t info[], size_t ninfo,

@@ -232,8 +232,31 @@ static pmix_status_t alloc_fabric(setup_t *q, const pmix_info_t *req, size_t nre
 
 /* ---- PMIX_SETUP_APP_ENVARS: the fabric library's settings ---- */
 
+/* The job's transport key: PSM, PSM2 and OPX (Omni-Path) take it from the
+ * environment to keep jobs apart on the fabric, which a fabric-aware
+ * server hands out per job (as OpenPMIx's pnet/opa does); 128 random bits. */
+static pmix_status_t transport_key(setup_t *q)
+{
+    uint64_t k[2];
+    pmix_status_t rc = sy_srv_random(k, sizeof(k));
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    char val[40];
+    snprintf(val, sizeof(val), "%016llx-%016llx", (unsigned long long)k[0],
+             (unsigned long long)k[1]);
+    pmix_envar_t ev = {
+        .envar = "OMPI_MCA_orte_precondition_transports", .value = val, .separator = ':'};
+    pmix_info_t i;
+    PMIX_INFO_CONSTRUCT(&i);
+    rc = PMIx_Info_load(&i, PMIX_SET_ENVAR, &ev, PMIX_ENVAR);
+    return rc == PMIX_SUCCESS ? append(q, &i) : rc;
+}
+
 static pmix_status_t envars(setup_t *q)
 {
+    pmix_status_t krc = transport_key(q);
+    if (krc != PMIX_SUCCESS)
+        return krc;
     for (char **e = environ; e != NULL && *e != NULL; e++) {
         if (strncmp(*e, "FI_", 3) != 0)
             continue;
@@ -256,62 +279,41 @@ static pmix_status_t envars(setup_t *q)
     return PMIX_SUCCESS;
 }
 
-static void setup_on_loop(void *arg)
+/* The second half of a setup, once the scheduler's job data is in. */
+typedef struct {
+    setup_t *q;
+    char **nodes, **ranks;
+    bool env, nonenv;
+    size_t per_proc;
+} setup_step_t;
+
+static void free_list(char **v)
 {
-    setup_t *q = arg;
-    bool env = false, nonenv = false, any = false;
-    const char *nmap = NULL, *pmap = NULL;
-    size_t per_proc = 0;
-    pmix_status_t rc = PMIX_SUCCESS;
-    for (size_t i = 0; i < q->nin; i++) {
-        const pmix_info_t *e = &q->in[i];
-        bool on = sy_info_true(e);
-        if (PMIX_CHECK_KEY(e, PMIX_SETUP_APP_ENVARS)) {
-            env = env || on;
-            any = true;
-        } else if (PMIX_CHECK_KEY(e, PMIX_SETUP_APP_NONENVARS)) {
-            nonenv = nonenv || on;
-            any = true;
-        } else if (PMIX_CHECK_KEY(e, PMIX_SETUP_APP_ALL)) {
-            env = nonenv = env || on;
-            any = true;
-        } else if (PMIX_CHECK_KEY(e, PMIX_NODE_MAP) && sy_regex_value_text(&e->value) != NULL) {
-            /* PMIX_STRING, or PMIX_REGEX as the standard's examples pass them */
-            nmap = sy_regex_value_text(&e->value);
-        } else if (PMIX_CHECK_KEY(e, PMIX_PROC_MAP) && sy_regex_value_text(&e->value) != NULL) {
-            pmap = sy_regex_value_text(&e->value);
-        } else if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC_ENDPTS)) {
-            per_proc = size_of(e);
-        }
-    }
-    if (!any)
-        env = nonenv = true;
-    char **nodes = NULL, **ranks = NULL;
-    if (nonenv && nmap != NULL && pmap != NULL) {
-        rc = sy_regex_parse_nodes(nmap, &nodes);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_regex_parse_procs(pmap, &ranks);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_sched_job_data(nodes, ranks, &q->out, &q->nout);
-        if (rc == PMIX_SUCCESS && per_proc > 0)
-            rc = endpoints(q, nodes, ranks, per_proc);
-    }
-    for (size_t i = 0; rc == PMIX_SUCCESS && nonenv && i < q->nin; i++) {
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void setup_finish(pmix_status_t rc, void *arg)
+{
+    setup_step_t *st = arg;
+    setup_t *q = st->q;
+    if (rc == PMIX_SUCCESS && st->nodes != NULL && st->per_proc > 0)
+        rc = endpoints(q, st->nodes, st->ranks, st->per_proc);
+    for (size_t i = 0; rc == PMIX_SUCCESS && st->nonenv && i < q->nin; i++) {
         const pmix_info_t *e = &q->in[i];
         if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC) && e->value.type == PMIX_DATA_ARRAY &&
             e->value.data.darray != NULL && e->value.data.darray->type == PMIX_INFO)
-            rc = alloc_fabric(q, e->value.data.darray->array, e->value.data.darray->size, per_proc);
+            rc = alloc_fabric(q, e->value.data.darray->array, e->value.data.darray->size,
+                              st->per_proc);
         else if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC))
             rc = PMIX_ERR_BAD_PARAM;
     }
-    if (rc == PMIX_SUCCESS && env)
+    if (rc == PMIX_SUCCESS && st->env)
         rc = envars(q);
-    for (size_t i = 0; nodes != NULL && nodes[i] != NULL; i++)
-        free(nodes[i]);
-    free(nodes);
-    for (size_t i = 0; ranks != NULL && ranks[i] != NULL; i++)
-        free(ranks[i]);
-    free(ranks);
+    free_list(st->nodes);
+    free_list(st->ranks);
+    free(st);
     if (rc != PMIX_SUCCESS) {
         sy_log(SY_LOG_WARN, "PMIx_server_setup_application %s: %s", q->nspace,
                PMIx_Error_string(rc));
@@ -321,6 +323,54 @@ static void setup_on_loop(void *arg)
     }
     /* the library keeps the array until the host calls setup_release */
     q->cbfunc(rc, q->out, q->nout, q->cbdata, setup_release, q);
+}
+
+static void setup_on_loop(void *arg)
+{
+    setup_t *q = arg;
+    bool any = false;
+    const char *nmap = NULL, *pmap = NULL;
+    setup_step_t *st = calloc(1, sizeof(*st));
+    if (st == NULL) {
+        q->cbfunc(PMIX_ERR_NOMEM, NULL, 0, q->cbdata, setup_release, q);
+        return;
+    }
+    st->q = q;
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; i < q->nin; i++) {
+        const pmix_info_t *e = &q->in[i];
+        bool on = sy_info_true(e);
+        if (PMIX_CHECK_KEY(e, PMIX_SETUP_APP_ENVARS)) {
+            st->env = st->env || on;
+            any = true;
+        } else if (PMIX_CHECK_KEY(e, PMIX_SETUP_APP_NONENVARS)) {
+            st->nonenv = st->nonenv || on;
+            any = true;
+        } else if (PMIX_CHECK_KEY(e, PMIX_SETUP_APP_ALL)) {
+            st->env = st->nonenv = st->env || on;
+            any = true;
+        } else if (PMIX_CHECK_KEY(e, PMIX_NODE_MAP) && sy_regex_value_text(&e->value) != NULL) {
+            /* PMIX_STRING, or PMIX_REGEX as the standard's examples pass them */
+            nmap = sy_regex_value_text(&e->value);
+        } else if (PMIX_CHECK_KEY(e, PMIX_PROC_MAP) && sy_regex_value_text(&e->value) != NULL) {
+            pmap = sy_regex_value_text(&e->value);
+        } else if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC_ENDPTS)) {
+            st->per_proc = size_of(e);
+        }
+    }
+    if (!any)
+        st->env = st->nonenv = true;
+    if (st->nonenv && nmap != NULL && pmap != NULL) {
+        rc = sy_regex_parse_nodes(nmap, &st->nodes);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_regex_parse_procs(pmap, &st->ranks);
+        /* the scheduler computes on its worker thread */
+        if (rc == PMIX_SUCCESS)
+            rc = sy_sched_job_data(st->nodes, st->ranks, &q->out, &q->nout, setup_finish, st);
+        if (rc == PMIX_SUCCESS)
+            return;
+    }
+    setup_finish(rc, st);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_setup_application(const pmix_nspace_t nspace,

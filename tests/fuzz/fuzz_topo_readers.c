@@ -1,11 +1,12 @@
 /*
  * libFuzzer target: the fabric topology readers (Slurm topology.conf,
- * ibnetdiscover default and -p, native) and the format detector on
- * arbitrary bytes.  Must never crash, hang, leak or read out of bounds,
+ * ibnetdiscover default and -p, OpenSM subnet.lst, ibsim net, native) and
+ * the format detector on arbitrary bytes.  Must never crash, hang, leak or read out of bounds,
  * and a successful read must give a consistent graph.
  *
  * Input: one selector byte, then the text.
- *   selector % 4   0 slurm, 1 ibnet, 2 native, 3 auto-detect
+ *   selector % 6   0 slurm, 1 ibnet, 2 native, 3 auto-detect, 4 osm-lst,
+ *                  5 ibsim
  * The vertex and link limits are lowered so that a short hostile hostlist
  * ("n[0-9999999]") is refused quickly instead of exhausting the fuzzer's
  * memory budget; the limit logic itself is what gets exercised.
@@ -48,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) {
         return 0;
     }
-    static const char *const formats[] = {"slurm", "ibnet", "native", NULL};
-    const char *format = formats[data[0] % 4];
+    static const char *const formats[] = {"slurm", "ibnet", "native", NULL, "osm-lst", "ibsim"};
+    const char *format = formats[data[0] % 6];
     /* A private copy: libFuzzer's buffer ends exactly at size, so any
      * read past the end is caught. */
     size_t len = size - 1;
@@ -68,6 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         check_graph(t);
+        /* a note is one printable line */
+        for (const char *n = t->note; n != NULL && *n != '\0'; n++) {
+            if (*n == '\n') {
+                abort();
+            }
+        }
         sy_topo_free(t);
     } else {
         if (t != NULL) {

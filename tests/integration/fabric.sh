@@ -112,6 +112,33 @@ if "$S" --listen "$T/s2.sock" --topology "$T/rails.txt" -- "$D/fabric_bfs" "$T/r
     ok "standard-API program: matrix (pointer in the scheduler) = BFS, two planes"
 else bad "BFS in the scheduler"; show "$T/bfs2.out"; fi
 
+# a fabric whose matrix is larger than one link chunk (8 MiB): k=22 fat
+# tree, 2,662 devices, 14 MB streamed in chunks to the node, then to its
+# client; and a subset of rows (PMIX_FABRIC_DEVICE_INDEX)
+awk -v k=22 'BEGIN { h = k / 2
+    for (p = 0; p < k; p++) for (e = 0; e < h; e++) printf "switch e%d_%d level=0\n", p, e
+    for (p = 0; p < k; p++) for (a = 0; a < h; a++) printf "switch a%d_%d level=1\n", p, a
+    for (c = 0; c < h * h; c++) printf "switch c%d level=2\n", c
+    d = 0
+    for (p = 0; p < k; p++) for (e = 0; e < h; e++) for (i = 0; i < h; i++) {
+        printf "device n%d host=n%d\nlink n%d e%d_%d\n", d, d, d, p, e; d++ }
+    for (p = 0; p < k; p++) for (e = 0; e < h; e++) for (a = 0; a < h; a++)
+        printf "link e%d_%d a%d_%d%s\n", p, e, p, a, (p == 1 && a == 0) ? " state=down" : ""
+    for (p = 0; p < k; p++) for (a = 0; a < h; a++) for (j = 0; j < h; j++)
+        printf "link a%d_%d c%d\n", p, a, a * h + j }' > "$T/big.txt"
+"$S" --listen "$T/s4.sock" --topology "$T/big.txt" > "$T/sched4.log" 2>&1 &
+S4=$!
+if "$S" --node "$T/s4.sock" --hostname n7 --no-inventory -- "$D/fabric_bfs" "$T/big.txt" \
+        > "$T/big.out" 2>&1 && grep -q '^ok cost matrix of 2662 devices' "$T/big.out"; then
+    ok "a 14 MB matrix streamed in chunks to a node and its client = BFS"
+else bad "chunked matrix"; show "$T/big.out"; fi
+if "$S" --node "$T/s4.sock" --hostname n7 --no-inventory -- "$D/fabric_bfs" "$T/big.txt" \
+        2661,0,1000,121,122,5 > "$T/rows.out" 2>&1 && grep -q '^ok cost matrix of 6 devices' "$T/rows.out"; then
+    ok "a subset of rows (PMIX_FABRIC_DEVICE_INDEX): their submatrix, in that order"
+else bad "subset of rows"; show "$T/rows.out"; fi
+kill "$S4"
+wait "$S4" 2>/dev/null
+
 # the engine module missing: the scheduler cannot serve and says why; a
 # node daemon cannot collect its inventory but still serves its client
 NOMOD="$T/no-such-module.so"
@@ -138,6 +165,34 @@ wait $pe; re=$?
 if [ $re -eq 0 ] && grep -q '^ok events' "$T/ev.out"; then
     ok "PENDING -> handler completes -> UPDATED, old data before, new after"
 else bad "update events (status $re)"; show "$T/ev.out"; fi
+
+# endpoints: a link going down changes no endpoint; a device coming does,
+# and PMIX_FABRIC_UPDATE_ENDPOINTS reaches the node's client
+cp "$T/topo1.txt" "$T/topo-ep.txt"
+"$S" --listen "$T/s5.sock" --topology "$T/topo-ep.txt" --watch 0.2 > "$T/sched5.log" 2>&1 &
+S5=$!
+"$S" --node "$T/s5.sock" --hostname nodeA -- "$D/fabric_endpts" "$T/ep.stop" > "$T/ep.out" 2>&1 &
+pep=$!
+i=0
+while ! grep -q '^ready' "$T/ep.out" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sed 's/^link s1 sp$/link s1 sp state=down/' "$T/topo1.txt" > "$T/ep.new" && mv "$T/ep.new" "$T/topo-ep.txt"
+i=0
+while ! grep -q '^updated 1' "$T/ep.out" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+pre=$(grep -c '^endpoints' "$T/ep.out")
+{ sed 's/^link s1 sp$/link s1 sp state=down/' "$T/topo1.txt"; echo "device a2 host=nodeA"; echo "link a2 s0"; } > "$T/ep.new"
+mv "$T/ep.new" "$T/topo-ep.txt"
+i=0
+while ! grep -q '^endpoints 1' "$T/ep.out" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+touch "$T/ep.stop"
+wait $pep; rep=$?
+kill "$S5"
+wait "$S5" 2>/dev/null
+if [ $rep -eq 0 ] && grep -q '^updated 2' "$T/ep.out" &&
+        [ "$(grep -c '^endpoints' "$T/ep.out")" -eq 1 ] && [ "$pre" -eq 0 ] &&
+        grep -q '^endpoints 1 (PMIX_FABRIC_ENDPT: SUCCESS)' "$T/ep.out"; then
+    ok "PMIX_FABRIC_UPDATE_ENDPOINTS when a device comes, not when a link goes down"
+else bad "endpoint updates (status $rep)"; show "$T/ep.out"; fi
 
 if grep -q -e '--enable-sanitizers' -e '--enable-tsan' "$B/config.status" 2>/dev/null ||
     ! command -v valgrind >/dev/null; then

@@ -4,7 +4,11 @@
  * docs/fabric.md: "switch", "device", "link A B [state=down]" lines).
  * Rows and columns are the devices in the order the file declares them;
  * devices do not forward traffic; a down link does not exist; 65535 means
- * unreachable.  Exit 0 when every entry matches. */
+ * unreachable.  Exit 0 when every entry matches.
+ *
+ * With ROWS ("3,0,17"), the registration asks for those devices only
+ * (PMIX_FABRIC_DEVICE_INDEX): the matrix must be their square submatrix in
+ * that order, and PMIX_FABRIC_DEVICE_INDEX must list them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,16 +62,40 @@ static int load(const char *path)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 || load(argv[1]) != 0) {
-        fprintf(stderr, "usage: fabric_bfs NATIVE-TOPOLOGY-FILE\n");
+    if (argc < 2 || argc > 3 || load(argv[1]) != 0) {
+        fprintf(stderr, "usage: fabric_bfs NATIVE-TOPOLOGY-FILE [ROWS]\n");
         return 2;
+    }
+    /* device index -> vertex, and the rows asked for (all by default) */
+    static int dev_vertex[MAXV], rows[MAXV];
+    int nrows = 0;
+    for (int v = 0; v < nv; v++)
+        if (is_dev[v])
+            dev_vertex[devidx[v]] = v;
+    if (argc == 3) {
+        for (char *tok = strtok(argv[2], ","); tok != NULL && nrows < MAXV; tok = strtok(NULL, ","))
+            rows[nrows++] = atoi(tok);
+    } else {
+        for (int d = 0; d < ndev; d++)
+            rows[nrows++] = d;
     }
     pmix_proc_t me;
     if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
         return 1;
     pmix_fabric_t fab;
     PMIX_FABRIC_CONSTRUCT(&fab);
-    pmix_status_t rc = PMIx_Fabric_register(&fab, NULL, 0);
+    pmix_info_t dir;
+    PMIX_INFO_CONSTRUCT(&dir);
+    pmix_data_array_t want_rows = {.type = PMIX_UINT32, .size = (size_t)nrows};
+    uint32_t urows[MAXV];
+    for (int r = 0; r < nrows; r++)
+        urows[r] = (uint32_t)rows[r];
+    want_rows.array = urows;
+    if (argc == 3)
+        PMIX_INFO_LOAD(&dir, PMIX_FABRIC_DEVICE_INDEX, &want_rows, PMIX_DATA_ARRAY);
+    pmix_status_t rc = PMIx_Fabric_register(&fab, argc == 3 ? &dir : NULL, argc == 3 ? 1 : 0);
+    if (argc == 3)
+        PMIX_INFO_DESTRUCT(&dir);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "fabric_bfs: PMIx_Fabric_register: %s\n", PMIx_Error_string(rc));
         PMIx_Finalize(NULL, 0);
@@ -75,22 +103,31 @@ int main(int argc, char **argv)
     }
     size_t n = 0;
     const uint16_t *m = NULL;
+    const pmix_data_array_t *got_rows = NULL;
     for (size_t i = 0; i < fab.ninfo; i++) {
         if (PMIX_CHECK_KEY(&fab.info[i], PMIX_FABRIC_NUM_DEVICES))
             n = fab.info[i].value.data.size;
         else if (PMIX_CHECK_KEY(&fab.info[i], PMIX_FABRIC_COST_MATRIX) &&
                  fab.info[i].value.type == PMIX_POINTER)
             m = fab.info[i].value.data.ptr;
+        else if (PMIX_CHECK_KEY(&fab.info[i], PMIX_FABRIC_DEVICE_INDEX) &&
+                 fab.info[i].value.type == PMIX_DATA_ARRAY)
+            got_rows = fab.info[i].value.data.darray;
     }
     int bad = 0;
-    if (n != (size_t)ndev || m == NULL) {
-        fprintf(stderr, "fabric_bfs: %zu devices (want %d), matrix %p\n", n, ndev, (void *)m);
+    if (n != (size_t)nrows || m == NULL) {
+        fprintf(stderr, "fabric_bfs: %zu devices (want %d), matrix %p\n", n, nrows, (void *)m);
+        bad = 1;
+    }
+    if (argc == 3 &&
+        (got_rows == NULL || got_rows->type != PMIX_UINT32 || got_rows->size != (size_t)nrows ||
+         memcmp(got_rows->array, urows, (size_t)nrows * sizeof(uint32_t)) != 0)) {
+        fprintf(stderr, "fabric_bfs: PMIX_FABRIC_DEVICE_INDEX does not list the rows asked for\n");
         bad = 1;
     }
     static int dist[MAXV], queue[MAXV];
-    for (int s = 0; !bad && s < nv; s++) {
-        if (!is_dev[s])
-            continue;
+    for (int r = 0; !bad && r < nrows; r++) {
+        int s = dev_vertex[rows[r]];
         for (int v = 0; v < nv; v++)
             dist[v] = -1;
         int head = 0, tail = 0;
@@ -108,11 +145,10 @@ int main(int argc, char **argv)
                 }
             }
         }
-        for (int t = 0; t < nv; t++) {
-            if (!is_dev[t])
-                continue;
+        for (int c = 0; c < nrows; c++) {
+            int t = dev_vertex[rows[c]];
             unsigned want = dist[t] < 0 ? 65535u : (unsigned)dist[t];
-            unsigned got = m[(size_t)devidx[s] * n + (size_t)devidx[t]];
+            unsigned got = m[(size_t)r * n + (size_t)c];
             if (want != got && bad++ < 5)
                 fprintf(stderr, "fabric_bfs: cost %s -> %s is %u, BFS says %u\n", names[s],
                         names[t], got, want);

@@ -40,7 +40,11 @@ tests_integration_test_tool_LDFLAGS = -no-install
 # Scheduler role and fabric API across processes: switchyard-sched as the
 # scheduler and two node daemons (fabric.sh).  fabric_bfs uses only the
 # standard API.
-check_PROGRAMS += tests/integration/test_fabric tests/integration/fabric_bfs
+check_PROGRAMS += tests/integration/test_fabric tests/integration/fabric_bfs \
+	tests/integration/fabric_endpts
+tests_integration_fabric_endpts_SOURCES = tests/integration/fabric_endpts.c
+tests_integration_fabric_endpts_LDADD = src/libpmix.la
+tests_integration_fabric_endpts_LDFLAGS = -no-install
 tests_integration_test_fabric_SOURCES = tests/integration/test_fabric.c \
 	tests/integration/test_fabric.h
 tests_integration_test_fabric_LDADD = src/libpmix.la
@@ -50,6 +54,22 @@ tests_integration_fabric_bfs_LDADD = src/libpmix.la
 tests_integration_fabric_bfs_LDFLAGS = -no-install
 TESTS += tests/integration/fabric.sh
 EXTRA_DIST += tests/integration/fabric.sh
+# The scheduler answers while it recomputes a 31k-device fabric.
+check_PROGRAMS += tests/integration/fabric_getlat
+tests_integration_fabric_getlat_SOURCES = tests/integration/fabric_getlat.c
+tests_integration_fabric_getlat_LDADD = src/libpmix.la
+tests_integration_fabric_getlat_LDFLAGS = -no-install
+TESTS += tests/integration/fabric-nostall.sh
+EXTRA_DIST += tests/integration/fabric-nostall.sh
+# The scheduler and two node daemons in three network namespaces over TCP:
+# authentication (key, MUNGE), updates, the scheduler's restart, a wrong
+# key, a replayed handshake.
+check_PROGRAMS += tests/integration/fabric_netns_client
+tests_integration_fabric_netns_client_SOURCES = tests/integration/fabric_netns_client.c
+tests_integration_fabric_netns_client_LDADD = src/libpmix.la
+tests_integration_fabric_netns_client_LDFLAGS = -no-install
+TESTS += tests/integration/fabric-netns.sh
+EXTRA_DIST += tests/integration/fabric-netns.sh tests/integration/link_replay.py
 check_PROGRAMS += tests/integration/test_fabric_sched
 tests_integration_test_fabric_sched_SOURCES = tests/integration/test_fabric_sched.c \
 	tests/integration/test_fabric.h

@@ -300,6 +300,13 @@ int main(int argc, char **argv)
     CHECK(info_find(w1.info, w1.ninfo, PMIX_FABRIC_PLANE) != NULL &&
               info_find(w1.info, w1.ninfo, PMIX_FABRIC_SWITCH) != NULL,
           "plane and switch lists");
+    /* the job's fabric environment: a transport key of its own */
+    char key1[64] = "";
+    for (size_t i = 0; i < w1.ninfo; i++)
+        if (PMIX_CHECK_KEY(&w1.info[i], PMIX_SET_ENVAR) &&
+            strcmp(w1.info[i].value.data.envar.envar, "OMPI_MCA_orte_precondition_transports") == 0)
+            snprintf(key1, sizeof(key1), "%s", w1.info[i].value.data.envar.value);
+    CHECK(strlen(key1) == 33 && key1[16] == '-', "transport key '%s'", key1);
 
     /* the same maps typed PMIX_REGEX, as the standard's own examples pass
      * them: the same job data (issue 16) */
@@ -398,6 +405,12 @@ int main(int argc, char **argv)
               info_find(al->value.data.darray->array, al->value.data.darray->size,
                         PMIX_ALLOC_FABRIC_SEC_KEY) != NULL,
           "fabric allocation under its id");
+    char key4[64] = "";
+    for (size_t i = 0; w5.done && i < w5.ninfo; i++)
+        if (PMIX_CHECK_KEY(&w5.info[i], PMIX_SET_ENVAR) &&
+            strcmp(w5.info[i].value.data.envar.envar, "OMPI_MCA_orte_precondition_transports") == 0)
+            snprintf(key4, sizeof(key4), "%s", w5.info[i].value.data.envar.value);
+    CHECK(strlen(key4) == 33 && strcmp(key4, key1) != 0, "another job, another transport key");
     if (w5.release != NULL)
         w5.release(PMIX_SUCCESS, w5.release_data);
     PMIX_INFO_DESTRUCT(&app[0]);

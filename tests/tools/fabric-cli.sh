@@ -193,6 +193,27 @@ for o in --load --format --generate --discover --cost-metric --threads --group-m
     check "help mentions $o" grep -q -- "$o" "$T/out"
 done
 
+# ---- other formats: OpenSM subnet.lst, ibsim net, a -v capture ---------------
+# the same 4-host fabric as ibnet_ports.txt, in each of its descriptions
+check "subnet.lst with --format osm-lst: exit 0" \
+    test 0 = "$(status "$F" --load "$D/osm_subnet.lst" --format osm-lst)"
+check "subnet.lst: format osm-lst" grep -q '^source: .*(osm-lst)$' "$T/out"
+cp "$T/out" "$T/osm"
+check "ibnetdiscover -p: exit 0" test 0 = "$(status "$F" --load "$D/ibnet_ports.txt")"
+check "subnet.lst: the same devices and links as ibnetdiscover -p" \
+    test "$(grep -E '^(devices|switches|links):' "$T/osm" | tr '\n' ' ')" = \
+    "$(grep -E '^(devices|switches|links):' "$T/out" | tr '\n' ' ')" -a \
+    "$(grep -c '^devices: 4$' "$T/osm")" = 1
+check "ibsim net with --format ibsim: exit 0" \
+    test 0 = "$(status "$F" --load "$D/ibsim_2leaf.net" --format ibsim)"
+check "ibsim: format ibsim" grep -q '^source: .*(ibsim)$' "$T/out"
+check "-v capture with DR path and ibwarn lines: exit 0" \
+    test 0 = "$(status "$F" --load "$D/ibnet_ports_verbose.txt")"
+check "-v capture: the note says what was passed over" \
+    grep -q '^note: .*lines that are not ibnetdiscover topology passed over' "$T/out"
+check "--format bogus: usage error 2" test 2 = "$(status "$F" --load "$D/ibsim_2leaf.net" --format bogus)"
+check "--format bogus: the message lists osm-lst and ibsim" grep -q 'osm-lst, ibsim' "$T/err"
+
 # ---- discover ---------------------------------------------------------------
 check "discover --json: exit 0" test 0 = "$(status "$F" --discover --json)"
 check "discover json is valid" python3 -m json.tool "$T/out" /dev/null

@@ -107,13 +107,13 @@ static void test_coords_small_tree(void **state)
     assert_int_equal(PMIX_ERR_BAD_PARAM, sy_coords_shape(&c, sub, 1, &shape, NULL));
     sy_coords_free(&c);
 
-    /* PHYSICAL: same vectors (no physical data in the input). */
-    sy_coords_t p = coords_ok(&f, PMIX_COORD_PHYSICAL_VIEW);
+    /* PHYSICAL: a native file places nothing; never a copy of the logical */
+    sy_coords_t p;
+    assert_int_equal(PMIX_ERR_NOT_FOUND,
+                     sy_coords_compute(f.t, &f.ix, PMIX_COORD_PHYSICAL_VIEW, &p));
+    assert_null(p.coord);
     c = coords_ok(&f, PMIX_COORD_VIEW_UNDEF);
-    assert_int_equal(PMIX_COORD_PHYSICAL_VIEW, p.view);
     assert_int_equal(PMIX_COORD_LOGICAL_VIEW, c.view);
-    assert_memory_equal(p.coord, c.coord, (size_t)c.ndev * c.dims * sizeof(uint32_t));
-    sy_coords_free(&p);
     sy_coords_free(&c);
     fab_free(&f);
 }
@@ -133,6 +133,20 @@ static void test_coords_files(void **state)
     }
     expect_shape(&c, "2x1x8");
     sy_coords_free(&c);
+    /* physical: (leaf, slot) as topology.conf places the nodes; node001,
+     * under both leaves, counts under the first */
+    c = coords_ok(&f, PMIX_COORD_PHYSICAL_VIEW);
+    assert_int_equal(PMIX_COORD_PHYSICAL_VIEW, c.view);
+    assert_int_equal(2, c.dims);
+    for (uint32_t d = 0; d < 8; d++) {
+        assert_int_equal(0, vec(&c, d)[0]);
+        assert_int_equal(d, vec(&c, d)[1]);
+    }
+    for (uint32_t d = 8; d < 12; d++) {
+        assert_int_equal(1, vec(&c, d)[0]);
+        assert_int_equal(d - 8, vec(&c, d)[1]);
+    }
+    sy_coords_free(&c);
     fab_free(&f);
 
     /* ibnetdiscover: two linked leaves, a single level and no group
@@ -146,6 +160,9 @@ static void test_coords_files(void **state)
     expect_vec(&c, 2, 0, 3, 0);
     expect_vec(&c, 3, 0, 3, 1);
     sy_coords_free(&c);
+    /* a capture places nothing */
+    assert_int_equal(PMIX_ERR_NOT_FOUND,
+                     sy_coords_compute(f.t, &f.ix, PMIX_COORD_PHYSICAL_VIEW, &c));
     fab_free(&f);
 
     /* Two rails: n0-r0 n1-r0 on sw0, n0-r1 on sw1, n1-r1 cut off. */
@@ -209,6 +226,13 @@ static void test_coords_torus(void **state)
         expect_vec(&c, d, d % 3, (d / 3) % 3, d / 9);
     }
     expect_shape(&c, "3x3x3");
+    sy_coords_free(&c);
+    /* physical: the lattice itself */
+    c = coords_ok(&f, PMIX_COORD_PHYSICAL_VIEW);
+    assert_int_equal(PMIX_COORD_PHYSICAL_VIEW, c.view);
+    for (uint32_t d = 0; d < 27; d++) {
+        expect_vec(&c, d, d % 3, (d / 3) % 3, d / 9);
+    }
     sy_coords_free(&c);
     fab_free(&f);
 
@@ -285,6 +309,12 @@ static void test_coords_dragonfly(void **state)
         expect_vec(&c, d, d / 8, (d / 2) % 4, d % 2);
     }
     expect_shape(&c, "9x4x2");
+    sy_coords_free(&c);
+    /* physical: (group, router, port) from the routers' names */
+    c = coords_ok(&f, PMIX_COORD_PHYSICAL_VIEW);
+    for (uint32_t d = 0; d < 72; d++) {
+        expect_vec(&c, d, d / 8, (d / 2) % 4, d % 2);
+    }
     sy_coords_free(&c);
     fab_free(&f);
 

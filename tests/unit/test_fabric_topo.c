@@ -551,10 +551,123 @@ static void test_ibnet_errors(void **state)
     expect_error(sy_topo_read_ibnet_buffer, "CA 3 1 0x11 4x EDR - SW 1 1 0x22 ( 'a' 'b' )\n",
                  "bad.txt:1: expected ( 'description'");
     expect_error(sy_topo_read_ibnet_buffer, "CA 3\n", "bad.txt:1: expected \"TYPE LID PORT GUID");
-    expect_error(sy_topo_read_ibnet_buffer, "\n\nhello world\n",
-                 "bad.txt:3: expected a Switch/Ca/Rt");
     expect_error(sy_topo_read_ibnet_buffer, "CA 3 1 0x22 4x EDR - SW 1 1 0x22 ( 'a' - 'b' )\n",
                  "bad.txt:1: GUID 0x0000000000000022 is used by a CA and a switch");
+}
+
+/* What the tools print besides the topology is passed over with a note,
+ * never a rejection: a -v capture gives the same graph as a clean one. */
+static void test_ibnet_verbose(void **state)
+{
+    (void)state;
+    sy_topo_t *t = fab_load_file("ibnet_ports_verbose.txt", NULL);
+    check_ib_fabric(t);
+    assert_non_null(t->note);
+    assert_non_null(strstr(t->note, "5 lines that are not ibnetdiscover topology passed over"));
+    assert_non_null(strstr(t->note, "line 1: \"ibwarn: [4031]"));
+    sy_topo_free(t);
+    /* a clean capture says nothing */
+    t = fab_load_file("ibnet_ports.txt", NULL);
+    assert_null(t->note);
+    sy_topo_free(t);
+    /* chatter alone: an empty fabric, and the note */
+    char *err = NULL;
+    const char *txt =
+        "\n\nhello world\nSwitch\t : 0x0000000000200001 ports 36 devid 0xd2f0\n"
+        "Switch\t36 \"S-0000000000200001\"\t# \"x\"\n"
+        "[1][ext 3]\t\"S-0000000000200002\"[2][ext 4]\t# \"y\" lid 2 4xEDR s=2 w=2 v=4\n";
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topo_read_ibnet_buffer(txt, strlen(txt), "v.txt", NULL, &t, &err));
+    assert_non_null(strstr(t->note, "v.txt: 2 lines"));
+    assert_non_null(strstr(t->note, "(first, line 3: \"hello world\")"));
+    assert_int_equal(2, t->nswitches);
+    assert_int_equal(1, t->ne);
+    assert_int_equal(100000000000ULL, t->e[0].speed);
+    sy_topo_free(t);
+}
+
+/* OpenSM's subnet.lst of the same fabric gives the same graph. */
+static void test_osm_file(void **state)
+{
+    (void)state;
+    sy_topo_t *a = fab_load_file("osm_subnet.lst", NULL);
+    assert_string_equal("osm-lst", a->format);
+    check_ib_fabric(a);
+    assert_null(a->note);
+    sy_topo_t *b = fab_load_file("ibnet_default.topo", NULL);
+    for (uint32_t i = 0; i < b->nv; i++) {
+        assert_int_equal(b->v[i].kind, a->v[vid(a, b->v[i].name)].kind);
+    }
+    sy_topo_free(b);
+    sy_topo_free(a);
+    /* states, the simulator's "CA" switches, widths without a speed */
+    const char *lst =
+        "{ CA Ports:08 SystemGUID:0000000000000005 NodeGUID:0000000000000005 "
+        "PortGUID:0000000000000005 VenID:00000000 DevID:0000 Rev:00000000 {sw5} LID:0001 PN:01 } "
+        "{ CA Ports:01 SystemGUID:0000000000000010 NodeGUID:0000000000000010 "
+        "PortGUID:0000000000000011 VenID:00000000 DevID:0000 Rev:00000000 {h1 mlx5_0} LID:0002 "
+        "PN:01 } PHY=4x LOG=DWN SPD=??\n"
+        "Some other line\n"
+        "{ SW Ports:08 SystemGUID:0000000000000005 NodeGUID:0000000000000005 "
+        "PortGUID:0000000000000005 VenID:00000000 DevID:0000 Rev:00000000 {sw5} LID:0001 PN:02 } "
+        "{ CA Ports:01 SystemGUID:0000000000000020 NodeGUID:0000000000000020 "
+        "PortGUID:0000000000000021 VenID:00000000 DevID:0000 Rev:00000000 {h2} LID:0003 PN:01 } "
+        "PHY=1x LOG=INI\n";
+    sy_topo_t *t = NULL;
+    char *err = NULL;
+    assert_int_equal(PMIX_SUCCESS,
+                     sy_topo_load_buffer(lst, strlen(lst), "s.lst", NULL, NULL, &t, &err));
+    assert_int_equal(2, t->ndevices);
+    assert_int_equal(1, t->nswitches);
+    assert_int_equal(PMIX_LINK_DOWN, edge(t, "0x0000000000000011", "0x0000000000000005")->state);
+    assert_int_equal(0, edge(t, "0x0000000000000011", "0x0000000000000005")->speed);
+    const sy_topo_edge_t *e = edge(t, "0x0000000000000021", "0x0000000000000005");
+    assert_int_equal(PMIX_LINK_STATE_UNKNOWN, e->state);
+    assert_int_equal(2500000000ULL, e->speed);
+    assert_string_equal("h1", t->v[vid(t, "0x0000000000000011")].host);
+    assert_non_null(strstr(t->note, "1 line that is not subnet.lst topology"));
+    sy_topo_free(t);
+    expect_error(sy_topo_read_osm_buffer, "{ SW Ports:08 NodeGUID:1 }\n",
+                 "bad.txt:1: expected \"{ TYPE Ports:N");
+}
+
+/* ibsim's net format: ids as names, ibsim's GUIDs and link speeds. */
+static void test_ibsim_file(void **state)
+{
+    (void)state;
+    sy_topo_t *t = fab_load_file("ibsim_2leaf.net", NULL);
+    assert_string_equal("ibsim", t->format);
+    assert_int_equal(4, t->ndevices);
+    assert_int_equal(2, t->nswitches);
+    assert_int_equal(5, t->ne);
+    static const char *const dev[] = {"node01", "node02", "node03/1", "node04"};
+    static const char *const guid[] = {"0x0000000000100001", "0x0000000000100003",
+                                       "0x0000000000100005", "0x0000000000100008"};
+    for (int i = 0; i < 4; i++) {
+        uint32_t v = vid(t, dev[i]);
+        assert_int_equal(SY_TOPO_DEVICE, t->v[v].kind);
+        assert_string_equal(guid[i], t->v[v].guid);
+        assert_int_equal(0, strncmp(t->v[v].host, "node0", 5));
+        /* 4x SDR, ibsim's default */
+        assert_int_equal(10000000000ULL, edge(t, dev[i], i < 2 ? "leaf0" : "leaf1")->speed);
+    }
+    assert_string_equal("0x0000000000200002", t->v[vid(t, "leaf1")].guid);
+    const sy_topo_edge_t *isl = edge(t, "leaf0", "leaf1");
+    assert_int_equal(2, isl->count);
+    assert_int_equal(80000000000ULL, isl->speed); /* 2 x 4x QDR */
+    assert_non_null(strstr(t->note, "2 lines that are not ibsim net topology"));
+    uint32_t *d = plain_bfs(t, vid(t, "node01"));
+    assert_int_equal(3, d[vid(t, "node04")]);
+    free(d);
+    sy_topo_free(t);
+    expect_error(sy_topo_read_ibsim_buffer, "Hca 1 \"a\"\n[1] \"b\"[1]\n",
+                 "bad.txt:2: remote node b is not defined");
+    expect_error(sy_topo_read_ibsim_buffer, "Hca 1 \"a\"\n[1] \"s\"[40]\n\nSwitch 8 \"s\"\n",
+                 "bad.txt:2: s has no port 40");
+    expect_error(sy_topo_read_ibsim_buffer, "Hca 1 \"a\"\nHca 1 \"a\"\n",
+                 "bad.txt:2: node id a given twice");
+    expect_error(sy_topo_read_ibsim_buffer, "Switch 4 \"s\"\n[5] \"x\"\n",
+                 "bad.txt:2: expected \"[port]\"");
 }
 
 /* ------------------------------------------------------------- native */
@@ -654,6 +767,16 @@ static void test_load_front(void **state)
     assert_string_equal("ibnet", sy_topo_detect_format("SW 1 1 0x1 4x EDR 'x'\n", 22));
     assert_string_equal("native", sy_topo_detect_format("switch s\n", 9));
     assert_null(sy_topo_detect_format("Switchy\n", 8));
+    /* chatter before the topology does not hide it */
+    const char *dr = "DR path slid 0; dlid 0; 0,1\nibwarn: x\nSW 1 1 0x1 4x EDR 'x'\n";
+    assert_string_equal("ibnet", sy_topo_detect_format(dr, strlen(dr)));
+    const char *lst = "{ SW-SM Ports:24 SystemGUID:1 }\n";
+    assert_string_equal("osm-lst", sy_topo_detect_format(lst, strlen(lst)));
+    const char *sim = "switchguid=0x10\nSwitch 24 \"leaf0\"\n";
+    assert_string_equal("ibsim", sy_topo_detect_format(sim, strlen(sim)));
+    const char *ibn = "switchguid=0x10(10)\nSwitch\t24 \"S-0000000000000010\"\n";
+    assert_string_equal("ibnet", sy_topo_detect_format(ibn, strlen(ibn)));
+    assert_string_equal("ibsim", sy_topo_detect_format("Hca 1 \"n\"\n", 11));
     assert_null(sy_topo_detect_format(NULL, 0));
 }
 
@@ -861,10 +984,11 @@ int main(void)
         cmocka_unit_test(test_slurm_file),    cmocka_unit_test(test_slurm_errors),
         cmocka_unit_test(test_ibnet_files),   cmocka_unit_test(test_ibnet_details),
         cmocka_unit_test(test_ibnet_errors),  cmocka_unit_test(test_slurm_details),
-        cmocka_unit_test(test_native_file),   cmocka_unit_test(test_native_errors),
-        cmocka_unit_test(test_load_front),    cmocka_unit_test(test_gen_fattree),
-        cmocka_unit_test(test_gen_dragonfly), cmocka_unit_test(test_gen_torus),
-        cmocka_unit_test(test_gen_errors),
+        cmocka_unit_test(test_ibnet_verbose), cmocka_unit_test(test_osm_file),
+        cmocka_unit_test(test_ibsim_file),    cmocka_unit_test(test_native_file),
+        cmocka_unit_test(test_native_errors), cmocka_unit_test(test_load_front),
+        cmocka_unit_test(test_gen_fattree),   cmocka_unit_test(test_gen_dragonfly),
+        cmocka_unit_test(test_gen_torus),     cmocka_unit_test(test_gen_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,9 @@ check_PROGRAMS += tests/unit/test_fabric_topo
 TESTS += tests/unit/test_fabric_topo
 tests_unit_test_fabric_topo_CPPFLAGS = $(AM_CPPFLAGS) -DFABRIC_DATA_DIR='"$(abs_top_srcdir)/tests/fabric/data"'
 EXTRA_DIST += tests/fabric/data/slurm_2leaf.conf tests/fabric/data/ibnet_default.topo \
-	tests/fabric/data/ibnet_ports.txt tests/fabric/data/native_2plane.topo
+	tests/fabric/data/ibnet_ports.txt tests/fabric/data/native_2plane.topo \
+	tests/fabric/data/ibnet_ports_verbose.txt tests/fabric/data/osm_subnet.lst \
+	tests/fabric/data/ibsim_2leaf.net
 # test_pack / test_compress: PMIx_Data_pack/unpack of
 # every type, hostile input, load/unload/embed/copy_payload; zlib blocks.
 check_PROGRAMS += tests/unit/test_pack tests/unit/test_compress

@@ -44,8 +44,10 @@ static void usage(FILE *f)
             "\n"
             "Source (exactly one):\n"
             "  --load FILE         read a topology file (Slurm topology.conf,\n"
-            "                      ibnetdiscover output or the native format)\n"
-            "  --format F          file format: slurm, ibnet or native (default: detect)\n"
+            "                      ibnetdiscover output, OpenSM subnet.lst, ibsim net\n"
+            "                      file or the native format)\n"
+            "  --format F          file format: slurm, ibnet, osm-lst, ibsim or native\n"
+            "                      (default: detect)\n"
             "  --generate SPEC     generate a topology: fattree:k=K,\n"
             "                      dragonfly:a=A,p=P,h=H,g=G, torus:AxBxC[,p=P]\n"
             "                      (each optionally ,speed=SPEED)\n"
@@ -153,6 +155,8 @@ static void summary(sy_fabric_engine_t *eng)
         down += t->e[e].state == PMIX_LINK_DOWN;
     }
     printf("source: %s (%s)\n", t->source ? t->source : "-", t->format ? t->format : "-");
+    if (t->note != NULL)
+        printf("note: %s\n", t->note);
     printf("generation: %llu\n", (unsigned long long)sy_fabric_engine_generation(eng));
     printf("devices: %u\n", t->ndevices);
     printf("switches: %u\n", t->nswitches);
@@ -297,8 +301,10 @@ int main(int argc, char **argv)
         switch (o) {
         case O_LOAD: load = optarg; break;
         case O_FORMAT:
-            if (strcmp(optarg, "slurm") && strcmp(optarg, "ibnet") && strcmp(optarg, "native")) {
-                return usage_error("--format: expected slurm, ibnet or native, not '%s'", optarg);
+            if (strcmp(optarg, "slurm") && strcmp(optarg, "ibnet") && strcmp(optarg, "osm-lst") &&
+                strcmp(optarg, "ibsim") && strcmp(optarg, "native")) {
+                return usage_error(
+                    "--format: expected slurm, ibnet, osm-lst, ibsim or native, not '%s'", optarg);
             }
             format = optarg;
             break;

@@ -1,25 +1,47 @@
-/* The daemons' link (sched.h): framed messages over a UNIX socket. */
+/* The daemons' link (sched.h): UNIX or TCP sockets, frames, and after the
+ * handshake (sched_auth.c) a MAC on every frame, so that a connection
+ * that was authenticated once cannot be taken over or fed frames by
+ * anyone without the session key. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
+
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
+#include <nettle/sha2.h>
 
 #include "sched_daemon.h"
 
-static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Largest frame: a reply's infos; matrices travel in chunks. */
+#define LINK_MAX_FRAME (1u << 30)
+#define MAC_LEN SHA256_DIGEST_SIZE
 
-static int write_all(int fd, const void *p, size_t n)
+struct link {
+    int fd;
+    pthread_mutex_t send_lock;
+    bool mac;
+    uint8_t key[32];
+    uint64_t sent, received;
+    char send_dir, recv_dir; /* 'N' frames from the node, 'S' from the scheduler */
+};
+
+int link_write_all(int fd, const void *p, size_t n)
 {
     const char *c = p;
     while (n > 0) {
-        ssize_t w = write(fd, c, n);
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -30,7 +52,7 @@ static int write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-static int read_all(int fd, void *p, size_t n)
+int link_read_all(int fd, void *p, size_t n)
 {
     char *c = p;
     while (n > 0) {
@@ -45,38 +67,114 @@ static int read_all(int fd, void *p, size_t n)
     return 0;
 }
 
-int link_send_bytes(int fd, const pmix_byte_object_t *bo)
+bool link_random(void *p, size_t n)
 {
-    uint32_t len = htonl((uint32_t)bo->size);
-    pthread_mutex_lock(&send_lock);
-    int rc = write_all(fd, &len, 4) == 0 && write_all(fd, bo->bytes, bo->size) == 0 ? 0 : -1;
-    pthread_mutex_unlock(&send_lock);
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    bool ok = fd >= 0 && link_read_all(fd, p, n) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+link_t *link_new(int fd, const uint8_t *session_key, bool is_node)
+{
+    link_t *l = calloc(1, sizeof(*l));
+    if (l == NULL)
+        return NULL;
+    l->fd = fd;
+    pthread_mutex_init(&l->send_lock, NULL);
+    if (session_key != NULL) {
+        l->mac = true;
+        memcpy(l->key, session_key, sizeof(l->key));
+    }
+    l->send_dir = is_node ? 'N' : 'S';
+    l->recv_dir = is_node ? 'S' : 'N';
+    return l;
+}
+
+void link_shutdown(link_t *l)
+{
+    if (l != NULL)
+        shutdown(l->fd, SHUT_RDWR);
+}
+
+void link_free(link_t *l)
+{
+    if (l == NULL)
+        return;
+    close(l->fd);
+    pthread_mutex_destroy(&l->send_lock);
+    memset(l->key, 0, sizeof(l->key));
+    free(l);
+}
+
+/* HMAC-SHA256(session key, direction | counter | length | payload) */
+static void frame_mac(const link_t *l, char dir, uint64_t counter, const void *p, uint32_t len,
+                      uint8_t out[MAC_LEN])
+{
+    struct hmac_sha256_ctx ctx;
+    uint8_t head[13];
+    head[0] = (uint8_t)dir;
+    for (int i = 0; i < 8; i++)
+        head[1 + i] = (uint8_t)(counter >> (56 - 8 * i));
+    for (int i = 0; i < 4; i++)
+        head[9 + i] = (uint8_t)(len >> (24 - 8 * i));
+    hmac_sha256_set_key(&ctx, sizeof(l->key), l->key);
+    hmac_sha256_update(&ctx, sizeof(head), head);
+    hmac_sha256_update(&ctx, len, p);
+    hmac_sha256_digest(&ctx, MAC_LEN, out);
+}
+
+int link_send_bytes(link_t *l, const pmix_byte_object_t *bo)
+{
+    if (bo->size == 0 || bo->size > LINK_MAX_FRAME)
+        return -1;
+    uint32_t len = (uint32_t)bo->size, be = htonl(len);
+    pthread_mutex_lock(&l->send_lock);
+    int rc =
+        link_write_all(l->fd, &be, 4) == 0 && link_write_all(l->fd, bo->bytes, len) == 0 ? 0 : -1;
+    if (rc == 0 && l->mac) {
+        uint8_t mac[MAC_LEN];
+        frame_mac(l, l->send_dir, l->sent++, bo->bytes, len, mac);
+        rc = link_write_all(l->fd, mac, MAC_LEN);
+    }
+    pthread_mutex_unlock(&l->send_lock);
     return rc;
 }
 
-int link_send(int fd, pmix_data_buffer_t *buf)
+int link_send(link_t *l, pmix_data_buffer_t *buf)
 {
     pmix_byte_object_t bo = {0};
     if (PMIx_Data_unload(buf, &bo) != PMIX_SUCCESS)
         return -1;
-    int rc = link_send_bytes(fd, &bo);
+    int rc = link_send_bytes(l, &bo);
     free(bo.bytes);
     return rc;
 }
 
-int link_recv(int fd, pmix_data_buffer_t *buf)
+int link_recv(link_t *l, pmix_data_buffer_t *buf)
 {
     uint32_t len;
     PMIX_DATA_BUFFER_CONSTRUCT(buf);
-    if (read_all(fd, &len, 4) != 0)
+    if (link_read_all(l->fd, &len, 4) != 0)
         return -1;
     len = ntohl(len);
-    if (len == 0 || len > (1u << 30))
+    if (len == 0 || len > LINK_MAX_FRAME)
         return -1;
     char *data = malloc(len);
-    if (data == NULL || read_all(fd, data, len) != 0) {
+    if (data == NULL || link_read_all(l->fd, data, len) != 0) {
         free(data);
         return -1;
+    }
+    if (l->mac) {
+        uint8_t got[MAC_LEN], want[MAC_LEN];
+        frame_mac(l, l->recv_dir, l->received++, data, len, want);
+        if (link_read_all(l->fd, got, MAC_LEN) != 0 || !memeql_sec(got, want, MAC_LEN)) {
+            fprintf(stderr, "switchyard-sched: a frame failed its MAC: link dropped\n");
+            free(data);
+            shutdown(l->fd, SHUT_RDWR);
+            return -1;
+        }
     }
     pmix_byte_object_t bo = {.bytes = data, .size = len};
     pmix_status_t rc = PMIx_Data_load(buf, &bo);
@@ -114,8 +212,34 @@ pmix_status_t link_unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_
     return rc;
 }
 
-static int fill_addr(const char *path, struct sockaddr_un *a)
+/* ---- addresses ---- */
+
+/* TCP when "tcp://H:P", or "H:P" without a '/'; else a UNIX path. */
+static bool split_tcp(const char *addr, char *host, size_t hlen, char *port, size_t plen)
 {
+    const char *a = strncmp(addr, "tcp://", 6) == 0 ? addr + 6 : addr;
+    if (a == addr && (strchr(addr, '/') != NULL || strncmp(addr, "unix:", 5) == 0))
+        return false;
+    const char *colon = strrchr(a, ':');
+    if (colon == NULL)
+        return false;
+    size_t hn = (size_t)(colon - a);
+    /* [v6]:port */
+    if (hn >= 2 && a[0] == '[' && a[hn - 1] == ']') {
+        a++;
+        hn -= 2;
+    }
+    if (hn >= hlen || strlen(colon + 1) >= plen || colon[1] == '\0')
+        return false;
+    memcpy(host, a, hn);
+    host[hn] = '\0';
+    snprintf(port, plen, "%s", colon + 1);
+    return true;
+}
+
+static int unix_addr(const char *addr, struct sockaddr_un *a)
+{
+    const char *path = strncmp(addr, "unix:", 5) == 0 ? addr + 5 : addr;
     memset(a, 0, sizeof(*a));
     a->sun_family = AF_UNIX;
     if (strlen(path) >= sizeof(a->sun_path)) {
@@ -126,41 +250,143 @@ static int fill_addr(const char *path, struct sockaddr_un *a)
     return 0;
 }
 
-int link_listen(const char *path)
+int link_listen(const char *addr, bool *tcp)
 {
-    struct sockaddr_un a;
-    if (fill_addr(path, &a) != 0)
-        return -1;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    /* a socket of ours left by a dead daemon goes; any other name there
-     * (another user's, a file, a symlink) stays and bind fails on it */
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
-        unlink(path);
-    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 16) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-int link_connect(const char *path, double wait_seconds)
-{
-    struct sockaddr_un a;
-    if (fill_addr(path, &a) != 0)
-        return -1;
-    /* the scheduler may still be starting */
-    for (double waited = 0;; waited += 0.05) {
+    char host[256], port[32];
+    *tcp = split_tcp(addr, host, sizeof(host), port, sizeof(port));
+    if (!*tcp) {
+        struct sockaddr_un a;
+        if (unix_addr(addr, &a) != 0)
+            return -1;
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return -1;
-        if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
-            return fd;
-        close(fd);
-        if (waited >= wait_seconds)
+        /* a socket of ours left by a dead daemon goes; any other name there
+         * (another user's, a file, a symlink) stays and bind fails on it */
+        struct stat st;
+        if (lstat(a.sun_path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+            unlink(a.sun_path);
+        if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 64) != 0) {
+            close(fd);
             return -1;
-        nanosleep(&(struct timespec){0, 50000000}, NULL);
+        }
+        return fd;
     }
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE},
+                    *res = NULL;
+    if (getaddrinfo(host[0] != '\0' && strcmp(host, "*") != 0 ? host : NULL, port, &hints, &res) !=
+        0) {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = -1;
+    for (struct addrinfo *r = res; r != NULL && fd < 0; r = r->ai_next) {
+        fd = socket(r->ai_family, r->ai_socktype | SOCK_CLOEXEC, r->ai_protocol);
+        if (fd < 0)
+            continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(fd, r->ai_addr, r->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+/* A connected socket, or -1 (errno set). */
+static int dial(const char *addr)
+{
+    char host[256], port[32];
+    if (!split_tcp(addr, host, sizeof(host), port, sizeof(port))) {
+        struct sockaddr_un a;
+        if (unix_addr(addr, &a) != 0)
+            return -1;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        return fd;
+    }
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (getaddrinfo(host, port, &hints, &res) != 0) {
+        errno = EHOSTUNREACH;
+        return -1;
+    }
+    int fd = -1, e = ECONNREFUSED;
+    for (struct addrinfo *r = res; r != NULL && fd < 0; r = r->ai_next) {
+        fd = socket(r->ai_family, r->ai_socktype | SOCK_CLOEXEC, r->ai_protocol);
+        if (fd >= 0 && connect(fd, r->ai_addr, r->ai_addrlen) != 0) {
+            e = errno;
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd >= 0) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        /* a scheduler gone without a word is noticed */
+        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    }
+    errno = e;
+    return fd;
+}
+
+static void handshake_timeout(int fd, int seconds)
+{
+    struct timeval tv = {.tv_sec = seconds};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+link_t *link_accept(int fd, const link_auth_t *auth, char *peer, size_t peerlen, const char **why)
+{
+    uint8_t session[32];
+    bool have = false;
+    /* a peer that says nothing is not waited for long */
+    handshake_timeout(fd, 10);
+    if (auth_server(fd, auth, peer, peerlen, session, &have, why) != 0) {
+        close(fd);
+        return NULL;
+    }
+    handshake_timeout(fd, 0);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    link_t *l = link_new(fd, have ? session : NULL, false);
+    memset(session, 0, sizeof(session));
+    if (l == NULL)
+        close(fd);
+    return l;
+}
+
+link_t *link_connect(const char *addr, const link_auth_t *auth, const char *hostname,
+                     const char **why, bool *fatal)
+{
+    *fatal = false;
+    int fd = dial(addr);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return NULL;
+    }
+    uint8_t session[32];
+    bool have = false;
+    handshake_timeout(fd, 10);
+    if (auth_client(fd, auth, hostname, session, &have, why, fatal) != 0) {
+        close(fd);
+        return NULL;
+    }
+    handshake_timeout(fd, 0);
+    link_t *l = link_new(fd, have ? session : NULL, true);
+    memset(session, 0, sizeof(session));
+    if (l == NULL)
+        close(fd);
+    return l;
 }

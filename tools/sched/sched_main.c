@@ -2,8 +2,11 @@
  * that forwards its clients' fabric requests to it (sched.h).  Public API
  * only: libpmix and <switchyard.h>.
  *
- *   switchyard-sched --listen SOCK --topology FILE [--watch S] [-- prog ...]
- *   switchyard-sched --node SOCK --hostname NAME [-n N] [-- prog ...]
+ *   switchyard-sched --listen ADDR --topology FILE [--watch S] [-- prog ...]
+ *   switchyard-sched --node ADDR --hostname NAME [-n N] [-- prog ...]
+ *
+ * ADDR is a UNIX socket path or tcp://HOST:PORT; the link is authenticated
+ * (--auth, --key-file: sched_auth.c).
  *
  * With a program, the daemon runs it as its client(s) and exits with its
  * status; without, it runs until SIGINT or SIGTERM. */
@@ -31,6 +34,7 @@ extern char **environ;
 
 static struct {
     const char *listen, *node, *topology, *format, *generate, *hostname;
+    const char *auth, *key_file;
     double watch;
     bool watch_given, no_inventory, verbose;
     unsigned np;
@@ -39,24 +43,33 @@ static struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: switchyard-sched --listen SOCKET (--topology FILE [--format F] |\n"
-               "                        --generate SPEC) [--watch SECONDS] [-- program [args]]\n"
-               "       switchyard-sched --node SOCKET [--hostname NAME] [--no-inventory]\n"
+    fprintf(f, "usage: switchyard-sched --listen ADDR (--topology FILE [--format F] |\n"
+               "                        --generate SPEC) [--watch SECONDS] [AUTH]\n"
+               "                        [-- program [args]]\n"
+               "       switchyard-sched --node ADDR [--hostname NAME] [--no-inventory] [AUTH]\n"
                "                        [-n N] [-- program [args]]\n"
                "\n"
                "Scheduler mode (--listen): a PMIx server with PMIX_SERVER_SCHEDULER on the\n"
-               "topology; node daemons connect to SOCKET and their clients' fabric requests\n"
+               "topology; node daemons connect to ADDR and their clients' fabric requests\n"
                "are answered from it; topology changes are sent to them as events.\n"
                "Node mode (--node): a PMIx server whose fabric upcall forwards to the\n"
-               "scheduler at SOCKET; it delivers this node's inventory at start.\n"
+               "scheduler at ADDR; it delivers this node's inventory at start, and when the\n"
+               "scheduler is away it answers from the last answers and reconnects.\n"
+               "ADDR: a UNIX socket path, or tcp://HOST:PORT (HOST:PORT; * = any address).\n"
                "\n"
-               "  --topology FILE   Slurm topology.conf, ibnetdiscover output or native file\n"
-               "  --format F        slurm, ibnet or native (default: detect)\n"
+               "  --topology FILE   Slurm topology.conf, ibnetdiscover output (default or\n"
+               "                    -p), OpenSM subnet.lst, ibsim net file, or native file\n"
+               "  --format F        slurm, ibnet, osm-lst, ibsim or native (default: detect)\n"
                "  --generate SPEC   fattree:k=4, dragonfly:a=4,p=2,h=2,g=9, torus:4x4x4\n"
                "  --watch SECONDS   how often the topology file is checked (default 2, 0 never)\n"
                "  --hostname NAME   the node's name (default: this host's)\n"
                "  --no-inventory    do not collect and deliver this node's inventory\n"
                "  -n N              run N copies of the program (ranks 0..N-1)\n"
+               "AUTH (every connection; both sides must use the same):\n"
+               "  --auth M          auto (default: MUNGE when munged answers, else the key\n"
+               "                    file, else on a UNIX socket the peer's uid), munge, key\n"
+               "                    or none (UNIX sockets only: the peer's uid)\n"
+               "  --key-file FILE   shared secret (mode 0600), for --auth key or auto\n"
                "  --verbose         say what the daemon does\n");
 }
 
@@ -82,6 +95,10 @@ static int parse(int argc, char **argv)
             opt.format = argv[++i];
         } else if (!strcmp(a, "--generate") && arg) {
             opt.generate = argv[++i];
+        } else if (!strcmp(a, "--auth") && arg) {
+            opt.auth = argv[++i];
+        } else if (!strcmp(a, "--key-file") && arg) {
+            opt.key_file = argv[++i];
         } else if (!strcmp(a, "--hostname") && arg) {
             opt.hostname = argv[++i];
         } else if (!strcmp(a, "--watch") && arg) {
@@ -110,8 +127,7 @@ static int parse(int argc, char **argv)
     return 0;
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void say(const char *fmt, ...)
 {
     if (!opt.verbose)
         return;
@@ -123,44 +139,31 @@ static void say(const char *fmt, ...)
     va_end(ap);
 }
 
-static void free_infos(pmix_status_t status, void *cbdata)
-{
-    (void)status;
-    pmix_data_array_t *da = cbdata;
-    PMIX_DATA_ARRAY_FREE(da);
-}
-
-/* Unpacked infos in a data array, so that one free releases both; NULL
- * (the infos freed) when out of memory. */
-static pmix_data_array_t *as_array(pmix_info_t *info, size_t n)
-{
-    pmix_data_array_t *da = calloc(1, sizeof(*da));
-    if (da == NULL) {
-        if (info != NULL)
-            PMIX_INFO_FREE(info, n);
-        return NULL;
-    }
-    da->type = PMIX_INFO;
-    da->array = info;
-    da->size = n;
-    return da;
-}
-
 /* ================= scheduler mode ================= */
 
-#define MAX_NODES 256
+#define MAX_NODES 1024
 static pthread_mutex_t nodes_lock = PTHREAD_MUTEX_INITIALIZER;
-static int node_fds[MAX_NODES]; /* -1 once that node left */
-static int all_fds[MAX_NODES];  /* closed at the end */
-static size_t nnodes;
+static pthread_cond_t nodes_cond = PTHREAD_COND_INITIALIZER;
+static link_t *node_links[MAX_NODES]; /* NULL once that node left */
+static size_t nnodes, nthreads;       /* live connections, their threads */
+static bool stopping;
+static link_auth_t auth;
+
+/* Streams of matrices in flight: an update waits for them (the matrix
+ * they read is the engine's, valid until this process's PENDING chain
+ * completes). */
+static int streams;
+static pmix_event_notification_cbfunc_fn_t pending_cb;
+static void *pending_cbdata;
 
 typedef struct {
-    int fd;
+    link_t *link;
     uint32_t id;
     pmix_fabric_t fabric;
 } fwd_t;
 
-static void send_reply(int fd, uint32_t id, pmix_status_t status, const pmix_info_t *info, size_t n)
+static void send_reply(link_t *l, uint32_t id, pmix_status_t status, const pmix_info_t *info,
+                       size_t n)
 {
     pmix_data_buffer_t b;
     PMIX_DATA_BUFFER_CONSTRUCT(&b);
@@ -169,7 +172,7 @@ static void send_reply(int fd, uint32_t id, pmix_status_t status, const pmix_inf
     PMIx_Data_pack(NULL, &b, &id, 1, PMIX_UINT32);
     PMIx_Data_pack(NULL, &b, &status, 1, PMIX_STATUS);
     link_pack_infos(&b, status == PMIX_SUCCESS ? info : NULL, status == PMIX_SUCCESS ? n : 0);
-    link_send(fd, &b);
+    link_send(l, &b);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
 }
 
@@ -179,19 +182,105 @@ static void fwd_free(pmix_status_t status, void *cbdata)
     free(cbdata);
 }
 
-/* The fabric registered for a node's request (by value): its data goes
- * back, and the registration is dropped. */
+static void stream_end(void)
+{
+    pthread_mutex_lock(&nodes_lock);
+    pmix_event_notification_cbfunc_fn_t cb = NULL;
+    void *cbdata = NULL;
+    if (--streams == 0 && pending_cb != NULL) {
+        cb = pending_cb;
+        cbdata = pending_cbdata;
+        pending_cb = NULL;
+    }
+    pthread_mutex_unlock(&nodes_lock);
+    if (cb != NULL)
+        cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* The reply, its matrix in bounded chunks after it, then the
+ * registration goes (on a thread of its own: the matrix may be GBs). */
+static void *stream_thread(void *arg)
+{
+    fwd_t *f = arg;
+    pmix_info_t *info = f->fabric.info;
+    size_t n = f->fabric.ninfo, nd = 0;
+    const char *m = NULL;
+    size_t msize = 0, at = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_NUM_DEVICES) && info[i].value.type == PMIX_SIZE)
+            nd = info[i].value.data.size;
+        if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX))
+            at = i;
+    }
+    if (at != SIZE_MAX && info[at].value.type == PMIX_POINTER) {
+        m = info[at].value.data.ptr;
+        msize = nd * nd * sizeof(uint16_t);
+    } else if (at != SIZE_MAX && info[at].value.type == PMIX_BYTE_OBJECT) {
+        m = info[at].value.data.bo.bytes;
+        msize = info[at].value.data.bo.size;
+    }
+    /* the infos as sent: the matrix inline when small, else its size */
+    pmix_info_t *out;
+    PMIX_INFO_CREATE(out, n > 0 ? n : 1);
+    for (size_t i = 0; out != NULL && i < n; i++) {
+        if (i != at) {
+            PMIx_Info_xfer(&out[i], &info[i]);
+        } else if (msize <= LINK_CHUNK_BYTES) {
+            pmix_byte_object_t bo = {.bytes = (char *)m, .size = msize};
+            PMIX_INFO_LOAD(&out[i], PMIX_FABRIC_COST_MATRIX, &bo, PMIX_BYTE_OBJECT);
+        } else {
+            PMIX_INFO_LOAD(&out[i], LINK_STREAMED, &msize, PMIX_SIZE);
+        }
+    }
+    bool sent = out != NULL;
+    send_reply(f->link, f->id, sent ? PMIX_SUCCESS : PMIX_ERR_NOMEM, out, n);
+    if (out != NULL)
+        PMIX_INFO_FREE(out, n > 0 ? n : 1);
+    for (size_t off = 0; sent && msize > LINK_CHUNK_BYTES && off < msize;) {
+        size_t len = msize - off < LINK_CHUNK_BYTES ? msize - off : LINK_CHUNK_BYTES;
+        pmix_data_buffer_t b;
+        PMIX_DATA_BUFFER_CONSTRUCT(&b);
+        uint8_t kind = LINK_CHUNK;
+        uint64_t o = off;
+        pmix_byte_object_t bo = {.bytes = (char *)m + off, .size = len};
+        PMIx_Data_pack(NULL, &b, &kind, 1, PMIX_UINT8);
+        PMIx_Data_pack(NULL, &b, &f->id, 1, PMIX_UINT32);
+        PMIx_Data_pack(NULL, &b, &o, 1, PMIX_UINT64);
+        PMIx_Data_pack(NULL, &b, &bo, 1, PMIX_BYTE_OBJECT);
+        int rc = link_send(f->link, &b);
+        PMIX_DATA_BUFFER_DESTRUCT(&b);
+        if (rc != 0)
+            break; /* the node left */
+        off += len;
+    }
+    say("answered request %u from a node (%zu matrix bytes)", f->id, msize);
+    if (PMIx_Fabric_deregister_nb(&f->fabric, fwd_free, f) != PMIX_SUCCESS)
+        free(f);
+    stream_end();
+    return NULL;
+}
+
+/* The fabric registered for a node's request: its data goes back. */
 static void fwd_registered(pmix_status_t status, void *cbdata)
 {
     fwd_t *f = cbdata;
-    send_reply(f->fd, f->id, status, f->fabric.info, f->fabric.ninfo);
-    say("answered request %u from a node: %s", f->id, PMIx_Error_string(status));
-    if (status != PMIX_SUCCESS ||
-        PMIx_Fabric_deregister_nb(&f->fabric, fwd_free, f) != PMIX_SUCCESS)
+    if (status != PMIX_SUCCESS) {
+        send_reply(f->link, f->id, status, NULL, 0);
+        say("answered request %u from a node: %s", f->id, PMIx_Error_string(status));
         free(f);
+        stream_end();
+        return;
+    }
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, stream_thread, f) != 0)
+        stream_thread(f);
+    pthread_attr_destroy(&at);
 }
 
-static void sched_fabric(int fd, pmix_data_buffer_t *b)
+static void sched_fabric(link_t *l, pmix_data_buffer_t *b)
 {
     uint32_t id = 0;
     uint8_t op = 0;
@@ -201,41 +290,50 @@ static void sched_fabric(int fd, pmix_data_buffer_t *b)
     if (PMIx_Data_unpack(NULL, b, &id, &one, PMIX_UINT32) != PMIX_SUCCESS ||
         PMIx_Data_unpack(NULL, b, &op, &one, PMIX_UINT8) != PMIX_SUCCESS ||
         link_unpack_infos(b, &dirs, &n) != PMIX_SUCCESS) {
-        send_reply(fd, id, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
+        send_reply(l, id, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
         return;
     }
     /* Both operations are a registration here: an update's directives
-     * name the fabric with PMIX_FABRIC_INDEX.  The node's directives plus
-     * "by value": the matrix must travel. */
-    pmix_info_t *all;
-    PMIX_INFO_CREATE(all, n + 1);
-    fwd_t *f = all != NULL ? calloc(1, sizeof(*f)) : NULL;
+     * name the fabric with PMIX_FABRIC_INDEX.  Without "by value": the
+     * matrix is the engine's own, streamed from there, not copied. */
+    size_t keep = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (PMIX_CHECK_KEY(&dirs[i], SWITCHYARD_FABRIC_BY_VALUE)) {
+            PMIX_INFO_DESTRUCT(&dirs[i]);
+            continue;
+        }
+        if (keep != i) {
+            dirs[keep] = dirs[i];
+            memset(&dirs[i], 0, sizeof(dirs[i]));
+        }
+        keep++;
+    }
+    fwd_t *f = calloc(1, sizeof(*f));
     if (f == NULL) {
-        if (all != NULL)
-            PMIX_INFO_FREE(all, n + 1);
         if (dirs != NULL)
             PMIX_INFO_FREE(dirs, n);
-        send_reply(fd, id, PMIX_ERR_NOMEM, NULL, 0);
+        send_reply(l, id, PMIX_ERR_NOMEM, NULL, 0);
         return;
     }
-    for (size_t i = 0; i < n; i++)
-        PMIx_Info_xfer(&all[i], &dirs[i]);
-    PMIX_INFO_LOAD(&all[n], SWITCHYARD_FABRIC_BY_VALUE, NULL, PMIX_BOOL);
-    if (dirs != NULL)
-        PMIX_INFO_FREE(dirs, n);
-    f->fd = fd;
+    f->link = l;
     f->id = id;
     PMIX_FABRIC_CONSTRUCT(&f->fabric);
-    pmix_status_t rc = PMIx_Fabric_register_nb(&f->fabric, all, n + 1, fwd_registered, f);
-    PMIX_INFO_FREE(all, n + 1);
+    pthread_mutex_lock(&nodes_lock);
+    streams++;
+    pthread_mutex_unlock(&nodes_lock);
+    pmix_status_t rc =
+        PMIx_Fabric_register_nb(&f->fabric, keep > 0 ? dirs : NULL, keep, fwd_registered, f);
+    if (dirs != NULL)
+        PMIX_INFO_FREE(dirs, n);
     if (rc != PMIX_SUCCESS) {
-        send_reply(fd, id, rc, NULL, 0);
+        send_reply(l, id, rc, NULL, 0);
         free(f);
+        stream_end();
     }
 }
 
 typedef struct {
-    int fd;
+    link_t *link;
     uint32_t id;
 } setup_req_t;
 
@@ -243,7 +341,7 @@ static void setup_done(pmix_status_t status, pmix_info_t info[], size_t ninfo,
                        void *provided_cbdata, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     setup_req_t *q = provided_cbdata;
-    send_reply(q->fd, q->id, status, info, ninfo);
+    send_reply(q->link, q->id, status, info, ninfo);
     say("job setup answered: %s, %zu items", PMIx_Error_string(status), ninfo);
     free(q);
     if (cbfunc != NULL)
@@ -251,7 +349,7 @@ static void setup_done(pmix_status_t status, pmix_info_t info[], size_t ninfo,
 }
 
 /* A node's job: the launch data of PMIx_server_setup_application. */
-static void sched_setup(int fd, pmix_data_buffer_t *b)
+static void sched_setup(link_t *l, pmix_data_buffer_t *b)
 {
     uint32_t id = 0;
     int32_t one = 1;
@@ -262,65 +360,106 @@ static void sched_setup(int fd, pmix_data_buffer_t *b)
         PMIx_Data_unpack(NULL, b, &ns, &one, PMIX_STRING) != PMIX_SUCCESS || ns == NULL ||
         link_unpack_infos(b, &info, &n) != PMIX_SUCCESS) {
         free(ns);
-        send_reply(fd, id, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
+        send_reply(l, id, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
         return;
     }
     setup_req_t *q = calloc(1, sizeof(*q));
-    q->fd = fd;
-    q->id = id;
     pmix_nspace_t nspace;
     PMIX_LOAD_NSPACE(nspace, ns);
     free(ns);
-    pmix_status_t rc = PMIx_server_setup_application(nspace, info, n, setup_done, q);
+    if (q != NULL) {
+        /* before the call: its answer may come first */
+        q->link = l;
+        q->id = id;
+    }
+    pmix_status_t rc =
+        q != NULL ? PMIx_server_setup_application(nspace, info, n, setup_done, q) : PMIX_ERR_NOMEM;
     if (info != NULL)
         PMIX_INFO_FREE(info, n);
     if (rc != PMIX_SUCCESS) {
-        send_reply(fd, id, rc, NULL, 0);
+        send_reply(l, id, rc, NULL, 0);
         free(q);
     }
+}
+
+static void free_infos(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    pmix_data_array_t *da = cbdata;
+    PMIX_DATA_ARRAY_FREE(da);
 }
 
 static void sched_inventory(pmix_data_buffer_t *b)
 {
     pmix_info_t *info = NULL;
     size_t n = 0;
-    pmix_data_array_t *da;
-    if (link_unpack_infos(b, &info, &n) != PMIX_SUCCESS || (da = as_array(info, n)) == NULL)
+    if (link_unpack_infos(b, &info, &n) != PMIX_SUCCESS)
         return;
+    pmix_data_array_t *da = calloc(1, sizeof(*da));
+    if (da == NULL) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, n);
+        return;
+    }
+    da->type = PMIX_INFO;
+    da->array = info;
+    da->size = n;
     say("inventory of %zu items delivered", n);
     if (PMIx_server_deliver_inventory(info, n, NULL, 0, free_infos, da) != PMIX_SUCCESS)
         PMIX_DATA_ARRAY_FREE(da);
 }
 
+/* One node's connection: the handshake, then its frames.  The link
+ * stays allocated until the end (answers in flight may still use it). */
 static void *node_reader(void *arg)
 {
     int fd = (int)(intptr_t)arg;
+    char peer[256];
+    const char *why = "";
+    link_t *l = link_accept(fd, &auth, peer, sizeof(peer), &why);
+    if (l == NULL) {
+        fprintf(stderr, "switchyard-sched: refused a node (%s): %s\n", peer, why);
+        return NULL;
+    }
+    pthread_mutex_lock(&nodes_lock);
+    size_t slot = MAX_NODES;
+    for (size_t i = 0; i < MAX_NODES && slot == MAX_NODES; i++)
+        if (node_links[i] == NULL)
+            slot = i;
+    if (slot < MAX_NODES && !stopping) {
+        node_links[slot] = l;
+        nnodes++;
+    }
+    pthread_mutex_unlock(&nodes_lock);
+    if (slot == MAX_NODES) {
+        link_free(l);
+        return NULL;
+    }
+    say("node %s connected (%s)", peer, link_auth_name(auth.method));
     pmix_data_buffer_t b;
-    while (link_recv(fd, &b) == 0) {
+    while (link_recv(l, &b) == 0) {
         uint8_t kind = 0;
         int32_t one = 1;
         if (PMIx_Data_unpack(NULL, &b, &kind, &one, PMIX_UINT8) == PMIX_SUCCESS) {
             if (kind == LINK_FABRIC)
-                sched_fabric(fd, &b);
+                sched_fabric(l, &b);
             else if (kind == LINK_INVENTORY)
                 sched_inventory(&b);
             else if (kind == LINK_SETUP)
-                sched_setup(fd, &b);
+                sched_setup(l, &b);
         }
         PMIX_DATA_BUFFER_DESTRUCT(&b);
     }
     PMIX_DATA_BUFFER_DESTRUCT(&b);
-    pthread_mutex_lock(&nodes_lock);
-    for (size_t i = 0; i < nnodes; i++)
-        if (node_fds[i] == fd)
-            node_fds[i] = -1;
-    pthread_mutex_unlock(&nodes_lock);
-    say("a node daemon left");
+    /* the node left: no more events to it; the link itself is freed at
+     * the end, when no answer can be on its way any more */
+    link_shutdown(l);
+    say("node %s left", peer);
     return NULL;
 }
 
 static int listen_fd = -1;
-static pthread_t readers[MAX_NODES];
+static pthread_t readers[4 * MAX_NODES];
 
 static void *acceptor(void *arg)
 {
@@ -328,26 +467,26 @@ static void *acceptor(void *arg)
     for (;;) {
         int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR || errno == ECONNABORTED)
                 continue;
             return NULL;
         }
         pthread_mutex_lock(&nodes_lock);
-        if (nnodes == MAX_NODES ||
-            pthread_create(&readers[nnodes], NULL, node_reader, (void *)(intptr_t)fd) != 0) {
+        if (stopping || nthreads == sizeof(readers) / sizeof(readers[0]) ||
+            pthread_create(&readers[nthreads], NULL, node_reader, (void *)(intptr_t)fd) != 0) {
             pthread_mutex_unlock(&nodes_lock);
             close(fd);
             continue;
         }
-        all_fds[nnodes] = fd;
-        node_fds[nnodes++] = fd;
+        nthreads++;
+        pthread_cond_broadcast(&nodes_cond);
         pthread_mutex_unlock(&nodes_lock);
-        say("a node daemon connected");
     }
 }
 
 /* PMIX_FABRIC_UPDATE_PENDING in this process: every node daemon hears of
- * it (their servers run the update protocol for their own clients). */
+ * it (their servers run the update protocol for their own clients); our
+ * chain completes when no matrix is being streamed any more. */
 static void on_pending(size_t ref, pmix_status_t status, const pmix_proc_t *source,
                        pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
@@ -367,266 +506,27 @@ static void on_pending(size_t ref, pmix_status_t status, const pmix_proc_t *sour
     pmix_byte_object_t bo = {0};
     PMIx_Data_unload(&b, &bo);
     pthread_mutex_lock(&nodes_lock);
-    for (size_t i = 0; i < nnodes && bo.bytes != NULL; i++)
-        if (node_fds[i] >= 0)
-            link_send_bytes(node_fds[i], &bo);
+    for (size_t i = 0; i < MAX_NODES && bo.bytes != NULL; i++)
+        if (node_links[i] != NULL)
+            link_send_bytes(node_links[i], &bo);
+    bool wait = status == PMIX_FABRIC_UPDATE_PENDING && streams > 0 && cbfunc != NULL;
+    if (wait) {
+        pending_cb = cbfunc;
+        pending_cbdata = cbdata;
+    }
     pthread_mutex_unlock(&nodes_lock);
     free(bo.bytes);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
-    say("fabric update pending: told the node daemons");
-    if (cbfunc != NULL)
+    say("%s: told the node daemons", status == PMIX_FABRIC_UPDATE_PENDING
+                                         ? "fabric update pending"
+                                         : "fabric endpoints changed");
+    if (!wait && cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
-/* ================= node mode ================= */
-
-typedef struct pend {
-    uint32_t id;
-    pmix_info_cbfunc_t cbfunc;
-    void *cbdata;
-    struct pend *next;
-} pend_t;
-
-static pthread_mutex_t pend_lock = PTHREAD_MUTEX_INITIALIZER;
-static pend_t *pending;
-static uint32_t next_id = 1;
-static int sched_fd = -1;
-
-static void release_array(void *cbdata)
-{
-    pmix_data_array_t *da = cbdata;
-    PMIX_DATA_ARRAY_FREE(da);
-}
-
-static pend_t *add_pending(pmix_info_cbfunc_t cbfunc, void *cbdata);
-static pend_t *take_pending(uint32_t id);
-
-static pmix_status_t node_fabric(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
-                                 const pmix_info_t directives[], size_t ndirs,
-                                 pmix_info_cbfunc_t cbfunc, void *cbdata)
-{
-    say("fabric request of %s:%u forwarded", requestor->nspace, requestor->rank);
-    pend_t *p = add_pending(cbfunc, cbdata);
-    if (p == NULL)
-        return PMIX_ERR_NOMEM;
-    pmix_data_buffer_t b;
-    PMIX_DATA_BUFFER_CONSTRUCT(&b);
-    uint8_t kind = LINK_FABRIC, o = (uint8_t)op;
-    PMIx_Data_pack(NULL, &b, &kind, 1, PMIX_UINT8);
-    PMIx_Data_pack(NULL, &b, &p->id, 1, PMIX_UINT32);
-    PMIx_Data_pack(NULL, &b, &o, 1, PMIX_UINT8);
-    link_pack_infos(&b, directives, ndirs);
-    uint32_t id = p->id;
-    int rc = link_send(sched_fd, &b);
-    PMIX_DATA_BUFFER_DESTRUCT(&b);
-    if (rc == 0)
-        return PMIX_SUCCESS;
-    /* unless the reader, seeing the link close, already answered it */
-    pend_t *gone = take_pending(id);
-    if (gone == NULL)
-        return PMIX_SUCCESS;
-    free(gone);
-    return PMIX_ERR_UNREACH;
-}
-
-static pend_t *add_pending(pmix_info_cbfunc_t cbfunc, void *cbdata)
-{
-    pend_t *p = calloc(1, sizeof(*p));
-    if (p == NULL)
-        return NULL;
-    p->cbfunc = cbfunc;
-    p->cbdata = cbdata;
-    pthread_mutex_lock(&pend_lock);
-    p->id = next_id++;
-    p->next = pending;
-    pending = p;
-    pthread_mutex_unlock(&pend_lock);
-    return p;
-}
-
-static pend_t *take_pending(uint32_t id)
-{
-    pthread_mutex_lock(&pend_lock);
-    pend_t *found = NULL;
-    for (pend_t **pp = &pending; *pp != NULL; pp = &(*pp)->next)
-        if (id == 0 || (*pp)->id == id) {
-            found = *pp;
-            *pp = found->next;
-            break;
-        }
-    pthread_mutex_unlock(&pend_lock);
-    return found;
-}
-
-static void node_reply(pmix_data_buffer_t *b)
-{
-    uint32_t id;
-    pmix_status_t status;
-    int32_t one = 1;
-    pmix_info_t *info = NULL;
-    size_t n = 0;
-    if (PMIx_Data_unpack(NULL, b, &id, &one, PMIX_UINT32) != PMIX_SUCCESS)
-        return; /* whose it was is unknown: answered when the link closes */
-    if (PMIx_Data_unpack(NULL, b, &status, &one, PMIX_STATUS) != PMIX_SUCCESS ||
-        (link_unpack_infos(b, &info, &n) != PMIX_SUCCESS && status == PMIX_SUCCESS))
-        status = PMIX_ERR_UNPACK_FAILURE;
-    pend_t *p = id != 0 ? take_pending(id) : NULL;
-    pmix_data_array_t *da = as_array(info, n);
-    if (p == NULL) {
-        PMIX_DATA_ARRAY_FREE(da);
-        return;
-    }
-    if (da == NULL)
-        p->cbfunc(PMIX_ERR_NOMEM, NULL, 0, p->cbdata, NULL, NULL);
-    else
-        p->cbfunc(status, info, n, p->cbdata, release_array, da);
-    free(p);
-}
-
-static void node_event(pmix_data_buffer_t *b)
-{
-    pmix_status_t code;
-    pmix_proc_t source;
-    int32_t one = 1;
-    pmix_info_t *info = NULL;
-    size_t n = 0;
-    if (PMIx_Data_unpack(NULL, b, &code, &one, PMIX_STATUS) != PMIX_SUCCESS ||
-        PMIx_Data_unpack(NULL, b, &source, &one, PMIX_PROC) != PMIX_SUCCESS ||
-        link_unpack_infos(b, &info, &n) != PMIX_SUCCESS)
-        return;
-    say("event %s from the scheduler", PMIx_Error_string(code));
-    pmix_data_array_t *da = as_array(info, n);
-    if (da == NULL)
-        return;
-    /* this node: the server's own handlers and its clients */
-    if (PMIx_Notify_event(code, &source, PMIX_RANGE_LOCAL, info, n, free_infos, da) != PMIX_SUCCESS)
-        PMIX_DATA_ARRAY_FREE(da);
-}
-
-static void *sched_reader(void *arg)
-{
-    (void)arg;
-    pmix_data_buffer_t b;
-    while (link_recv(sched_fd, &b) == 0) {
-        uint8_t kind = 0;
-        int32_t one = 1;
-        if (PMIx_Data_unpack(NULL, &b, &kind, &one, PMIX_UINT8) == PMIX_SUCCESS) {
-            if (kind == LINK_REPLY)
-                node_reply(&b);
-            else if (kind == LINK_EVENT)
-                node_event(&b);
-        }
-        PMIX_DATA_BUFFER_DESTRUCT(&b);
-    }
-    PMIX_DATA_BUFFER_DESTRUCT(&b);
-    /* the scheduler is gone: whoever waits hears of it */
-    for (pend_t *p; (p = take_pending(0)) != NULL; free(p))
-        p->cbfunc(PMIX_ERR_UNREACH, NULL, 0, p->cbdata, NULL, NULL);
-    return NULL;
-}
-
-typedef struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-} waiter_t;
-
-static void inventory_collected(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-                                pmix_release_cbfunc_t release_fn, void *release_cbdata)
-{
-    waiter_t *w = cbdata;
-    if (status == PMIX_SUCCESS) {
-        pmix_data_buffer_t b;
-        PMIX_DATA_BUFFER_CONSTRUCT(&b);
-        uint8_t kind = LINK_INVENTORY;
-        PMIx_Data_pack(NULL, &b, &kind, 1, PMIX_UINT8);
-        link_pack_infos(&b, info, ninfo);
-        link_send(sched_fd, &b);
-        PMIX_DATA_BUFFER_DESTRUCT(&b);
-        say("inventory sent (%zu items)", ninfo);
-    } else {
-        fprintf(stderr, "switchyard-sched: inventory: %s\n", PMIx_Error_string(status));
-    }
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
-    pthread_mutex_lock(&w->lock);
-    w->done = true;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-}
+/* ================= node mode: sched_node.c ================= */
 
 /* ================= the program as a client ================= */
-
-typedef struct {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-    pmix_status_t status;
-    pmix_info_t *info;
-    size_t ninfo;
-} setup_wait_t;
-
-static void setup_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
-{
-    setup_wait_t *w = cbdata;
-    pthread_mutex_lock(&w->lock);
-    w->status = status;
-    if (status == PMIX_SUCCESS && ninfo > 0) {
-        PMIX_INFO_CREATE(w->info, ninfo);
-        for (size_t i = 0; i < ninfo; i++)
-            PMIx_Info_xfer(&w->info[i], &info[i]);
-        w->ninfo = ninfo;
-    }
-    w->done = true;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
-}
-
-/* Node mode: the scheduler computes the job's fabric data
- * (setup_application), this server adds it to the namespace
- * (setup_local_support), as a resource manager does before a launch. */
-static pmix_status_t node_setup(const char *nspace, const char *nodes, const char *procs)
-{
-    setup_wait_t w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, NULL, 0};
-    pend_t *p = add_pending(setup_answer, &w);
-    if (p == NULL)
-        return PMIX_ERR_NOMEM;
-    pmix_info_t in[3];
-    size_t one = 1;
-    PMIX_INFO_LOAD(&in[0], PMIX_NODE_MAP, nodes, PMIX_STRING);
-    PMIX_INFO_LOAD(&in[1], PMIX_PROC_MAP, procs, PMIX_STRING);
-    PMIX_INFO_LOAD(&in[2], PMIX_ALLOC_FABRIC_ENDPTS, &one, PMIX_SIZE);
-    pmix_data_buffer_t b;
-    PMIX_DATA_BUFFER_CONSTRUCT(&b);
-    uint8_t kind = LINK_SETUP;
-    PMIx_Data_pack(NULL, &b, &kind, 1, PMIX_UINT8);
-    PMIx_Data_pack(NULL, &b, &p->id, 1, PMIX_UINT32);
-    PMIx_Data_pack(NULL, &b, &nspace, 1, PMIX_STRING);
-    link_pack_infos(&b, in, 3);
-    for (int i = 0; i < 3; i++)
-        PMIX_INFO_DESTRUCT(&in[i]);
-    uint32_t id = p->id;
-    if (link_send(sched_fd, &b) != 0) {
-        PMIX_DATA_BUFFER_DESTRUCT(&b);
-        free(take_pending(id));
-        return PMIX_ERR_UNREACH;
-    }
-    PMIX_DATA_BUFFER_DESTRUCT(&b);
-    pthread_mutex_lock(&w.lock);
-    while (!w.done)
-        pthread_cond_wait(&w.cond, &w.lock);
-    pthread_mutex_unlock(&w.lock);
-    pmix_status_t rc = w.status;
-    if (rc == PMIX_SUCCESS)
-        rc = PMIx_server_setup_local_support(nspace, w.info, w.ninfo, NULL, NULL);
-    if (w.info != NULL)
-        PMIX_INFO_FREE(w.info, w.ninfo);
-    say("job fabric data: %s", PMIx_Error_string(rc));
-    return rc;
-}
 
 static int run_program(const char *host)
 {
@@ -722,6 +622,19 @@ int main(int argc, char **argv)
     sigaddset(&sigs, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
+    const char *addr = opt.listen != NULL ? opt.listen : opt.node;
+    bool tcp =
+        strncmp(addr, "tcp://", 6) == 0 ||
+        (strchr(addr, '/') == NULL && strncmp(addr, "unix:", 5) != 0 && strchr(addr, ':') != NULL);
+    char *why = NULL;
+    if (link_auth_setup(opt.auth, opt.key_file, tcp, &auth, &why) != 0) {
+        fprintf(stderr, "switchyard-sched: %s\n",
+                why != NULL ? why : "authentication setup failed");
+        free(why);
+        return 1;
+    }
+    say("link authentication: %s", link_auth_name(auth.method));
+
     pmix_server_module_t module;
     memset(&module, 0, sizeof(module));
     pmix_info_t info[6];
@@ -739,26 +652,28 @@ int main(int argc, char **argv)
             PMIX_INFO_LOAD(&info[n++], SWITCHYARD_FABRIC_WATCH, &opt.watch, PMIX_DOUBLE);
     } else {
         module.fabric = node_fabric;
-        sched_fd = link_connect(opt.node, 10.0);
-        if (sched_fd < 0) {
-            fprintf(stderr, "switchyard-sched: cannot reach the scheduler at %s: %s\n", opt.node,
-                    strerror(errno));
+        node_opts_t no = {.addr = opt.node,
+                          .hostname = opt.hostname,
+                          .auth = &auth,
+                          .inventory = !opt.no_inventory};
+        if (node_start(&no, 10.0) != 0)
             return 1;
-        }
     }
     pmix_status_t rc = PMIx_server_init(&module, info, n);
     for (size_t i = 0; i < n; i++)
         PMIX_INFO_DESTRUCT(&info[i]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "switchyard-sched: PMIx_server_init: %s\n", PMIx_Error_string(rc));
+        node_stop();
         return 1;
     }
     pthread_t thread;
     bool have_thread = false;
     int status = 0;
     if (opt.listen != NULL) {
-        pmix_status_t code = PMIX_FABRIC_UPDATE_PENDING;
-        PMIx_Register_event_handler(&code, 1, NULL, 0, on_pending, NULL, NULL);
+        /* the node daemons hear of updates and of endpoint changes */
+        pmix_status_t codes[2] = {PMIX_FABRIC_UPDATE_PENDING, PMIX_FABRIC_UPDATE_ENDPOINTS};
+        PMIx_Register_event_handler(codes, 2, NULL, 0, on_pending, NULL, NULL);
         /* open the fabric now: a bad topology is reported at start */
         pmix_fabric_t f;
         PMIX_FABRIC_CONSTRUCT(&f);
@@ -770,7 +685,7 @@ int main(int argc, char **argv)
             return 1;
         }
         PMIx_Fabric_deregister(&f);
-        listen_fd = link_listen(opt.listen);
+        listen_fd = link_listen(opt.listen, &tcp);
         if (listen_fd < 0) {
             fprintf(stderr, "switchyard-sched: cannot listen on %s: %s\n", opt.listen,
                     strerror(errno));
@@ -780,16 +695,7 @@ int main(int argc, char **argv)
         have_thread = pthread_create(&thread, NULL, acceptor, NULL) == 0;
         say("scheduler listening on %s", opt.listen);
     } else {
-        have_thread = pthread_create(&thread, NULL, sched_reader, NULL) == 0;
-        if (!opt.no_inventory) {
-            waiter_t w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
-            if (PMIx_server_collect_inventory(NULL, 0, inventory_collected, &w) == PMIX_SUCCESS) {
-                pthread_mutex_lock(&w.lock);
-                while (!w.done)
-                    pthread_cond_wait(&w.cond, &w.lock);
-                pthread_mutex_unlock(&w.lock);
-            }
-        }
+        node_deliver_inventory();
     }
     if (opt.argv != NULL) {
         status = run_program(opt.hostname);
@@ -802,27 +708,28 @@ int main(int argc, char **argv)
     if (listen_fd >= 0) {
         shutdown(listen_fd, SHUT_RDWR);
         /* our socket, not whatever may have taken the name meanwhile */
+        const char *path = strncmp(opt.listen, "unix:", 5) == 0 ? opt.listen + 5 : opt.listen;
         struct stat st;
-        if (lstat(opt.listen, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
-            unlink(opt.listen);
+        if (!tcp && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+            unlink(path);
     }
-    if (sched_fd >= 0)
-        shutdown(sched_fd, SHUT_RDWR);
     if (have_thread)
         pthread_join(thread, NULL);
     if (listen_fd >= 0)
         close(listen_fd);
+    node_stop();
     pthread_mutex_lock(&nodes_lock);
-    for (size_t i = 0; i < nnodes; i++)
-        shutdown(all_fds[i], SHUT_RDWR);
-    size_t nr = nnodes;
+    stopping = true;
+    for (size_t i = 0; i < MAX_NODES; i++)
+        if (node_links[i] != NULL)
+            link_shutdown(node_links[i]);
+    size_t nr = nthreads;
     pthread_mutex_unlock(&nodes_lock);
-    for (size_t i = 0; i < nr; i++) {
+    for (size_t i = 0; i < nr; i++)
         pthread_join(readers[i], NULL);
-        close(all_fds[i]);
-    }
-    if (sched_fd >= 0)
-        close(sched_fd);
+    /* answers in flight end with the server */
     PMIx_server_finalize();
+    for (size_t i = 0; i < MAX_NODES; i++)
+        link_free(node_links[i]);
     return status;
 }
