@@ -29,9 +29,24 @@ struct sy_jseg {
     pmix_status_t check_rc; /* and said this; lookups need PMIX_SUCCESS */
 };
 
+/* sy_jseg_at's slow path: [off, off + len) checked chunk by chunk. */
+const void *sy_jseg_at_slow(const sy_jseg_t *seg, uint64_t off, uint64_t len);
+
 /* The bytes [off, off + len) of the file, once their chunks matched their
  * sums; NULL when they lie outside the data region or are damaged.  Safe
- * from any number of threads. */
-const void *sy_jseg_at(const sy_jseg_t *seg, uint64_t off, uint64_t len);
+ * from any number of threads.  Inline: every lookup reads through it. */
+static inline const void *sy_jseg_at(const sy_jseg_t *seg, uint64_t off, uint64_t len)
+{
+    uint64_t rel = off - seg->data_off; /* wraps when off is below the region */
+    if (rel < seg->data_end - seg->data_off && len != 0 && len <= seg->data_end - off) {
+        uint64_t c = rel >> SY_JSEG_CHUNK_SHIFT;
+        /* within one chunk already checked: the common case */
+        if (c == (rel + len - 1) >> SY_JSEG_CHUNK_SHIFT &&
+            (__atomic_load_n(&seg->chunk_ok[c >> 6], __ATOMIC_RELAXED) & (1ull << (c & 63))) != 0) {
+            return seg->base + off;
+        }
+    }
+    return sy_jseg_at_slow(seg, off, len);
+}
 
 #endif

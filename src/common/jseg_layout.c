@@ -58,6 +58,18 @@ pmix_status_t sy_jl_pack(const sy_jl_parts_t *p, void **blob, size_t *size)
     h.nnodes = (uint32_t)p->nnodes;
     h.nranges = (uint32_t)p->nranges;
     h.nnoderuns = (uint32_t)p->nnoderuns;
+    if (p->nnoderuns > 0) {
+        /* regular placement: run k starts at base + k * stride */
+        uint32_t base = p->noderuns[0].first, stride = p->noderuns[0].count;
+        bool regular = stride > 0;
+        for (size_t k = 1; k < p->nnoderuns && regular; k++) {
+            regular = (uint64_t)p->noderuns[k].first == base + (uint64_t)k * stride &&
+                      (p->noderuns[k].count == stride ||
+                       (k + 1 == p->nnoderuns && p->noderuns[k].count < stride));
+        }
+        h.noderun_base = base;
+        h.noderun_stride = regular ? stride : 0;
+    }
     h.nappruns = (uint32_t)p->nappruns;
     h.napps = (uint32_t)p->napps;
     h.nappnodes = (uint32_t)p->nappnodes;
@@ -68,15 +80,17 @@ pmix_status_t sy_jl_pack(const sy_jl_parts_t *p, void **blob, size_t *size)
         h.field = off;                                                                             \
         off = align8(off + (uint64_t)(n) * (elem));                                                \
     } while (0)
-    PLACE(nodes_off, p->nnodes, sizeof(sy_jl_node_t));
-    PLACE(ranges_off, p->nranges, sizeof(sy_jl_range_t));
-    PLACE(byid_off, p->nnodes, sizeof(uint32_t));
-    PLACE(noderuns_off, p->nnoderuns, sizeof(sy_jl_noderun_t));
+    /* the sections that stay small for regular jobs first, next to the
+     * header: a rank's first lookup touches few pages */
     PLACE(appruns_off, p->nappruns, sizeof(sy_jl_apprun_t));
     PLACE(apps_off, p->napps, sizeof(sy_jl_app_t));
-    PLACE(appnodes_off, p->nappnodes, sizeof(uint32_t));
     PLACE(cols_off, p->ncols, sizeof(sy_jl_col_t));
     PLACE(colruns_off, p->ncolruns, sizeof(sy_jl_colrun_t));
+    PLACE(noderuns_off, p->nnoderuns, sizeof(sy_jl_noderun_t));
+    PLACE(nodes_off, p->nnodes, sizeof(sy_jl_node_t));
+    PLACE(byid_off, p->nnodes, sizeof(uint32_t));
+    PLACE(ranges_off, p->nranges, sizeof(sy_jl_range_t));
+    PLACE(appnodes_off, p->nappnodes, sizeof(uint32_t));
     PLACE(strings_off, p->strings_size, 1);
 #undef PLACE
     h.strings_size = p->strings_size;
@@ -207,9 +221,33 @@ static const uint32_t *find_run(const sy_jl_view_t *v, uint64_t off, uint32_t n,
     return NULL;
 }
 
-/* A node's index by its id (binary search of the by-id index). */
+/* The node run holding rank r: straight to it when the runs are regular,
+ * else a binary search. */
+static const sy_jl_noderun_t *find_noderun(const sy_jl_view_t *v, uint32_t r, bool *bad)
+{
+    if (v->h.noderun_stride != 0 && r >= v->h.noderun_base) {
+        uint64_t k = (r - v->h.noderun_base) / v->h.noderun_stride;
+        const sy_jl_noderun_t *run =
+            k < v->h.nnoderuns
+                ? at(v, v->h.noderuns_off + k * sizeof(sy_jl_noderun_t), sizeof(sy_jl_noderun_t))
+                : NULL;
+        if (run != NULL && r >= run->first && r - run->first < run->count) {
+            return run;
+        }
+    }
+    return (const sy_jl_noderun_t *)find_run(v, v->h.noderuns_off, v->h.nnoderuns,
+                                             sizeof(sy_jl_noderun_t), r, bad);
+}
+
+/* A node by its id: node `id` when ids are positions (the usual case),
+ * else a binary search of the by-id index. */
 static bool node_by_id(const sy_jl_view_t *v, uint32_t id, const sy_jl_node_t **out, bool *bad)
 {
+    const sy_jl_node_t *direct = id < v->h.nnodes ? node_at(v, id) : NULL;
+    if (direct != NULL && direct->id == id) {
+        *out = direct;
+        return true;
+    }
     uint32_t lo = 0, hi = v->h.nnodes;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -234,6 +272,13 @@ static bool node_by_id(const sy_jl_view_t *v, uint32_t id, const sy_jl_node_t **
 
 static const sy_jl_app_t *app_by_num(const sy_jl_view_t *v, uint32_t appnum, bool *bad)
 {
+    const sy_jl_app_t *direct =
+        appnum < v->h.napps
+            ? at(v, v->h.apps_off + (uint64_t)appnum * sizeof(sy_jl_app_t), sizeof(sy_jl_app_t))
+            : NULL;
+    if (direct != NULL && direct->appnum == appnum) {
+        return direct;
+    }
     uint32_t lo = 0, hi = v->h.napps;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -401,8 +446,12 @@ static const dkey_t node_keys[] = {K_HOSTNAME,   K_LOCALLDR, K_LOCAL_PEERS,
 
 static dkey_t dkey_of(const char *key, const dkey_t *set, size_t n)
 {
+    /* derived keys are "pmix." keys: anything else is answered at once */
+    if (strncmp(key, "pmix.", 5) != 0) {
+        return K_NONE;
+    }
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(key, dkey_name[set[i]]) == 0) {
+        if (strcmp(key + 5, dkey_name[set[i]] + 5) == 0) {
             return set[i];
         }
     }
@@ -443,8 +492,7 @@ static pmix_status_t derive_proc(const sy_jl_view_t *v, uint32_t r, dkey_t k, pm
     }
     default: break;
     }
-    const sy_jl_noderun_t *nr = (const sy_jl_noderun_t *)find_run(
-        v, v->h.noderuns_off, v->h.nnoderuns, sizeof(sy_jl_noderun_t), r, &bad);
+    const sy_jl_noderun_t *nr = find_noderun(v, r, &bad);
     if (nr == NULL) {
         return bad ? PMIX_ERR_UNPACK_FAILURE : PMIX_ERR_NOT_FOUND;
     }

@@ -34,6 +34,9 @@ typedef struct {
     uint32_t offset; /* PMIX_NPROC_OFFSET: a rank's PMIX_GLOBAL_RANK is offset + rank */
     uint32_t nnodes, nranges, nnoderuns, nappruns;
     uint32_t napps, nappnodes, ncols, ncolruns;
+    /* When node run k holds ranks base + k * stride .. (the usual block
+     * placement), a rank's run is found without a search; 0: search. */
+    uint32_t noderun_base, noderun_stride;
     uint64_t nodes_off;    /* nnodes sy_jl_node_t, in node-map order */
     uint64_t ranges_off;   /* nranges sy_jl_range_t: each node's ranks, ascending */
     uint64_t byid_off;     /* nnodes uint32_t node indexes, by ascending node id */

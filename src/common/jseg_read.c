@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,12 +30,9 @@ static inline bool usable(const sy_jseg_t *seg)
 
 /* ---- chunks ---- */
 
-static bool chunk_ok(const sy_jseg_t *seg, uint64_t c)
+static bool chunk_check(const sy_jseg_t *seg, uint64_t c)
 {
     uint64_t bit = 1ull << (c & 63);
-    if (__atomic_load_n(&seg->chunk_ok[c >> 6], __ATOMIC_RELAXED) & bit) {
-        return true;
-    }
     uint64_t from = seg->data_off + (c << SY_JSEG_CHUNK_SHIFT);
     uint64_t len = seg->data_end - from < SY_JSEG_CHUNK ? seg->data_end - from : SY_JSEG_CHUNK;
     if ((uint32_t)sy_jseg_sum(seg->base + from, len, from) != seg->sums[c]) {
@@ -45,7 +43,7 @@ static bool chunk_ok(const sy_jseg_t *seg, uint64_t c)
     return true;
 }
 
-const void *sy_jseg_at(const sy_jseg_t *seg, uint64_t off, uint64_t len)
+const void *sy_jseg_at_slow(const sy_jseg_t *seg, uint64_t off, uint64_t len)
 {
     if (off < seg->data_off || off > seg->data_end || len > seg->data_end - off) {
         return NULL;
@@ -54,7 +52,9 @@ const void *sy_jseg_at(const sy_jseg_t *seg, uint64_t off, uint64_t len)
         uint64_t first = (off - seg->data_off) >> SY_JSEG_CHUNK_SHIFT;
         uint64_t last = (off + len - 1 - seg->data_off) >> SY_JSEG_CHUNK_SHIFT;
         for (uint64_t c = first; c <= last; c++) {
-            if (!chunk_ok(seg, c)) {
+            if ((__atomic_load_n(&seg->chunk_ok[c >> 6], __ATOMIC_RELAXED) & (1ull << (c & 63))) ==
+                    0 &&
+                !chunk_check(seg, c)) {
                 return NULL;
             }
         }
@@ -63,6 +63,29 @@ const void *sy_jseg_at(const sy_jseg_t *seg, uint64_t off, uint64_t len)
 }
 
 /* ---- entries ---- */
+
+/* sy_type_size of the types stored raw, 0 for the others: a table, since
+ * every decoded value is checked against it. */
+static uint8_t raw_size[256];
+static bool raw_ready;
+static pthread_once_t raw_once = PTHREAD_ONCE_INIT;
+
+static void raw_sizes(void)
+{
+    for (unsigned t = 0; t < 256; t++) {
+        size_t size = sy_jseg_raw_type((pmix_data_type_t)t) ? sy_type_size((pmix_data_type_t)t) : 0;
+        raw_size[t] = size <= sizeof(((pmix_value_t *)0)->data) ? (uint8_t)size : 0;
+    }
+    __atomic_store_n(&raw_ready, true, __ATOMIC_RELEASE);
+}
+
+static size_t raw_type_size(uint16_t type)
+{
+    if (!__atomic_load_n(&raw_ready, __ATOMIC_ACQUIRE)) {
+        pthread_once(&raw_once, raw_sizes);
+    }
+    return type < 256 ? raw_size[type] : 0;
+}
 
 static const sy_jseg_entry_t *entry_at(const sy_jseg_t *seg, uint32_t i)
 {
@@ -105,8 +128,8 @@ static pmix_status_t decode_into(const sy_jseg_t *seg, const sy_jseg_entry_t *e,
     }
     switch (e->form) {
     case SY_JSEG_FORM_RAW:
-        if (!sy_jseg_raw_type(e->type) || e->val_len != sy_type_size(e->type) ||
-            e->val_len > sizeof(v->data) || (e->type == PMIX_BOOL && p[0] > 1)) {
+        if (e->val_len == 0 || e->val_len != raw_type_size(e->type) ||
+            (e->type == PMIX_BOOL && p[0] > 1)) {
             return PMIX_ERR_UNPACK_FAILURE; /* a bool must be 0 or 1 to be a C bool */
         }
         v->type = e->type;
@@ -353,7 +376,11 @@ static pmix_status_t find(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, c
         if (e->hash != h || e->id != id || e->realm != (uint8_t)realm || e->key_len != len) {
             continue;
         }
-        const char *k = entry_key(seg, e);
+        /* the bytes equal the key asked for, hashed as the entry says: no
+         * more to check of them */
+        const char *k = e->key_off <= seg->hdr->keys_size && len < seg->hdr->keys_size - e->key_off
+                            ? sy_jseg_at(seg, seg->hdr->keys_off + e->key_off, len)
+                            : NULL;
         if (k == NULL) {
             return PMIX_ERR_UNPACK_FAILURE;
         }
@@ -403,15 +430,18 @@ pmix_status_t sy_jseg_get(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, c
     if (!usable(seg)) {
         return PMIX_ERR_UNPACK_FAILURE;
     }
-    v = calloc(1, sizeof(*v));
-    if (v == NULL) {
-        return PMIX_ERR_NOMEM;
-    }
-    rc = lookup(seg, realm, id, key, v);
+    pmix_value_t found;
+    memset(&found, 0, sizeof(found));
+    rc = lookup(seg, realm, id, key, &found);
     if (rc != PMIX_SUCCESS) {
-        free(v);
         return rc;
     }
+    /* allocated only for a hit: Gets that fall back through realms miss */
+    if ((v = malloc(sizeof(*v))) == NULL) {
+        sy_value_destruct(&found);
+        return PMIX_ERR_NOMEM;
+    }
+    *v = found;
     *out = v;
     return PMIX_SUCCESS;
 }
@@ -695,7 +725,9 @@ bool sy_jseg_get_u32(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, const 
         return false;
     }
     ok = sy_jseg_value_u32(&v, out);
-    sy_value_destruct(&v);
+    if (!ok) {
+        sy_value_destruct(&v); /* integers own nothing: only others need this */
+    }
     return ok;
 }
 

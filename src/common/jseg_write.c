@@ -652,14 +652,13 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
     if ((rc = collect_names(b, &ns)) != PMIX_SUCCESS) {
         goto out;
     }
+    /* the sections a job-level Get reads first, together at the start:
+     * its first Get faults in a page or two, not one per section */
     size_t data_off = align_up(sizeof(sy_jseg_header_t));
     size_t entries_off = data_off;
     size_t slots_off = align_up(entries_off + n * sizeof(sy_jseg_entry_t));
     size_t keys_off = align_up(slots_off + nslots * sizeof(uint32_t));
-    size_t names_off = align_up(keys_off + keys_size);
-    size_t strings_off = align_up(names_off + ns.n * sizeof(sy_jseg_name_t));
-    size_t layout_off = align_up(strings_off + ns.strings);
-    size_t values_off = align_up(layout_off + b->layout_size);
+    size_t values_off = align_up(keys_off + keys_size);
     rc = PMIX_ERR_NOMEM;
     ents = calloc(n + 1, sizeof(*ents));
     if (ents == NULL || sy_buffer_reserve(&img, values_off + room) != PMIX_SUCCESS) {
@@ -675,7 +674,12 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
             goto out;
         }
     }
-    size_t sums_off = align_up(img.bytes_used);
+    /* then the layout (its small sections first), then the name index */
+    size_t values_end = img.bytes_used;
+    size_t layout_off = align_up(values_end);
+    size_t names_off = align_up(layout_off + b->layout_size);
+    size_t strings_off = align_up(names_off + ns.n * sizeof(sy_jseg_name_t));
+    size_t sums_off = align_up(strings_off + ns.strings);
     size_t nchunks = (sums_off - data_off + SY_JSEG_CHUNK - 1) >> SY_JSEG_CHUNK_SHIFT;
     size_t total = align_up(sums_off + nchunks * sizeof(uint32_t));
     if (nchunks >= UINT32_MAX || sy_buffer_reserve(&img, total - img.bytes_used) != PMIX_SUCCESS) {
@@ -704,7 +708,7 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
     h->keys_off = keys_off;
     h->keys_size = keys_size;
     h->values_off = values_off;
-    h->values_size = sums_off - values_off;
+    h->values_size = values_end - values_off;
     h->strings_off = strings_off;
     h->strings_size = ns.strings;
     h->layout_off = layout_off;
