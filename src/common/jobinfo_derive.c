@@ -258,8 +258,7 @@ static pmix_status_t app_runs(sy_ji_t *ctx, layout_t *l)
             }
             if (pi < ctx->nprocs && ctx->procs[pi].rank == r) {
                 size_t end = sy_ji_rank_end(ctx, pi);
-                if (sy_ji_uint(sy_ji_proc_value(ctx, pi, end, PMIX_APPNUM), &u) &&
-                    u < SY_JI_NO_ID) {
+                if (sy_ji_uint(sy_ji_proc_value(ctx, pi, end, true), &u) && u < SY_JI_NO_ID) {
                     app = (uint32_t)u;
                 }
             }

@@ -51,13 +51,17 @@ typedef struct {
     int depth;
 } sy_ji_deferred_t;
 
-/* A PMIX_PROC_DATA container, read after the layout is known. */
+/* A PMIX_PROC_DATA container, read after the layout is known.  The two
+ * values the layout itself needs are found while it is recorded, so that
+ * the host's per-rank data is read twice in all (here, and when it is
+ * emitted), not once per use: at a million ranks it is gigabytes. */
 typedef struct {
     pmix_rank_t rank;
     uint32_t seq; /* order of appearance: later containers win */
     const pmix_info_t *items;
     size_t n;
     int depth;
+    const pmix_value_t *nodeid, *appnum; /* its last PMIX_NODEID / PMIX_APPNUM */
 } sy_ji_proc_t;
 
 typedef struct {
@@ -105,6 +109,10 @@ const char *sy_ji_text(const pmix_value_t *v);
  * standard fixes and v cannot hold it; integers of any width and
  * signedness are accepted when the value fits. */
 pmix_status_t sy_ji_check_type(sy_ji_t *ctx, const char *key, const pmix_value_t *v);
+/* The same in two steps, for many values of one key: the key's entry in
+ * the table of fixed types (-1: none), then the check. */
+int sy_ji_fixed_type(const char *key);
+pmix_status_t sy_ji_check_fixed(sy_ji_t *ctx, const char *key, int fixed, const pmix_value_t *v);
 /* Peek helpers on the builder. */
 bool sy_ji_peek_uint(const sy_ji_t *ctx, sy_realm_t realm, uint32_t id, const char *key,
                      uint64_t *out);
@@ -162,9 +170,10 @@ size_t sy_ji_node_of_rank(const sy_ji_t *ctx, pmix_rank_t r, size_t *hint);
 /* ---- jobinfo_procs.c ---- */
 /* Sort the recorded containers by (rank, seq). */
 void sy_ji_sort_procs(sy_ji_t *ctx);
-/* The value of `key` the containers of one rank give (the last one wins),
- * or NULL; [first, end) are that rank's containers. */
-const pmix_value_t *sy_ji_proc_value(const sy_ji_t *ctx, size_t first, size_t end, const char *key);
+/* The PMIX_NODEID (appnum false) or PMIX_APPNUM the containers of one
+ * rank give (the last one wins), or NULL; [first, end) are that rank's
+ * containers. */
+const pmix_value_t *sy_ji_proc_value(const sy_ji_t *ctx, size_t first, size_t end, bool appnum);
 /* The containers of the rank at procs[*i]: sets *end past them. */
 size_t sy_ji_rank_end(const sy_ji_t *ctx, size_t i);
 /* The recorded per-process data against the layout v: values the layout

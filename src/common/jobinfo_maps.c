@@ -347,7 +347,7 @@ static bool proc_ids(sy_ji_t *ctx, uint32_t *cand)
     for (size_t i = 0, end; i < ctx->nprocs; i = end) {
         end = sy_ji_rank_end(ctx, i);
         size_t node = sy_ji_node_of_rank(ctx, ctx->procs[i].rank, &hint);
-        if (node == SIZE_MAX || !sy_ji_uint(sy_ji_proc_value(ctx, i, end, PMIX_NODEID), &u) ||
+        if (node == SIZE_MAX || !sy_ji_uint(sy_ji_proc_value(ctx, i, end, false), &u) ||
             u >= SY_JI_NO_ID) {
             continue;
         }

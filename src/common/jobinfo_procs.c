@@ -47,14 +47,13 @@ size_t sy_ji_rank_end(const sy_ji_t *ctx, size_t i)
     return end;
 }
 
-const pmix_value_t *sy_ji_proc_value(const sy_ji_t *ctx, size_t first, size_t end, const char *key)
+const pmix_value_t *sy_ji_proc_value(const sy_ji_t *ctx, size_t first, size_t end, bool appnum)
 {
     for (size_t c = end; c > first; c--) {
         const sy_ji_proc_t *p = &ctx->procs[c - 1];
-        for (size_t j = p->n; j > 0; j--) {
-            if (strncmp(p->items[j - 1].key, key, PMIX_MAX_KEYLEN) == 0) {
-                return &p->items[j - 1].value;
-            }
+        const pmix_value_t *v = appnum ? p->appnum : p->nodeid;
+        if (v != NULL) {
+            return v;
         }
     }
     return NULL;
@@ -75,12 +74,27 @@ typedef struct {
     size_t nslots, n;
 } strset_t;
 
+typedef enum { KC_FLAT, KC_CONTAINER, KC_NODATA, KC_SESSION } kclass_t;
+
+/* What a key is, worked out once per place it holds in the containers:
+ * hosts build every rank's container alike, so the next rank's item at
+ * the same place nearly always has the same key (one comparison instead
+ * of a classification). */
+typedef struct {
+    char key[PMIX_MAX_KEYLEN + 1];
+    kclass_t cls;
+    int fixed;   /* sy_ji_fixed_type */
+    int derived; /* sy_jl_proc_key */
+    long col;    /* its column, -1 until it has one */
+} kc_t;
+
 typedef struct {
     col_t *cols;
     size_t ncols, cap;
     char *pool;
     size_t size, pool_cap;
     strset_t set;
+    kc_t spare; /* the class of an item beyond the cache */
 } emit_t;
 
 static pmix_status_t pool_add(emit_t *em, const char *s, size_t len, uint32_t *off)
@@ -230,34 +244,34 @@ static pmix_status_t column_add(col_t *c, uint32_t rank, const sy_jl_colrun_t *v
     return PMIX_SUCCESS;
 }
 
-/* The layout derives exactly this value for the rank. */
-static bool derived_alike(const sy_jl_view_t *v, pmix_rank_t rank, const char *key,
-                          const pmix_value_t *val)
-{
-    pmix_value_t d;
-    bool same = false;
+#define KC_SLOTS 64
 
-    memset(&d, 0, sizeof(d));
-    if (sy_jl_derive(v, SY_REALM_PROC, rank, key, &d) != PMIX_SUCCESS) {
-        return false;
+/* The class of key at place pos (below KC_SLOTS) of a rank's items. */
+static kc_t *classify(kc_t *c, const char *key)
+{
+    if (strcmp(c->key, key) == 0 && c->key[0] != '\0') {
+        return c;
     }
-    if (d.type == val->type) {
-        if (val->type == PMIX_STRING) {
-            same = val->data.string != NULL && d.data.string != NULL &&
-                   strcmp(val->data.string, d.data.string) == 0;
-        } else {
-            uint64_t a, b;
-            bool ia, ib;
-            same = sy_jl_raw_bits(val, &a, &ia) && sy_jl_raw_bits(&d, &b, &ib) && a == b;
-        }
+    sy_load_fixed(c->key, key, sizeof(c->key));
+    c->cls = KC_FLAT;
+    if (strcmp(key, PMIX_SESSION_INFO_ARRAY) == 0 || strcmp(key, PMIX_JOB_INFO_ARRAY) == 0 ||
+        strcmp(key, PMIX_APP_INFO_ARRAY) == 0 || strcmp(key, PMIX_NODE_INFO_ARRAY) == 0 ||
+        strcmp(key, PMIX_PROC_DATA) == 0) {
+        c->cls = KC_CONTAINER;
+    } else if (strcmp(key, PMIX_REGISTER_NODATA) == 0) {
+        c->cls = KC_NODATA;
+    } else if (strcmp(key, PMIX_SESSION_ID) == 0) {
+        c->cls = KC_SESSION;
     }
-    sy_value_destruct(&d);
-    return same;
+    c->fixed = sy_ji_fixed_type(key);
+    c->derived = sy_jl_proc_key(key);
+    c->col = -1;
+    return c;
 }
 
 /* One rank's final value of a key. */
 static pmix_status_t dispatch(sy_ji_t *ctx, emit_t *em, const sy_jl_view_t *v, pmix_rank_t rank,
-                              const pmix_info_t *in)
+                              const pmix_info_t *in, kc_t *kc)
 {
     sy_jl_colrun_t run;
     uint64_t bits;
@@ -265,13 +279,18 @@ static pmix_status_t dispatch(sy_ji_t *ctx, emit_t *em, const sy_jl_view_t *v, p
     col_t *c;
     pmix_status_t rc;
 
-    if (strcmp(in->key, PMIX_REGISTER_NODATA) == 0) {
+    if (kc == NULL) {
+        kc = &em->spare;
+        memset(kc, 0, sizeof(*kc));
+        classify(kc, in->key);
+    }
+    if (kc->cls == KC_NODATA) {
         return PMIX_SUCCESS;
     }
-    if (strcmp(in->key, PMIX_SESSION_ID) == 0) {
+    if (kc->cls == KC_SESSION) {
         return sy_ji_flat(ctx, in, SY_REALM_PROC, rank); /* names a session too */
     }
-    if (derived_alike(v, rank, in->key, &in->value)) {
+    if (kc->derived >= 0 && sy_jl_proc_equals(v, rank, kc->derived, &in->value)) {
         return PMIX_SUCCESS;
     }
     memset(&run, 0, sizeof(run));
@@ -295,17 +314,24 @@ static pmix_status_t dispatch(sy_ji_t *ctx, emit_t *em, const sy_jl_view_t *v, p
                                   : sy_ji_fail(ctx, rc, "cannot store %s (%s)", in->key,
                                                PMIx_Data_type_string(in->value.type));
     }
-    if ((rc = column_of(em, in->key, &c)) != PMIX_SUCCESS ||
-        (rc = column_add(c, rank, &run, integer)) != PMIX_SUCCESS) {
+    if (kc->col >= 0 && (size_t)kc->col < em->ncols &&
+        strcmp(em->cols[kc->col].key, in->key) == 0) {
+        c = &em->cols[kc->col];
+    } else if ((rc = column_of(em, in->key, &c)) != PMIX_SUCCESS) {
+        return sy_ji_fail(ctx, rc, "out of memory");
+    }
+    kc->col = c - em->cols;
+    if ((rc = column_add(c, rank, &run, integer)) != PMIX_SUCCESS) {
         return sy_ji_fail(ctx, rc, "out of memory");
     }
     return PMIX_SUCCESS;
 }
 
-/* An item of a rank and its place among the rank's items. */
+/* An item of a rank, its place among the rank's items, its key's class. */
 typedef struct {
     const pmix_info_t *in;
     size_t pos;
+    kc_t *kc;
 } item_t;
 
 static int item_cmp(const void *a, const void *b)
@@ -319,7 +345,7 @@ static int item_cmp(const void *a, const void *b)
 /* The flat items of one rank's containers [first, end): every one checked,
  * nested containers walked, the last value of each key dispatched. */
 static pmix_status_t emit_rank(sy_ji_t *ctx, emit_t *em, const sy_jl_view_t *v, size_t first,
-                               size_t end, item_t **scratch, size_t *scratch_cap)
+                               size_t end, item_t **scratch, size_t *scratch_cap, kc_t *cache)
 {
     pmix_rank_t rank = ctx->procs[first].rank;
     size_t n = 0;
@@ -335,17 +361,16 @@ static pmix_status_t emit_rank(sy_ji_t *ctx, emit_t *em, const sy_jl_view_t *v, 
             if (memchr(in->key, '\0', sizeof(in->key)) == NULL) {
                 return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "an info key is not terminated");
             }
-            if (strcmp(in->key, PMIX_SESSION_INFO_ARRAY) == 0 ||
-                strcmp(in->key, PMIX_JOB_INFO_ARRAY) == 0 ||
-                strcmp(in->key, PMIX_APP_INFO_ARRAY) == 0 ||
-                strcmp(in->key, PMIX_NODE_INFO_ARRAY) == 0 ||
-                strcmp(in->key, PMIX_PROC_DATA) == 0) {
+            /* places beyond the cache share a scratch class, worked out
+             * again when the item is dispatched */
+            kc_t *kc = classify(n < KC_SLOTS ? &cache[n] : &cache[KC_SLOTS], in->key);
+            if (kc->cls == KC_CONTAINER) {
                 if ((rc = sy_ji_walk(ctx, in, 1, SY_REALM_PROC, rank, p->depth)) != PMIX_SUCCESS) {
                     return rc;
                 }
                 continue;
             }
-            if ((rc = sy_ji_check_type(ctx, in->key, &in->value)) != PMIX_SUCCESS) {
+            if ((rc = sy_ji_check_fixed(ctx, in->key, kc->fixed, &in->value)) != PMIX_SUCCESS) {
                 return rc;
             }
             if (n == *scratch_cap) {
@@ -357,7 +382,7 @@ static pmix_status_t emit_rank(sy_ji_t *ctx, emit_t *em, const sy_jl_view_t *v, 
                 *scratch = s;
                 *scratch_cap = cap;
             }
-            (*scratch)[n] = (item_t){in, n};
+            (*scratch)[n] = (item_t){in, n, n < KC_SLOTS ? kc : NULL};
             n++;
         }
     }
@@ -368,7 +393,8 @@ static pmix_status_t emit_rank(sy_ji_t *ctx, emit_t *em, const sy_jl_view_t *v, 
             for (size_t j = i + 1; j < n && !later; j++) {
                 later = strcmp(items[i].in->key, items[j].in->key) == 0;
             }
-            if (!later && (rc = dispatch(ctx, em, v, rank, items[i].in)) != PMIX_SUCCESS) {
+            if (!later &&
+                (rc = dispatch(ctx, em, v, rank, items[i].in, items[i].kc)) != PMIX_SUCCESS) {
                 return rc;
             }
         }
@@ -378,7 +404,7 @@ static pmix_status_t emit_rank(sy_ji_t *ctx, emit_t *em, const sy_jl_view_t *v, 
     qsort(items, n, sizeof(*items), item_cmp);
     for (size_t i = 0; i < n; i++) {
         if ((i == 0 || strcmp(items[i - 1].in->key, items[i].in->key) != 0) &&
-            (rc = dispatch(ctx, em, v, rank, items[i].in)) != PMIX_SUCCESS) {
+            (rc = dispatch(ctx, em, v, rank, items[i].in, items[i].kc)) != PMIX_SUCCESS) {
             return rc;
         }
     }
@@ -390,13 +416,18 @@ pmix_status_t sy_ji_procs_emit(sy_ji_t *ctx, const sy_jl_view_t *v, const char *
 {
     emit_t em = {0};
     item_t *scratch = NULL;
+    kc_t *cache = calloc(KC_SLOTS + 1, sizeof(*cache));
     size_t scratch_cap = 0, nruns = 0;
     pmix_status_t rc = PMIX_SUCCESS;
 
     memset(out, 0, sizeof(*out));
+    if (cache == NULL) {
+        return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+    }
     if (strings_size > 0) {
         em.pool = malloc(strings_size);
         if (em.pool == NULL) {
+            free(cache);
             return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
         }
         memcpy(em.pool, strings, strings_size);
@@ -404,9 +435,10 @@ pmix_status_t sy_ji_procs_emit(sy_ji_t *ctx, const sy_jl_view_t *v, const char *
     }
     for (size_t i = 0, end; i < ctx->nprocs && rc == PMIX_SUCCESS; i = end) {
         end = sy_ji_rank_end(ctx, i);
-        rc = emit_rank(ctx, &em, v, i, end, &scratch, &scratch_cap);
+        rc = emit_rank(ctx, &em, v, i, end, &scratch, &scratch_cap, cache);
     }
     free(scratch);
+    free(cache);
     free(em.set.slots);
     for (size_t i = 0; i < em.ncols; i++) {
         nruns += em.cols[i].nruns;

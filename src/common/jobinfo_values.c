@@ -133,11 +133,20 @@ static int fixed_of(const char *key)
     return -1;
 }
 
+int sy_ji_fixed_type(const char *key)
+{
+    return fixed_of(key);
+}
+
 pmix_status_t sy_ji_check_type(sy_ji_t *ctx, const char *key, const pmix_value_t *v)
+{
+    return sy_ji_check_fixed(ctx, key, fixed_of(key), v);
+}
+
+pmix_status_t sy_ji_check_fixed(sy_ji_t *ctx, const char *key, int i, const pmix_value_t *v)
 {
     uint64_t u;
     bool ok;
-    int i = fixed_of(key);
 
     if (i >= 0) {
         kclass_t c = fixed_types[i].cls;

@@ -174,7 +174,7 @@ static pmix_status_t defer_node(sy_ji_t *ctx, const pmix_info_t *items, size_t n
 
 /* Per-process data is read once the layout is known (jobinfo_procs.c). */
 static pmix_status_t record_proc(sy_ji_t *ctx, pmix_rank_t rank, const pmix_info_t *items, size_t n,
-                                 int depth)
+                                 int depth, const pmix_value_t *nodeid, const pmix_value_t *appnum)
 {
     if (ctx->nprocs == ctx->procs_cap) {
         size_t cap = ctx->procs_cap == 0 ? 64 : 2 * ctx->procs_cap;
@@ -188,9 +188,45 @@ static pmix_status_t record_proc(sy_ji_t *ctx, pmix_rank_t rank, const pmix_info
     if (ctx->nprocs >= UINT32_MAX) {
         return sy_ji_fail(ctx, PMIX_ERR_OUT_OF_RESOURCE, "too many %s", PMIX_PROC_DATA);
     }
-    ctx->procs[ctx->nprocs] = (sy_ji_proc_t){rank, (uint32_t)ctx->nprocs, items, n, depth};
+    ctx->procs[ctx->nprocs] =
+        (sy_ji_proc_t){rank, (uint32_t)ctx->nprocs, items, n, depth, nodeid, appnum};
     ctx->nprocs++;
     return PMIX_SUCCESS;
+}
+
+/* A PMIX_PROC_DATA to record: one pass over its items finds its rank and
+ * the values the layout needs. */
+static pmix_status_t enter_proc(sy_ji_t *ctx, const pmix_info_t *in, const pmix_info_t *items,
+                                size_t n, int depth)
+{
+    const pmix_info_t *ident = NULL;
+    const pmix_value_t *nodeid = NULL, *appnum = NULL;
+    uint32_t id = 0;
+    pmix_status_t rc;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *k = items[i].key;
+        if (strncmp(k, "pmix.", 5) != 0) {
+            continue;
+        }
+        if (strncmp(k + 5, PMIX_RANK + 5, PMIX_MAX_KEYLEN - 5) == 0) {
+            ident = &items[i];
+        } else if (strncmp(k + 5, PMIX_NODEID + 5, PMIX_MAX_KEYLEN - 5) == 0) {
+            nodeid = &items[i].value;
+        } else if (strncmp(k + 5, PMIX_APPNUM + 5, PMIX_MAX_KEYLEN - 5) == 0) {
+            appnum = &items[i].value;
+        }
+    }
+    if (ident == NULL) {
+        return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s without %s", in->key, PMIX_RANK);
+    }
+    if ((rc = id_of(ctx, ident, &id)) != PMIX_SUCCESS) {
+        return rc;
+    }
+    if (id >= PMIX_RANK_VALID) {
+        return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s names the special rank %u", in->key, id);
+    }
+    return record_proc(ctx, id, items, n, depth + 1, nodeid, appnum);
 }
 
 static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, int depth)
@@ -258,6 +294,9 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
         }
         return sy_ji_default_u32(ctx, SY_REALM_NODE, id, PMIX_NODEID, id);
     case C_PROC:
+        if (ctx->record_procs) {
+            return enter_proc(ctx, in, items, n, depth);
+        }
         ident = find(items, n, PMIX_RANK);
         if (ident == NULL) {
             return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s without %s", in->key, PMIX_RANK);
@@ -267,9 +306,6 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
         }
         if (id >= PMIX_RANK_VALID) {
             return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s names the special rank %u", in->key, id);
-        }
-        if (ctx->record_procs) {
-            return record_proc(ctx, id, items, n, depth + 1);
         }
         return sy_ji_walk(ctx, items, n, SY_REALM_PROC, id, depth + 1);
     default: return PMIX_ERR_BAD_PARAM;

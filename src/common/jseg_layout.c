@@ -620,6 +620,44 @@ static dkey_t realm_key(sy_realm_t realm, const char *key)
     }
 }
 
+int sy_jl_proc_key(const char *key)
+{
+    dkey_t k = dkey_of(key, proc_keys, NKEYS(proc_keys));
+    return k == K_NONE ? -1 : (int)k;
+}
+
+bool sy_jl_proc_equals(const sy_jl_view_t *v, uint32_t r, int k, const pmix_value_t *val)
+{
+    pmix_value_t d;
+    bool same = false;
+    if (k < 0 || k >= K_NONE) {
+        return false;
+    }
+    if (k == K_HOSTNAME) {
+        /* compared in place: no copy of the name */
+        bool bad = false;
+        const sy_jl_noderun_t *nr = find_noderun(v, r, &bad);
+        const sy_jl_node_t *nd = nr != NULL ? node_at(v, nr->node) : NULL;
+        const char *name = nd != NULL && nd->name_len != SY_JL_NONE
+                               ? string_at(v, nd->name_off, nd->name_len)
+                               : NULL;
+        return name != NULL && val->type == PMIX_STRING && val->data.string != NULL &&
+               strncmp(val->data.string, name, nd->name_len) == 0 &&
+               val->data.string[nd->name_len] == '\0';
+    }
+    memset(&d, 0, sizeof(d));
+    if (derive_proc(v, r, (dkey_t)k, &d) != PMIX_SUCCESS) {
+        return false;
+    }
+    if (d.type == val->type) {
+        uint64_t a, b;
+        bool ia, ib;
+        same = sy_jl_raw_bits(val, &a, &ia) && sy_jl_raw_bits(&d, &b, &ib) && a == b;
+    }
+    sy_value_destruct(&d);
+    return same;
+}
+
 pmix_status_t sy_jl_derive(const sy_jl_view_t *v, sy_realm_t realm, uint32_t id, const char *key,
                            pmix_value_t *out)
 {

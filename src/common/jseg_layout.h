@@ -148,6 +148,12 @@ bool sy_jl_view_init(sy_jl_view_t *v, const void *blob, uint64_t size, const str
  * damaged.  out is the caller's zeroed value. */
 pmix_status_t sy_jl_derive(const sy_jl_view_t *v, sy_realm_t realm, uint32_t id, const char *key,
                            pmix_value_t *out);
+/* For a writer reading many values of the same keys: the derived key a
+ * process-realm key is (-1: none), and whether the layout derives exactly
+ * val (same type, same value) for rank r, without allocating. */
+int sy_jl_proc_key(const char *key);
+bool sy_jl_proc_equals(const sy_jl_view_t *v, uint32_t r, int k, const pmix_value_t *val);
+
 /* A value the host gave for rank in a column. */
 pmix_status_t sy_jl_column_get(const sy_jl_view_t *v, uint32_t rank, const char *key,
                                pmix_value_t *out);
