@@ -118,14 +118,14 @@ awk '{ printf "| 4.2.2 | %s | %s | %s | %s |\n", $2, $3, $4, $5 }' "$out/openpmi
 echo
 echo "N local clients of one server (slowest rank; µs):"
 echo
-echo "| N | Init ours / 4.2.2 | ratio | fence | ratio | fence + 1 KiB collect | ratio | get-all | ratio | Finalize | ratio |"
-echo "|---:|---|---:|---|---:|---|---:|---|---:|---|---:|"
+echo "| N | Init ours / 4.2.2 | ratio | fence | ratio | fence + 1 KiB collect | ratio | get-all | ratio | Finalize | ratio | fence, last-in→all-out | ratio | collect, last-in→all-out | ratio | Finalize, last-in→all-out | ratio |"
+echo "|---:|---|---:|---|---:|---|---:|---|---:|---|---:|---|---:|---|---:|---|---:|"
 sort "$out/ours.cli.m" > "$out/a"
 sort "$out/openpmix.cli.m" > "$out/b"
 join -j1 "$out/a" "$out/b" | sort -n |
     awk 'function r(a, b) { return b > 0 ? sprintf("%.3f", a / b) : "-" }
     { printf "| %s", $1
-      for (c = 2; c <= 6; c++) printf " | %.0f / %.0f | %s", $c, $(c + 5), r($c, $(c + 5))
+      for (c = 2; c <= 9; c++) printf " | %.0f / %.0f | %s", $c, $(c + 8), r($c, $(c + 8))
       print " |" }'
 if test -s "$out/ours.err" || test -s "$out/openpmix.err"; then
     echo

@@ -42,8 +42,13 @@
  *       PMIx_Init; PMIx_Fence; PMIx_Fence with PMIX_COLLECT_DATA after a
  *       Put of 1 KiB each; a Get of every peer's 1 KiB, checked; Finalize.
  *       Each phase between barriers outside PMIx (pipes to the host); the
- *       slowest rank, median over REPS launches.  Output:
- *         N init_us fence_us collect_us getall_us finalize_us */
+ *       slowest rank, and for the collectives and Finalize also from the
+ *       last rank's entry to the last rank's return (CLOCK_MONOTONIC is
+ *       one clock for the machine's processes), which leaves out how
+ *       unevenly the barrier before woke 128 processes on 2 cores; medians
+ *       over REPS launches.  Output:
+ *         N init_us fence_us collect_us getall_us finalize_us
+ *         fence_lastin_us collect_lastin_us finalize_lastin_us */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdint.h>
@@ -548,10 +553,10 @@ static int many_client(int fd, const char *barrier)
         payload(r, want + (size_t)r * KIB);
     if (fh_step(&s) != 0)
         return 6;
-    t0 = fh_now_us();
+    double f_in = fh_now_us();
     if (PMIx_Fence(NULL, 0, NULL, 0) != PMIX_SUCCESS)
         return 3;
-    double fence = fh_now_us() - t0;
+    double f_out = fh_now_us();
     payload(me.rank, mine);
     pmix_value_t val;
     pmix_byte_object_t bo = {.bytes = (char *)mine, .size = KIB};
@@ -564,10 +569,10 @@ static int many_client(int fd, const char *barrier)
     pmix_info_t collect;
     bool yes = true;
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    t0 = fh_now_us();
+    double c_in = fh_now_us();
     if (PMIx_Fence(NULL, 0, &collect, 1) != PMIX_SUCCESS)
         return 4;
-    double fcollect = fh_now_us() - t0;
+    double c_out = fh_now_us();
     PMIX_INFO_DESTRUCT(&collect);
     if (fh_step(&s) != 0)
         return 6;
@@ -590,13 +595,13 @@ static int many_client(int fd, const char *barrier)
     free(want);
     if (fh_step(&s) != 0)
         return 6;
-    t0 = fh_now_us();
+    double z_in = fh_now_us();
     if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS)
         return 7;
-    double fin = fh_now_us() - t0;
-    char line[200];
-    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f\n", me.rank, init, fence,
-                       fcollect, getall, fin);
+    double z_out = fh_now_us();
+    char line[300];
+    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f %.1f %.1f %.1f\n", me.rank,
+                       init, f_in, f_out, c_in, c_out, getall, z_in, z_out);
     return write(fd, line, (size_t)len) == len ? 0 : 8;
 }
 
@@ -626,8 +631,10 @@ static int many_host(unsigned n, int reps)
     char tmpdir[] = "/tmp/sy-scale-XXXXXX";
     if (fh_server_init(&module, tmpdir) != PMIX_SUCCESS)
         return 1;
-    double *phase[5];
-    for (int k = 0; k < 5; k++)
+    /* slowest rank: init, fence, collect, getall, finalize; then
+     * last-in to all-out: fence, collect, finalize */
+    double *phase[8];
+    for (int k = 0; k < 8; k++)
         phase[k] = calloc((size_t)reps, sizeof(double));
     pid_t *pids = calloc(n, sizeof(pid_t));
     for (int rep = 0; rep < reps; rep++) {
@@ -652,20 +659,28 @@ static int many_host(unsigned n, int reps)
             }
             fh_barrier_release(&b, n);
         }
-        double worst[5] = {0};
+        double worst[8] = {0}, last_in[3] = {0}, last_out[3] = {0};
         FILE *f = fdopen(res[0], "r");
-        char line[200];
+        char line[300];
         unsigned got = 0;
         while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-            double v[5];
+            double v[8];
             unsigned r;
-            if (sscanf(line, "%u %lf %lf %lf %lf %lf", &r, &v[0], &v[1], &v[2], &v[3], &v[4]) ==
-                6) {
-                got++;
-                for (int k = 0; k < 5; k++)
-                    worst[k] = v[k] > worst[k] ? v[k] : worst[k];
+            if (sscanf(line, "%u %lf %lf %lf %lf %lf %lf %lf %lf", &r, &v[0], &v[1], &v[2], &v[3],
+                       &v[4], &v[5], &v[6], &v[7]) != 9)
+                continue;
+            got++;
+            double d[5] = {v[0], v[2] - v[1], v[4] - v[3], v[5], v[7] - v[6]};
+            for (int k = 0; k < 5; k++)
+                worst[k] = d[k] > worst[k] ? d[k] : worst[k];
+            const int in[3] = {1, 3, 6};
+            for (int k = 0; k < 3; k++) {
+                last_in[k] = v[in[k]] > last_in[k] ? v[in[k]] : last_in[k];
+                last_out[k] = v[in[k] + 1] > last_out[k] ? v[in[k] + 1] : last_out[k];
             }
         }
+        for (int k = 0; k < 3; k++)
+            worst[5 + k] = last_out[k] - last_in[k];
         if (f != NULL)
             fclose(f);
         for (unsigned r = 0; r < n; r++)
@@ -676,11 +691,11 @@ static int many_host(unsigned n, int reps)
             fprintf(stderr, "scale: %u of %u clients reported\n", got, n);
             return 1;
         }
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 8; k++)
             phase[k][rep] = worst[k];
     }
     printf("%u", n);
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 8; k++)
         printf(" %.1f", fh_median(phase[k], reps));
     printf("\n");
     fh_server_finalize(tmpdir);
