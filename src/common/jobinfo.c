@@ -113,13 +113,17 @@ pmix_status_t sy_jobinfo_compile(const char *nspace, int nlocalprocs, const pmix
                                    summary, error);
 }
 
-pmix_status_t sy_jobinfo_compile_with(const char *nspace, int nlocalprocs, const pmix_info_t info[],
-                                      size_t ninfo, const pmix_info_t more[], size_t nmore,
-                                      const char *local_hostname, sy_jseg_builder_t *b,
-                                      sy_jobinfo_summary_t *summary, char **error)
+/* borrow: the builder may point into info and more (they outlive it). */
+static pmix_status_t compile_all(const char *nspace, int nlocalprocs, const pmix_info_t info[],
+                                 size_t ninfo, const pmix_info_t more[], size_t nmore,
+                                 const char *local_hostname, sy_jseg_builder_t *b,
+                                 sy_jobinfo_summary_t *summary, char **error, bool borrow)
 {
-    sy_ji_t ctx = {
-        .nspace = nspace, .local_hostname = local_hostname, .b = b, .error = error, .borrow = true};
+    sy_ji_t ctx = {.nspace = nspace,
+                   .local_hostname = local_hostname,
+                   .b = b,
+                   .error = error,
+                   .borrow = borrow};
     pmix_status_t rc;
 
     if (error != NULL) {
@@ -142,6 +146,15 @@ pmix_status_t sy_jobinfo_compile_with(const char *nspace, int nlocalprocs, const
     }
     sy_ji_ctx_free(&ctx);
     return rc;
+}
+
+pmix_status_t sy_jobinfo_compile_with(const char *nspace, int nlocalprocs, const pmix_info_t info[],
+                                      size_t ninfo, const pmix_info_t more[], size_t nmore,
+                                      const char *local_hostname, sy_jseg_builder_t *b,
+                                      sy_jobinfo_summary_t *summary, char **error)
+{
+    return compile_all(nspace, nlocalprocs, info, ninfo, more, nmore, local_hostname, b, summary,
+                       error, true);
 }
 
 pmix_status_t sy_jobinfo_compile_more(const char *nspace, const pmix_info_t info[], size_t ninfo,
@@ -200,7 +213,8 @@ pmix_status_t sy_jobinfo_compile_singleton(const char *nspace, const char *hostn
     pdata[0].value = (pmix_value_t){.type = PMIX_PROC_RANK, .data.rank = 0};
     strcpy(pdata[1].key, PMIX_PROC_PID);
     pdata[1].value = (pmix_value_t){.type = PMIX_PID, .data.pid = pid};
-    rc = sy_jobinfo_compile(nspace, 1, info, 3, hostname, b, &summary, NULL);
+    /* the description lives on this stack: the builder copies it */
+    rc = compile_all(nspace, 1, info, 3, NULL, 0, hostname, b, &summary, NULL, false);
     sy_jobinfo_summary_free(&summary);
     free(nmap);
     return rc;
