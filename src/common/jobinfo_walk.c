@@ -206,14 +206,11 @@ static pmix_status_t enter_proc(sy_ji_t *ctx, const pmix_info_t *in, const pmix_
 
     for (size_t i = 0; i < n; i++) {
         const char *k = items[i].key;
-        if (strncmp(k, "pmix.", 5) != 0) {
-            continue;
-        }
-        if (strncmp(k + 5, PMIX_RANK + 5, PMIX_MAX_KEYLEN - 5) == 0) {
+        if (strncmp(k, PMIX_RANK, PMIX_MAX_KEYLEN) == 0) {
             ident = &items[i];
-        } else if (strncmp(k + 5, PMIX_NODEID + 5, PMIX_MAX_KEYLEN - 5) == 0) {
+        } else if (strncmp(k, PMIX_NODEID, PMIX_MAX_KEYLEN) == 0) {
             nodeid = &items[i].value;
-        } else if (strncmp(k + 5, PMIX_APPNUM + 5, PMIX_MAX_KEYLEN - 5) == 0) {
+        } else if (strncmp(k, PMIX_APPNUM, PMIX_MAX_KEYLEN) == 0) {
             appnum = &items[i].value;
         }
     }
