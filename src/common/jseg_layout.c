@@ -152,7 +152,8 @@ static const void *at(const sy_jl_view_t *v, uint64_t off, uint64_t len)
 
 static bool section_ok(const sy_jl_view_t *v, uint64_t off, uint64_t n, uint64_t elem)
 {
-    return off % 4 == 0 && off >= sizeof(sy_jl_header_t) && off <= v->size &&
+    /* records hold 64-bit fields: sections start at multiples of 8 */
+    return off % 8 == 0 && off >= sizeof(sy_jl_header_t) && off <= v->size &&
            n <= (v->size - off) / elem;
 }
 
