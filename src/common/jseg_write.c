@@ -604,8 +604,8 @@ void sy_jseg_reseal(void *image, size_t size)
 {
     sy_jseg_header_t *h = image;
     if (size >= sizeof(*h) && h->sums_off <= size && h->file_size == size &&
-        h->sums_off % SY_JSEG_ALIGN == 0 &&
-        (size - h->sums_off) / sizeof(uint32_t) >= h->nchunks && h->data_off <= h->sums_off &&
+        h->sums_off % SY_JSEG_ALIGN == 0 && (size - h->sums_off) / sizeof(uint32_t) >= h->nchunks &&
+        h->data_off <= h->sums_off &&
         ((h->sums_off - h->data_off + SY_JSEG_CHUNK - 1) >> SY_JSEG_CHUNK_SHIFT) == h->nchunks) {
         seal(image, h);
     } else if (size >= sizeof(*h)) {
