@@ -4,7 +4,8 @@
  * 64 ranks) is compiled, published and read back: every derived key of a
  * sample of ranks and nodes equals what the maps say, through the segment
  * and through the store's Get rules, and the segment holds a few bytes per
- * rank.  Then the edges: a cyclic map, three applications, ranks just
+ * rank.  Then the edges: a cyclic map, a 1M-rank block map with a
+ * different count on every node, three applications, ranks just
  * below PMIX_RANK_VALID, 100,000 nodes of 255-character names, a node of
  * 1,024 local peers, and per-process data for every rank in Slurm's types
  * and as strings that differ per rank, read back from their runs.
@@ -137,6 +138,9 @@ typedef struct {
     bool cyclic;      /* rank r on node r % nnodes, else r / ppn */
     unsigned namelen; /* 0: "c%06u" */
     uint32_t me;      /* this node */
+    /* irregular block placement (cyclic and ppn unused): node i holds
+     * ranks start[i]..start[i + 1] - 1 */
+    const uint32_t *start;
 } shape_t;
 
 static void name_of(const shape_t *s, uint32_t i, char *buf)
@@ -151,17 +155,38 @@ static void name_of(const shape_t *s, uint32_t i, char *buf)
 
 static uint32_t nranks(const shape_t *s)
 {
-    return s->nnodes * s->ppn;
+    return s->start != NULL ? s->start[s->nnodes] : s->nnodes * s->ppn;
+}
+
+/* The ranks on node i. */
+static uint32_t ppn_of(const shape_t *s, uint32_t i)
+{
+    return s->start != NULL ? s->start[i + 1] - s->start[i] : s->ppn;
 }
 
 static uint32_t node_of(const shape_t *s, uint32_t r)
 {
     r -= s->base;
+    if (s->start != NULL) {
+        uint32_t lo = 0, hi = s->nnodes;
+        while (hi - lo > 1) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (s->start[mid] <= r) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
     return s->cyclic ? r % s->nnodes : r / s->ppn;
 }
 
 static uint32_t local_of(const shape_t *s, uint32_t r)
 {
+    if (s->start != NULL) {
+        return r - s->base - s->start[node_of(s, r)];
+    }
     r -= s->base;
     return s->cyclic ? r / s->nnodes : r % s->ppn;
 }
@@ -169,6 +194,9 @@ static uint32_t local_of(const shape_t *s, uint32_t r)
 /* The k-th rank of node i. */
 static uint32_t rank_of(const shape_t *s, uint32_t i, uint32_t k)
 {
+    if (s->start != NULL) {
+        return s->base + s->start[i] + k;
+    }
     return s->base + (s->cyclic ? k * s->nnodes + i : i * s->ppn + k);
 }
 
@@ -181,11 +209,11 @@ static void job_keys(infos_t *l, const shape_t *s)
     for (uint32_t i = 0; i < s->nnodes; i++) {
         name_of(s, i, name);
         str_add(&names, "%s%s", i ? "," : "", name);
-        for (uint32_t k = 0; k < s->ppn; k++) {
+        for (uint32_t k = 0; k < ppn_of(s, i); k++) {
             str_add(&procs, "%s%u", k ? "," : i ? ";" : "", rank_of(s, i, k));
         }
     }
-    for (uint32_t k = 0; k < s->ppn; k++) {
+    for (uint32_t k = 0; k < ppn_of(s, s->me); k++) {
         str_add(&peers, "%s%u", k ? "," : "", rank_of(s, s->me, k));
     }
     assert_int_equal(PMIX_SUCCESS, PMIx_generate_regex(names.s, &nmap));
@@ -198,8 +226,8 @@ static void job_keys(infos_t *l, const shape_t *s)
     add_u32(l, PMIX_JOB_SIZE, nranks(s));
     add_u32(l, PMIX_MAX_PROCS, nranks(s));
     add_u32(l, PMIX_NUM_NODES, s->nnodes);
-    add_u32(l, PMIX_LOCAL_SIZE, s->ppn);
-    add_u32(l, PMIX_NODE_SIZE, s->ppn);
+    add_u32(l, PMIX_LOCAL_SIZE, ppn_of(s, s->me));
+    add_u32(l, PMIX_NODE_SIZE, ppn_of(s, s->me));
     add_str(l, PMIX_LOCAL_PEERS, peers.s);
     pmix_rank_t ldr = rank_of(s, s->me, 0);
     PMIX_INFO_LOAD(add(l), PMIX_LOCALLDR, &ldr, PMIX_PROC_RANK);
@@ -357,13 +385,13 @@ static void check_node(sy_jseg_t *seg, const shape_t *s, uint32_t i)
     str_t peers = {0};
     uint32_t id = 0;
     name_of(s, i, name);
-    for (uint32_t k = 0; k < s->ppn; k++) {
+    for (uint32_t k = 0; k < ppn_of(s, i); k++) {
         str_add(&peers, "%s%u", k ? "," : "", rank_of(s, i, k));
     }
     expect_str(seg, NODE, i, PMIX_HOSTNAME, name);
     expect_u32(seg, NODE, i, PMIX_NODEID, PMIX_UINT32, i);
-    expect_u32(seg, NODE, i, PMIX_LOCAL_SIZE, PMIX_UINT32, s->ppn);
-    expect_u32(seg, NODE, i, PMIX_NODE_SIZE, PMIX_UINT32, s->ppn);
+    expect_u32(seg, NODE, i, PMIX_LOCAL_SIZE, PMIX_UINT32, ppn_of(s, i));
+    expect_u32(seg, NODE, i, PMIX_NODE_SIZE, PMIX_UINT32, ppn_of(s, i));
     expect_u32(seg, NODE, i, PMIX_LOCALLDR, PMIX_PROC_RANK, rank_of(s, i, 0));
     if (i != s->me) { /* this node's peers are the host's string */
         expect_str(seg, NODE, i, PMIX_LOCAL_PEERS, peers.s);
@@ -501,6 +529,42 @@ static void test_cyclic(void **state)
     infos_free(&l);
 }
 
+/* Block placement with a different count on every node (16 to 112, 1M
+ * ranks in all): no stride finds a rank's node, the search must. */
+static void test_irregular(void **state)
+{
+    (void)state;
+    const uint32_t nnodes = 16384;
+    uint32_t *start = malloc((nnodes + 1) * sizeof(*start));
+    assert_non_null(start);
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    start[0] = 0;
+    for (uint32_t i = 0; i < nnodes; i++) {
+        start[i + 1] = start[i] + 16 + (uint32_t)(xorshift(&x) % 97);
+    }
+    shape_t s = {.nnodes = nnodes, .me = 777, .start = start};
+    infos_t l = {0};
+    uint32_t ranks[256];
+    size_t n;
+
+    job_keys(&l, &s);
+    sy_jseg_t *seg = compile("irregular", &l, (int)ppn_of(&s, s.me), "irregular.seg", NULL, NULL);
+    sample(nranks(&s), ranks, &n);
+    for (size_t i = 0; i < n; i++) {
+        check_rank(seg, &s, ranks[i], 0, ranks[i], 0);
+        check_node(seg, &s, node_of(&s, ranks[i]));
+    }
+    /* the edges of some nodes: first and last rank */
+    for (uint32_t i = 0; i < nnodes; i += 997) {
+        check_rank(seg, &s, start[i], 0, start[i], 0);
+        check_rank(seg, &s, start[i + 1] - 1, 0, start[i + 1] - 1, 0);
+    }
+    expect_absent(seg, PROC, nranks(&s), PMIX_NODEID);
+    sy_jseg_close(seg);
+    infos_free(&l);
+    free(start);
+}
+
 /* Three applications given by their sizes, no per-process numbers. */
 static void test_apps(void **state)
 {
@@ -563,6 +627,15 @@ static void test_high_ranks(void **state)
     expect_absent(seg, PROC, PMIX_RANK_VALID, PMIX_RANK);
     expect_absent(seg, PROC, PMIX_RANK_WILDCARD, PMIX_RANK);
     expect_absent(seg, PROC, s.base - 1, PMIX_HOSTNAME);
+    /* peers and leaders of ten digits, the last node ending at the limit */
+    for (uint32_t i = 0; i < s.nnodes; i++) {
+        check_node(seg, &s, i);
+    }
+    pmix_value_t *v = get(seg, NODE, 3, PMIX_LOCAL_PEERS, PMIX_STRING);
+    char last[16];
+    snprintf(last, sizeof(last), ",%u", PMIX_RANK_VALID - 1);
+    assert_string_equal(last, v->data.string + strlen(v->data.string) - strlen(last));
+    PMIX_VALUE_RELEASE(v);
     sy_jseg_close(seg);
     infos_free(&l);
 }
@@ -701,9 +774,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_million),    cmocka_unit_test(test_cyclic),
-        cmocka_unit_test(test_apps),       cmocka_unit_test(test_high_ranks),
-        cmocka_unit_test(test_long_names), cmocka_unit_test(test_many_peers),
-        cmocka_unit_test(test_every_rank),
+        cmocka_unit_test(test_irregular),  cmocka_unit_test(test_apps),
+        cmocka_unit_test(test_high_ranks), cmocka_unit_test(test_long_names),
+        cmocka_unit_test(test_many_peers), cmocka_unit_test(test_every_rank),
     };
     setenv("SWITCHYARD_LOG", "error", 1);
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
