@@ -40,3 +40,8 @@ bench_scale_LDADD = src/libpmix.la
 bench_scale_LDFLAGS = -no-install
 bench_targets += bench/scale$(EXEEXT)
 EXTRA_DIST += bench/scale-compare.sh
+
+# Slurm 22.05: srun wall time and slurmstepd CPU time, ours against
+# OpenPMIx 4.2.2, two private clusters side by side (bench/slurm-compare.sh
+# builds slurm_reaper.c itself).
+EXTRA_DIST += bench/slurm-compare.sh bench/slurm_reaper.c

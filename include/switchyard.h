@@ -43,6 +43,21 @@
  * (PMIX_DEVICE_ID first, then PMIX_FABRIC_DEVICE_NAME, _VENDOR, _PCI_DEVID). */
 #define SWITCHYARD_INV_GPUS "sy.inv.gpus" /* pmix_data_array_t */
 
+/* ---- limits of the server role (PMIx_server_init) ---- */
+
+/* The largest message (frame body) the server accepts from a client or
+ * tool once it has authenticated; a longer one drops that connection with
+ * one log line (before authentication the limit is 64 KiB).  Bytes, at
+ * least 64 KiB.  Default: SWITCHYARD_MAX_MSG_SIZE_ENV from the environment,
+ * else 256 MiB.  What a peer makes the server hold follows what it really
+ * sent, not what a frame header claims. */
+#define SWITCHYARD_SERVER_MAX_MSG_SIZE "sy.srv.maxmsg" /* size_t (PMIX_SIZE or PMIX_UINT64) */
+
+/* Environment: the same limit for every connection of the process (clients
+ * and tools too, for what their server sends): bytes, or with a K, M or G
+ * suffix ("64M"). */
+#define SWITCHYARD_MAX_MSG_SIZE_ENV "SWITCHYARD_MAX_MSG_SIZE"
+
 /* Environment: path of the fabric engine module the scheduler role loads
  * (default: libswitchyard-fabric.so next to libpmix, then in its
  * installed directory). */

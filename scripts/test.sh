@@ -3,7 +3,11 @@
 #   0. scripts/format-check.sh: C files formatted as .clang-format says
 #   1. make check in build/ (unit tests, ABI comparison)
 #   2. make check-asan: the same suite built with clang + ASan/UBSan in build-asan/
-#   3. libFuzzer targets (tests/fuzz/fuzz.mk) built in build-fuzz/, each run
+#   3. make check-tsan: the same suite built with clang + ThreadSanitizer in
+#      build-tsan/, without the tests of external programs (Open MPI,
+#      python3-pmix, OpenPMIx's examples: not built with TSan, they cannot
+#      load a TSan library; see check-tsan in Makefile.am)
+#   4. libFuzzer targets (tests/fuzz/fuzz.mk) built in build-fuzz/, each run
 #      for FUZZ_TIME seconds (default 60)
 # Keeps going after a failing stage, exits non-zero if anything failed, and
 # ends with the line "N passed, N failed": the automake harness counts of
@@ -14,8 +18,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 FUZZ_TIME=${FUZZ_TIME:-60}
 ASAN_BUILDDIR=$top/build-asan
+TSAN_BUILDDIR=$top/build-tsan
 FUZZ_BUILDDIR=$top/build-fuzz
-export ASAN_BUILDDIR FUZZ_BUILDDIR
+export ASAN_BUILDDIR TSAN_BUILDDIR FUZZ_BUILDDIR
 logs=$top/build/test-logs
 passed=0
 failed=0
@@ -52,8 +57,10 @@ run_check() {
     shift 2
     echo
     echo "== $name"
+    started=$(date +%s)
     # (the pipeline hides make's status from set -e; keep it in a file)
     { st=0; make "$@" 2>&1 || st=$?; echo "$st" > "$logs/$name.rc"; } | tee "$logs/$name.log"
+    echo "== $name: $(($(date +%s) - started)) s"
     rc=$(cat "$logs/$name.rc")
     sum() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" "$logs/$name.log" | awk '{ s += $1 } END { print s + 0 }'; }
     p=$(( $(sum PASS) + $(sum XFAIL) ))
@@ -69,6 +76,7 @@ run_check() {
 
 run_check check "$top/build" -C build -j2 check
 run_check check-asan "$ASAN_BUILDDIR" -C build -j2 check-asan
+run_check check-tsan "$TSAN_BUILDDIR" -C build -j2 check-tsan
 
 # Fuzzing: only if fuzz.mk lists targets.
 targets=$(make -s -C build print-fuzz-targets)

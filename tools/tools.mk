@@ -43,6 +43,11 @@ tools_examples_pmix_hello_SOURCES = tools/examples/pmix-hello.c
 tools_examples_pmix_hello_LDADD = src/libpmix.la
 TESTS += tests/tools/run.sh tests/tools/tool.sh
 EXTRA_DIST += tests/tools/run.sh tests/tools/tool.sh
+# Another local user against switchyard-run (planted names, stolen tokens,
+# forged tools; root only), and launchers killed with SIGKILL: no orphan
+# rank, no litter (docs/security.md).
+TESTS += tests/tools/security.sh tests/tools/litter.sh
+EXTRA_DIST += tests/tools/security.sh tests/tools/litter.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh
@@ -54,6 +59,13 @@ EXTRA_DIST += tests/external/openmpi.sh tests/external/openmpi/sy_mapcheck.h \
 	tests/external/openmpi/mpmd.c tests/external/openmpi/spawn.c \
 	tests/external/openmpi/pubsub.c tests/external/openmpi/accept.c \
 	tests/external/openmpi/abort.c tests/external/openmpi/nofinalize.c
+# Debian's Slurm 22.05 (slurmctld, slurmd, srun --mpi=pmix) on our library,
+# one node and two (docs/slurm.md).
+TESTS += tests/external/slurm.sh
+EXTRA_DIST += tests/external/slurm.sh tests/external/slurm/cluster.sh \
+	tests/external/slurm/mapped.h tests/external/slurm/pmix_client.c \
+	tests/external/slurm/pmix_abort.c tests/external/slurm/pmix_pubsub.c \
+	tests/external/slurm/mpi_hello.c
 # switchyard-sched: the scheduler daemon and node daemon (docs/fabric.md,
 # "switchyard-sched"); public API only.
 bin_PROGRAMS += tools/switchyard-sched
@@ -67,3 +79,7 @@ tools_examples_sched_client_LDADD = src/libpmix.la
 # Debian's python3-pmix (Cython bindings) importing and running on our library.
 TESTS += tests/external/python/python3-pmix.sh
 EXTRA_DIST += tests/external/python/python3-pmix.sh tests/external/python/client.py
+# The server's limits under the launcher: descriptor limit, oversized
+# frames, spawn requests (test_limits.c).
+TESTS += tests/tools/limits.sh
+EXTRA_DIST += tests/tools/limits.sh

@@ -78,7 +78,18 @@ static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len
             free(buf);
             return rc;
         }
-        ssize_t r = recv(fd, buf + got, cap - got, 0);
+        if (have_hdr && got == cap) {
+            /* grows with what arrives, never to what the header claims */
+            size_t bigger_cap = 2 * cap < need ? 2 * cap : need;
+            uint8_t *bigger = realloc(buf, bigger_cap);
+            if (bigger == NULL) {
+                free(buf);
+                return PMIX_ERR_NOMEM;
+            }
+            buf = bigger;
+            cap = bigger_cap;
+        }
+        ssize_t r = recv(fd, buf + got, (have_hdr && need < cap ? need : cap) - got, 0);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             continue;
         if (r <= 0) {
@@ -90,21 +101,12 @@ static pmix_status_t exchange(int fd, uint32_t tag, const void *body, size_t len
             uint32_t rtag = 0;
             uint16_t flags = 0;
             if (sy_frame_header_decode(buf, &rtag, &flags, &rlen) != PMIX_SUCCESS || rtag != tag ||
-                !(flags & SY_WIRE_F_REPLY) || rlen > (1u << 30)) {
+                !(flags & SY_WIRE_F_REPLY) || rlen > sy_frame_default_max_body()) {
                 free(buf);
                 return PMIX_ERR_UNPACK_FAILURE;
             }
             have_hdr = true;
             need = SY_FRAME_HEADER_SIZE + (size_t)rlen;
-            if (need > cap) {
-                uint8_t *bigger = realloc(buf, need);
-                if (bigger == NULL) {
-                    free(buf);
-                    return PMIX_ERR_NOMEM;
-                }
-                buf = bigger;
-                cap = need;
-            }
         }
         if (got > need && have_hdr) {
             free(buf);

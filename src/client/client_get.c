@@ -10,6 +10,7 @@
 #include <pmix.h>
 
 #include "client/client_internal.h"
+#include "common/datatype.h"
 #include "common/progress.h"
 #include "common/runtime.h"
 #include "common/store.h"
@@ -113,7 +114,7 @@ PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const cha
 {
     if (!sy_store_active())
         return PMIX_ERR_INIT;
-    if (proc == NULL || key == NULL || val == NULL)
+    if (proc == NULL || key == NULL || val == NULL || sy_value_check(val) != PMIX_SUCCESS)
         return PMIX_ERR_BAD_PARAM;
     return sy_store_internal_put(proc, key, val);
 }

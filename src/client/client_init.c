@@ -234,7 +234,9 @@ static pmix_status_t become_singleton(void)
 
     const char *t = getenv("TMPDIR");
     char *dir = NULL, *path = NULL;
-    if (asprintf(&dir, "%s/switchyard-singleton.XXXXXX", t != NULL && *t == '/' ? t : "/tmp") < 0)
+    /* the pid in the name lets a server sweep it if we die right here */
+    if (asprintf(&dir, "%s/switchyard-singleton.%ld.XXXXXX", t != NULL && *t == '/' ? t : "/tmp",
+                 (long)getpid()) < 0)
         return PMIX_ERR_NOMEM;
     if (mkdtemp(dir) == NULL) {
         sy_log(SY_LOG_WARN, "PMIx_Init: no private directory for the singleton's data");

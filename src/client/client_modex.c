@@ -70,6 +70,11 @@ PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_va
     if (key == NULL || key[0] == '\0' || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN ||
         val == NULL)
         return PMIX_ERR_BAD_PARAM;
+    if (sy_value_check(val) != PMIX_SUCCESS) {
+        sy_log(SY_LOG_INFO, "PMIx_Put: %s: the value's pointers do not match its type or size",
+               key);
+        return PMIX_ERR_BAD_PARAM;
+    }
     bool is_reserved = reserved(key);
     if (is_reserved && !self_description(key)) {
         sy_log(SY_LOG_INFO, "PMIx_Put: %s is a reserved key", key);
@@ -191,11 +196,16 @@ pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply)
 }
 
 /* Reply after the status: SIZE n, n x (STRING nspace, STRING path): the
- * segments to map. */
+ * segments to map (also after PMIX_ERR_PARTIAL_SUCCESS: a participant
+ * left, the others' data was exchanged). */
 static pmix_status_t attach_reply(pmix_status_t status, pmix_data_buffer_t *reply)
 {
-    if (status == PMIX_SUCCESS && sy_buffer_remaining(reply) > 0)
-        status = sy_client_attach_segments(reply);
+    if ((status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS) &&
+        sy_buffer_remaining(reply) > 0) {
+        pmix_status_t rc = sy_client_attach_segments(reply);
+        if (rc != PMIX_SUCCESS)
+            status = rc;
+    }
     return status;
 }
 

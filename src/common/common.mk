@@ -7,6 +7,7 @@ src_libswitchyard_la_SOURCES += \
 	src/common/value_copy.c \
 	src/common/value_compare.c \
 	src/common/value_free.c \
+	src/common/value_check.c \
 	src/common/info.c \
 	src/common/info_list.c \
 	src/common/print.c \
@@ -43,6 +44,11 @@ $(src_libswitchyard_la_OBJECTS): src/common/attr_table.inc
 src_libswitchyard_la_SOURCES += src/common/attr_support.c src/common/query_lib.c \
 	src/common/rendezvous.c
 noinst_HEADERS += src/common/attr_support.h src/common/query_lib.h src/common/rendezvous.h
+# safefile.c: exclusive creation and atomic publication in shared
+# directories, process identity (pid + start time); sweep.c: removing what
+# dead servers of ours left there (docs/security.md).
+src_libswitchyard_la_SOURCES += src/common/safefile.c src/common/sweep.c
+noinst_HEADERS += src/common/safefile.h src/common/sweep.h
 EXTRA_DIST += src/common/attr_support.txt src/common/attr_support.awk
 CLEANFILES += src/common/attr_support.inc
 src/common/attr_support.inc: $(top_srcdir)/src/common/attr_support.txt $(top_srcdir)/src/common/attr_support.awk

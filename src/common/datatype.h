@@ -76,6 +76,12 @@ pmix_status_t sy_value_set(pmix_value_t *val, const void *elem, pmix_data_type_t
 /* Release everything val owns, then zero it (type PMIX_UNDEF). */
 void sy_value_destruct(pmix_value_t *val);
 
+/* PMIX_ERR_BAD_PARAM when a pointer in val contradicts what it claims (a
+ * NULL string, a byte object or array of n > 0 elements at NULL, a NULL
+ * box for a PMIX_PROC, PMIX_DATA_ARRAY, ...; inside arrays and infos too),
+ * else PMIX_SUCCESS (value_check.c). */
+pmix_status_t sy_value_check(const pmix_value_t *val);
+
 /* Copy a key/nspace into fixed storage of `cap` bytes, always terminated
  * and zero-filled; src may be NULL. */
 void sy_load_fixed(char *dst, const char *src, size_t cap);

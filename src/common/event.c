@@ -33,7 +33,12 @@ typedef struct handler {
 
 static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static handler_t *handlers; /* in chain order, FIRST/LAST placed at delivery */
+/* Registrations are numbered from 1 inside (0 means "none" in replays and
+ * on the wire); the API shows them from 0, as OpenPMIx 4.2.2 does: hosts
+ * such as Slurm deregister "their" handler as 0 without reading the id
+ * they were given. */
 static size_t next_ref = 1;
+#define PUBLIC_REF(ref) ((ref)-1)
 static sy_event_forward_fn forwarder;
 static sy_event_register_fn register_hook;
 static sy_event_deregister_fn deregister_hook;
@@ -277,12 +282,12 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
             hook(ref, codes, ncodes);
     }
     if (cbfunc == NULL) /* blocking form: the reference is the answer */
-        return rc == PMIX_SUCCESS ? (pmix_status_t)ref : rc;
+        return rc == PMIX_SUCCESS ? (pmix_status_t)PUBLIC_REF(ref) : rc;
     reg_done_t *d = calloc(1, sizeof(*d));
     if (d == NULL)
         return PMIX_ERR_NOMEM;
     d->status = rc;
-    d->ref = ref;
+    d->ref = rc == PMIX_SUCCESS ? PUBLIC_REF(ref) : SIZE_MAX;
     d->cbfunc = cbfunc;
     d->cbdata = cbdata;
     if (sy_progress_post(p, reg_done, d) != PMIX_SUCCESS) {
@@ -330,7 +335,7 @@ PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_
     handler_t *gone = NULL;
     pthread_mutex_lock(&ev_lock);
     for (handler_t **pp = &handlers; *pp != NULL; pp = &(*pp)->next) {
-        if ((*pp)->ref == evhdlr_ref) {
+        if (PUBLIC_REF((*pp)->ref) == evhdlr_ref) {
             gone = *pp;
             *pp = gone->next;
             break;
@@ -338,7 +343,8 @@ PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_
     }
     sy_event_deregister_fn hook = deregister_hook;
     pthread_mutex_unlock(&ev_lock);
-    pmix_status_t rc = gone != NULL ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
+    /* an id never given out: the standard's answer */
+    pmix_status_t rc = gone != NULL ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
     if (gone != NULL) {
         if (hook != NULL) /* whoever was told of the registration */
             hook(gone->ref, gone->codes, gone->ncodes);
@@ -602,7 +608,7 @@ static void step_timeout(void *arg)
     if (c == NULL)
         return;
     sy_log(SY_LOG_INFO, "event %s: handler %zu did not answer within %d s; the chain goes on",
-           PMIx_Error_string(c->status), ref, secs);
+           PMIx_Error_string(c->status), PUBLIC_REF(ref), secs);
     chain_next(c, PMIX_ERR_TIMEOUT, NULL, 0);
 }
 
@@ -641,8 +647,8 @@ static void chain_run(chain_t *c)
         st->timer = NULL;
     uintptr_t id = st->id;
     pthread_mutex_unlock(&ev_lock);
-    l->fn(l->ref, c->status, &c->source, info, ninfo, c->results, c->nresults, chain_step,
-          (void *)id);
+    l->fn(PUBLIC_REF(l->ref), c->status, &c->source, info, ninfo, c->results, c->nresults,
+          chain_step, (void *)id);
 }
 
 /* The last role is gone: registrations, and handlers still running or

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "common/frame.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -25,6 +26,10 @@
 #define SY_READS_PER_EVENT 64
 /* Frames gathered into one sendmsg(). */
 #define SY_IOV_FRAMES 64
+/* The first allocation for a body that is not all here yet; it grows (at
+ * most doubling) as bytes arrive, so what a peer makes us hold follows
+ * what it sent, not what its header claims. */
+#define SY_BODY_FIRST (4 * 1024)
 
 typedef struct sy_msg {
     struct sy_msg *next;
@@ -55,6 +60,7 @@ struct sy_conn {
     uint16_t flags;
     uint8_t *body; /* body being received */
     size_t body_len, body_got;
+    size_t body_cap; /* bytes allocated at body (<= body_len) */
     uint8_t *rbuf;
     /* The frame being delivered: either owned (msg_body) or a view into rbuf. */
     uint8_t *msg_body;
@@ -94,6 +100,63 @@ static uint16_t get_le16(const uint8_t *p)
 static uint32_t get_le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static size_t env_max_body = SY_FRAME_DEFAULT_MAX_BODY;
+static pthread_once_t env_max_once = PTHREAD_ONCE_INIT;
+
+static void read_env_max(void)
+{
+    const char *e = getenv(SY_FRAME_MAX_ENV);
+    if (e == NULL || *e == '\0')
+        return;
+    size_t v = 0;
+    if (sy_frame_parse_size(e, &v) != PMIX_SUCCESS) {
+        sy_log(SY_LOG_WARN, "%s=%s is not a size (bytes, or with K, M or G); using %zu bytes",
+               SY_FRAME_MAX_ENV, e, env_max_body);
+        return;
+    }
+    env_max_body = v;
+}
+
+pmix_status_t sy_frame_parse_size(const char *text, size_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || errno != 0 || text[0] == '-')
+        return PMIX_ERR_BAD_PARAM;
+    unsigned long long mul = 1;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        mul = 1ull << 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mul = 1ull << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mul = 1ull << 30;
+        end++;
+        break;
+    default: break;
+    }
+    if (*end != '\0' || v == 0 || v > UINT32_MAX / mul)
+        return PMIX_ERR_BAD_PARAM;
+    if (v * mul < SY_FRAME_MIN_MAX_BODY)
+        return PMIX_ERR_BAD_PARAM;
+    *out = (size_t)(v * mul);
+    return PMIX_SUCCESS;
+}
+
+size_t sy_frame_default_max_body(void)
+{
+    pthread_once(&env_max_once, read_env_max);
+    return env_max_body;
 }
 
 void sy_frame_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], uint32_t tag, uint16_t flags,
@@ -262,7 +325,7 @@ void sy_conn_set_max_body(sy_conn_t *conn, size_t max_body)
 {
     if (conn == NULL)
         return;
-    conn->max_body = (max_body == 0) ? SY_FRAME_DEFAULT_MAX_BODY : max_body;
+    conn->max_body = (max_body == 0) ? sy_frame_default_max_body() : max_body;
     if (conn->max_body > UINT32_MAX)
         conn->max_body = UINT32_MAX;
 }
@@ -302,6 +365,7 @@ static void teardown(sy_conn_t *c)
     c->closed = true;
     free(c->body);
     c->body = NULL;
+    c->body_cap = 0;
 }
 
 __attribute__((format(printf, 3, 4))) static void die(sy_conn_t *c, pmix_status_t reason,
@@ -432,6 +496,27 @@ void *sy_conn_take_body(sy_conn_t *conn)
     return b;
 }
 
+/* Room for `want` bytes of the body being received (want <= body_len):
+ * at least double what is there, never more than the header claims. */
+static bool body_reserve(sy_conn_t *c, size_t want)
+{
+    if (want <= c->body_cap)
+        return true;
+    size_t cap = c->body_cap > 0 ? 2 * c->body_cap : SY_BODY_FIRST;
+    if (cap < want)
+        cap = want;
+    if (cap > c->body_len)
+        cap = c->body_len;
+    uint8_t *grown = realloc(c->body, cap);
+    if (grown == NULL) {
+        die(c, PMIX_ERR_NOMEM, "out of memory for a frame body of %zu bytes", c->body_len);
+        return false;
+    }
+    c->body = grown;
+    c->body_cap = cap;
+    return true;
+}
+
 /* A complete header is in c->hdr: check it and start the body. */
 static bool start_frame(sy_conn_t *c)
 {
@@ -452,14 +537,16 @@ static bool start_frame(sy_conn_t *c)
         return false;
     }
     if (len > c->max_body) {
-        die(c, PMIX_ERR_UNPACK_FAILURE, "frame body of %u bytes exceeds the limit of %zu bytes",
-            len, c->max_body);
+        die(c, PMIX_ERR_UNPACK_FAILURE,
+            "frame body of %u bytes exceeds the limit of %zu bytes (%s, %s)", len, c->max_body,
+            SY_FRAME_MAX_ENV, "docs/wire-protocol.md");
         return false;
     }
     c->flags = get_le16(c->hdr + 6);
     c->tag = get_le32(c->hdr + 8);
     c->body_len = len;
     c->body_got = 0;
+    c->body_cap = 0;
     c->in_body = true;
     return true;
 }
@@ -486,14 +573,14 @@ static void consume(sy_conn_t *c, const uint8_t *p, size_t n)
                 deliver(c, NULL, p, len);
                 p += len;
                 n -= len;
-            } else if ((c->body = malloc(c->body_len)) == NULL) {
-                die(c, PMIX_ERR_NOMEM, "out of memory for a frame body of %zu bytes", c->body_len);
             }
             continue;
         }
         size_t k = c->body_len - c->body_got;
         if (k > n)
             k = n;
+        if (!body_reserve(c, c->body_got + k))
+            continue;
         memcpy(c->body + c->body_got, p, k);
         c->body_got += k;
         p += k;
@@ -501,6 +588,7 @@ static void consume(sy_conn_t *c, const uint8_t *p, size_t n)
         if (c->body_got == c->body_len) {
             uint8_t *b = c->body;
             c->body = NULL;
+            c->body_cap = 0;
             deliver(c, b, NULL, c->body_len);
         }
     }
@@ -517,7 +605,11 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         ssize_t r;
         bool direct = c->in_body && c->body_len - c->body_got >= SY_RBUF_SIZE;
         if (direct) {
-            want = c->body_len - c->body_got;
+            /* straight into the body, which grows with what came */
+            size_t room = c->body_got + (c->body_got > SY_RBUF_SIZE ? c->body_got : SY_RBUF_SIZE);
+            if (!body_reserve(c, room < c->body_len ? room : c->body_len))
+                break;
+            want = c->body_cap - c->body_got;
             r = recv(c->fd, c->body + c->body_got, want, 0);
         } else {
             want = SY_RBUF_SIZE;
@@ -529,6 +621,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
                 if (c->body_got == c->body_len) {
                     uint8_t *b = c->body;
                     c->body = NULL;
+                    c->body_cap = 0;
                     deliver(c, b, NULL, c->body_len);
                 }
             } else {
@@ -618,7 +711,7 @@ pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_call
     c->fd = fd;
     c->cbs = *cbs;
     c->ctx = ctx;
-    c->max_body = (max_body == 0) ? SY_FRAME_DEFAULT_MAX_BODY : max_body;
+    c->max_body = (max_body == 0) ? sy_frame_default_max_body() : max_body;
     if (c->max_body > UINT32_MAX)
         c->max_body = UINT32_MAX;
     pthread_mutex_init(&c->lock, NULL);

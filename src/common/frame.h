@@ -31,8 +31,21 @@ struct event_base;
 #define SY_FRAME_MAGIC 0x31575953u /* bytes 'S' 'Y' 'W' '1' on the wire */
 #define SY_FRAME_VERSION 1
 #define SY_FRAME_HEADER_SIZE 16
-/* Used when sy_conn_create() is given max_body == 0. */
-#define SY_FRAME_DEFAULT_MAX_BODY ((size_t)1 << 30)
+/* The largest frame body a connection accepts from its peer when
+ * sy_conn_create() is given max_body == 0: SWITCHYARD_MAX_MSG_SIZE (bytes,
+ * or with a K, M or G suffix; at least SY_FRAME_MIN_MAX_BODY), else
+ * SY_FRAME_DEFAULT_MAX_BODY.  Far above any legitimate message (job and
+ * fence data travel in shared-memory segments; a commit carries one
+ * process's own data), and it bounds what a peer can make us hold: a
+ * longer frame closes the connection.  A body's memory grows with the
+ * bytes that actually arrive, never with what the header claims. */
+#define SY_FRAME_MAX_ENV "SWITCHYARD_MAX_MSG_SIZE"
+#define SY_FRAME_DEFAULT_MAX_BODY ((size_t)256 << 20)
+#define SY_FRAME_MIN_MAX_BODY ((size_t)64 << 10)
+size_t sy_frame_default_max_body(void);
+/* "1048576", "64K", "256M", "1G" -> bytes; PMIX_ERR_BAD_PARAM when it is
+ * not a size, below SY_FRAME_MIN_MAX_BODY or above UINT32_MAX. */
+pmix_status_t sy_frame_parse_size(const char *text, size_t *out);
 
 typedef struct sy_conn sy_conn_t;
 
@@ -51,7 +64,7 @@ typedef struct {
 
 /* Wrap connected stream socket `fd` (made non-blocking and close-on-exec
  * here; the connection owns it from now on, even on failure).  max_body is
- * the largest body accepted from the peer (0 = SY_FRAME_DEFAULT_MAX_BODY,
+ * the largest body accepted from the peer (0 = sy_frame_default_max_body(),
  * at most UINT32_MAX). */
 pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_callbacks_t *cbs,
                              void *ctx, size_t max_body, sy_conn_t **out);

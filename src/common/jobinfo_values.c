@@ -14,6 +14,7 @@
 #include <pmix.h>
 
 #include "common/jobinfo_internal.h"
+#include "common/regex.h"
 
 bool sy_ji_uint(const pmix_value_t *v, uint64_t *out)
 {
@@ -47,19 +48,7 @@ bool sy_ji_uint(const pmix_value_t *v, uint64_t *out)
 
 const char *sy_ji_text(const pmix_value_t *v)
 {
-    if (v == NULL) {
-        return NULL;
-    }
-    if (v->type == PMIX_STRING) {
-        return v->data.string;
-    }
-    if (v->type == PMIX_REGEX && v->data.bo.bytes != NULL) {
-        /* size 0: loaded as a plain char*; otherwise it must be text */
-        if (v->data.bo.size == 0 || memchr(v->data.bo.bytes, '\0', v->data.bo.size) != NULL) {
-            return v->data.bo.bytes;
-        }
-    }
-    return NULL;
+    return sy_regex_value_text(v);
 }
 
 typedef enum { K_U32, K_U16, K_RANK, K_STR, K_MAP, K_BOOL } kclass_t;

@@ -881,13 +881,13 @@ pmix_status_t sy_jseg_supersede(const char *old_path, const char *new_path)
         len == 0) {
         return PMIX_ERR_BAD_PARAM;
     }
-    fd = open(old_path, O_RDWR | O_CLOEXEC);
+    fd = open(old_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0 && EACCES == errno) {
         /* published read-only: its owner may still add write permission */
-        int ro = open(old_path, O_RDONLY | O_CLOEXEC);
+        int ro = open(old_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (ro >= 0) {
             if (fstat(ro, &st) == 0 && fchmod(ro, st.st_mode | S_IWUSR) == 0) {
-                fd = open(old_path, O_RDWR | O_CLOEXEC);
+                fd = open(old_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
                 (void)fchmod(ro, st.st_mode & 07777);
             }
             close(ro);

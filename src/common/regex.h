@@ -69,4 +69,10 @@ typedef struct {
 pmix_status_t sy_regex_parse_proc_ranges(const char *regex, sy_rx_ranges_t *out);
 void sy_regex_ranges_free(sy_rx_ranges_t *r);
 
+/* The text of a map value typed PMIX_STRING or PMIX_REGEX (the standard's
+ * examples pass maps as PMIX_REGEX; PMIx_Value_load keeps such a string
+ * as a plain char* with size 0, a host may also give a byte object holding
+ * NUL-terminated text).  NULL for anything else. */
+const char *sy_regex_value_text(const pmix_value_t *v);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/regex.h"
 #include "common/regex_internal.h"
 
 void sy_rxbuf_init(sy_rxbuf_t *b)
@@ -148,4 +149,18 @@ bool sy_rx_lex_range(const char **p, const char *end, uint64_t max, uint64_t *a,
     }
     *p = s;
     return true;
+}
+
+const char *sy_regex_value_text(const pmix_value_t *v)
+{
+    if (v == NULL)
+        return NULL;
+    if (v->type == PMIX_STRING)
+        return v->data.string;
+    if (v->type == PMIX_REGEX && v->data.bo.bytes != NULL) {
+        /* size 0: loaded as a plain char*; otherwise it must be text */
+        if (v->data.bo.size == 0 || memchr(v->data.bo.bytes, '\0', v->data.bo.size) != NULL)
+            return v->data.bo.bytes;
+    }
+    return NULL;
 }

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <pmix.h>
 
 #include "common/rendezvous.h"
+#include "common/safefile.h"
 
 #define SY_RNDZ_MAX_FILE 8192
 
@@ -71,7 +71,7 @@ void sy_rndz_list_free(sy_rndz_t *list, size_t n)
 
 bool sy_rndz_alive(const sy_rndz_t *r)
 {
-    return r->pid > 0 && (kill(r->pid, 0) == 0 || errno == EPERM);
+    return sy_proc_alive(r->pid, r->pstart, r->start);
 }
 
 const char *sy_rndz_default_dir(void)
@@ -128,6 +128,8 @@ static pmix_status_t parse(char *text, sy_rndz_t *r)
             r->pid = (pid_t)strtol(v, NULL, 10);
         else if (strcmp(k, "start") == 0)
             r->start = strtoll(v, NULL, 10);
+        else if (strcmp(k, "pstart") == 0)
+            r->pstart = strtoull(v, NULL, 10);
         else if (strcmp(k, "usock") == 0 && r->usock == NULL)
             r->usock = dup_nonempty(v);
         else if (strcmp(k, "version") == 0 && r->version == NULL)
@@ -152,27 +154,19 @@ static pmix_status_t parse(char *text, sy_rndz_t *r)
     return PMIX_SUCCESS;
 }
 
-pmix_status_t sy_rndz_read(const char *path, sy_rndz_t *out)
+pmix_status_t sy_rndz_read_fd(int fd, const char *path, sy_rndz_t *out)
 {
     memset(out, 0, sizeof(*out));
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return errno == ENOENT || errno == ENOTDIR ? PMIX_ERR_NOT_FOUND : PMIX_ERR_NO_PERMISSIONS;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0)) {
-        close(fd);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0))
         return PMIX_ERR_NO_PERMISSIONS;
-    }
     char *text = malloc(SY_RNDZ_MAX_FILE + 1);
-    if (text == NULL) {
-        close(fd);
+    if (text == NULL)
         return PMIX_ERR_NOMEM;
-    }
     size_t len = 0;
     ssize_t got;
     while (len < SY_RNDZ_MAX_FILE && (got = read(fd, text + len, SY_RNDZ_MAX_FILE - len)) > 0)
         len += (size_t)got;
-    close(fd);
     text[len] = '\0';
     pmix_status_t rc = parse(text, out);
     free(text);
@@ -185,6 +179,18 @@ pmix_status_t sy_rndz_read(const char *path, sy_rndz_t *out)
     }
     if (rc != PMIX_SUCCESS)
         sy_rndz_free(out);
+    return rc;
+}
+
+pmix_status_t sy_rndz_read(const char *path, sy_rndz_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    /* O_NONBLOCK: a fifo planted under the name must not hang us */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ENOENT || errno == ENOTDIR ? PMIX_ERR_NOT_FOUND : PMIX_ERR_NO_PERMISSIONS;
+    pmix_status_t rc = sy_rndz_read_fd(fd, path, out);
+    close(fd);
     return rc;
 }
 

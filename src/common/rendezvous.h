@@ -4,8 +4,8 @@
  * credentials, and queries for PMIX_QUERY_AVAIL_SERVERS list them.
  *
  * A file is text: the server's URI on the first line (empty without TCP),
- * then "key:value" lines (version, pid, start, usock, nspace, rank,
- * hostname, token).  Only files owned by this user or by root are
+ * then "key:value" lines (version, pid, start, pstart, usock, nspace,
+ * rank, hostname, token).  Only files owned by this user or by root are
  * trusted: anyone can create files in /tmp, and a tool must not hand its
  * stdin to a stranger's server. */
 #ifndef SWITCHYARD_COMMON_RENDEZVOUS_H
@@ -25,16 +25,21 @@ typedef struct {
     char *token; /* the server's secret for tools over TCP, or NULL */
     pmix_proc_t server;
     pid_t pid;
-    long long start;
-    bool system; /* a pmix.sys.<host> file */
+    long long start;           /* when it started serving, seconds since the epoch */
+    unsigned long long pstart; /* its process's start, ticks since boot (0: unknown) */
+    bool system;               /* a pmix.sys.<host> file */
 } sy_rndz_t;
 
 /* Parse one file.  PMIX_ERR_NOT_FOUND: no such file; PMIX_ERR_NO_PERMISSIONS:
  * unreadable, or owned by another user than us or root; PMIX_ERR_BAD_PARAM:
  * not a rendezvous file of ours (no pid, or no way to connect). */
 pmix_status_t sy_rndz_read(const char *path, sy_rndz_t *out);
+/* The same from an open fd (the caller opened it without following
+ * symlinks); path is what out->path records. */
+pmix_status_t sy_rndz_read_fd(int fd, const char *path, sy_rndz_t *out);
 void sy_rndz_free(sy_rndz_t *r);
-/* The process that wrote it still runs. */
+/* The process that wrote it still runs (its pid is alive and, when the
+ * file records it, has the same start time: not a reused pid). */
 bool sy_rndz_alive(const sy_rndz_t *r);
 
 /* Every live server announced in `dir` or in its immediate subdirectories

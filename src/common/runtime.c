@@ -71,6 +71,7 @@ void sy_runtime_release(void)
             sy_event_clear();
             sy_progress_destroy(runtime);
             runtime = NULL;
+            sy_log_flush(); /* what the rate limiting held back */
         }
     }
     pthread_mutex_unlock(&runtime_lock);

@@ -79,6 +79,25 @@ static pmix_status_t fill_sun(struct sockaddr_un *sa, const char *path)
     return PMIX_SUCCESS;
 }
 
+/* chmod that refuses a symlink (EOPNOTSUPP/ELOOP) instead of following
+ * it; where the C library cannot do that, a name checked to be a socket
+ * or directory of ours just before. */
+static int chmod_nofollow(const char *path, mode_t mode)
+{
+    if (fchmodat(AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW) == 0)
+        return 0;
+    if (errno != ENOTSUP && errno != ENOSYS)
+        return -1;
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return -1;
+    if (S_ISLNK(st.st_mode) || st.st_uid != geteuid()) {
+        errno = EPERM;
+        return -1;
+    }
+    return chmod(path, mode);
+}
+
 pmix_status_t sy_usock_listen(const char *path, mode_t mode, int *fd)
 {
     struct sockaddr_un sa;
@@ -93,7 +112,10 @@ pmix_status_t sy_usock_listen(const char *path, mode_t mode, int *fd)
     if (lstat(path, &st) == 0) {
         if (!S_ISSOCK(st.st_mode))
             return fail(PMIX_EXISTS, "'%s' exists and is not a socket", path);
-        /* A leftover from a dead server of ours (the directory is private). */
+        if (st.st_uid != geteuid())
+            return fail(PMIX_EXISTS, "'%s' is a socket of uid %u, not ours", path,
+                        (unsigned)st.st_uid);
+        /* A leftover from a dead server of ours. */
         if (unlink(path) != 0 && ENOENT != errno)
             return fail(errno_status(errno), "cannot remove stale socket '%s': %s", path,
                         strerror(errno));
@@ -108,8 +130,9 @@ pmix_status_t sy_usock_listen(const char *path, mode_t mode, int *fd)
     }
     /* fchmod() on a socket does not touch its file on Linux, and umask is
      * process-wide; chmod between bind and listen is race-free because
-     * nobody can connect before listen(). */
-    if (chmod(path, mode & 07777) != 0) {
+     * nobody can connect before listen().  Not through a symlink someone
+     * put in its place meanwhile: */
+    if (chmod_nofollow(path, mode & 07777) != 0) {
         int e = errno;
         close(s);
         unlink(path);
@@ -305,9 +328,18 @@ pmix_status_t sy_mkdir_private(const char *path)
     if (path == NULL || '\0' == path[0])
         return fail(PMIX_ERR_BAD_PARAM, "directory path is empty");
     if (mkdir(path, 0700) == 0) {
-        /* The umask may have removed owner bits; set exactly 0700. */
-        if (chmod(path, 0700) != 0)
-            return fail(errno_status(errno), "chmod('%s', 0700): %s", path, strerror(errno));
+        /* The umask may have removed owner bits; set exactly 0700 on the
+         * directory made (opened without following a symlink that could
+         * have replaced it in a shared parent). */
+        int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0)
+            return fail(errno_status(errno), "open('%s'): %s", path, strerror(errno));
+        int rc = fstat(dfd, &st) == 0 && st.st_uid == geteuid() ? fchmod(dfd, 0700) : -1;
+        int e = errno;
+        close(dfd);
+        if (rc != 0)
+            return fail(PMIX_ERR_NO_PERMISSIONS, "'%s' is not the directory we made: %s", path,
+                        strerror(e));
         return PMIX_SUCCESS;
     }
     if (EEXIST != errno)

@@ -10,6 +10,8 @@ src_libswitchyard_la_SOURCES += src/server/server_init.c src/server/server_liste
 	src/server/server_group.c src/server/server_group_reg.c src/server/server_pset.c \
 	src/server/server_setquery.c src/server/server_cred.c src/server/server_cred_munge.c \
 	src/server/server_query.c src/server/server_tool.c src/server/server_iof.c
+# Host upcall tickets and job-control cleanup registrations (issue 16).
+src_libswitchyard_la_SOURCES += src/server/server_upcall.c src/server/server_cleanup.c
 noinst_HEADERS += src/server/server_internal.h src/server/server_group.h \
 	src/server/server_cred_munge.h
 check_PROGRAMS += tests/unit/test_server

@@ -257,14 +257,18 @@ static void pack_answer(cred_req_t *r, pmix_status_t status, bool get,
 static void host_cred_cb(pmix_status_t status, pmix_byte_object_t *credential, pmix_info_t info[],
                          size_t ninfo, void *cbdata)
 {
-    cred_req_t *r = cbdata;
+    cred_req_t *r = sy_srv_upcall_claim(cbdata);
+    if (r == NULL)
+        return;
     pack_answer(r, status, true, credential, info, ninfo);
     sy_srv_req_post(&r->req);
 }
 
 static void host_valid_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *cbdata)
 {
-    cred_req_t *r = cbdata;
+    cred_req_t *r = sy_srv_upcall_claim(cbdata);
+    if (r == NULL)
+        return;
     pack_answer(r, status, false, NULL, info, ninfo);
     sy_srv_req_post(&r->req);
 }
@@ -383,12 +387,14 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
                             (s->module.get_credential == NULL && cred_is_ours(&r->cred));
     if (!native) {
         rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
+        bool called = rc == PMIX_SUCCESS;
+        void *t = sy_srv_req_ticket(&r->req);
         if (rc == PMIX_SUCCESS && cmd == SY_CMD_GET_CRED)
-            rc = s->module.get_credential(&c->proc, r->info, r->ninfo, host_cred_cb, r);
+            rc = s->module.get_credential(&c->proc, r->info, r->ninfo, host_cred_cb, t);
         else if (rc == PMIX_SUCCESS)
             rc = s->module.validate_credential(&c->proc, &r->cred, r->info, r->ninfo, host_valid_cb,
-                                               r);
-        if (rc == PMIX_SUCCESS)
+                                               t);
+        if (!sy_srv_upcall_returned(&r->req.up, called ? rc : PMIX_ERROR))
             return;
         if (rc == PMIX_OPERATION_SUCCEEDED && cmd == SY_CMD_VALIDATE_CRED) {
             pack_answer(r, PMIX_SUCCESS, false, NULL, NULL, 0);

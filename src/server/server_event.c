@@ -183,18 +183,25 @@ static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
 }
 
 typedef struct {
+    sy_srv_upcall_t up;
     pmix_info_t *info;
     size_t ninfo;
 } host_notice_t;
+
+static void host_notice_free(host_notice_t *h)
+{
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
+    free(h);
+}
 
 /* The host is done with what we gave it (any thread). */
 static void host_notified(pmix_status_t status, void *cbdata)
 {
     (void)status;
-    host_notice_t *h = cbdata;
-    if (h->info != NULL)
-        PMIX_INFO_FREE(h->info, h->ninfo);
-    free(h);
+    host_notice_t *h = sy_srv_upcall_claim(cbdata);
+    if (h != NULL)
+        host_notice_free(h);
 }
 
 /* To the host's notify_event, which may use info (taken) until it calls
@@ -211,9 +218,10 @@ static void to_host(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
     }
     h->info = info;
     h->ninfo = ninfo;
-    if (s->module.notify_event(status, source, range, h->info, h->ninfo, host_notified, h) !=
-        PMIX_SUCCESS)
-        host_notified(PMIX_SUCCESS, h);
+    pmix_status_t rc = s->module.notify_event(status, source, range, h->info, h->ninfo,
+                                              host_notified, sy_srv_upcall_ticket(&h->up, h));
+    if (sy_srv_upcall_returned(&h->up, rc))
+        host_notice_free(h);
 }
 
 /* A custom range naming some process that is not a client of ours. */
@@ -339,6 +347,7 @@ static size_t lone_codes(const reg_t *r, pmix_status_t *out)
 
 /* What the host was given, until it calls back (any thread). */
 typedef struct {
+    sy_srv_upcall_t up;
     pmix_status_t *codes;
     pmix_info_t info[2];
     size_t ninfo;
@@ -355,7 +364,9 @@ static void host_call_free(host_call_t *h)
 static void host_call_done(pmix_status_t status, void *cbdata)
 {
     (void)status;
-    host_call_free(cbdata);
+    host_call_t *h = sy_srv_upcall_claim(cbdata);
+    if (h != NULL)
+        host_call_free(h);
 }
 
 static void tell_host(bool registering, pmix_status_t *codes, size_t n, uid_t uid, gid_t gid)
@@ -373,16 +384,17 @@ static void tell_host(bool registering, pmix_status_t *codes, size_t n, uid_t ui
     }
     h->codes = codes;
     pmix_status_t rc;
+    void *t = sy_srv_upcall_ticket(&h->up, h);
     if (registering) {
         uint32_t u = (uint32_t)uid, g = (uint32_t)gid;
         PMIX_INFO_LOAD(&h->info[0], PMIX_USERID, &u, PMIX_UINT32);
         PMIX_INFO_LOAD(&h->info[1], PMIX_GRPID, &g, PMIX_UINT32);
         h->ninfo = 2;
-        rc = s->module.register_events(h->codes, n, h->info, h->ninfo, host_call_done, h);
+        rc = s->module.register_events(h->codes, n, h->info, h->ninfo, host_call_done, t);
     } else {
-        rc = s->module.deregister_events(h->codes, n, host_call_done, h);
+        rc = s->module.deregister_events(h->codes, n, host_call_done, t);
     }
-    if (rc != PMIX_SUCCESS) /* the host will not call back */
+    if (sy_srv_upcall_returned(&h->up, rc)) /* the host will not call back */
         host_call_free(h);
 }
 

@@ -46,6 +46,7 @@ static void matrix_by_value(pmix_info_t *info, size_t ninfo)
 /* ---- a non-scheduler server's route: the host ---- */
 
 typedef struct {
+    sy_srv_upcall_t up;
     sy_fabric_reply_fn cb;
     void *arg;
     pmix_status_t status;
@@ -79,7 +80,11 @@ static void host_drop(void *a)
 static void host_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                            pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_req_t *h = cbdata;
+    host_req_t *h = sy_srv_upcall_claim(cbdata);
+    if (h == NULL) {
+        sy_srv_release_later(release_fn, release_cbdata);
+        return;
+    }
     h->status = status;
     if (status == PMIX_SUCCESS && info != NULL && ninfo > 0) {
         PMIX_INFO_CREATE(h->info, ninfo);
@@ -92,8 +97,7 @@ static void host_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo
             matrix_by_value(h->info, h->ninfo);
         }
     }
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
+    sy_srv_release_later(release_fn, release_cbdata);
     sy_srv_post_or_drop(host_done_on_loop, host_drop, h);
 }
 
@@ -112,8 +116,9 @@ static pmix_status_t host_route(const pmix_proc_t *requestor, pmix_fabric_operat
     h->cb = cb;
     h->arg = arg;
     const pmix_proc_t *who = requestor != NULL && requestor->nspace[0] != '\0' ? requestor : &s->me;
-    pmix_status_t rc = s->module.fabric(who, op, dirs, ndirs, host_info_done, h);
-    if (rc == PMIX_SUCCESS)
+    pmix_status_t rc =
+        s->module.fabric(who, op, dirs, ndirs, host_info_done, sy_srv_upcall_ticket(&h->up, h));
+    if (!sy_srv_upcall_returned(&h->up, rc))
         return PMIX_SUCCESS;
     free(h);
     /* "succeeded" without data is no answer to a request for data */

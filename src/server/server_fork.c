@@ -1,6 +1,8 @@
 /* PMIx_server_setup_fork: the environment a child needs to find and
- * authenticate to this server (wire.h SY_ENV_*). */
+ * authenticate to this server (wire.h SY_ENV_*).  The client's record
+ * is not needed: register_client may come before or after. */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,17 +46,57 @@ static pmix_status_t env_set(char ***env, const char *name, const char *value)
     return PMIX_SUCCESS;
 }
 
+/* What a child's environment is made of: fixed once PMIx_server_init
+ * returned, copied while the server is held in use.  No registry and no loop are
+ * involved, so this works in the parent on any thread, and in a child
+ * forked from a threaded host, where our progress thread does not exist
+ * (Slurm's slurmstepd calls setup_fork there, after fork(), before exec). */
 typedef struct {
-    sy_srv_op_t op;
-    pmix_proc_t proc;
-    char ***env;
-} fork_req_t;
+    char *uri, *usock, *tmpdir, *system_tmpdir, *hostname;
+    char token[SY_SRV_TOKEN_LEN + 1];
+} fork_data_t;
 
-static pmix_status_t fill_env(sy_srv_t *s, const pmix_proc_t *proc, char ***env)
+static void fork_data_free(fork_data_t *d)
 {
-    sy_srv_client_t *c = sy_srv_client_get(s, proc);
-    if (c == NULL)
-        return PMIX_ERR_NOMEM;
+    free(d->uri);
+    free(d->usock);
+    free(d->tmpdir);
+    free(d->system_tmpdir);
+    free(d->hostname);
+}
+
+static bool dup_opt(char **dst, const char *src)
+{
+    *dst = src != NULL ? strdup(src) : NULL;
+    return src == NULL || *dst != NULL;
+}
+
+static pmix_status_t fork_data_get(const pmix_proc_t *proc, fork_data_t *d)
+{
+    /* held in use, the server is not freed while its strings are copied
+     * (outside the lock: nothing allocates under it) */
+    if (sy_srv_use() == NULL)
+        return PMIX_ERR_INIT;
+    const sy_srv_t *s = sy_srv;
+    pmix_status_t rc = PMIX_SUCCESS;
+    pthread_mutex_lock(&sy_srv_life_lock);
+    bool started = s->started;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    if (!started) {
+        rc = PMIX_ERR_INIT;
+    } else {
+        sy_srv_client_token(s, proc, d->token);
+        if (!dup_opt(&d->uri, s->uri) || !dup_opt(&d->usock, s->usock_path) ||
+            !dup_opt(&d->tmpdir, s->tmpdir) || !dup_opt(&d->system_tmpdir, s->system_tmpdir) ||
+            !dup_opt(&d->hostname, s->hostname))
+            rc = PMIX_ERR_NOMEM;
+    }
+    sy_srv_unuse();
+    return rc;
+}
+
+static pmix_status_t fill_env(const fork_data_t *d, const pmix_proc_t *proc, char ***env)
+{
     char rank[16], ver[32];
     snprintf(rank, sizeof(rank), "%u", proc->rank);
     snprintf(ver, sizeof(ver), "%ld.%ld.%ld", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
@@ -62,44 +104,37 @@ static pmix_status_t fill_env(sy_srv_t *s, const pmix_proc_t *proc, char ***env)
     pmix_status_t rc = PMIX_SUCCESS;
 #define SET(n, v)                                                                                  \
     do {                                                                                           \
-        if (rc == PMIX_SUCCESS)                                                                    \
+        if (rc == PMIX_SUCCESS && (v) != NULL)                                                     \
             rc = env_set(env, (n), (v));                                                           \
     } while (0)
     SET(SY_ENV_NSPACE, proc->nspace);
     SET(SY_ENV_RANK, rank);
-    if (s->uri != NULL) {
-        SET(SY_ENV_URI, s->uri);
-        SET("PMIX_SERVER_URI4", s->uri);
-        SET("PMIX_SERVER_URI3", s->uri);
-        SET("PMIX_SERVER_URI2", s->uri);
-        SET("PMIX_SERVER_URI21", s->uri);
-    }
-    if (s->usock_path != NULL)
-        SET(SY_ENV_USOCK, s->usock_path);
-    if (c->token[0] != '\0')
-        SET(SY_ENV_TOKEN, c->token);
-    SET(SY_ENV_SERVER_TMPDIR, s->tmpdir);
-    SET(SY_ENV_SYSTEM_TMPDIR, s->system_tmpdir);
-    SET(SY_ENV_HOSTNAME, s->hostname);
+    SET(SY_ENV_URI, d->uri);
+    SET("PMIX_SERVER_URI4", d->uri);
+    SET("PMIX_SERVER_URI3", d->uri);
+    SET("PMIX_SERVER_URI2", d->uri);
+    SET("PMIX_SERVER_URI21", d->uri);
+    SET(SY_ENV_USOCK, d->usock);
+    if (d->token[0] != '\0')
+        SET(SY_ENV_TOKEN, d->token);
+    SET(SY_ENV_SERVER_TMPDIR, d->tmpdir);
+    SET(SY_ENV_SYSTEM_TMPDIR, d->system_tmpdir);
+    SET(SY_ENV_HOSTNAME, d->hostname);
     SET(SY_ENV_VERSION, ver);
 #undef SET
     return rc;
-}
-
-static void setup_fork_on_loop(void *arg)
-{
-    fork_req_t *r = arg;
-    sy_srv_op_finish(&r->op, sy_srv != NULL ? fill_env(sy_srv, &r->proc, r->env) : PMIX_ERR_INIT);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env)
 {
     if (proc == NULL || env == NULL || proc->nspace[0] == '\0')
         return PMIX_ERR_BAD_PARAM;
-    fork_req_t *r = calloc(1, sizeof(*r));
-    if (r == NULL)
-        return PMIX_ERR_NOMEM;
-    PMIX_LOAD_PROCID(&r->proc, proc->nspace, proc->rank);
-    r->env = env;
-    return sy_srv_op_start(&r->op, setup_fork_on_loop, NULL, NULL);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, proc->nspace, proc->rank);
+    fork_data_t d = {0};
+    pmix_status_t rc = fork_data_get(&p, &d);
+    if (rc == PMIX_SUCCESS)
+        rc = fill_env(&d, &p, env);
+    fork_data_free(&d);
+    return rc;
 }

@@ -358,6 +358,7 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
 /* ---- the host's group upcall ---- */
 
 typedef struct {
+    sy_srv_upcall_t up;
     uint64_t seq;
     char grp[PMIX_MAX_NSLEN + 1];
     pmix_proc_t *procs; /* what the host was given: valid until it calls back */
@@ -405,7 +406,11 @@ static void host_grp_drop(void *arg)
 static void host_grp_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_grp_t *h = cbdata;
+    host_grp_t *h = sy_srv_upcall_claim(cbdata);
+    if (h == NULL) {
+        sy_srv_release_later(release_fn, release_cbdata);
+        return;
+    }
     h->status = status;
     for (size_t i = 0; info != NULL && i < ninfo; i++) {
         const pmix_value_t *v = &info[i].value;
@@ -433,8 +438,7 @@ static void host_grp_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, v
             }
         }
     }
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
+    sy_srv_release_later(release_fn, release_cbdata);
     sy_srv_post_or_drop(host_grp_done, host_grp_drop, h);
 }
 
@@ -508,8 +512,9 @@ static void call_host(gop_t *g, pmix_group_operation_t op)
     }
     g->host_called = true;
     sy_srv_coll_host_called(g->coll);
-    rc = s->module.group(op, h->grp, h->procs, h->nprocs, h->dirs, h->ngiven, host_grp_cb, h);
-    if (rc == PMIX_SUCCESS)
+    rc = s->module.group(op, h->grp, h->procs, h->nprocs, h->dirs, h->ngiven, host_grp_cb,
+                         sy_srv_upcall_ticket(&h->up, h));
+    if (!sy_srv_upcall_returned(&h->up, rc))
         return;
     host_grp_free(h);
     if (rc == PMIX_OPERATION_SUCCEEDED)

@@ -5,6 +5,8 @@
  * the library's keys itself.
  * The host answers on any thread; its infos are packed in its callback
  * (valid only there), released, and the reply is sent from the loop. */
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +50,9 @@ static void req_free(sy_srv_req_t *req)
 /* The host started (or refused) the job: reply with its namespace. */
 static void spawn_done(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
 {
-    hostop_req_t *r = cbdata;
+    hostop_req_t *r = sy_srv_upcall_claim(cbdata);
+    if (r == NULL)
+        return;
     r->req.status = status;
     const char *ns = status == PMIX_SUCCESS ? nspace : NULL;
     if (sy_pack(&r->req.reply, &ns, 1, PMIX_STRING) != PMIX_SUCCESS)
@@ -72,11 +76,12 @@ static void pack_infos(hostop_req_t *r, pmix_status_t status, const pmix_info_t 
 static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    hostop_req_t *r = cbdata;
-    pack_infos(r, status, info, info != NULL ? ninfo : 0);
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
-    sy_srv_req_post(&r->req);
+    hostop_req_t *r = sy_srv_upcall_claim(cbdata);
+    if (r != NULL)
+        pack_infos(r, status, info, info != NULL ? ninfo : 0);
+    sy_srv_release_later(release_fn, release_cbdata);
+    if (r != NULL)
+        sy_srv_req_post(&r->req);
 }
 
 /* The merged answer of a QUERY (on the loop). */
@@ -86,6 +91,53 @@ static void query_done(pmix_status_t status, sy_infos_t *answers, void *arg)
     bool none = status != PMIX_SUCCESS && status != PMIX_ERR_PARTIAL_SUCCESS;
     pack_infos(r, status, answers->info, none ? 0 : answers->n);
     sy_srv_req_finish(&r->req);
+}
+
+/* What the standard asks of a spawn request, checked before the host sees
+ * it (where the program is and whether the job fits are the host's to
+ * judge): every app names a program (cmd, else argv[0]:
+ * PMIX_ERR_JOB_NO_EXE_SPECIFIED), asks for at least one process and no
+ * more than an int's worth in all, and has sane argv and env (every env
+ * entry NAME=VALUE with a name, argv and env together within what exec
+ * takes): PMIX_ERR_BAD_PARAM. */
+#define SY_SPAWN_MAX_ARGS (2u << 20) /* bytes of argv + env of one app */
+
+static pmix_status_t strings_size(char **v, bool env, size_t *total)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
+        const char *eq = env ? strchr(v[i], '=') : NULL;
+        if (env && (eq == NULL || eq == v[i]))
+            return PMIX_ERR_BAD_PARAM;
+        *total += strlen(v[i]) + 1 + sizeof(char *);
+        if (*total > SY_SPAWN_MAX_ARGS)
+            return PMIX_ERR_BAD_PARAM;
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t check_apps(const pmix_app_t *apps, size_t napps)
+{
+    long long total = 0;
+    for (size_t a = 0; a < napps; a++) {
+        const pmix_app_t *app = &apps[a];
+        const char *prog = app->cmd;
+        if (prog == NULL || prog[0] == '\0')
+            prog = app->argv != NULL ? app->argv[0] : NULL;
+        if (prog == NULL || prog[0] == '\0')
+            return PMIX_ERR_JOB_NO_EXE_SPECIFIED;
+        if (app->maxprocs < 1)
+            return PMIX_ERR_BAD_PARAM;
+        total += app->maxprocs;
+        if (total > INT_MAX)
+            return PMIX_ERR_BAD_PARAM;
+        size_t bytes = 0;
+        pmix_status_t rc = strings_size(app->argv, false, &bytes);
+        if (rc == PMIX_SUCCESS)
+            rc = strings_size(app->env, true, &bytes);
+        if (rc != PMIX_SUCCESS)
+            return rc;
+    }
+    return PMIX_SUCCESS;
 }
 
 static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
@@ -122,11 +174,11 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     sy_srv_client_t *c = peer->client;
     pmix_server_module_t *m = &s->module;
     /* the library answers part of any query itself (server_query.c) */
-    bool have = cmd == SY_CMD_QUERY || (cmd == SY_CMD_LOG && m->log != NULL) ||
-                (cmd == SY_CMD_ALLOC && m->allocate != NULL) ||
-                (cmd == SY_CMD_JOB_CONTROL && m->job_control != NULL) ||
-                (cmd == SY_CMD_MONITOR && m->monitor != NULL) ||
-                (cmd == SY_CMD_SPAWN && m->spawn != NULL);
+    /* ... and cleanup registrations (server_cleanup.c) */
+    bool have =
+        cmd == SY_CMD_QUERY || cmd == SY_CMD_JOB_CONTROL || (cmd == SY_CMD_LOG && m->log != NULL) ||
+        (cmd == SY_CMD_ALLOC && m->allocate != NULL) ||
+        (cmd == SY_CMD_MONITOR && m->monitor != NULL) || (cmd == SY_CMD_SPAWN && m->spawn != NULL);
     if (c == NULL || !have) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
         return;
@@ -165,6 +217,11 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
             int32_t cnt = (int32_t)r->napps;
             rc = r->apps == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->apps, &cnt, PMIX_APP);
         }
+        if (rc == PMIX_SUCCESS && (rc = check_apps(r->apps, r->napps)) != PMIX_SUCCESS) {
+            r->req.status = rc; /* the caller's mistake, told as such */
+            sy_srv_req_finish(&r->req);
+            return;
+        }
     } else if (cmd == SY_CMD_MONITOR) {
         /* the monitor request (one info), the error code, directives */
         rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
@@ -190,24 +247,38 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         sy_srv_req_finish(&r->req);
         return;
     }
+    if (cmd == SY_CMD_JOB_CONTROL) {
+        /* cleanup is ours to do; the host gets what is left, if anything */
+        bool had = false;
+        rc = sy_srv_cleanup_take(c, r->targets, r->ntargets, &r->dirs, &r->ndirs, &had);
+        if (rc != PMIX_SUCCESS || (had && r->ndirs == 0) || m->job_control == NULL) {
+            r->req.status = rc != PMIX_SUCCESS     ? rc
+                            : had && r->ndirs == 0 ? PMIX_SUCCESS
+                                                   : PMIX_ERR_NOT_SUPPORTED;
+            sy_srv_req_finish(&r->req);
+            return;
+        }
+    }
     if (cmd == SY_CMD_LOG) {
         /* a void upcall: the outcome always comes through the callback */
-        m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, sy_srv_req_op_done, r);
+        m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, sy_srv_req_op_done,
+               sy_srv_req_ticket(&r->req));
         return;
     }
     if (cmd == SY_CMD_QUERY) {
         sy_srv_query(&c->proc, r->queries, r->nqueries, query_done, r);
         return;
     }
+    void *t = sy_srv_req_ticket(&r->req);
     if (cmd == SY_CMD_MONITOR)
-        rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, r);
+        rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, t);
     else if (cmd == SY_CMD_SPAWN)
-        rc = m->spawn(&c->proc, r->info, r->ninfo, r->apps, r->napps, spawn_done, r);
+        rc = m->spawn(&c->proc, r->info, r->ninfo, r->apps, r->napps, spawn_done, t);
     else if (cmd == SY_CMD_ALLOC)
-        rc = m->allocate(&c->proc, directive, r->info, r->ninfo, info_done, r);
+        rc = m->allocate(&c->proc, directive, r->info, r->ninfo, info_done, t);
     else
-        rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, r);
-    if (rc != PMIX_SUCCESS) {
+        rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, t);
+    if (sy_srv_upcall_returned(&r->req.up, rc)) {
         r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
         sy_srv_req_finish(&r->req);
     }

@@ -3,6 +3,7 @@
  * up and go down. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "common/log.h"
 #include "common/runtime.h"
 #include "common/store.h"
+#include "common/sweep.h"
 #include "common/sync.h"
 #include "common/usock.h"
 #include "server/server_internal.h"
@@ -54,6 +56,7 @@ static const char *const known_keys[] = {PMIX_SERVER_NSPACE,
                                          SWITCHYARD_FABRIC_FORMAT,
                                          SWITCHYARD_FABRIC_GENERATE,
                                          SWITCHYARD_FABRIC_WATCH,
+                                         SWITCHYARD_SERVER_MAX_MSG_SIZE,
                                          PMIX_FABRIC_VENDOR,
                                          PMIX_FABRIC_IDENTIFIER,
                                          NULL};
@@ -102,6 +105,8 @@ static pmix_status_t take_int(const pmix_info_t *inf, long long *dst)
     case PMIX_UINT16: *dst = v->data.uint16; break;
     case PMIX_PROC_RANK: *dst = v->data.rank; break;
     case PMIX_SIZE: *dst = (long long)v->data.size; break;
+    case PMIX_UINT64: *dst = (long long)v->data.uint64; break;
+    case PMIX_INT64: *dst = v->data.int64; break;
     default: return bad_type(inf);
     }
     return PMIX_SUCCESS;
@@ -201,6 +206,16 @@ static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t n
                 if (*dst == NULL)
                     rc = PMIX_ERR_NOMEM;
             }
+        } else if (sy_srv_info_is(inf, SWITCHYARD_SERVER_MAX_MSG_SIZE)) {
+            if ((rc = take_int(inf, &num)) == PMIX_SUCCESS) {
+                if (num < (long long)SY_FRAME_MIN_MAX_BODY || num > (long long)UINT32_MAX) {
+                    sy_log(SY_LOG_WARN, "PMIx_server_init: %s %lld is not between %zu and %u bytes",
+                           inf->key, num, SY_FRAME_MIN_MAX_BODY, UINT32_MAX);
+                    rc = PMIX_ERR_BAD_PARAM;
+                } else {
+                    s->max_msg = (size_t)num;
+                }
+            }
         } else if (sy_srv_info_is(inf, PMIX_HOSTNAME)) {
             if ((rc = take_string(inf, &str)) == PMIX_SUCCESS)
                 snprintf(s->hostname, sizeof(s->hostname), "%s", str);
@@ -227,6 +242,8 @@ static pmix_status_t setup_tmpdir(sy_srv_t *s)
         if (s->system_tmpdir == NULL)
             return PMIX_ERR_NOMEM;
     }
+    /* what servers of ours killed on this host left there (sweep.h) */
+    sy_sweep_dead(s->system_tmpdir, s->hostname);
     if (s->tmpdir == NULL) {
         char *tmpl = NULL;
         if (asprintf(&tmpl, "%s/switchyard.%ld.XXXXXX", s->system_tmpdir, (long)getpid()) < 0)
@@ -309,6 +326,7 @@ static void stop_on_loop(void *arg)
     sy_srv_iof_finalize();
     sy_srv_query_finalize();
     sy_srv_peers_close_all(s);
+    sy_srv_cleanup_finalize(); /* registered cleanup not done yet */
     sy_srv_listen_stop(s);
     sy_srv_registry_free(s);
     sy_srv_remove_files(s);
@@ -353,6 +371,7 @@ static void release_runtime(sy_progress_t *p)
 PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
                                            size_t ninfo)
 {
+    sy_srv_atfork_init();
     pthread_mutex_lock(&sy_srv_life_lock);
     if (srv_refcount > 0) {
         srv_refcount++;
@@ -377,6 +396,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
         snprintf(s->hostname, sizeof(s->hostname), "localhost");
 
     sy_srv_hex_token(s->tool_token);
+    s->client_key_ok = sy_srv_random(s->client_key, sizeof(s->client_key)) == PMIX_SUCCESS;
     pmix_status_t rc = parse_attrs(s, info, ninfo);
     if (rc == PMIX_SUCCESS)
         rc = setup_tmpdir(s);
@@ -421,12 +441,16 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
         rc = run_on_loop(p, start_on_loop, s);
     if (rc == PMIX_SUCCESS) {
         sy_srv_query_init();
+        pthread_mutex_lock(&sy_srv_life_lock);
+        s->started = true;
+        pthread_mutex_unlock(&sy_srv_life_lock);
         return PMIX_SUCCESS;
     }
 
     pthread_mutex_lock(&sy_srv_life_lock);
     sy_srv_alive = false;
     srv_refcount = 0;
+    sy_srv_wait_unused();
     pthread_mutex_unlock(&sy_srv_life_lock);
     run_on_loop(p, stop_on_loop, s);
     pthread_mutex_lock(&sy_srv_life_lock);
@@ -463,8 +487,10 @@ PMIX_EXPORT pmix_status_t PMIx_server_finalize(void)
     }
     sy_srv_t *s = sy_srv;
     /* From here on host completions are dropped instead of posted; the
-     * ones already posted run before stop_on_loop (posts are FIFO). */
+     * ones already posted (or being posted) run before stop_on_loop (posts
+     * are FIFO). */
     sy_srv_alive = false;
+    sy_srv_wait_unused();
     pthread_mutex_unlock(&sy_srv_life_lock);
 
     run_on_loop(s->progress, stop_on_loop, s);

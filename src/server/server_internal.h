@@ -8,6 +8,7 @@
 #define SWITCHYARD_SERVER_INTERNAL_H
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <pmix_server.h>
@@ -75,6 +76,7 @@ typedef struct sy_srv_peer {
     bool finalized;             /* FINALIZE received */
     struct sy_srv_peer *direct; /* READY: its direct channel, if open */
     struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
+    unsigned long serial;       /* names it to host callbacks that may come late */
     struct sy_srv_peer *next;
     struct sy_srv_peer *prev;
 } sy_srv_peer_t;
@@ -97,17 +99,27 @@ typedef struct {
     bool tool_support, system_support, session_support, gateway, scheduler, remote;
     bool single_listener, usock_disable, tcp4_disable, tcp6_disable;
     mode_t sock_mode;
+    size_t max_msg;           /* largest frame body of an authenticated peer (0: the default) */
     int tcp4_port, tcp6_port; /* requested; 0 = ephemeral, -1 = none */
     char **if_include, **if_exclude;
     /* listeners */
     int usock_fd, tcp4_fd, tcp6_fd;
     struct event *usock_ev, *tcp4_ev, *tcp6_ev;
+    bool accept_paused;       /* listeners off after a failed accept */
+    bool accept_starved;      /* ... logged once until an accept works */
+    sy_timer_t *accept_timer; /* the retry while paused */
     char *usock_path;
     char *uri;         /* "<nspace>.<rank>;tcp4://addr:port", or NULL */
     char **made_files; /* every file we created outside segments */
     size_t nmade_files;
     time_t start_time;
     char tool_token[SY_SRV_TOKEN_LEN + 1]; /* tools' secret over TCP (rendezvous files) */
+    /* A client's token is derived from its name under this key
+     * (server_registry.c): setup_fork, also in a forked child, needs no
+     * registry.  Empty (ok false) without randomness: no TCP clients. */
+    uint8_t client_key[16];
+    bool client_key_ok;
+    bool started; /* PMIx_server_init is done: the listeners are known */
     /* registry */
     sy_srv_client_t *clients;
     sy_srv_nspace_t *nspaces;
@@ -122,13 +134,26 @@ typedef struct {
 /* The one server of the process; NULL when not initialized.  Loop only. */
 extern sy_srv_t *sy_srv;
 
-/* Guards the reference count and the liveness the host callbacks test. */
+/* Guards the reference count and the liveness the host callbacks test.
+ * Held across fork() (server_util.c), so a forked child finds it free and
+ * what it guards consistent. */
 extern pthread_mutex_t sy_srv_life_lock;
 extern bool sy_srv_alive;
+void sy_srv_atfork_init(void);
+/* A use of the live server outside the lock: its runtime, or NULL when
+ * there is none; the server is not freed until sy_srv_unuse.  Finalize,
+ * holding the lock once sy_srv_alive is false, waits for every use to end
+ * (sy_srv_wait_unused).  Never allocates or blocks under the lock. */
+sy_progress_t *sy_srv_use(void);
+void sy_srv_unuse(void);
+void sy_srv_wait_unused(void);
 
 /* ---- server_listen.c ---- */
 pmix_status_t sy_srv_listen_start(sy_srv_t *s);
 void sy_srv_listen_stop(sy_srv_t *s);
+/* One of our descriptors was closed: listen again if a failed accept
+ * paused the listeners (server_listen.c). */
+void sy_srv_accept_resume(sy_srv_t *s);
 pmix_status_t sy_srv_rendezvous_write(sy_srv_t *s);
 void sy_srv_remember_file(sy_srv_t *s, const char *path);
 void sy_srv_remove_files(sy_srv_t *s);
@@ -236,6 +261,18 @@ void sy_srv_coll_finish(sy_srv_coll_t *c, pmix_status_t status, const pmix_data_
 /* ---- server_pubsub.c: publish / lookup / unpublish through the host ---- */
 void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 
+/* ---- server_cleanup.c: cleanup registered through job control ---- */
+/* The cleanup directives of client c's job-control request (targets: its
+ * own job when none) are recorded here and removed from *dirs (freed and
+ * NULL when none is left); *had tells whether there were any.  An error
+ * is the request's answer. */
+pmix_status_t sy_srv_cleanup_take(const sy_srv_client_t *c, const pmix_proc_t *targets,
+                                  size_t ntargets, pmix_info_t **dirs, size_t *ndirs, bool *had);
+/* A client finalized or its connection ended; a namespace went; finalize. */
+void sy_srv_cleanup_proc_gone(const pmix_proc_t *proc);
+void sy_srv_cleanup_nspace_gone(const char *nspace);
+void sy_srv_cleanup_finalize(void);
+
 /* ---- server_hostops.c: query, log, job control through the host ---- */
 void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
 
@@ -304,6 +341,9 @@ sy_srv_client_t *sy_srv_client_get(sy_srv_t *s, const pmix_proc_t *proc); /* fin
 sy_srv_nspace_t *sy_srv_nspace_find(sy_srv_t *s, const char *nspace);
 /* A fresh secret of SY_SRV_TOKEN_LEN hex digits (empty without randomness). */
 void sy_srv_hex_token(char out[SY_SRV_TOKEN_LEN + 1]);
+/* The token of a client (empty when the server has no key). */
+void sy_srv_client_token(const sy_srv_t *s, const pmix_proc_t *proc,
+                         char out[SY_SRV_TOKEN_LEN + 1]);
 void sy_srv_registry_free(sy_srv_t *s);
 /* Its segment detached and removed, its memory freed (already unlisted). */
 void sy_srv_nspace_free(sy_srv_nspace_t *ns);
@@ -350,6 +390,28 @@ pmix_status_t sy_srv_op_start(sy_srv_op_t *op, sy_progress_fn_t fn, pmix_op_cbfu
                               void *cbdata);
 void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status);
 
+/* ---- server_upcall.c: upcall tickets ----
+ * The cbdata a host upcall gets is a ticket, never the request itself:
+ * hosts may call back inside the upcall, from any thread, never, or also
+ * after returning an error or PMIX_OPERATION_SUCCEEDED.  Embed a
+ * sy_srv_upcall_t in the request; pass sy_srv_upcall_ticket(&r->up, r) as
+ * cbdata; in the callback, sy_srv_upcall_claim(cbdata) gives the request,
+ * or NULL when it was ended already (then do nothing but release what the
+ * host handed over); after the upcall, sy_srv_upcall_returned(&r->up, rc)
+ * is true when the caller must end the request itself with rc (the
+ * callback will not come or already lost the race). */
+typedef struct sy_srv_upcall {
+    uintptr_t id;
+    void *req;
+    struct sy_srv_upcall *next;
+} sy_srv_upcall_t;
+void *sy_srv_upcall_ticket(sy_srv_upcall_t *u, void *req);
+void *sy_srv_upcall_claim(void *ticket);
+bool sy_srv_upcall_returned(sy_srv_upcall_t *u, pmix_status_t rc);
+/* A host's release_fn, called on the loop once its callback returned
+ * (never on the host's thread: it may hold the lock release_fn takes). */
+void sy_srv_release_later(pmix_release_cbfunc_t fn, void *cbdata);
+
 /* A peer's request handed to a host upcall.  Embed it first in a malloc'd
  * request struct; sy_srv_req_init holds the peer.  The host's callback (any
  * thread) sets status and reply, then calls sy_srv_req_post (or passes
@@ -359,6 +421,7 @@ void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status);
  * (its own fields and itself; reply is destructed already).  A server gone
  * meanwhile only frees it. */
 typedef struct sy_srv_req {
+    sy_srv_upcall_t up; /* cbdata for the host: sy_srv_req_ticket */
     sy_srv_peer_t *peer;
     uint32_t tag;
     pmix_status_t status;
@@ -368,6 +431,9 @@ typedef struct sy_srv_req {
 void sy_srv_req_init(sy_srv_req_t *req, sy_srv_peer_t *peer, uint32_t tag,
                      void (*free_fn)(sy_srv_req_t *req));
 void sy_srv_req_post(sy_srv_req_t *req);
+/* The cbdata to give the host's upcall; its callback claims it
+ * (sy_srv_upcall_claim); sy_srv_req_op_done does. */
+void *sy_srv_req_ticket(sy_srv_req_t *req);
 void sy_srv_req_op_done(pmix_status_t status, void *cbdata);
 void sy_srv_req_finish(sy_srv_req_t *req);
 #endif

@@ -390,23 +390,27 @@ static void unlink_sub(sub_t *s)
 static pmix_status_t host_dirs(const sy_srv_peer_t *peer, const pmix_info_t *dirs, size_t ndirs,
                                const char *extra, pmix_info_t **out, size_t *nout)
 {
-    size_t n = ndirs + 2 + (extra != NULL);
+    size_t n = ndirs + 2 + (extra != NULL), k = 0;
     PMIX_INFO_CREATE(*out, n);
     if (*out == NULL)
         return PMIX_ERR_NOMEM;
+    /* the peer's own PMIX_USERID/PMIX_GRPID, if it sent any, are not passed
+     * on: the host hears only the identity we know */
     for (size_t i = 0; i < ndirs; i++)
-        PMIx_Info_xfer(&(*out)[i], &dirs[i]);
+        if (!sy_srv_info_is(&dirs[i], PMIX_USERID) && !sy_srv_info_is(&dirs[i], PMIX_GRPID))
+            PMIx_Info_xfer(&(*out)[k++], &dirs[i]);
     uint32_t uid = peer->client != NULL ? (uint32_t)peer->client->uid : (uint32_t)peer->uid;
     uint32_t gid = peer->client != NULL ? (uint32_t)peer->client->gid : (uint32_t)peer->gid;
-    PMIX_INFO_LOAD(&(*out)[ndirs], PMIX_USERID, &uid, PMIX_UINT32);
-    PMIX_INFO_LOAD(&(*out)[ndirs + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&(*out)[k++], PMIX_USERID, &uid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&(*out)[k++], PMIX_GRPID, &gid, PMIX_UINT32);
     if (extra != NULL)
-        PMIX_INFO_LOAD(&(*out)[ndirs + 2], extra, NULL, PMIX_BOOL);
-    *nout = n;
+        PMIX_INFO_LOAD(&(*out)[k++], extra, NULL, PMIX_BOOL);
+    *nout = k;
     return PMIX_SUCCESS;
 }
 
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     sy_srv_peer_t *peer;
     uint32_t tag;
     uint8_t cmd;
@@ -469,15 +473,22 @@ static void op_drop(void *arg)
 
 static void host_done(pmix_status_t status, void *cbdata)
 {
-    op_t *o = cbdata;
+    op_t *o = sy_srv_upcall_claim(cbdata);
+    if (o == NULL)
+        return;
     o->status = status;
     sy_srv_post_or_drop(op_done_on_loop, op_drop, o);
+}
+
+static void *ticket(op_t *o)
+{
+    return sy_srv_upcall_ticket(&o->up, o);
 }
 
 /* What an upcall returned: PMIX_SUCCESS means the host calls back. */
 static void host_returned(op_t *o, pmix_status_t rc)
 {
-    if (rc == PMIX_SUCCESS)
+    if (!sy_srv_upcall_returned(&o->up, rc))
         return;
     o->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
     op_done_on_loop(o);
@@ -553,8 +564,8 @@ static void handle_pull(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     o->cmd = SY_CMD_IOF_PULL;
     o->sub = s;
     sy_srv_peer_hold(peer);
-    host_returned(
-        o, srv->module.iof_pull(s->procs, s->nprocs, o->dirs, o->ndirs, s->channels, host_done, o));
+    host_returned(o, srv->module.iof_pull(s->procs, s->nprocs, o->dirs, o->ndirs, s->channels,
+                                          host_done, ticket(o)));
 }
 
 /* Tell the host a registration ended; the reply (if tag) follows its answer. */
@@ -587,7 +598,8 @@ static void stop_sub(sub_t *s, sy_srv_peer_t *peer, uint32_t tag)
     s->procs = NULL;
     s->nprocs = 0;
     sub_free(s);
-    host_returned(o, srv->module.iof_pull(procs, nprocs, o->dirs, o->ndirs, ch, host_done, o));
+    host_returned(o,
+                  srv->module.iof_pull(procs, nprocs, o->dirs, o->ndirs, ch, host_done, ticket(o)));
 }
 
 static void handle_dereg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -644,7 +656,7 @@ static void handle_push(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     sy_srv_peer_hold(peer);
     pmix_proc_t source = peer->proc;
     host_returned(o, srv->module.push_stdin(&source, o->targets, o->ntargets, o->dirs, o->ndirs,
-                                            &o->bo, host_done, o));
+                                            &o->bo, host_done, ticket(o)));
 }
 
 void sy_srv_iof_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)

@@ -21,6 +21,8 @@
 #include <pmix_version.h>
 
 #include "common/log.h"
+#include "common/rendezvous.h"
+#include "common/safefile.h"
 #include "common/usock.h"
 #include "server/server_internal.h"
 
@@ -47,20 +49,85 @@ void sy_srv_remove_files(sy_srv_t *s)
     s->nmade_files = 0;
 }
 
+/* ---- accepting, and backing off when accept fails ----
+ *
+ * A listener stays readable while a connection waits, so an accept that
+ * fails (EMFILE/ENFILE at the descriptor limit, ENOMEM/ENOBUFS) would
+ * bring us straight back: a spin that also floods the log.  Instead every
+ * listener is paused, one line is logged for the whole episode, and
+ * listening resumes when one of our connections closes (a descriptor is
+ * free) or after SY_ACCEPT_RETRY seconds (the host may free one). Connected
+ * peers are served meanwhile; waiting connections stay in the backlog. */
+#define SY_ACCEPT_RETRY 1.0
+
+static void listeners_arm(sy_srv_t *s, bool on)
+{
+    struct event *evs[] = {s->usock_ev, s->tcp4_ev, s->tcp6_ev};
+    for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+        if (evs[i] == NULL)
+            continue;
+        if (on)
+            event_add(evs[i], NULL);
+        else
+            event_del(evs[i]);
+    }
+}
+
+static void accept_retry(void *arg)
+{
+    sy_srv_t *s = arg;
+    if (s->accept_timer != NULL) {
+        sy_timer_cancel(s->accept_timer);
+        s->accept_timer = NULL;
+    }
+    sy_srv_accept_resume(s);
+}
+
+static void accept_pause(sy_srv_t *s)
+{
+    if (!s->accept_starved)
+        sy_log(SY_LOG_WARN,
+               "server: accept failed: %s; not accepting connections until a descriptor is "
+               "free (connected clients are still served)",
+               sy_usock_error());
+    s->accept_starved = true;
+    if (s->accept_paused)
+        return;
+    s->accept_paused = true;
+    listeners_arm(s, false);
+    if (s->accept_timer == NULL && sy_progress_timer(s->progress, SY_ACCEPT_RETRY, accept_retry, s,
+                                                     &s->accept_timer) != PMIX_SUCCESS)
+        s->accept_timer = NULL;
+}
+
+void sy_srv_accept_resume(sy_srv_t *s)
+{
+    if (s == NULL || !s->accept_paused)
+        return;
+    s->accept_paused = false;
+    listeners_arm(s, true);
+}
+
 static void on_accept(evutil_socket_t lfd, short what, void *arg)
 {
     (void)what;
     sy_srv_t *s = sy_srv;
     bool tcp = (arg != NULL);
-    if (s == NULL)
+    if (s == NULL || s->accept_paused)
         return;
     for (int i = 0; i < 64; i++) {
         int fd = -1;
         pmix_status_t rc = sy_usock_accept(lfd, &fd);
-        if (rc == PMIX_ERR_WOULD_BLOCK)
+        if (rc == PMIX_ERR_WOULD_BLOCK) {
+            /* every waiting connection taken: the episode is over */
+            if (s->accept_starved) {
+                s->accept_starved = false;
+                sy_log(SY_LOG_INFO, "server: accepting connections again");
+            }
             return;
+        }
         if (rc != PMIX_SUCCESS) {
-            sy_log(SY_LOG_WARN, "server: accept failed: %s", sy_usock_error());
+            accept_pause(s);
             return;
         }
         sy_srv_peer_accept(s, fd, tcp);
@@ -194,61 +261,70 @@ static void unwatch(struct event **ev, int *fd)
 
 void sy_srv_listen_stop(sy_srv_t *s)
 {
+    if (s->accept_timer != NULL) {
+        sy_timer_cancel(s->accept_timer);
+        s->accept_timer = NULL;
+    }
     unwatch(&s->usock_ev, &s->usock_fd);
     unwatch(&s->tcp4_ev, &s->tcp4_fd);
     unwatch(&s->tcp6_ev, &s->tcp6_fd);
 }
 
-/* A system server already announced on this node, and still alive? */
+/* A system server already announced on this node, and still alive?  Only
+ * a file of ours or root's counts: anyone can make that name in /tmp. */
 static bool system_server_running(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    sy_rndz_t r;
+    if (sy_rndz_read(path, &r) != PMIX_SUCCESS)
         return false;
-    char line[512];
-    long pid = 0;
-    while (fgets(line, sizeof(line), f) != NULL)
-        if (sscanf(line, "pid:%ld", &pid) == 1)
-            break;
-    fclose(f);
-    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    bool alive = sy_rndz_alive(&r);
+    sy_rndz_free(&r);
+    return alive;
 }
 
-static pmix_status_t write_rendezvous(sy_srv_t *s, const char *path)
+/* Publish the rendezvous file as dir/name (safefile.h: a private
+ * temporary renamed into place; a name someone else made first is left
+ * alone and logged, PMIX_EXISTS). */
+static pmix_status_t write_rendezvous(sy_srv_t *s, const char *dir, const char *name)
 {
-    for (size_t i = 0; i < s->nmade_files; i++)
-        if (strcmp(s->made_files[i], path) == 0)
-            return PMIX_SUCCESS;
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp", path) < 0)
+    char *path = NULL, *text = NULL;
+    if (asprintf(&path, "%s/%s", dir, name) < 0)
         return PMIX_ERR_NOMEM;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (f == NULL) {
-        sy_log(SY_LOG_WARN, "server: cannot write %s: %s", tmp, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        free(tmp);
-        return PMIX_ERR_NO_PERMISSIONS;
-    }
-    fprintf(f, "%s\nversion:%ld.%ld.%ld\npid:%ld\nstart:%lld\nusock:%s\n",
-            s->uri != NULL ? s->uri : "", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
-            PMIX_VERSION_RELEASE, (long)getpid(), (long long)s->start_time,
-            s->usock_path != NULL ? s->usock_path : "");
+    for (size_t i = 0; i < s->nmade_files; i++)
+        if (strcmp(s->made_files[i], path) == 0) {
+            free(path);
+            return PMIX_SUCCESS;
+        }
     /* who the server is, and the secret a tool shows over TCP (the file is
-     * readable by the server's user only) */
-    fprintf(f, "nspace:%s\nrank:%u\nhostname:%s\ntoken:%s\n", s->me.nspace, s->me.rank, s->hostname,
-            s->tool_token);
-    bool ok = fclose(f) == 0 && rename(tmp, path) == 0;
-    if (!ok) {
-        sy_log(SY_LOG_WARN, "server: cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
+     * readable by the server's user only); pstart tells a later reader a
+     * reused pid from this process */
+    int len = asprintf(&text,
+                       "%s\nversion:%ld.%ld.%ld\npid:%ld\nstart:%lld\npstart:%llu\nusock:%s\n"
+                       "nspace:%s\nrank:%u\nhostname:%s\ntoken:%s\n",
+                       s->uri != NULL ? s->uri : "", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
+                       PMIX_VERSION_RELEASE, (long)getpid(), (long long)s->start_time,
+                       sy_proc_start_ticks(getpid()), s->usock_path != NULL ? s->usock_path : "",
+                       s->me.nspace, s->me.rank, s->hostname, s->tool_token);
+    if (len < 0) {
+        free(path);
+        return PMIX_ERR_NOMEM;
     }
-    free(tmp);
-    if (!ok)
-        return PMIX_ERR_NO_PERMISSIONS;
-    sy_srv_remember_file(s, path);
-    return PMIX_SUCCESS;
+    pmix_status_t rc = sy_safe_publish(dir, name, text, (size_t)len, 0600);
+    /* the token is a secret: no copy lingers in freed memory */
+    explicit_bzero(text, (size_t)len);
+    free(text);
+    if (rc == PMIX_SUCCESS)
+        sy_srv_remember_file(s, path);
+    free(path);
+    return rc;
+}
+
+/* A name someone else holds (or one that is no file name) is skipped:
+ * it was logged, and the server is found through its other names. */
+static pmix_status_t write_or_skip(sy_srv_t *s, const char *dir, const char *name)
+{
+    pmix_status_t rc = write_rendezvous(s, dir, name);
+    return rc == PMIX_EXISTS || rc == PMIX_ERR_BAD_PARAM ? PMIX_SUCCESS : rc;
 }
 
 /* The standard's three names in dir: pmix.<host>.tool.<pid>,
@@ -256,40 +332,47 @@ static pmix_status_t write_rendezvous(sy_srv_t *s, const char *path)
  * directory of this server's own, pmix.<host>.tool. */
 static pmix_status_t write_tool_files(sy_srv_t *s, const char *dir, bool own_dir)
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s/pmix.%s.tool.%ld", dir, s->hostname, (long)getpid()) < 0)
+    char *name = NULL;
+    if (asprintf(&name, "pmix.%s.tool.%ld", s->hostname, (long)getpid()) < 0)
         return PMIX_ERR_NOMEM;
-    pmix_status_t rc = write_rendezvous(s, path);
-    free(path);
-    if (rc == PMIX_SUCCESS && strchr(s->me.nspace, '/') == NULL && s->me.nspace[0] != '.') {
-        if (asprintf(&path, "%s/pmix.%s.tool.%s", dir, s->hostname, s->me.nspace) < 0)
+    pmix_status_t rc = write_or_skip(s, dir, name);
+    free(name);
+    if (rc == PMIX_SUCCESS && sy_safe_name(s->me.nspace) && s->me.nspace[0] != '.') {
+        if (asprintf(&name, "pmix.%s.tool.%s", s->hostname, s->me.nspace) < 0)
             return PMIX_ERR_NOMEM;
-        rc = write_rendezvous(s, path);
-        free(path);
+        rc = write_or_skip(s, dir, name);
+        free(name);
     }
     if (rc == PMIX_SUCCESS && own_dir) {
-        if (asprintf(&path, "%s/pmix.%s.tool", dir, s->hostname) < 0)
+        if (asprintf(&name, "pmix.%s.tool", s->hostname) < 0)
             return PMIX_ERR_NOMEM;
-        rc = write_rendezvous(s, path);
-        free(path);
+        rc = write_or_skip(s, dir, name);
+        free(name);
     }
     return rc;
 }
 
 pmix_status_t sy_srv_rendezvous_write(sy_srv_t *s)
 {
-    char *path = NULL;
+    char *name = NULL, *path = NULL;
     pmix_status_t rc;
     if (s->system_support) {
-        if (asprintf(&path, "%s/pmix.sys.%s", s->system_tmpdir, s->hostname) < 0)
+        if (asprintf(&name, "pmix.sys.%s", s->hostname) < 0)
             return PMIX_ERR_NOMEM;
-        if (system_server_running(path)) {
-            sy_log(SY_LOG_WARN, "PMIx_server_init: a system server already runs (%s)", path);
-            free(path);
+        if (asprintf(&path, "%s/%s", s->system_tmpdir, name) < 0) {
+            free(name);
+            return PMIX_ERR_NOMEM;
+        }
+        bool running = system_server_running(path);
+        free(path);
+        if (running) {
+            sy_log(SY_LOG_WARN, "PMIx_server_init: a system server already runs (%s/%s)",
+                   s->system_tmpdir, name);
+            free(name);
             return PMIX_ERR_INIT;
         }
-        rc = write_rendezvous(s, path);
-        free(path);
+        rc = write_or_skip(s, s->system_tmpdir, name);
+        free(name);
         if (rc != PMIX_SUCCESS)
             return rc;
     }

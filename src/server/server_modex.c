@@ -30,6 +30,7 @@
 #include "common/pack.h"
 #include "common/store.h"
 #include "common/wire.h"
+#include "server/server_group.h"
 #include "server/server_internal.h"
 
 /* ---- committed data ---- */
@@ -66,6 +67,9 @@ typedef struct sy_srv_coll {
     size_t expected, arrived;
     bool remote; /* some participant is on another node */
     bool host_called;
+    bool departed;                     /* a local participant ended (finalized, disconnected or
+                                        * died) before or during it: the others end with
+                                        * PMIX_ERR_PARTIAL_SUCCESS (fence/connect/disconnect) */
     member_t *members, **members_tail; /* in arrival order: answered first come first */
     sy_timer_t *timer;
     pmix_data_buffer_t remote_data; /* blobs from the host */
@@ -74,6 +78,7 @@ typedef struct sy_srv_coll {
     char *key;                    /* names another file's collective (a group id) */
     const sy_srv_coll_ops_t *ops; /* how it completes; NULL: fence/connect/disconnect */
     void *ctx;
+    unsigned long serial; /* names it for host callbacks that come late */
     struct sy_srv_coll *next;
 } fence_t;
 
@@ -275,6 +280,10 @@ static void fence_free(fence_t *f)
 /* Reply to every member: the status, then the segments to map. */
 static void fence_finish(fence_t *f, pmix_status_t status, const pmix_data_buffer_t *paths)
 {
+    /* done among the participants that stayed: OpenPMIx 4.2.2's answer
+     * when one leaves a fence or connect, whether it finalized or died */
+    if (status == PMIX_SUCCESS && f->departed && f->ops == NULL)
+        status = PMIX_ERR_PARTIAL_SUCCESS;
     unlist_fence(f);
     while (f->members != NULL) {
         member_t *m = f->members;
@@ -532,13 +541,30 @@ static void fence_complete(fence_t *f)
 /* ---- the host's fence_nb ---- */
 
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     fence_t *f;
+    unsigned long serial; /* f's, checked before f is used: it may be gone */
     pmix_status_t status;
     char *data;
     size_t ndata;
     pmix_release_cbfunc_t release_fn;
     void *release_cbdata;
+    /* what the host was given: ours until it calls back, which may be
+     * after the fence itself ended here */
+    pmix_proc_t *procs;
+    size_t nprocs;
+    pmix_info_t *info;
+    size_t ninfo;
 } host_fence_t;
+
+static void host_fence_free(host_fence_t *h)
+{
+    if (h->procs != NULL)
+        PMIX_PROC_FREE(h->procs, h->nprocs);
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
+    free(h);
+}
 
 static bool fence_alive(const fence_t *f)
 {
@@ -552,7 +578,7 @@ static bool fence_alive(const fence_t *f)
 static void host_fence_done(void *arg)
 {
     host_fence_t *h = arg;
-    if (fence_alive(h->f)) {
+    if (fence_alive(h->f) && h->f->serial == h->serial) {
         fence_t *f = h->f;
         if (h->status == PMIX_SUCCESS && h->ndata > 0 &&
             sy_buffer_append(&f->remote_data, h->data, h->ndata) != PMIX_SUCCESS)
@@ -564,21 +590,28 @@ static void host_fence_done(void *arg)
     }
     if (h->release_fn != NULL)
         h->release_fn(h->release_cbdata);
-    free(h);
+    host_fence_free(h);
 }
 
+/* The server is gone: we are in the host's callback, which may hold the
+ * lock its release_fn takes. */
 static void host_fence_drop(void *arg)
 {
     host_fence_t *h = arg;
-    if (h->release_fn != NULL)
-        h->release_fn(h->release_cbdata);
-    free(h);
+    sy_srv_release_later(h->release_fn, h->release_cbdata);
+    host_fence_free(h);
 }
 
 static void host_fence_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                           pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_fence_t *h = cbdata;
+    host_fence_t *h = sy_srv_upcall_claim(cbdata);
+    if (h == NULL) { /* ended already (an error return): only release */
+        sy_srv_release_later(release_fn, release_cbdata);
+        return;
+    }
+    /* The data stays the host's until release_fn, called on the loop once
+     * this returned: Slurm calls here holding the lock release_fn takes. */
     h->status = status;
     h->data = (char *)data;
     h->ndata = data != NULL ? ndata : 0;
@@ -590,23 +623,25 @@ static void host_fence_cb(pmix_status_t status, const char *data, size_t ndata, 
 static void host_op_done_on_loop(void *arg)
 {
     host_fence_t *h = arg;
-    if (fence_alive(h->f)) {
+    if (fence_alive(h->f) && h->f->serial == h->serial) {
         if (h->status == PMIX_SUCCESS)
             fence_complete(h->f);
         else
             fence_finish(h->f, h->status, NULL);
     }
-    free(h);
+    host_fence_free(h);
 }
 
 static void host_op_drop(void *arg)
 {
-    free(arg);
+    host_fence_free(arg);
 }
 
 static void host_op_cb(pmix_status_t status, void *cbdata)
 {
-    host_fence_t *h = cbdata;
+    host_fence_t *h = sy_srv_upcall_claim(cbdata);
+    if (h == NULL)
+        return;
     h->status = status;
     sy_srv_post_or_drop(host_op_done_on_loop, host_op_drop, h);
 }
@@ -614,8 +649,10 @@ static void host_op_cb(pmix_status_t status, void *cbdata)
 /* What the host's fence_nb/connect/disconnect get (Chap_API_Server.tex):
  * the participants' directives (the first arrival's; PMIX_COLLECT_DATA as
  * any participant asked) and PMIX_LOCAL_COLLECTIVE_STATUS, the outcome of
- * the part done here (always success: a local failure ends the
- * collective before the host is asked).  Destruct with PMIX_INFO_FREE. */
+ * the part done here: success, PMIX_ERR_PARTIAL_SUCCESS when a local
+ * participant left first, PMIX_ERR_LOST_CONNECTION when none of them is
+ * left (the host is still asked, so that the other nodes' participants
+ * are not left waiting).  Destruct with PMIX_INFO_FREE. */
 static bool ours(const pmix_info_t *i)
 {
     return PMIX_CHECK_KEY(i, PMIX_COLLECT_DATA) || PMIX_CHECK_KEY(i, PMIX_LOCAL_COLLECTIVE_STATUS);
@@ -639,11 +676,38 @@ static pmix_status_t host_directives(const fence_t *f, pmix_info_t **out, size_t
         PMIX_INFO_LOAD(&info[k], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
         k++;
     }
-    pmix_status_t ok = PMIX_SUCCESS;
-    PMIX_INFO_LOAD(&info[k], PMIX_LOCAL_COLLECTIVE_STATUS, &ok, PMIX_STATUS);
+    /* a departure here: partial, or lost when none of ours is left */
+    pmix_status_t local = !f->departed         ? PMIX_SUCCESS
+                          : f->members != NULL ? PMIX_ERR_PARTIAL_SUCCESS
+                                               : PMIX_ERR_LOST_CONNECTION;
+    PMIX_INFO_LOAD(&info[k], PMIX_LOCAL_COLLECTIVE_STATUS, &local, PMIX_STATUS);
     *out = info;
     *nout = n;
     return PMIX_SUCCESS;
+}
+
+/* A host_fence_t holding the participants and directives the host gets. */
+static host_fence_t *host_fence_new(fence_t *f)
+{
+    host_fence_t *h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return NULL;
+    h->f = f;
+    h->serial = f->serial;
+    if (f->nprocs > 0) {
+        PMIX_PROC_CREATE(h->procs, f->nprocs);
+        if (h->procs == NULL) {
+            free(h);
+            return NULL;
+        }
+        memcpy(h->procs, f->procs, f->nprocs * sizeof(pmix_proc_t));
+        h->nprocs = f->nprocs;
+    }
+    if (host_directives(f, &h->info, &h->ninfo) != PMIX_SUCCESS) {
+        host_fence_free(h);
+        return NULL;
+    }
+    return h;
 }
 
 /* Connect/disconnect across nodes: the host's own upcalls. */
@@ -655,24 +719,16 @@ static void connect_ready(sy_srv_t *s, fence_t *f)
         fence_finish(f, PMIX_ERR_NOT_SUPPORTED, NULL);
         return;
     }
-    host_fence_t *h = calloc(1, sizeof(*h));
+    host_fence_t *h = host_fence_new(f);
     if (h == NULL) {
         fence_finish(f, PMIX_ERR_NOMEM, NULL);
         return;
     }
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0;
-    if (host_directives(f, &info, &ninfo) != PMIX_SUCCESS) {
-        free(h);
-        fence_finish(f, PMIX_ERR_NOMEM, NULL);
-        return;
-    }
-    h->f = f;
     f->host_called = true;
-    pmix_status_t rc = fn(f->procs, f->nprocs, info, ninfo, host_op_cb, h);
-    PMIX_INFO_FREE(info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        free(h);
+    pmix_status_t rc =
+        fn(h->procs, h->nprocs, h->info, h->ninfo, host_op_cb, sy_srv_upcall_ticket(&h->up, h));
+    if (sy_srv_upcall_returned(&h->up, rc)) {
+        host_fence_free(h);
         if (rc == PMIX_OPERATION_SUCCEEDED)
             fence_complete(f);
         else
@@ -687,7 +743,10 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
         return;
     }
     if (!f->remote) {
-        fence_complete(f);
+        if (f->members == NULL) /* every participant here left: no one to tell */
+            fence_finish(f, PMIX_ERR_LOST_CONNECTION, NULL);
+        else
+            fence_complete(f);
         return;
     }
     if (f->kind != SY_CMD_FENCE) {
@@ -699,35 +758,72 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
         return;
     }
     pmix_data_buffer_t blob = {0};
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0;
     pmix_status_t rc = sy_srv_coll_blob(f, &blob);
-    if (rc == PMIX_SUCCESS)
-        rc = host_directives(f, &info, &ninfo);
-    host_fence_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
+    host_fence_t *h = rc == PMIX_SUCCESS ? host_fence_new(f) : NULL;
     if (h == NULL) {
         sy_buffer_destruct(&blob);
-        if (info != NULL)
-            PMIX_INFO_FREE(info, ninfo);
         fence_finish(f, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM, NULL);
         return;
     }
-    h->f = f;
     f->host_called = true;
-    /* the blob is the host's: malloc'd, it frees it */
+    /* The blob is the host's, malloc'd: it frees it (Open MPI's ORTE
+     * does), as with OpenPMIx 4.2.2, also when it refuses the call. */
     char *data = blob.base_ptr;
     size_t ndata = blob.bytes_used;
-    rc = s->module.fence_nb(f->procs, f->nprocs, info, ninfo, data, ndata, host_fence_cb, h);
-    PMIX_INFO_FREE(info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        free(h);
+    rc = s->module.fence_nb(h->procs, h->nprocs, h->info, h->ninfo, data, ndata, host_fence_cb,
+                            sy_srv_upcall_ticket(&h->up, h));
+    if (sy_srv_upcall_returned(&h->up, rc)) {
+        host_fence_free(h);
         if (rc == PMIX_OPERATION_SUCCEEDED) {
             /* done at once, with nothing from elsewhere: ours published */
             fence_complete(f);
             return;
         }
-        free(data); /* refused: the blob never became the host's */
         fence_finish(f, rc, NULL);
+    }
+}
+
+/* A local participant of a fence, connect or disconnect ended before the
+ * part done here was complete: one less to wait for. */
+static void depart(fence_t *f)
+{
+    f->departed = true;
+    if (f->host_called)
+        return; /* the host has it now: its answer ends it */
+    if (f->expected > 0)
+        f->expected--;
+    if (f->arrived >= f->expected)
+        fence_ready(sy_srv, f);
+}
+
+static void depart_if_ended(fence_t *f, const char *nspace, pmix_rank_t rank)
+{
+    pmix_proc_t p;
+    bool finalized;
+    PMIX_LOAD_PROCID(&p, nspace, rank);
+    if (sy_group_ended(&p, &finalized)) {
+        f->departed = true;
+        if (f->expected > 0)
+            f->expected--;
+    }
+}
+
+/* A new fence, connect or disconnect does not wait for the local
+ * participants that ended before it began (counted in `expected`). */
+static void skip_ended(fence_t *f)
+{
+    for (size_t i = 0; i < f->nprocs; i++) {
+        const sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, f->procs[i].nspace);
+        if (ns == NULL)
+            continue;
+        if (f->procs[i].rank != PMIX_RANK_WILDCARD) {
+            if (rank_local(ns, f->procs[i].rank))
+                depart_if_ended(f, ns->name, f->procs[i].rank);
+            continue;
+        }
+        for (uint32_t k = 0; k < ns->summary.nlocal; k++)
+            depart_if_ended(f, ns->name,
+                            ns->summary.local_ranks != NULL ? ns->summary.local_ranks[k] : k);
     }
 }
 
@@ -838,8 +934,10 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
         for (f = fences; f != NULL && !same_set(f, kind, procs, nprocs); f = f->next)
             ;
         if (f == NULL &&
-            (rc = sy_srv_coll_new(kind, NULL, procs, nprocs, NULL, NULL, &f)) == PMIX_SUCCESS)
+            (rc = sy_srv_coll_new(kind, NULL, procs, nprocs, NULL, NULL, &f)) == PMIX_SUCCESS) {
             procs = NULL;
+            skip_ended(f);
+        }
     }
     if (rc == PMIX_SUCCESS) {
         if (info_bool(info, ninfo, PMIX_COLLECT_DATA) ||
@@ -871,6 +969,7 @@ pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs,
     pmix_status_t rc = count_local(sy_srv, procs, nprocs, &expected, &remote);
     if (rc != PMIX_SUCCESS)
         return rc;
+    static unsigned long serials;
     fence_t *f = calloc(1, sizeof(*f));
     if (f == NULL || (key != NULL && (f->key = strdup(key)) == NULL)) {
         free(f);
@@ -883,6 +982,7 @@ pmix_status_t sy_srv_coll_new(uint8_t kind, const char *key, pmix_proc_t *procs,
     f->remote = remote;
     f->ops = ops;
     f->ctx = ctx;
+    f->serial = ++serials;
     f->members_tail = &f->members;
     f->next = fences;
     fences = f;
@@ -1086,15 +1186,19 @@ static void waiter_timeout(void *arg)
 }
 
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     sy_srv_peer_t *peer;
     uint32_t tag;
     char *key;
     pmix_status_t status;
     pmix_data_buffer_t blob;
+    pmix_proc_t target; /* given to the host: ours until it calls back */
+    pmix_info_t req_key;
 } host_dmx_t;
 
 static void host_dmx_free(host_dmx_t *h)
 {
+    PMIX_INFO_DESTRUCT(&h->req_key);
     free(h->key);
     sy_buffer_destruct(&h->blob);
     free(h);
@@ -1156,14 +1260,17 @@ static void host_dmx_drop(void *arg)
 static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_dmx_t *h = cbdata;
-    h->status = status;
-    if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
-        sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
-        h->status = PMIX_ERR_NOMEM;
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
-    sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
+    host_dmx_t *h = sy_srv_upcall_claim(cbdata);
+    if (h != NULL) {
+        h->status = status;
+        if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
+            sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
+            h->status = PMIX_ERR_NOMEM;
+    }
+    /* copied: the host's buffer goes back to it once this returned */
+    sy_srv_release_later(release_fn, release_cbdata);
+    if (h != NULL)
+        sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
 }
 
 static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -1210,8 +1317,12 @@ static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         h->tag = tag;
         h->key = key;
         sy_srv_peer_hold(peer);
-        rc = s->module.direct_modex(&target, NULL, 0, host_dmx_cb, h);
-        if (rc != PMIX_SUCCESS) {
+        /* the key wanted, as OpenPMIx 4.2.2 tells hosts (PMIX_REQUIRED_KEY) */
+        PMIX_INFO_LOAD(&h->req_key, PMIX_REQUIRED_KEY, key, PMIX_STRING);
+        h->target = target;
+        rc = s->module.direct_modex(&h->target, &h->req_key, 1, host_dmx_cb,
+                                    sy_srv_upcall_ticket(&h->up, h));
+        if (sy_srv_upcall_returned(&h->up, rc)) {
             sy_srv_peer_reply_status(peer, tag,
                                      rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc);
             sy_srv_peer_release(peer);
@@ -1261,9 +1372,10 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
     posted_t *mine = posted_find(&peer->proc, peer->tool == NULL);
     if (mine != NULL)
         mine->gone = true;
-    /* Every fence it belongs to (as a member or an expected participant)
-     * fails for the others if it died; one it joined before it finalized
-     * does not wait for it again; requests it made are dropped.  The
+    /* Every fence, connect or disconnect it belongs to (as a member or an
+     * expected participant) waits for it no more and ends for the others
+     * with PMIX_ERR_PARTIAL_SUCCESS, whether it finalized or died (what
+     * OpenPMIx 4.2.2 answers); requests it made are dropped.  The
      * collectives of other files decide for themselves, afterwards (their
      * decision may end other collectives). */
     size_t nhooked = 0;
@@ -1296,13 +1408,8 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
                 else
                     fence_finish(f, PMIX_ERR_NOMEM, NULL);
             }
-        } else if (!finalized && (member || in_set(f->procs, f->nprocs, &peer->proc))) {
-            fence_finish(f, PMIX_PROC_TERMINATED, NULL);
-        } else if (member && !f->host_called) {
-            if (f->expected > 0)
-                f->expected--;
-            if (f->arrived >= f->expected)
-                fence_ready(sy_srv, f);
+        } else if (member || in_set(f->procs, f->nprocs, &peer->proc)) {
+            depart(f);
         }
     }
     for (size_t i = 0; i < nhooked; i++) {

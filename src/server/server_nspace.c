@@ -187,6 +187,7 @@ static void deregister_nspace_on_loop(void *arg)
     nspace_req_t *r = arg;
     sy_srv_t *s = sy_srv;
     if (s != NULL) {
+        sy_srv_cleanup_nspace_gone(r->nspace);
         sy_srv_modex_nspace_gone(s, r->nspace);
         drop_clients_of(s, r->nspace);
         for (sy_srv_nspace_t **pp = &s->nspaces; *pp != NULL; pp = &(*pp)->next) {

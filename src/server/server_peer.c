@@ -5,6 +5,7 @@
  * pending (refs) and no timer of its own is armed.  Closes we start go
  * through a short "reap" timer, so that a refusal reply can still be
  * flushed and nothing is freed under the frame layer's own callback. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ typedef enum { PENDING_CONNECT, PENDING_FINALIZE, PENDING_ABORT } pending_kind_t
 
 /* A host upcall in flight on behalf of a peer. */
 typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
     sy_srv_peer_t *peer;
     uint32_t tag;
     pending_kind_t kind;
@@ -80,6 +82,8 @@ static void peer_maybe_free(sy_srv_peer_t *peer)
     sy_conn_free(peer->conn);
     free(peer->tool);
     free(peer);
+    if (s != NULL)
+        sy_srv_accept_resume(s); /* a descriptor is free */
 }
 
 /* Detach from the registration; no more messages will be handled.  The
@@ -111,6 +115,8 @@ static void peer_detach(sy_srv_peer_t *peer)
         sy_srv_event_peer_gone(peer, peer->finalized || peer->tool != NULL);
         sy_srv_iof_peer_gone(peer);
         sy_srv_tool_gone(peer);
+        if (peer->tool == NULL)
+            sy_srv_cleanup_proc_gone(&peer->proc);
     }
     if (peer->client != NULL && peer->client->peer == peer)
         peer->client->peer = NULL;
@@ -297,7 +303,9 @@ static void pending_drop(void *arg)
 
 static void host_op_done(pmix_status_t status, void *cbdata)
 {
-    pending_t *pd = cbdata;
+    pending_t *pd = sy_srv_upcall_claim(cbdata);
+    if (pd == NULL)
+        return; /* the upcall's return ended it */
     pd->status = status;
     sy_srv_post_or_drop(pending_done, pending_drop, pd);
 }
@@ -307,7 +315,7 @@ static void host_op_done(pmix_status_t status, void *cbdata)
  * host does not care) complete now; anything else is the result. */
 static void host_returned(pending_t *pd, pmix_status_t rc)
 {
-    if (rc == PMIX_SUCCESS)
+    if (!sy_srv_upcall_returned(&pd->up, rc))
         return;
     pd->status =
         (rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_NOT_SUPPORTED) ? PMIX_SUCCESS : rc;
@@ -324,6 +332,38 @@ static pending_t *pending_new(sy_srv_peer_t *peer, uint32_t tag, pending_kind_t 
     pd->kind = kind;
     peer->refs++;
     return pd;
+}
+
+/* ---- the v1 client_connected's late answer ---- */
+
+typedef struct {
+    unsigned long serial;
+    pmix_status_t status;
+} late_refusal_t;
+
+static void late_refusal_on_loop(void *arg)
+{
+    late_refusal_t *l = arg;
+    for (sy_srv_peer_t *peer = sy_srv != NULL ? sy_srv->peers : NULL; peer != NULL;
+         peer = peer->next) {
+        if (peer->serial == l->serial && peer->state != SY_PEER_CLOSED) {
+            sy_srv_peer_refuse(peer, 0, l->status, "the host refused the client");
+            break;
+        }
+    }
+    free(l);
+}
+
+static void v1_connected_done(pmix_status_t status, void *cbdata)
+{
+    if (status == PMIX_SUCCESS || status == PMIX_OPERATION_SUCCEEDED)
+        return;
+    late_refusal_t *l = malloc(sizeof(*l));
+    if (l == NULL)
+        return;
+    l->serial = (unsigned long)(uintptr_t)cbdata;
+    l->status = status;
+    sy_srv_post_or_drop(late_refusal_on_loop, free, l);
 }
 
 /* ---- HELLO ---- */
@@ -382,11 +422,15 @@ static pmix_status_t hello_unpack(pmix_data_buffer_t *b, hello_t *h)
 
 bool sy_srv_token_matches(const char *given, const char *expected)
 {
-    if (given == NULL || expected[0] == '\0' || strlen(given) != strlen(expected))
+    /* every byte of our token is looked at whatever the peer sent, and
+     * nothing depends on where the first difference is: the time taken
+     * tells a guesser nothing but the length it already knows */
+    if (given == NULL || expected[0] == '\0')
         return false;
-    unsigned char diff = 0;
-    for (size_t i = 0; expected[i] != '\0'; i++)
-        diff |= (unsigned char)(given[i] ^ expected[i]);
+    size_t n = strnlen(given, SY_SRV_TOKEN_LEN + 1);
+    unsigned char diff = n != SY_SRV_TOKEN_LEN;
+    for (size_t i = 0; i < SY_SRV_TOKEN_LEN; i++)
+        diff |= (unsigned char)((i < n ? given[i] : 0) ^ expected[i]);
     return diff == 0;
 }
 
@@ -416,7 +460,7 @@ static void direct_hello(sy_srv_peer_t *peer, uint32_t tag, sy_srv_client_t *c)
         return;
     }
     cancel_timer(peer);
-    sy_conn_set_max_body(peer->conn, 0);
+    sy_conn_set_max_body(peer->conn, sy_srv->max_msg);
     peer->state = SY_PEER_DIRECT;
     peer->main = client;
     client->direct = peer;
@@ -493,20 +537,31 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     pd->ninfo = h.ninfo;
     h.info = NULL;
     hello_free(&h);
-    if (s->module.client_connected2 != NULL)
+    if (s->module.client_connected2 != NULL) {
+        /* the client waits until the host calls back */
         rc = s->module.client_connected2(&c->proc, c->server_object, pd->info, pd->ninfo,
-                                         host_op_done, pd);
-    else if (s->module.client_connected != NULL)
-        rc = s->module.client_connected(&c->proc, c->server_object, host_op_done, pd);
-    else
-        rc = PMIX_OPERATION_SUCCEEDED;
-    host_returned(pd, rc);
+                                         host_op_done, sy_srv_upcall_ticket(&pd->up, pd));
+        host_returned(pd, rc);
+        return;
+    }
+    if (s->module.client_connected != NULL) {
+        /* The v1 upcall is a notification: PMIX_SUCCESS is not waited on
+         * (OpenPMIx 4.2.2 does not wait either, and Slurm never calls
+         * back).  A callback that comes anyway is harmless; one with an
+         * error drops the client then. */
+        rc = s->module.client_connected(&c->proc, c->server_object, v1_connected_done,
+                                        (void *)(uintptr_t)peer->serial);
+    } else {
+        rc = PMIX_SUCCESS;
+    }
+    pd->status = rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_NOT_SUPPORTED ? PMIX_SUCCESS : rc;
+    pending_done(pd);
 }
 
 void sy_srv_peer_authenticated(sy_srv_peer_t *peer)
 {
     cancel_timer(peer);
-    sy_conn_set_max_body(peer->conn, 0);
+    sy_conn_set_max_body(peer->conn, sy_srv->max_msg);
     peer->state = SY_PEER_AWAIT_HOST;
 }
 
@@ -531,7 +586,8 @@ static void handle_finalize(sy_srv_peer_t *peer, uint32_t tag)
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    host_returned(pd, s->module.client_finalized(&c->proc, c->server_object, host_op_done, pd));
+    host_returned(pd, s->module.client_finalized(&c->proc, c->server_object, host_op_done,
+                                                 sy_srv_upcall_ticket(&pd->up, pd)));
 }
 
 static void handle_abort(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -571,7 +627,7 @@ static void handle_abort(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
         return;
     }
     host_returned(pd, s->module.abort(&c->proc, c->server_object, status, pd->msg, pd->procs,
-                                      pd->nprocs, host_op_done, pd));
+                                      pd->nprocs, host_op_done, sy_srv_upcall_ticket(&pd->up, pd)));
 }
 
 static void handle_jobseg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -701,8 +757,10 @@ static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, voi
         return;
     char who[320];
     peer_describe(peer, who, sizeof(who));
-    if (peer->state == SY_PEER_AWAIT_HELLO || reason != PMIX_ERR_LOST_CONNECTION)
+    if (peer->state == SY_PEER_AWAIT_HELLO)
         sy_log(SY_LOG_WARN, "server: dropped %s before it was ready: %s", who, why);
+    else if (reason != PMIX_ERR_LOST_CONNECTION)
+        sy_log(SY_LOG_WARN, "server: dropped %s: %s", who, why);
     else
         sy_log(SY_LOG_DEBUG, "server: %s closed: %s", who, why);
     peer_detach(peer);
@@ -717,6 +775,8 @@ void sy_srv_peer_accept(sy_srv_t *s, int fd, bool tcp)
         close(fd);
         return;
     }
+    static unsigned long serials;
+    peer->serial = ++serials;
     peer->tcp = tcp;
     peer->state = SY_PEER_AWAIT_HELLO;
     if (!tcp && sy_peer_cred(fd, &peer->uid, &peer->gid, &peer->pid) == PMIX_SUCCESS)

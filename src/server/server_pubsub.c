@@ -34,7 +34,9 @@ static void req_free(sy_srv_req_t *req)
 
 static void lookup_done(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void *cbdata)
 {
-    pubsub_req_t *r = cbdata;
+    pubsub_req_t *r = sy_srv_upcall_claim(cbdata);
+    if (r == NULL)
+        return;
     pmix_data_buffer_t *out = &r->req.reply;
     r->req.status = status;
     size_t n = data != NULL ? ndata : 0;
@@ -102,13 +104,14 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         sy_srv_req_finish(&r->req);
         return;
     }
+    void *t = sy_srv_req_ticket(&r->req);
     if (cmd == SY_CMD_PUBLISH)
-        rc = m->publish(&c->proc, r->info, r->ninfo, sy_srv_req_op_done, r);
+        rc = m->publish(&c->proc, r->info, r->ninfo, sy_srv_req_op_done, t);
     else if (cmd == SY_CMD_LOOKUP)
-        rc = m->lookup(&c->proc, r->keys, r->info, r->ninfo, lookup_done, r);
+        rc = m->lookup(&c->proc, r->keys, r->info, r->ninfo, lookup_done, t);
     else
-        rc = m->unpublish(&c->proc, r->keys, r->info, r->ninfo, sy_srv_req_op_done, r);
-    if (rc != PMIX_SUCCESS) {
+        rc = m->unpublish(&c->proc, r->keys, r->info, r->ninfo, sy_srv_req_op_done, t);
+    if (sy_srv_upcall_returned(&r->req.up, rc)) {
         /* Done now: OPERATION_SUCCEEDED is success, anything else the answer. */
         r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
         if (cmd == SY_CMD_LOOKUP && r->req.status == PMIX_SUCCESS)

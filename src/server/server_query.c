@@ -22,6 +22,7 @@ static char **reg_names;
 static size_t nregs;
 
 typedef struct {
+    sy_srv_upcall_t up;
     pmix_query_t *rest;
     size_t nrest;
     sy_infos_t answers;
@@ -67,17 +68,19 @@ static void drop(void *arg)
 static void host_answered(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                           pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    query_t *x = cbdata;
-    x->host_status = status;
-    for (size_t i = 0; info != NULL && i < ninfo; i++) {
-        pmix_info_t *o = sy_infos_add(&x->answers);
-        if (o == NULL || PMIx_Info_xfer(o, &info[i]) != PMIX_SUCCESS)
-            break;
-        x->host_n++;
+    query_t *x = sy_srv_upcall_claim(cbdata);
+    if (x != NULL) {
+        x->host_status = status;
+        for (size_t i = 0; info != NULL && i < ninfo; i++) {
+            pmix_info_t *o = sy_infos_add(&x->answers);
+            if (o == NULL || PMIx_Info_xfer(o, &info[i]) != PMIX_SUCCESS)
+                break;
+            x->host_n++;
+        }
     }
-    if (release_fn != NULL)
-        release_fn(release_cbdata);
-    sy_srv_post_or_drop(finish, drop, x);
+    sy_srv_release_later(release_fn, release_cbdata);
+    if (x != NULL)
+        sy_srv_post_or_drop(finish, drop, x);
 }
 
 void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n,
@@ -115,8 +118,8 @@ void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n
         return;
     }
     pmix_proc_t who = *requestor;
-    rc = s->module.query(&who, x->rest, x->nrest, host_answered, x);
-    if (rc != PMIX_SUCCESS) {
+    rc = s->module.query(&who, x->rest, x->nrest, host_answered, sy_srv_upcall_ticket(&x->up, x));
+    if (sy_srv_upcall_returned(&x->up, rc)) {
         x->host_status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
         finish(x);
     }

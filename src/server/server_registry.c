@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nettle/hmac.h>
 #include <pmix.h>
 
 #include "common/log.h"
@@ -38,6 +39,33 @@ void sy_srv_hex_token(char out[SY_SRV_TOKEN_LEN + 1])
     out[SY_SRV_TOKEN_LEN] = '\0';
 }
 
+void sy_srv_client_token(const sy_srv_t *s, const pmix_proc_t *proc, char out[SY_SRV_TOKEN_LEN + 1])
+{
+    out[0] = '\0';
+    if (!s->client_key_ok)
+        return;
+    /* the nspace up to its terminator, then the rank, little-endian */
+    uint8_t in[PMIX_MAX_NSLEN + 1 + 4];
+    size_t n = strnlen(proc->nspace, PMIX_MAX_NSLEN);
+    memcpy(in, proc->nspace, n);
+    in[n++] = '\0';
+    for (int i = 0; i < 4; i++)
+        in[n++] = (uint8_t)(proc->rank >> (8 * i));
+    /* keyed by a secret of this server: a token cannot be guessed from
+     * the name it belongs to (the MAC truncated to the token's length) */
+    uint8_t mac[SY_SRV_TOKEN_LEN / 2];
+    struct hmac_sha256_ctx ctx;
+    hmac_sha256_set_key(&ctx, sizeof(s->client_key), s->client_key);
+    hmac_sha256_update(&ctx, n, in);
+    hmac_sha256_digest(&ctx, sizeof(mac), mac);
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof(mac); i++) {
+        out[2 * i] = digits[mac[i] >> 4];
+        out[2 * i + 1] = digits[mac[i] & 15];
+    }
+    out[SY_SRV_TOKEN_LEN] = '\0';
+}
+
 sy_srv_client_t *sy_srv_client_get(sy_srv_t *s, const pmix_proc_t *proc)
 {
     sy_srv_client_t *c = sy_srv_client_find(s, proc);
@@ -47,7 +75,7 @@ sy_srv_client_t *sy_srv_client_get(sy_srv_t *s, const pmix_proc_t *proc)
     if (c == NULL)
         return NULL;
     PMIX_LOAD_PROCID(&c->proc, proc->nspace, proc->rank);
-    sy_srv_hex_token(c->token);
+    sy_srv_client_token(s, &c->proc, c->token);
     c->next = s->clients;
     s->clients = c;
     return c;

@@ -275,10 +275,11 @@ static void setup_on_loop(void *arg)
         } else if (PMIX_CHECK_KEY(e, PMIX_SETUP_APP_ALL)) {
             env = nonenv = env || on;
             any = true;
-        } else if (PMIX_CHECK_KEY(e, PMIX_NODE_MAP) && e->value.type == PMIX_STRING) {
-            nmap = e->value.data.string;
-        } else if (PMIX_CHECK_KEY(e, PMIX_PROC_MAP) && e->value.type == PMIX_STRING) {
-            pmap = e->value.data.string;
+        } else if (PMIX_CHECK_KEY(e, PMIX_NODE_MAP) && sy_regex_value_text(&e->value) != NULL) {
+            /* PMIX_STRING, or PMIX_REGEX as the standard's examples pass them */
+            nmap = sy_regex_value_text(&e->value);
+        } else if (PMIX_CHECK_KEY(e, PMIX_PROC_MAP) && sy_regex_value_text(&e->value) != NULL) {
+            pmap = sy_regex_value_text(&e->value);
         } else if (PMIX_CHECK_KEY(e, PMIX_ALLOC_FABRIC_ENDPTS)) {
             per_proc = size_of(e);
         }

@@ -6,9 +6,11 @@
  * and assigns (or confirms) its identity.
  *
  * Credentials: on the UNIX socket the kernel tells us the tool's uid/gid;
- * over TCP the tool must present the token of the rendezvous file (readable
- * only by the server's user), and its claimed uid/gid are then believed.
- * Loop only, except the host's callback. */
+ * over TCP the tool must present the token of the rendezvous file
+ * (readable only by the server's user), which proves it can act as that
+ * user and nothing more: it gets the server's uid/gid, never the ones it
+ * claims in its infos (docs/security.md).  Loop only, except the host's
+ * callback. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,16 +31,6 @@ typedef struct {
     pmix_status_t status;
     pmix_proc_t assigned;
 } tool_pending_t;
-
-static bool info_uint32(const pmix_info_t *info, size_t ninfo, const char *key, uint32_t *out)
-{
-    for (size_t i = 0; info != NULL && i < ninfo; i++)
-        if (sy_srv_info_is(&info[i], key) && info[i].value.type == PMIX_UINT32) {
-            *out = info[i].value.data.uint32;
-            return true;
-        }
-    return false;
-}
 
 /* Another process already has this identity: a registered client or a
  * connected tool. */
@@ -159,13 +151,13 @@ void sy_srv_tool_hello(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *cla
         rc = PMIX_ERR_NOT_SUPPORTED;
         why = "the host has no tool_connected upcall";
     } else if (!peer->cred_known) {
-        uint32_t u, g;
         if (!sy_srv_token_matches(token, s->tool_token)) {
             rc = PMIX_ERR_NO_PERMISSIONS;
             why = "wrong or missing tool token over TCP";
         } else {
-            uid = info_uint32(info, ninfo, PMIX_USERID, &u) ? (uid_t)u : geteuid();
-            gid = info_uint32(info, ninfo, PMIX_GRPID, &g) ? (gid_t)g : getegid();
+            /* what the token proves: the server's own identity */
+            uid = geteuid();
+            gid = getegid();
         }
     }
     if (rc == PMIX_SUCCESS && claimed->nspace[0] != '\0' && identity_taken(s, claimed, peer)) {

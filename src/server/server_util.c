@@ -15,6 +15,32 @@ sy_srv_t *sy_srv;
 pthread_mutex_t sy_srv_life_lock = PTHREAD_MUTEX_INITIALIZER;
 bool sy_srv_alive;
 
+/* A host may fork while another of its threads completes one of our
+ * upcalls (under this lock), and then call setup_fork in the child: the
+ * lock is held across fork() so that the child never finds it taken by a
+ * thread that does not exist there. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+}
+
+static void fork_done(void)
+{
+    pthread_mutex_unlock(&sy_srv_life_lock);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_register(void)
+{
+    pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
+void sy_srv_atfork_init(void)
+{
+    pthread_once(&atfork_once, atfork_register);
+}
+
 bool sy_srv_info_is(const pmix_info_t *inf, const char *key)
 {
     return strncmp(inf->key, key, PMIX_MAX_KEYLEN) == 0;
@@ -25,23 +51,55 @@ bool sy_srv_info_true(const pmix_info_t *inf)
     return inf->value.type == PMIX_UNDEF || (inf->value.type == PMIX_BOOL && inf->value.data.flag);
 }
 
-void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg)
+/* Threads using the live server outside the lock (posting to its loop,
+ * reading what setup_fork needs): finalize waits for them.  Nothing that
+ * allocates or blocks is done under sy_srv_life_lock, as it is held across
+ * fork(): an allocator that locks itself before the atfork handlers run
+ * (ASan's does) would otherwise deadlock a fork against a post. */
+static pthread_cond_t users_gone = PTHREAD_COND_INITIALIZER;
+static unsigned users;
+
+sy_progress_t *sy_srv_use(void)
 {
     pthread_mutex_lock(&sy_srv_life_lock);
-    bool posted = sy_srv_alive && sy_srv != NULL &&
-                  sy_progress_post(sy_srv->progress, done, arg) == PMIX_SUCCESS;
+    sy_progress_t *p = sy_srv_alive && sy_srv != NULL ? sy_srv->progress : NULL;
+    if (p != NULL)
+        users++;
     pthread_mutex_unlock(&sy_srv_life_lock);
+    return p;
+}
+
+void sy_srv_unuse(void)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    if (--users == 0)
+        pthread_cond_broadcast(&users_gone);
+    pthread_mutex_unlock(&sy_srv_life_lock);
+}
+
+void sy_srv_wait_unused(void)
+{
+    while (users > 0)
+        pthread_cond_wait(&users_gone, &sy_srv_life_lock);
+}
+
+void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg)
+{
+    sy_progress_t *p = sy_srv_use();
+    bool posted = p != NULL && sy_progress_post(p, done, arg) == PMIX_SUCCESS;
+    if (p != NULL)
+        sy_srv_unuse();
     if (!posted)
         drop(arg);
 }
 
 pmix_status_t sy_srv_post(sy_progress_fn_t fn, void *arg)
 {
-    pthread_mutex_lock(&sy_srv_life_lock);
-    pmix_status_t rc = PMIX_ERR_INIT;
-    if (sy_srv_alive && sy_srv != NULL)
-        rc = sy_progress_post(sy_srv->progress, fn, arg);
-    pthread_mutex_unlock(&sy_srv_life_lock);
+    sy_progress_t *p = sy_srv_use();
+    if (p == NULL)
+        return PMIX_ERR_INIT;
+    pmix_status_t rc = sy_progress_post(p, fn, arg);
+    sy_srv_unuse();
     return rc;
 }
 
@@ -88,15 +146,19 @@ pmix_status_t sy_srv_add_ids(pmix_info_t **info, size_t *ninfo, const sy_srv_cli
     PMIX_INFO_CREATE(all, *ninfo + 2);
     if (all == NULL)
         return PMIX_ERR_NOMEM;
+    /* a peer never names its own identity: a PMIX_USERID or PMIX_GRPID it
+     * put among its infos is dropped, so the host sees only ours */
+    size_t k = 0;
     for (size_t i = 0; i < *ninfo; i++)
-        PMIx_Info_xfer(&all[i], &(*info)[i]);
+        if (!sy_srv_info_is(&(*info)[i], PMIX_USERID) && !sy_srv_info_is(&(*info)[i], PMIX_GRPID))
+            PMIx_Info_xfer(&all[k++], &(*info)[i]);
     uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
-    PMIX_INFO_LOAD(&all[*ninfo], PMIX_USERID, &uid, PMIX_UINT32);
-    PMIX_INFO_LOAD(&all[*ninfo + 1], PMIX_GRPID, &gid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&all[k++], PMIX_USERID, &uid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&all[k++], PMIX_GRPID, &gid, PMIX_UINT32);
     if (*info != NULL)
         PMIX_INFO_FREE(*info, *ninfo);
     *info = all;
-    *ninfo += 2;
+    *ninfo = k;
     return PMIX_SUCCESS;
 }
 
@@ -175,9 +237,16 @@ void sy_srv_req_post(sy_srv_req_t *req)
     sy_srv_post_or_drop(req_finish_on_loop, req_drop, req);
 }
 
+void *sy_srv_req_ticket(sy_srv_req_t *req)
+{
+    return sy_srv_upcall_ticket(&req->up, req);
+}
+
 void sy_srv_req_op_done(pmix_status_t status, void *cbdata)
 {
-    sy_srv_req_t *req = cbdata;
+    sy_srv_req_t *req = sy_srv_upcall_claim(cbdata);
+    if (req == NULL)
+        return; /* ended already: the upcall returned its answer */
     req->status = status;
     sy_srv_req_post(req);
 }

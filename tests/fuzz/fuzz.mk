@@ -54,3 +54,8 @@ FUZZ_TARGETS += fuzz_topo_readers
 # tests/fuzz/corpus/fuzz_unpack/ come from tests/unit/test_pack run with
 # SY_WRITE_CORPUS=<dir>.
 FUZZ_TARGETS += fuzz_unpack
+# fuzz_server (robustness, issue 15): frames sent to a live server peer
+# after its handshake, through the real dispatcher and every command
+# handler.  Seeds in tests/fuzz/corpus/fuzz_server/ (one valid request of
+# every command) come from the target itself run with SY_WRITE_CORPUS=<dir>.
+FUZZ_TARGETS += fuzz_server

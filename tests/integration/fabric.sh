@@ -139,7 +139,8 @@ if [ $re -eq 0 ] && grep -q '^ok events' "$T/ev.out"; then
     ok "PENDING -> handler completes -> UPDATED, old data before, new after"
 else bad "update events (status $re)"; show "$T/ev.out"; fi
 
-if grep -q -- '--enable-sanitizers' "$B/config.status" 2>/dev/null || ! command -v valgrind >/dev/null; then
+if grep -q -e '--enable-sanitizers' -e '--enable-tsan' "$B/config.status" 2>/dev/null ||
+    ! command -v valgrind >/dev/null; then
     node nodeB "$T/leak.out" "$D/test_fabric" leak 20; rl=$?
 else
     node nodeB "$T/leak.out" valgrind -q --leak-check=full --errors-for-leak-kinds=definite \

@@ -99,3 +99,35 @@ tests_integration_test_direct_SOURCES = tests/integration/test_direct.c tests/in
 tests_integration_test_direct_LDADD = src/libpmix.la
 tests_integration_test_direct_LDFLAGS = -no-install
 TESTS += tests/integration/test_direct
+# A local attacker speaking the wire protocol itself (forged tool HELLOs,
+# stolen tokens) and a rank for the launcher-death test: security.sh and
+# litter.sh (tests/tools/).  It packs HELLOs with the library's own code,
+# so it links the internal library (the default LDADD).
+check_PROGRAMS += tests/integration/test_security
+tests_integration_test_security_SOURCES = tests/integration/test_security.c
+# How hosts call the server and complete its upcalls (Slurm, ORTE, PRRTE):
+# setup_fork in a forked child, client_connected that never calls back,
+# callbacks inside the upcall under the host's lock, after an error return
+# and after finalize, registered cleanup (issue 16).
+check_PROGRAMS += tests/integration/test_conventions
+tests_integration_test_conventions_SOURCES = tests/integration/test_conventions.c \
+	tests/integration/forkhost.h
+tests_integration_test_conventions_LDADD = src/libpmix.la
+tests_integration_test_conventions_LDFLAGS = -no-install
+TESTS += tests/integration/test_conventions
+# Collectives whose participant finalizes or dies, before or during them
+# (depart.sh; test_depart.c also builds against OpenPMIx 4.2.2:
+# bench/depart-compare.sh).
+check_PROGRAMS += tests/integration/test_depart
+tests_integration_test_depart_SOURCES = tests/integration/test_depart.c \
+	tests/integration/forkhost.h
+tests_integration_test_depart_LDADD = src/libpmix.la
+tests_integration_test_depart_LDFLAGS = -no-install
+TESTS += tests/integration/depart.sh
+EXTRA_DIST += tests/integration/depart.sh
+# The server's limits (fd limit, oversized frames, spawn requests) under
+# switchyard-run (tests/tools/limits.sh).
+check_PROGRAMS += tests/integration/test_limits
+tests_integration_test_limits_SOURCES = tests/integration/test_limits.c
+tests_integration_test_limits_LDADD = src/libpmix.la
+tests_integration_test_limits_LDFLAGS = -no-install

@@ -8,13 +8,15 @@
  *   the connection) and, from another thread, in a held PMIx_Get (on the
  *   direct channel); when the server is killed, both must fail and
  *   PMIX_ERR_LOST_CONNECTION be delivered; the outcome goes to FILE (READY
- *   is touched when waiting). */
+ *   is touched when waiting).  It clears the death signal the launcher
+ *   gave it, so that it outlives the launcher's SIGKILL. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -185,6 +187,9 @@ static void *held_get(void *arg)
 
 static int lost(const char *file, const char *ready)
 {
+    /* the launcher kills its ranks when it dies (PR_SET_PDEATHSIG): this
+     * one opts out, to live on and see how the library takes the loss */
+    prctl(PR_SET_PDEATHSIG, 0);
     signal(SIGPIPE, SIG_IGN);
     pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
     if (PMIx_Register_event_handler(&code, 1, NULL, 0, h_lost, NULL, NULL) < 0)

@@ -301,6 +301,30 @@ int main(int argc, char **argv)
               info_find(w1.info, w1.ninfo, PMIX_FABRIC_SWITCH) != NULL,
           "plane and switch lists");
 
+    /* the same maps typed PMIX_REGEX, as the standard's own examples pass
+     * them: the same job data (issue 16) */
+    wait_t wr = WAIT_INIT;
+    pmix_info_t rx[2];
+    pmix_nspace_t jobr;
+    PMIX_LOAD_NSPACE(jobr, "job1r");
+    PMIX_INFO_LOAD(&rx[0], PMIX_NODE_MAP, nmap, PMIX_REGEX);
+    PMIX_INFO_LOAD(&rx[1], PMIX_PROC_MAP, pmap, PMIX_REGEX);
+    rc = PMIx_server_setup_application(jobr, rx, 2, setup_cb, &wr);
+    if (rc == PMIX_SUCCESS)
+        wait_for(&wr, 1);
+    size_t rnodes = 0, rprocs = 0;
+    for (size_t i = 0; i < wr.ninfo; i++) {
+        rnodes += PMIX_CHECK_KEY(&wr.info[i], PMIX_NODE_INFO_ARRAY);
+        rprocs += PMIX_CHECK_KEY(&wr.info[i], PMIX_PROC_DATA);
+    }
+    CHECK(rc == PMIX_SUCCESS && wr.status == PMIX_SUCCESS && rnodes == 2 && rprocs == 3,
+          "maps typed PMIX_REGEX: %s, %zu nodes, %zu proc entries", PMIx_Error_string(wr.status),
+          rnodes, rprocs);
+    if (wr.release != NULL)
+        wr.release(PMIX_SUCCESS, wr.release_data);
+    PMIX_INFO_DESTRUCT(&rx[0]);
+    PMIX_INFO_DESTRUCT(&rx[1]);
+
     /* setup_local_support of that data: the namespace must be known */
     wait_t w2 = WAIT_INIT;
     rc = PMIx_server_setup_local_support(nojob, w1.info, w1.ninfo, op_cb, &w2);

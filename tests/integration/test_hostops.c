@@ -19,14 +19,14 @@ static int failures;
         failures++;                                                                                \
     } while (0)
 
-static volatile int alerted;
+static int alerted; /* set by the handler on the progress thread */
 
 static void on_alert(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
                      size_t ninfo, pmix_info_t *res, size_t nres,
                      pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
 {
     (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
-    alerted = 1;
+    __atomic_store_n(&alerted, 1, __ATOMIC_RELEASE);
     cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
@@ -47,9 +47,9 @@ static int monitor_mode(pmix_proc_t *me)
     if (rc != PMIX_SUCCESS)
         FAIL("Process_monitor(heartbeat): %s", PMIx_Error_string(rc));
     PMIx_Heartbeat();
-    for (int i = 0; i < 60 && !alerted; i++)
+    for (int i = 0; i < 60 && !__atomic_load_n(&alerted, __ATOMIC_ACQUIRE); i++)
         usleep(100000);
-    if (!alerted)
+    if (!__atomic_load_n(&alerted, __ATOMIC_ACQUIRE))
         FAIL("no heartbeat alert after missed beats");
     PMIX_INFO_DESTRUCT(&mon);
     PMIX_INFO_DESTRUCT(&dirs[0]);

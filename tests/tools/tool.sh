@@ -81,15 +81,10 @@ mkdir -p "$T/nothing"
 check "connect: by nspace, TCP URI (token), URI, file, system first, tmpdir" "grep -q 'connect: ok' '$T/t.out'"
 "$ST" --nspace "switchyard-run.$job" --tmpdir "$TMPDIR" query pmix.qry.ns > "$T/t.out" 2> "$T/t.err"
 check "switchyard-tool --nspace --tmpdir" "grep -q '^pmix.qry.ns: switchyard.$job.1$' '$T/t.out'"
-# another user cannot attach
+# another user cannot attach (security.sh tries much more)
 if test "$(id -u)" = 0; then
-    nd=$(mktemp -d /tmp/sy-nobody.XXXXXX)
-    cp "$rdv" "$nd/rdv"
-    chown -R 65534:65534 "$nd"
-    chmod 755 "$nd"
-    "$X" nobody "$nd/rdv" "$rdv" "$uri" > "$T/t.out" 2> "$T/t.err"
-    check "another user: unreadable file, no token, refused by the host" "grep -q 'nobody: ok' '$T/t.out'"
-    rm -rf "$nd"
+    "$X" nobody "$rdv" "$uri" > "$T/t.out" 2> "$T/t.err"
+    check "another user: unreadable file, no token, refused" "grep -q 'nobody: ok' '$T/t.out'"
 fi
 touch "$T/stop"
 wait_job "$job"

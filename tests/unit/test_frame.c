@@ -481,6 +481,73 @@ static void test_oversize(void **state)
     hostile(h, sizeof(h), false, 0, PMIX_ERR_UNPACK_FAILURE, "exceeds");
 }
 
+static long vm_size_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "VmSize: %ld", &kb) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return kb;
+}
+
+/* What a peer makes us hold follows what it sent, not what its header
+ * claims: a 200 MiB claim followed by 1 MiB grows us by far less than
+ * 200 MiB (the reader of clients and tools is this one too). */
+static void test_claim_not_allocated(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *b;
+    rec_t rb = {0};
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, 0, &b));
+    long before = vm_size_kb();
+    uint8_t h[SY_FRAME_HEADER_SIZE];
+    sy_frame_header_encode(h, 1, 0, 200u << 20);
+    write_all(fds[0], h, sizeof(h));
+    static uint8_t chunk[64 * 1024];
+    for (int i = 0; i < 16; i++) {
+        write_all(fds[0], chunk, sizeof(chunk));
+        spin(&l, 4);
+    }
+    spin(&l, 20);
+    long grown = vm_size_kb() - before;
+    if (grown >= 64 * 1024)
+        fail_msg("a 200 MiB claim with 1 MiB sent grew us by %ld kB", grown);
+    close(fds[0]);
+    RUN_UNTIL(&l, rb.nclose > 0);
+    assert_int_equal(PMIX_ERR_LOST_CONNECTION, rb.reason);
+    if (strstr(rb.why, "1048576 of 209715200") == NULL)
+        fail_msg("reason '%s'", rb.why);
+    sy_conn_free(b);
+    loop_fini(&l);
+}
+
+/* SWITCHYARD_MAX_MSG_SIZE's syntax. */
+static void test_parse_size(void **state)
+{
+    (void)state;
+    size_t v = 0;
+    assert_int_equal(PMIX_SUCCESS, sy_frame_parse_size("1048576", &v));
+    assert_int_equal(1048576, v);
+    assert_int_equal(PMIX_SUCCESS, sy_frame_parse_size("64K", &v));
+    assert_int_equal(65536, v);
+    assert_int_equal(PMIX_SUCCESS, sy_frame_parse_size("256m", &v));
+    assert_int_equal((size_t)256 << 20, v);
+    assert_int_equal(PMIX_SUCCESS, sy_frame_parse_size("2G", &v));
+    assert_int_equal((size_t)2 << 30, v);
+    const char *bad[] = {"", "abc", "-5", "1T", "10 K", "4G", "1K", "0", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (sy_frame_parse_size(bad[i], &v) != PMIX_ERR_BAD_PARAM)
+            fail_msg("'%s' was taken for a size", bad[i]);
+}
+
 static void test_truncated_eof(void **state)
 {
     (void)state;
@@ -813,6 +880,8 @@ int main(void)
         cmocka_unit_test(test_fragmented),
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_oversize),
+        cmocka_unit_test(test_claim_not_allocated),
+        cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_truncated_eof),
         cmocka_unit_test(test_peer_exits),
         cmocka_unit_test(test_peer_killed),

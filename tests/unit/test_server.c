@@ -184,8 +184,9 @@ static pmix_status_t hold_query(pmix_proc_t *proct, pmix_query_t *queries, size_
     (void)proct;
     (void)queries;
     (void)nqueries;
-    held_query_cb = cbfunc;
     held_query_cbdata = cbdata;
+    /* last: the test thread waits for it (and then reads the cbdata) */
+    __atomic_store_n(&held_query_cb, cbfunc, __ATOMIC_RELEASE);
     return PMIX_SUCCESS;
 }
 

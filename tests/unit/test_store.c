@@ -532,9 +532,9 @@ static void *reader(void *arg)
         pmix_status_t rc = get(PMIX_RANK_WILDCARD, "test.marker", NULL, 0, &v);
         if (rc != PMIX_SUCCESS || v->type != PMIX_STRING ||
             (strcmp(v->data.string, "gen1") != 0 && strcmp(v->data.string, "gen2") != 0)) {
-            rs->errors++;
+            __atomic_fetch_add(&rs->errors, 1, __ATOMIC_RELAXED);
         } else if (strcmp(v->data.string, "gen2") == 0) {
-            rs->saw_new = 1;
+            __atomic_store_n(&rs->saw_new, 1, __ATOMIC_RELEASE);
         }
         if (v != NULL) {
             PMIX_VALUE_RELEASE(v);
@@ -542,7 +542,7 @@ static void *reader(void *arg)
         /* a rank key too, so several segment lookups run per loop */
         rc = get(1, PMIX_APP_SIZE, NULL, 0, &v);
         if (rc != PMIX_SUCCESS) {
-            rs->errors++;
+            __atomic_fetch_add(&rs->errors, 1, __ATOMIC_RELAXED);
         } else {
             PMIX_VALUE_RELEASE(v);
         }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -50,9 +51,9 @@ static void test_rendezvous(void **state)
     char path[256], text[512];
     snprintf(path, sizeof path, "%s/pmix.h.tool.%ld", dir, (long)getpid());
     snprintf(text, sizeof text,
-             "srv.3;tcp4://127.0.0.1:4000\nversion:4.2.2\npid:%ld\nstart:100\n"
+             "srv.3;tcp4://127.0.0.1:4000\nversion:4.2.2\npid:%ld\nstart:%lld\n"
              "usock:/x/pmix.sock\nnspace:srv\nrank:3\nhostname:h\ntoken:abc\n",
-             (long)getpid());
+             (long)getpid(), (long long)time(NULL));
     write_file(path, text);
     sy_rndz_t r;
     assert_int_equal(sy_rndz_read(path, &r), PMIX_SUCCESS);
@@ -64,6 +65,12 @@ static void test_rendezvous(void **state)
     assert_int_equal(r.pid, getpid());
     assert_false(r.system);
     assert_true(sy_rndz_alive(&r));
+    /* a server that started serving before this process existed: our pid
+     * was its once, and this process is not it */
+    long long serving = r.start;
+    r.start = 100;
+    assert_false(sy_rndz_alive(&r));
+    r.start = serving;
     char host[64];
     int port = 0;
     assert_int_equal(sy_rndz_parse_uri(r.uri, host, sizeof host, &port), PMIX_SUCCESS);
@@ -74,8 +81,8 @@ static void test_rendezvous(void **state)
     /* no URI line, no nspace line: the identity is unknown, the socket is enough */
     char path2[256];
     snprintf(path2, sizeof path2, "%s/pmix.sys.h", dir);
-    snprintf(text, sizeof text, "\nversion:4.2.2\npid:%ld\nstart:100\nusock:/y.sock\n",
-             (long)getpid());
+    snprintf(text, sizeof text, "\nversion:4.2.2\npid:%ld\nstart:%lld\nusock:/y.sock\n",
+             (long)getpid(), (long long)time(NULL));
     write_file(path2, text);
     assert_int_equal(sy_rndz_read(path2, &r), PMIX_SUCCESS);
     assert_null(r.uri);

@@ -102,3 +102,11 @@ $(tests_unit_test_tool_OBJECTS): src/common/attr_support.inc
 # docs/attributes.md's generated section must be what attr_support.txt says.
 TESTS += tests/unit/attr-doc.sh
 EXTRA_DIST += tests/unit/attr-doc.sh
+# test_safefile: publication in shared directories, the sweep of dead
+# servers' litter, process identity by start time, the token comparison,
+# the uid/gid a peer puts among its infos (docs/security.md).
+check_PROGRAMS += tests/unit/test_safefile
+TESTS += tests/unit/test_safefile
+# test_log: the logger's rate limiting (repeats collapsed, floods cut).
+check_PROGRAMS += tests/unit/test_log
+TESTS += tests/unit/test_log

@@ -18,6 +18,9 @@
 #include <pmix_server.h>
 
 typedef enum { RUN_MAP_CORE, RUN_MAP_PACKAGE } run_map_t;
+/* --max-procs default: far more than a node runs, far less than what would
+ * exhaust its process table */
+#define RUN_MAX_PROCS 4096
 typedef enum { RUN_BIND_CORE, RUN_BIND_PACKAGE, RUN_BIND_NONE } run_bind_t;
 /* where rank 0's stdin comes from (--stdin) */
 typedef enum { RUN_STDIN_INHERIT, RUN_STDIN_TOOLS, RUN_STDIN_NONE } run_stdin_t;
@@ -41,6 +44,7 @@ typedef struct {
     char *output_dir;
     const char *fabric; /* --fabric: topology file or generator spec */
     bool oversubscribe;
+    unsigned max_procs; /* --max-procs: processes at once, spawned included */
     bool verbose;
     run_map_t map_by;
     run_bind_t bind_to;
@@ -138,8 +142,9 @@ void run_pubsub_tick(void);
 void run_pubsub_proc_gone(const pmix_proc_t *proc);
 void run_pubsub_free(void);
 
-/* run_ops.c: query, log, job control; files registered for cleanup are
- * removed by run_ops_cleanup at the end of the job. */
+/* run_ops.c: query, log, job control (cleanup registrations are the
+ * library's: src/server/server_cleanup.c); run_ops_cleanup frees what the
+ * monitors hold at the end of the job. */
 void run_ops_module(pmix_server_module_t *m, run_job_t *job);
 void run_ops_cleanup(void);
 /* From the main loop: heartbeat alerts for processes that went quiet. */
@@ -154,13 +159,18 @@ void run_group_module(pmix_server_module_t *m, run_job_t *job);
 int run_psets_define(run_job_t *job);
 void run_psets_delete(run_job_t *job);
 
-/* run_main.c: start one process of a job. */
+/* run_main.c: start one process of a job: 0 once it runs its program, -1
+ * with errno when it could not be started (fork failed, or the program
+ * could not be executed: ENOENT, EACCES, ...; that child is reaped). */
 int run_start(run_job_t *job, run_proc_t *p);
 
 /* run_spawn.c: jobs started by PMIx_Spawn, served from the main loop. */
 void run_spawn_module(pmix_server_module_t *m, int wake_fd);
-/* Start what was asked for; poll the children's output (no waiting). */
+/* Check and admit what was asked for, start the next batch of processes
+ * of jobs being launched; poll the children's output (no waiting). */
 void run_spawn_service(run_job_t *main_job);
+/* Is a spawned job being launched (the main loop must come back soon)? */
+bool run_spawn_launching(void);
 /* A reaped pid that is not the main job's: true when it was a child's. */
 bool run_spawn_reaped(pid_t pid, int status, bool *failed);
 /* Any spawned process still running? */

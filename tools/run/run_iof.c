@@ -63,33 +63,91 @@ static int mkdirs(const char *path)
     return rc;
 }
 
+/* fd, opened without following a symlink, is a directory (or a regular
+ * file with one link) of ours; else it is closed, errno EPERM, -1. */
+static int ours(int fd, bool dir)
+{
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+        (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode) && st.st_nlink == 1))
+        return fd;
+    close(fd);
+    errno = EPERM;
+    return -1;
+}
+
+/* The directory `name` in dirfd, made if missing; it must be ours. */
+static int sub_dir(int dirfd, const char *name)
+{
+    if (mkdirat(dirfd, name, 0755) != 0 && errno != EEXIST)
+        return -1;
+    return ours(openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), true);
+}
+
+/* The file `name` in dirfd, emptied: created, or one of ours (never a
+ * symlink, nor a link to another file, followed and truncated). */
+static int out_file(int dirfd, const char *name)
+{
+    int fd = ours(
+        openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644), false);
+    if (fd >= 0 && ftruncate(fd, 0) != 0) {
+        close(fd);
+        return -1;
+    }
+    if (fd >= 0)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+/* --output-dir DIR: DIR/<app>/rank.<rank>/stdout and stderr.  DIR is the
+ * user's, taken as named; what is made below it is checked to be ours,
+ * so a name another user made first in a shared DIR is refused. */
+static int open_outputs(const char *top, run_proc_t *p)
+{
+    char app[32], rank[32];
+    snprintf(app, sizeof(app), "%u", p->app);
+    snprintf(rank, sizeof(rank), "rank.%u", p->rank);
+    int t = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int a = t >= 0 ? sub_dir(t, app) : -1;
+    int r = a >= 0 ? sub_dir(a, rank) : -1;
+    if (r >= 0) {
+        p->out_file = out_file(r, "stdout");
+        p->err_file = p->out_file >= 0 ? out_file(r, "stderr") : -1;
+    }
+    int e = errno;
+    if (r >= 0)
+        close(r);
+    if (a >= 0)
+        close(a);
+    if (t >= 0)
+        close(t);
+    errno = e;
+    return p->out_file >= 0 && p->err_file >= 0 ? 0 : -1;
+}
+
 int run_iof_setup(run_job_t *job)
 {
     job->iof = calloc(2 * (size_t)job->nprocs, sizeof(partial_t));
     if (job->iof == NULL)
         return -1;
+    const char *top = job->opts->output_dir;
+    if (top != NULL && mkdirs(top) != 0) {
+        fprintf(stderr, "switchyard-run: cannot create %s: %s\n", top, strerror(errno));
+        return -1;
+    }
     for (unsigned r = 0; r < job->nprocs; r++) {
         run_proc_t *p = &job->procs[r];
         p->out_file = p->err_file = -1;
-        if (job->opts->output_dir == NULL)
-            continue;
-        char *dir = NULL, *f = NULL;
-        if (asprintf(&dir, "%s/%u/rank.%u", job->opts->output_dir, p->app, p->rank) < 0 ||
-            mkdirs(dir) != 0) {
-            fprintf(stderr, "switchyard-run: cannot create %s: %s\n", dir ? dir : "?",
-                    strerror(errno));
-            free(dir);
+        if (top != NULL && open_outputs(top, p) != 0) {
+            fprintf(
+                stderr,
+                "switchyard-run: cannot write the output of rank %u under %s/%u/rank.%u: %s%s\n",
+                p->rank, top, p->app, p->rank, strerror(errno),
+                errno == EPERM || errno == ELOOP ? " (a name there is not ours)" : "");
             return -1;
         }
-        if (asprintf(&f, "%s/stdout", dir) >= 0) {
-            p->out_file = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            free(f);
-        }
-        if (asprintf(&f, "%s/stderr", dir) >= 0) {
-            p->err_file = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            free(f);
-        }
-        free(dir);
     }
     return 0;
 }

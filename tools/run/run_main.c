@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,8 +126,14 @@ int run_start(run_job_t *job, run_proc_t *p)
     /* --stdin tools: rank 0 reads what tools push (run_tool.c) */
     int in[2] = {-1, -1};
     bool tools_in = p->rank == 0 && !job->spawned && job->opts->stdin_mode == RUN_STDIN_TOOLS;
+    /* exec status: a successful exec closes it, a failure writes errno */
+    int ex[2] = {-1, -1};
     char **env = build_env(job, p);
-    if (env == NULL || (tools_in && pipe2(in, O_CLOEXEC) != 0)) {
+    if (env == NULL || (tools_in && pipe2(in, O_CLOEXEC) != 0) || pipe2(ex, O_CLOEXEC) != 0) {
+        if (in[0] >= 0) {
+            close(in[0]);
+            close(in[1]);
+        }
         free_env(env);
         close(out[0]);
         close(out[1]);
@@ -135,8 +142,17 @@ int run_start(run_job_t *job, run_proc_t *p)
         return -1;
     }
     const char *wdir = app->wdir ? app->wdir : job->opts->wdir;
+    /* The child dies with the thread that forks it (PR_SET_PDEATHSIG is
+     * tied to that thread, not to the process): ranks are started from the
+     * main thread only, which lives as long as the launcher. */
+    pid_t launcher = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* a rank never outlives its launcher, even one killed with
+         * SIGKILL; a launcher that died before this line is seen by
+         * getppid (the child was reparented) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher)
+            _exit(127);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGCHLD, SIG_DFL);
@@ -154,28 +170,52 @@ int run_start(run_job_t *job, run_proc_t *p)
             if (devnull >= 0)
                 dup2(devnull, STDIN_FILENO);
         }
+        close(ex[0]);
+        int e = 0;
         if (wdir != NULL && chdir(wdir) != 0) {
+            e = errno;
             fprintf(stderr, "switchyard-run: rank %u: cannot enter %s: %s\n", p->rank, wdir,
-                    strerror(errno));
-            _exit(127);
+                    strerror(e));
+        } else {
+            if (p->cpuset != NULL)
+                hwloc_set_cpubind(job->topo, p->cpuset, HWLOC_CPUBIND_PROCESS);
+            environ = env;
+            execvp(app->argv[0], app->argv);
+            e = errno;
         }
-        if (p->cpuset != NULL)
-            hwloc_set_cpubind(job->topo, p->cpuset, HWLOC_CPUBIND_PROCESS);
-        environ = env;
-        execvp(app->argv[0], app->argv);
-        fprintf(stderr, "switchyard-run: cannot start %s: %s\n", app->argv[0], strerror(errno));
+        if (write(ex[1], &e, sizeof(e)) < 0) {
+            /* the launcher then sees the exit status only */
+        }
         _exit(127);
     }
     free_env(env);
     close(out[1]);
     close(err[1]);
+    close(ex[1]);
     if (in[0] >= 0)
         close(in[0]);
-    if (pid < 0) {
+    int exec_errno = 0;
+    if (pid > 0) {
+        /* until the child runs its program, or says why it cannot */
+        ssize_t n;
+        do {
+            n = read(ex[0], &exec_errno, sizeof(exec_errno));
+        } while (n < 0 && errno == EINTR);
+        if (n != (ssize_t)sizeof(exec_errno))
+            exec_errno = 0;
+        else
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+    }
+    int fork_errno = errno;
+    close(ex[0]);
+    if (pid < 0 || exec_errno != 0) {
         close(out[0]);
         close(err[0]);
         if (in[1] >= 0)
             close(in[1]);
+        p->pid = pid > 0 ? pid : 0;
+        errno = pid < 0 ? fork_errno : exec_errno;
         return -1;
     }
     if (in[1] >= 0) {
@@ -436,8 +476,20 @@ int main(int argc, char **argv)
     bool timed_out = false;
     double term_at = 0, kill_at = 0, deadline = opts.timeout > 0 ? now_s() + opts.timeout : 0;
     for (unsigned r = 0; r < job.nprocs; r++) {
-        if (run_start(&job, &job.procs[r]) != 0) {
-            fprintf(stderr, "switchyard-run: cannot start rank %u: %s\n", r, strerror(errno));
+        /* a signal stops the launch too: the ranks not started never run */
+        int failed = got_signal != 0 ? -1 : run_start(&job, &job.procs[r]);
+        if (failed != 0 && got_signal != 0) {
+            stop_all(&job, &kill_at);
+            for (unsigned k = r; k < job.nprocs; k++) {
+                job.procs[k].exited = true;
+                job.procs[k].status = (128 + got_signal) << 8;
+                job.nexited++;
+            }
+            break;
+        }
+        if (failed != 0) {
+            fprintf(stderr, "switchyard-run: cannot start %s (rank %u): %s\n",
+                    opts.apps[job.procs[r].app].argv[0], r, strerror(errno));
             run_host_lock();
             if (job.first_failed < 0)
                 job.first_failed = (int)r;
@@ -453,7 +505,7 @@ int main(int argc, char **argv)
         }
     }
     while (job.nexited < job.nprocs || run_spawn_active()) {
-        run_iof_poll(&job, wake_pipe[0], 100);
+        run_iof_poll(&job, wake_pipe[0], run_spawn_launching() ? 0 : 100);
         run_spawn_service(&job);
         run_tool_service();
         char drain[64];

@@ -1,7 +1,6 @@
 /* The launcher's answers to PMIx_Query_info, PMIx_Log and
  * PMIx_Job_control (Chap_API_Query.tex, Chap_API_Job_Mgmt.tex). */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,9 +17,6 @@
 #include "run.h"
 
 static run_job_t *job_of_ops;
-static pthread_mutex_t cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
-static char **cleanups; /* files and directories to remove at the end */
-static size_t ncleanups;
 
 static void release_infos(void *cbdata)
 {
@@ -157,19 +153,6 @@ static void signal_targets(const pmix_proc_t *req, const pmix_proc_t targets[], 
     }
 }
 
-static void add_cleanup(const char *path)
-{
-    pthread_mutex_lock(&cleanup_lock);
-    char **g = realloc(cleanups, (ncleanups + 1) * sizeof(char *));
-    if (g != NULL) {
-        cleanups = g;
-        cleanups[ncleanups] = strdup(path);
-        if (cleanups[ncleanups] != NULL)
-            ncleanups++;
-    }
-    pthread_mutex_unlock(&cleanup_lock);
-}
-
 static pmix_status_t job_control(const pmix_proc_t *requestor, const pmix_proc_t targets[],
                                  size_t ntargets, const pmix_info_t directives[], size_t ndirs,
                                  pmix_info_cbfunc_t cbfunc, void *cbdata)
@@ -185,11 +168,6 @@ static pmix_status_t job_control(const pmix_proc_t *requestor, const pmix_proc_t
             st = PMIX_SUCCESS;
         } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_SIGNAL) && d->value.type == PMIX_INT) {
             signal_targets(requestor, targets, ntargets, d->value.data.integer);
-            st = PMIX_SUCCESS;
-        } else if ((PMIX_CHECK_KEY(d, PMIX_REGISTER_CLEANUP) ||
-                    PMIX_CHECK_KEY(d, PMIX_REGISTER_CLEANUP_DIR)) &&
-                   d->value.type == PMIX_STRING && d->value.data.string != NULL) {
-            add_cleanup(d->value.data.string);
             st = PMIX_SUCCESS;
         } else if (PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_PREEMPTIBLE) ||
                    PMIX_CHECK_KEY(d, PMIX_JOB_CTRL_CHECKPOINT_METHOD) ||
@@ -338,15 +316,6 @@ void run_ops_module(pmix_server_module_t *m, run_job_t *job)
     m->monitor = monitor;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 void run_ops_cleanup(void)
 {
     pthread_mutex_lock(&monitor_lock);
@@ -357,13 +326,4 @@ void run_ops_cleanup(void)
         free(m);
     }
     pthread_mutex_unlock(&monitor_lock);
-    pthread_mutex_lock(&cleanup_lock);
-    for (size_t i = 0; i < ncleanups; i++) {
-        nftw(cleanups[i], remove_one, 16, FTW_DEPTH | FTW_PHYS);
-        free(cleanups[i]);
-    }
-    free(cleanups);
-    cleanups = NULL;
-    ncleanups = 0;
-    pthread_mutex_unlock(&cleanup_lock);
 }

@@ -27,7 +27,10 @@ void run_usage(FILE *out)
             "  --bind-to core|package|none\n"
             "                         bind each process to its core or package (default:\n"
             "                         core when the job fits, none when oversubscribed)\n"
-            "  --oversubscribe        allow more processes than cores\n"
+            "  --oversubscribe        allow more processes than cores (PMIx_Spawn'd jobs\n"
+            "                         too: without it a spawn needs free cores)\n"
+            "  --max-procs N          at most N processes at once, spawned ones included\n"
+            "                         (default 4096): a larger PMIx_Spawn is refused\n"
             "  -x VAR[=VALUE]         export VAR (from our environment, or set to VALUE)\n"
             "  --env VAR=VALUE        set VAR in every process\n"
             "  --timeout SECONDS      kill the job after that long (exit status 124)\n"
@@ -88,6 +91,7 @@ int run_parse(int argc, char **argv, run_opts_t *o)
     memset(o, 0, sizeof(*o));
     o->map_by = RUN_MAP_CORE;
     o->bind_to = RUN_BIND_CORE;
+    o->max_procs = RUN_MAX_PROCS;
     int i = 1;
     while (i < argc) {
         run_app_t app = {.np = 1};
@@ -149,6 +153,16 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                 }
             } else if (!strcmp(a, "--oversubscribe")) {
                 o->oversubscribe = true;
+            } else if (!strcmp(a, "--max-procs")) {
+                if (need_arg(i, argc, a))
+                    return 1;
+                char *end = NULL;
+                unsigned long v = strtoul(argv[++i], &end, 10);
+                if (*end != '\0' || v == 0 || v > 1000000) {
+                    fprintf(stderr, "switchyard-run: --max-procs %s: not a count\n", argv[i]);
+                    return 1;
+                }
+                o->max_procs = (unsigned)v;
             } else if (!strcmp(a, "-x")) {
                 if (need_arg(i, argc, a) || run_opts_add_env(o, argv[++i]))
                     return 1;

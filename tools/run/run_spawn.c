@@ -1,14 +1,24 @@
 /* PMIx_Spawn under switchyard-run: the host's spawn upcall (on the
- * server's thread) queues the request; the main loop starts the new job
- * (a namespace of its own, registered like the first one plus
- * PMIX_SPAWNED and PMIX_PARENT_ID), answers the requester with the
- * namespace, forwards the children's output and reaps them. */
+ * server's thread) queues the request; the main loop admits it (the
+ * program found and executable, its working directory there, free cores
+ * unless --oversubscribe, no more than --max-procs processes at once),
+ * registers the new job (a namespace of its own, registered like the first
+ * one plus PMIX_SPAWNED and PMIX_PARENT_ID) and starts its processes a
+ * batch per pass of the loop, so that a large spawn never holds the loop
+ * (signals, output, other requests); once all run it answers the requester
+ * with the namespace, forwards the children's output and reaps them.  A job
+ * that cannot be started (or is cancelled) fails the spawn, never the
+ * parent job: what of it did start is killed, and those deaths are no
+ * failure of the parent.  The library has already checked what the
+ * standard requires of the request (server_hostops.c). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,9 +37,16 @@ typedef struct request {
     struct request *next;
 } request_t;
 
+/* Processes started per pass of the main loop. */
+#define RUN_SPAWN_BATCH 32
+
 typedef struct child {
     run_job_t job;
-    request_t *req; /* its options and the strings they point to */
+    request_t *req;   /* its options and the strings they point to */
+    unsigned started; /* processes started so far, in rank order */
+    bool launching;   /* more to start; the requester not answered yet */
+    bool doomed;      /* failed to start or cancelled: its ends are no
+                       * failure of the parent job */
     struct child *next;
 } child_t;
 
@@ -92,7 +109,9 @@ static pmix_status_t copy_apps(request_t *r, const pmix_app_t apps[], size_t nap
         for (size_t i = 1; i < argc; i++)
             argv[k++] = keep(r, app->argv[i]);
         r->opts.apps[a].argv = argv;
-        r->opts.apps[a].np = app->maxprocs > 0 ? (unsigned)app->maxprocs : 1;
+        if (app->maxprocs < 1)
+            return PMIX_ERR_BAD_PARAM; /* the library refuses it first */
+        r->opts.apps[a].np = (unsigned)app->maxprocs;
         r->opts.apps[a].wdir = app->cwd != NULL ? keep(r, app->cwd) : NULL;
         for (size_t i = 0; app->info != NULL && i < app->ninfo; i++)
             if (PMIX_CHECK_KEY(&app->info[i], PMIX_PSET_NAME) &&
@@ -122,9 +141,10 @@ static pmix_status_t spawn(const pmix_proc_t *proc, const pmix_info_t job_info[]
     r->parent = *proc;
     r->cbfunc = cbfunc;
     r->cbdata = cbdata;
-    if (copy_apps(r, apps, napps) != PMIX_SUCCESS) {
+    pmix_status_t rc = copy_apps(r, apps, napps);
+    if (rc != PMIX_SUCCESS) {
         request_free(r);
-        return PMIX_ERR_NOMEM;
+        return rc;
     }
     pthread_mutex_lock(&spawn_lock);
     request_t **tail = &pending;
@@ -155,66 +175,240 @@ static pmix_status_t inherit_env(const run_opts_t *main_opts, run_opts_t *opts)
     return PMIX_SUCCESS;
 }
 
-static void start_child(run_job_t *main_job, request_t *r)
+/* PATH for finding a spawned program: its app's own, else -x/--env's, else
+ * ours, as execvp in the child will see it. */
+static const char *search_path(const run_opts_t *main_opts, const run_app_t *app)
+{
+    for (size_t i = 0; app->env != NULL && app->env[i] != NULL; i++)
+        if (strncmp(app->env[i], "PATH=", 5) == 0)
+            return app->env[i] + 5;
+    const char *found = NULL;
+    for (size_t i = 0; i < main_opts->nenv; i++)
+        if (strncmp(main_opts->env[i], "PATH=", 5) == 0)
+            found = main_opts->env[i] + 5;
+    if (found == NULL)
+        found = getenv("PATH");
+    return found != NULL ? found : "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* PMIX_SUCCESS when path is a regular file we may execute; else
+ * PMIX_ERR_JOB_EXE_NOT_FOUND (nothing there) or
+ * PMIX_ERR_JOB_APP_NOT_EXECUTABLE (a directory, no x permission). */
+static pmix_status_t check_exe(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return PMIX_ERR_JOB_EXE_NOT_FOUND;
+    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+        return PMIX_ERR_JOB_APP_NOT_EXECUTABLE;
+    return PMIX_SUCCESS;
+}
+
+/* The program of an app as the child's execvp will look for it. */
+static pmix_status_t find_program(const run_opts_t *main_opts, const run_app_t *app)
+{
+    const char *prog = app->argv[0];
+    const char *wdir = app->wdir != NULL ? app->wdir : main_opts->wdir;
+    if (strchr(prog, '/') != NULL) {
+        if (prog[0] == '/' || wdir == NULL)
+            return check_exe(prog);
+        char *full = NULL;
+        if (asprintf(&full, "%s/%s", wdir, prog) < 0)
+            return PMIX_ERR_NOMEM;
+        pmix_status_t rc = check_exe(full);
+        free(full);
+        return rc;
+    }
+    pmix_status_t best = PMIX_ERR_JOB_EXE_NOT_FOUND;
+    const char *path = search_path(main_opts, app);
+    for (const char *d = path; best != PMIX_SUCCESS;) {
+        const char *end = strchr(d, ':');
+        size_t len = end != NULL ? (size_t)(end - d) : strlen(d);
+        char *full = NULL;
+        if (asprintf(&full, "%.*s/%s", (int)len, len > 0 ? d : ".", prog) < 0)
+            return PMIX_ERR_NOMEM;
+        pmix_status_t rc = check_exe(full);
+        free(full);
+        if (rc != PMIX_ERR_JOB_EXE_NOT_FOUND)
+            best = rc; /* there, executable or not */
+        if (end == NULL)
+            break;
+        d = end + 1;
+    }
+    return best;
+}
+
+static unsigned live_procs(const run_job_t *main_job)
+{
+    unsigned n = main_job->nprocs - main_job->nexited;
+    for (child_t *c = children; c != NULL; c = c->next)
+        n += c->job.nprocs - c->job.nexited;
+    return n;
+}
+
+/* The launcher's rules for a spawned job: its programs exist and may be
+ * executed, their working directories exist, it fits (free cores, unless
+ * --oversubscribe; --max-procs in any case).  A line says why not. */
+static pmix_status_t admit(const run_job_t *main_job, request_t *r, unsigned nprocs)
+{
+    const run_opts_t *mo = main_job->opts;
+    for (unsigned a = 0; a < r->opts.napps; a++) {
+        const run_app_t *app = &r->opts.apps[a];
+        struct stat st;
+        if (app->wdir != NULL && (stat(app->wdir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            fprintf(stderr, "switchyard-run: spawn refused: no directory %s\n", app->wdir);
+            return PMIX_ERR_JOB_WDIR_NOT_FOUND;
+        }
+        pmix_status_t rc = find_program(mo, app);
+        if (rc != PMIX_SUCCESS) {
+            fprintf(stderr, "switchyard-run: spawn refused: %s %s\n", app->argv[0],
+                    rc == PMIX_ERR_JOB_EXE_NOT_FOUND ? "not found" : "is not executable");
+            return rc;
+        }
+    }
+    unsigned live = live_procs(main_job);
+    int cores = hwloc_get_nbobjs_by_type(main_job->topo, HWLOC_OBJ_CORE);
+    unsigned ncores = cores > 0 ? (unsigned)cores : 1;
+    if (!mo->oversubscribe && live + nprocs > ncores) {
+        fprintf(stderr,
+                "switchyard-run: spawn of %u processes refused: %u of %u cores are taken "
+                "(add --oversubscribe to run more processes than cores)\n",
+                nprocs, live < ncores ? live : ncores, ncores);
+        return PMIX_ERR_JOB_INSUFFICIENT_RESOURCES;
+    }
+    if (live + nprocs > mo->max_procs || live + nprocs < live) {
+        fprintf(stderr,
+                "switchyard-run: spawn of %u processes refused: %u run already, at most %u at "
+                "once (--max-procs)\n",
+                nprocs, live, mo->max_procs);
+        return PMIX_ERR_JOB_INSUFFICIENT_RESOURCES;
+    }
+    return PMIX_SUCCESS;
+}
+
+static void answer(request_t *r, pmix_status_t rc, const char *nspace)
 {
     pmix_nspace_t ns;
     memset(ns, 0, sizeof(ns));
-    child_t *c = calloc(1, sizeof(*c));
-    pmix_status_t rc = c != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
-    if (c != NULL)
-        c->req = r;
     if (rc == PMIX_SUCCESS)
-        rc = inherit_env(main_job->opts, &r->opts);
-    if (rc == PMIX_SUCCESS) {
-        run_job_t *j = &c->job;
-        j->opts = &r->opts;
-        j->first_failed = -1;
-        j->topo = main_job->topo;
-        j->session_dir = main_job->session_dir;
-        j->spawned = true;
-        j->parent = r->parent;
-        memcpy(j->hostname, main_job->hostname, sizeof(j->hostname));
-        snprintf(j->nspace, sizeof(j->nspace), "switchyard.%ld.%u", (long)getpid(), next_job++);
-        for (unsigned a = 0; a < r->opts.napps; a++)
-            j->nprocs += r->opts.apps[a].np;
-        j->procs = calloc(j->nprocs, sizeof(run_proc_t));
-        if (j->procs == NULL)
-            rc = PMIX_ERR_NOMEM;
-        for (unsigned a = 0, k = 0; rc == PMIX_SUCCESS && a < r->opts.napps; a++)
-            for (unsigned i = 0; i < r->opts.apps[a].np; i++, k++)
-                j->procs[k] = (run_proc_t){.rank = k,
-                                           .app = a,
-                                           .app_rank = i,
-                                           .out_fd = -1,
-                                           .err_fd = -1,
-                                           .out_file = -1,
-                                           .err_file = -1};
-        if (rc == PMIX_SUCCESS && (run_register(j) != 0 || run_iof_setup(j) != 0))
-            rc = PMIX_ERROR;
-        for (unsigned k = 0; rc == PMIX_SUCCESS && k < j->nprocs; k++) {
-            if (run_start(j, &j->procs[k]) != 0) {
-                /* what did start is stopped; the rest never ran */
-                for (unsigned x = k; x < j->nprocs; x++) {
-                    j->procs[x].exited = true;
-                    j->procs[x].status = 127 << 8;
-                    j->nexited++;
-                }
-                run_kill_all(j, SIGTERM);
-                rc = PMIX_ERR_JOB_FAILED_TO_LAUNCH;
-            }
-        }
-        PMIX_LOAD_NSPACE(ns, j->nspace);
-    }
-    if (c != NULL) {
-        pthread_mutex_lock(&spawn_lock);
-        c->next = children;
-        children = c;
-        pthread_mutex_unlock(&spawn_lock);
-    } else {
-        request_free(r);
-    }
+        PMIX_LOAD_NSPACE(ns, nspace);
     if (r->cbfunc != NULL)
         r->cbfunc(rc, ns, r->cbdata);
+    r->cbfunc = NULL; /* answered once */
+}
+
+/* Admit and register a request's job; its processes start in batches
+ * (launch_batch).  The requester is answered now only on a refusal. */
+static void start_child(run_job_t *main_job, request_t *r)
+{
+    unsigned nprocs = 0;
+    for (unsigned a = 0; a < r->opts.napps; a++) {
+        if (nprocs + r->opts.apps[a].np < nprocs) {
+            nprocs = UINT32_MAX; /* refused below */
+            break;
+        }
+        nprocs += r->opts.apps[a].np;
+    }
+    pmix_status_t rc = main_job->failing ? PMIX_ERR_JOB_CANCELED : admit(main_job, r, nprocs);
+    child_t *c = rc == PMIX_SUCCESS ? calloc(1, sizeof(*c)) : NULL;
+    if (rc == PMIX_SUCCESS && c == NULL)
+        rc = PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS)
+        rc = inherit_env(main_job->opts, &r->opts);
+    if (rc != PMIX_SUCCESS) {
+        answer(r, rc, NULL);
+        free(c);
+        request_free(r);
+        return;
+    }
+    c->req = r;
+    run_job_t *j = &c->job;
+    j->opts = &r->opts;
+    j->first_failed = -1;
+    j->topo = main_job->topo;
+    j->session_dir = main_job->session_dir;
+    j->spawned = true;
+    j->parent = r->parent;
+    memcpy(j->hostname, main_job->hostname, sizeof(j->hostname));
+    snprintf(j->nspace, sizeof(j->nspace), "switchyard.%ld.%u", (long)getpid(), next_job++);
+    j->nprocs = nprocs;
+    j->procs = calloc(j->nprocs, sizeof(run_proc_t));
+    if (j->procs == NULL)
+        rc = PMIX_ERR_NOMEM;
+    for (unsigned a = 0, k = 0; rc == PMIX_SUCCESS && a < r->opts.napps; a++)
+        for (unsigned i = 0; i < r->opts.apps[a].np; i++, k++)
+            j->procs[k] = (run_proc_t){.rank = k,
+                                       .app = a,
+                                       .app_rank = i,
+                                       .out_fd = -1,
+                                       .err_fd = -1,
+                                       .out_file = -1,
+                                       .err_file = -1};
+    if (rc == PMIX_SUCCESS && (run_register(j) != 0 || run_iof_setup(j) != 0))
+        rc = PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+    c->launching = rc == PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS) {
+        /* nothing ran: every process counts as gone */
+        c->doomed = true;
+        j->nexited = j->nprocs;
+        for (unsigned k = 0; k < j->nprocs && j->procs != NULL; k++)
+            j->procs[k].exited = true;
+        answer(r, rc, NULL);
+    }
+    pthread_mutex_lock(&spawn_lock);
+    c->next = children;
+    children = c;
+    pthread_mutex_unlock(&spawn_lock);
+}
+
+/* The job will not run: what started is killed (its deaths are no failure
+ * of the parent), the rest never starts, the requester hears why. */
+static void abandon(child_t *c, pmix_status_t why)
+{
+    c->doomed = true;
+    c->launching = false;
+    run_job_t *j = &c->job;
+    for (unsigned k = c->started; k < j->nprocs; k++) {
+        if (!j->procs[k].exited) {
+            j->procs[k].exited = true;
+            j->procs[k].status = 127 << 8;
+            j->nexited++;
+        }
+    }
+    run_kill_all(j, SIGKILL);
+    answer(c->req, why, NULL);
+}
+
+static pmix_status_t launch_status(int err)
+{
+    switch (err) {
+    case ENOENT: return PMIX_ERR_JOB_EXE_NOT_FOUND;
+    case EACCES:
+    case ENOEXEC:
+    case EISDIR: return PMIX_ERR_JOB_APP_NOT_EXECUTABLE;
+    default: return PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+    }
+}
+
+/* The next batch of a job being launched; answered once all run. */
+static void launch_batch(child_t *c)
+{
+    run_job_t *j = &c->job;
+    for (unsigned n = 0; n < RUN_SPAWN_BATCH && c->started < j->nprocs; n++) {
+        run_proc_t *p = &j->procs[c->started];
+        if (run_start(j, p) != 0) {
+            int e = errno;
+            fprintf(stderr, "switchyard-run: spawned job %s: cannot start %s (rank %u): %s\n",
+                    j->nspace, j->opts->apps[p->app].argv[0], p->rank, strerror(e));
+            abandon(c, launch_status(e));
+            return;
+        }
+        c->started++;
+    }
+    if (c->started == j->nprocs) {
+        c->launching = false;
+        answer(c->req, PMIX_SUCCESS, j->nspace);
+    }
 }
 
 void run_spawn_service(run_job_t *main_job)
@@ -230,8 +424,23 @@ void run_spawn_service(run_job_t *main_job)
         r->next = NULL;
         start_child(main_job, r);
     }
-    for (child_t *c = children; c != NULL; c = c->next)
+    for (child_t *c = children; c != NULL; c = c->next) {
+        if (c->launching && main_job->failing)
+            abandon(c, PMIX_ERR_JOB_CANCELED);
+        else if (c->launching)
+            launch_batch(c);
         run_iof_poll(&c->job, -1, 0);
+    }
+}
+
+bool run_spawn_launching(void)
+{
+    pthread_mutex_lock(&spawn_lock);
+    bool any = pending != NULL;
+    pthread_mutex_unlock(&spawn_lock);
+    for (child_t *c = children; c != NULL && !any; c = c->next)
+        any = c->launching;
+    return any;
 }
 
 bool run_spawn_reaped(pid_t pid, int status, bool *failed)
@@ -244,7 +453,8 @@ bool run_spawn_reaped(pid_t pid, int status, bool *failed)
             p->exited = true;
             p->status = status;
             c->job.nexited++;
-            *failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            /* a job that never fully started failed its spawn, not us */
+            *failed = !c->doomed && (!WIFEXITED(status) || WEXITSTATUS(status) != 0);
             if (*failed)
                 fprintf(stderr, "switchyard-run: rank %u of spawned job %s %s %d\n", p->rank,
                         c->job.nspace,
@@ -278,8 +488,11 @@ bool run_spawn_active(void)
 
 void run_spawn_kill_all(int sig)
 {
-    for (child_t *c = children; c != NULL; c = c->next)
+    for (child_t *c = children; c != NULL; c = c->next) {
+        if (c->launching)
+            abandon(c, PMIX_ERR_JOB_CANCELED);
         run_kill_all(&c->job, sig);
+    }
 }
 
 void run_spawn_finish(void)
@@ -302,6 +515,8 @@ void run_spawn_finish(void)
     while (children != NULL) {
         child_t *c = children;
         children = c->next;
+        if (c->launching)
+            abandon(c, PMIX_ERR_JOB_CANCELED);
         run_iof_drain(&c->job);
         run_iof_close(&c->job);
         run_deregister(&c->job);

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -668,8 +670,12 @@ static int run_program(const char *host)
             fprintf(stderr, "switchyard-sched: setup_fork failed\n");
             return 1;
         }
+        pid_t self = getpid();
         pids[r] = fork();
         if (pids[r] == 0) {
+            /* the program never outlives its daemon (see switchyard-run) */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self)
+                _exit(127);
             execvpe(opt.argv[0], opt.argv, env);
             fprintf(stderr, "switchyard-sched: %s: %s\n", opt.argv[0], strerror(errno));
             _exit(127);
@@ -795,7 +801,10 @@ int main(int argc, char **argv)
     /* stop the link threads before the server goes */
     if (listen_fd >= 0) {
         shutdown(listen_fd, SHUT_RDWR);
-        unlink(opt.listen);
+        /* our socket, not whatever may have taken the name meanwhile */
+        struct stat st;
+        if (lstat(opt.listen, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+            unlink(opt.listen);
     }
     if (sched_fd >= 0)
         shutdown(sched_fd, SHUT_RDWR);
