@@ -4,7 +4,7 @@
 # ratios (ours / OpenPMIx; below 1 is better for us).  Run from the top of
 # the source tree after `sh scripts/build.sh`:
 #   sh bench/scale-compare.sh [-i ROUNDS] [-R "10000 100000 1000000"]
-#        [-s "maps pdata"] [-n "128 256"] [-c CYCLES]
+#        [-s "maps pdata"] [-n "128 256"] [-c CYCLES] [-C CYCLE_RANKS]
 # Every configuration runs as a fresh process, ours then 4.2.2's, and the
 # list is gone through ROUNDS times (default 3), so that load from other
 # work on the machine falls on both; each figure is the median over the
@@ -17,6 +17,7 @@ test -f "$openpmix/include/pmix.h" || {
     exit 1
 }
 rounds=3 ranks="10000 100000 1000000" styles="maps pdata" clients="128 256" cycles=100
+cycle_ranks=10000
 while test $# -gt 1; do
     case $1 in
     -i) rounds=$2 ;;
@@ -24,6 +25,7 @@ while test $# -gt 1; do
     -s) styles=$2 ;;
     -n) clients=$2 ;;
     -c) cycles=$2 ;;
+    -C) cycle_ranks=$2 ;;
     *) echo "scale-compare: unknown option $1" >&2; exit 2 ;;
     esac
     shift 2
@@ -55,8 +57,10 @@ while test "$i" -lt "$rounds"; do
             run openpmix reg reg -R "$r" -s "$s"
         done
     done
-    run ours cyc cycles -R 10000 -c "$cycles"
-    run openpmix cyc cycles -R 10000 -c "$cycles"
+    for r in $cycle_ranks; do
+        run ours cyc cycles -R "$r" -c "$cycles"
+        run openpmix cyc cycles -R "$r" -c "$cycles"
+    done
     for n in $clients; do
         run ours cli clients -n "$n" -r 1
         run openpmix cli clients -n "$n" -r 1
@@ -109,12 +113,12 @@ join -j1 "$out/a" "$out/b" | sort -t_ -k1,1n |
         $31, $32, $33, $34, $35, $36, $37, $38,
         $19, $20, $39, $40, $21, $41 }'
 echo
-echo "Register/deregister cycles of the maps job, R = 10000:"
+echo "Register/deregister cycles of the maps job:"
 echo
-echo "| library | cycles | RSS after the first kB | after the last kB | files left |"
-echo "|---|---:|---:|---:|---:|"
-awk '{ printf "| ours | %s | %s | %s | %s |\n", $2, $3, $4, $5 }' "$out/ours.cyc.m"
-awk '{ printf "| 4.2.2 | %s | %s | %s | %s |\n", $2, $3, $4, $5 }' "$out/openpmix.cyc.m"
+echo "| library | R | cycles | RSS after the first kB | after the last kB | files left |"
+echo "|---|---:|---:|---:|---:|---:|"
+awk '{ printf "| ours | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$out/ours.cyc.m"
+awk '{ printf "| 4.2.2 | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$out/openpmix.cyc.m"
 echo
 echo "N local clients of one server (slowest rank; µs):"
 echo
