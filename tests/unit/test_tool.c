@@ -48,12 +48,15 @@ static void test_rendezvous(void **state)
 {
     (void)state;
     make_dir();
+    /* both files describe one server: one start time, even when the
+     * clock ticks between writing them */
+    long long started = (long long)time(NULL);
     char path[256], text[512];
     snprintf(path, sizeof path, "%s/pmix.h.tool.%ld", dir, (long)getpid());
     snprintf(text, sizeof text,
              "srv.3;tcp4://127.0.0.1:4000\nversion:4.2.2\npid:%ld\nstart:%lld\n"
              "usock:/x/pmix.sock\nnspace:srv\nrank:3\nhostname:h\ntoken:abc\n",
-             (long)getpid(), (long long)time(NULL));
+             (long)getpid(), started);
     write_file(path, text);
     sy_rndz_t r;
     assert_int_equal(sy_rndz_read(path, &r), PMIX_SUCCESS);
@@ -82,7 +85,7 @@ static void test_rendezvous(void **state)
     char path2[256];
     snprintf(path2, sizeof path2, "%s/pmix.sys.h", dir);
     snprintf(text, sizeof text, "\nversion:4.2.2\npid:%ld\nstart:%lld\nusock:/y.sock\n",
-             (long)getpid(), (long long)time(NULL));
+             (long)getpid(), started);
     write_file(path2, text);
     assert_int_equal(sy_rndz_read(path2, &r), PMIX_SUCCESS);
     assert_null(r.uri);
