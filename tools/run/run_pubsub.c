@@ -235,8 +235,11 @@ static pmix_status_t lookup(const pmix_proc_t *proc, char **keys, const pmix_inf
     for (size_t i = 0; i < ninfo; i++) {
         if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE) && info[i].value.type == PMIX_DATA_RANGE)
             range = info[i].value.data.range;
+        /* PMIX_WAIT is an int (how many keys; 0: all), a flag from some
+         * callers: only a false bool means no wait (PMIX_INFO_TRUE reads
+         * an int as no boolean at all) */
         if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT))
-            wait = PMIX_INFO_TRUE(&info[i]);
+            wait = info[i].value.type != PMIX_BOOL || info[i].value.data.flag;
         if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) && info[i].value.type == PMIX_INT)
             timeout = info[i].value.data.integer;
     }
