@@ -38,6 +38,16 @@ bench_modex_LDFLAGS = -no-install
 bench_targets += bench/modex$(EXEEXT)
 EXTRA_DIST += bench/modex-compare.sh
 
+# Scale benchmark (register_nspace of 10k..1M ranks, a client's Init and
+# first Gets, deregister, cycles; N local clients): built against OpenPMIx
+# 4.2.2 too by bench/scale-compare.sh (docs/performance.md, "Scale").
+EXTRA_PROGRAMS += bench/scale
+bench_scale_SOURCES = bench/scale.c tests/integration/forkhost.h
+bench_scale_LDADD = src/libpmix.la
+bench_scale_LDFLAGS = -no-install
+bench_targets += bench/scale$(EXEEXT)
+EXTRA_DIST += bench/scale-compare.sh
+
 # Slurm 22.05: srun wall time and slurmstepd CPU time, ours against
 # OpenPMIx 4.2.2, two private clusters side by side (bench/slurm-compare.sh
 # builds slurm_reaper.c itself).

@@ -1,8 +1,9 @@
 /* PMIx_Get / PMIx_Get_nb / PMIx_Store_internal.  A Get is answered by the
- * process-wide store on the caller's thread: job data sits in mapped
- * segments, so there is no IPC and no hand-off to the progress thread.
- * Works in any process where some role is initialized (a server process
- * too). */
+ * process-wide store on the caller's thread (job data, the special keys,
+ * what the peers posted: all in mapped segments or computed here, so no
+ * IPC and no hand-off to the progress thread); this file only asks the
+ * server what the store cannot know.  Works in any process where some
+ * role is initialized (a server process too). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     if (key != NULL && refresh_asked(info, ninfo)) {
         pmix_proc_t mine;
         if (target(NULL, &mine) != PMIX_SUCCESS || !PMIX_CHECK_PROCID(&mine, &who))
-            return sy_client_modex_get(&who, key, info, ninfo, val);
+            return sy_client_dmodex_get(&who, key, info, ninfo, val);
     }
     /* the sets and groups a process is in live in the server */
     if (key != NULL && (strcmp(key, PMIX_PSET_NAMES) == 0 || strcmp(key, PMIX_GROUP_NAMES) == 0)) {
@@ -59,10 +60,8 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
             return rc;
     }
     rc = sy_store_get(&who, key, info, ninfo, val);
-    if (rc == PMIX_ERR_NOT_FOUND && key != NULL && strcmp(key, PMIX_DEVICE_DISTANCES) == 0)
-        return sy_client_device_distances(&who, info, ninfo, val);
     if (rc == PMIX_ERR_NOT_FOUND && key != NULL)
-        rc = sy_client_modex_get(&who, key, info, ninfo, val);
+        rc = sy_client_dmodex_get(&who, key, info, ninfo, val);
     return rc;
 }
 

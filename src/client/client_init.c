@@ -299,6 +299,7 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
     }
     if (!sy_client.singleton)
         sy_store_set_resolver(sy_client_resolve_nspace, NULL);
+    sy_store_set_provider(PMIX_DEVICE_DISTANCES, sy_client_device_distances);
     pthread_mutex_lock(&sy_client_lock);
     sy_client.refcount = 1;
     if (proc != NULL)
@@ -367,6 +368,7 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
         sy_client_direct_close();
         drop_conn();
     }
+    sy_store_set_provider(PMIX_DEVICE_DISTANCES, NULL);
     sy_store_detach(sy_client.me.nspace);
     sy_store_release();
     sy_topology_release_cached();

@@ -154,14 +154,19 @@ pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds, pmix
 void sy_client_direct_close(void);
 
 /* ---- client_modex.c: Put, Commit, Fence, Gets of peers' data (issue 4) ---- */
-/* After a store miss of a non-reserved key: PMIX_ERR_NOT_FOUND when none. */
-pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
-                                  const pmix_info_t info[], size_t ninfo, pmix_value_t **val);
+/* What only the server can tell after the store had nothing (or, with
+ * PMIX_GET_REFRESH_CACHE, instead of asking it): a peer's posted key,
+ * asked with DMODEX unless the key is reserved, PMIX_OPTIONAL or
+ * PMIX_IMMEDIATE is set, or the target is the job or ourselves;
+ * PMIX_ERR_NOT_FOUND when there is none. */
+pmix_status_t sy_client_dmodex_get(const pmix_proc_t *proc, const char *key,
+                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val);
 /* The last PMIx_Finalize, before the connection is dropped. */
 void sy_client_modex_finalize(void);
 
 /* ---- client_distances.c ---- */
-/* PMIX_DEVICE_DISTANCES of a process on this node, computed locally. */
+/* PMIX_DEVICE_DISTANCES of a process on this node, computed locally: the
+ * store's provider of that key while the client is initialized. */
 pmix_status_t sy_client_device_distances(const pmix_proc_t *proc, const pmix_info_t info[],
                                          size_t ninfo, pmix_value_t **val);
 

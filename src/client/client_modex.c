@@ -388,16 +388,10 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
     return rc;
 }
 
-pmix_status_t sy_client_modex_get(const pmix_proc_t *proc, const char *key,
-                                  const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
+pmix_status_t sy_client_dmodex_get(const pmix_proc_t *proc, const char *key,
+                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
     size_t ni = info != NULL ? ninfo : 0;
-    bool refresh = sy_info_flag(info, ni, PMIX_GET_REFRESH_CACHE);
-    if (!refresh) {
-        pmix_status_t rc = sy_store_get_modex(proc, key, NULL, val);
-        if (rc != PMIX_ERR_NOT_FOUND)
-            return rc;
-    }
     /* A reserved key the host did not give is not waited for: what a peer
      * posted of itself is in the collected data or nowhere. */
     if (reserved(key))

@@ -31,10 +31,12 @@ void sy_ji_ctx_free(sy_ji_t *ctx)
 {
     for (size_t i = 0; i < ctx->nnodes; i++) {
         free(ctx->nodes[i].name);
-        free(ctx->nodes[i].ranks);
+        free(ctx->nodes[i].ranges);
     }
     free(ctx->nodes);
+    free(ctx->noderuns);
     free(ctx->deferred);
+    free(ctx->procs);
     memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -65,13 +67,14 @@ static pmix_status_t find_nodata(sy_ji_t *ctx, const pmix_info_t info[], size_t 
 }
 
 static pmix_status_t compile(sy_ji_t *ctx, int nlocalprocs, const pmix_info_t info[], size_t ninfo,
-                             sy_jobinfo_summary_t *summary)
+                             const pmix_info_t more[], size_t nmore, sy_jobinfo_summary_t *summary)
 {
     bool nodata;
     pmix_status_t rc;
 
-    if (info == NULL && ninfo > 0) {
-        return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%zu info entries but no array", ninfo);
+    if ((info == NULL && ninfo > 0) || (more == NULL && nmore > 0)) {
+        return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%zu info entries but no array",
+                          info == NULL ? ninfo : nmore);
     }
     if (nlocalprocs < 0) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "nlocalprocs is negative (%d)", nlocalprocs);
@@ -88,8 +91,13 @@ static pmix_status_t compile(sy_ji_t *ctx, int nlocalprocs, const pmix_info_t in
         return PMIX_SUCCESS;
     }
     ctx->defer_nodes = true;
+    ctx->record_procs = true;
     if ((rc = sy_ji_walk(ctx, info, ninfo, SY_REALM_JOB, 0, 0)) != PMIX_SUCCESS ||
-        (rc = sy_ji_layout(ctx)) != PMIX_SUCCESS ||
+        (rc = sy_ji_walk(ctx, more, nmore, SY_REALM_JOB, 0, 0)) != PMIX_SUCCESS) {
+        return rc;
+    }
+    sy_ji_sort_procs(ctx);
+    if ((rc = sy_ji_layout(ctx)) != PMIX_SUCCESS ||
         (rc = sy_ji_walk_deferred(ctx)) != PMIX_SUCCESS ||
         (rc = sy_ji_derive(ctx, nlocalprocs)) != PMIX_SUCCESS) {
         return rc;
@@ -101,7 +109,21 @@ pmix_status_t sy_jobinfo_compile(const char *nspace, int nlocalprocs, const pmix
                                  size_t ninfo, const char *local_hostname, sy_jseg_builder_t *b,
                                  sy_jobinfo_summary_t *summary, char **error)
 {
-    sy_ji_t ctx = {.nspace = nspace, .local_hostname = local_hostname, .b = b, .error = error};
+    return sy_jobinfo_compile_with(nspace, nlocalprocs, info, ninfo, NULL, 0, local_hostname, b,
+                                   summary, error);
+}
+
+/* borrow: the builder may point into info and more (they outlive it). */
+static pmix_status_t compile_all(const char *nspace, int nlocalprocs, const pmix_info_t info[],
+                                 size_t ninfo, const pmix_info_t more[], size_t nmore,
+                                 const char *local_hostname, sy_jseg_builder_t *b,
+                                 sy_jobinfo_summary_t *summary, char **error, bool borrow)
+{
+    sy_ji_t ctx = {.nspace = nspace,
+                   .local_hostname = local_hostname,
+                   .b = b,
+                   .error = error,
+                   .borrow = borrow};
     pmix_status_t rc;
 
     if (error != NULL) {
@@ -115,12 +137,47 @@ pmix_status_t sy_jobinfo_compile(const char *nspace, int nlocalprocs, const pmix
     if (nspace == NULL || b == NULL) {
         return sy_ji_fail(&ctx, PMIX_ERR_BAD_PARAM, "no namespace or builder");
     }
-    rc = compile(&ctx, nlocalprocs, info, ninfo, summary);
+    rc = compile(&ctx, nlocalprocs, info, ninfo, more, nmore, summary);
     if (rc != PMIX_SUCCESS) {
         /* the caller logs the refusal for the operator */
         sy_log(SY_LOG_DEBUG, "register_nspace %.*s refused: %s", PMIX_MAX_NSLEN, nspace,
                error != NULL && *error != NULL ? *error : PMIx_Error_string(rc));
         sy_jobinfo_summary_free(summary);
+    }
+    sy_ji_ctx_free(&ctx);
+    return rc;
+}
+
+pmix_status_t sy_jobinfo_compile_with(const char *nspace, int nlocalprocs, const pmix_info_t info[],
+                                      size_t ninfo, const pmix_info_t more[], size_t nmore,
+                                      const char *local_hostname, sy_jseg_builder_t *b,
+                                      sy_jobinfo_summary_t *summary, char **error)
+{
+    return compile_all(nspace, nlocalprocs, info, ninfo, more, nmore, local_hostname, b, summary,
+                       error, true);
+}
+
+pmix_status_t sy_jobinfo_compile_more(const char *nspace, const pmix_info_t info[], size_t ninfo,
+                                      const char *local_hostname, sy_jseg_builder_t *b,
+                                      char **error)
+{
+    sy_jl_view_t prior;
+    sy_ji_t ctx = {.nspace = nspace, .local_hostname = local_hostname, .b = b, .error = error};
+    pmix_status_t rc;
+
+    if (error != NULL) {
+        *error = NULL;
+    }
+    if (nspace == NULL || b == NULL || (info == NULL && ninfo > 0)) {
+        return sy_ji_fail(&ctx, PMIX_ERR_BAD_PARAM, "no namespace, builder or info array");
+    }
+    if (sy_jseg_builder_layout(b, &prior)) {
+        ctx.prior = &prior;
+    }
+    rc = sy_ji_walk(&ctx, info, ninfo, SY_REALM_JOB, 0, 0);
+    if (rc != PMIX_SUCCESS) {
+        sy_log(SY_LOG_DEBUG, "more data for %.*s refused: %s", PMIX_MAX_NSLEN, nspace,
+               error != NULL && *error != NULL ? *error : PMIx_Error_string(rc));
     }
     sy_ji_ctx_free(&ctx);
     return rc;
@@ -156,7 +213,8 @@ pmix_status_t sy_jobinfo_compile_singleton(const char *nspace, const char *hostn
     pdata[0].value = (pmix_value_t){.type = PMIX_PROC_RANK, .data.rank = 0};
     strcpy(pdata[1].key, PMIX_PROC_PID);
     pdata[1].value = (pmix_value_t){.type = PMIX_PID, .data.pid = pid};
-    rc = sy_jobinfo_compile(nspace, 1, info, 3, hostname, b, &summary, NULL);
+    /* the description lives on this stack: the builder copies it */
+    rc = compile_all(nspace, 1, info, 3, NULL, 0, hostname, b, &summary, NULL, false);
     sy_jobinfo_summary_free(&summary);
     free(nmap);
     return rc;

@@ -30,10 +30,27 @@ typedef struct {
 
 /* nlocalprocs as given to register_nspace; local_hostname is this node's
  * name (the one matched against the node map).  On failure *error (may be
- * NULL) receives a malloc'd sentence saying which input was wrong. */
+ * NULL) receives a malloc'd sentence saying which input was wrong.
+ *
+ * Nothing of info is copied: the builder points into it (a registration
+ * stays valid until its callback), so info must outlive the builder. */
 pmix_status_t sy_jobinfo_compile(const char *nspace, int nlocalprocs, const pmix_info_t info[],
                                  size_t ninfo, const char *local_hostname, sy_jseg_builder_t *b,
                                  sy_jobinfo_summary_t *summary, char **error);
+/* The same for info followed by more (what setup_local_support added), as
+ * if they were one array. */
+pmix_status_t sy_jobinfo_compile_with(const char *nspace, int nlocalprocs, const pmix_info_t info[],
+                                      size_t ninfo, const pmix_info_t more[], size_t nmore,
+                                      const char *local_hostname, sy_jseg_builder_t *b,
+                                      sy_jobinfo_summary_t *summary, char **error);
+/* More data for a namespace already compiled into b (a builder seeded with
+ * its segment, sy_jseg_builder_new_from): flat keys in the job realm,
+ * containers in theirs, node arrays named by a hostname matched against
+ * the segment's nodes; values are copied.  Nothing already derived is
+ * derived again. */
+pmix_status_t sy_jobinfo_compile_more(const char *nspace, const pmix_info_t info[], size_t ninfo,
+                                      const char *local_hostname, sy_jseg_builder_t *b,
+                                      char **error);
 void sy_jobinfo_summary_free(sy_jobinfo_summary_t *s);
 
 /* PMIx_server_register_resources: node-realm data (flat keys for this

@@ -72,24 +72,77 @@ static int str_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
+static int run_cmp(const void *a, const void *b)
+{
+    const sy_jl_noderun_t *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Every mapped rank as runs by rank (a node's local ranks counting up
+ * along its ascending ranges); a rank on two nodes is refused. */
+static pmix_status_t build_noderuns(sy_ji_t *ctx)
 {
     size_t total = 0, k = 0;
-    pmix_rank_t *all;
-    pmix_status_t rc;
-
     for (size_t i = 0; i < ctx->nnodes; i++) {
-        ctx->nodes[i].id = SY_JI_NO_ID;
+        total += ctx->nodes[i].nranges;
+    }
+    if (total == 0) {
+        return PMIX_SUCCESS;
+    }
+    sy_jl_noderun_t *runs = malloc(total * sizeof(*runs));
+    if (runs == NULL) {
+        return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+    }
+    bool sorted = true;
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        uint32_t base = 0;
+        for (size_t j = 0; j < ctx->nodes[i].nranges; j++) {
+            const sy_jl_range_t *r = &ctx->nodes[i].ranges[j];
+            runs[k] = (sy_jl_noderun_t){r->first, r->count, (uint32_t)i, base};
+            sorted = sorted && (k == 0 || runs[k - 1].first < r->first);
+            base += r->count;
+            k++;
+        }
+    }
+    if (!sorted) {
+        qsort(runs, total, sizeof(*runs), run_cmp);
+    }
+    for (size_t i = 1; i < total; i++) {
+        if ((uint64_t)runs[i].first < (uint64_t)runs[i - 1].first + runs[i - 1].count) {
+            uint32_t rank = runs[i].first;
+            free(runs);
+            return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s places rank %u on two nodes",
+                              PMIX_PROC_MAP, rank);
+        }
+    }
+    ctx->noderuns = runs;
+    ctx->nnoderuns = total;
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, const sy_rx_ranges_t *procs)
+{
+    for (size_t i = 0; i < ctx->nnodes; i++) {
+        sy_ji_node_t *nd = &ctx->nodes[i];
+        nd->id = SY_JI_NO_ID;
         if (names != NULL) {
-            ctx->nodes[i].name = names[i];
+            nd->name = names[i];
             names[i] = NULL;
         }
         if (procs != NULL) {
-            rc = sy_ji_parse_ranks(procs[i], &ctx->nodes[i].ranks, &ctx->nodes[i].nranks);
-            if (rc != PMIX_SUCCESS) {
-                return parse_failed(ctx, rc, PMIX_PROC_MAP);
+            size_t n = procs->starts[i + 1] - procs->starts[i];
+            if (n > 0) {
+                nd->ranges = malloc(n * sizeof(*nd->ranges));
+                if (nd->ranges == NULL) {
+                    return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+                }
+                for (size_t j = 0; j < n; j++) {
+                    const sy_rx_range_t *r = &procs->ranges[procs->starts[i] + j];
+                    nd->ranges[j] = (sy_jl_range_t){r->first, r->count};
+                }
             }
-            total += ctx->nodes[i].nranks;
+            nd->nranges = n;
+            sy_ji_normalize_ranges(nd->ranges, &nd->nranges, &nd->nranks);
         }
     }
     if (names != NULL && ctx->nnodes > 1) {
@@ -103,34 +156,16 @@ static pmix_status_t fill_nodes(sy_ji_t *ctx, char **names, char **procs)
         qsort(sorted, ctx->nnodes, sizeof(*sorted), str_cmp);
         for (size_t i = 1; i < ctx->nnodes; i++) {
             if (strcmp(sorted[i - 1], sorted[i]) == 0) {
-                rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "node %s appears twice in %s", sorted[i],
-                                PMIX_NODE_MAP);
+                pmix_status_t rc =
+                    sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "node %s appears twice in %s", sorted[i],
+                               PMIX_NODE_MAP);
                 free(sorted);
                 return rc;
             }
         }
         free(sorted);
     }
-    if (total < 2) {
-        return PMIX_SUCCESS;
-    }
-    if ((all = malloc(total * sizeof(*all))) == NULL) {
-        return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < ctx->nnodes; i++) {
-        memcpy(all + k, ctx->nodes[i].ranks, ctx->nodes[i].nranks * sizeof(*all));
-        k += ctx->nodes[i].nranks;
-    }
-    qsort(all, total, sizeof(*all), u32_cmp);
-    rc = PMIX_SUCCESS;
-    for (size_t i = 1; i < total && rc == PMIX_SUCCESS; i++) {
-        if (all[i - 1] == all[i]) {
-            rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s places rank %u on two nodes",
-                            PMIX_PROC_MAP, all[i]);
-        }
-    }
-    free(all);
-    return rc;
+    return build_noderuns(ctx);
 }
 
 static pmix_status_t parse_maps(sy_ji_t *ctx)
@@ -138,8 +173,9 @@ static pmix_status_t parse_maps(sy_ji_t *ctx)
     const char *nkey, *pkey;
     const char *nmap = map_text(ctx, PMIX_NODE_MAP, PMIX_NODE_MAP_RAW, &nkey);
     const char *pmap = map_text(ctx, PMIX_PROC_MAP, PMIX_PROC_MAP_RAW, &pkey);
-    char **names = NULL, **procs = NULL;
-    size_t nn = 0, np = 0;
+    char **names = NULL;
+    sy_rx_ranges_t procs = {0};
+    size_t nn = 0;
     pmix_status_t rc = PMIX_SUCCESS;
 
     if (nmap != NULL) {
@@ -149,20 +185,19 @@ static pmix_status_t parse_maps(sy_ji_t *ctx)
         nn = argv_len(names);
     }
     if (pmap != NULL) {
-        if ((rc = sy_regex_parse_procs(pmap, &procs)) != PMIX_SUCCESS) {
+        if ((rc = sy_regex_parse_proc_ranges(pmap, &procs)) != PMIX_SUCCESS) {
             free_argv(names);
             return parse_failed(ctx, rc, pkey);
         }
-        np = argv_len(procs);
     }
-    if (names != NULL && procs != NULL && nn != np) {
-        rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s describes %zu nodes but %s has %zu", pkey, np,
-                        nkey, nn);
+    if (names != NULL && pmap != NULL && nn != procs.nnodes) {
+        rc = sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s describes %zu nodes but %s has %zu", pkey,
+                        procs.nnodes, nkey, nn);
         goto out;
     }
     ctx->have_names = names != NULL;
-    ctx->have_procs = procs != NULL;
-    ctx->nnodes = names != NULL ? nn : np;
+    ctx->have_procs = pmap != NULL;
+    ctx->nnodes = names != NULL ? nn : procs.nnodes;
     if (ctx->nnodes > 0) {
         ctx->nodes = calloc(ctx->nnodes, sizeof(*ctx->nodes));
         if (ctx->nodes == NULL) {
@@ -170,11 +205,11 @@ static pmix_status_t parse_maps(sy_ji_t *ctx)
             rc = sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
             goto out;
         }
-        rc = fill_nodes(ctx, names, procs);
+        rc = fill_nodes(ctx, names, pmap != NULL ? &procs : NULL);
     }
 out:
     free_argv(names);
-    free_argv(procs);
+    sy_regex_ranges_free(&procs);
     return rc;
 }
 
@@ -274,26 +309,54 @@ static void find_local_by_name(sy_ji_t *ctx, const named_t *named, size_t nnamed
     }
 }
 
+size_t sy_ji_node_of_rank(const sy_ji_t *ctx, pmix_rank_t r, size_t *hint)
+{
+    const sy_jl_noderun_t *runs = ctx->noderuns;
+    size_t lo = 0, hi = ctx->nnoderuns;
+    if (*hint < hi && r >= runs[*hint].first) {
+        if (r - runs[*hint].first < runs[*hint].count) {
+            return runs[*hint].node;
+        }
+        lo = *hint + 1;
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r < runs[mid].first) {
+            hi = mid;
+        } else if (r - runs[mid].first < runs[mid].count) {
+            *hint = mid;
+            return runs[mid].node;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return SIZE_MAX;
+}
+
 /* The nodes' ids as their processes give them, if consistent and unique. */
 static bool proc_ids(sy_ji_t *ctx, uint32_t *cand)
 {
     uint32_t *sorted;
-    size_t n = 0;
+    size_t n = 0, hint = 0;
     uint64_t u;
     bool ok = true;
 
     for (size_t i = 0; i < ctx->nnodes; i++) {
         cand[i] = SY_JI_NO_ID;
-        for (size_t r = 0; r < ctx->nodes[i].nranks; r++) {
-            if (!sy_ji_peek_uint(ctx, SY_REALM_PROC, ctx->nodes[i].ranks[r], PMIX_NODEID, &u) ||
-                u >= SY_JI_NO_ID) {
-                continue;
-            }
-            if (cand[i] != SY_JI_NO_ID && cand[i] != u) {
-                return false;
-            }
-            cand[i] = (uint32_t)u;
+    }
+    for (size_t i = 0, end; i < ctx->nprocs; i = end) {
+        end = sy_ji_rank_end(ctx, i);
+        size_t node = sy_ji_node_of_rank(ctx, ctx->procs[i].rank, &hint);
+        if (node == SIZE_MAX || !sy_ji_uint(sy_ji_proc_value(ctx, i, end, false), &u) ||
+            u >= SY_JI_NO_ID) {
+            continue;
         }
+        if (cand[node] != SY_JI_NO_ID && cand[node] != u) {
+            return false;
+        }
+        cand[node] = (uint32_t)u;
+    }
+    for (size_t i = 0; i < ctx->nnodes; i++) {
         n += cand[i] != SY_JI_NO_ID;
     }
     if (n < 2) {

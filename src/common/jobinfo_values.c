@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,15 +84,60 @@ static const char *class_name(kclass_t c)
     return "?";
 }
 
+/* The table by key hash: a registration passes millions of keys (a
+ * PMIX_PROC_DATA per rank), each checked here. */
+#define FIXED_SLOTS 128
+static uint8_t fixed_slot[FIXED_SLOTS]; /* index + 1, 0 empty */
+static pthread_once_t fixed_once = PTHREAD_ONCE_INIT;
+
+static uint32_t key_hash(const char *key)
+{
+    uint32_t h = 2166136261u;
+    for (; *key != '\0'; key++) {
+        h = (h ^ (uint8_t)*key) * 16777619u;
+    }
+    return h;
+}
+
+static void fixed_index(void)
+{
+    _Static_assert(sizeof(fixed_types) / sizeof(fixed_types[0]) < FIXED_SLOTS / 2, "room");
+    for (size_t i = 0; i < sizeof(fixed_types) / sizeof(fixed_types[0]); i++) {
+        uint32_t s = key_hash(fixed_types[i].key) % FIXED_SLOTS;
+        while (fixed_slot[s] != 0) {
+            s = (s + 1) % FIXED_SLOTS;
+        }
+        fixed_slot[s] = (uint8_t)(i + 1);
+    }
+}
+
+static int fixed_of(const char *key)
+{
+    pthread_once(&fixed_once, fixed_index);
+    for (uint32_t s = key_hash(key) % FIXED_SLOTS; fixed_slot[s] != 0; s = (s + 1) % FIXED_SLOTS) {
+        if (strcmp(fixed_types[fixed_slot[s] - 1].key, key) == 0) {
+            return fixed_slot[s] - 1;
+        }
+    }
+    return -1;
+}
+
+int sy_ji_fixed_type(const char *key)
+{
+    return fixed_of(key);
+}
+
 pmix_status_t sy_ji_check_type(sy_ji_t *ctx, const char *key, const pmix_value_t *v)
+{
+    return sy_ji_check_fixed(ctx, key, fixed_of(key), v);
+}
+
+pmix_status_t sy_ji_check_fixed(sy_ji_t *ctx, const char *key, int i, const pmix_value_t *v)
 {
     uint64_t u;
     bool ok;
 
-    for (size_t i = 0; i < sizeof(fixed_types) / sizeof(fixed_types[0]); i++) {
-        if (strcmp(key, fixed_types[i].key) != 0) {
-            continue;
-        }
+    if (i >= 0) {
         kclass_t c = fixed_types[i].cls;
         switch (c) {
         case K_U32:
@@ -138,6 +184,13 @@ const char *sy_ji_peek_text(const sy_ji_t *ctx, sy_realm_t realm, uint32_t id, c
     return sy_ji_text(v);
 }
 
+pmix_status_t sy_ji_put_host(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, const char *key,
+                             const pmix_value_t *v)
+{
+    return ctx->borrow ? sy_jseg_put_borrowed(ctx->b, realm, id, key, v)
+                       : sy_jseg_put(ctx->b, realm, id, key, v);
+}
+
 pmix_status_t sy_ji_put_default(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, const char *key,
                                 const pmix_value_t *v)
 {
@@ -158,13 +211,6 @@ pmix_status_t sy_ji_default_u32(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, con
     return sy_ji_put_default(ctx, realm, id, key, &v);
 }
 
-pmix_status_t sy_ji_default_u16(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, const char *key,
-                                uint16_t u)
-{
-    pmix_value_t v = {.type = PMIX_UINT16, .data.uint16 = u};
-    return sy_ji_put_default(ctx, realm, id, key, &v);
-}
-
 pmix_status_t sy_ji_default_rank(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, const char *key,
                                  pmix_rank_t r)
 {
@@ -177,22 +223,6 @@ pmix_status_t sy_ji_default_str(sy_ji_t *ctx, sy_realm_t realm, uint32_t id, con
 {
     pmix_value_t v = {.type = PMIX_STRING, .data.string = (char *)s};
     return sy_ji_put_default(ctx, realm, id, key, &v);
-}
-
-char *sy_ji_rank_list(const pmix_rank_t *ranks, size_t n)
-{
-    /* at most 10 digits and a comma per rank */
-    char *s = malloc(n * 11 + 1);
-    size_t len = 0;
-
-    if (s == NULL) {
-        return NULL;
-    }
-    s[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        len += (size_t)snprintf(s + len, 12, "%s%u", i == 0 ? "" : ",", ranks[i]);
-    }
-    return s;
 }
 
 static int rank_cmp(const void *a, const void *b)
@@ -267,6 +297,43 @@ pmix_status_t sy_ji_parse_ranks(const char *s, pmix_rank_t **ranks, size_t *n)
 bad:
     free(out);
     return PMIX_ERR_BAD_PARAM;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const sy_jl_range_t *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+void sy_ji_normalize_ranges(sy_jl_range_t *r, size_t *n, size_t *nranks)
+{
+    size_t k = 0, total = 0;
+    bool sorted = true;
+    for (size_t i = 1; i < *n && sorted; i++) {
+        sorted = r[i - 1].first <= r[i].first;
+    }
+    if (!sorted) {
+        qsort(r, *n, sizeof(*r), range_cmp);
+    }
+    for (size_t i = 0; i < *n; i++) {
+        if (r[i].count == 0) {
+            continue;
+        }
+        uint64_t end = (uint64_t)r[i].first + r[i].count;
+        if (k > 0 && r[i].first <= (uint64_t)r[k - 1].first + r[k - 1].count) {
+            uint64_t prev_end = (uint64_t)r[k - 1].first + r[k - 1].count;
+            if (end > prev_end) {
+                r[k - 1].count = (uint32_t)(end - r[k - 1].first);
+            }
+        } else {
+            r[k++] = r[i];
+        }
+    }
+    for (size_t i = 0; i < k; i++) {
+        total += r[i].count;
+    }
+    *n = k;
+    *nranks = total;
 }
 
 static size_t short_len(const char *s)

@@ -35,8 +35,7 @@ static container_t container_of(const char *key)
     return C_NONE;
 }
 
-static pmix_status_t items_of(sy_ji_t *ctx, const pmix_info_t *in, const pmix_info_t **items,
-                              size_t *n)
+pmix_status_t sy_ji_items(sy_ji_t *ctx, const pmix_info_t *in, const pmix_info_t **items, size_t *n)
 {
     const pmix_data_array_t *da;
 
@@ -134,6 +133,22 @@ uint32_t sy_ji_node_id_for(sy_ji_t *ctx, const char *name)
         }
     }
     free(ids);
+    /* an earlier segment's layout: its names, and its ids taken */
+    for (uint32_t i = 0; ctx->prior != NULL && i < ctx->prior->h.nnodes; i++) {
+        uint32_t nid;
+        const char *nm;
+        size_t len;
+        if (!sy_jl_node_at(ctx->prior, i, &nid, &nm, &len)) {
+            break;
+        }
+        if (found == SY_JI_NO_ID && nm != NULL && len == strlen(name) &&
+            memcmp(nm, name, len) == 0) {
+            found = nid;
+        }
+        if (nid != SY_JI_NO_ID && nid >= next) {
+            next = nid + 1;
+        }
+    }
     if (found != SY_JI_NO_ID) {
         return found;
     }
@@ -157,6 +172,60 @@ static pmix_status_t defer_node(sy_ji_t *ctx, const pmix_info_t *items, size_t n
     return PMIX_SUCCESS;
 }
 
+/* Per-process data is read once the layout is known (jobinfo_procs.c). */
+static pmix_status_t record_proc(sy_ji_t *ctx, pmix_rank_t rank, const pmix_info_t *items, size_t n,
+                                 int depth, const pmix_value_t *nodeid, const pmix_value_t *appnum)
+{
+    if (ctx->nprocs == ctx->procs_cap) {
+        size_t cap = ctx->procs_cap == 0 ? 64 : 2 * ctx->procs_cap;
+        sy_ji_proc_t *p = realloc(ctx->procs, cap * sizeof(*p));
+        if (p == NULL) {
+            return sy_ji_fail(ctx, PMIX_ERR_NOMEM, "out of memory");
+        }
+        ctx->procs = p;
+        ctx->procs_cap = cap;
+    }
+    if (ctx->nprocs >= UINT32_MAX) {
+        return sy_ji_fail(ctx, PMIX_ERR_OUT_OF_RESOURCE, "too many %s", PMIX_PROC_DATA);
+    }
+    ctx->procs[ctx->nprocs] =
+        (sy_ji_proc_t){rank, (uint32_t)ctx->nprocs, items, n, depth, nodeid, appnum};
+    ctx->nprocs++;
+    return PMIX_SUCCESS;
+}
+
+/* A PMIX_PROC_DATA to record: one pass over its items finds its rank and
+ * the values the layout needs. */
+static pmix_status_t enter_proc(sy_ji_t *ctx, const pmix_info_t *in, const pmix_info_t *items,
+                                size_t n, int depth)
+{
+    const pmix_info_t *ident = NULL;
+    const pmix_value_t *nodeid = NULL, *appnum = NULL;
+    uint32_t id = 0;
+    pmix_status_t rc;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *k = items[i].key;
+        if (strncmp(k, PMIX_RANK, PMIX_MAX_KEYLEN) == 0) {
+            ident = &items[i];
+        } else if (strncmp(k, PMIX_NODEID, PMIX_MAX_KEYLEN) == 0) {
+            nodeid = &items[i].value;
+        } else if (strncmp(k, PMIX_APPNUM, PMIX_MAX_KEYLEN) == 0) {
+            appnum = &items[i].value;
+        }
+    }
+    if (ident == NULL) {
+        return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s without %s", in->key, PMIX_RANK);
+    }
+    if ((rc = id_of(ctx, ident, &id)) != PMIX_SUCCESS) {
+        return rc;
+    }
+    if (id >= PMIX_RANK_VALID) {
+        return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s names the special rank %u", in->key, id);
+    }
+    return record_proc(ctx, id, items, n, depth + 1, nodeid, appnum);
+}
+
 static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, int depth)
 {
     const pmix_info_t *items, *ident;
@@ -168,7 +237,7 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "containers nested deeper than %d levels",
                           SY_JI_MAX_DEPTH);
     }
-    if ((rc = items_of(ctx, in, &items, &n)) != PMIX_SUCCESS) {
+    if ((rc = sy_ji_items(ctx, in, &items, &n)) != PMIX_SUCCESS) {
         return rc;
     }
     if (all_zeroed(items, n)) {
@@ -222,6 +291,9 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
         }
         return sy_ji_default_u32(ctx, SY_REALM_NODE, id, PMIX_NODEID, id);
     case C_PROC:
+        if (ctx->record_procs) {
+            return enter_proc(ctx, in, items, n, depth);
+        }
         ident = find(items, n, PMIX_RANK);
         if (ident == NULL) {
             return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%s without %s", in->key, PMIX_RANK);
@@ -237,11 +309,38 @@ static pmix_status_t enter(sy_ji_t *ctx, const pmix_info_t *in, container_t c, i
     }
 }
 
+pmix_status_t sy_ji_flat(sy_ji_t *ctx, const pmix_info_t *in, sy_realm_t realm, uint32_t id)
+{
+    pmix_status_t rc;
+    uint64_t sid;
+
+    if ((rc = sy_ji_check_type(ctx, in->key, &in->value)) != PMIX_SUCCESS) {
+        return rc;
+    }
+    if (strcmp(in->key, PMIX_REGISTER_NODATA) == 0) {
+        return PMIX_SUCCESS; /* a directive, not data */
+    }
+    rc = sy_ji_put_host(ctx, realm, id, in->key, &in->value);
+    if (rc != PMIX_SUCCESS) {
+        return sy_ji_fail(ctx, rc, "cannot store %s (%s)", in->key,
+                          PMIx_Data_type_string(in->value.type));
+    }
+    /* a session id given outside a session array also names the
+     * session the job belongs to */
+    if (strcmp(in->key, PMIX_SESSION_ID) == 0 && realm != SY_REALM_SESSION &&
+        sy_ji_uint(&in->value, &sid) && sid < UINT32_MAX) {
+        rc = sy_ji_put_host(ctx, SY_REALM_SESSION, (uint32_t)sid, in->key, &in->value);
+        if (rc != PMIX_SUCCESS) {
+            return sy_ji_fail(ctx, rc, "cannot store %s", in->key);
+        }
+    }
+    return PMIX_SUCCESS;
+}
+
 pmix_status_t sy_ji_walk(sy_ji_t *ctx, const pmix_info_t *info, size_t ninfo, sy_realm_t realm,
                          uint32_t id, int depth)
 {
     pmix_status_t rc;
-    uint64_t sid;
 
     if (info == NULL && ninfo > 0) {
         return sy_ji_fail(ctx, PMIX_ERR_BAD_PARAM, "%zu info entries but no array", ninfo);
@@ -261,25 +360,8 @@ pmix_status_t sy_ji_walk(sy_ji_t *ctx, const pmix_info_t *info, size_t ninfo, sy
             }
             continue;
         }
-        if ((rc = sy_ji_check_type(ctx, in->key, &in->value)) != PMIX_SUCCESS) {
+        if ((rc = sy_ji_flat(ctx, in, realm, id)) != PMIX_SUCCESS) {
             return rc;
-        }
-        if (strcmp(in->key, PMIX_REGISTER_NODATA) == 0) {
-            continue; /* a directive, not data */
-        }
-        rc = sy_jseg_put(ctx->b, realm, id, in->key, &in->value);
-        if (rc != PMIX_SUCCESS) {
-            return sy_ji_fail(ctx, rc, "cannot store %s (%s)", in->key,
-                              PMIx_Data_type_string(in->value.type));
-        }
-        /* a session id given outside a session array also names the
-         * session the job belongs to */
-        if (strcmp(in->key, PMIX_SESSION_ID) == 0 && realm != SY_REALM_SESSION &&
-            sy_ji_uint(&in->value, &sid) && sid < UINT32_MAX) {
-            rc = sy_jseg_put(ctx->b, SY_REALM_SESSION, (uint32_t)sid, in->key, &in->value);
-            if (rc != PMIX_SUCCESS) {
-                return sy_ji_fail(ctx, rc, "cannot store %s", in->key);
-            }
         }
     }
     return PMIX_SUCCESS;

@@ -19,10 +19,20 @@
  * the new file; their old mapping stays valid until they close it, so
  * nobody is ever stopped or sees torn data.
  *
- * Reader: sy_jseg_open() validates the whole file (sizes, offsets, string
- * terminations, that every value unpacks) before returning it, so a
- * corrupt or hostile file yields PMIX_ERR_UNPACK_FAILURE, never a crash.
- * All reader functions are thread-safe and lock-free on an open segment. */
+ * A namespace's segment also holds the job's layout (jseg_layout.h): the
+ * maps as ranges and the per-process values the host gave for many ranks
+ * as runs.  What the maps say (a rank's node, host name, local rank,
+ * application, a node's peers, ...) is derived from it when asked, so a
+ * segment grows with the nodes and with what the host passed, not with
+ * the ranks.  Lookups answer the entries first (what the host gave), then
+ * the per-process runs, then derived values.
+ *
+ * Reader: sy_jseg_open() checks the header and the table of chunk sums
+ * (nothing that grows with the job); every lookup checks the chunks and
+ * records it reads the first time, so a corrupt or hostile file yields
+ * PMIX_ERR_UNPACK_FAILURE (at open, or from the lookups that touch the
+ * damage), never a crash or a value read from damaged bytes.  All reader
+ * functions are thread-safe and lock-free on an open segment. */
 #ifndef SWITCHYARD_COMMON_JSEG_H
 #define SWITCHYARD_COMMON_JSEG_H
 #include <stdbool.h>
@@ -61,6 +71,9 @@ const pmix_value_t *sy_jseg_peek(const sy_jseg_builder_t *b, sy_realm_t realm, u
  * *n may be 0 with *ids NULL). */
 pmix_status_t sy_jseg_builder_ids(const sy_jseg_builder_t *b, sy_realm_t realm, uint32_t **ids,
                                   size_t *n);
+/* The job's layout section (jseg_layout.h), taken over (freed with the
+ * builder); NULL removes it. */
+void sy_jseg_set_layout(sy_jseg_builder_t *b, void *blob, size_t size);
 /* Write the image to `path` with file mode `mode` (via path.tmp + rename). */
 pmix_status_t sy_jseg_publish(const sy_jseg_builder_t *b, const char *path, unsigned mode);
 /* The same in two steps, straight to `path` (no rename), for a name that no
@@ -88,9 +101,9 @@ pmix_status_t sy_jseg_open(const char *path, sy_jseg_t **out);
  * sy_jseg_map maps the file (which keeps it readable after an unlink) but
  * checks nothing but its size; until sy_jseg_check has accepted it, the
  * segment can only be checked or closed (lookups fail).  sy_jseg_check
- * validates it the first time and returns the same status afterwards; it
- * writes the handle, so concurrent callers must exclude each other and
- * lookups. */
+ * checks its header the first time and returns the same status
+ * afterwards; it writes the handle, so concurrent callers must exclude
+ * each other and lookups. */
 pmix_status_t sy_jseg_map(const char *path, sy_jseg_t **out);
 pmix_status_t sy_jseg_check(sy_jseg_t *seg);
 void sy_jseg_close(sy_jseg_t *seg);
@@ -102,14 +115,18 @@ const char *sy_jseg_superseded_by(const sy_jseg_t *seg);
  * PMIX_ERR_NOT_FOUND when absent. */
 pmix_status_t sy_jseg_get(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id, const char *key,
                           pmix_value_t **out);
-/* Every entry of (realm, id) as a malloc'd pmix_info_t array
- * (PMIX_INFO_FREE-able); PMIX_ERR_NOT_FOUND when there is none. */
+/* Every value of (realm, id), derived ones included, as a malloc'd
+ * pmix_info_t array sorted by key (PMIX_INFO_FREE-able);
+ * PMIX_ERR_NOT_FOUND when there is none. */
 pmix_status_t sy_jseg_get_all(const sy_jseg_t *seg, sy_realm_t realm, uint32_t id,
                               pmix_info_t **infos, size_t *n);
-/* Ids present in a realm, ascending, malloc'd. */
+/* Ids that have values in a realm, ascending, malloc'd. */
 pmix_status_t sy_jseg_ids(const sy_jseg_t *seg, sy_realm_t realm, uint32_t **ids, size_t *n);
 /* The node whose node-realm PMIX_HOSTNAME (or one of its
- * PMIX_HOSTNAME_ALIASES) equals `name`. */
+ * PMIX_HOSTNAME_ALIASES) equals `name`; the lowest id when several do. */
 bool sy_jseg_node_by_name(const sy_jseg_t *seg, const char *name, uint32_t *nodeid);
+/* A builder holding everything seg holds (its entries copied, its layout),
+ * to publish an update of it. */
+pmix_status_t sy_jseg_builder_new_from(const sy_jseg_t *seg, sy_jseg_builder_t **out);
 
 #endif

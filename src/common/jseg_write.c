@@ -1,5 +1,6 @@
-/* Job-data segment writer: the builder, publishing an image and marking a
- * published segment superseded (layout in jseg_format.h). */
+/* Job-data segment writer: the builder, publishing an image (entries, their
+ * hash index, the node-name index, the layout section, chunk sums) and
+ * marking a published segment superseded (layout in jseg_format.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "common/datatype.h"
 #include "common/jseg.h"
 #include "common/jseg_format.h"
+#include "common/jseg_layout.h"
 #include "common/log.h"
 #include "common/pack.h"
 
@@ -45,6 +47,8 @@ struct sy_jseg_builder {
     size_t nkeys, keys_cap;
     uint32_t *kslots; /* key numbers, SY_JSEG_SLOT_EMPTY when free */
     size_t nkslots;   /* power of two, more than twice nkeys */
+    void *layout;     /* the layout section (jseg_layout.h), malloc'd */
+    size_t layout_size;
 };
 
 /* Mix one word into the running value (a multiply-rotate step, as in
@@ -56,45 +60,38 @@ static uint64_t mix(uint64_t h, uint64_t w)
     return h * 0xff51afd7ed558ccdull;
 }
 
-/* The header word by word (one chain), then the rest in four independent
- * chains so that their multiplies overlap: every client checks every
- * segment it maps, so this runs once per process and segment. */
-uint64_t sy_jseg_checksum(const uint8_t *image, size_t size)
+/* Four independent chains so that their multiplies overlap (word i goes
+ * to chain i mod 4, the words after the last full group of four to chain
+ * 0, a short tail zero-padded): about 4x the speed of one chain. */
+uint64_t sy_jseg_sum(const uint8_t *p, size_t n, uint64_t seed)
 {
-    const size_t skip_from = offsetof(sy_jseg_header_t, superseded);
-    const size_t skip_to = sizeof(sy_jseg_header_t);
-    const size_t sum_at = offsetof(sy_jseg_header_t, checksum);
-    uint64_t h = 0x6a09e667f3bcc909ull ^ size, w[4];
-    size_t i = 0, end = size < skip_from ? size : skip_from;
+    uint64_t w[4], l0 = seed ^ 0x6a09e667f3bcc909ull ^ n, l1 = seed ^ 0xbb67ae8584caa73bull,
+                   l2 = seed ^ 0x3c6ef372fe94f82bull, l3 = seed ^ 0xa54ff53a5f1d36f1ull;
+    size_t i = 0;
 
-    for (; i + 8 <= end; i += 8) {
-        memcpy(&w[0], image + i, 8);
-        h = mix(h, i == sum_at ? 0 : w[0]);
-    }
-    if (size >= skip_from) {
-        i = size > skip_to ? skip_to : size;
-    }
-    uint64_t l0 = h, l1 = h ^ 0xbb67ae8584caa73bull, l2 = h ^ 0x3c6ef372fe94f82bull,
-             l3 = h ^ 0xa54ff53a5f1d36f1ull;
-    for (; i + 32 <= size; i += 32) {
-        memcpy(w, image + i, 32);
+    for (; i + 32 <= n; i += 32) {
+        memcpy(w, p + i, 32);
         l0 = mix(l0, w[0]);
         l1 = mix(l1, w[1]);
         l2 = mix(l2, w[2]);
         l3 = mix(l3, w[3]);
     }
-    for (; i + 8 <= size; i += 8) {
-        memcpy(&w[0], image + i, 8);
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w[0], p + i, 8);
         l0 = mix(l0, w[0]);
     }
-    if (i < size) {
+    if (i < n) {
         w[0] = 0;
-        memcpy(&w[0], image + i, size - i);
+        memcpy(&w[0], p + i, n - i);
         l0 = mix(l0, w[0]);
     }
-    h = mix(mix(mix(l0, l1), l2), l3);
-    h ^= h >> 33;
-    return h;
+    uint64_t h = mix(mix(mix(l0, l1), l2), l3);
+    return h ^ (h >> 33);
+}
+
+uint64_t sy_jseg_header_sum(const sy_jseg_header_t *h)
+{
+    return sy_jseg_sum((const uint8_t *)h, offsetof(sy_jseg_header_t, checksum), h->file_size);
 }
 
 bool sy_jseg_raw_type(pmix_data_type_t type)
@@ -138,7 +135,20 @@ void sy_jseg_builder_free(sy_jseg_builder_t *b)
     free(b->kslots);
     free(b->entries);
     free(b->slots);
+    free(b->layout);
     free(b);
+}
+
+void sy_jseg_set_layout(sy_jseg_builder_t *b, void *blob, size_t size)
+{
+    free(b->layout);
+    b->layout = blob;
+    b->layout_size = blob != NULL ? size : 0;
+}
+
+bool sy_jseg_builder_layout(const sy_jseg_builder_t *b, sy_jl_view_t *v)
+{
+    return b != NULL && b->layout != NULL && sy_jl_view_init(v, b->layout, b->layout_size, NULL, 0);
 }
 
 static uint32_t key_hash(const char *key)
@@ -452,16 +462,169 @@ static size_t value_room(const pmix_value_t *val)
     }
 }
 
+/* ---- the node-name index ---- */
+
+typedef struct {
+    const char *s; /* in the builder, or in the layout's strings */
+    size_t len;
+    uint32_t node;
+    bool in_layout; /* s points into the layout blob */
+} name_t;
+
+typedef struct {
+    name_t *v;
+    size_t n, cap;
+    size_t strings; /* bytes of the names that are not in the layout */
+} names_t;
+
+static pmix_status_t add_name(names_t *ns, const char *s, size_t len, uint32_t node, bool layout)
+{
+    if (len == 0) {
+        return PMIX_SUCCESS;
+    }
+    if (ns->n == ns->cap) {
+        size_t cap = ns->cap == 0 ? 64 : 2 * ns->cap;
+        name_t *v = realloc(ns->v, cap * sizeof(*v));
+        if (v == NULL) {
+            return PMIX_ERR_NOMEM;
+        }
+        ns->v = v;
+        ns->cap = cap;
+    }
+    ns->v[ns->n++] = (name_t){s, len, node, layout};
+    if (!layout) {
+        ns->strings += len;
+    }
+    return PMIX_SUCCESS;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    const name_t *x = a, *y = b;
+    return sy_jseg_name_order(x->s, x->len, x->node, y->s, y->len, y->node);
+}
+
+/* Every name a node answers to: the PMIX_HOSTNAME and each of the
+ * PMIX_HOSTNAME_ALIASES of node-realm entries, and the names of the
+ * layout's nodes that have no PMIX_HOSTNAME entry (which hides them);
+ * sorted, repeated (name, node) pairs once. */
+static pmix_status_t collect_names(const sy_jseg_builder_t *b, names_t *ns)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    sy_jl_view_t v;
+
+    memset(ns, 0, sizeof(*ns));
+    for (size_t i = 0; i < b->nentries && rc == PMIX_SUCCESS; i++) {
+        const builder_entry_t *e = &b->entries[i];
+        if (e->realm != SY_REALM_NODE || e->val.type != PMIX_STRING || e->val.data.string == NULL) {
+            continue;
+        }
+        const char *str = e->val.data.string;
+        if (strcmp(e->key, PMIX_HOSTNAME) == 0) {
+            rc = add_name(ns, str, strlen(str), e->id, false);
+        } else if (strcmp(e->key, PMIX_HOSTNAME_ALIASES) == 0) {
+            for (const char *p = str; rc == PMIX_SUCCESS;) {
+                const char *comma = strchr(p, ',');
+                size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+                rc = add_name(ns, p, len, e->id, false);
+                if (comma == NULL) {
+                    break;
+                }
+                p = comma + 1;
+            }
+        }
+    }
+    if (rc == PMIX_SUCCESS && sy_jseg_builder_layout(b, &v)) {
+        for (uint32_t i = 0; i < v.h.nnodes && rc == PMIX_SUCCESS; i++) {
+            uint32_t id;
+            const char *name;
+            size_t len;
+            if (sy_jl_node_at(&v, i, &id, &name, &len) && name != NULL &&
+                sy_jseg_peek(b, SY_REALM_NODE, id, PMIX_HOSTNAME) == NULL) {
+                rc = add_name(ns, name, len, id, true);
+            }
+        }
+    }
+    if (rc != PMIX_SUCCESS || ns->n == 0) {
+        return rc;
+    }
+    qsort(ns->v, ns->n, sizeof(*ns->v), name_cmp);
+    size_t k = 1;
+    for (size_t i = 1; i < ns->n; i++) {
+        if (name_cmp(&ns->v[i], &ns->v[k - 1]) != 0) {
+            ns->v[k++] = ns->v[i];
+        } else if (!ns->v[i].in_layout) {
+            ns->strings -= ns->v[i].len;
+        }
+    }
+    ns->n = k;
+    return PMIX_SUCCESS;
+}
+
+/* ---- the image ---- */
+
+/* Fill the hash index: every entry at or after its home slot; the longest
+ * probe sequence any lookup needs. */
+static uint32_t fill_slots(uint32_t *slots, size_t nslots, const sy_jseg_entry_t *ents, size_t n)
+{
+    uint32_t longest = 1;
+    memset(slots, 0xff, nslots * sizeof(*slots));
+    for (size_t i = 0; i < n; i++) {
+        size_t s = ents[i].hash & (nslots - 1);
+        uint32_t probe = 1;
+        while (slots[s] != SY_JSEG_SLOT_EMPTY) {
+            s = (s + 1) & (nslots - 1);
+            probe++;
+        }
+        slots[s] = (uint32_t)i;
+        if (probe > longest) {
+            longest = probe;
+        }
+    }
+    /* a miss probes until an empty slot: one more than any hit */
+    return longest + 1 < nslots ? longest + 1 : (uint32_t)nslots;
+}
+
+/* The chunk sums of the data region and the header's checksums, once
+ * every other byte is in place. */
+static void seal(uint8_t *base, sy_jseg_header_t *h)
+{
+    uint32_t *sums = (uint32_t *)(base + h->sums_off);
+    for (uint32_t c = 0; c < h->nchunks; c++) {
+        uint64_t from = h->data_off + ((uint64_t)c << SY_JSEG_CHUNK_SHIFT);
+        uint64_t len = h->sums_off - from < SY_JSEG_CHUNK ? h->sums_off - from : SY_JSEG_CHUNK;
+        sums[c] = (uint32_t)sy_jseg_sum(base + from, len, from);
+    }
+    /* the table and the padding after it: every byte is covered */
+    h->sums_check = sy_jseg_sum((const uint8_t *)sums, h->file_size - h->sums_off, h->sums_off);
+    h->checksum = sy_jseg_header_sum(h);
+}
+
+void sy_jseg_reseal(void *image, size_t size)
+{
+    sy_jseg_header_t *h = image;
+    if (size >= sizeof(*h) && h->sums_off <= size && h->file_size == size &&
+        h->sums_off % SY_JSEG_ALIGN == 0 && (size - h->sums_off) / sizeof(uint32_t) >= h->nchunks &&
+        h->data_off <= h->sums_off &&
+        ((h->sums_off - h->data_off + SY_JSEG_CHUNK - 1) >> SY_JSEG_CHUNK_SHIFT) == h->nchunks) {
+        seal(image, h);
+    } else if (size >= sizeof(*h)) {
+        h->checksum = sy_jseg_header_sum(h);
+    }
+}
+
 /* The whole file image in *imgp (emptied first, its allocation reused):
- * the fixed sections, then the values encoded in place behind them. */
+ * the fixed sections, the values encoded behind them, then the chunk
+ * sums. */
 static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t *imgp)
 {
     const builder_entry_t **order = NULL;
     pmix_data_buffer_t img = *imgp;
     sy_jseg_header_t *h;
     sy_jseg_entry_t *ents = NULL;
-    uint32_t *slots;
+    uint32_t *key_off = NULL;
     uint8_t *base;
+    names_t ns = {0};
     size_t n = b->nentries, nslots = 16, keys_size = 0, room = 0;
     pmix_status_t rc = PMIX_ERR_NOMEM;
 
@@ -471,14 +634,10 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
         nslots *= 2;
     }
     if (n != 0 && (order = malloc(n * sizeof(*order))) == NULL) {
-        *imgp = img;
-        return PMIX_ERR_NOMEM;
+        goto out;
     }
-    uint32_t *key_off = NULL;
     if (b->nkeys != 0 && (key_off = malloc(b->nkeys * sizeof(*key_off))) == NULL) {
-        free(order);
-        *imgp = img;
-        return PMIX_ERR_NOMEM;
+        goto out;
     }
     for (size_t k = 0; k < b->nkeys; k++) {
         key_off[k] = (uint32_t)keys_size;
@@ -491,13 +650,19 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
     if (n != 0) {
         qsort(order, n, sizeof(*order), cmp_entry_ptr);
     }
-    size_t entries_off = align_up(sizeof(sy_jseg_header_t));
+    if ((rc = collect_names(b, &ns)) != PMIX_SUCCESS) {
+        goto out;
+    }
+    /* the sections a job-level Get reads first, together at the start:
+     * its first Get faults in a page or two, not one per section */
+    size_t data_off = align_up(sizeof(sy_jseg_header_t));
+    size_t entries_off = data_off;
     size_t slots_off = align_up(entries_off + n * sizeof(sy_jseg_entry_t));
     size_t keys_off = align_up(slots_off + nslots * sizeof(uint32_t));
     size_t values_off = align_up(keys_off + keys_size);
+    rc = PMIX_ERR_NOMEM;
     ents = calloc(n + 1, sizeof(*ents));
     if (ents == NULL || sy_buffer_reserve(&img, values_off + room) != PMIX_SUCCESS) {
-        rc = PMIX_ERR_NOMEM;
         goto out;
     }
     /* the fixed sections, zeroed; filled in once the values are placed */
@@ -510,27 +675,48 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
             goto out;
         }
     }
-    size_t total = img.bytes_used;
+    /* then the layout (its small sections first), then the name index */
+    size_t values_end = img.bytes_used;
+    size_t layout_off = align_up(values_end);
+    size_t names_off = align_up(layout_off + b->layout_size);
+    size_t strings_off = align_up(names_off + ns.n * sizeof(sy_jseg_name_t));
+    size_t sums_off = align_up(strings_off + ns.strings);
+    size_t nchunks = (sums_off - data_off + SY_JSEG_CHUNK - 1) >> SY_JSEG_CHUNK_SHIFT;
+    size_t total = align_up(sums_off + nchunks * sizeof(uint32_t));
+    if (nchunks >= UINT32_MAX || sy_buffer_reserve(&img, total - img.bytes_used) != PMIX_SUCCESS) {
+        rc = PMIX_ERR_NOMEM;
+        goto out;
+    }
+    memset(img.pack_ptr, 0, total - img.bytes_used);
+    img.pack_ptr += total - img.bytes_used;
+    img.bytes_used = total;
     base = (uint8_t *)img.base_ptr;
     h = (sy_jseg_header_t *)base;
     memcpy(h->magic, SY_JSEG_MAGIC, SY_JSEG_MAGIC_LEN);
     h->version = SY_JSEG_VERSION;
     h->byte_order = SY_JSEG_BYTE_ORDER;
     h->file_size = total;
+    h->data_off = data_off;
+    h->sums_off = sums_off;
+    h->nchunks = (uint32_t)nchunks;
+    h->has_nspace = b->has_nspace;
     h->entries_off = entries_off;
     h->slots_off = slots_off;
+    h->nentries = (uint32_t)n;
+    h->nslots = (uint32_t)nslots;
+    h->nnames = (uint32_t)ns.n;
+    h->names_off = names_off;
     h->keys_off = keys_off;
     h->keys_size = keys_size;
     h->values_off = values_off;
-    h->values_size = total - values_off;
-    h->nentries = (uint32_t)n;
-    h->nslots = (uint32_t)nslots;
-    h->has_nspace = b->has_nspace;
+    h->values_size = values_end - values_off;
+    h->strings_off = strings_off;
+    h->strings_size = ns.strings;
+    h->layout_off = layout_off;
+    h->layout_size = b->layout_size;
     if (b->has_nspace) {
         sy_load_fixed(h->nspace, b->nspace, sizeof(h->nspace));
     }
-    slots = (uint32_t *)(base + slots_off);
-    memset(slots, 0xff, nslots * sizeof(*slots));
     for (size_t k = 0; k < b->nkeys; k++) {
         memcpy(base + keys_off + key_off[k], b->keys[k], strlen(b->keys[k]) + 1);
     }
@@ -541,19 +727,34 @@ static pmix_status_t build_image(const sy_jseg_builder_t *b, pmix_data_buffer_t 
         e->realm = (uint8_t)order[i]->realm;
         e->key_off = key_off[order[i]->key_idx];
         e->key_len = (uint32_t)strlen(order[i]->key);
-        size_t s = e->hash & (nslots - 1);
-        while (slots[s] != SY_JSEG_SLOT_EMPTY) {
-            s = (s + 1) & (nslots - 1);
-        }
-        slots[s] = (uint32_t)i;
     }
+    h->max_probe = fill_slots((uint32_t *)(base + slots_off), nslots, ents, n);
     if (n != 0) {
         memcpy(base + entries_off, ents, n * sizeof(*ents));
     }
-    h->checksum = sy_jseg_checksum(base, total);
+    if (b->layout_size > 0) {
+        memcpy(base + layout_off, b->layout, b->layout_size);
+    }
+    /* names: copied into the strings, or pointing at the layout's copy */
+    size_t at = strings_off;
+    sy_jseg_name_t *names = (sy_jseg_name_t *)(base + names_off);
+    for (size_t i = 0; i < ns.n; i++) {
+        const name_t *nm = &ns.v[i];
+        names[i].len = (uint32_t)nm->len;
+        names[i].node = nm->node;
+        if (nm->in_layout) {
+            names[i].off = layout_off + (uint64_t)(nm->s - (const char *)b->layout);
+        } else {
+            memcpy(base + at, nm->s, nm->len);
+            names[i].off = at;
+            at += nm->len;
+        }
+    }
+    seal(base, h);
     rc = PMIX_SUCCESS;
 out:
     *imgp = img;
+    free(ns.v);
     free(ents);
     free(key_off);
     free(order);

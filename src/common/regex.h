@@ -28,6 +28,9 @@
 #ifndef SWITCHYARD_COMMON_REGEX_H
 #define SWITCHYARD_COMMON_REGEX_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <pmix_common.h>
 
 /* Expansions larger than this are rejected as malformed rather than
@@ -50,6 +53,21 @@ pmix_status_t sy_regex_parse_nodes(const char *regex, char ***names_out);
  * without processes).  Errors as sy_regex_parse_nodes; ranks must be below
  * PMIX_RANK_VALID. */
 pmix_status_t sy_regex_parse_procs(const char *regex, char ***per_node_out);
+
+/* A process map as ranges, without expanding it: node i holds the ranges
+ * ranges[starts[i]] .. ranges[starts[i + 1] - 1], in map order ("a-b" with
+ * b < a gives first b), possibly overlapping.  The same syntax and limits
+ * as sy_regex_parse_procs; free with sy_regex_ranges_free. */
+typedef struct {
+    uint32_t first, count;
+} sy_rx_range_t;
+typedef struct {
+    size_t *starts; /* nnodes + 1 */
+    sy_rx_range_t *ranges;
+    size_t nnodes, nranges;
+} sy_rx_ranges_t;
+pmix_status_t sy_regex_parse_proc_ranges(const char *regex, sy_rx_ranges_t *out);
+void sy_regex_ranges_free(sy_rx_ranges_t *r);
 
 /* The text of a map value typed PMIX_STRING or PMIX_REGEX (the standard's
  * examples pass maps as PMIX_REGEX; PMIx_Value_load keeps such a string

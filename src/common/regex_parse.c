@@ -420,3 +420,77 @@ pmix_status_t sy_regex_parse_procs(const char *regex, char ***per_node_out)
     }
     return two_pass(walk_procs, body, n, form, per_node_out);
 }
+
+/* ------------------------------------------------------- procs as ranges */
+
+pmix_status_t sy_regex_parse_proc_ranges(const char *regex, sy_rx_ranges_t *out)
+{
+    if (regex == NULL || out == NULL) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    memset(out, 0, sizeof(*out));
+    const char *body;
+    size_t n;
+    form_t form;
+    pmix_status_t rc = split_form(regex, &body, &n, &form);
+    if (rc != PMIX_SUCCESS) {
+        return rc;
+    }
+    /* the same grammar as walk_procs: one field per node, ';' between */
+    size_t nnodes = n == 0 ? 0 : 1, nranges = 0;
+    for (size_t i = 0; i < n; i++) {
+        nnodes += body[i] == ';';
+        nranges += body[i] == ',' || body[i] == ';';
+    }
+    nranges += 1;
+    if (nnodes > SY_REGEX_MAX_ENTRIES) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    out->starts = calloc(nnodes + 1, sizeof(*out->starts));
+    out->ranges = malloc(nranges * sizeof(*out->ranges));
+    if (out->starts == NULL || out->ranges == NULL) {
+        sy_regex_ranges_free(out);
+        return PMIX_ERR_NOMEM;
+    }
+    const char *p = body, *end = body + n;
+    uint64_t total = 0;
+    size_t node = 0, k = 0;
+    while (node < nnodes) {
+        const char *q = memchr(p, ';', (size_t)(end - p));
+        const char *e = q != NULL ? q : end;
+        out->starts[node] = k;
+        while (p < e) {
+            uint64_t a, b;
+            if (!sy_rx_lex_range(&p, e, PMIX_RANK_VALID - 1, &a, &b) ||
+                (p < e && (*p != ',' || p + 1 == e))) {
+                sy_regex_ranges_free(out);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            if (p < e) {
+                p++;
+            }
+            uint64_t len = sy_rx_range_len(a, b);
+            if (len > SY_REGEX_MAX_ENTRIES - total) {
+                sy_regex_ranges_free(out);
+                return PMIX_ERR_BAD_PARAM;
+            }
+            total += len;
+            out->ranges[k++] = (sy_rx_range_t){(uint32_t)(a <= b ? a : b), (uint32_t)len};
+        }
+        node++;
+        p = q != NULL ? q + 1 : end;
+    }
+    out->starts[nnodes] = k;
+    out->nnodes = nnodes;
+    out->nranges = k;
+    return PMIX_SUCCESS;
+}
+
+void sy_regex_ranges_free(sy_rx_ranges_t *r)
+{
+    if (r != NULL) {
+        free(r->starts);
+        free(r->ranges);
+        memset(r, 0, sizeof(*r));
+    }
+}

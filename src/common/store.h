@@ -64,12 +64,24 @@ void sy_store_modex_forget(const char *nspace, const char *path);
 pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_rank_t *who,
                                  pmix_value_t **out);
 
-/* PMIx_Get: key NULL returns every value of the process (its proc realm
- * plus internal values) as a PMIX_DATA_ARRAY of PMIX_INFO.  Realm
- * qualifiers PMIX_SESSION_INFO/JOB_INFO/APP_INFO/NODE_INFO/PROC_INFO with
- * PMIX_SESSION_ID/PMIX_APPNUM/PMIX_NODEID/PMIX_HOSTNAME directives are
- * honoured.  Returns PMIX_ERR_NOT_FOUND when absent, PMIX_ERR_BAD_PARAM on
- * a malformed request. */
+/* A special key whose value this process computes rather than reads (a
+ * process's PMIX_DEVICE_DISTANCES from its cpuset): set by the role that
+ * can (fn NULL removes it).  Called without any store lock held; it may
+ * Get other keys. */
+typedef pmix_status_t (*sy_store_provider_fn)(const pmix_proc_t *proc, const pmix_info_t info[],
+                                              size_t ninfo, pmix_value_t **out);
+pmix_status_t sy_store_set_provider(const char *key, sy_store_provider_fn fn);
+
+/* PMIx_Get of everything this process can answer itself, in this order:
+ * the internal values and the job data (the standard's retrieval rules:
+ * realm qualifiers PMIX_SESSION_INFO/JOB_INFO/APP_INFO/NODE_INFO/PROC_INFO
+ * with PMIX_SESSION_ID/PMIX_APPNUM/PMIX_NODEID/PMIX_HOSTNAME directives,
+ * rank fallbacks), the special keys (PMIX_FABRIC_DEVICE, the providers),
+ * then what the processes posted (the modex segments; not with
+ * PMIX_GET_REFRESH_CACHE).  key NULL returns every value of the process
+ * (its proc realm plus internal values) as a PMIX_DATA_ARRAY of
+ * PMIX_INFO.  PMIX_ERR_NOT_FOUND when absent here (only the server can
+ * tell more), PMIX_ERR_BAD_PARAM on a malformed request. */
 pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_info_t info[],
                            size_t ninfo, pmix_value_t **out);
 /* PMIX_FABRIC_DEVICE by PMIX_DEVICE_ID, or by PMIX_FABRIC_DEVICE_NAME and

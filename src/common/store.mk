@@ -1,8 +1,9 @@
 # Job-data segments (jseg.h) and the process-wide store with the reserved-key
 # retrieval rules (store.h), with their tests.
 noinst_HEADERS += src/common/jseg.h src/common/store.h src/common/jseg_format.h \
-	src/common/store_internal.h
+	src/common/jseg_internal.h src/common/jseg_layout.h src/common/store_internal.h
 src_libswitchyard_la_SOURCES += src/common/jseg_write.c src/common/jseg_read.c \
+	src/common/jseg_layout.c \
 	src/common/store.c src/common/store_get.c src/common/store_modex.c \
 	src/common/store_fabric.c
 # test_jseg: round trip of every type, corrupt files; test_store: the

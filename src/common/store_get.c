@@ -1,7 +1,9 @@
-/* sy_store_get: the retrieval rules of the standard for reserved keys
+/* sy_store_get: everything a process answers without its server.  The
+ * retrieval rules of the standard for reserved keys
  * (Chap_API_Reserved_Keys.tex, "Data realms"), answered from the attached
- * segments and the internal values under the store's read lock. */
-#include "common/info.h"
+ * segments and the internal values under the store's read lock; then the
+ * special keys computed here (PMIX_FABRIC_DEVICE, providers a role set);
+ * then the data processes posted (store_modex.c). */
 #include "config.h"
 
 #include <pthread.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/datatype.h"
+#include "common/info.h"
 #include "common/jseg.h"
 #include "common/jseg_format.h"
 #include "common/store.h"
@@ -347,14 +350,53 @@ static pmix_status_t lookup_all(const request_t *r, lookup_notes_t *notes, pmix_
     return rc;
 }
 
+/* ---- special keys ---- */
+
+#define SY_STORE_PROVIDERS 8
+static struct {
+    char key[PMIX_MAX_KEYLEN + 1];
+    sy_store_provider_fn fn;
+} providers[SY_STORE_PROVIDERS];
+static pthread_mutex_t providers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+pmix_status_t sy_store_set_provider(const char *key, sy_store_provider_fn fn)
+{
+    pmix_status_t rc = PMIX_ERR_OUT_OF_RESOURCE;
+    if (key == NULL || '\0' == key[0] || strlen(key) > PMIX_MAX_KEYLEN) {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pthread_mutex_lock(&providers_lock);
+    for (size_t i = 0; i < SY_STORE_PROVIDERS; i++) {
+        if (strcmp(providers[i].key, key) == 0 || (fn != NULL && providers[i].fn == NULL)) {
+            sy_load_fixed(providers[i].key, fn != NULL ? key : NULL, sizeof(providers[i].key));
+            providers[i].fn = fn;
+            rc = PMIX_SUCCESS;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&providers_lock);
+    return fn == NULL ? PMIX_SUCCESS : rc;
+}
+
+static sy_store_provider_fn provider_of(const char *key)
+{
+    sy_store_provider_fn fn = NULL;
+    pthread_mutex_lock(&providers_lock);
+    for (size_t i = 0; i < SY_STORE_PROVIDERS && fn == NULL; i++) {
+        if (providers[i].fn != NULL && strcmp(providers[i].key, key) == 0) {
+            fn = providers[i].fn;
+        }
+    }
+    pthread_mutex_unlock(&providers_lock);
+    return fn;
+}
+
+static pmix_status_t job_data(const pmix_proc_t *proc, const char *key, const pmix_info_t info[],
+                              size_t ninfo, pmix_value_t **out);
+
 pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_info_t info[],
                            size_t ninfo, pmix_value_t **out)
 {
-    request_t r;
-    lookup_notes_t notes;
-    bool resolved = false, refreshed = false;
-    pmix_status_t rc;
-
     if (proc == NULL || out == NULL || (ninfo != 0 && info == NULL) ||
         memchr(proc->nspace, '\0', sizeof(proc->nspace)) == NULL ||
         (key != NULL && ('\0' == key[0] || strnlen(key, PMIX_MAX_KEYLEN + 1) > PMIX_MAX_KEYLEN))) {
@@ -363,6 +405,29 @@ pmix_status_t sy_store_get(const pmix_proc_t *proc, const char *key, const pmix_
     if (key != NULL && strcmp(key, PMIX_FABRIC_DEVICE) == 0) {
         return sy_store_fabric_device(proc, info, ninfo, out);
     }
+    pmix_status_t rc = job_data(proc, key, info, ninfo, out);
+    if (rc != PMIX_ERR_NOT_FOUND || key == NULL) {
+        return rc;
+    }
+    sy_store_provider_fn fn = provider_of(key);
+    if (fn != NULL && (rc = fn(proc, info, ninfo, out)) != PMIX_ERR_NOT_FOUND) {
+        return rc;
+    }
+    if (sy_info_flag(info, ninfo, PMIX_GET_REFRESH_CACHE)) {
+        return PMIX_ERR_NOT_FOUND; /* past every local copy: the server's */
+    }
+    return sy_store_get_modex(proc, key, NULL, out);
+}
+
+/* The internal values and the job data, by the retrieval rules. */
+static pmix_status_t job_data(const pmix_proc_t *proc, const char *key, const pmix_info_t info[],
+                              size_t ninfo, pmix_value_t **out)
+{
+    request_t r;
+    lookup_notes_t notes;
+    bool resolved = false, refreshed = false;
+    pmix_status_t rc;
+
     memset(&r, 0, sizeof(r));
     r.nspace = proc->nspace;
     r.rank = proc->rank;

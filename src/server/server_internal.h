@@ -46,11 +46,11 @@ typedef struct sy_srv_nspace {
     unsigned gen;   /* bumped by each re-registration */
     char *seg_path; /* current published segment */
     sy_jobinfo_summary_t summary;
-    /* what the segment is compiled from: the registration, and what
-     * PMIx_server_setup_local_support added (server_setup.c) */
+    /* what PMIx_server_setup_local_support added (server_setup.c), for a
+     * re-registration; the registration itself is not kept */
     int nlocalprocs;
-    pmix_info_t *reg_info, *local_info;
-    size_t nreg_info, nlocal_info;
+    pmix_info_t *local_info;
+    size_t nlocal_info;
     struct sy_srv_nspace *next;
 } sy_srv_nspace_t;
 
@@ -331,8 +331,9 @@ pmix_status_t sy_srv_group_members(const char *grp, pmix_value_t *out);
 pmix_status_t sy_srv_group_expand(pmix_proc_t **procs, size_t *nprocs);
 
 /* ---- server_nspace.c ---- */
-/* Recompile an nspace's segment with info added to its registration
- * (taken: freed by the nspace); the clients see it at their next Get. */
+/* Publish an nspace's segment with info added (taken: kept by the nspace
+ * for a re-registration, freed on failure); the clients see it at their
+ * next Get. */
 pmix_status_t sy_srv_nspace_add_info(sy_srv_t *s, sy_srv_nspace_t *ns, pmix_info_t *info,
                                      size_t ninfo);
 

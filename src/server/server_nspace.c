@@ -22,25 +22,43 @@ typedef struct {
     size_t ninfo;
 } nspace_req_t;
 
-/* The registration followed by what setup_local_support added. */
-static pmix_status_t merged_info(const nspace_req_t *r, const sy_srv_nspace_t *ns,
-                                 pmix_info_t **out, size_t *n)
+/* Publish b as the next generation of the namespace's segment and map it
+ * here; *path receives the file's name. */
+static pmix_status_t publish_gen(sy_srv_t *s, const sy_srv_nspace_t *ns, sy_jseg_builder_t *b,
+                                 char **path)
 {
-    size_t extra = ns != NULL ? ns->nlocal_info : 0;
-    *n = r->ninfo + extra;
-    *out = NULL;
-    if (*n == 0)
-        return PMIX_SUCCESS;
-    PMIX_INFO_CREATE(*out, *n);
-    if (*out == NULL)
+    /* Segment files are named by a number, never by the host's nspace
+     * string, which could hold '/' or anything else. */
+    if (asprintf(path, "%s/job.%u.%u", s->tmpdir, ns->id, ns->gen + 1) < 0) {
+        *path = NULL;
         return PMIX_ERR_NOMEM;
-    for (size_t i = 0; i < r->ninfo; i++)
-        PMIx_Info_xfer(&(*out)[i], &r->info[i]);
-    for (size_t i = 0; i < extra; i++)
-        PMIx_Info_xfer(&(*out)[r->ninfo + i], &ns->local_info[i]);
-    return PMIX_SUCCESS;
+    }
+    pmix_status_t rc = sy_jseg_publish(b, *path, 0644);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_store_attach(ns->name, *path);
+    if (rc != PMIX_SUCCESS) {
+        sy_srv_unlink(*path);
+        free(*path);
+        *path = NULL;
+    }
+    return rc;
 }
 
+/* The published generation replaces the previous one. */
+static void install_gen(sy_srv_nspace_t *ns, char *path)
+{
+    ns->gen++;
+    if (ns->seg_path != NULL) {
+        sy_jseg_supersede(ns->seg_path, path);
+        sy_srv_unlink(ns->seg_path);
+        free(ns->seg_path);
+    }
+    ns->seg_path = path;
+}
+
+/* The registration, and what setup_local_support added, compiled without
+ * copying either: the host keeps its registration until our callback,
+ * and the builder is gone before that. */
 static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
 {
     sy_srv_nspace_t *ns = sy_srv_nspace_find(s, r->nspace);
@@ -56,66 +74,26 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t summary = {0};
     char *err = NULL, *path = NULL;
-    pmix_info_t *all = NULL;
-    size_t nall = 0;
-    pmix_status_t rc = merged_info(r, ns, &all, &nall);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_jseg_builder_new(ns->name, &b);
+    pmix_status_t rc = sy_jseg_builder_new(ns->name, &b);
     if (rc == PMIX_SUCCESS) {
-        rc =
-            sy_jobinfo_compile(ns->name, r->nlocalprocs, all, nall, s->hostname, b, &summary, &err);
+        rc = sy_jobinfo_compile_with(ns->name, r->nlocalprocs, r->info, r->ninfo, ns->local_info,
+                                     ns->nlocal_info, s->hostname, b, &summary, &err);
         if (rc != PMIX_SUCCESS)
             sy_log(SY_LOG_WARN, "register_nspace %s refused: %s", ns->name,
                    err != NULL ? err : PMIx_Error_string(rc));
     }
-    /* Segment files are named by a number, never by the host's nspace
-     * string, which could hold '/' or anything else. */
-    if (rc == PMIX_SUCCESS && asprintf(&path, "%s/job.%u.%u", s->tmpdir, ns->id, ns->gen + 1) < 0) {
-        path = NULL;
-        rc = PMIX_ERR_NOMEM;
-    }
     if (rc == PMIX_SUCCESS)
-        rc = sy_jseg_publish(b, path, 0644);
+        rc = publish_gen(s, ns, b, &path);
     sy_jseg_builder_free(b);
     free(err);
-    if (all != NULL)
-        PMIX_INFO_FREE(all, nall);
-    /* kept for a later setup_local_support */
-    pmix_info_t *keep = NULL;
-    if (rc == PMIX_SUCCESS && r->ninfo > 0 && r->info != ns->reg_info) {
-        PMIX_INFO_CREATE(keep, r->ninfo);
-        if (keep == NULL)
-            rc = PMIX_ERR_NOMEM;
-        for (size_t i = 0; keep != NULL && i < r->ninfo; i++)
-            PMIx_Info_xfer(&keep[i], &r->info[i]);
-    }
-    if (rc == PMIX_SUCCESS)
-        rc = sy_store_attach(ns->name, path);
     if (rc != PMIX_SUCCESS) {
-        if (path != NULL)
-            sy_srv_unlink(path);
-        free(path);
         sy_jobinfo_summary_free(&summary);
-        if (keep != NULL)
-            PMIX_INFO_FREE(keep, r->ninfo);
         if (fresh)
             free(ns);
         return rc;
     }
-    if (r->info != ns->reg_info) {
-        if (ns->reg_info != NULL)
-            PMIX_INFO_FREE(ns->reg_info, ns->nreg_info);
-        ns->reg_info = keep;
-        ns->nreg_info = keep != NULL ? r->ninfo : 0;
-    }
     ns->nlocalprocs = r->nlocalprocs;
-    ns->gen++;
-    if (ns->seg_path != NULL) {
-        sy_jseg_supersede(ns->seg_path, path);
-        sy_srv_unlink(ns->seg_path);
-        free(ns->seg_path);
-    }
-    ns->seg_path = path;
+    install_gen(ns, path);
     sy_jobinfo_summary_free(&ns->summary);
     ns->summary = summary;
     if (fresh) {
@@ -125,24 +103,45 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
     return PMIX_SUCCESS;
 }
 
+/* setup_local_support: the published segment plus info, as the next
+ * generation (the registration itself is not kept).  info is ours: kept
+ * with what earlier calls added, for a re-registration. */
 pmix_status_t sy_srv_nspace_add_info(sy_srv_t *s, sy_srv_nspace_t *ns, pmix_info_t *info,
                                      size_t ninfo)
 {
-    pmix_info_t *old = ns->local_info;
-    size_t nold = ns->nlocal_info;
-    ns->local_info = info;
-    ns->nlocal_info = ninfo;
-    nspace_req_t r = {.nlocalprocs = ns->nlocalprocs, .info = ns->reg_info, .ninfo = ns->nreg_info};
-    PMIX_LOAD_NSPACE(r.nspace, ns->name);
-    pmix_status_t rc = publish_nspace(s, &r);
-    if (rc != PMIX_SUCCESS) {
-        ns->local_info = old;
-        ns->nlocal_info = nold;
-        old = info;
-        nold = ninfo;
+    sy_jseg_t *old = NULL;
+    sy_jseg_builder_t *b = NULL;
+    char *err = NULL, *path = NULL;
+    pmix_info_t *all = NULL;
+    pmix_status_t rc = ns->seg_path != NULL ? sy_jseg_open(ns->seg_path, &old) : PMIX_ERR_NOT_FOUND;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_jseg_builder_new_from(old, &b);
+    if (rc == PMIX_SUCCESS) {
+        rc = sy_jobinfo_compile_more(ns->name, info, ninfo, s->hostname, b, &err);
+        if (rc != PMIX_SUCCESS)
+            sy_log(SY_LOG_WARN, "setup_local_support %s refused: %s", ns->name,
+                   err != NULL ? err : PMIx_Error_string(rc));
     }
-    if (old != NULL)
-        PMIX_INFO_FREE(old, nold);
+    if (rc == PMIX_SUCCESS) {
+        all = realloc(ns->local_info, (ns->nlocal_info + ninfo) * sizeof(*all));
+        rc = all != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+    }
+    if (rc == PMIX_SUCCESS) {
+        ns->local_info = all;
+        rc = publish_gen(s, ns, b, &path);
+    }
+    sy_jseg_builder_free(b);
+    sy_jseg_close(old);
+    free(err);
+    if (rc == PMIX_SUCCESS) {
+        /* the values move into the kept array; info's own storage goes */
+        memcpy(ns->local_info + ns->nlocal_info, info, ninfo * sizeof(*info));
+        ns->nlocal_info += ninfo;
+        free(info);
+        install_gen(ns, path);
+    } else if (info != NULL) {
+        PMIX_INFO_FREE(info, ninfo);
+    }
     return rc;
 }
 

@@ -109,8 +109,6 @@ void sy_srv_nspace_free(sy_srv_nspace_t *ns)
     sy_srv_unlink(ns->seg_path);
     free(ns->seg_path);
     sy_jobinfo_summary_free(&ns->summary);
-    if (ns->reg_info != NULL)
-        PMIX_INFO_FREE(ns->reg_info, ns->nreg_info);
     if (ns->local_info != NULL)
         PMIX_INFO_FREE(ns->local_info, ns->nlocal_info);
     free(ns);

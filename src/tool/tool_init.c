@@ -139,6 +139,7 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], 
     sy_tool.refcount = 1;
     pthread_mutex_unlock(&sy_tool_lock);
     sy_store_set_resolver(sy_client_resolve_nspace, NULL);
+    sy_store_set_provider(PMIX_DEVICE_DISTANCES, sy_client_device_distances);
     if (o.launcher) {
         rc = start_launcher(info, ninfo, &o.me);
         if (rc != PMIX_SUCCESS)
@@ -164,6 +165,7 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], 
             PMIx_server_finalize();
         sy_tool.launcher = false;
         sy_store_set_resolver(NULL, NULL);
+        sy_store_set_provider(PMIX_DEVICE_DISTANCES, NULL);
         sy_store_release();
         sy_runtime_release();
         pthread_mutex_lock(&sy_client_lock);
@@ -207,6 +209,7 @@ PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void)
             rc = r;
     }
     sy_store_set_resolver(NULL, NULL);
+    sy_store_set_provider(PMIX_DEVICE_DISTANCES, NULL);
     sy_tool_close_all();
     if (sy_tool.launcher)
         PMIx_server_finalize();

@@ -3,11 +3,17 @@
  * job-data segment files.  Must never crash, leak or read out of bounds.
  *
  * The input is written to a file and opened.  Unless the first byte of the
- * input is 0xff, the header checksum is recomputed first, so that the
- * fuzzer reaches the structural checks behind it (a hostile writer can
- * compute checksums too).  A file that opens is then used: every id of
- * every realm is listed and read, a few keys are looked up and node names
- * resolved.
+ * input is 0xff, every sum (the header's, the table of chunk sums, each
+ * chunk's) is recomputed first, so that the fuzzer reaches the structural
+ * checks behind them (a hostile writer can compute sums too).  A file that
+ * opens is then used: every id of every realm is listed and read, the keys
+ * that are stored and those derived from the layout section (a rank's node,
+ * host name, local and application ranks, a node's peers, node lists) and
+ * the per-process columns are looked up, and node names resolved.  The
+ * seeds (tests/fuzz/corpus/fuzz_jseg/, written by tests/unit/
+ * test_jobinfo_scale with SY_WRITE_CORPUS=<dir>) hold layouts of every
+ * kind: maps with names, a process map alone, several applications,
+ * per-process runs of every form.
  */
 #include "config.h"
 
@@ -33,8 +39,13 @@ static void cleanup(void)
 
 static void use(sy_jseg_t *seg)
 {
-    static const char *keys[] = {PMIX_JOB_SIZE, PMIX_HOSTNAME, PMIX_HOSTNAME_ALIASES,
-                                 PMIX_NODEID,   PMIX_APPNUM,   PMIX_LOCAL_PEERS};
+    static const char *keys[] = {
+        PMIX_JOB_SIZE,  PMIX_HOSTNAME,    PMIX_HOSTNAME_ALIASES, PMIX_NODEID,
+        PMIX_APPNUM,    PMIX_LOCAL_PEERS, PMIX_NODE_LIST,        PMIX_LOCAL_RANK,
+        PMIX_NODE_RANK, PMIX_APP_RANK,    PMIX_GLOBAL_RANK,      PMIX_RANK,
+        PMIX_LOCALLDR,  PMIX_LOCAL_SIZE,  PMIX_NODE_SIZE,        PMIX_APPLDR,
+        "site.tag",     "site.num",       PMIX_LOCALITY_STRING,
+    };
     for (int r = 0; r < SY_REALM_COUNT; r++) {
         uint32_t *ids;
         size_t n;
@@ -56,7 +67,20 @@ static void use(sy_jseg_t *seg)
         }
         free(ids);
     }
-    (void)sy_jseg_node_by_name(seg, "node0", NULL);
+    static const char *names[] = {"node0", "n0", "c001", "c002", "h"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        (void)sy_jseg_node_by_name(seg, names[i], NULL);
+    }
+    /* ranks no listing names, and the process realm's extremes */
+    static const uint32_t ranks[] = {0, 1, 63, 64, 1000, 0xfffffff0u, 0xfffffffeu};
+    for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
+        pmix_value_t *v;
+        if (sy_jseg_get(seg, SY_REALM_PROC, ranks[i], PMIX_HOSTNAME, &v) == PMIX_SUCCESS) {
+            PMIX_VALUE_RELEASE(v);
+        }
+        uint32_t u;
+        (void)sy_jseg_get_u32(seg, SY_REALM_PROC, ranks[i], PMIX_NODEID, &u);
+    }
     (void)sy_jseg_nspace(seg);
     (void)sy_jseg_superseded_by(seg);
 }
@@ -89,10 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     memcpy(copy, data, size);
     if (size >= sizeof(sy_jseg_header_t) && 0xff != data[0]) {
-        sy_jseg_header_t h;
-        memcpy(&h, copy, sizeof(h));
-        h.checksum = sy_jseg_checksum(copy, size);
-        memcpy(copy, &h, sizeof(h));
+        sy_jseg_reseal(copy, size);
     }
     f = fopen(path, "wb");
     if (f != NULL) {

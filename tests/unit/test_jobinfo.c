@@ -1,7 +1,7 @@
 /* Unit test: compiling the register_nspace descriptions real hosts send
  * (ORTE np=2 and MPMD, Slurm, a nested multi-app multi-node job, NODATA),
- * register_resources and a singleton into builder entries, checking every
- * value the host gave and every derived one with sy_jseg_peek. */
+ * register_resources and a singleton, checking every value the host gave
+ * and every derived one as a reader of the published segment gets it. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -431,7 +431,7 @@ static void test_nodata(void **state)
     EXPECT_STR(b, JOB, 0, PMIX_NSPACE, "1632501760");
     EXPECT_ABSENT(b, JOB, 0, PMIX_JOB_SIZE);
     for (int r = 0; r < SY_REALM_COUNT; r++) {
-        assert_int_equal(PMIX_SUCCESS, sy_jseg_builder_ids(b, (sy_realm_t)r, &ids, &n));
+        assert_int_equal(PMIX_SUCCESS, ji_ids(b, (sy_realm_t)r, &ids, &n));
         assert_int_equal(n, JOB == r ? 1 : 0);
         free(ids);
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <pmix.h>
@@ -114,11 +115,64 @@ pmix_status_t ji_compile(const char *nspace, int nlocal, const ilist_t *l, const
     return sy_jobinfo_compile(nspace, nlocal, l->info, l->n, host, *b, s, error);
 }
 
+/* The builder as a reader sees it: published to a file and opened, so
+ * that derived values (computed by the reader from the layout) are
+ * checked exactly as a client gets them. */
+static sy_jseg_t *published(const sy_jseg_builder_t *b)
+{
+    char path[64];
+    sy_jseg_t *seg = NULL;
+    snprintf(path, sizeof(path), "/tmp/sy-test-jobinfo-%ld.seg", (long)getpid());
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_publish(b, path, 0600));
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_open(path, &seg));
+    /* seeds for tests/fuzz/fuzz_jseg: the last segment of each namespace */
+    const char *corpus = getenv("SY_WRITE_CORPUS"), *ns = sy_jseg_nspace(seg);
+    if (corpus != NULL) {
+        char to[4096], buf[4096];
+        snprintf(to, sizeof(to), "%s/jobinfo-%s.seg", corpus, ns != NULL ? ns : "resources");
+        FILE *in = fopen(path, "rb"), *out = fopen(to, "wb");
+        assert_non_null(in);
+        assert_non_null(out);
+        for (size_t n; (n = fread(buf, 1, sizeof(buf), in)) > 0;) {
+            assert_int_equal(n, fwrite(buf, 1, n, out));
+        }
+        fclose(in);
+        fclose(out);
+    }
+    unlink(path);
+    return seg;
+}
+
+/* The value of the last lookup, released by the next one. */
+static pmix_value_t *last;
+
+static pmix_value_t *lookup(const sy_jseg_builder_t *b, sy_realm_t realm, uint32_t id,
+                            const char *key)
+{
+    sy_jseg_t *seg = published(b);
+    if (last != NULL) {
+        PMIX_VALUE_RELEASE(last);
+    }
+    if (sy_jseg_get(seg, realm, id, key, &last) != PMIX_SUCCESS) {
+        last = NULL;
+    }
+    sy_jseg_close(seg);
+    return last;
+}
+
+pmix_status_t ji_ids(const sy_jseg_builder_t *b, sy_realm_t realm, uint32_t **ids, size_t *n)
+{
+    sy_jseg_t *seg = published(b);
+    pmix_status_t rc = sy_jseg_ids(seg, realm, ids, n);
+    sy_jseg_close(seg);
+    return rc;
+}
+
 static const pmix_value_t *must_peek(const char *file, int line, const sy_jseg_builder_t *b,
                                      sy_realm_t realm, uint32_t id, const char *key,
                                      pmix_data_type_t type)
 {
-    const pmix_value_t *v = sy_jseg_peek(b, realm, id, key);
+    const pmix_value_t *v = lookup(b, realm, id, key);
     if (v == NULL) {
         print_error("realm %d id %u: %s missing\n", (int)realm, id, key);
         _fail(file, line);
@@ -194,7 +248,7 @@ void ji_expect_typed(const char *file, int line, const sy_jseg_builder_t *b, sy_
 void ji_expect_absent(const char *file, int line, const sy_jseg_builder_t *b, sy_realm_t realm,
                       uint32_t id, const char *key)
 {
-    if (sy_jseg_peek(b, realm, id, key) != NULL) {
+    if (lookup(b, realm, id, key) != NULL) {
         print_error("realm %d id %u: %s present, want absent\n", (int)realm, id, key);
         _fail(file, line);
     }

@@ -1,6 +1,7 @@
 /* Helpers shared by the jobinfo unit tests: building register_nspace
- * descriptions (info lists and nested containers) and checking the
- * builder's entries with sy_jseg_peek, failing at the caller's line. */
+ * descriptions (info lists and nested containers) and checking what a
+ * reader of the builder's published segment gets (host values, derived
+ * ones), failing at the caller's line. */
 #ifndef SWITCHYARD_TESTS_UNIT_TEST_JOBINFO_UTIL_H
 #define SWITCHYARD_TESTS_UNIT_TEST_JOBINFO_UTIL_H
 #include <stdbool.h>
@@ -31,7 +32,10 @@ void il_zero(ilist_t *l);
 void il_arr(ilist_t *l, const char *key, ilist_t *sub);
 void il_free(ilist_t *l);
 
-/* Compile l into a fresh builder (*b, freed by the caller). */
+/* The ids of a realm in the builder's published segment. */
+pmix_status_t ji_ids(const sy_jseg_builder_t *b, sy_realm_t realm, uint32_t **ids, size_t *n);
+
+/* Compile l into a fresh builder (*b, freed by the caller before l). */
 pmix_status_t ji_compile(const char *nspace, int nlocal, const ilist_t *l, const char *host,
                          sy_jseg_builder_t **b, sy_jobinfo_summary_t *s, char **error);
 

@@ -357,12 +357,67 @@ static void exercise(sy_jseg_t *seg)
     (void)sy_jseg_superseded_by(seg);
 }
 
-/* Every truncation of a valid file is refused; every single-byte change
- * is refused or yields a segment that can be used safely. */
+/* What the intact segment answers: the lookups of `probe`. */
+static const struct {
+    sy_realm_t realm;
+    uint32_t id;
+    const char *key;
+} probe[] = {
+    {SY_REALM_JOB, 0, PMIX_JOB_SIZE},
+    {SY_REALM_NODE, 0, PMIX_HOSTNAME},
+    {SY_REALM_NODE, 0, PMIX_HOSTNAME_ALIASES},
+    {SY_REALM_PROC, 1, "test.str"},
+    {SY_REALM_APP, 0, "test.darray"},
+    {SY_REALM_SESSION, 3, "test.bool"},
+    {SY_REALM_PROC, 2, "test.str"},
+};
+#define NPROBE (sizeof(probe) / sizeof(probe[0]))
+
+/* Every lookup of a damaged segment answers as the intact one did, or
+ * refuses (PMIX_ERR_UNPACK_FAILURE): damage never yields a wrong value.
+ * The number of refusals. */
+static size_t same_or_refused(sy_jseg_t *seg, sy_jseg_t *good)
+{
+    size_t refused = 0;
+    for (size_t i = 0; i < NPROBE; i++) {
+        pmix_value_t *a = NULL, *b = NULL;
+        pmix_status_t ra = sy_jseg_get(seg, probe[i].realm, probe[i].id, probe[i].key, &a);
+        pmix_status_t rb = sy_jseg_get(good, probe[i].realm, probe[i].id, probe[i].key, &b);
+        if (ra == PMIX_ERR_UNPACK_FAILURE) {
+            refused++;
+        } else {
+            assert_int_equal(rb, ra);
+            if (ra == PMIX_SUCCESS) {
+                assert_int_equal(PMIX_EQUAL, PMIx_Value_compare(a, b));
+            }
+        }
+        if (a != NULL) {
+            PMIX_VALUE_RELEASE(a);
+        }
+        if (b != NULL) {
+            PMIX_VALUE_RELEASE(b);
+        }
+    }
+    uint32_t nid = 99, gid = 99;
+    bool found = sy_jseg_node_by_name(seg, "n0", &nid);
+    assert_true(sy_jseg_node_by_name(good, "n0", &gid));
+    if (found) {
+        assert_int_equal(gid, nid);
+    } else {
+        refused++;
+    }
+    return refused;
+}
+
+/* Every truncation of a valid file is refused.  Every single-byte change
+ * is refused when opened (the header, the table of sums) or by every
+ * lookup that reads the changed chunk, and no lookup answers differently
+ * from the intact file.  With the sums recomputed (a hostile writer), the
+ * structure checks refuse the file or leave it safe to use. */
 static void test_corrupt(void **state)
 {
     sy_jseg_builder_t *b;
-    sy_jseg_t *seg;
+    sy_jseg_t *seg, *good;
     char path[128], bad[128];
     uint8_t *img, *copy;
     size_t size;
@@ -393,6 +448,7 @@ static void test_corrupt(void **state)
     assert_int_equal(PMIX_SUCCESS, sy_jseg_put(b, SY_REALM_SESSION, 3, "test.bool", &bv));
     assert_int_equal(PMIX_SUCCESS, sy_jseg_publish(b, path, 0600));
     sy_jseg_builder_free(b);
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_open(path, &good));
     img = read_file(path, &size);
     copy = malloc(size);
     assert_non_null(copy);
@@ -404,8 +460,10 @@ static void test_corrupt(void **state)
     }
     /* only the supersede mark may change after publication; a mark that
      * is not a terminated path reads as no mark */
+    const sy_jseg_header_t *gh = (const sy_jseg_header_t *)img;
     const size_t mark_from = offsetof(sy_jseg_header_t, superseded);
     const size_t mark_to = sizeof(sy_jseg_header_t);
+    size_t refused = 0;
     for (size_t off = 0; off < size; off++) {
         memcpy(copy, img, size);
         copy[off] ^= 0x5a;
@@ -413,21 +471,31 @@ static void test_corrupt(void **state)
         rc = sy_jseg_open(bad, &seg);
         if (off >= mark_from && off < mark_to) {
             assert_int_equal(PMIX_SUCCESS, rc);
+            assert_int_equal(0, same_or_refused(seg, good));
             exercise(seg);
             sy_jseg_close(seg);
-        } else {
+        } else if (off < gh->data_off || off >= gh->sums_off) {
             assert_int_equal(PMIX_ERR_UNPACK_FAILURE, rc);
+        } else {
+            /* the data: found by the lookups that read it */
+            assert_int_equal(PMIX_SUCCESS, rc);
+            refused += same_or_refused(seg, good);
+            exercise(seg);
+            sy_jseg_close(seg);
         }
     }
-    /* a hostile writer can fix the checksum: then the structure checks
+    assert_true(refused > 0);
+    /* a hostile writer can fix the sums: then the structure checks
      * must refuse the file or leave it safe to use */
-    size_t refused = 0;
-    for (size_t off = 0; off < mark_from; off++) {
+    refused = 0;
+    for (size_t off = 0; off < size; off++) {
+        if (off >= mark_from && off < mark_to) {
+            continue;
+        }
         for (int bit = 0; bit < 8; bit += 3) {
-            sy_jseg_header_t *h = (sy_jseg_header_t *)copy;
             memcpy(copy, img, size);
             copy[off] ^= (uint8_t)(1u << bit);
-            h->checksum = sy_jseg_checksum(copy, size);
+            sy_jseg_reseal(copy, size);
             write_file(bad, copy, size);
             rc = sy_jseg_open(bad, &seg);
             if (rc == PMIX_SUCCESS) {
@@ -440,20 +508,6 @@ static void test_corrupt(void **state)
         }
     }
     assert_true(refused > 0);
-    for (size_t off = mark_to; off < size; off++) {
-        sy_jseg_header_t *h = (sy_jseg_header_t *)copy;
-        memcpy(copy, img, size);
-        copy[off] ^= 0xff;
-        h->checksum = sy_jseg_checksum(copy, size);
-        write_file(bad, copy, size);
-        rc = sy_jseg_open(bad, &seg);
-        if (rc == PMIX_SUCCESS) {
-            exercise(seg);
-            sy_jseg_close(seg);
-        } else {
-            assert_int_equal(PMIX_ERR_UNPACK_FAILURE, rc);
-        }
-    }
     /* a flag without a path, or a path without its NUL */
     memcpy(copy, img, size);
     memset(copy + mark_from, 0x41, mark_to - mark_from);
@@ -470,6 +524,7 @@ static void test_corrupt(void **state)
     free(longer);
     free(copy);
     free(img);
+    sy_jseg_close(good);
 }
 
 /* The in-place publisher (borrowed values, a scratch buffer reused) writes
@@ -539,12 +594,12 @@ static void test_in_place_and_lazy(void **state)
     PMIX_VALUE_RELEASE(v);
     assert_string_equal("ns.lazy", sy_jseg_nspace(seg));
     sy_jseg_close(seg);
-    /* a damaged file maps, fails its check, and stays refused */
+    /* a file with a damaged header maps, fails its check, and stays
+     * refused */
     size_t n;
     uint8_t *img = read_file(b2, &n);
-    img[n - 100] ^= 0x5a;
+    img[offsetof(sy_jseg_header_t, nentries)] ^= 0x5a;
     write_file(bad, img, n);
-    free(img);
     assert_int_equal(PMIX_SUCCESS, sy_jseg_map(bad, &seg));
     assert_int_equal(PMIX_ERR_UNPACK_FAILURE, sy_jseg_check(seg));
     assert_int_equal(PMIX_ERR_UNPACK_FAILURE, sy_jseg_check(seg));
@@ -552,6 +607,32 @@ static void test_in_place_and_lazy(void **state)
     uint32_t *ids = NULL;
     size_t nids = 0;
     assert_int_not_equal(PMIX_SUCCESS, sy_jseg_ids(seg, SY_REALM_PROC, &ids, &nids));
+    sy_jseg_close(seg);
+    /* damaged data passes the check (which reads no data) and is refused
+     * by the lookups that read it, while the others still answer */
+    img[offsetof(sy_jseg_header_t, nentries)] ^= 0x5a;
+    const sy_jseg_header_t *h = (const sy_jseg_header_t *)img;
+    img[h->values_off + h->values_size - 100] ^= 0x5a; /* inside the big byte object */
+    write_file(bad, img, n);
+    free(img);
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_map(bad, &seg));
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_check(seg));
+    size_t failed = 0;
+    for (uint32_t r = 0; r < 4; r++) {
+        pmix_status_t rc = sy_jseg_get(seg, SY_REALM_PROC, r, "k.bo", &v);
+        if (rc == PMIX_SUCCESS) {
+            assert_int_equal(sizeof(big), v->data.bo.size);
+            assert_memory_equal(big, v->data.bo.bytes, sizeof(big));
+            PMIX_VALUE_RELEASE(v);
+        } else {
+            assert_int_equal(PMIX_ERR_UNPACK_FAILURE, rc);
+            failed++;
+        }
+    }
+    assert_int_equal(1, failed);
+    assert_int_equal(PMIX_SUCCESS, sy_jseg_get(seg, SY_REALM_PROC, 1, "k.str", &v));
+    assert_string_equal("text", v->data.string);
+    PMIX_VALUE_RELEASE(v);
     sy_jseg_close(seg);
     for (int k = 0; k < 3; k++)
         PMIX_VALUE_DESTRUCT(&vals[k]);
