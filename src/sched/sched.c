@@ -19,6 +19,7 @@
  * complete) and the held requests get the new data. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,8 @@ typedef struct inv {
 } inv_t;
 
 static struct {
-    bool active;
+    /* read by the worker (watch ticks) while finalize clears it */
+    atomic_bool active;
     pmix_proc_t me;
     /* the worker's */
     fab_t *fabs;

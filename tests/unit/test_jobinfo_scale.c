@@ -62,7 +62,7 @@ typedef struct {
     size_t len, cap;
 } str_t;
 
-static void str_add(str_t *b, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void str_add(str_t *b, const char *fmt, ...)
 {
     va_list ap;
     for (;;) {

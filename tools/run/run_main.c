@@ -270,9 +270,13 @@ static void reap(run_job_t *job, double *term_at, double *kill_at)
             run_proc_t *p = &job->procs[r];
             if (p->pid != pid || p->exited)
                 continue;
+            /* under the host lock: job control (run_ops.c) reads exited
+             * from the server's thread */
+            run_host_lock();
             p->exited = true;
             p->status = status;
             job->nexited++;
+            run_host_unlock();
             pmix_proc_t who;
             PMIX_LOAD_PROCID(&who, job->nspace, p->rank);
             run_pubsub_proc_gone(&who);

@@ -142,6 +142,8 @@ static void log_upcall(const pmix_proc_t *client, const pmix_info_t data[], size
 static void signal_targets(const pmix_proc_t *req, const pmix_proc_t targets[], size_t n, int sig)
 {
     run_job_t *job = job_of_ops;
+    /* on the server's thread: the main thread reaps (exited) under it */
+    run_host_lock();
     for (unsigned r = 0; r < job->nprocs; r++) {
         run_proc_t *p = &job->procs[r];
         bool hit = n == 0 && PMIX_CHECK_NSPACE(req->nspace, job->nspace);
@@ -151,6 +153,7 @@ static void signal_targets(const pmix_proc_t *req, const pmix_proc_t targets[], 
         if (hit && p->pid > 0 && !p->exited)
             kill(-p->pid, sig); /* its process group */
     }
+    run_host_unlock();
 }
 
 static pmix_status_t job_control(const pmix_proc_t *requestor, const pmix_proc_t targets[],
