@@ -1,6 +1,6 @@
 # Client role: PMIx_Init/Finalize/Abort (handshake, singleton), requests to
 # the server, PMIx_Get/Get_nb/Store_internal on the store, Resolve_*.
-src_libswitchyard_la_SOURCES += src/client/client_init.c src/client/client_rpc.c \
+src_libswitchyard_la_SOURCES += src/client/client_init.c src/client/client_rpc.c src/client/client_msg.c \
 	src/client/client_direct.c \
 	src/client/client_get.c src/client/client_resolve.c \
 	src/client/client_modex.c src/client/client_event.c src/client/client_pubsub.c \

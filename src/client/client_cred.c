@@ -3,6 +3,7 @@
  * issue and check credentials or does so itself (server_cred.c).  A
  * credential is opaque here.  A singleton has no server to vouch for it:
  * PMIX_ERR_NOT_SUPPORTED. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,69 +14,23 @@
 #include "common/pack.h"
 #include "common/sync.h"
 
-typedef struct {
-    pmix_credential_cbfunc_t cred_cb;
-    pmix_validation_cbfunc_t valid_cb;
-    void *cbdata;
-} cred_req_t;
-
-/* Reply after the status: [BYTE_OBJECT credential,] SIZE n, n INFO. */
-static void cred_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+/* What the callback gets is ours: it copies what it keeps. */
+static void cred_reply(pmix_status_t status, sy_wire_msg_id_t id, void *reply, sy_client_cb_t user,
+                       void *cbdata)
 {
-    cred_req_t *r = cbdata;
-    pmix_byte_object_t cred = {0};
-    pmix_info_t *info = NULL;
-    size_t n = 0;
-    if (status == PMIX_SUCCESS) {
-        pmix_status_t rc = PMIX_SUCCESS;
-        if (r->cred_cb != NULL)
-            rc = sy_client_unpack_one(reply, &cred, PMIX_BYTE_OBJECT);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_client_unpack_one(reply, &n, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(reply))
-            rc = PMIX_ERR_UNPACK_FAILURE;
-        if (rc == PMIX_SUCCESS && n > 0) {
-            PMIX_INFO_CREATE(info, n);
-            int32_t cnt = (int32_t)n;
-            rc = info == NULL ? PMIX_ERR_NOMEM : sy_unpack(reply, info, &cnt, PMIX_INFO);
-        }
-        if (rc != PMIX_SUCCESS)
-            status = rc;
-    }
-    /* what the callback gets is ours: it copies what it keeps */
-    if (r->cred_cb != NULL)
-        r->cred_cb(status, &cred, status == PMIX_SUCCESS ? info : NULL,
-                   status == PMIX_SUCCESS ? n : 0, r->cbdata);
-    else if (r->valid_cb != NULL)
-        r->valid_cb(status, status == PMIX_SUCCESS ? info : NULL, status == PMIX_SUCCESS ? n : 0,
-                    r->cbdata);
-    if (info != NULL)
-        PMIX_INFO_FREE(info, n);
-    free(cred.bytes);
-    free(r);
+    (void)id;
+    sy_wire_get_cred_rep_t *m = reply;
+    bool ok = status == PMIX_SUCCESS;
+    user.cred(status, &m->cred, ok ? m->info : NULL, ok ? m->ninfo : 0, cbdata);
 }
 
-/* GET_CRED: SIZE n, n INFO; VALIDATE_CRED: BYTE_OBJECT cred, SIZE n, n INFO.
- * One callback is set in r, which is freed here on failure. */
-static pmix_status_t send_cred(uint8_t cmd, const pmix_byte_object_t *cred,
-                               const pmix_info_t info[], size_t ninfo, cred_req_t *r)
+static void valid_reply(pmix_status_t status, sy_wire_msg_id_t id, void *reply, sy_client_cb_t user,
+                        void *cbdata)
 {
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
-    if (rc == PMIX_SUCCESS && cred != NULL)
-        rc = sy_pack(&req, cred, 1, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, info, ninfo);
-    sy_conn_t *conn;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_server_conn(&conn);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_request_nb(conn, &req, cred_reply, r);
-    else
-        sy_buffer_destruct(&req);
-    if (rc != PMIX_SUCCESS)
-        free(r);
-    return rc;
+    (void)id;
+    sy_wire_validate_cred_rep_t *m = reply;
+    bool ok = status == PMIX_SUCCESS;
+    user.valid(status, ok ? m->info : NULL, ok ? m->ninfo : 0, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_t ninfo,
@@ -83,12 +38,9 @@ PMIX_EXPORT pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_
 {
     if (cbfunc == NULL || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    cred_req_t *r = calloc(1, sizeof(*r));
-    if (r == NULL)
-        return PMIX_ERR_NOMEM;
-    r->cred_cb = cbfunc;
-    r->cbdata = cbdata;
-    return send_cred(SY_CMD_GET_CRED, NULL, info, ninfo, r);
+    sy_wire_get_cred_req_t m = {.info = (pmix_info_t *)info, .ninfo = ninfo};
+    return sy_client_call_nb(SY_WMSG_GET_CRED_REQ, &m, cred_reply, (sy_client_cb_t){.cred = cbfunc},
+                             cbdata);
 }
 
 typedef struct {
@@ -143,12 +95,9 @@ PMIX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *
     if (cred == NULL || cbfunc == NULL || (info == NULL && ninfo > 0) ||
         (cred->bytes == NULL && cred->size > 0))
         return PMIX_ERR_BAD_PARAM;
-    cred_req_t *r = calloc(1, sizeof(*r));
-    if (r == NULL)
-        return PMIX_ERR_NOMEM;
-    r->valid_cb = cbfunc;
-    r->cbdata = cbdata;
-    return send_cred(SY_CMD_VALIDATE_CRED, cred, info, ninfo, r);
+    sy_wire_validate_cred_req_t m = {.cred = *cred, .info = (pmix_info_t *)info, .ninfo = ninfo};
+    return sy_client_call_nb(SY_WMSG_VALIDATE_CRED_REQ, &m, valid_reply,
+                             (sy_client_cb_t){.valid = cbfunc}, cbdata);
 }
 
 static void valid_done(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *cbdata)

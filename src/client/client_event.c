@@ -9,75 +9,34 @@
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/event.h"
-#include "common/pack.h"
 
-static pmix_status_t pack_event(pmix_data_buffer_t *b, pmix_status_t status,
-                                const pmix_proc_t *source, pmix_data_range_t range,
-                                const pmix_info_t info[], size_t ninfo)
+/* The connection of an initialized client, or NULL. */
+static sy_conn_t *server_conn(void)
 {
-    uint8_t r = (uint8_t)range;
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_pack(b, &status, 1, PMIX_STATUS);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(b, source, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(b, &r, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
-    return rc;
-}
-
-static void notify_sent(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
-{
-    (void)status;
-    (void)reply;
-    (void)cbdata;
+    pthread_mutex_lock(&sy_client_lock);
+    sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
+    pthread_mutex_unlock(&sy_client_lock);
+    return conn;
 }
 
 /* Beyond this process: the server spreads it over its range. */
 static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                     const pmix_info_t info[], size_t ninfo)
 {
-    pthread_mutex_lock(&sy_client_lock);
-    sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
-    pthread_mutex_unlock(&sy_client_lock);
-    if (conn == NULL)
-        return;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_EVENT_NOTIFY);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_event(&req, status, source, range, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return;
-    }
-    sy_client_request_nb(conn, &req, notify_sent, NULL);
+    sy_wire_event_notify_req_t m = {.code = status,
+                                    .source = *source,
+                                    .range = (uint8_t)range,
+                                    .info = (pmix_info_t *)info,
+                                    .ninfo = ninfo};
+    sy_client_send_nb(server_conn(), SY_WMSG_EVENT_NOTIFY_REQ, &m);
 }
 
 /* A new handler: the server replays the events it cached that it wants. */
 static void registered(size_t ref, const pmix_status_t *codes, size_t ncodes)
 {
-    pthread_mutex_lock(&sy_client_lock);
-    sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
-    pthread_mutex_unlock(&sy_client_lock);
-    if (conn == NULL)
-        return;
-    pmix_data_buffer_t req;
-    size_t n = codes != NULL ? ncodes : 0;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_EVENT_REGISTER);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &ref, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(&req, codes, (int32_t)n, PMIX_STATUS);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return;
-    }
-    sy_client_request_nb(conn, &req, notify_sent, NULL);
+    sy_wire_event_register_req_t m = {
+        .ref = ref, .codes = (pmix_status_t *)codes, .ncodes = ncodes};
+    sy_client_send_nb(server_conn(), SY_WMSG_EVENT_REGISTER_REQ, &m);
 }
 
 /* A handler went: the server counts registrations per code for its host's
@@ -86,20 +45,8 @@ static void deregistered(size_t ref, const pmix_status_t *codes, size_t ncodes)
 {
     (void)codes;
     (void)ncodes;
-    pthread_mutex_lock(&sy_client_lock);
-    sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
-    pthread_mutex_unlock(&sy_client_lock);
-    if (conn == NULL)
-        return;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_EVENT_DEREGISTER);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &ref, 1, PMIX_SIZE);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return;
-    }
-    sy_client_request_nb(conn, &req, notify_sent, NULL);
+    sy_wire_event_deregister_req_t m = {.ref = ref};
+    sy_client_send_nb(server_conn(), SY_WMSG_EVENT_DEREGISTER_REQ, &m);
 }
 
 void sy_client_event_init(const pmix_info_t info[], size_t ninfo)
@@ -123,34 +70,19 @@ void sy_client_event_init(const pmix_info_t info[], size_t ninfo)
 
 void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay)
 {
-    size_t ref = 0;
-    if (replay && sy_client_unpack_one(msg, &ref, PMIX_SIZE) != PMIX_SUCCESS)
-        return;
-    pmix_status_t status;
-    pmix_proc_t source;
-    uint8_t range = 0;
-    size_t n = 0;
-    pmix_info_t *info = NULL;
-    if (sy_client_unpack_one(msg, &status, PMIX_STATUS) != PMIX_SUCCESS ||
-        sy_client_unpack_one(msg, &source, PMIX_PROC) != PMIX_SUCCESS ||
-        sy_client_unpack_one(msg, &range, PMIX_UINT8) != PMIX_SUCCESS ||
-        sy_client_unpack_one(msg, &n, PMIX_SIZE) != PMIX_SUCCESS || n > sy_buffer_remaining(msg))
-        return;
-    if (n > 0) {
-        PMIX_INFO_CREATE(info, n);
-        int32_t cnt = (int32_t)n;
-        if (info == NULL || sy_unpack(msg, info, &cnt, PMIX_INFO) != PMIX_SUCCESS) {
-            if (info != NULL)
-                PMIX_INFO_FREE(info, n);
+    if (replay) {
+        sy_wire_event_replay_msg_t m;
+        if (sy_wire_event_replay_msg_unpack(sy_client_codec(), msg, &m) != PMIX_SUCCESS)
             return;
-        }
+        sy_event_deliver_to(m.ref, m.code, &m.source, m.info, m.ninfo);
+        sy_wire_event_replay_msg_free(&m);
+        return;
     }
-    if (replay)
-        sy_event_deliver_to(ref, status, &source, info, n);
-    else
-        sy_event_deliver(status, &source, (pmix_data_range_t)range, info, n);
-    if (info != NULL)
-        PMIX_INFO_FREE(info, n);
+    sy_wire_event_msg_t m;
+    if (sy_wire_event_msg_unpack(sy_client_codec(), msg, &m) != PMIX_SUCCESS)
+        return;
+    sy_event_deliver(m.code, &m.source, (pmix_data_range_t)m.range, m.info, m.ninfo);
+    sy_wire_event_msg_free(&m);
 }
 
 void sy_client_event_lost_connection(void)

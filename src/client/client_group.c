@@ -30,13 +30,6 @@ static bool good_id(const char grp[])
 
 /* ---- handlers' decisions ---- */
 
-static void ignore_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
-{
-    (void)status;
-    (void)reply;
-    (void)cbdata;
-}
-
 /* DECIDE: STRING grp, STATUS the event's code, STATUS the decision
  * (PMIX_SUCCESS to go on, PMIX_GROUP_CONSTRUCT_ABORT, or
  * PMIX_GROUP_LEADER_SELECTED to take the lead), PROC the affected process. */
@@ -48,20 +41,11 @@ static void decide(const char *grp, pmix_status_t code, pmix_status_t decision,
         return;
     pmix_proc_t none;
     PMIX_LOAD_PROCID(&none, "", PMIX_RANK_UNDEF);
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_GROUP_DECIDE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &code, 1, PMIX_STATUS);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &decision, 1, PMIX_STATUS);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, affected != NULL ? affected : &none, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        sy_client_request_nb(conn, &req, ignore_reply, NULL);
-    else
-        sy_buffer_destruct(&req);
+    sy_wire_group_decide_req_t m = {.grp = (char *)grp,
+                                    .event = code,
+                                    .decision = decision,
+                                    .affected = affected != NULL ? *affected : none};
+    sy_client_send_nb(conn, SY_WMSG_GROUP_DECIDE_REQ, &m);
 }
 
 /* How this process's handlers took a group event the server waits on:

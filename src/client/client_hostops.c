@@ -23,79 +23,6 @@ pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info
     return rc;
 }
 
-typedef struct {
-    pmix_info_cbfunc_t info_cb;
-    pmix_op_cbfunc_t op_cb;
-    void *cbdata;
-    pmix_info_t *info; /* given to info_cb, freed by its release call */
-    size_t ninfo;
-} hostop_t;
-
-static void release_infos(void *cbdata)
-{
-    hostop_t *h = cbdata;
-    if (h->info != NULL)
-        PMIX_INFO_FREE(h->info, h->ninfo);
-    free(h);
-}
-
-/* Reply after the status: SIZE n, n INFO (info-returning requests). */
-static void hostop_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
-{
-    hostop_t *h = cbdata;
-    if (h->op_cb != NULL) {
-        h->op_cb(status, h->cbdata);
-        free(h);
-        return;
-    }
-    pmix_info_t *info = NULL;
-    size_t n = 0;
-    if (reply->bytes_used > 0 && sy_client_unpack_one(reply, &n, PMIX_SIZE) == PMIX_SUCCESS &&
-        n > 0 && n <= sy_buffer_remaining(reply)) {
-        PMIX_INFO_CREATE(info, n);
-        int32_t cnt = (int32_t)n;
-        if (info == NULL || sy_unpack(reply, info, &cnt, PMIX_INFO) != PMIX_SUCCESS) {
-            if (info != NULL)
-                PMIX_INFO_FREE(info, n);
-            info = NULL;
-            n = 0;
-            if (status == PMIX_SUCCESS)
-                status = PMIX_ERR_UNPACK_FAILURE;
-        }
-    } else {
-        n = 0;
-    }
-    if (h->info_cb == NULL) {
-        if (info != NULL)
-            PMIX_INFO_FREE(info, n);
-        free(h);
-        return;
-    }
-    /* The callback owns nothing: it gives the infos back through release. */
-    h->info = info;
-    h->ninfo = n;
-    h->info_cb(status, info, n, h->cbdata, release_infos, h);
-}
-
-static pmix_status_t send_hostop(pmix_data_buffer_t *req, pmix_info_cbfunc_t info_cb,
-                                 pmix_op_cbfunc_t op_cb, void *cbdata)
-{
-    sy_conn_t *conn;
-    pmix_status_t rc = sy_client_server_conn(&conn);
-    hostop_t *h = rc == PMIX_SUCCESS ? calloc(1, sizeof(*h)) : NULL;
-    if (h == NULL) {
-        sy_buffer_destruct(req);
-        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
-    }
-    h->info_cb = info_cb;
-    h->op_cb = op_cb;
-    h->cbdata = cbdata;
-    rc = sy_client_request_nb(conn, req, hostop_reply, h);
-    if (rc != PMIX_SUCCESS)
-        free(h);
-    return rc;
-}
-
 /* ---- blocking forms ---- */
 
 void sy_client_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
@@ -170,25 +97,21 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nque
         return own(queries, nqueries, cbfunc, cbdata);
     if (st != PMIX_SUCCESS)
         return st;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_QUERY);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &nqueries, 1, PMIX_SIZE);
-    for (size_t q = 0; rc == PMIX_SUCCESS && q < nqueries; q++) {
-        size_t nk = 0;
-        while (queries[q].keys != NULL && queries[q].keys[nk] != NULL)
-            nk++;
-        rc = sy_pack(&req, &nk, 1, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS && nk > 0)
-            rc = sy_pack(&req, queries[q].keys, (int32_t)nk, PMIX_STRING);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_client_pack_infos(&req, queries[q].qualifiers, queries[q].nqual);
+    /* the records point into the caller's queries */
+    sy_wire_query_t *q = calloc(nqueries, sizeof(*q));
+    if (q == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < nqueries; i++) {
+        q[i].keys = queries[i].keys;
+        while (q[i].keys[q[i].nkeys] != NULL)
+            q[i].nkeys++;
+        q[i].qualifiers = queries[i].qualifiers;
+        q[i].nqualifiers = queries[i].nqual;
     }
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    return send_hostop(&req, cbfunc, NULL, cbdata);
+    sy_wire_query_req_t m = {.queries = q, .nqueries = nqueries};
+    pmix_status_t rc = sy_client_call_info_nb(SY_WMSG_QUERY_REQ, &m, cbfunc, cbdata);
+    free(q);
+    return rc;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
@@ -213,18 +136,12 @@ PMIX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
 {
     if ((data == NULL && ndata > 0) || (directives == NULL && ndirs > 0) || ndata == 0)
         return PMIX_ERR_BAD_PARAM;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_LOG);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, data, ndata);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, directives, ndirs);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
+    sy_wire_log_req_t m = {.data = (pmix_info_t *)data,
+                           .ndata = ndata,
+                           .directives = (pmix_info_t *)directives,
+                           .ndirectives = ndirs};
     /* A NULL callback still gets the request done (fire and forget). */
-    return send_hostop(&req, NULL, cbfunc, cbdata);
+    return sy_client_call_op_nb(SY_WMSG_LOG_REQ, &m, cbfunc, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Log(const pmix_info_t data[], size_t ndata,
@@ -248,21 +165,12 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
 {
     if ((targets == NULL && ntargets > 0) || (directives == NULL && ndirs > 0))
         return PMIX_ERR_BAD_PARAM;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_JOB_CONTROL);
-    size_t nt = targets != NULL ? ntargets : 0;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &nt, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && nt > 0)
-        rc = sy_pack(&req, targets, (int32_t)nt, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, directives, ndirs);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
+    sy_wire_job_control_req_t m = {.targets = (pmix_proc_t *)targets,
+                                   .ntargets = ntargets,
+                                   .directives = (pmix_info_t *)directives,
+                                   .ndirectives = ndirs};
     /* With a NULL callback the request still goes; its result is dropped. */
-    return send_hostop(&req, cbfunc, NULL, cbdata);
+    return sy_client_call_info_nb(SY_WMSG_JOB_CONTROL_REQ, &m, cbfunc, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t ntargets,
@@ -285,19 +193,12 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor, pm
 {
     if (monitor == NULL || (directives == NULL && ndirs > 0))
         return PMIX_ERR_BAD_PARAM;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_MONITOR);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, monitor, 1);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &error, 1, PMIX_STATUS);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, directives, ndirs);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    return send_hostop(&req, cbfunc, NULL, cbdata);
+    sy_wire_monitor_req_t m = {.monitor = (pmix_info_t *)monitor,
+                               .nmonitor = 1,
+                               .error = error,
+                               .directives = (pmix_info_t *)directives,
+                               .ndirectives = ndirs};
+    return sy_client_call_info_nb(SY_WMSG_MONITOR_REQ, &m, cbfunc, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error,
@@ -314,25 +215,17 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_
 
 /* ---- Spawn ---- */
 
-typedef struct {
-    pmix_spawn_cbfunc_t cbfunc;
-    void *cbdata;
-} spawn_req_t;
-
-/* Reply after the status: PMIX_STRING the new namespace. */
-static void spawn_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+static void spawn_reply(pmix_status_t status, sy_wire_msg_id_t id, void *reply, sy_client_cb_t user,
+                        void *cbdata)
 {
-    spawn_req_t *r = cbdata;
-    char *ns = NULL;
+    (void)id;
+    sy_wire_spawn_rep_t *m = reply;
     pmix_nspace_t nspace;
     memset(nspace, 0, sizeof(nspace));
-    if (status == PMIX_SUCCESS && reply->bytes_used > 0 &&
-        sy_client_unpack_one(reply, &ns, PMIX_STRING) == PMIX_SUCCESS && ns != NULL)
-        PMIX_LOAD_NSPACE(nspace, ns);
-    free(ns);
-    if (r->cbfunc != NULL)
-        r->cbfunc(status, nspace, r->cbdata);
-    free(r);
+    if (status == PMIX_SUCCESS && m->nspace != NULL)
+        PMIX_LOAD_NSPACE(nspace, m->nspace);
+    if (user.spawn != NULL)
+        user.spawn(status, nspace, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t ninfo,
@@ -341,29 +234,12 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t nin
 {
     if (apps == NULL || napps == 0 || (job_info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    sy_conn_t *conn;
-    pmix_status_t rc = sy_client_server_conn(&conn);
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    pmix_data_buffer_t req;
-    rc = sy_client_pack_cmd(&req, SY_CMD_SPAWN);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, job_info, ninfo);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &napps, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, apps, (int32_t)napps, PMIX_APP);
-    spawn_req_t *r = rc == PMIX_SUCCESS ? calloc(1, sizeof(*r)) : NULL;
-    if (r == NULL) {
-        sy_buffer_destruct(&req);
-        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
-    }
-    r->cbfunc = cbfunc;
-    r->cbdata = cbdata;
-    rc = sy_client_request_nb(conn, &req, spawn_reply, r);
-    if (rc != PMIX_SUCCESS)
-        free(r);
-    return rc;
+    sy_wire_spawn_req_t m = {.job_info = (pmix_info_t *)job_info,
+                             .njob_info = ninfo,
+                             .apps = (pmix_app_t *)apps,
+                             .napps = napps};
+    return sy_client_call_nb(SY_WMSG_SPAWN_REQ, &m, spawn_reply, (sy_client_cb_t){.spawn = cbfunc},
+                             cbdata);
 }
 
 typedef struct {
@@ -400,18 +276,8 @@ PMIX_EXPORT pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t dire
 {
     if (info == NULL && ninfo > 0)
         return PMIX_ERR_BAD_PARAM;
-    uint8_t d = directive;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_ALLOC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &d, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    return send_hostop(&req, cbfunc, NULL, cbdata);
+    sy_wire_alloc_req_t m = {.directive = directive, .info = info, .ninfo = ninfo};
+    return sy_client_call_info_nb(SY_WMSG_ALLOC_REQ, &m, cbfunc, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directive,

@@ -40,23 +40,12 @@ pmix_status_t sy_client_resolve_nspace(const char *nspace, const pmix_info_t inf
     pthread_mutex_unlock(&sy_client_lock);
     if (conn == NULL)
         return PMIX_ERR_NOT_FOUND;
-    pmix_data_buffer_t req, rb;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_JOBSEG);
+    sy_wire_jobseg_req_t m = {.nspace = (char *)nspace};
+    sy_wire_jobseg_rep_t rep;
+    pmix_status_t rc = sy_client_call(conn, SY_WMSG_JOBSEG_REQ, &m, SY_REQUEST_WAIT, &rep);
     if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &nspace, 1, PMIX_STRING);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    rc = sy_client_rpc(conn, &req, SY_REQUEST_WAIT, &rb);
-    if (rc == PMIX_SUCCESS) {
-        char *path = NULL;
-        rc = sy_client_unpack_one(&rb, &path, PMIX_STRING);
-        if (rc == PMIX_SUCCESS)
-            rc = path != NULL ? sy_store_attach(nspace, path) : PMIX_ERR_NOT_FOUND;
-        free(path);
-    }
-    sy_buffer_destruct(&rb);
+        rc = rep.path != NULL ? sy_store_attach(nspace, rep.path) : PMIX_ERR_NOT_FOUND;
+    sy_wire_jobseg_rep_free(&rep);
     return rc;
 }
 
@@ -372,13 +361,7 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
     if (conn != NULL) {
         /* Tell the server, so the host's client_finalized runs before we
          * return; a server already gone is no error of ours. */
-        pmix_data_buffer_t req, rb;
-        rc = sy_client_pack_cmd(&req, SY_CMD_FINALIZE);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_client_rpc(conn, &req, SY_REQUEST_WAIT, &rb);
-        else
-            sy_buffer_destruct(&req);
-        sy_buffer_destruct(&rb);
+        rc = sy_client_call(conn, SY_WMSG_FINALIZE_REQ, NULL, SY_REQUEST_WAIT, NULL);
         if (rc == PMIX_ERR_LOST_CONNECTION)
             rc = PMIX_SUCCESS;
         sy_store_set_resolver(NULL, NULL);
@@ -409,23 +392,9 @@ PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t p
         return PMIX_ERR_BAD_PARAM;
     if (conn == NULL)
         return PMIX_ERR_UNREACH; /* a singleton has nobody to ask */
-    pmix_data_buffer_t req, rb;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_ABORT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &status, 1, PMIX_INT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &msg, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && nprocs > 0)
-        rc = sy_pack(&req, procs, (int32_t)nprocs, PMIX_PROC);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
+    sy_wire_abort_req_t m = {
+        .status = status, .message = (char *)msg, .procs = (pmix_proc_t *)procs, .nprocs = nprocs};
     /* No time limit: the host may take its time to kill the job, and Open
      * MPI exits right after we return. */
-    rc = sy_client_rpc(conn, &req, 3600.0, &rb);
-    sy_buffer_destruct(&rb);
-    return rc;
+    return sy_client_call(conn, SY_WMSG_ABORT_REQ, &m, 3600.0, NULL);
 }

@@ -75,6 +75,48 @@ void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
 
 #define SY_REQUEST_WAIT 30.0
 
+/* ---- client_msg.c: requests made of wire_msgs.h structs ----
+ * The request `id` (SY_WMSG_*_REQ) is packed from msg with the
+ * connection's codec; its reply (sy_wire_reply_of(id)) is unpacked into a
+ * struct of its message.  A malformed reply turns a success into
+ * PMIX_ERR_UNPACK_FAILURE (with the empty message); an error reply's
+ * fields are empty.  Like sy_client_request_nb, the callback fires
+ * exactly once when the call returns PMIX_SUCCESS, never otherwise. */
+const sy_wire_codec_t *sy_client_codec(void);
+/* The caller's callback, carried to the reply with its cbdata. */
+typedef union {
+    pmix_op_cbfunc_t op;
+    pmix_info_cbfunc_t info;
+    pmix_lookup_cbfunc_t lookup;
+    pmix_spawn_cbfunc_t spawn;
+    pmix_credential_cbfunc_t cred;
+    pmix_validation_cbfunc_t valid;
+    void (*any)(void); /* another type, cast back by the reply's handler */
+} sy_client_cb_t;
+/* reply: the unpacked struct of message id (NULL for a reply with no
+ * field), freed after cb returns; cb may take its fields (NULL them). */
+typedef void (*sy_client_msg_fn)(pmix_status_t status, sy_wire_msg_id_t id, void *reply,
+                                 sy_client_cb_t user, void *cbdata);
+pmix_status_t sy_client_call_nb(sy_wire_msg_id_t id, const void *msg, sy_client_msg_fn cb,
+                                sy_client_cb_t user, void *cbdata);
+/* The same on a given connection. */
+pmix_status_t sy_client_call_nb_on(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg,
+                                   sy_client_msg_fn cb, sy_client_cb_t user, void *cbdata);
+/* Blocking, on conn: the reply's status, its fields in *reply (zeroed
+ * first; free it with its sy_wire_*_free). */
+pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg, double seconds,
+                             void *reply);
+/* A request on conn (NULL: none) whose reply nobody waits for. */
+void sy_client_send_nb(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg);
+/* Requests whose reply is the status alone, for a pmix_op_cbfunc_t (which
+ * may be NULL: the request still goes). */
+pmix_status_t sy_client_call_op_nb(sy_wire_msg_id_t id, const void *msg, pmix_op_cbfunc_t cbfunc,
+                                   void *cbdata);
+/* Requests whose reply is one INFO array, for a pmix_info_cbfunc_t (may be
+ * NULL); the infos are the callback's until it calls release_fn. */
+pmix_status_t sy_client_call_info_nb(sy_wire_msg_id_t id, const void *msg,
+                                     pmix_info_cbfunc_t cbfunc, void *cbdata);
+
 /* ---- client_init.c, shared with the tool role (src/tool/) ---- */
 /* The HELLO on connected socket fd (blocking, on the caller's thread):
  * kind SY_PEER_CLIENT or SY_PEER_TOOL, claiming identity `me`, with the

@@ -8,6 +8,7 @@
  * Registrations are created by the API under iof_lock; everything else,
  * and every callback, happens on the loop. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -178,35 +179,18 @@ static void deliver(reg_t *r, const pmix_proc_t *src, pmix_iof_channel_t ch, con
 
 void sy_client_iof_unsolicited(sy_conn_t *conn, pmix_data_buffer_t *msg)
 {
-    size_t sid = 0, n = 0;
-    pmix_proc_t src;
-    uint16_t ch = 0;
-    pmix_byte_object_t bo = {0};
-    pmix_info_t *info = NULL;
-    if (sy_client_unpack_one(msg, &sid, PMIX_SIZE) != PMIX_SUCCESS ||
-        sy_client_unpack_one(msg, &src, PMIX_PROC) != PMIX_SUCCESS ||
-        sy_client_unpack_one(msg, &ch, PMIX_UINT16) != PMIX_SUCCESS ||
-        sy_client_unpack_one(msg, &bo, PMIX_BYTE_OBJECT) != PMIX_SUCCESS ||
-        sy_client_unpack_one(msg, &n, PMIX_SIZE) != PMIX_SUCCESS || n > sy_buffer_remaining(msg))
-        goto out;
-    if (n > 0) {
-        PMIX_INFO_CREATE(info, n);
-        int32_t cnt = (int32_t)n;
-        if (info == NULL || sy_unpack(msg, info, &cnt, PMIX_INFO) != PMIX_SUCCESS)
-            goto out;
-    }
+    sy_wire_iof_msg_t m;
+    if (sy_wire_iof_msg_unpack(sy_client_codec(), msg, &m) != PMIX_SUCCESS)
+        return;
     pthread_mutex_lock(&iof_lock);
     reg_t *r = regs;
-    while (r != NULL && !(r->conn == conn && r->sid == sid))
+    while (r != NULL && !(r->conn == conn && r->sid == m.ref))
         r = r->next;
     pthread_mutex_unlock(&iof_lock);
     /* A registration goes only on the loop, where we are: r stays valid. */
     if (r != NULL)
-        deliver(r, &src, ch, bo.bytes, bo.size, info, n);
-out:
-    free(bo.bytes);
-    if (info != NULL)
-        PMIX_INFO_FREE(info, n);
+        deliver(r, &m.source, m.channel, m.data.bytes, m.data.size, m.info, m.ninfo);
+    sy_wire_iof_msg_free(&m);
 }
 
 /* ---- PMIx_IOF_pull ---- */
@@ -214,9 +198,13 @@ out:
 static void pull_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
 {
     reg_t *r = cbdata;
-    size_t sid = 0;
-    if (status == PMIX_SUCCESS && sy_client_unpack_one(reply, &sid, PMIX_SIZE) != PMIX_SUCCESS)
+    /* a success names the registration */
+    bool named = sy_buffer_remaining(reply) > 0;
+    sy_wire_iof_pull_rep_t m;
+    if (status == PMIX_SUCCESS &&
+        (!named || sy_wire_iof_pull_rep_unpack(sy_client_codec(), reply, &m) != PMIX_SUCCESS))
         status = PMIX_ERR_UNPACK_FAILURE;
+    size_t sid = status == PMIX_SUCCESS ? m.ref : 0;
     pmix_hdlr_reg_cbfunc_t cb = r->regcbfunc;
     void *cbdata2 = r->regcbdata;
     size_t id = r->id;
@@ -231,20 +219,6 @@ static void pull_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cb
     }
     if (cb != NULL)
         cb(status, id, cbdata2);
-}
-
-static pmix_status_t pack_procs_infos(pmix_data_buffer_t *b, const pmix_proc_t procs[],
-                                      size_t nprocs, const pmix_info_t info[], size_t ninfo)
-{
-    pmix_status_t rc = sy_pack(b, &nprocs, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && nprocs > 0)
-        rc = sy_pack(b, procs, (int32_t)nprocs, PMIX_PROC);
-    size_t n = info != NULL ? ninfo : 0;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
-    return rc;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs,
@@ -274,14 +248,13 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs
     r->regcbdata = regcbdata;
     r->opts = opts;
     pmix_data_buffer_t req;
-    uint16_t ch = channel;
-    rc = sy_client_pack_cmd(&req, SY_CMD_IOF_PULL);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_procs_infos(&req, procs, nprocs, directives, ndirs);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &ch, 1, PMIX_UINT16);
+    sy_wire_iof_pull_req_t m = {.procs = (pmix_proc_t *)procs,
+                                .nprocs = nprocs,
+                                .directives = (pmix_info_t *)directives,
+                                .ndirectives = ndirs,
+                                .channels = channel};
+    rc = sy_wire_iof_pull_req_pack(sy_client_codec(), &req, &m);
     if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
         free(r);
         return rc;
     }
@@ -336,13 +309,10 @@ static void dereg_on_loop(void *arg)
     sy_conn_t *conn = r->conn;
     reg_free(r);
     pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_IOF_DEREG);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &sid, 1, PMIX_SIZE);
+    sy_wire_iof_dereg_req_t m = {.ref = sid};
+    pmix_status_t rc = sy_wire_iof_dereg_req_pack(sy_client_codec(), &req, &m);
     if (rc == PMIX_SUCCESS)
         rc = sy_client_request_nb(conn, &req, dereg_reply, d);
-    else
-        sy_buffer_destruct(&req);
     if (rc != PMIX_SUCCESS)
         dereg_reply(PMIX_SUCCESS, NULL, d);
 }

@@ -58,30 +58,28 @@ static pmix_status_t send_push(sy_conn_t *conn, const pmix_proc_t *targets, size
                                const char *data, size_t len, const pmix_info_t *dirs, size_t ndirs,
                                bool complete, sy_client_reply_fn cb, void *cbdata)
 {
+    /* the directives and, to close the targets' stdin, PMIX_IOF_COMPLETE:
+     * one array (the structs are copied, the codec only reads them) */
+    size_t n = (dirs != NULL ? ndirs : 0) + (complete ? 1 : 0);
+    pmix_info_t *all = n > 0 ? calloc(n, sizeof(*all)) : NULL;
+    if (n > 0 && all == NULL)
+        return PMIX_ERR_NOMEM;
+    if (dirs != NULL && ndirs > 0)
+        memcpy(all, dirs, ndirs * sizeof(*all));
+    if (complete)
+        PMIX_INFO_LOAD(&all[n - 1], PMIX_IOF_COMPLETE, NULL, PMIX_BOOL);
+    sy_wire_iof_push_req_t m = {.targets = (pmix_proc_t *)targets,
+                                .ntargets = ntargets,
+                                .data = {.bytes = (char *)data, .size = len},
+                                .directives = all,
+                                .ndirectives = n};
     pmix_data_buffer_t req;
-    pmix_byte_object_t bo = {.bytes = (char *)data, .size = len};
-    size_t n = ndirs + (complete ? 1 : 0);
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_IOF_PUSH);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &ntargets, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, targets, (int32_t)ntargets, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &bo, 1, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && ndirs > 0)
-        rc = sy_pack(&req, dirs, (int32_t)ndirs, PMIX_INFO);
-    if (rc == PMIX_SUCCESS && complete) {
-        pmix_info_t c;
-        PMIX_INFO_LOAD(&c, PMIX_IOF_COMPLETE, NULL, PMIX_BOOL);
-        rc = sy_pack(&req, &c, 1, PMIX_INFO);
-        PMIX_INFO_DESTRUCT(&c);
-    }
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
+    pmix_status_t rc = sy_wire_iof_push_req_pack(sy_client_codec(), &req, &m);
+    if (complete)
+        PMIX_INFO_DESTRUCT(&all[n - 1]);
+    free(all);
+    if (rc != PMIX_SUCCESS)
         return rc;
-    }
     return sy_client_request_nb(conn, &req, cb, cbdata);
 }
 

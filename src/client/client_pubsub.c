@@ -12,58 +12,12 @@
 #include "common/pack.h"
 #include "common/sync.h"
 
-/* The connection for a request, or why there is none. */
-static pmix_status_t pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
-{
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
-    return rc;
-}
-
-static pmix_status_t pack_keys(pmix_data_buffer_t *b, char **keys)
+static size_t count_keys(char **keys)
 {
     size_t n = 0;
     while (keys != NULL && keys[n] != NULL)
         n++;
-    pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(b, keys, (int32_t)n, PMIX_STRING);
-    return rc;
-}
-
-/* ---- op requests (publish, unpublish) ---- */
-
-typedef struct {
-    pmix_op_cbfunc_t cbfunc;
-    void *cbdata;
-} op_req_t;
-
-static void op_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
-{
-    (void)reply;
-    op_req_t *r = cbdata;
-    if (r->cbfunc != NULL)
-        r->cbfunc(status, r->cbdata);
-    free(r);
-}
-
-static pmix_status_t send_op(pmix_data_buffer_t *req, pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-    sy_conn_t *conn;
-    pmix_status_t rc = sy_client_server_conn(&conn);
-    op_req_t *r = rc == PMIX_SUCCESS ? calloc(1, sizeof(*r)) : NULL;
-    if (r == NULL) {
-        sy_buffer_destruct(req);
-        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
-    }
-    r->cbfunc = cbfunc;
-    r->cbdata = cbdata;
-    rc = sy_client_request_nb(conn, req, op_reply, r);
-    if (rc != PMIX_SUCCESS)
-        free(r);
-    return rc;
+    return n;
 }
 
 static void sync_done(pmix_status_t status, void *cbdata)
@@ -85,15 +39,8 @@ PMIX_EXPORT pmix_status_t PMIx_Publish_nb(const pmix_info_t info[], size_t ninfo
 {
     if (info == NULL && ninfo > 0)
         return PMIX_ERR_BAD_PARAM;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_PUBLISH);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    return send_op(&req, cbfunc, cbdata);
+    sy_wire_publish_req_t m = {.info = (pmix_info_t *)info, .ninfo = ninfo};
+    return sy_client_call_op_nb(SY_WMSG_PUBLISH_REQ, &m, cbfunc, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Publish(const pmix_info_t info[], size_t ninfo)
@@ -109,17 +56,9 @@ PMIX_EXPORT pmix_status_t PMIx_Unpublish_nb(char **keys, const pmix_info_t info[
 {
     if (info == NULL && ninfo > 0)
         return PMIX_ERR_BAD_PARAM;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_UNPUBLISH);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_keys(&req, keys);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
-    return send_op(&req, cbfunc, cbdata);
+    sy_wire_unpublish_req_t m = {
+        .keys = keys, .nkeys = count_keys(keys), .info = (pmix_info_t *)info, .ninfo = ninfo};
+    return sy_client_call_op_nb(SY_WMSG_UNPUBLISH_REQ, &m, cbfunc, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[], size_t ninfo)
@@ -132,50 +71,31 @@ PMIX_EXPORT pmix_status_t PMIx_Unpublish(char **keys, const pmix_info_t info[], 
 
 /* ---- lookup ---- */
 
-typedef struct {
-    pmix_lookup_cbfunc_t cbfunc;
-    void *cbdata;
-} lookup_req_t;
-
-/* Reply after the status: SIZE n, then n x (PROC, STRING key, VALUE). */
-static void lookup_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+/* The reply's data as the pmix_pdata_t the callback wants. */
+static void lookup_reply(pmix_status_t status, sy_wire_msg_id_t id, void *reply,
+                         sy_client_cb_t user, void *cbdata)
 {
-    lookup_req_t *r = cbdata;
+    (void)id;
+    sy_wire_lookup_rep_t *m = reply;
     pmix_pdata_t *pd = NULL;
     size_t n = 0;
-    if (status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS) {
-        pmix_status_t rc = sy_client_unpack_one(reply, &n, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(reply))
-            rc = PMIX_ERR_UNPACK_FAILURE;
-        if (rc == PMIX_SUCCESS && n > 0) {
-            PMIX_PDATA_CREATE(pd, n);
-            if (pd == NULL)
-                rc = PMIX_ERR_NOMEM;
-            for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
-                char *key = NULL;
-                rc = sy_client_unpack_one(reply, &pd[i].proc, PMIX_PROC);
-                if (rc == PMIX_SUCCESS)
-                    rc = sy_client_unpack_one(reply, &key, PMIX_STRING);
-                if (rc == PMIX_SUCCESS && key != NULL)
-                    PMIX_LOAD_KEY(pd[i].key, key);
-                free(key);
-                if (rc == PMIX_SUCCESS)
-                    rc = sy_client_unpack_one(reply, &pd[i].value, PMIX_VALUE);
-            }
+    if ((status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS) && m->ndata > 0) {
+        PMIX_PDATA_CREATE(pd, m->ndata);
+        if (pd == NULL)
+            status = PMIX_ERR_NOMEM;
+        for (size_t i = 0; pd != NULL && i < m->ndata; i++) {
+            pd[i].proc = m->data[i].proc;
+            if (m->data[i].key != NULL)
+                PMIX_LOAD_KEY(pd[i].key, m->data[i].key);
+            pd[i].value = m->data[i].value; /* taken */
+            memset(&m->data[i].value, 0, sizeof(pmix_value_t));
         }
-        if (rc != PMIX_SUCCESS) {
-            status = rc;
-            if (pd != NULL)
-                PMIX_PDATA_FREE(pd, n);
-            pd = NULL;
-            n = 0;
-        }
+        n = pd != NULL ? m->ndata : 0;
     }
-    if (r->cbfunc != NULL)
-        r->cbfunc(status, pd, n, r->cbdata);
+    if (user.lookup != NULL)
+        user.lookup(status, pd, n, cbdata);
     if (pd != NULL)
         PMIX_PDATA_FREE(pd, n);
-    free(r);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[], size_t ninfo,
@@ -183,27 +103,10 @@ PMIX_EXPORT pmix_status_t PMIx_Lookup_nb(char **keys, const pmix_info_t info[], 
 {
     if (keys == NULL || keys[0] == NULL || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    sy_conn_t *conn;
-    pmix_status_t rc = sy_client_server_conn(&conn);
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    pmix_data_buffer_t req;
-    rc = sy_client_pack_cmd(&req, SY_CMD_LOOKUP);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_keys(&req, keys);
-    if (rc == PMIX_SUCCESS)
-        rc = pack_infos(&req, info, ninfo);
-    lookup_req_t *r = rc == PMIX_SUCCESS ? calloc(1, sizeof(*r)) : NULL;
-    if (r == NULL) {
-        sy_buffer_destruct(&req);
-        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
-    }
-    r->cbfunc = cbfunc;
-    r->cbdata = cbdata;
-    rc = sy_client_request_nb(conn, &req, lookup_reply, r);
-    if (rc != PMIX_SUCCESS)
-        free(r);
-    return rc;
+    sy_wire_lookup_req_t m = {
+        .keys = keys, .nkeys = count_keys(keys), .info = (pmix_info_t *)info, .ninfo = ninfo};
+    return sy_client_call_nb(SY_WMSG_LOOKUP_REQ, &m, lookup_reply,
+                             (sy_client_cb_t){.lookup = cbfunc}, cbdata);
 }
 
 typedef struct {

@@ -97,6 +97,34 @@ noinst_HEADERS += src/common/progress.h src/common/sync.h
 # progress runtime and PMIx_Progress; wire.h: message layouts.
 src_libswitchyard_la_SOURCES += src/common/log.c src/common/runtime.c
 noinst_HEADERS += src/common/log.h src/common/runtime.h src/common/wire.h
+# --- wire messages ---
+# wire_msgs.txt is the one declaration of every message of the protocol:
+# wire_msgs.awk generates from it wire_msgs.h (the command numbers, one
+# struct per request, reply and message, typed pack/unpack/free), the
+# field descriptors wire_codec.c walks (wire_msgs.inc), and the table of
+# docs/wire-protocol.md (checked by tests/unit/wire-doc.sh).  wire.h
+# includes wire_msgs.h, and every role, tool and test includes wire.h: the
+# header is a BUILT_SOURCE, and a prerequisite of the library's objects
+# for builds of the library alone.
+src_libswitchyard_la_SOURCES += src/common/wire_codec.c
+noinst_HEADERS += src/common/wire_codec.h
+EXTRA_DIST += src/common/wire_msgs.txt src/common/wire_msgs.awk
+CLEANFILES += src/common/wire_msgs.h src/common/wire_msgs.inc
+BUILT_SOURCES += src/common/wire_msgs.h src/common/wire_msgs.inc
+src/common/wire_msgs.h: $(top_srcdir)/src/common/wire_msgs.txt $(top_srcdir)/src/common/wire_msgs.awk
+	@$(MKDIR_P) src/common
+	$(AM_V_GEN)$(AWK) -v mode=h -f $(top_srcdir)/src/common/wire_msgs.awk \
+	  $(top_srcdir)/src/common/wire_msgs.txt > $@.tmp && mv $@.tmp $@
+src/common/wire_msgs.inc: $(top_srcdir)/src/common/wire_msgs.txt $(top_srcdir)/src/common/wire_msgs.awk
+	@$(MKDIR_P) src/common
+	$(AM_V_GEN)$(AWK) -v mode=inc -f $(top_srcdir)/src/common/wire_msgs.awk \
+	  $(top_srcdir)/src/common/wire_msgs.txt > $@.tmp && mv $@.tmp $@
+$(src_libswitchyard_la_OBJECTS): src/common/wire_msgs.h src/common/wire_msgs.inc
+# Rewrite docs/wire-protocol.md's generated table from wire_msgs.txt.
+update-wire-doc:
+	$(SHELL) $(top_srcdir)/tests/unit/wire-doc.sh --update
+.PHONY: update-wire-doc
+
 # event.c: the event handler registry and delivery chain, and the public
 # PMIx_Register/Deregister_event_handler and PMIx_Notify_event.
 src_libswitchyard_la_SOURCES += src/common/event.c

@@ -229,28 +229,23 @@ static void req_free(sy_srv_req_t *req)
     free(r);
 }
 
-/* GET: BYTE_OBJECT credential, SIZE n, n INFO; VALIDATE (cred NULL):
- * SIZE n, n INFO. */
+/* The reply of a GET (the credential and infos) or a VALIDATE (infos);
+ * an error reply is the status alone. */
 static void pack_answer(cred_req_t *r, pmix_status_t status, bool get,
                         const pmix_byte_object_t *cred, const pmix_info_t *info, size_t ninfo)
 {
-    pmix_data_buffer_t *out = &r->req.reply;
     r->req.status = status;
     if (status != PMIX_SUCCESS)
         return;
-    pmix_byte_object_t none = {0};
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = PMIX_SUCCESS;
+    /* the struct only lends the pointers to the codec, which reads them */
+    sy_wire_get_cred_rep_t got = {.info = (pmix_info_t *)info, .ninfo = ninfo};
+    sy_wire_validate_cred_rep_t valid = {.info = (pmix_info_t *)info, .ninfo = ninfo};
+    if (cred != NULL)
+        got.cred = *cred;
     if (get)
-        rc = sy_pack(out, cred != NULL ? cred : &none, 1, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(out, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(out, info, (int32_t)n, PMIX_INFO);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(out);
-        r->req.status = rc;
-    }
+        sy_srv_req_reply(&r->req, status, SY_WMSG_GET_CRED_REP, &got);
+    else
+        sy_srv_req_reply(&r->req, status, SY_WMSG_VALIDATE_CRED_REP, &valid);
 }
 
 /* The host's credential (any thread): valid only here. */
@@ -369,12 +364,20 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
         return;
     }
     sy_srv_req_init(&r->req, peer, tag, req_free);
-    int32_t one = 1;
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (cmd == SY_CMD_VALIDATE_CRED)
-        rc = sy_unpack(b, &r->cred, &one, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
+    /* the request's fields are moved into r */
+    pmix_status_t rc;
+    if (cmd == SY_CMD_VALIDATE_CRED) {
+        sy_wire_validate_cred_req_t m;
+        rc = sy_srv_unpack_msg(peer, b, SY_WMSG_VALIDATE_CRED_REQ, &m);
+        r->cred = m.cred;
+        r->info = m.info;
+        r->ninfo = m.ninfo;
+    } else {
+        sy_wire_get_cred_req_t m;
+        rc = sy_srv_unpack_msg(peer, b, SY_WMSG_GET_CRED_REQ, &m);
+        r->info = m.info;
+        r->ninfo = m.ninfo;
+    }
     if (rc != PMIX_SUCCESS) {
         r->req.status = rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE;
         sy_srv_req_finish(&r->req);

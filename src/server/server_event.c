@@ -130,25 +130,24 @@ static void send_event(sy_srv_peer_t *peer, size_t ref, pmix_status_t status,
                        const pmix_proc_t *source, pmix_data_range_t range, const pmix_info_t info[],
                        size_t ninfo)
 {
-    pmix_data_buffer_t b = {0};
-    uint8_t kind = ref != 0 ? SY_MSG_EVENT_REPLAY : SY_MSG_EVENT, r = (uint8_t)range;
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_pack(&b, &kind, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS && ref != 0)
-        rc = sy_pack(&b, &ref, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, &status, 1, PMIX_STATUS);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, source, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, &r, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(&b, info, (int32_t)n, PMIX_INFO);
-    if (rc == PMIX_SUCCESS)
-        sy_srv_peer_send(peer, &b);
-    sy_buffer_destruct(&b);
+    /* the structs only lend the caller's infos to the codec */
+    pmix_info_t *inf = (pmix_info_t *)info;
+    if (ref != 0) {
+        sy_wire_event_replay_msg_t m = {.ref = ref,
+                                        .code = status,
+                                        .source = *source,
+                                        .range = (uint8_t)range,
+                                        .info = inf,
+                                        .ninfo = ninfo};
+        sy_srv_peer_send_msg(peer, SY_WMSG_EVENT_REPLAY_MSG, &m);
+    } else {
+        sy_wire_event_msg_t m = {.code = status,
+                                 .source = *source,
+                                 .range = (uint8_t)range,
+                                 .info = inf,
+                                 .ninfo = ninfo};
+        sy_srv_peer_send_msg(peer, SY_WMSG_EVENT_MSG, &m);
+    }
 }
 
 /* Send the event to every connected client in range but `except`. */
@@ -260,27 +259,16 @@ void sy_srv_event_raise(pmix_status_t status, const pmix_proc_t *source, pmix_da
 
 static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    pmix_status_t status;
-    pmix_proc_t source;
-    uint8_t range = 0;
-    size_t n = 0;
-    pmix_info_t *info = NULL;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &status, &one, PMIX_STATUS);
-    one = 1;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &source, &one, PMIX_PROC);
-    one = 1;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &range, &one, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &info, &n);
-    if (rc != PMIX_SUCCESS) {
-        if (info != NULL)
-            PMIX_INFO_FREE(info, n);
+    sy_wire_event_notify_req_t m;
+    if (sy_srv_unpack_msg(peer, b, SY_WMSG_EVENT_NOTIFY_REQ, &m) != PMIX_SUCCESS) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
         return;
     }
+    pmix_status_t status = m.code;
+    pmix_proc_t source = m.source;
+    uint8_t range = m.range;
+    pmix_info_t *info = m.info; /* ours from here */
+    size_t n = m.ninfo;
     /* a client cannot speak for another process */
     if (peer->client != NULL)
         source = peer->client->proc;
@@ -499,17 +487,10 @@ static void own_deregistered(size_t ref, const pmix_status_t *codes, size_t ncod
  * the order they came (the client filters the live ones itself). */
 static void handle_register(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    size_t ref = 0, n = 0;
-    pmix_status_t *codes = NULL;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &ref, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_count(b, &n);
-    if (rc == PMIX_SUCCESS && n > 0) {
-        codes = calloc(n, sizeof(*codes));
-        int32_t cnt = (int32_t)n;
-        rc = codes == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, codes, &cnt, PMIX_STATUS);
-    }
+    sy_wire_event_register_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_EVENT_REGISTER_REQ, &m);
+    size_t ref = m.ref, n = m.ncodes;
+    pmix_status_t *codes = m.codes;
     sy_srv_peer_reply_status(peer, tag, rc);
     if (rc == PMIX_SUCCESS && peer->client != NULL) {
         const pmix_proc_t *me = &peer->client->proc;
@@ -523,14 +504,14 @@ static void handle_register(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_
         }
         add_reg(peer, ref, codes, n, peer->client->uid, peer->client->gid);
     }
-    free(codes);
+    sy_wire_event_register_req_free(&m);
 }
 
 static void handle_deregister(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    size_t ref = 0;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &ref, &one, PMIX_SIZE);
+    sy_wire_event_deregister_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_EVENT_DEREGISTER_REQ, &m);
+    size_t ref = m.ref;
     sy_srv_peer_reply_status(peer, tag, rc);
     if (rc == PMIX_SUCCESS)
         drop_regs_of(peer, ref, false);

@@ -167,15 +167,12 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
 {
     cmd_req_t *c = arg;
     if (sy_srv_peer_open(c->peer)) {
-        pmix_data_buffer_t out = {0};
         size_t n = info != NULL ? ninfo : 0;
         if (n > 0)
             matrix_by_value(info, n);
-        pmix_status_t rc = sy_pack(&out, &status, 1, PMIX_STATUS);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&out, &n, 1, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS && n > 0)
-            rc = sy_pack(&out, info, (int32_t)n, PMIX_INFO);
+        sy_wire_fabric_rep_t rep = {.info = info, .ninfo = n};
+        pmix_data_buffer_t out = {0};
+        pmix_status_t rc = sy_wire_fabric_rep_pack(sy_srv_codec(c->peer), &out, &rep);
         /* a reply the client would refuse as a frame (its connection would
          * go): a status instead, and the way round it */
         if (rc == PMIX_SUCCESS && out.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
@@ -184,11 +181,9 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
                    "devices' rows (PMIX_FABRIC_DEVICE_INDEX) or one plane",
                    out.bytes_used);
             rc = PMIX_ERR_VALUE_OUT_OF_BOUNDS;
+            sy_buffer_destruct(&out);
         }
-        if (rc == PMIX_SUCCESS)
-            sy_srv_peer_reply(c->peer, c->tag, &out);
-        else
-            sy_srv_peer_reply_status(c->peer, c->tag, rc);
+        sy_srv_peer_reply_with(c->peer, c->tag, rc != PMIX_SUCCESS ? rc : status, &out);
         sy_buffer_destruct(&out);
     }
     if (info != NULL)
@@ -197,30 +192,25 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
     free(c);
 }
 
-/* Request: UINT8 op, SIZE n, n INFO directives.  Reply: STATUS, SIZE n,
- * n INFO (the matrix as a byte object). */
+/* FABRIC (wire_msgs.txt): the reply's infos carry the matrix as a byte
+ * object. */
 void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
 {
     (void)cmd;
-    uint8_t op = 0;
-    size_t n = 0;
-    int32_t one = 1;
+    sy_wire_fabric_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_FABRIC_REQ, &m);
+    uint8_t op = m.op;
+    size_t n = m.ndirectives;
     pmix_info_t *dirs = NULL;
-    pmix_status_t rc = sy_unpack(b, &op, &one, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
     /* one more slot for the by-value directive */
     if (rc == PMIX_SUCCESS) {
         PMIX_INFO_CREATE(dirs, n + 1);
         if (dirs == NULL)
             rc = PMIX_ERR_NOMEM;
     }
-    if (rc == PMIX_SUCCESS && n > 0) {
-        int32_t cnt = (int32_t)n;
-        rc = sy_unpack(b, dirs, &cnt, PMIX_INFO);
-    }
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
+        PMIx_Info_xfer(&dirs[i], &m.directives[i]);
+    sy_wire_fabric_req_free(&m);
     if (rc == PMIX_SUCCESS && op != PMIX_FABRIC_REQUEST_INFO && op != PMIX_FABRIC_UPDATE_INFO)
         rc = PMIX_ERR_BAD_PARAM;
     cmd_req_t *c = rc == PMIX_SUCCESS ? calloc(1, sizeof(*c)) : NULL;

@@ -1001,24 +1001,14 @@ void sy_group_op_left(const char *grp, const pmix_proc_t *who)
     settle(g);
 }
 
-/* STRING grp, STATUS the event, STATUS the decision, PROC affected:
- * what the caller's handlers made of an event we sent it. */
+/* GROUP_DECIDE: what the caller's handlers made of an event we sent it. */
 static void handle_decide(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    char *grp = NULL;
-    pmix_status_t code = PMIX_SUCCESS, decision = PMIX_SUCCESS;
-    pmix_proc_t affected;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &grp, &one, PMIX_STRING);
-    one = 1;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &code, &one, PMIX_STATUS);
-    one = 1;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &decision, &one, PMIX_STATUS);
-    one = 1;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &affected, &one, PMIX_PROC);
+    sy_wire_group_decide_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_GROUP_DECIDE_REQ, &m);
+    char *grp = m.grp; /* ours from here */
+    pmix_status_t code = m.event, decision = m.decision;
+    pmix_proc_t affected = m.affected;
     gop_t *g = rc == PMIX_SUCCESS && grp != NULL ? op_of(grp, &peer->proc) : NULL;
     if (rc == PMIX_SUCCESS && g == NULL)
         rc = PMIX_ERR_NOT_FOUND; /* over already */

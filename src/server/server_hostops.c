@@ -19,31 +19,26 @@
 #include "server/server_internal.h"
 
 typedef struct {
-    sy_srv_req_t req; /* first; reply: SIZE n, n INFO (SPAWN: the nspace) */
-    pmix_info_t *info, *dirs;
-    size_t ninfo, ndirs;
-    pmix_proc_t *targets;
-    size_t ntargets;
-    pmix_query_t *queries;
+    sy_srv_req_t req; /* first; reply: results (SPAWN: the nspace) */
+    sy_wire_msg_id_t id;
+    union {
+        sy_wire_query_req_t query;
+        sy_wire_log_req_t log;
+        sy_wire_job_control_req_t job_control;
+        sy_wire_monitor_req_t monitor;
+        sy_wire_spawn_req_t spawn;
+        sy_wire_alloc_req_t alloc;
+    } m;
+    pmix_query_t *queries; /* QUERY: taken from m.query */
     size_t nqueries;
-    pmix_status_t error; /* MONITOR */
-    pmix_app_t *apps;    /* SPAWN */
-    size_t napps;
 } hostop_req_t;
 
 static void req_free(sy_srv_req_t *req)
 {
     hostop_req_t *r = (hostop_req_t *)req;
-    if (r->info != NULL)
-        PMIX_INFO_FREE(r->info, r->ninfo);
-    if (r->dirs != NULL)
-        PMIX_INFO_FREE(r->dirs, r->ndirs);
-    if (r->targets != NULL)
-        PMIX_PROC_FREE(r->targets, r->ntargets);
+    sy_wire_free(r->id, &r->m);
     if (r->queries != NULL)
         PMIX_QUERY_FREE(r->queries, r->nqueries);
-    if (r->apps != NULL)
-        PMIX_APP_FREE(r->apps, r->napps);
     free(r);
 }
 
@@ -53,24 +48,25 @@ static void spawn_done(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
     hostop_req_t *r = sy_srv_upcall_claim(cbdata);
     if (r == NULL)
         return;
-    r->req.status = status;
-    const char *ns = status == PMIX_SUCCESS ? nspace : NULL;
-    if (sy_pack(&r->req.reply, &ns, 1, PMIX_STRING) != PMIX_SUCCESS)
-        r->req.status = PMIX_ERR_NOMEM;
+    sy_wire_spawn_rep_t rep = {.nspace = status == PMIX_SUCCESS ? nspace : NULL};
+    sy_srv_req_reply(&r->req, status, SY_WMSG_SPAWN_REP, &rep);
     sy_srv_req_post(&r->req);
 }
 
-/* Answers (n of them, or none when the status says so) as the reply. */
+/* Answers (n of them, or none when the status says so) as the reply,
+ * whose one field is the results of every info-returning request. */
 static void pack_infos(hostop_req_t *r, pmix_status_t status, const pmix_info_t *info, size_t n)
 {
-    r->req.status = status;
-    pmix_status_t rc = sy_pack(&r->req.reply, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(&r->req.reply, info, (int32_t)n, PMIX_INFO);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&r->req.reply);
-        r->req.status = rc;
-    }
+    pmix_info_t *results = (pmix_info_t *)info; /* only read */
+    sy_wire_query_rep_t query = {.results = results, .nresults = n};
+    sy_wire_job_control_rep_t job_control = {.results = results, .nresults = n};
+    sy_wire_monitor_rep_t monitor = {.results = results, .nresults = n};
+    sy_wire_alloc_rep_t alloc = {.results = results, .nresults = n};
+    const void *rep = r->id == SY_WMSG_QUERY_REQ     ? (const void *)&query
+                      : r->id == SY_WMSG_MONITOR_REQ ? (const void *)&monitor
+                      : r->id == SY_WMSG_ALLOC_REQ   ? (const void *)&alloc
+                                                     : (const void *)&job_control;
+    sy_srv_req_reply(&r->req, status, sy_wire_reply_of(r->id), rep);
 }
 
 static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
@@ -140,32 +136,39 @@ static pmix_status_t check_apps(const pmix_app_t *apps, size_t napps)
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t unpack_queries(pmix_data_buffer_t *b, hostop_req_t *r)
+/* The queries of the request as the pmix_query_t the library and the
+ * host take (their keys and qualifiers moved out of the message). */
+static pmix_status_t take_queries(hostop_req_t *r)
 {
-    pmix_status_t rc = sy_srv_unpack_count(b, &r->nqueries);
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    if (r->nqueries == 0)
+    sy_wire_query_req_t *q = &r->m.query;
+    if (q->nqueries == 0)
         return PMIX_ERR_BAD_PARAM;
-    PMIX_QUERY_CREATE(r->queries, r->nqueries);
+    PMIX_QUERY_CREATE(r->queries, q->nqueries);
     if (r->queries == NULL)
         return PMIX_ERR_NOMEM;
-    for (size_t q = 0; q < r->nqueries && rc == PMIX_SUCCESS; q++) {
-        size_t nk = 0;
-        rc = sy_srv_unpack_count(b, &nk);
-        if (rc == PMIX_SUCCESS) {
-            r->queries[q].keys = calloc(nk + 1, sizeof(char *));
-            if (r->queries[q].keys == NULL)
-                rc = PMIX_ERR_NOMEM;
-        }
-        if (rc == PMIX_SUCCESS && nk > 0) {
-            int32_t cnt = (int32_t)nk;
-            rc = sy_unpack(b, r->queries[q].keys, &cnt, PMIX_STRING);
-        }
-        if (rc == PMIX_SUCCESS)
-            rc = sy_srv_unpack_infos(b, &r->queries[q].qualifiers, &r->queries[q].nqual);
+    r->nqueries = q->nqueries;
+    for (size_t i = 0; i < q->nqueries; i++) {
+        r->queries[i].keys = q->queries[i].keys;
+        r->queries[i].qualifiers = q->queries[i].qualifiers;
+        r->queries[i].nqual = q->queries[i].nqualifiers;
+        q->queries[i].keys = NULL;
+        q->queries[i].nkeys = 0;
+        q->queries[i].qualifiers = NULL;
+        q->queries[i].nqualifiers = 0;
     }
-    return rc;
+    return PMIX_SUCCESS;
+}
+
+static sy_wire_msg_id_t request_id(uint8_t cmd)
+{
+    switch (cmd) {
+    case SY_CMD_QUERY: return SY_WMSG_QUERY_REQ;
+    case SY_CMD_LOG: return SY_WMSG_LOG_REQ;
+    case SY_CMD_MONITOR: return SY_WMSG_MONITOR_REQ;
+    case SY_CMD_SPAWN: return SY_WMSG_SPAWN_REQ;
+    case SY_CMD_ALLOC: return SY_WMSG_ALLOC_REQ;
+    default: return SY_WMSG_JOB_CONTROL_REQ;
+    }
 }
 
 void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
@@ -189,58 +192,23 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         return;
     }
     sy_srv_req_init(&r->req, peer, tag, req_free);
-    pmix_status_t rc;
-    uint8_t directive = 0;
-    if (cmd == SY_CMD_QUERY) {
-        rc = unpack_queries(b, r);
-    } else if (cmd == SY_CMD_ALLOC) {
-        /* the directive, then the client's infos and its uid/gid */
-        int32_t one = 1;
-        rc = sy_unpack(b, &directive, &one, PMIX_UINT8);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
-    } else if (cmd == SY_CMD_LOG) {
-        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
-    } else if (cmd == SY_CMD_SPAWN) {
-        /* job info, then the apps */
-        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_srv_unpack_count(b, &r->napps);
-        if (rc == PMIX_SUCCESS && r->napps == 0)
-            rc = PMIX_ERR_BAD_PARAM;
-        if (rc == PMIX_SUCCESS) {
-            PMIX_APP_CREATE(r->apps, r->napps);
-            int32_t cnt = (int32_t)r->napps;
-            rc = r->apps == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->apps, &cnt, PMIX_APP);
-        }
-        if (rc == PMIX_SUCCESS && (rc = check_apps(r->apps, r->napps)) != PMIX_SUCCESS) {
+    r->id = request_id(cmd);
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, r->id, &r->m);
+    if (rc == PMIX_SUCCESS && cmd == SY_CMD_QUERY) {
+        rc = take_queries(r);
+    } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_ALLOC) {
+        /* the client's infos, then its uid/gid */
+        rc = sy_srv_add_ids(&r->m.alloc.info, &r->m.alloc.ninfo, c);
+    } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_SPAWN) {
+        rc = r->m.spawn.napps == 0 ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
+        if (rc == PMIX_SUCCESS &&
+            (rc = check_apps(r->m.spawn.apps, r->m.spawn.napps)) != PMIX_SUCCESS) {
             r->req.status = rc; /* the caller's mistake, told as such */
             sy_srv_req_finish(&r->req);
             return;
         }
-    } else if (cmd == SY_CMD_MONITOR) {
-        /* the monitor request (one info), the error code, directives */
-        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
-        int32_t one = 1;
-        if (rc == PMIX_SUCCESS && r->ninfo != 1)
-            rc = PMIX_ERR_BAD_PARAM;
-        if (rc == PMIX_SUCCESS)
-            rc = sy_unpack(b, &r->error, &one, PMIX_STATUS);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
-    } else {
-        rc = sy_srv_unpack_count(b, &r->ntargets);
-        if (rc == PMIX_SUCCESS && r->ntargets > 0) {
-            PMIX_PROC_CREATE(r->targets, r->ntargets);
-            int32_t cnt = (int32_t)r->ntargets;
-            rc = r->targets == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, r->targets, &cnt, PMIX_PROC);
-        }
-        if (rc == PMIX_SUCCESS)
-            rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
+    } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_MONITOR && r->m.monitor.nmonitor != 1) {
+        rc = PMIX_ERR_BAD_PARAM; /* the monitor request is one info */
     }
     if (rc != PMIX_SUCCESS) {
         r->req.status = rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE;
@@ -250,18 +218,21 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     if (cmd == SY_CMD_JOB_CONTROL) {
         /* cleanup is ours to do; the host gets what is left, if anything */
         bool had = false;
-        rc = sy_srv_cleanup_take(c, r->targets, r->ntargets, &r->dirs, &r->ndirs, &had);
-        if (rc != PMIX_SUCCESS || (had && r->ndirs == 0) || m->job_control == NULL) {
-            r->req.status = rc != PMIX_SUCCESS     ? rc
-                            : had && r->ndirs == 0 ? PMIX_SUCCESS
-                                                   : PMIX_ERR_NOT_SUPPORTED;
+        sy_wire_job_control_req_t *jc = &r->m.job_control;
+        rc = sy_srv_cleanup_take(c, jc->targets, jc->ntargets, &jc->directives, &jc->ndirectives,
+                                 &had);
+        if (rc != PMIX_SUCCESS || (had && jc->ndirectives == 0) || m->job_control == NULL) {
+            r->req.status = rc != PMIX_SUCCESS            ? rc
+                            : had && jc->ndirectives == 0 ? PMIX_SUCCESS
+                                                          : PMIX_ERR_NOT_SUPPORTED;
             sy_srv_req_finish(&r->req);
             return;
         }
     }
     if (cmd == SY_CMD_LOG) {
         /* a void upcall: the outcome always comes through the callback */
-        m->log(&c->proc, r->info, r->ninfo, r->dirs, r->ndirs, sy_srv_req_op_done,
+        sy_wire_log_req_t *lg = &r->m.log;
+        m->log(&c->proc, lg->data, lg->ndata, lg->directives, lg->ndirectives, sy_srv_req_op_done,
                sy_srv_req_ticket(&r->req));
         return;
     }
@@ -271,13 +242,18 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     }
     void *t = sy_srv_req_ticket(&r->req);
     if (cmd == SY_CMD_MONITOR)
-        rc = m->monitor(&c->proc, r->info, r->error, r->dirs, r->ndirs, info_done, t);
+        rc = m->monitor(&c->proc, r->m.monitor.monitor, r->m.monitor.error, r->m.monitor.directives,
+                        r->m.monitor.ndirectives, info_done, t);
     else if (cmd == SY_CMD_SPAWN)
-        rc = m->spawn(&c->proc, r->info, r->ninfo, r->apps, r->napps, spawn_done, t);
+        rc = m->spawn(&c->proc, r->m.spawn.job_info, r->m.spawn.njob_info, r->m.spawn.apps,
+                      r->m.spawn.napps, spawn_done, t);
     else if (cmd == SY_CMD_ALLOC)
-        rc = m->allocate(&c->proc, directive, r->info, r->ninfo, info_done, t);
+        rc = m->allocate(&c->proc, r->m.alloc.directive, r->m.alloc.info, r->m.alloc.ninfo,
+                         info_done, t);
     else
-        rc = m->job_control(&c->proc, r->targets, r->ntargets, r->dirs, r->ndirs, info_done, t);
+        rc =
+            m->job_control(&c->proc, r->m.job_control.targets, r->m.job_control.ntargets,
+                           r->m.job_control.directives, r->m.job_control.ndirectives, info_done, t);
     if (sy_srv_upcall_returned(&r->req.up, rc)) {
         r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
         sy_srv_req_finish(&r->req);

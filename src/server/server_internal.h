@@ -20,6 +20,7 @@
 #include "common/jseg.h"
 #include "common/progress.h"
 #include "common/sync.h"
+#include "common/wire.h"
 
 #define SY_SRV_TOKEN_LEN 32 /* hex characters */
 
@@ -436,4 +437,17 @@ void sy_srv_req_post(sy_srv_req_t *req);
 void *sy_srv_req_ticket(sy_srv_req_t *req);
 void sy_srv_req_op_done(pmix_status_t status, void *cbdata);
 void sy_srv_req_finish(sy_srv_req_t *req);
+
+/* Messages of wire_msgs.h: the codec of a peer's connection; a request
+ * of it unpacked (msg zeroed first; on failure freed, and the status is
+ * PMIX_ERR_UNPACK_FAILURE or PMIX_ERR_NOMEM); a reply's fields set as what
+ * follows `status` in req's reply (a failure to pack them becomes the
+ * status, with no field). */
+const sy_wire_codec_t *sy_srv_codec(const sy_srv_peer_t *peer);
+pmix_status_t sy_srv_unpack_msg(const sy_srv_peer_t *peer, pmix_data_buffer_t *b,
+                                sy_wire_msg_id_t id, void *msg);
+void sy_srv_req_reply(sy_srv_req_t *req, pmix_status_t status, sy_wire_msg_id_t id,
+                      const void *msg);
+/* An unsolicited message (SY_WMSG_*_MSG): its kind, then its fields. */
+pmix_status_t sy_srv_peer_send_msg(sy_srv_peer_t *peer, sy_wire_msg_id_t id, const void *msg);
 #endif

@@ -123,26 +123,13 @@ static bool matches(const sub_t *s, const pmix_proc_t *src, pmix_iof_channel_t c
 
 static pmix_status_t send_chunk(sub_t *s, const chunk_t *c)
 {
-    pmix_data_buffer_t b = {0};
-    uint8_t kind = SY_MSG_IOF;
-    pmix_byte_object_t bo = {.bytes = c->data, .size = c->len};
-    pmix_status_t rc = sy_pack(&b, &kind, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, &s->id, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, &c->source, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, &c->channel, 1, PMIX_UINT16);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, &bo, 1, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&b, &c->ninfo, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && c->ninfo > 0)
-        rc = sy_pack(&b, c->info, (int32_t)c->ninfo, PMIX_INFO);
-    if (rc == PMIX_SUCCESS)
-        return sy_srv_peer_send(s->peer, &b);
-    sy_buffer_destruct(&b);
-    return rc;
+    sy_wire_iof_msg_t m = {.ref = s->id,
+                           .source = c->source,
+                           .channel = c->channel,
+                           .data = {.bytes = c->data, .size = c->len},
+                           .info = c->info,
+                           .ninfo = c->ninfo};
+    return sy_srv_peer_send_msg(s->peer, SY_WMSG_IOF_MSG, &m);
 }
 
 static void pump(sub_t *s);
@@ -442,11 +429,10 @@ static void op_done_on_loop(void *arg)
     if (o->cmd == SY_CMD_IOF_PULL) {
         sub_t *s = o->sub;
         if (o->status == PMIX_SUCCESS && sy_srv_peer_open(peer)) {
+            sy_wire_iof_pull_rep_t rep = {.ref = s->id};
             pmix_data_buffer_t b = {0};
-            pmix_status_t ok = PMIX_SUCCESS;
-            if (sy_pack(&b, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-                sy_pack(&b, &s->id, 1, PMIX_SIZE) == PMIX_SUCCESS)
-                sy_srv_peer_reply(peer, o->tag, &b);
+            pmix_status_t rc = sy_wire_iof_pull_rep_pack(sy_srv_codec(peer), &b, &rep);
+            sy_srv_peer_reply_with(peer, o->tag, rc, &b);
             sy_buffer_destruct(&b);
             s->active = true;
             replay(s);
@@ -528,12 +514,13 @@ static void handle_pull(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    int32_t one = 1;
-    pmix_status_t rc = sy_srv_unpack_procs(b, &s->procs, &s->nprocs);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &s->dirs, &s->ndirs);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &s->channels, &one, PMIX_UINT16);
+    sy_wire_iof_pull_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_IOF_PULL_REQ, &m);
+    s->procs = m.procs; /* the registration's from here */
+    s->nprocs = m.nprocs;
+    s->dirs = m.directives;
+    s->ndirs = m.ndirectives;
+    s->channels = m.channels;
     if (rc != PMIX_SUCCESS)
         rc = PMIX_ERR_UNPACK_FAILURE;
     else if (s->nprocs == 0 || s->channels == PMIX_FWD_NO_CHANNELS)
@@ -604,12 +591,12 @@ static void stop_sub(sub_t *s, sy_srv_peer_t *peer, uint32_t tag)
 
 static void handle_dereg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    size_t id = 0;
-    int32_t one = 1;
-    if (sy_unpack(b, &id, &one, PMIX_SIZE) != PMIX_SUCCESS) {
+    sy_wire_iof_dereg_req_t m;
+    if (sy_srv_unpack_msg(peer, b, SY_WMSG_IOF_DEREG_REQ, &m) != PMIX_SUCCESS) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
         return;
     }
+    size_t id = m.ref;
     for (sub_t *s = subs; s != NULL; s = s->next) {
         if (s->id == id && s->peer == peer && s->active) {
             stop_sub(s, peer, tag);
@@ -627,14 +614,13 @@ static void handle_push(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    pmix_info_t *dirs = NULL;
-    size_t ndirs = 0;
-    int32_t one = 1;
-    pmix_status_t rc = sy_srv_unpack_procs(b, &o->targets, &o->ntargets);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &o->bo, &one, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &dirs, &ndirs);
+    sy_wire_iof_push_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_IOF_PUSH_REQ, &m);
+    o->targets = m.targets; /* the op's from here */
+    o->ntargets = m.ntargets;
+    o->bo = m.data;
+    pmix_info_t *dirs = m.directives;
+    size_t ndirs = m.ndirectives;
     if (rc != PMIX_SUCCESS)
         rc = PMIX_ERR_UNPACK_FAILURE;
     else if (o->ntargets == 0)

@@ -603,53 +603,38 @@ static void handle_abort(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    int status = 0;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &status, &one, PMIX_INT);
-    if (rc == PMIX_SUCCESS) {
-        one = 1;
-        rc = sy_unpack(b, &pd->msg, &one, PMIX_STRING);
-    }
-    if (rc == PMIX_SUCCESS) {
-        one = 1;
-        rc = sy_unpack(b, &pd->nprocs, &one, PMIX_SIZE);
-    }
-    if (rc == PMIX_SUCCESS && pd->nprocs > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    if (rc == PMIX_SUCCESS && pd->nprocs > 0) {
-        PMIX_PROC_CREATE(pd->procs, pd->nprocs);
-        int32_t n = (int32_t)pd->nprocs;
-        rc = pd->procs == NULL ? PMIX_ERR_NOMEM : sy_unpack(b, pd->procs, &n, PMIX_PROC);
-    }
-    if (rc != PMIX_SUCCESS) {
+    sy_wire_abort_req_t m;
+    if (sy_srv_unpack_msg(peer, b, SY_WMSG_ABORT_REQ, &m) != PMIX_SUCCESS) {
         pd->status = PMIX_ERR_UNPACK_FAILURE;
         pending_done(pd);
         return;
     }
+    int status = m.status; /* the message and procs are pd's from here */
+    pd->msg = m.message;
+    pd->procs = m.procs;
+    pd->nprocs = m.nprocs;
     host_returned(pd, s->module.abort(&c->proc, c->server_object, status, pd->msg, pd->procs,
                                       pd->nprocs, host_op_done, sy_srv_upcall_ticket(&pd->up, pd)));
 }
 
 static void handle_jobseg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    char *nspace = NULL;
-    int32_t one = 1;
-    if (sy_unpack(b, &nspace, &one, PMIX_STRING) != PMIX_SUCCESS || nspace == NULL) {
-        free(nspace);
+    sy_wire_jobseg_req_t m;
+    if (sy_srv_unpack_msg(peer, b, SY_WMSG_JOBSEG_REQ, &m) != PMIX_SUCCESS || m.nspace == NULL) {
+        sy_wire_jobseg_req_free(&m);
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_BAD_PARAM);
         return;
     }
-    sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, nspace);
-    free(nspace);
+    sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, m.nspace);
+    sy_wire_jobseg_req_free(&m);
     if (ns == NULL || ns->seg_path == NULL) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_FOUND);
         return;
     }
-    pmix_status_t ok = PMIX_SUCCESS;
+    sy_wire_jobseg_rep_t rep = {.path = ns->seg_path};
     pmix_data_buffer_t buf = {0};
-    if (sy_pack(&buf, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-        sy_pack(&buf, &ns->seg_path, 1, PMIX_STRING) == PMIX_SUCCESS)
-        reply(peer, tag, &buf);
+    pmix_status_t rc = sy_wire_pack(sy_srv_codec(peer), &buf, SY_WMSG_JOBSEG_REP, &rep);
+    sy_srv_peer_reply_with(peer, tag, rc, &buf);
     sy_buffer_destruct(&buf);
 }
 

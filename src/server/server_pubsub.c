@@ -16,19 +16,22 @@
 
 typedef struct {
     sy_srv_req_t req; /* first; reply: lookup's data */
-    pmix_info_t *info;
-    size_t ninfo;
-    char **keys;
+    sy_wire_msg_id_t id;
+    union {
+        sy_wire_publish_req_t publish;
+        sy_wire_lookup_req_t lookup;
+        sy_wire_unpublish_req_t unpublish;
+    } m;
+    /* into m: the client's infos (uid and gid appended), its keys */
+    pmix_info_t **info;
+    size_t *ninfo;
+    char ***keys;
 } pubsub_req_t;
 
 static void req_free(sy_srv_req_t *req)
 {
     pubsub_req_t *r = (pubsub_req_t *)req;
-    if (r->info != NULL)
-        PMIX_INFO_FREE(r->info, r->ninfo);
-    for (size_t i = 0; r->keys != NULL && r->keys[i] != NULL; i++)
-        free(r->keys[i]);
-    free(r->keys);
+    sy_wire_free(r->id, &r->m);
     free(r);
 }
 
@@ -37,38 +40,18 @@ static void lookup_done(pmix_status_t status, pmix_pdata_t data[], size_t ndata,
     pubsub_req_t *r = sy_srv_upcall_claim(cbdata);
     if (r == NULL)
         return;
-    pmix_data_buffer_t *out = &r->req.reply;
-    r->req.status = status;
-    size_t n = data != NULL ? ndata : 0;
-    pmix_status_t rc = sy_pack(out, &n, 1, PMIX_SIZE);
-    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
-        const char *key = data[i].key;
-        rc = sy_pack(out, &data[i].proc, 1, PMIX_PROC);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(out, &key, 1, PMIX_STRING);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(out, &data[i].value, 1, PMIX_VALUE);
+    /* the records point into the host's data, valid in this callback */
+    sy_wire_lookup_rep_t rep = {.ndata = data != NULL ? ndata : 0};
+    if (rep.ndata > 0 && (rep.data = calloc(rep.ndata, sizeof(*rep.data))) == NULL)
+        status = PMIX_ERR_NOMEM;
+    for (size_t i = 0; rep.data != NULL && i < rep.ndata; i++) {
+        rep.data[i].proc = data[i].proc;
+        rep.data[i].key = data[i].key;
+        rep.data[i].value = data[i].value;
     }
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(out);
-        r->req.status = rc;
-    }
+    sy_srv_req_reply(&r->req, status, SY_WMSG_LOOKUP_REP, &rep);
+    free(rep.data);
     sy_srv_req_post(&r->req);
-}
-
-static pmix_status_t unpack_keys(pmix_data_buffer_t *b, pubsub_req_t *r)
-{
-    size_t n = 0;
-    pmix_status_t rc = sy_srv_unpack_count(b, &n);
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    r->keys = calloc(n + 1, sizeof(char *));
-    if (r->keys == NULL)
-        return PMIX_ERR_NOMEM;
-    if (n == 0)
-        return PMIX_SUCCESS;
-    int32_t cnt = (int32_t)n;
-    return sy_unpack(b, r->keys, &cnt, PMIX_STRING);
 }
 
 void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
@@ -89,15 +72,26 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         return;
     }
     sy_srv_req_init(&r->req, peer, tag, req_free);
-    pmix_status_t rc = PMIX_SUCCESS;
-    if (cmd != SY_CMD_PUBLISH)
-        rc = unpack_keys(b, r);
+    if (cmd == SY_CMD_PUBLISH) {
+        r->id = SY_WMSG_PUBLISH_REQ;
+        r->info = &r->m.publish.info;
+        r->ninfo = &r->m.publish.ninfo;
+    } else if (cmd == SY_CMD_LOOKUP) {
+        r->id = SY_WMSG_LOOKUP_REQ;
+        r->info = &r->m.lookup.info;
+        r->ninfo = &r->m.lookup.ninfo;
+        r->keys = &r->m.lookup.keys;
+    } else {
+        r->id = SY_WMSG_UNPUBLISH_REQ;
+        r->info = &r->m.unpublish.info;
+        r->ninfo = &r->m.unpublish.ninfo;
+        r->keys = &r->m.unpublish.keys;
+    }
     /* the client's infos, then its uid and gid */
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, r->id, &r->m);
     if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &r->info, &r->ninfo);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
-    if (rc == PMIX_SUCCESS && cmd == SY_CMD_LOOKUP && r->keys[0] == NULL)
+        rc = sy_srv_add_ids(r->info, r->ninfo, c);
+    if (rc == PMIX_SUCCESS && cmd == SY_CMD_LOOKUP && (*r->keys)[0] == NULL)
         rc = PMIX_ERR_BAD_PARAM;
     if (rc != PMIX_SUCCESS) {
         r->req.status = rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE;
@@ -106,11 +100,11 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
     }
     void *t = sy_srv_req_ticket(&r->req);
     if (cmd == SY_CMD_PUBLISH)
-        rc = m->publish(&c->proc, r->info, r->ninfo, sy_srv_req_op_done, t);
+        rc = m->publish(&c->proc, *r->info, *r->ninfo, sy_srv_req_op_done, t);
     else if (cmd == SY_CMD_LOOKUP)
-        rc = m->lookup(&c->proc, r->keys, r->info, r->ninfo, lookup_done, t);
+        rc = m->lookup(&c->proc, *r->keys, *r->info, *r->ninfo, lookup_done, t);
     else
-        rc = m->unpublish(&c->proc, r->keys, r->info, r->ninfo, sy_srv_req_op_done, t);
+        rc = m->unpublish(&c->proc, *r->keys, *r->info, *r->ninfo, sy_srv_req_op_done, t);
     if (sy_srv_upcall_returned(&r->req.up, rc)) {
         /* Done now: OPERATION_SUCCEEDED is success, anything else the answer. */
         r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;

@@ -194,6 +194,46 @@ void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status)
     free(op);
 }
 
+const sy_wire_codec_t *sy_srv_codec(const sy_srv_peer_t *peer)
+{
+    /* every peer speaks our protocol; a second codec is chosen per peer
+     * at its HELLO */
+    (void)peer;
+    return &sy_wire_native;
+}
+
+pmix_status_t sy_srv_unpack_msg(const sy_srv_peer_t *peer, pmix_data_buffer_t *b,
+                                sy_wire_msg_id_t id, void *msg)
+{
+    return sy_wire_unpack(sy_srv_codec(peer), b, id, msg);
+}
+
+pmix_status_t sy_srv_peer_send_msg(sy_srv_peer_t *peer, sy_wire_msg_id_t id, const void *msg)
+{
+    const sy_wire_desc_t *d = sy_wire_desc(id);
+    if (d == NULL || d->part != SY_WIRE_MESSAGE)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_data_buffer_t b = {0};
+    uint8_t kind = d->code;
+    pmix_status_t rc = sy_pack(&b, &kind, 1, PMIX_UINT8);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_wire_pack(sy_srv_codec(peer), &b, id, msg);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_peer_send(peer, &b);
+    sy_buffer_destruct(&b);
+    return rc;
+}
+
+void sy_srv_req_reply(sy_srv_req_t *req, pmix_status_t status, sy_wire_msg_id_t id, const void *msg)
+{
+    req->status = status;
+    pmix_status_t rc = sy_wire_pack(sy_srv_codec(req->peer), &req->reply, id, msg);
+    if (rc != PMIX_SUCCESS) {
+        sy_buffer_destruct(&req->reply);
+        req->status = rc;
+    }
+}
+
 void sy_srv_req_init(sy_srv_req_t *req, sy_srv_peer_t *peer, uint32_t tag,
                      void (*free_fn)(sy_srv_req_t *req))
 {
@@ -250,6 +290,9 @@ pmix_status_t sy_srv_unpack_count(pmix_data_buffer_t *b, size_t *n)
 {
     int32_t one = 1;
     pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
+    /* a record of no count stores nothing: as malformed as a short one */
+    if (rc == PMIX_SUCCESS && one != 1)
+        rc = PMIX_ERR_UNPACK_FAILURE;
     /* every element takes a byte at least: a count beyond the rest lies */
     if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
         rc = PMIX_ERR_UNPACK_FAILURE;

@@ -127,13 +127,7 @@ static void drop_on_loop(void *arg)
 pmix_status_t sy_tool_drop(sy_tool_server_t *s)
 {
     /* say goodbye first, so the host learns through client_finalized */
-    pmix_data_buffer_t req, rb;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_FINALIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_rpc(s->conn, &req, SY_REQUEST_WAIT, &rb);
-    else
-        sy_buffer_destruct(&req);
-    sy_buffer_destruct(&rb);
+    pmix_status_t rc = sy_client_call(s->conn, SY_WMSG_FINALIZE_REQ, NULL, SY_REQUEST_WAIT, NULL);
     if (rc == PMIX_ERR_LOST_CONNECTION)
         rc = PMIX_SUCCESS;
     pthread_mutex_lock(&sy_tool_lock);

@@ -104,6 +104,14 @@ $(tests_unit_test_tool_OBJECTS): src/common/attr_support.inc
 # docs/attributes.md's generated section must be what attr_support.txt says.
 TESTS += tests/unit/attr-doc.sh
 EXTRA_DIST += tests/unit/attr-doc.sh
+# test_wire: the generated messages and the native codec: the bytes the
+# hand-written packers wrote, round trips, truncated, corrupted and lying
+# bodies (src/common/wire_msgs.txt).
+check_PROGRAMS += tests/unit/test_wire
+TESTS += tests/unit/test_wire
+# docs/wire-protocol.md's table must be what wire_msgs.txt says.
+TESTS += tests/unit/wire-doc.sh
+EXTRA_DIST += tests/unit/wire-doc.sh
 # test_safefile: publication in shared directories, the sweep of dead
 # servers' litter, process identity by start time, the token comparison,
 # the uid/gid a peer puts among its infos (docs/security.md).
