@@ -24,6 +24,7 @@
 #include "common/pack.h"
 #include "common/wire.h"
 #include "server/server_group.h"
+#include "server/server_coll.h"
 #include "server/server_internal.h"
 
 /* A decision the server waits for: how `voter`'s handlers took event

@@ -21,6 +21,7 @@
 #include "common/sync.h"
 #include "common/usock.h"
 #include "server/server_internal.h"
+#include "server/server_modex.h"
 #include "server/server_topology.h"
 #include "switchyard.h"
 

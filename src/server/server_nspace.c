@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/store.h"
 #include "server/server_internal.h"
+#include "server/server_modex.h"
 
 typedef struct {
     sy_srv_op_t op;

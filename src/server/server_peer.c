@@ -20,6 +20,7 @@
 #include "common/usock.h"
 #include "common/wire.h"
 #include "server/server_internal.h"
+#include "server/server_modex.h"
 
 #define SY_HELLO_TIMEOUT 5.0      /* seconds a new connection has to say HELLO */
 #define SY_REAP_DELAY 2.0         /* seconds a refusal has to reach the peer */
