@@ -23,6 +23,10 @@
 #include "server/server_coll.h"
 #include "server/server_group.h"
 #include "server/server_internal.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 #include "server/server_modex.h"
 
 typedef struct member {
@@ -85,7 +89,8 @@ static bool same_set(const fence_t *f, uint8_t kind, const pmix_proc_t *procs, s
     if (f->kind != kind || f->nprocs != n || f->key != NULL)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!sy_srv_proc_in_set(f->procs, f->nprocs, &procs[i]) || !sy_srv_proc_in_set(procs, n, &f->procs[i]))
+        if (!sy_srv_proc_in_set(f->procs, f->nprocs, &procs[i]) ||
+            !sy_srv_proc_in_set(procs, n, &f->procs[i]))
             return false;
     return true;
 }

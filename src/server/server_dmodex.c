@@ -15,6 +15,10 @@
 #include "common/log.h"
 #include "common/pack.h"
 #include "server/server_internal.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 #include "server/server_modex.h"
 
 typedef struct waiter {
@@ -27,7 +31,6 @@ typedef struct waiter {
     sy_timer_t *timer;
     struct waiter *next;
 } waiter_t;
-
 
 static waiter_t *waiters;
 
@@ -49,7 +52,8 @@ static void unlist_waiter(waiter_t *w)
 }
 
 /* Answer a waiting client with (owner, value), or the host with a blob. */
-static void waiter_answer(waiter_t *w, pmix_status_t status, const sy_srv_posted_t *p, const sy_srv_kv_t *k)
+static void waiter_answer(waiter_t *w, pmix_status_t status, const sy_srv_posted_t *p,
+                          const sy_srv_kv_t *k)
 {
     unlist_waiter(w);
     if (w->peer == NULL) {

@@ -22,6 +22,8 @@
 #include "common/store.h"
 #include "common/wire.h"
 #include "server/server_internal.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
 #include "server/server_modex.h"
 
 static sy_srv_posted_t *posted_list;

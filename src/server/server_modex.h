@@ -50,8 +50,7 @@ sy_srv_posted_t *sy_srv_posted_find(const pmix_proc_t *p, bool create);
 const sy_srv_kv_t *sy_srv_kv_find(const sy_srv_posted_t *p, const char *key);
 /* Append p's record to a blob: what its local peers may see (local_view),
  * or what other nodes may. */
-pmix_status_t sy_srv_pack_record(pmix_data_buffer_t *b, const sy_srv_posted_t *p,
-                                 bool local_view);
+pmix_status_t sy_srv_pack_record(pmix_data_buffer_t *b, const sy_srv_posted_t *p, bool local_view);
 /* Publish the posted data of procs plus the records of the blob `remote`
  * (other nodes', may be empty) as modex segments; paths receives what a
  * FENCE reply carries after the status. */
