@@ -33,3 +33,10 @@ TESTS += tests/compat/pmi-api.sh
 EXTRA_DIST += tests/compat/pmi-api.sh
 src_libswitchyard_la_SOURCES += src/common/pmi_map.c
 noinst_HEADERS += src/common/pmi_map.h
+
+# The PMI wire protocols of the server, byte for byte (tests/compat/pmi-wire.sh).
+check_PROGRAMS += tests/compat/pmi_wire
+tests_compat_pmi_wire_SOURCES = tests/compat/pmi_wire.c
+tests_compat_pmi_wire_LDADD =
+TESTS += tests/compat/pmi-wire.sh
+EXTRA_DIST += tests/compat/pmi-wire.sh
