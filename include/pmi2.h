@@ -80,8 +80,8 @@ int PMI2_Info_GetJobAttrIntArray(const char name[], int array[], int arraylen, i
                                  int *found);
 int PMI2_Nameserv_publish(const char service_name[], const struct MPID_Info *info_ptr,
                           const char port[]);
-int PMI2_Nameserv_lookup(const char service_name[], const struct MPID_Info *info_ptr,
-                         char port[], int portLen);
+int PMI2_Nameserv_lookup(const char service_name[], const struct MPID_Info *info_ptr, char port[],
+                         int portLen);
 int PMI2_Nameserv_unpublish(const char service_name[], const struct MPID_Info *info_ptr);
 int PMIX_Ring(const char value[], int *rank, int *ranks, char left[], char right[], int maxvalue);
 

@@ -40,3 +40,7 @@ tests_compat_pmi_wire_SOURCES = tests/compat/pmi_wire.c
 tests_compat_pmi_wire_LDADD =
 TESTS += tests/compat/pmi-wire.sh
 EXTRA_DIST += tests/compat/pmi-wire.sh
+
+# Debian's MPICH 4.0.2 under switchyard-run (PMI-1 wire).
+TESTS += tests/external/mpich.sh
+EXTRA_DIST += tests/external/mpich.sh tests/external/mpich/mpi_check.c

@@ -31,8 +31,7 @@ pmix_status_t sy_pmi_init(sy_pmi_job_t *job);
 void sy_pmi_finalize(sy_pmi_job_t *job);
 
 /* An unsigned job- or proc-level value (rank WILDCARD: the job's). */
-pmix_status_t sy_pmi_get_u32(const char *nspace, pmix_rank_t rank, const char *key,
-                             uint32_t *out);
+pmix_status_t sy_pmi_get_u32(const char *nspace, pmix_rank_t rank, const char *key, uint32_t *out);
 
 /* The local ranks of the job, malloc'd (PMIX_LOCAL_PEERS). */
 pmix_status_t sy_pmi_local_peers(const sy_pmi_job_t *job, int **ranks, int *n);
@@ -72,5 +71,6 @@ typedef struct {
 } sy_pmi_cmd_t;
 /* Preput pairs are put (GLOBAL) and committed first: the children find
  * them through their PMIX_PARENT_ID (sy_pmi_get). */
-pmix_status_t sy_pmi_spawn(const sy_pmi_cmd_t *cmds, int count, int npre, const char *const *pre_keys,
-                           const char *const *pre_vals, char nspace[PMIX_MAX_NSLEN + 1]);
+pmix_status_t sy_pmi_spawn(const sy_pmi_cmd_t *cmds, int count, int npre,
+                           const char *const *pre_keys, const char *const *pre_vals,
+                           char nspace[PMIX_MAX_NSLEN + 1]);
