@@ -44,3 +44,8 @@ EXTRA_DIST += tests/compat/pmi-wire.sh
 # Debian's MPICH 4.0.2 under switchyard-run (PMI-1 wire).
 TESTS += tests/external/mpich.sh
 EXTRA_DIST += tests/external/mpich.sh tests/external/mpich/mpi_check.c
+
+# PMI_process_mapping strings.
+check_PROGRAMS += tests/compat/test_pmi_map
+tests_compat_test_pmi_map_SOURCES = tests/compat/test_pmi_map.c
+TESTS += tests/compat/test_pmi_map
