@@ -52,8 +52,8 @@ pmix_status_t sy_pmi_init(sy_pmi_job_t *job)
         return PMIX_SUCCESS;
     pmix_proc_t me;
     pmix_status_t rc;
-    /* a program that is a PMIx client itself keeps its own init */
-    job->we_init = !PMIx_Initialized();
+    /* PMIx_Init is reference counted: a program that is a PMIx client
+     * itself keeps its own */
     rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS)
         return rc;

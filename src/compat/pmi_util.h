@@ -18,7 +18,6 @@
 
 typedef struct {
     bool initialized;
-    bool we_init; /* PMIx_Init was ours (not the program's own) */
     pmix_proc_t me;
     int size;
     int appnum;

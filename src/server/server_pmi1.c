@@ -14,6 +14,10 @@
 #define KEYLEN_MAX 64
 #define VALLEN_MAX 1024
 #define LINE_MAX_LEN 1024 /* the client's read buffer: a reply must be shorter */
+/* The longest value a get reply can carry within LINE_MAX_LEN (MPICH
+ * itself never puts more than 674 characters). */
+#define GET_PREFIX "cmd=get_result rc=0 msg=success value="
+#define VALUE_MAX ((size_t)LINE_MAX_LEN - 1 - sizeof(GET_PREFIX))
 
 typedef struct {
     char *key[MAX_PAIRS], *val[MAX_PAIRS];
@@ -125,8 +129,10 @@ static void do_get(sy_pmi_conn_t *c, const pairs_t *p)
         return;
     }
     const char *v = sy_pmi_kvs_get(j, key);
-    if (v != NULL)
-        reply(c, "cmd=get_result rc=0 msg=success value=%s", v);
+    if (v != NULL && strlen(v) > VALUE_MAX)
+        reply(c, "cmd=get_result rc=-1 msg=value_not_representable_in_pmi1 value=unknown");
+    else if (v != NULL)
+        reply(c, GET_PREFIX "%s", v);
     else
         reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found value=unknown", key);
 }
@@ -152,7 +158,7 @@ static void do_put(sy_pmi_conn_t *c, char *msg)
         reply(c, "cmd=put_result rc=-1 msg=not_your_kvs");
     else if (key == NULL || key[0] == '\0' || !plain(key, KEYLEN_MAX))
         reply(c, "cmd=put_result rc=-1 msg=invalid_key");
-    else if (strlen(val) >= VALLEN_MAX)
+    else if (strlen(val) > VALUE_MAX)
         reply(c, "cmd=put_result rc=-1 msg=value_too_long");
     else if (!sy_pmi_kvs_put(c->job, key, val))
         reply(c, "cmd=put_result rc=-1 msg=out_of_memory");

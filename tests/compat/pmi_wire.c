@@ -127,6 +127,25 @@ static void pmi1(void)
     req1(line, r, sizeof(r));
     if (strncmp(r, "cmd=put_result rc=-1", 20) != 0)
         expect(r, "cmd=put_result rc=-1 ...");
+    /* the longest value a get reply can carry in 1023 bytes, and one more */
+    char big[1100];
+    memset(big, 'A', sizeof(big));
+    big[984] = '\0';
+    snprintf(line, sizeof(line), "cmd=put kvsname=%s key=long-%d value=%s\n", kvs, rank, big);
+    req1(line, r, sizeof(r));
+    expect(r, "cmd=put_result rc=0 msg=success");
+    big[984] = 'A';
+    big[985] = '\0';
+    snprintf(line, sizeof(line), "cmd=put kvsname=%s key=longer value=%s\n", kvs, big);
+    req1(line, r, sizeof(r));
+    expect(r, "cmd=put_result rc=-1 msg=value_too_long");
+    big[984] = '\0';
+    snprintf(line, sizeof(line), "cmd=get kvsname=%s key=long-%d\n", kvs, rank);
+    req1(line, r, sizeof(r));
+    snprintf(want, sizeof(want), "cmd=get_result rc=0 msg=success value=%s", big);
+    expect(r, want);
+    if (strlen(r) + 1 > 1023)
+        expect(r, "a reply shorter than 1024 bytes");
     req1("cmd=barrier_in\n", r, sizeof(r));
     expect(r, "cmd=barrier_out");
     for (int p = 0; p < size; p++) {
