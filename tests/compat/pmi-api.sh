@@ -1,8 +1,9 @@
 #!/bin/sh
 # libpmi.so.0 and libpmi2.so.0 with real processes: the PMI-1 and PMI-2
 # API programs under switchyard-run (-n 1/2/4) and as singletons (no
-# launcher), PMI_Abort's exit code becoming the job's, and the libraries'
-# SONAMEs and exports (exactly the API).
+# launcher), under Open MPI's mpirun with our libpmix (when installed),
+# PMI_Abort's exit code becoming the job's, and the libraries' SONAMEs and
+# exports (exactly the API).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
@@ -49,6 +50,26 @@ timeout 60 "$R" --oversubscribe -n 3 "$P1" abort 3 > "$T/out" 2> "$T/err"
 rc=$?
 check "PMI_Abort(3) in rank 2 of 3: the job exits 3" "test $rc -eq 3"
 check "the abort is reported" "grep -q 'pmi1_api: aborting on request' '$T/err'"
+
+# under Open MPI's mpirun, our server library inside (when Open MPI is
+# installed: tests/external/openmpi.sh installs it)
+if command -v mpirun.openmpi > /dev/null; then
+    LIBS="$top_builddir/src/.libs:$L"
+    root=
+    test "$(id -u)" -eq 0 && root=--allow-run-as-root
+    for api in 1 2; do
+        eval prog=\$P$api
+        # the programs themselves (libtool's wrappers would reset the path)
+        real="$(dirname "$prog")/.libs/$(basename "$prog")"
+        test -x "$real" || real=$prog
+        LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" EXPECT_SIZE=2 \
+            timeout 120 mpirun.openmpi $root --oversubscribe -x EXPECT_SIZE -x LD_LIBRARY_PATH \
+            -np 2 "$real" > "$T/out" 2> "$T/err"
+        rc=$?
+        check "PMI-$api API under mpirun.openmpi -np 2" \
+            "test $rc -eq 0 && test \$(grep -c '^pmi$api ok rank [0-9]* of 2\$' '$T/out') -eq 2"
+    done
+fi
 
 # SONAMEs and exports
 if command -v readelf > /dev/null && command -v nm > /dev/null; then
