@@ -3,6 +3,7 @@
  * commands, queued replies, and the hooks the rest of the server calls. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,9 @@
 #define PMI_MAX_MSG (64 * 1024)
 #define PMI2_LEN_DIGITS 6
 
-static bool enabled;
+/* set at PMIx_server_init, cleared on the loop at finalize, read by
+ * setup_fork on any thread */
+static _Atomic bool enabled;
 static sy_pmi_conn_t *conns;
 static unsigned long next_serial = 1;
 
