@@ -52,3 +52,5 @@ EXTRA_DIST += bench/scale-compare.sh
 # OpenPMIx 4.2.2, two private clusters side by side (bench/slurm-compare.sh
 # builds slurm_reaper.c itself).
 EXTRA_DIST += bench/slurm-compare.sh bench/slurm_reaper.c
+# MPICH hello under switchyard-run vs mpiexec.hydra (issue 18).
+EXTRA_DIST += bench/mpich-compare.sh

@@ -58,6 +58,17 @@
  * suffix ("64M"). */
 #define SWITCHYARD_MAX_MSG_SIZE_ENV "SWITCHYARD_MAX_MSG_SIZE"
 
+/* ---- PMI-1 / PMI-2 wire protocols (docs/pmi.md) ---- */
+
+/* Serve PMI wire clients (MPICH's libmpich): PMIx_server_setup_fork then
+ * makes a socketpair for the child and sets PMI_FD (the child's end, an
+ * inheritable descriptor of the calling process), PMI_RANK, PMI_SIZE and
+ * PMI_JOBID in its environment.  The host closes that descriptor in its
+ * own process once the child is forked (or when it does not fork it).
+ * Every rank of a PMI job is expected to speak PMI: the job's barrier
+ * waits for all of them. */
+#define SWITCHYARD_SERVER_PMI "sy.srv.pmi" /* bool */
+
 /* Environment: path of the fabric engine module the scheduler role loads
  * (default: libswitchyard-fabric.so next to libpmix, then in its
  * installed directory). */

@@ -15,6 +15,7 @@
 #include "common/wire.h"
 #include "server/server_internal.h"
 #include "server/server_registry.h"
+#include "server/server_pmi.h"
 
 /* Set NAME=VALUE in a malloc'd, NULL-terminated argv, replacing an
  * existing NAME. */
@@ -136,6 +137,8 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
     pmix_status_t rc = fork_data_get(&p, &d);
     if (rc == PMIX_SUCCESS)
         rc = fill_env(&d, &p, env);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_pmi_setup_fork(&p, env);
     fork_data_free(&d);
     return rc;
 }

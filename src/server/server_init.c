@@ -35,6 +35,7 @@
 #include "server/server_registry.h"
 #include "server/server_util.h"
 #include "server/server_modex.h"
+#include "server/server_pmi.h"
 #include "server/server_topology.h"
 #include "switchyard.h"
 
@@ -329,6 +330,7 @@ static void stop_on_loop(void *arg)
     sy_srv_t *s = job->s;
     /* Pending collectives and event registrations let go of their peers
      * (firing what they owe the host) before the peers are freed. */
+    sy_srv_pmi_finalize();
     sy_srv_modex_finalize(s);
     sy_srv_fabric_finalize(s);
     sy_srv_group_finalize(s);
@@ -410,6 +412,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
     sy_srv_hex_token(s->tool_token);
     s->client_key_ok = sy_srv_random(s->client_key, sizeof(s->client_key)) == PMIX_SUCCESS;
     pmix_status_t rc = parse_attrs(s, info, ninfo);
+    sy_srv_pmi_init(info, ninfo);
     if (rc == PMIX_SUCCESS)
         rc = setup_tmpdir(s);
     if (rc != PMIX_SUCCESS) {

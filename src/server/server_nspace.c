@@ -19,6 +19,7 @@
 #include "server/server_registry.h"
 #include "server/server_util.h"
 #include "server/server_modex.h"
+#include "server/server_pmi.h"
 
 typedef struct {
     sy_srv_op_t op;
@@ -195,6 +196,7 @@ static void deregister_nspace_on_loop(void *arg)
     if (s != NULL) {
         sy_srv_cleanup_nspace_gone(r->nspace);
         sy_srv_modex_nspace_gone(s, r->nspace);
+        sy_srv_pmi_nspace_gone(r->nspace);
         drop_clients_of(s, r->nspace);
         for (sy_srv_nspace_t **pp = &s->nspaces; *pp != NULL; pp = &(*pp)->next) {
             sy_srv_nspace_t *ns = *pp;

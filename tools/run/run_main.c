@@ -15,6 +15,7 @@
 
 #include <pmix.h>
 #include <pmix_server.h>
+#include <switchyard.h>
 
 #include "run.h"
 
@@ -105,6 +106,16 @@ static char **build_env(run_job_t *job, const run_proc_t *p)
     return env;
 }
 
+/* The descriptor the server made for the child's PMI (PMI_FD), which
+ * this process closes once the child has it; -1 when none. */
+static int env_pmi_fd(char **env)
+{
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        if (strncmp(env[i], "PMI_FD=", 7) == 0)
+            return atoi(env[i] + 7);
+    return -1;
+}
+
 static void free_env(char **env)
 {
     for (size_t i = 0; env != NULL && env[i] != NULL; i++)
@@ -129,12 +140,15 @@ int run_start(run_job_t *job, run_proc_t *p)
     /* exec status: a successful exec closes it, a failure writes errno */
     int ex[2] = {-1, -1};
     char **env = build_env(job, p);
+    int pmi_fd = env_pmi_fd(env);
     if (env == NULL || (tools_in && pipe2(in, O_CLOEXEC) != 0) || pipe2(ex, O_CLOEXEC) != 0) {
         if (in[0] >= 0) {
             close(in[0]);
             close(in[1]);
         }
         free_env(env);
+        if (pmi_fd >= 0)
+            close(pmi_fd);
         close(out[0]);
         close(out[1]);
         close(err[0]);
@@ -189,6 +203,8 @@ int run_start(run_job_t *job, run_proc_t *p)
         _exit(127);
     }
     free_env(env);
+    if (pmi_fd >= 0)
+        close(pmi_fd);
     close(out[1]);
     close(err[1]);
     close(ex[1]);
@@ -449,7 +465,7 @@ int main(int argc, char **argv)
     run_host_module(&module, &job);
     run_spawn_module(&module, wake_pipe[1]);
     run_tool_module(&module, &job, wake_pipe[1]);
-    pmix_info_t sinfo[6];
+    pmix_info_t sinfo[8];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
@@ -457,7 +473,10 @@ int main(int argc, char **argv)
     PMIX_INFO_LOAD(&sinfo[2], PMIX_SERVER_TMPDIR, session_dir, PMIX_STRING);
     /* tools may attach while the job runs (rendezvous files in $TMPDIR) */
     PMIX_INFO_LOAD(&sinfo[3], PMIX_SERVER_TOOL_SUPPORT, NULL, PMIX_BOOL);
-    size_t nsinfo = 4 + run_fabric_server_info(&opts, &sinfo[4]);
+    /* MPICH's ranks speak PMI-1 over PMI_FD (docs/pmi.md) */
+    bool pmi_wire = true;
+    PMIX_INFO_LOAD(&sinfo[4], SWITCHYARD_SERVER_PMI, &pmi_wire, PMIX_BOOL);
+    size_t nsinfo = 5 + run_fabric_server_info(&opts, &sinfo[5]);
     pmix_status_t rc = PMIx_server_init(&module, sinfo, nsinfo);
     for (size_t i = 0; i < nsinfo; i++)
         PMIX_INFO_DESTRUCT(&sinfo[i]);

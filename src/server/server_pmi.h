@@ -1,0 +1,104 @@
+/* The PMI-1 and PMI-2 wire protocols served by the server library
+ * (docs/pmi.md), for programs that bootstrap through PMI (MPICH's
+ * libmpich speaks PMI-1 over the descriptor in PMI_FD).  Enabled by the
+ * host with SWITCHYARD_SERVER_PMI at PMIx_server_init; then
+ * PMIx_server_setup_fork gives each child one end of a socketpair bound to
+ * its (namespace, rank) (PMI_FD, PMI_RANK, PMI_SIZE, ...).  The peer never
+ * names itself: the descriptor is its identity.
+ *
+ * The files: server_pmi_wire.c (connections, framing, replies, the
+ * hooks below), server_pmi_job.c (each job's key-value space, barrier and
+ * node attributes, the host upcalls), server_pmi1.c and server_pmi2.c
+ * (the commands).  Everything runs on the server's loop. */
+#ifndef SWITCHYARD_SERVER_PMI_H
+#define SWITCHYARD_SERVER_PMI_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pmix_common.h>
+
+/* ---- hooks for the rest of the server ---- */
+/* PMIx_server_init: SWITCHYARD_SERVER_PMI in info enables the protocols. */
+void sy_srv_pmi_init(const pmix_info_t info[], size_t ninfo);
+/* On the loop, before the peers are closed. */
+void sy_srv_pmi_finalize(void);
+/* PMIx_server_setup_fork, any thread: a socketpair for proc and the
+ * PMI_* variables in *env (nothing when not enabled, or in a forked
+ * child, where there is no loop). */
+pmix_status_t sy_srv_pmi_setup_fork(const pmix_proc_t *proc, char ***env);
+/* On the loop: a namespace was deregistered. */
+void sy_srv_pmi_nspace_gone(const char *nspace);
+
+/* ---- between the PMI files ---- */
+struct event;
+typedef struct sy_pmi_job sy_pmi_job_t;
+
+typedef struct sy_pmi_conn {
+    int fd;
+    struct event *rev, *wev;
+    pmix_proc_t proc;
+    sy_pmi_job_t *job;
+    unsigned long serial; /* names it to callbacks that may come late */
+    int version;          /* 0 until init, then 1 or 2 */
+    bool finalized, aborted, in_barrier;
+    char *in; /* unparsed input */
+    size_t in_len, in_cap;
+    char *out; /* unsent output */
+    size_t out_len, out_off, out_cap;
+    char *spawn;       /* PMI-1 mcmd=spawn blocks collected so far */
+    char *fence_thrid; /* PMI-2: the thrid= of the pending kvs-fence */
+    char *wait_key;    /* PMI-2: the node attribute waited for */
+    char *wait_thrid;
+    struct sy_pmi_conn *next;
+} sy_pmi_conn_t;
+
+/* Queue a reply (PMI-1: one line, newline added; PMI-2: the body, the
+ * length prefix added).  Returns false (and the connection is being
+ * dropped) when it cannot be queued. */
+bool sy_pmi_send1(sy_pmi_conn_t *c, const char *line);
+bool sy_pmi_send2(sy_pmi_conn_t *c, const char *body);
+/* Drop a connection that broke the protocol: one log line. */
+void sy_pmi_drop(sy_pmi_conn_t *c, const char *why);
+/* The live connection of that serial, or NULL. */
+sy_pmi_conn_t *sy_pmi_conn_by_serial(unsigned long serial);
+/* Every live connection (for barriers and waiters). */
+sy_pmi_conn_t *sy_pmi_conns(void);
+
+/* server_pmi1.c / server_pmi2.c: one complete message (NUL-terminated
+ * copy; PMI-1 without its newline). */
+void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len);
+void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len);
+
+/* ---- server_pmi_job.c ---- */
+sy_pmi_job_t *sy_pmi_job_get(const char *nspace); /* find or make; NULL: no such nspace */
+const char *sy_pmi_job_nspace(const sy_pmi_job_t *j);
+uint32_t sy_pmi_job_size(const sy_pmi_job_t *j);
+bool sy_pmi_job_aborted(const sy_pmi_job_t *j);
+void sy_pmi_jobs_free(void);
+void sy_pmi_job_free_nspace(const char *nspace);
+/* The flat key-value space: put replaces; get returns NULL when absent. */
+bool sy_pmi_kvs_put(sy_pmi_job_t *j, const char *key, const char *val);
+const char *sy_pmi_kvs_get(const sy_pmi_job_t *j, const char *key);
+/* Node attributes (PMI-2). */
+bool sy_pmi_nodeattr_put(sy_pmi_job_t *j, const char *key, const char *val);
+const char *sy_pmi_nodeattr_get(const sy_pmi_job_t *j, const char *key);
+/* The job's barrier: c entered; when every rank of the job did, done(c)
+ * runs for each of them (their in_barrier is cleared first). */
+void sy_pmi_barrier_enter(sy_pmi_conn_t *c, void (*done)(sy_pmi_conn_t *c));
+/* c left (closed): it no longer counts. */
+void sy_pmi_barrier_leave(sy_pmi_conn_t *c);
+/* Values of the job from its registration: -1 / NULL when unknown. */
+long sy_pmi_appnum(const pmix_proc_t *proc);
+long sy_pmi_universe(const sy_pmi_job_t *j);
+bool sy_pmi_mapping(const sy_pmi_job_t *j, char *out, size_t len);
+/* The host's abort upcall for c's process. */
+void sy_pmi_abort(sy_pmi_conn_t *c, int status, const char *msg);
+/* Name service through the host: done(c, rc, port) on the loop (c still
+ * open; port NULL unless a lookup found it). */
+typedef void (*sy_pmi_ns_done_fn)(sy_pmi_conn_t *c, pmix_status_t rc, const char *port);
+void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port,
+                    sy_pmi_ns_done_fn done);
+void sy_pmi_unpublish(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
+void sy_pmi_lookup(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
+#endif

@@ -1,0 +1,270 @@
+/* PMI-1 commands (`cmd=<name> key=value ...` lines; docs/pmi.md has the
+ * table).  The same first `init` line starts PMI-2 clients, whose later
+ * commands go to server_pmi2.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "server/server_pmi.h"
+
+#define MAX_PAIRS 64
+#define KVSNAME_MAX 256
+#define KEYLEN_MAX 64
+#define VALLEN_MAX 1024
+#define LINE_MAX_LEN 1024 /* the client's read buffer: a reply must be shorter */
+/* The longest value a get reply can carry within LINE_MAX_LEN (MPICH
+ * itself never puts more than 674 characters). */
+#define GET_PREFIX "cmd=get_result rc=0 msg=success value="
+#define VALUE_MAX ((size_t)LINE_MAX_LEN - 1 - sizeof(GET_PREFIX))
+
+typedef struct {
+    char *key[MAX_PAIRS], *val[MAX_PAIRS];
+    int n;
+} pairs_t;
+
+/* Split "k=v k=v" in place on blanks; false on a token without '='. */
+static bool split(char *s, pairs_t *p)
+{
+    p->n = 0;
+    for (char *tok = strtok(s, " "); tok != NULL; tok = strtok(NULL, " ")) {
+        char *eq = strchr(tok, '=');
+        if (eq == NULL || p->n == MAX_PAIRS)
+            return false;
+        *eq = '\0';
+        p->key[p->n] = tok;
+        p->val[p->n] = eq + 1;
+        p->n++;
+    }
+    return p->n > 0;
+}
+
+static const char *get(const pairs_t *p, const char *key)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->key[i], key) == 0)
+            return p->val[i];
+    return NULL;
+}
+
+static void reply(sy_pmi_conn_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply(sy_pmi_conn_t *c, const char *fmt, ...)
+{
+    char line[LINE_MAX_LEN + 64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (n < 0 || n >= LINE_MAX_LEN) {
+        sy_pmi_drop(c, "a PMI-1 reply would exceed 1023 bytes");
+        return;
+    }
+    sy_pmi_send1(c, line);
+}
+
+static void barrier_done(sy_pmi_conn_t *c)
+{
+    if (c->version == 2)
+        sy_pmi_send2(c, "cmd=kvs-fence-response;rc=0;");
+    else
+        sy_pmi_send1(c, "cmd=barrier_out");
+}
+
+static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+{
+    (void)port;
+    if (rc == PMIX_SUCCESS)
+        reply(c, "cmd=publish_result info=ok rc=0 msg=success");
+    else
+        reply(c, "cmd=publish_result info=ok rc=1 msg=%s",
+              rc == PMIX_ERR_DUPLICATE_KEY ? "key_already_present" : "publish_failed");
+}
+
+static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+{
+    (void)port;
+    if (rc == PMIX_SUCCESS)
+        reply(c, "cmd=unpublish_result info=ok rc=0 msg=success");
+    else
+        reply(c, "cmd=unpublish_result info=ok rc=1 msg=service_not_found");
+}
+
+static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+{
+    if (rc == PMIX_SUCCESS && port != NULL && strchr(port, ' ') == NULL)
+        reply(c, "cmd=lookup_result port=%s info=ok rc=0 msg=success", port);
+    else
+        reply(c, "cmd=lookup_result rc=1 msg=service_not_found");
+}
+
+/* A key or value PMI-1 can carry: no blank, bounded. */
+static bool plain(const char *s, size_t max)
+{
+    return s != NULL && strlen(s) < max && strchr(s, ' ') == NULL;
+}
+
+static void do_get(sy_pmi_conn_t *c, const pairs_t *p)
+{
+    const char *kvs = get(p, "kvsname"), *key = get(p, "key");
+    if (kvs == NULL || key == NULL || !plain(key, KEYLEN_MAX)) {
+        reply(c, "cmd=get_result rc=-1 msg=invalid_key value=unknown");
+        return;
+    }
+    sy_pmi_job_t *j = strcmp(kvs, c->proc.nspace) == 0 ? c->job : sy_pmi_job_get(kvs);
+    if (j == NULL) {
+        reply(c, "cmd=get_result rc=-1 msg=kvs_%s_not_found value=unknown", kvs);
+        return;
+    }
+    if (strcmp(key, "PMI_process_mapping") == 0) {
+        char map[VALLEN_MAX];
+        if (sy_pmi_mapping(j, map, sizeof(map)))
+            reply(c, "cmd=get_result rc=0 msg=success value=%s", map);
+        else /* MPICH then falls back to host names */
+            reply(c, "cmd=get_result rc=-1 msg=mapping_too_long value=unknown");
+        return;
+    }
+    if (strcmp(key, "PMI_dead_processes") == 0) {
+        reply(c, "cmd=get_result rc=0 msg=success value=");
+        return;
+    }
+    const char *v = sy_pmi_kvs_get(j, key);
+    if (v != NULL && strlen(v) > VALUE_MAX)
+        reply(c, "cmd=get_result rc=-1 msg=value_not_representable_in_pmi1 value=unknown");
+    else if (v != NULL)
+        reply(c, GET_PREFIX "%s", v);
+    else
+        reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found value=unknown", key);
+}
+
+/* "cmd=put kvsname=K key=k value=<rest of the line>": the value is taken
+ * whole (MPICH puts it last), so only the newline cannot be in it. */
+static void do_put(sy_pmi_conn_t *c, char *msg)
+{
+    char *vp = strstr(msg, " value=");
+    if (vp == NULL) {
+        reply(c, "cmd=put_result rc=-1 msg=no_value");
+        return;
+    }
+    *vp = '\0';
+    const char *val = vp + 7;
+    pairs_t p;
+    if (!split(msg, &p)) {
+        sy_pmi_drop(c, "a malformed put");
+        return;
+    }
+    const char *kvs = get(&p, "kvsname"), *key = get(&p, "key");
+    if (kvs == NULL || strcmp(kvs, c->proc.nspace) != 0)
+        reply(c, "cmd=put_result rc=-1 msg=not_your_kvs");
+    else if (key == NULL || key[0] == '\0' || !plain(key, KEYLEN_MAX))
+        reply(c, "cmd=put_result rc=-1 msg=invalid_key");
+    else if (strlen(val) > VALUE_MAX)
+        reply(c, "cmd=put_result rc=-1 msg=value_too_long");
+    else if (!sy_pmi_kvs_put(c->job, key, val))
+        reply(c, "cmd=put_result rc=-1 msg=out_of_memory");
+    else
+        reply(c, "cmd=put_result rc=0 msg=success");
+}
+
+/* mcmd=spawn blocks: not supported yet; answered once all arrived. */
+static void do_spawn(sy_pmi_conn_t *c, char *msg)
+{
+    const char *tot = strstr(msg, "\ntotspawns="), *sofar = strstr(msg, "\nspawnssofar=");
+    if (tot == NULL || sofar == NULL) {
+        sy_pmi_drop(c, "a malformed spawn");
+        return;
+    }
+    if (atoi(sofar + 13) < atoi(tot + 11))
+        return;
+    sy_log(SY_LOG_WARN, "pmi: %s.%u: PMI-1 spawn is not supported", c->proc.nspace, c->proc.rank);
+    reply(c, "cmd=spawn_result rc=-1");
+}
+
+void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
+{
+    (void)len;
+    if (strncmp(msg, "mcmd=spawn", 10) == 0) {
+        if (c->version != 1)
+            sy_pmi_drop(c, "spawn before init");
+        else
+            do_spawn(c, msg);
+        return;
+    }
+    if (strncmp(msg, "cmd=put ", 8) == 0 && c->version == 1) {
+        do_put(c, msg);
+        return;
+    }
+    pairs_t p;
+    if (!split(msg, &p) || strcmp(p.key[0], "cmd") != 0) {
+        sy_pmi_drop(c, "a malformed PMI-1 line");
+        return;
+    }
+    const char *cmd = p.val[0];
+    if (strcmp(cmd, "init") == 0) {
+        if (c->version != 0) {
+            sy_pmi_drop(c, "init twice");
+            return;
+        }
+        const char *v = get(&p, "pmi_version"), *sv = get(&p, "pmi_subversion");
+        int ver = v != NULL ? atoi(v) : 0;
+        if (ver != 1 && ver != 2) {
+            reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1");
+            return;
+        }
+        c->version = ver;
+        reply(c, "cmd=response_to_init pmi_version=%d pmi_subversion=%d rc=0", ver,
+              sv != NULL ? atoi(sv) : 0);
+        return;
+    }
+    if (c->version != 1) {
+        sy_pmi_drop(c, c->version == 0 ? "a command before init"
+                                       : "a PMI-1 command from a PMI-2 client");
+        return;
+    }
+    if (c->finalized) {
+        sy_pmi_drop(c, "a command after finalize");
+        return;
+    }
+    if (strcmp(cmd, "get_maxes") == 0) {
+        reply(c, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d", KVSNAME_MAX, KEYLEN_MAX,
+              VALLEN_MAX);
+    } else if (strcmp(cmd, "get_appnum") == 0) {
+        reply(c, "cmd=appnum appnum=%ld", sy_pmi_appnum(&c->proc));
+    } else if (strcmp(cmd, "get_my_kvsname") == 0) {
+        reply(c, "cmd=my_kvsname kvsname=%s", c->proc.nspace);
+    } else if (strcmp(cmd, "get_universe_size") == 0) {
+        reply(c, "cmd=universe_size size=%ld", sy_pmi_universe(c->job));
+    } else if (strcmp(cmd, "get") == 0) {
+        do_get(c, &p);
+    } else if (strcmp(cmd, "barrier_in") == 0) {
+        sy_pmi_barrier_enter(c, barrier_done);
+    } else if (strcmp(cmd, "finalize") == 0) {
+        c->finalized = true;
+        reply(c, "cmd=finalize_ack");
+    } else if (strcmp(cmd, "abort") == 0) {
+        const char *code = get(&p, "exitcode");
+        sy_pmi_abort(c, code != NULL ? atoi(code) : 1, "PMI-1 abort");
+    } else if (strcmp(cmd, "publish_name") == 0) {
+        const char *svc = get(&p, "service"), *port = get(&p, "port");
+        if (svc == NULL || port == NULL)
+            reply(c, "cmd=publish_result info=ok rc=1 msg=invalid_arguments");
+        else
+            sy_pmi_publish(c, svc, port, publish_done);
+    } else if (strcmp(cmd, "unpublish_name") == 0) {
+        const char *svc = get(&p, "service");
+        if (svc == NULL)
+            reply(c, "cmd=unpublish_result info=ok rc=1 msg=invalid_arguments");
+        else
+            sy_pmi_unpublish(c, svc, unpublish_done);
+    } else if (strcmp(cmd, "lookup_name") == 0) {
+        const char *svc = get(&p, "service");
+        if (svc == NULL)
+            reply(c, "cmd=lookup_result rc=1 msg=invalid_arguments");
+        else
+            sy_pmi_lookup(c, svc, lookup_done);
+    } else {
+        char why[96];
+        snprintf(why, sizeof(why), "unknown PMI-1 command '%.40s'", cmd);
+        sy_pmi_drop(c, why);
+    }
+}

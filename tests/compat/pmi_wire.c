@@ -1,0 +1,274 @@
+/* A raw PMI wire client over PMI_FD (no library), for
+ * tests/compat/pmi-wire.sh:
+ *   pmi_wire pmi1      the PMI-1 conversation MPICH has, checked reply by reply
+ *   pmi_wire pmi2      PMI-2 after a PMI-1 init: fullinit, ';' escaping, MPICH
+ *                      4.0.2's 6 garbage bytes, thrid echo, node attributes
+ *                      (waiting), kvs put/fence/get of every peer
+ *   pmi_wire bad MODE  a protocol violation (garbage, oversized, noinit,
+ *                      unknown): the server must close the connection
+ * Prints "wire <mode> ok rank R" on success. */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fd = -1, rank, size;
+static int fails;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pmi_wire rank %d: ", rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void put_all(const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            die("write: %s", strerror(errno));
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void get_all(char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t r = read(fd, buf, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            die("read: %s", r == 0 ? "EOF" : strerror(errno));
+        buf += r;
+        n -= (size_t)r;
+    }
+}
+
+/* PMI-1: one line out, one line back (without its newline). */
+static void req1(const char *line, char *reply, size_t len)
+{
+    put_all(line, strlen(line));
+    size_t n = 0;
+    for (;;) {
+        if (n + 1 >= len)
+            die("reply too long to '%s'", line);
+        get_all(reply + n, 1);
+        if (reply[n] == '\n')
+            break;
+        n++;
+    }
+    reply[n] = '\0';
+}
+
+static void expect(const char *got, const char *want)
+{
+    if (strcmp(got, want) != 0) {
+        fprintf(stderr, "pmi_wire rank %d: got '%s', expected '%s'\n", rank, got, want);
+        fails++;
+    }
+}
+
+/* PMI-2: length-prefixed; junk bytes after the command as MPICH sends. */
+static void req2(const char *cmd, bool junk, char *reply, size_t len)
+{
+    char hdr[32];
+    size_t n = strlen(cmd) + (junk ? 6 : 0);
+    snprintf(hdr, sizeof(hdr), "%-6zu", n);
+    put_all(hdr, 6);
+    put_all(cmd, strlen(cmd));
+    if (junk)
+        put_all("\0001-0;v", 6);
+    get_all(hdr, 6);
+    size_t rl = (size_t)atoi(hdr);
+    if (rl + 1 > len)
+        die("PMI-2 reply too long");
+    get_all(reply, rl);
+    reply[rl] = '\0';
+}
+
+static void pmi1(void)
+{
+    char r[2048], line[2048], kvs[300], want[2048];
+    req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+    expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+    req1("cmd=get_maxes\n", r, sizeof(r));
+    expect(r, "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024");
+    req1("cmd=get_appnum\n", r, sizeof(r));
+    expect(r, "cmd=appnum appnum=0");
+    req1("cmd=get_universe_size\n", r, sizeof(r));
+    snprintf(want, sizeof(want), "cmd=universe_size size=%d", size);
+    expect(r, want);
+    req1("cmd=get_my_kvsname\n", r, sizeof(r));
+    if (sscanf(r, "cmd=my_kvsname kvsname=%299s", kvs) != 1)
+        die("kvsname: '%s'", r);
+    snprintf(line, sizeof(line), "cmd=get kvsname=%s key=PMI_process_mapping\n", kvs);
+    req1(line, r, sizeof(r));
+    snprintf(want, sizeof(want), "cmd=get_result rc=0 msg=success value=(vector,(0,1,%d))", size);
+    expect(r, want);
+    /* a value with blanks survives (taken to the end of the line) */
+    snprintf(line, sizeof(line), "cmd=put kvsname=%s key=k-%d value=v %d x=y\n", kvs, rank, rank);
+    req1(line, r, sizeof(r));
+    expect(r, "cmd=put_result rc=0 msg=success");
+    snprintf(line, sizeof(line), "cmd=put kvsname=other-kvs key=k value=v\n");
+    req1(line, r, sizeof(r));
+    if (strncmp(r, "cmd=put_result rc=-1", 20) != 0)
+        expect(r, "cmd=put_result rc=-1 ...");
+    /* the longest value a get reply can carry in 1023 bytes, and one more */
+    char big[1100];
+    memset(big, 'A', sizeof(big));
+    big[984] = '\0';
+    snprintf(line, sizeof(line), "cmd=put kvsname=%s key=long-%d value=%s\n", kvs, rank, big);
+    req1(line, r, sizeof(r));
+    expect(r, "cmd=put_result rc=0 msg=success");
+    big[984] = 'A';
+    big[985] = '\0';
+    snprintf(line, sizeof(line), "cmd=put kvsname=%s key=longer value=%s\n", kvs, big);
+    req1(line, r, sizeof(r));
+    expect(r, "cmd=put_result rc=-1 msg=value_too_long");
+    big[984] = '\0';
+    snprintf(line, sizeof(line), "cmd=get kvsname=%s key=long-%d\n", kvs, rank);
+    req1(line, r, sizeof(r));
+    snprintf(want, sizeof(want), "cmd=get_result rc=0 msg=success value=%s", big);
+    expect(r, want);
+    if (strlen(r) + 1 > 1023)
+        expect(r, "a reply shorter than 1024 bytes");
+    req1("cmd=barrier_in\n", r, sizeof(r));
+    expect(r, "cmd=barrier_out");
+    for (int p = 0; p < size; p++) {
+        snprintf(line, sizeof(line), "cmd=get kvsname=%s key=k-%d\n", kvs, p);
+        req1(line, r, sizeof(r));
+        snprintf(want, sizeof(want), "cmd=get_result rc=0 msg=success value=v %d x=y", p);
+        expect(r, want);
+    }
+    snprintf(line, sizeof(line), "cmd=get kvsname=%s key=nokey\n", kvs);
+    req1(line, r, sizeof(r));
+    expect(r, "cmd=get_result rc=-1 msg=key_nokey_not_found value=unknown");
+    req1("cmd=barrier_in\n", r, sizeof(r));
+    expect(r, "cmd=barrier_out");
+    req1("cmd=finalize\n", r, sizeof(r));
+    expect(r, "cmd=finalize_ack");
+}
+
+static void pmi2(void)
+{
+    char r[4096], cmd[2048], want[2048], jobid[300];
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    expect(r, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0");
+    snprintf(cmd, sizeof(cmd), "cmd=fullinit;pmirank=%d;threaded=FALSE;", rank);
+    req2(cmd, true, r, sizeof(r));
+    snprintf(want, sizeof(want),
+             "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=%d;size=%d;appnum=0;"
+             "debugged=FALSE;pmiverbose=FALSE;rc=0;",
+             rank, size);
+    expect(r, want);
+    req2("cmd=job-getid;thrid=0x7ffd1234;", true, r, sizeof(r));
+    if (sscanf(r, "cmd=job-getid-response;thrid=0x7ffd1234;jobid=%299[^;];rc=0;", jobid) != 1)
+        die("job-getid: '%s'", r);
+    req2("cmd=info-getjobattr;key=PMI_process_mapping;", false, r, sizeof(r));
+    snprintf(want, sizeof(want),
+             "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,1,%d));rc=0;", size);
+    expect(r, want);
+    /* node attribute: rank 0 puts it late, the others wait */
+    if (rank == 0) {
+        usleep(100000);
+        req2("cmd=info-putnodeattr;key=-bcast-1-0;value=2F6465762F;", true, r, sizeof(r));
+        expect(r, "cmd=info-putnodeattr-response;rc=0;");
+    }
+    req2("cmd=info-getnodeattr;key=-bcast-1-0;wait=TRUE;", true, r, sizeof(r));
+    expect(r, "cmd=info-getnodeattr-response;found=TRUE;value=2F6465762F;rc=0;");
+    /* ';' escaped as ";;" both ways */
+    snprintf(cmd, sizeof(cmd), "cmd=kvs-put;key=raw-%d;value=a;;b=c d%d;", rank, rank);
+    req2(cmd, true, r, sizeof(r));
+    expect(r, "cmd=kvs-put-response;rc=0;");
+    req2("cmd=kvs-fence;", true, r, sizeof(r));
+    expect(r, "cmd=kvs-fence-response;rc=0;");
+    for (int p = 0; p < size; p++) {
+        snprintf(cmd, sizeof(cmd), "cmd=kvs-get;jobid=%s;srcid=-1;key=raw-%d;", jobid, p);
+        req2(cmd, true, r, sizeof(r));
+        snprintf(want, sizeof(want), "cmd=kvs-get-response;found=TRUE;value=a;;b=c d%d;rc=0;", p);
+        expect(r, want);
+    }
+    snprintf(cmd, sizeof(cmd), "cmd=kvs-get;jobid=%s;srcid=-1;key=nokey;", jobid);
+    req2(cmd, false, r, sizeof(r));
+    expect(r, "cmd=kvs-get-response;found=FALSE;rc=0;");
+    req2("cmd=kvs-fence;thrid=0x42;", false, r, sizeof(r));
+    expect(r, "cmd=kvs-fence-response;thrid=0x42;rc=0;");
+    req2("cmd=finalize;", true, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
+/* The server must close on us: EOF after the violation. */
+static void bad(const char *mode)
+{
+    char r[256];
+    if (strcmp(mode, "noinit") == 0) {
+        put_all("cmd=get_maxes\n", 14);
+    } else if (strcmp(mode, "garbage") == 0) {
+        put_all("\x01\x02garbage\n", 10);
+    } else if (strcmp(mode, "unknown") == 0) {
+        req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+        put_all("cmd=frobnicate\n", 15);
+    } else if (strcmp(mode, "oversized") == 0) {
+        req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+        char *big = malloc(200000);
+        memcpy(big, "cmd=put kvsname=x key=k value=", 30);
+        memset(big + 30, 'A', 200000 - 30);
+        /* the server may close while we write: EPIPE is fine */
+        size_t off = 0;
+        while (off < 200000) {
+            ssize_t w = write(fd, big + off, 200000 - off);
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+        free(big);
+    } else if (strcmp(mode, "badlen") == 0) {
+        req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+        put_all("99999999", 8);
+    } else {
+        die("unknown bad mode %s", mode);
+    }
+    ssize_t n;
+    do {
+        n = read(fd, r, sizeof(r));
+    } while (n > 0 || (n < 0 && errno == EINTR));
+    if (n < 0 && errno != ECONNRESET)
+        die("read: %s", strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+    const char *e = getenv("PMI_FD");
+    if (e == NULL || getenv("PMI_RANK") == NULL || getenv("PMI_SIZE") == NULL)
+        die("no PMI_FD/PMI_RANK/PMI_SIZE");
+    fd = atoi(e);
+    rank = atoi(getenv("PMI_RANK"));
+    size = atoi(getenv("PMI_SIZE"));
+    signal(SIGPIPE, SIG_IGN);
+    const char *mode = argc > 1 ? argv[1] : "pmi1";
+    if (strcmp(mode, "pmi1") == 0)
+        pmi1();
+    else if (strcmp(mode, "pmi2") == 0)
+        pmi2();
+    else if (strcmp(mode, "bad") == 0 && argc > 2)
+        bad(argv[2]);
+    else
+        die("usage: pmi_wire pmi1|pmi2|bad MODE");
+    if (fails == 0)
+        printf("wire %s ok rank %d\n", mode, rank);
+    return fails == 0 ? 0 : 1;
+}
