@@ -315,8 +315,11 @@ static void stop_on_loop(void *arg)
 {
     loop_job_t *job = arg;
     sy_srv_t *s = job->s;
-    /* Pending collectives and event registrations let go of their peers
-     * (firing what they owe the host) before the peers are freed. */
+    /* Host upcalls never answered end first (their requesters in this
+     * process hear of it; a late callback finds no ticket), then pending
+     * collectives and event registrations let go of their peers (firing
+     * what they owe the host) before the peers are freed. */
+    sy_srv_reqs_finalize();
     sy_srv_modex_finalize(s);
     sy_srv_fabric_finalize(s);
     sy_srv_group_finalize(s);

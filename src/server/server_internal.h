@@ -204,10 +204,14 @@ void sy_srv_iof_peer_gone(sy_srv_peer_t *peer);
 void sy_srv_iof_finalize(void);
 
 /* ---- server_query.c: queries (the library's part, the host's part) ---- */
-/* answers is the caller's to take (its infos) or leave (freed after). */
+/* answers is the caller's to take (its infos) or leave (freed after).
+ * done runs on the loop; when the server goes before the host answers,
+ * gone(arg) runs instead (any thread: free arg, touch no loop state).
+ * gone NULL (the server's own PMIx_Query_info): done runs with the host's
+ * answer whenever it comes, after finalize too. */
 typedef void (*sy_srv_query_done_fn)(pmix_status_t status, sy_infos_t *answers, void *arg);
 void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n,
-                  sy_srv_query_done_fn done, void *arg);
+                  sy_srv_query_done_fn done, sy_progress_fn_t gone, void *arg);
 void sy_srv_query_init(void);
 void sy_srv_query_finalize(void);
 
@@ -391,52 +395,8 @@ pmix_status_t sy_srv_op_start(sy_srv_op_t *op, sy_progress_fn_t fn, pmix_op_cbfu
                               void *cbdata);
 void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status);
 
-/* ---- server_upcall.c: upcall tickets ----
- * The cbdata a host upcall gets is a ticket, never the request itself:
- * hosts may call back inside the upcall, from any thread, never, or also
- * after returning an error or PMIX_OPERATION_SUCCEEDED.  Embed a
- * sy_srv_upcall_t in the request; pass sy_srv_upcall_ticket(&r->up, r) as
- * cbdata; in the callback, sy_srv_upcall_claim(cbdata) gives the request,
- * or NULL when it was ended already (then do nothing but release what the
- * host handed over); after the upcall, sy_srv_upcall_returned(&r->up, rc)
- * is true when the caller must end the request itself with rc (the
- * callback will not come or already lost the race). */
-typedef struct sy_srv_upcall {
-    uintptr_t id;
-    void *req;
-    struct sy_srv_upcall *next;
-} sy_srv_upcall_t;
-void *sy_srv_upcall_ticket(sy_srv_upcall_t *u, void *req);
-void *sy_srv_upcall_claim(void *ticket);
-bool sy_srv_upcall_returned(sy_srv_upcall_t *u, pmix_status_t rc);
-/* A host's release_fn, called on the loop once its callback returned
- * (never on the host's thread: it may hold the lock release_fn takes). */
-void sy_srv_release_later(pmix_release_cbfunc_t fn, void *cbdata);
-
-/* A peer's request handed to a host upcall.  Embed it first in a malloc'd
- * request struct; sy_srv_req_init holds the peer.  The host's callback (any
- * thread) sets status and reply, then calls sy_srv_req_post (or passes
- * sy_srv_req_op_done as a pmix_op_cbfunc_t); on the loop, or at once where
- * the upcall returned its answer, sy_srv_req_finish replies with the status
- * followed by reply, releases the peer and frees the request with free_fn
- * (its own fields and itself; reply is destructed already).  A server gone
- * meanwhile only frees it. */
-typedef struct sy_srv_req {
-    sy_srv_upcall_t up; /* cbdata for the host: sy_srv_req_ticket */
-    sy_srv_peer_t *peer;
-    uint32_t tag;
-    pmix_status_t status;
-    pmix_data_buffer_t reply; /* what follows the status */
-    void (*free_fn)(struct sy_srv_req *req);
-} sy_srv_req_t;
-void sy_srv_req_init(sy_srv_req_t *req, sy_srv_peer_t *peer, uint32_t tag,
-                     void (*free_fn)(sy_srv_req_t *req));
-void sy_srv_req_post(sy_srv_req_t *req);
-/* The cbdata to give the host's upcall; its callback claims it
- * (sy_srv_upcall_claim); sy_srv_req_op_done does. */
-void *sy_srv_req_ticket(sy_srv_req_t *req);
-void sy_srv_req_op_done(pmix_status_t status, void *cbdata);
-void sy_srv_req_finish(sy_srv_req_t *req);
+/* ---- server_upcall.c: the request object of host upcalls ---- */
+#include "server/server_upcall.h"
 
 /* Messages of wire_msgs.h: the codec of a peer's connection; a request
  * of it unpacked (msg zeroed first; on failure freed, and the status is
