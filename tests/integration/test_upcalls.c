@@ -108,8 +108,10 @@ static int client_call(void)
         fh_waiter_t w = FH_WAITER;
         rc = fh_wait(PMIx_IOF_push(&me, 1, &bo, NULL, 0, fh_op_cb, &w), &w);
     } else if (strcmp(family, "events") == 0) {
-        rc = PMIx_Notify_event(PMIX_EXTERNAL_ERR_BASE - 7, &me, PMIX_RANGE_GLOBAL, NULL, 0, NULL,
-                               NULL);
+        fh_waiter_t w = FH_WAITER;
+        rc = fh_wait(PMIx_Notify_event(PMIX_EXTERNAL_ERR_BASE - 7, &me, PMIX_RANGE_GLOBAL, NULL, 0,
+                                       fh_op_cb, &w),
+                     &w);
     } else if (strcmp(family, "groups") == 0) {
         pmix_info_t dir;
         bool yes = true;
