@@ -18,6 +18,9 @@
 #include "common/buffer.h"
 #include "common/log.h"
 #include "server/server_internal.h"
+#include "server/server_peer.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 #define NBUCKETS 64
 

@@ -33,7 +33,8 @@
 
 #include <pmix_server.h>
 
-struct sy_srv_peer;
+#include "server/server_internal.h"
+
 typedef struct sy_srv_req sy_srv_req_t;
 
 typedef struct {
@@ -56,8 +57,8 @@ typedef struct {
 
 struct sy_srv_req {
     const sy_srv_req_type_t *type;
-    struct sy_srv_peer *peer; /* held until it ends; NULL: the library's own */
-    uint32_t tag;             /* the peer's request answered by default */
+    sy_srv_peer_t *peer; /* held until it ends; NULL: the library's own */
+    uint32_t tag;        /* the peer's request answered by default */
     pmix_status_t status;
     pmix_data_buffer_t reply; /* what follows the status in the default reply */
     bool waited_here;         /* see above: kept out with the host at finalize */
@@ -67,7 +68,7 @@ struct sy_srv_req {
 };
 
 /* On the loop: fill the header (peer, when not NULL, is held). */
-void sy_srv_req_init(sy_srv_req_t *req, const sy_srv_req_type_t *type, struct sy_srv_peer *peer,
+void sy_srv_req_init(sy_srv_req_t *req, const sy_srv_req_type_t *type, sy_srv_peer_t *peer,
                      uint32_t tag);
 /* On the loop, just before the upcall: the cbdata to give the host. */
 void *sy_srv_req_ticket(sy_srv_req_t *req);
@@ -116,4 +117,8 @@ typedef struct sy_srv_upcall {
 void *sy_srv_upcall_ticket(sy_srv_upcall_t *u, void *req);
 void *sy_srv_upcall_claim(void *ticket);
 bool sy_srv_upcall_returned(sy_srv_upcall_t *u, pmix_status_t rc);
+
+/* A host completion: run done(arg) on the loop, unless the server is
+ * gone, in which case drop(arg) frees it on the calling thread. */
+void sy_srv_post_or_drop(sy_progress_fn_t done, sy_progress_fn_t drop, void *arg);
 #endif
