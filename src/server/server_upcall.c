@@ -24,58 +24,13 @@
 
 #define NBUCKETS 64
 
+/* The requests out with the host, by ticket; never-reused numbers. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static sy_srv_upcall_t *buckets[NBUCKETS];
 static uintptr_t last_id;
-
-void *sy_srv_upcall_ticket(sy_srv_upcall_t *u, void *req)
-{
-    pthread_mutex_lock(&lock);
-    u->id = ++last_id;
-    u->req = req;
-    sy_srv_upcall_t **b = &buckets[u->id % NBUCKETS];
-    u->next = *b;
-    *b = u;
-    pthread_mutex_unlock(&lock);
-    return (void *)u->id;
-}
-
-/* The request of a ticket still in the table, taken out; NULL if gone. */
-static void *take(uintptr_t id)
-{
-    void *req = NULL;
-    pthread_mutex_lock(&lock);
-    for (sy_srv_upcall_t **pp = &buckets[id % NBUCKETS]; *pp != NULL; pp = &(*pp)->next) {
-        if ((*pp)->id == id) {
-            sy_srv_upcall_t *u = *pp;
-            *pp = u->next;
-            u->next = NULL;
-            req = u->req;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&lock);
-    return req;
-}
-
-void *sy_srv_upcall_claim(void *ticket)
-{
-    return take((uintptr_t)ticket);
-}
-
-bool sy_srv_upcall_returned(sy_srv_upcall_t *u, pmix_status_t rc)
-{
-    if (rc == PMIX_SUCCESS)
-        return false; /* the callback ends it, now or later */
-    /* An error, or done at once (PMIX_OPERATION_SUCCEEDED): the callback
-     * is not expected.  If it came anyway, inside the upcall, it has the
-     * request already. */
-    return take(u->id) != NULL;
-}
 
 /* ---- the request object ---- */
 
-static sy_srv_req_t *reqs[NBUCKETS]; /* out with the host, under `lock` */
+static sy_srv_req_t *reqs[NBUCKETS]; /* under `lock` */
 
 void sy_srv_req_init(sy_srv_req_t *req, const sy_srv_req_type_t *type, sy_srv_peer_t *peer,
                      uint32_t tag)
@@ -85,6 +40,8 @@ void sy_srv_req_init(sy_srv_req_t *req, const sy_srv_req_type_t *type, sy_srv_pe
     req->tag = tag;
     req->status = PMIX_SUCCESS;
     req->waited_here = false;
+    req->release_fn = NULL;
+    req->release_cbdata = NULL;
     req->id = 0;
     req->next = NULL;
     if (peer != NULL)
@@ -140,7 +97,12 @@ static void req_end(sy_srv_req_t *req)
     }
     if (req->peer != NULL)
         sy_srv_peer_release(req->peer);
+    /* on the loop, the host's callback has returned */
+    pmix_release_cbfunc_t release_fn = req->release_fn;
+    void *release_cbdata = req->release_cbdata;
     req_free(req);
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
 }
 
 static void req_end_on_loop(void *arg)
@@ -154,7 +116,11 @@ static void req_gone(sy_srv_req_t *req)
 {
     if (req->type->gone != NULL)
         req->type->gone(req);
+    pmix_release_cbfunc_t release_fn = req->release_fn;
+    void *release_cbdata = req->release_cbdata;
     req_free(req);
+    /* maybe in the host's callback, which may hold the lock it takes */
+    sy_srv_release_later(release_fn, release_cbdata);
 }
 
 static void req_gone_now(void *arg)

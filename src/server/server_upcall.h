@@ -62,6 +62,12 @@ struct sy_srv_req {
     pmix_status_t status;
     pmix_data_buffer_t reply; /* what follows the status in the default reply */
     bool waited_here;         /* see above: kept out with the host at finalize */
+    /* A callback whose data stays the host's until its release_fn (the
+     * modex callbacks: no copy) sets these; the release is called once the
+     * request ended (on the loop after done, or later after gone), never
+     * on the host's thread. */
+    pmix_release_cbfunc_t release_fn;
+    void *release_cbdata;
     /* private: the ticket and the table of requests out with the host */
     uintptr_t id;
     struct sy_srv_req *next;
@@ -104,19 +110,6 @@ void sy_srv_reqs_finalize(void);
 /* A host's release_fn, called on the loop once its callback returned
  * (never on the host's thread: it may hold the lock release_fn takes). */
 void sy_srv_release_later(pmix_release_cbfunc_t fn, void *cbdata);
-
-/* The bare tickets the collective engine and direct modex still use
- * (server_modex.c), until they are requests too: pass
- * sy_srv_upcall_ticket(&r->up, r) as cbdata, sy_srv_upcall_claim in the
- * callback, sy_srv_upcall_returned after the upcall. */
-typedef struct sy_srv_upcall {
-    uintptr_t id;
-    void *req;
-    struct sy_srv_upcall *next;
-} sy_srv_upcall_t;
-void *sy_srv_upcall_ticket(sy_srv_upcall_t *u, void *req);
-void *sy_srv_upcall_claim(void *ticket);
-bool sy_srv_upcall_returned(sy_srv_upcall_t *u, pmix_status_t rc);
 
 /* A host completion: run done(arg) on the loop, unless the server is
  * gone, in which case drop(arg) frees it on the calling thread. */

@@ -4,7 +4,9 @@
  *   families: client (client_finalized), pubsub (publish), hostops
  *             (job_control), query (query), iof (push_stdin), events
  *             (notify_event), groups (group), fabric (fabric), cred
- *             (get_credential), tool (tool_connected).
+ *             (get_credential), tool (tool_connected), fence (fence_nb with
+ *             a participant on another node), dmodex (direct_modex of a
+ *             rank on another node).
  *   modes:    inside: the callback comes inside the upcall;
  *             later:  from another thread 100 ms after the upcall returned;
  *             twice:  inside, and again from another thread later (the
@@ -57,6 +59,8 @@ static double now_s(void)
 }
 
 #define ANSWER_KEY "upc.answer"
+#define REMOTE_RANK 2 /* ranks 0 and 1 here, 2 on REMOTE_HOST */
+#define REMOTE_HOST "remote.test"
 #define CTXID 77
 
 /* ================= the client ================= */
@@ -130,6 +134,20 @@ static int client_call(void)
         rc = PMIx_Fabric_register(&f, NULL, 0);
         /* the host answers NOT_FOUND: proof that its answer came */
         rc = rc == PMIX_ERR_NOT_FOUND ? PMIX_SUCCESS : (rc == PMIX_SUCCESS ? PMIX_ERROR : rc);
+    } else if (strcmp(family, "fence") == 0) {
+        pmix_proc_t procs[2];
+        PMIX_LOAD_PROCID(&procs[0], me.nspace, me.rank);
+        PMIX_LOAD_PROCID(&procs[1], me.nspace, REMOTE_RANK);
+        rc = PMIx_Fence(procs, 2, NULL, 0);
+    } else if (strcmp(family, "dmodex") == 0) {
+        pmix_proc_t remote;
+        PMIX_LOAD_PROCID(&remote, me.nspace, REMOTE_RANK);
+        pmix_value_t *v = NULL;
+        rc = PMIx_Get(&remote, "upc.remote", NULL, 0, &v);
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
+        /* the host answers NO_PERMISSIONS: proof that its answer came */
+        rc = rc == PMIX_ERR_NO_PERMISSIONS ? PMIX_SUCCESS : (rc == PMIX_SUCCESS ? PMIX_ERROR : rc);
     } else if (strcmp(family, "cred") == 0) {
         pmix_byte_object_t cred = {0};
         rc = PMIx_Get_credential(NULL, 0, &cred);
@@ -174,7 +192,7 @@ static int client(void)
 
 /* ================= the host ================= */
 
-typedef enum { CB_OP, CB_INFO, CB_CRED, CB_TOOL } cb_kind_t;
+typedef enum { CB_OP, CB_INFO, CB_CRED, CB_TOOL, CB_MODEX } cb_kind_t;
 
 /* One answer the host owes. */
 typedef struct {
@@ -183,6 +201,7 @@ typedef struct {
     pmix_info_cbfunc_t info;
     pmix_credential_cbfunc_t cred;
     pmix_tool_connection_cbfunc_t tool;
+    pmix_modex_cbfunc_t modex;
     void *cbdata;
     pmix_status_t status;
     bool ctxid; /* the answer carries PMIX_GROUP_CONTEXT_ID */
@@ -207,6 +226,15 @@ static void released(void *cbdata)
     pthread_mutex_unlock(&lock);
 }
 
+static void released_data(void *cbdata)
+{
+    free(cbdata);
+    pthread_mutex_lock(&lock);
+    n_released++;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
 static void fire(const answer_t *a)
 {
     if (a->kind == CB_OP) {
@@ -224,6 +252,14 @@ static void fire(const answer_t *a)
         n_infos_given++;
         pthread_mutex_unlock(&lock);
         a->info(a->status, info, 1, a->cbdata, released, info);
+    } else if (a->kind == CB_MODEX) {
+        /* no data from elsewhere, but a buffer that is the host's until
+         * its release */
+        char *data = calloc(1, 1);
+        pthread_mutex_lock(&lock);
+        n_infos_given++;
+        pthread_mutex_unlock(&lock);
+        a->modex(a->status, data, 0, a->cbdata, released_data, data);
     } else if (a->kind == CB_CRED) {
         pmix_byte_object_t bo = {.bytes = "upc-cred", .size = 8};
         a->cred(a->status, &bo, NULL, 0, a->cbdata);
@@ -350,10 +386,67 @@ static pmix_status_t up_get_cred(const pmix_proc_t *p, const pmix_info_t dirs[],
     return answer((answer_t){.kind = CB_CRED, .cred = cb, .cbdata = cbd});
 }
 
+static pmix_status_t up_fence(const pmix_proc_t procs[], size_t np, const pmix_info_t info[],
+                              size_t ni, char *data, size_t ndata, pmix_modex_cbfunc_t cb,
+                              void *cbd)
+{
+    (void)procs, (void)np, (void)info, (void)ni, (void)ndata;
+    free(data); /* ours (the host's) to free */
+    return answer((answer_t){.kind = CB_MODEX, .modex = cb, .cbdata = cbd});
+}
+
+static pmix_status_t up_dmodex(const pmix_proc_t *p, const pmix_info_t info[], size_t ni,
+                               pmix_modex_cbfunc_t cb, void *cbd)
+{
+    (void)p, (void)info, (void)ni;
+    return answer((answer_t){
+        .kind = CB_MODEX, .modex = cb, .cbdata = cbd, .status = PMIX_ERR_NO_PERMISSIONS});
+}
+
 static void up_tool(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cb, void *cbd)
 {
     (void)info, (void)ninfo;
     answer((answer_t){.kind = CB_TOOL, .tool = cb, .cbdata = cbd});
+}
+
+/* Ranks 0 and 1 here, REMOTE_RANK on REMOTE_HOST, as a host registers a
+ * job of two nodes; 0 and 1 registered as clients. */
+static pmix_status_t register_job(const char *nspace)
+{
+    char host[256] = "", nodes_in[600], *nodes = NULL, *procs = NULL;
+    gethostname(host, sizeof host - 1);
+    snprintf(nodes_in, sizeof nodes_in, "%s,%s", host, REMOTE_HOST);
+    pmix_status_t rc = PMIx_generate_regex(nodes_in, &nodes);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_generate_ppn("0,1;2", &procs);
+    if (rc != PMIX_SUCCESS) {
+        free(nodes);
+        return rc;
+    }
+    uint32_t size = 3, local = 2, nn = 2;
+    pmix_info_t info[7];
+    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[1], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &local, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[3], PMIX_NUM_NODES, &nn, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[4], PMIX_LOCAL_PEERS, "0,1", PMIX_STRING);
+    PMIX_INFO_LOAD(&info[5], PMIX_NODE_MAP, nodes, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[6], PMIX_PROC_MAP, procs, PMIX_STRING);
+    free(nodes);
+    free(procs);
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, nspace);
+    fh_waiter_t w = FH_WAITER;
+    rc = fh_wait(PMIx_server_register_nspace(ns, 2, info, 7, fh_op_cb, &w), &w);
+    for (int i = 0; i < 7; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+    for (pmix_rank_t r = 0; rc == PMIX_SUCCESS && r < 2; r++) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, nspace, r);
+        fh_waiter_t wc = FH_WAITER;
+        rc = fh_wait(PMIx_server_register_client(&p, getuid(), getgid(), NULL, fh_op_cb, &wc), &wc);
+    }
+    return rc;
 }
 
 static char self_path[4096];
@@ -449,7 +542,9 @@ static void scenario(const char *f, const char *m)
                                    .group = up_group,
                                    .fabric = up_fabric,
                                    .get_credential = up_get_cred,
-                                   .tool_connected = up_tool};
+                                   .tool_connected = up_tool,
+                                   .fence_nb = up_fence,
+                                   .direct_modex = up_dmodex};
     char tmpdir[4096];
     snprintf(tmpdir, sizeof tmpdir, "%s/sy-upc.XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -472,7 +567,7 @@ static void scenario(const char *f, const char *m)
     }
     char ns[64];
     snprintf(ns, sizeof ns, "upc-%s-%s", f, m);
-    if (!tool && (rc = fh_register_job(ns, 2)) != PMIX_SUCCESS)
+    if (!tool && (rc = register_job(ns)) != PMIX_SUCCESS)
         FAIL("register the job: %s", PMIx_Error_string(rc));
     if (tool)
         setenv("UPC_DIR", tmpdir, 1);
@@ -537,8 +632,8 @@ int main(int argc, char **argv)
         return 1;
     self_path[n] = '\0';
     alarm(600);
-    static const char *families[] = {"client", "pubsub", "hostops", "query", "iof",
-                                     "events", "groups", "fabric",  "cred",  "tool"};
+    static const char *families[] = {"client", "pubsub", "hostops", "query", "iof",   "events",
+                                     "groups", "fabric", "cred",    "tool",  "fence", "dmodex"};
     static const char *modes[] = {"inside", "later", "twice", "died", "never"};
     for (size_t f = 0; f < sizeof families / sizeof *families; f++) {
         if (argc > 1 && strcmp(argv[1], families[f]) != 0)
