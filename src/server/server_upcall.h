@@ -1,12 +1,13 @@
 /* The request object of host upcalls (server_upcall.c).
  *
  * Every upcall the server makes to its host (client_connected2, finalized,
- * abort, fence, direct modex, publish, query, log, job control, spawn,
- * IOF, events, groups, fabric, credentials) is one sy_srv_req_t embedded
- * first in the concrete request, the way libuv embeds uv_req_t: a type
- * (its name and three hooks), the peer it answers (held), the status and
- * the reply.  Whatever the host does, the request ends exactly once, on
- * the loop, through one path:
+ * abort, tool_connected, fence_nb, connect, disconnect, direct_modex,
+ * publish, query, log, job control, spawn, IOF, events, groups, fabric,
+ * credentials) is one sy_srv_req_t embedded first in the concrete
+ * request, the way libuv embeds uv_req_t: a type (its name and hooks), the
+ * peer it answers (held), the status and the reply.  The v1
+ * client_connected alone is not: a notification Slurm never answers.  Whatever the host does, the
+ * request ends exactly once, on the loop, through one path:
  *
  *   - it calls back inside the upcall, on our loop thread or any other:
  *     sy_srv_req_claim takes the ticket, sy_srv_req_post hops to the loop;
