@@ -520,18 +520,25 @@ static void check_released(void)
 
 static void join_late(void)
 {
-    for (int i = 0; i < n_late; i++)
-        pthread_join(late_threads[i], NULL);
+    pthread_mutex_lock(&lock);
+    int n = n_late;
+    pthread_t t[8];
+    memcpy(t, late_threads, sizeof t);
     n_late = 0;
+    pthread_mutex_unlock(&lock);
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
 }
 
 static void scenario(const char *f, const char *m)
 {
     family = f;
     mode = m;
+    pthread_mutex_lock(&lock);
     n_upcalls = n_infos_given = n_released = 0;
     holding = false;
     policy = m;
+    pthread_mutex_unlock(&lock);
     bool tool = strcmp(f, "tool") == 0;
     pmix_server_module_t module = {.client_finalized = up_finalized,
                                    .publish = up_publish,
@@ -604,7 +611,10 @@ static void scenario(const char *f, const char *m)
         if (reap(pid, 30) < 0)
             FAIL("the client hangs after the server finalized");
     }
-    if (n_upcalls == 0)
+    pthread_mutex_lock(&lock);
+    int upcalls = n_upcalls;
+    pthread_mutex_unlock(&lock);
+    if (upcalls == 0)
         FAIL("the upcall was never made");
     check_released();
     if (!finalized) {
