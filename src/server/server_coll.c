@@ -160,14 +160,11 @@ static void fence_complete(fence_t *f)
 /* ---- the host's fence_nb ---- */
 
 typedef struct {
-    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
+    sy_srv_req_t req; /* first; no peer: the fence answers its members */
     fence_t *f;
     unsigned long serial; /* f's, checked before f is used: it may be gone */
-    pmix_status_t status;
-    char *data;
+    const char *data;     /* the host's, until req.release_fn */
     size_t ndata;
-    pmix_release_cbfunc_t release_fn;
-    void *release_cbdata;
     /* what the host was given: ours until it calls back, which may be
      * after the fence itself ended here */
     pmix_proc_t *procs;
@@ -176,8 +173,9 @@ typedef struct {
     size_t ninfo;
 } host_fence_t;
 
-static void host_fence_free(host_fence_t *h)
+static void host_fence_free(sy_srv_req_t *req)
 {
+    host_fence_t *h = (host_fence_t *)req;
     if (h->procs != NULL)
         PMIX_PROC_FREE(h->procs, h->nprocs);
     if (h->info != NULL)
@@ -193,76 +191,44 @@ static bool fence_alive(const fence_t *f)
     return false;
 }
 
-/* On the loop, not in the host's callback: Slurm holds a lock there. */
-static void host_fence_done(void *arg)
+/* fence_nb, connect or disconnect answered (on the loop, not in the host's
+ * callback: Slurm holds a lock there).  OPERATION_SUCCEEDED is done at
+ * once with nothing from elsewhere: ours published. */
+static void host_fence_done(sy_srv_req_t *req)
 {
-    host_fence_t *h = arg;
-    if (fence_alive(h->f) && h->f->serial == h->serial) {
-        fence_t *f = h->f;
-        if (h->status == PMIX_SUCCESS && h->ndata > 0 &&
-            sy_buffer_append(&f->remote_data, h->data, h->ndata) != PMIX_SUCCESS)
-            h->status = PMIX_ERR_NOMEM;
-        if (h->status == PMIX_SUCCESS)
-            fence_complete(f);
-        else
-            fence_finish(f, h->status, NULL);
-    }
-    if (h->release_fn != NULL)
-        h->release_fn(h->release_cbdata);
-    host_fence_free(h);
+    host_fence_t *h = (host_fence_t *)req;
+    if (!fence_alive(h->f) || h->f->serial != h->serial)
+        return; /* the fence ended meanwhile */
+    fence_t *f = h->f;
+    pmix_status_t st = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : req->status;
+    if (st == PMIX_SUCCESS && h->ndata > 0 &&
+        sy_buffer_append(&f->remote_data, h->data, h->ndata) != PMIX_SUCCESS)
+        st = PMIX_ERR_NOMEM;
+    if (st == PMIX_SUCCESS)
+        fence_complete(f);
+    else
+        fence_finish(f, st, NULL);
 }
 
-/* The server is gone: we are in the host's callback, which may hold the
- * lock its release_fn takes. */
-static void host_fence_drop(void *arg)
-{
-    host_fence_t *h = arg;
-    sy_srv_release_later(h->release_fn, h->release_cbdata);
-    host_fence_free(h);
-}
+static const sy_srv_req_type_t fence_type = {
+    .name = "collective", .done = host_fence_done, .free = host_fence_free};
 
 static void host_fence_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                           pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_fence_t *h = sy_srv_upcall_claim(cbdata);
+    host_fence_t *h = (host_fence_t *)sy_srv_req_claim(cbdata);
     if (h == NULL) { /* ended already (an error return): only release */
         sy_srv_release_later(release_fn, release_cbdata);
         return;
     }
     /* The data stays the host's until release_fn, called on the loop once
      * this returned: Slurm calls here holding the lock release_fn takes. */
-    h->status = status;
-    h->data = (char *)data;
+    h->req.status = status;
+    h->data = data;
     h->ndata = data != NULL ? ndata : 0;
-    h->release_fn = release_fn;
-    h->release_cbdata = release_cbdata;
-    sy_srv_post_or_drop(host_fence_done, host_fence_drop, h);
-}
-
-static void host_op_done_on_loop(void *arg)
-{
-    host_fence_t *h = arg;
-    if (fence_alive(h->f) && h->f->serial == h->serial) {
-        if (h->status == PMIX_SUCCESS)
-            fence_complete(h->f);
-        else
-            fence_finish(h->f, h->status, NULL);
-    }
-    host_fence_free(h);
-}
-
-static void host_op_drop(void *arg)
-{
-    host_fence_free(arg);
-}
-
-static void host_op_cb(pmix_status_t status, void *cbdata)
-{
-    host_fence_t *h = sy_srv_upcall_claim(cbdata);
-    if (h == NULL)
-        return;
-    h->status = status;
-    sy_srv_post_or_drop(host_op_done_on_loop, host_op_drop, h);
+    h->req.release_fn = release_fn;
+    h->req.release_cbdata = release_cbdata;
+    sy_srv_req_post(&h->req);
 }
 
 /* What the host's fence_nb/connect/disconnect get (Chap_API_Server.tex):
@@ -311,19 +277,20 @@ static host_fence_t *host_fence_new(fence_t *f)
     host_fence_t *h = calloc(1, sizeof(*h));
     if (h == NULL)
         return NULL;
+    sy_srv_req_init(&h->req, &fence_type, NULL, 0);
     h->f = f;
     h->serial = f->serial;
     if (f->nprocs > 0) {
         PMIX_PROC_CREATE(h->procs, f->nprocs);
         if (h->procs == NULL) {
-            free(h);
+            host_fence_free(&h->req);
             return NULL;
         }
         memcpy(h->procs, f->procs, f->nprocs * sizeof(pmix_proc_t));
         h->nprocs = f->nprocs;
     }
     if (host_directives(f, &h->info, &h->ninfo) != PMIX_SUCCESS) {
-        host_fence_free(h);
+        host_fence_free(&h->req);
         return NULL;
     }
     return h;
@@ -344,15 +311,8 @@ static void connect_ready(sy_srv_t *s, fence_t *f)
         return;
     }
     f->host_called = true;
-    pmix_status_t rc =
-        fn(h->procs, h->nprocs, h->info, h->ninfo, host_op_cb, sy_srv_upcall_ticket(&h->up, h));
-    if (sy_srv_upcall_returned(&h->up, rc)) {
-        host_fence_free(h);
-        if (rc == PMIX_OPERATION_SUCCEEDED)
-            fence_complete(f);
-        else
-            fence_finish(f, rc, NULL);
-    }
+    sy_srv_req_returned(&h->req, fn(h->procs, h->nprocs, h->info, h->ninfo, sy_srv_req_op_done,
+                                    sy_srv_req_ticket(&h->req)));
 }
 
 static void fence_ready(sy_srv_t *s, fence_t *f)
@@ -389,17 +349,9 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
      * does), as with OpenPMIx 4.2.2, also when it refuses the call. */
     char *data = blob.base_ptr;
     size_t ndata = blob.bytes_used;
-    rc = s->module.fence_nb(h->procs, h->nprocs, h->info, h->ninfo, data, ndata, host_fence_cb,
-                            sy_srv_upcall_ticket(&h->up, h));
-    if (sy_srv_upcall_returned(&h->up, rc)) {
-        host_fence_free(h);
-        if (rc == PMIX_OPERATION_SUCCEEDED) {
-            /* done at once, with nothing from elsewhere: ours published */
-            fence_complete(f);
-            return;
-        }
-        fence_finish(f, rc, NULL);
-    }
+    sy_srv_req_returned(&h->req,
+                        s->module.fence_nb(h->procs, h->nprocs, h->info, h->ninfo, data, ndata,
+                                           host_fence_cb, sy_srv_req_ticket(&h->req)));
 }
 
 /* A local participant of a fence, connect or disconnect ended before the

@@ -254,11 +254,13 @@ static void pack_answer(cred_req_t *r, pmix_status_t status, bool get,
         sy_srv_req_reply(&r->req, status, SY_WMSG_VALIDATE_CRED_REP, &valid);
 }
 
+static const sy_srv_req_type_t cred_type = {.name = "credential", .free = req_free};
+
 /* The host's credential (any thread): valid only here. */
 static void host_cred_cb(pmix_status_t status, pmix_byte_object_t *credential, pmix_info_t info[],
                          size_t ninfo, void *cbdata)
 {
-    cred_req_t *r = sy_srv_upcall_claim(cbdata);
+    cred_req_t *r = (cred_req_t *)sy_srv_req_claim(cbdata);
     if (r == NULL)
         return;
     pack_answer(r, status, true, credential, info, ninfo);
@@ -267,7 +269,7 @@ static void host_cred_cb(pmix_status_t status, pmix_byte_object_t *credential, p
 
 static void host_valid_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo, void *cbdata)
 {
-    cred_req_t *r = sy_srv_upcall_claim(cbdata);
+    cred_req_t *r = (cred_req_t *)sy_srv_req_claim(cbdata);
     if (r == NULL)
         return;
     pack_answer(r, status, false, NULL, info, ninfo);
@@ -368,7 +370,7 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
         sy_srv_peer_reply_status(peer, tag, c == NULL ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOMEM);
         return;
     }
-    sy_srv_req_init(&r->req, peer, tag, req_free);
+    sy_srv_req_init(&r->req, &cred_type, peer, tag);
     /* the request's fields are moved into r */
     pmix_status_t rc;
     if (cmd == SY_CMD_VALIDATE_CRED) {
@@ -384,8 +386,7 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
         r->ninfo = m.ninfo;
     }
     if (rc != PMIX_SUCCESS) {
-        r->req.status = rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE;
-        sy_srv_req_finish(&r->req);
+        sy_srv_req_complete(&r->req, rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE);
         return;
     }
     /* the host's own credentials when it has them; ours otherwise */
@@ -395,18 +396,21 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
                             (s->module.get_credential == NULL && cred_is_ours(&r->cred));
     if (!native) {
         rc = sy_srv_add_ids(&r->info, &r->ninfo, c);
-        bool called = rc == PMIX_SUCCESS;
-        void *t = sy_srv_req_ticket(&r->req);
-        if (rc == PMIX_SUCCESS && cmd == SY_CMD_GET_CRED)
-            rc = s->module.get_credential(&c->proc, r->info, r->ninfo, host_cred_cb, t);
-        else if (rc == PMIX_SUCCESS)
-            rc = s->module.validate_credential(&c->proc, &r->cred, r->info, r->ninfo, host_valid_cb,
-                                               t);
-        if (!sy_srv_upcall_returned(&r->req.up, called ? rc : PMIX_ERROR))
-            return;
+        if (rc == PMIX_SUCCESS) {
+            void *t = sy_srv_req_ticket(&r->req);
+            if (cmd == SY_CMD_GET_CRED)
+                rc = s->module.get_credential(&c->proc, r->info, r->ninfo, host_cred_cb, t);
+            else
+                rc = s->module.validate_credential(&c->proc, &r->cred, r->info, r->ninfo,
+                                                   host_valid_cb, t);
+            /* an error is ours to act on (a host that declines leaves it
+             * to us), unless the callback came first */
+            if (rc == PMIX_SUCCESS || !sy_srv_req_cancel(&r->req))
+                return;
+        }
         if (rc == PMIX_OPERATION_SUCCEEDED && cmd == SY_CMD_VALIDATE_CRED) {
             pack_answer(r, PMIX_SUCCESS, false, NULL, NULL, 0);
-            sy_srv_req_finish(&r->req);
+            sy_srv_req_complete(&r->req, r->req.status);
             return;
         }
         /* a host that declines leaves it to us */
@@ -420,7 +424,7 @@ void sy_srv_cred_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_da
     else if (native)
         r->req.status =
             s->module.get_credential != NULL ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_INVALID_CRED;
-    sy_srv_req_finish(&r->req);
+    sy_srv_req_complete(&r->req, r->req.status);
 }
 
 void sy_srv_cred_finalize(sy_srv_t *s)

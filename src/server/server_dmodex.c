@@ -128,29 +128,29 @@ static void waiter_timeout(void *arg)
 }
 
 typedef struct {
-    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
-    sy_srv_peer_t *peer;
-    uint32_t tag;
+    sy_srv_req_t req; /* first */
     char *key;
-    pmix_status_t status;
     pmix_data_buffer_t blob;
     pmix_proc_t target; /* given to the host: ours until it calls back */
     pmix_info_t req_key;
 } host_dmx_t;
 
-static void host_dmx_free(host_dmx_t *h)
+static void host_dmx_free(sy_srv_req_t *req)
 {
+    host_dmx_t *h = (host_dmx_t *)req;
     PMIX_INFO_DESTRUCT(&h->req_key);
     free(h->key);
     sy_buffer_destruct(&h->blob);
     free(h);
 }
 
-/* The owner node's record: find our key in it and answer. */
-static void host_dmx_done(void *arg)
+/* The owner node's record: find our key in it and answer.  "Done at
+ * once" from the host has no record: not found. */
+static void host_dmx_done(sy_srv_req_t *req)
 {
-    host_dmx_t *h = arg;
-    pmix_status_t status = h->status;
+    host_dmx_t *h = (host_dmx_t *)req;
+    pmix_status_t status =
+        req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : req->status;
     pmix_data_buffer_t out = {0};
     bool found = false;
     while (status == PMIX_SUCCESS && !found && sy_buffer_remaining(&h->blob) > 0) {
@@ -185,34 +185,30 @@ static void host_dmx_done(void *arg)
         }
     }
     if (found)
-        sy_srv_peer_reply(h->peer, h->tag, &out);
+        sy_srv_peer_reply(req->peer, req->tag, &out);
     else
-        sy_srv_peer_reply_status(h->peer, h->tag,
+        sy_srv_peer_reply_status(req->peer, req->tag,
                                  status == PMIX_SUCCESS ? PMIX_ERR_NOT_FOUND : status);
     sy_buffer_destruct(&out);
-    sy_srv_peer_release(h->peer);
-    host_dmx_free(h);
 }
 
-static void host_dmx_drop(void *arg)
-{
-    host_dmx_free(arg);
-}
+static const sy_srv_req_type_t dmx_type = {
+    .name = "direct_modex", .done = host_dmx_done, .free = host_dmx_free};
 
 static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    host_dmx_t *h = sy_srv_upcall_claim(cbdata);
+    host_dmx_t *h = (host_dmx_t *)sy_srv_req_claim(cbdata);
     if (h != NULL) {
-        h->status = status;
+        h->req.status = status;
         if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
             sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
-            h->status = PMIX_ERR_NOMEM;
+            h->req.status = PMIX_ERR_NOMEM;
     }
     /* copied: the host's buffer goes back to it once this returned */
     sy_srv_release_later(release_fn, release_cbdata);
     if (h != NULL)
-        sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
+        sy_srv_req_post(&h->req);
 }
 
 void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -255,21 +251,13 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
             sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
             return;
         }
-        h->peer = peer;
-        h->tag = tag;
+        sy_srv_req_init(&h->req, &dmx_type, peer, tag);
         h->key = key;
-        sy_srv_peer_hold(peer);
         /* the key wanted, as OpenPMIx 4.2.2 tells hosts (PMIX_REQUIRED_KEY) */
         PMIX_INFO_LOAD(&h->req_key, PMIX_REQUIRED_KEY, key, PMIX_STRING);
         h->target = target;
-        rc = s->module.direct_modex(&h->target, &h->req_key, 1, host_dmx_cb,
-                                    sy_srv_upcall_ticket(&h->up, h));
-        if (sy_srv_upcall_returned(&h->up, rc)) {
-            sy_srv_peer_reply_status(peer, tag,
-                                     rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc);
-            sy_srv_peer_release(peer);
-            host_dmx_free(h);
-        }
+        sy_srv_req_returned(&h->req, s->module.direct_modex(&h->target, &h->req_key, 1, host_dmx_cb,
+                                                            sy_srv_req_ticket(&h->req)));
         return;
     }
     waiter_t *w = calloc(1, sizeof(*w));

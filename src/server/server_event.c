@@ -188,27 +188,23 @@ static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
     sy_srv_group_event(status, source, info, ninfo);
 }
 
+/* What the host's notify_event may use until it calls back. */
 typedef struct {
-    sy_srv_upcall_t up;
+    sy_srv_req_t req; /* first */
     pmix_info_t *info;
     size_t ninfo;
 } host_notice_t;
 
-static void host_notice_free(host_notice_t *h)
+static void host_notice_free(sy_srv_req_t *req)
 {
+    host_notice_t *h = (host_notice_t *)req;
     if (h->info != NULL)
         PMIX_INFO_FREE(h->info, h->ninfo);
     free(h);
 }
 
-/* The host is done with what we gave it (any thread). */
-static void host_notified(pmix_status_t status, void *cbdata)
-{
-    (void)status;
-    host_notice_t *h = sy_srv_upcall_claim(cbdata);
-    if (h != NULL)
-        host_notice_free(h);
-}
+/* Nothing to answer: the host's callback only ends what it was lent. */
+static const sy_srv_req_type_t notice_type = {.name = "notify_event", .free = host_notice_free};
 
 /* To the host's notify_event, which may use info (taken) until it calls
  * back. */
@@ -222,12 +218,12 @@ static void to_host(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
             PMIX_INFO_FREE(info, ninfo);
         return;
     }
+    sy_srv_req_init(&h->req, &notice_type, NULL, 0);
     h->info = info;
     h->ninfo = ninfo;
-    pmix_status_t rc = s->module.notify_event(status, source, range, h->info, h->ninfo,
-                                              host_notified, sy_srv_upcall_ticket(&h->up, h));
-    if (sy_srv_upcall_returned(&h->up, rc))
-        host_notice_free(h);
+    sy_srv_req_returned(&h->req,
+                        s->module.notify_event(status, source, range, h->info, h->ninfo,
+                                               sy_srv_req_op_done, sy_srv_req_ticket(&h->req)));
 }
 
 /* A custom range naming some process that is not a client of ours. */
@@ -342,27 +338,22 @@ static size_t lone_codes(const reg_t *r, pmix_status_t *out)
 
 /* What the host was given, until it calls back (any thread). */
 typedef struct {
-    sy_srv_upcall_t up;
+    sy_srv_req_t req; /* first */
     pmix_status_t *codes;
     pmix_info_t info[2];
     size_t ninfo;
 } host_call_t;
 
-static void host_call_free(host_call_t *h)
+static void host_call_free(sy_srv_req_t *req)
 {
+    host_call_t *h = (host_call_t *)req;
     for (size_t i = 0; i < h->ninfo; i++)
         PMIX_INFO_DESTRUCT(&h->info[i]);
     free(h->codes);
     free(h);
 }
 
-static void host_call_done(pmix_status_t status, void *cbdata)
-{
-    (void)status;
-    host_call_t *h = sy_srv_upcall_claim(cbdata);
-    if (h != NULL)
-        host_call_free(h);
-}
+static const sy_srv_req_type_t call_type = {.name = "register_events", .free = host_call_free};
 
 static void tell_host(bool registering, pmix_status_t *codes, size_t n, uid_t uid, gid_t gid)
 {
@@ -377,20 +368,20 @@ static void tell_host(bool registering, pmix_status_t *codes, size_t n, uid_t ui
         free(codes);
         return;
     }
+    sy_srv_req_init(&h->req, &call_type, NULL, 0);
     h->codes = codes;
     pmix_status_t rc;
-    void *t = sy_srv_upcall_ticket(&h->up, h);
+    void *t = sy_srv_req_ticket(&h->req);
     if (registering) {
         uint32_t u = (uint32_t)uid, g = (uint32_t)gid;
         PMIX_INFO_LOAD(&h->info[0], PMIX_USERID, &u, PMIX_UINT32);
         PMIX_INFO_LOAD(&h->info[1], PMIX_GRPID, &g, PMIX_UINT32);
         h->ninfo = 2;
-        rc = s->module.register_events(h->codes, n, h->info, h->ninfo, host_call_done, t);
+        rc = s->module.register_events(h->codes, n, h->info, h->ninfo, sy_srv_req_op_done, t);
     } else {
-        rc = s->module.deregister_events(h->codes, n, host_call_done, t);
+        rc = s->module.deregister_events(h->codes, n, sy_srv_req_op_done, t);
     }
-    if (sy_srv_upcall_returned(&h->up, rc)) /* the host will not call back */
-        host_call_free(h);
+    sy_srv_req_returned(&h->req, rc);
 }
 
 static void add_reg(const sy_srv_peer_t *peer, size_t ref, const pmix_status_t *codes, size_t n,

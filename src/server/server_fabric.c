@@ -53,60 +53,64 @@ static void matrix_by_value(pmix_info_t *info, size_t ninfo)
 /* ---- a non-scheduler server's route: the host ---- */
 
 typedef struct {
-    sy_srv_upcall_t up;
+    sy_srv_req_t req; /* first; no peer: cb answers the requester */
     sy_fabric_reply_fn cb;
     void *arg;
-    pmix_status_t status;
     pmix_info_t *info;
     size_t ninfo;
 } host_req_t;
 
-static void host_done_on_loop(void *a)
+static void host_req_free(sy_srv_req_t *req)
 {
-    host_req_t *h = a;
-    h->cb(h->status, h->info, h->ninfo, h->arg);
-    free(h);
+    free(req);
+}
+
+static void host_done(sy_srv_req_t *req)
+{
+    host_req_t *h = (host_req_t *)req;
+    /* "succeeded" without data is no answer to a request for data */
+    pmix_status_t st =
+        req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_AVAILABLE : req->status;
+    h->cb(st, h->info, h->ninfo, h->arg); /* the infos are cb's */
 }
 
 static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg);
 
-static void host_drop(void *a)
+static void host_gone(sy_srv_req_t *req)
 {
-    host_req_t *h = a;
+    host_req_t *h = (host_req_t *)req;
     if (h->info != NULL)
         PMIX_INFO_FREE(h->info, h->ninfo);
     /* The server is gone: a requester of this process still hears of it; a
-     * client's request went with its peer (freed on the loop meanwhile). */
+     * client's request went with its peer. */
     if (h->cb == cmd_reply)
-        free(h->arg);
+        sy_srv_req_gone(h->arg);
     else
         h->cb(PMIX_ERR_INIT, NULL, 0, h->arg);
-    free(h);
 }
 
-static void host_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-                           pmix_release_cbfunc_t release_fn, void *release_cbdata)
+/* Any thread: the host's infos are valid only in its callback. */
+static void host_take(sy_srv_req_t *req, const pmix_info_t info[], size_t ninfo)
 {
-    host_req_t *h = sy_srv_upcall_claim(cbdata);
-    if (h == NULL) {
-        sy_srv_release_later(release_fn, release_cbdata);
+    host_req_t *h = (host_req_t *)req;
+    if (req->status != PMIX_SUCCESS)
+        return;
+    PMIX_INFO_CREATE(h->info, ninfo);
+    if (h->info == NULL) {
+        req->status = PMIX_ERR_NOMEM;
         return;
     }
-    h->status = status;
-    if (status == PMIX_SUCCESS && info != NULL && ninfo > 0) {
-        PMIX_INFO_CREATE(h->info, ninfo);
-        if (h->info == NULL) {
-            h->status = PMIX_ERR_NOMEM;
-        } else {
-            h->ninfo = ninfo;
-            for (size_t i = 0; i < ninfo; i++)
-                PMIx_Info_xfer(&h->info[i], &info[i]);
-            matrix_by_value(h->info, h->ninfo);
-        }
-    }
-    sy_srv_release_later(release_fn, release_cbdata);
-    sy_srv_post_or_drop(host_done_on_loop, host_drop, h);
+    h->ninfo = ninfo;
+    for (size_t i = 0; i < ninfo; i++)
+        PMIx_Info_xfer(&h->info[i], &info[i]);
+    matrix_by_value(h->info, h->ninfo);
 }
+
+static const sy_srv_req_type_t host_type = {.name = "fabric",
+                                            .done = host_done,
+                                            .gone = host_gone,
+                                            .take = host_take,
+                                            .free = host_req_free};
 
 static pmix_status_t host_route(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
                                 const pmix_info_t dirs[], size_t ndirs, sy_fabric_reply_fn cb,
@@ -120,15 +124,16 @@ static pmix_status_t host_route(const pmix_proc_t *requestor, pmix_fabric_operat
     host_req_t *h = calloc(1, sizeof(*h));
     if (h == NULL)
         return PMIX_ERR_NOMEM;
+    sy_srv_req_init(&h->req, &host_type, NULL, 0);
     h->cb = cb;
     h->arg = arg;
     const pmix_proc_t *who = requestor != NULL && requestor->nspace[0] != '\0' ? requestor : &s->me;
     pmix_status_t rc =
-        s->module.fabric(who, op, dirs, ndirs, host_info_done, sy_srv_upcall_ticket(&h->up, h));
-    if (!sy_srv_upcall_returned(&h->up, rc))
+        s->module.fabric(who, op, dirs, ndirs, sy_srv_req_info_done, sy_srv_req_ticket(&h->req));
+    /* a route's error is returned, not called back */
+    if (rc == PMIX_SUCCESS || !sy_srv_req_cancel(&h->req))
         return PMIX_SUCCESS;
     free(h);
-    /* "succeeded" without data is no answer to a request for data */
     return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_AVAILABLE : rc;
 }
 
@@ -164,38 +169,45 @@ void sy_srv_fabric_finalize(sy_srv_t *s)
 
 /* ---- SY_CMD_FABRIC from clients ---- */
 
+/* A client's request on the route; the reply is packed in cmd_reply. */
 typedef struct {
-    sy_srv_peer_t *peer;
-    uint32_t tag;
+    sy_srv_req_t req; /* first */
 } cmd_req_t;
+
+static void cmd_req_free(sy_srv_req_t *req)
+{
+    free(req);
+}
+
+static const sy_srv_req_type_t cmd_type = {.name = "fabric request", .free = cmd_req_free};
 
 static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg)
 {
     cmd_req_t *c = arg;
-    if (sy_srv_peer_open(c->peer)) {
+    sy_srv_peer_t *peer = c->req.peer;
+    if (sy_srv_peer_open(peer)) {
         size_t n = info != NULL ? ninfo : 0;
         if (n > 0)
             matrix_by_value(info, n);
         sy_wire_fabric_rep_t rep = {.info = info, .ninfo = n};
-        pmix_data_buffer_t out = {0};
-        pmix_status_t rc = sy_wire_fabric_rep_pack(sy_srv_codec(c->peer), &out, &rep);
+        pmix_status_t rc = sy_wire_fabric_rep_pack(sy_srv_codec(peer), &c->req.reply, &rep);
         /* a reply the client would refuse as a frame (its connection would
          * go): a status instead, and the way round it */
-        if (rc == PMIX_SUCCESS && out.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
+        if (rc == PMIX_SUCCESS && c->req.reply.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
             sy_log(SY_LOG_WARN,
                    "fabric: a %zu-byte answer exceeds a frame; the client can ask for its "
                    "devices' rows (PMIX_FABRIC_DEVICE_INDEX) or one plane",
-                   out.bytes_used);
+                   c->req.reply.bytes_used);
             rc = PMIX_ERR_VALUE_OUT_OF_BOUNDS;
-            sy_buffer_destruct(&out);
         }
-        sy_srv_peer_reply_with(c->peer, c->tag, rc != PMIX_SUCCESS ? rc : status, &out);
-        sy_buffer_destruct(&out);
+        if (rc != PMIX_SUCCESS) {
+            sy_buffer_destruct(&c->req.reply);
+            status = rc;
+        }
     }
     if (info != NULL)
         PMIX_INFO_FREE(info, ninfo);
-    sy_srv_peer_release(c->peer);
-    free(c);
+    sy_srv_req_complete(&c->req, status);
 }
 
 /* FABRIC (wire_msgs.txt): the reply's infos carry the matrix as a byte
@@ -225,20 +237,16 @@ void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
     if (rc == PMIX_SUCCESS) {
         bool t = true;
         PMIx_Info_load(&dirs[n], SWITCHYARD_FABRIC_BY_VALUE, &t, PMIX_BOOL);
-        c->peer = peer;
-        c->tag = tag;
-        sy_srv_peer_hold(peer);
+        sy_srv_req_init(&c->req, &cmd_type, peer, tag);
         /* a tool has no client record: its claimed identity */
         rc = server_route(peer->client != NULL ? &peer->client->proc : &peer->proc,
                           (pmix_fabric_operation_t)op, dirs, n + 1, cmd_reply, c);
-        if (rc != PMIX_SUCCESS) {
-            sy_srv_peer_release(peer);
-            free(c);
-        }
+        if (rc != PMIX_SUCCESS)
+            sy_srv_req_complete(&c->req, rc);
     }
     if (dirs != NULL)
         PMIX_INFO_FREE(dirs, n + 1);
-    if (rc != PMIX_SUCCESS)
+    if (rc != PMIX_SUCCESS && c == NULL)
         sy_srv_peer_reply_status(peer, tag, rc);
 }
 

@@ -365,14 +365,13 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
 /* ---- the host's group upcall ---- */
 
 typedef struct {
-    sy_srv_upcall_t up;
+    sy_srv_req_t req; /* first; no peer: the collective answers them */
     uint64_t seq;
     char grp[PMIX_MAX_NSLEN + 1];
     pmix_proc_t *procs; /* what the host was given: valid until it calls back */
     size_t nprocs;
     pmix_info_t *dirs;
     size_t ndirs, ngiven; /* allocated, given to the host */
-    pmix_status_t status;
     bool has_ctxid;
     size_t ctxid;
     pmix_data_buffer_t endpts; /* every node's data */
@@ -390,36 +389,31 @@ static void host_grp_free(host_grp_t *h)
     free(h);
 }
 
-static void host_grp_done(void *arg)
+static void host_grp_req_free(sy_srv_req_t *req)
 {
-    host_grp_t *h = arg;
-    gop_t *g = op_by_seq(h->seq);
-    if (g != NULL) {
-        if (h->status == PMIX_SUCCESS || h->status == PMIX_ERR_PARTIAL_SUCCESS)
-            complete(g, h->endpts.base_ptr, h->endpts.bytes_used, h->members, h->nmembers,
-                     h->has_ctxid, h->ctxid);
-        else
-            sy_srv_coll_finish(g->coll, h->status, NULL);
-    }
-    host_grp_free(h);
+    host_grp_free((host_grp_t *)req);
 }
 
-static void host_grp_drop(void *arg)
+static void host_grp_done(sy_srv_req_t *req)
 {
-    host_grp_free(arg);
+    host_grp_t *h = (host_grp_t *)req;
+    gop_t *g = op_by_seq(h->seq);
+    if (g == NULL)
+        return; /* the operation ended meanwhile */
+    /* OPERATION_SUCCEEDED: done at once (the upcall's return), no data */
+    if (req->status == PMIX_SUCCESS || req->status == PMIX_ERR_PARTIAL_SUCCESS ||
+        req->status == PMIX_OPERATION_SUCCEEDED)
+        complete(g, h->endpts.base_ptr, h->endpts.bytes_used, h->members, h->nmembers, h->has_ctxid,
+                 h->ctxid);
+    else
+        sy_srv_coll_finish(g->coll, req->status, NULL);
 }
 
 /* Any thread: what the host returned is valid only here. */
-static void host_grp_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-                        pmix_release_cbfunc_t release_fn, void *release_cbdata)
+static void host_grp_take(sy_srv_req_t *req, const pmix_info_t info[], size_t ninfo)
 {
-    host_grp_t *h = sy_srv_upcall_claim(cbdata);
-    if (h == NULL) {
-        sy_srv_release_later(release_fn, release_cbdata);
-        return;
-    }
-    h->status = status;
-    for (size_t i = 0; info != NULL && i < ninfo; i++) {
+    host_grp_t *h = (host_grp_t *)req;
+    for (size_t i = 0; i < ninfo; i++) {
         const pmix_value_t *v = &info[i].value;
         if (sy_info_is(&info[i], PMIX_GROUP_CONTEXT_ID)) {
             size_t id = 0;
@@ -432,7 +426,7 @@ static void host_grp_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, v
         } else if (sy_info_is(&info[i], PMIX_GROUP_ENDPT_DATA) && v->type == PMIX_BYTE_OBJECT &&
                    v->data.bo.size > 0) {
             if (sy_buffer_append(&h->endpts, v->data.bo.bytes, v->data.bo.size) != PMIX_SUCCESS)
-                h->status = PMIX_ERR_NOMEM;
+                req->status = PMIX_ERR_NOMEM;
         } else if (sy_info_is(&info[i], PMIX_GROUP_MEMBERSHIP) && v->type == PMIX_DATA_ARRAY &&
                    v->data.darray != NULL && v->data.darray->type == PMIX_PROC &&
                    v->data.darray->size > 0) {
@@ -445,9 +439,10 @@ static void host_grp_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, v
             }
         }
     }
-    sy_srv_release_later(release_fn, release_cbdata);
-    sy_srv_post_or_drop(host_grp_done, host_grp_drop, h);
 }
+
+static const sy_srv_req_type_t host_grp_type = {
+    .name = "group", .done = host_grp_done, .take = host_grp_take, .free = host_grp_req_free};
 
 static void fail(gop_t *g, pmix_status_t rc)
 {
@@ -519,15 +514,10 @@ static void call_host(gop_t *g, pmix_group_operation_t op)
     }
     g->host_called = true;
     sy_srv_coll_host_called(g->coll);
-    rc = s->module.group(op, h->grp, h->procs, h->nprocs, h->dirs, h->ngiven, host_grp_cb,
-                         sy_srv_upcall_ticket(&h->up, h));
-    if (!sy_srv_upcall_returned(&h->up, rc))
-        return;
-    host_grp_free(h);
-    if (rc == PMIX_OPERATION_SUCCEEDED)
-        complete(g, NULL, 0, NULL, 0, false, 0);
-    else
-        fail(g, rc);
+    sy_srv_req_init(&h->req, &host_grp_type, NULL, 0);
+    sy_srv_req_returned(&h->req,
+                        s->module.group(op, h->grp, h->procs, h->nprocs, h->dirs, h->ngiven,
+                                        sy_srv_req_info_done, sy_srv_req_ticket(&h->req)));
 }
 
 /* ---- the collective's hooks ---- */

@@ -50,9 +50,11 @@ static void req_free(sy_srv_req_t *req)
 }
 
 /* The host started (or refused) the job: reply with its namespace. */
+static const sy_srv_req_type_t hostop_type = {.name = "host operation", .free = req_free};
+
 static void spawn_done(pmix_status_t status, pmix_nspace_t nspace, void *cbdata)
 {
-    hostop_req_t *r = sy_srv_upcall_claim(cbdata);
+    hostop_req_t *r = (hostop_req_t *)sy_srv_req_claim(cbdata);
     if (r == NULL)
         return;
     sy_wire_spawn_rep_t rep = {.nspace = status == PMIX_SUCCESS ? nspace : NULL};
@@ -79,7 +81,7 @@ static void pack_infos(hostop_req_t *r, pmix_status_t status, const pmix_info_t 
 static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                       pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
-    hostop_req_t *r = sy_srv_upcall_claim(cbdata);
+    hostop_req_t *r = (hostop_req_t *)sy_srv_req_claim(cbdata);
     if (r != NULL)
         pack_infos(r, status, info, info != NULL ? ninfo : 0);
     sy_srv_release_later(release_fn, release_cbdata);
@@ -93,7 +95,14 @@ static void query_done(pmix_status_t status, sy_infos_t *answers, void *arg)
     hostop_req_t *r = arg;
     bool none = status != PMIX_SUCCESS && status != PMIX_ERR_PARTIAL_SUCCESS;
     pack_infos(r, status, answers->info, none ? 0 : answers->n);
-    sy_srv_req_finish(&r->req);
+    sy_srv_req_complete(&r->req, r->req.status);
+}
+
+/* The server went before the host answered the QUERY. */
+static void query_gone(void *arg)
+{
+    hostop_req_t *r = arg;
+    sy_srv_req_gone(&r->req);
 }
 
 /* What the standard asks of a spawn request, checked before the host sees
@@ -198,7 +207,7 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    sy_srv_req_init(&r->req, peer, tag, req_free);
+    sy_srv_req_init(&r->req, &hostop_type, peer, tag);
     r->id = request_id(cmd);
     pmix_status_t rc = sy_srv_unpack_msg(peer, b, r->id, &r->m);
     if (rc == PMIX_SUCCESS && cmd == SY_CMD_QUERY) {
@@ -210,16 +219,14 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         rc = r->m.spawn.napps == 0 ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
         if (rc == PMIX_SUCCESS &&
             (rc = check_apps(r->m.spawn.apps, r->m.spawn.napps)) != PMIX_SUCCESS) {
-            r->req.status = rc; /* the caller's mistake, told as such */
-            sy_srv_req_finish(&r->req);
+            sy_srv_req_complete(&r->req, rc); /* the caller's mistake, told as such */
             return;
         }
     } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_MONITOR && r->m.monitor.nmonitor != 1) {
         rc = PMIX_ERR_BAD_PARAM; /* the monitor request is one info */
     }
     if (rc != PMIX_SUCCESS) {
-        r->req.status = rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE;
-        sy_srv_req_finish(&r->req);
+        sy_srv_req_complete(&r->req, rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE);
         return;
     }
     if (cmd == SY_CMD_JOB_CONTROL) {
@@ -229,10 +236,9 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         rc = sy_srv_cleanup_take(c, jc->targets, jc->ntargets, &jc->directives, &jc->ndirectives,
                                  &had);
         if (rc != PMIX_SUCCESS || (had && jc->ndirectives == 0) || m->job_control == NULL) {
-            r->req.status = rc != PMIX_SUCCESS            ? rc
-                            : had && jc->ndirectives == 0 ? PMIX_SUCCESS
-                                                          : PMIX_ERR_NOT_SUPPORTED;
-            sy_srv_req_finish(&r->req);
+            sy_srv_req_complete(&r->req, rc != PMIX_SUCCESS            ? rc
+                                         : had && jc->ndirectives == 0 ? PMIX_SUCCESS
+                                                                       : PMIX_ERR_NOT_SUPPORTED);
             return;
         }
     }
@@ -244,7 +250,7 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         return;
     }
     if (cmd == SY_CMD_QUERY) {
-        sy_srv_query(&c->proc, r->queries, r->nqueries, query_done, r);
+        sy_srv_query(&c->proc, r->queries, r->nqueries, query_done, query_gone, r);
         return;
     }
     void *t = sy_srv_req_ticket(&r->req);
@@ -261,8 +267,5 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
         rc =
             m->job_control(&c->proc, r->m.job_control.targets, r->m.job_control.ntargets,
                            r->m.job_control.directives, r->m.job_control.ndirectives, info_done, t);
-    if (sy_srv_upcall_returned(&r->req.up, rc)) {
-        r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-        sy_srv_req_finish(&r->req);
-    }
+    sy_srv_req_returned(&r->req, rc);
 }

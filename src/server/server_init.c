@@ -26,6 +26,7 @@
 #include "server/server_cred.h"
 #include "server/server_event.h"
 #include "server/server_fabric.h"
+#include "server/server_upcall.h"
 #include "server/server_group.h"
 #include "server/server_iof.h"
 #include "server/server_listen.h"
@@ -328,8 +329,11 @@ static void stop_on_loop(void *arg)
 {
     loop_job_t *job = arg;
     sy_srv_t *s = job->s;
-    /* Pending collectives and event registrations let go of their peers
-     * (firing what they owe the host) before the peers are freed. */
+    /* Host upcalls never answered end first (their requesters in this
+     * process hear of it; a late callback finds no ticket), then pending
+     * collectives and event registrations let go of their peers (firing
+     * what they owe the host) before the peers are freed. */
+    sy_srv_reqs_finalize();
     sy_srv_pmi_finalize();
     sy_srv_modex_finalize(s);
     sy_srv_fabric_finalize(s);

@@ -403,12 +403,8 @@ static pmix_status_t host_dirs(const sy_srv_peer_t *peer, const pmix_info_t *dir
 }
 
 typedef struct {
-    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
-    sy_srv_peer_t *peer;
-    uint32_t tag;
-    uint8_t cmd;
-    pmix_status_t status;
-    sub_t *sub;        /* PULL / DEREG */
+    sy_srv_req_t req;  /* first; peer NULL for a stop the peer did not ask */
+    sub_t *sub;        /* PULL */
     pmix_info_t *dirs; /* what the host was given */
     size_t ndirs;
     pmix_proc_t *targets; /* PUSH */
@@ -426,65 +422,42 @@ static void op_free(op_t *o)
     free(o);
 }
 
+static void op_req_free(sy_srv_req_t *req)
+{
+    op_free((op_t *)req);
+}
+
 static void stop_sub(sub_t *s, sy_srv_peer_t *peer, uint32_t tag);
 
-static void op_done_on_loop(void *arg)
+/* The host's answer to a registration (on the loop). */
+static void pull_done(sy_srv_req_t *req)
 {
-    op_t *o = arg;
-    sy_srv_peer_t *peer = o->peer;
-    if (o->cmd == SY_CMD_IOF_PULL) {
-        sub_t *s = o->sub;
-        if (o->status == PMIX_SUCCESS && sy_srv_peer_open(peer)) {
-            sy_wire_iof_pull_rep_t rep = {.ref = s->id};
-            pmix_data_buffer_t b = {0};
-            pmix_status_t rc = sy_wire_iof_pull_rep_pack(sy_srv_codec(peer), &b, &rep);
-            sy_srv_peer_reply_with(peer, o->tag, rc, &b);
-            sy_buffer_destruct(&b);
-            s->active = true;
-            replay(s);
-        } else if (o->status == PMIX_SUCCESS) {
-            /* the host took a registration whose peer has left since */
-            stop_sub(s, peer, 0);
-        } else {
-            sy_srv_peer_reply_status(peer, o->tag, o->status);
-            unlink_sub(s);
-            sub_free(s);
-        }
-    } else if (o->tag != 0) {
-        sy_srv_peer_reply_status(peer, o->tag, o->status);
+    op_t *o = (op_t *)req;
+    sy_srv_peer_t *peer = req->peer;
+    sub_t *s = o->sub;
+    pmix_status_t st = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : req->status;
+    if (st == PMIX_SUCCESS && sy_srv_peer_open(peer)) {
+        sy_wire_iof_pull_rep_t rep = {.ref = s->id};
+        pmix_data_buffer_t b = {0};
+        pmix_status_t rc = sy_wire_iof_pull_rep_pack(sy_srv_codec(peer), &b, &rep);
+        sy_srv_peer_reply_with(peer, req->tag, rc, &b);
+        sy_buffer_destruct(&b);
+        s->active = true;
+        replay(s);
+    } else if (st == PMIX_SUCCESS) {
+        /* the host took a registration whose peer has left since */
+        stop_sub(s, peer, 0);
+    } else {
+        sy_srv_peer_reply_status(peer, req->tag, st);
+        unlink_sub(s);
+        sub_free(s);
     }
-    if (peer != NULL)
-        sy_srv_peer_release(peer);
-    op_free(o);
 }
 
-static void op_drop(void *arg)
-{
-    op_free(arg);
-}
-
-static void host_done(pmix_status_t status, void *cbdata)
-{
-    op_t *o = sy_srv_upcall_claim(cbdata);
-    if (o == NULL)
-        return;
-    o->status = status;
-    sy_srv_post_or_drop(op_done_on_loop, op_drop, o);
-}
-
-static void *ticket(op_t *o)
-{
-    return sy_srv_upcall_ticket(&o->up, o);
-}
-
-/* What an upcall returned: PMIX_SUCCESS means the host calls back. */
-static void host_returned(op_t *o, pmix_status_t rc)
-{
-    if (!sy_srv_upcall_returned(&o->up, rc))
-        return;
-    o->status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-    op_done_on_loop(o);
-}
+static const sy_srv_req_type_t pull_type = {
+    .name = "iof_pull", .done = pull_done, .free = op_req_free};
+/* PUSH and DEREG: the status is the reply (none for a stop of our own). */
+static const sy_srv_req_type_t op_type = {.name = "iof", .free = op_req_free};
 
 /* PMIX_IOF_CACHE_SIZE and the drop policy of a registration. */
 static pmix_status_t sub_policy(sub_t *s)
@@ -552,13 +525,11 @@ static void handle_pull(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     s->peer = peer;
     s->next = subs;
     subs = s;
-    o->peer = peer;
-    o->tag = tag;
-    o->cmd = SY_CMD_IOF_PULL;
+    sy_srv_req_init(&o->req, &pull_type, peer, tag);
     o->sub = s;
-    sy_srv_peer_hold(peer);
-    host_returned(o, srv->module.iof_pull(s->procs, s->nprocs, o->dirs, o->ndirs, s->channels,
-                                          host_done, ticket(o)));
+    sy_srv_req_returned(&o->req,
+                        srv->module.iof_pull(s->procs, s->nprocs, o->dirs, o->ndirs, s->channels,
+                                             sy_srv_req_op_done, sy_srv_req_ticket(&o->req)));
 }
 
 /* Tell the host a registration ended; the reply (if tag) follows its answer. */
@@ -576,12 +547,7 @@ static void stop_sub(sub_t *s, sy_srv_peer_t *peer, uint32_t tag)
         sub_free(s);
         return;
     }
-    o->cmd = SY_CMD_IOF_DEREG;
-    o->tag = tag;
-    if (tag != 0) {
-        o->peer = peer;
-        sy_srv_peer_hold(peer);
-    }
+    sy_srv_req_init(&o->req, &op_type, tag != 0 ? peer : NULL, tag);
     pmix_proc_t *procs = s->procs;
     size_t nprocs = s->nprocs;
     pmix_iof_channel_t ch = s->channels;
@@ -591,8 +557,9 @@ static void stop_sub(sub_t *s, sy_srv_peer_t *peer, uint32_t tag)
     s->procs = NULL;
     s->nprocs = 0;
     sub_free(s);
-    host_returned(o,
-                  srv->module.iof_pull(procs, nprocs, o->dirs, o->ndirs, ch, host_done, ticket(o)));
+    sy_srv_req_returned(&o->req,
+                        srv->module.iof_pull(procs, nprocs, o->dirs, o->ndirs, ch,
+                                             sy_srv_req_op_done, sy_srv_req_ticket(&o->req)));
 }
 
 static void handle_dereg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -642,13 +609,11 @@ static void handle_push(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
         sy_srv_peer_reply_status(peer, tag, rc);
         return;
     }
-    o->peer = peer;
-    o->tag = tag;
-    o->cmd = SY_CMD_IOF_PUSH;
-    sy_srv_peer_hold(peer);
+    sy_srv_req_init(&o->req, &op_type, peer, tag);
     pmix_proc_t source = peer->proc;
-    host_returned(o, srv->module.push_stdin(&source, o->targets, o->ntargets, o->dirs, o->ndirs,
-                                            &o->bo, host_done, ticket(o)));
+    sy_srv_req_returned(&o->req, srv->module.push_stdin(&source, o->targets, o->ntargets, o->dirs,
+                                                        o->ndirs, &o->bo, sy_srv_req_op_done,
+                                                        sy_srv_req_ticket(&o->req)));
 }
 
 void sy_srv_iof_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)

@@ -45,11 +45,8 @@ typedef enum { PENDING_CONNECT, PENDING_FINALIZE, PENDING_ABORT } pending_kind_t
 
 /* A host upcall in flight on behalf of a peer. */
 typedef struct {
-    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
-    sy_srv_peer_t *peer;
-    uint32_t tag;
+    sy_srv_req_t req; /* first */
     pending_kind_t kind;
-    pmix_status_t status;
     pmix_info_t *info;
     size_t ninfo;
     pmix_proc_t *procs;
@@ -265,16 +262,6 @@ static void hello_timeout(void *arg)
 
 /* ---- host upcalls ---- */
 
-static void pending_free(pending_t *pd)
-{
-    if (pd->info != NULL)
-        PMIX_INFO_FREE(pd->info, pd->ninfo);
-    if (pd->procs != NULL)
-        PMIX_PROC_FREE(pd->procs, pd->nprocs);
-    free(pd->msg);
-    free(pd);
-}
-
 void sy_srv_peer_welcome(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *assigned)
 {
     peer->state = SY_PEER_READY;
@@ -294,59 +281,47 @@ void sy_srv_peer_welcome(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *a
     sy_buffer_destruct(&buf);
 }
 
-static void pending_done(void *arg)
+static void pending_free(sy_srv_req_t *req)
 {
-    pending_t *pd = arg;
-    sy_srv_peer_t *peer = pd->peer;
-    peer->refs--;
+    pending_t *pd = (pending_t *)req;
+    if (pd->info != NULL)
+        PMIX_INFO_FREE(pd->info, pd->ninfo);
+    if (pd->procs != NULL)
+        PMIX_PROC_FREE(pd->procs, pd->nprocs);
+    free(pd->msg);
+    free(pd);
+}
+
+/* The host's answer (or what its upcall returned) on the loop:
+ * OPERATION_SUCCEEDED (done) and NOT_SUPPORTED (the host does not care)
+ * are success; anything else is the result. */
+static void pending_done(sy_srv_req_t *req)
+{
+    pending_t *pd = (pending_t *)req;
+    sy_srv_peer_t *peer = req->peer;
+    pmix_status_t st = req->status;
+    if (st == PMIX_OPERATION_SUCCEEDED || st == PMIX_ERR_NOT_SUPPORTED)
+        st = PMIX_SUCCESS;
     if (peer->state == SY_PEER_AWAIT_HOST && pd->kind == PENDING_CONNECT) {
-        if (pd->status == PMIX_SUCCESS) {
-            sy_srv_peer_welcome(peer, pd->tag, NULL);
-        } else {
-            sy_srv_peer_refuse(peer, pd->tag, pd->status, "the host refused the client");
-        }
+        if (st == PMIX_SUCCESS)
+            sy_srv_peer_welcome(peer, req->tag, NULL);
+        else
+            sy_srv_peer_refuse(peer, req->tag, st, "the host refused the client");
     } else if (peer->state == SY_PEER_READY) {
-        sy_srv_peer_reply_status(peer, pd->tag, pd->status);
+        sy_srv_peer_reply_status(peer, req->tag, st);
     }
-    pending_free(pd);
-    peer_maybe_free(peer);
 }
 
-static void pending_drop(void *arg)
-{
-    pending_free(arg);
-}
-
-static void host_op_done(pmix_status_t status, void *cbdata)
-{
-    pending_t *pd = sy_srv_upcall_claim(cbdata);
-    if (pd == NULL)
-        return; /* the upcall's return ended it */
-    pd->status = status;
-    sy_srv_post_or_drop(pending_done, pending_drop, pd);
-}
-
-/* Interpret what an upcall returned: PMIX_SUCCESS means the host will call
- * back; PMIX_OPERATION_SUCCEEDED (done) and PMIX_ERR_NOT_SUPPORTED (the
- * host does not care) complete now; anything else is the result. */
-static void host_returned(pending_t *pd, pmix_status_t rc)
-{
-    if (!sy_srv_upcall_returned(&pd->up, rc))
-        return;
-    pd->status =
-        (rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_NOT_SUPPORTED) ? PMIX_SUCCESS : rc;
-    pending_done(pd);
-}
+static const sy_srv_req_type_t pending_type = {
+    .name = "client upcall", .done = pending_done, .free = pending_free};
 
 static pending_t *pending_new(sy_srv_peer_t *peer, uint32_t tag, pending_kind_t kind)
 {
     pending_t *pd = calloc(1, sizeof(*pd));
     if (pd == NULL)
         return NULL;
-    pd->peer = peer;
-    pd->tag = tag;
+    sy_srv_req_init(&pd->req, &pending_type, peer, tag);
     pd->kind = kind;
-    peer->refs++;
     return pd;
 }
 
@@ -556,8 +531,8 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     if (s->module.client_connected2 != NULL) {
         /* the client waits until the host calls back */
         rc = s->module.client_connected2(&c->proc, c->server_object, pd->info, pd->ninfo,
-                                         host_op_done, sy_srv_upcall_ticket(&pd->up, pd));
-        host_returned(pd, rc);
+                                         sy_srv_req_op_done, sy_srv_req_ticket(&pd->req));
+        sy_srv_req_returned(&pd->req, rc);
         return;
     }
     if (s->module.client_connected != NULL) {
@@ -570,8 +545,7 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     } else {
         rc = PMIX_SUCCESS;
     }
-    pd->status = rc == PMIX_OPERATION_SUCCEEDED || rc == PMIX_ERR_NOT_SUPPORTED ? PMIX_SUCCESS : rc;
-    pending_done(pd);
+    sy_srv_req_complete(&pd->req, rc);
 }
 
 void sy_srv_peer_authenticated(sy_srv_peer_t *peer)
@@ -602,8 +576,9 @@ static void handle_finalize(sy_srv_peer_t *peer, uint32_t tag)
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    host_returned(pd, s->module.client_finalized(&c->proc, c->server_object, host_op_done,
-                                                 sy_srv_upcall_ticket(&pd->up, pd)));
+    sy_srv_req_returned(&pd->req,
+                        s->module.client_finalized(&c->proc, c->server_object, sy_srv_req_op_done,
+                                                   sy_srv_req_ticket(&pd->req)));
 }
 
 static void handle_abort(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
@@ -621,16 +596,16 @@ static void handle_abort(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     }
     sy_wire_abort_req_t m;
     if (sy_srv_unpack_msg(peer, b, SY_WMSG_ABORT_REQ, &m) != PMIX_SUCCESS) {
-        pd->status = PMIX_ERR_UNPACK_FAILURE;
-        pending_done(pd);
+        sy_srv_req_complete(&pd->req, PMIX_ERR_UNPACK_FAILURE);
         return;
     }
     int status = m.status; /* the message and procs are pd's from here */
     pd->msg = m.message;
     pd->procs = m.procs;
     pd->nprocs = m.nprocs;
-    host_returned(pd, s->module.abort(&c->proc, c->server_object, status, pd->msg, pd->procs,
-                                      pd->nprocs, host_op_done, sy_srv_upcall_ticket(&pd->up, pd)));
+    sy_srv_req_returned(&pd->req, s->module.abort(&c->proc, c->server_object, status, pd->msg,
+                                                  pd->procs, pd->nprocs, sy_srv_req_op_done,
+                                                  sy_srv_req_ticket(&pd->req)));
 }
 
 static void handle_jobseg(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)

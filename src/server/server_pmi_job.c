@@ -302,19 +302,18 @@ void sy_pmi_abort(sy_pmi_conn_t *c, int status, const char *msg)
 }
 
 typedef struct {
-    sy_srv_upcall_t up;
+    sy_srv_req_t req; /* first: the library's own, no peer to answer */
     unsigned long serial;
     sy_pmi_ns_done_fn done;
-    pmix_status_t status;
     char *port;
     pmix_info_t *info;
     size_t ninfo;
     char *keys[2];
 } ns_req_t;
 
-static void ns_req_free(void *arg)
+static void ns_req_free(sy_srv_req_t *req)
 {
-    ns_req_t *r = arg;
+    ns_req_t *r = (ns_req_t *)req;
     if (r->info != NULL)
         PMIX_INFO_FREE(r->info, r->ninfo);
     free(r->keys[0]);
@@ -322,41 +321,39 @@ static void ns_req_free(void *arg)
     free(r);
 }
 
-static void ns_finish(void *arg)
+/* On the loop: the PMI connection, if still there, gets the answer. */
+static void ns_req_done(sy_srv_req_t *req)
 {
-    ns_req_t *r = arg;
+    ns_req_t *r = (ns_req_t *)req;
     sy_pmi_conn_t *c = sy_pmi_conn_by_serial(r->serial);
+    pmix_status_t status = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : req->status;
     if (c != NULL)
-        r->done(c, r->status, r->port);
-    ns_req_free(r);
+        r->done(c, status, status == PMIX_SUCCESS ? r->port : NULL);
 }
 
-static void ns_op_cb(pmix_status_t status, void *cbdata)
-{
-    ns_req_t *r = sy_srv_upcall_claim(cbdata);
-    if (r == NULL)
-        return;
-    r->status = status;
-    sy_srv_post_or_drop(ns_finish, ns_req_free, r);
-}
+static const sy_srv_req_type_t ns_req_type = {
+    .name = "PMI name service",
+    .done = ns_req_done,
+    .free = ns_req_free,
+};
 
 static void ns_lookup_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void *cbdata)
 {
-    ns_req_t *r = sy_srv_upcall_claim(cbdata);
+    ns_req_t *r = (ns_req_t *)sy_srv_req_claim(cbdata);
     if (r == NULL)
         return;
-    r->status = status;
+    r->req.status = status;
     if (status == PMIX_SUCCESS) {
-        r->status = PMIX_ERR_NOT_FOUND;
+        r->req.status = PMIX_ERR_NOT_FOUND;
         for (size_t i = 0; data != NULL && i < ndata; i++)
             if (PMIX_CHECK_KEY(&data[i], r->keys[0]) && data[i].value.type == PMIX_STRING &&
                 data[i].value.data.string != NULL) {
                 r->port = strdup(data[i].value.data.string);
-                r->status = r->port != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
+                r->req.status = r->port != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
                 break;
             }
     }
-    sy_srv_post_or_drop(ns_finish, ns_req_free, r);
+    sy_srv_req_post(&r->req);
 }
 
 typedef enum { NS_PUBLISH, NS_UNPUBLISH, NS_LOOKUP } ns_kind_t;
@@ -370,40 +367,36 @@ static void ns_call(sy_pmi_conn_t *c, ns_kind_t kind, const char *service, const
         done(c, PMIX_ERR_NOMEM, NULL);
         return;
     }
+    sy_srv_req_init(&r->req, &ns_req_type, NULL, 0);
     r->serial = c->serial;
     r->done = done;
     sy_srv_client_t *cl = sy_srv_client_find(sy_srv, &c->proc);
-    pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
     if (kind == NS_PUBLISH) {
         PMIX_INFO_CREATE(r->info, 1);
         if (r->info == NULL) {
-            rc = PMIX_ERR_NOMEM;
-            goto fail;
+            sy_srv_req_complete(&r->req, PMIX_ERR_NOMEM);
+            return;
         }
         r->ninfo = 1;
         PMIX_INFO_LOAD(&r->info[0], service, port, PMIX_STRING);
     }
     /* the ids the upcalls made for a client carry */
     if (cl != NULL && sy_srv_add_ids(&r->info, &r->ninfo, cl) != PMIX_SUCCESS) {
-        rc = PMIX_ERR_NOMEM;
-        goto fail;
+        sy_srv_req_complete(&r->req, PMIX_ERR_NOMEM);
+        return;
     }
-    void *ticket = sy_srv_upcall_ticket(&r->up, r);
+    pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
+    void *ticket = sy_srv_req_ticket(&r->req);
     if (kind == NS_PUBLISH && sy_srv->module.publish != NULL)
-        rc = sy_srv->module.publish(&c->proc, r->info, r->ninfo, ns_op_cb, ticket);
+        rc = sy_srv->module.publish(&c->proc, r->info, r->ninfo, sy_srv_req_op_done, ticket);
     else if (kind == NS_UNPUBLISH && sy_srv->module.unpublish != NULL)
-        rc = sy_srv->module.unpublish(&c->proc, r->keys, r->info, r->ninfo, ns_op_cb, ticket);
+        rc = sy_srv->module.unpublish(&c->proc, r->keys, r->info, r->ninfo, sy_srv_req_op_done,
+                                      ticket);
     else if (kind == NS_LOOKUP && sy_srv->module.lookup != NULL)
         rc = sy_srv->module.lookup(&c->proc, r->keys, r->info, r->ninfo, ns_lookup_cb, ticket);
-    /* PMIX_SUCCESS: the callback ends it; anything else, we do (unless
-     * the callback came inside the upcall and has it already) */
-    if (!sy_srv_upcall_returned(&r->up, rc))
-        return;
-    if (rc == PMIX_OPERATION_SUCCEEDED)
-        rc = PMIX_SUCCESS;
-fail:
-    done(c, rc, NULL);
-    ns_req_free(r);
+    /* PMIX_SUCCESS: the callback ends it; anything else ends it here
+     * (unless the callback came inside the upcall and has it already) */
+    sy_srv_req_returned(&r->req, rc);
 }
 
 void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port, sy_pmi_ns_done_fn done)

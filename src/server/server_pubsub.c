@@ -40,9 +40,20 @@ static void req_free(sy_srv_req_t *req)
     free(r);
 }
 
+/* A lookup the host said was done at once found nothing to return. */
+static void lookup_end(sy_srv_req_t *req)
+{
+    pmix_status_t st = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : req->status;
+    sy_srv_peer_reply_with(req->peer, req->tag, st, &req->reply);
+}
+
+static const sy_srv_req_type_t pubsub_type = {.name = "publish", .free = req_free};
+static const sy_srv_req_type_t lookup_type = {
+    .name = "lookup", .done = lookup_end, .free = req_free};
+
 static void lookup_done(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void *cbdata)
 {
-    pubsub_req_t *r = sy_srv_upcall_claim(cbdata);
+    pubsub_req_t *r = (pubsub_req_t *)sy_srv_req_claim(cbdata);
     if (r == NULL)
         return;
     /* the records point into the host's data, valid in this callback */
@@ -76,7 +87,7 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
         return;
     }
-    sy_srv_req_init(&r->req, peer, tag, req_free);
+    sy_srv_req_init(&r->req, cmd == SY_CMD_LOOKUP ? &lookup_type : &pubsub_type, peer, tag);
     if (cmd == SY_CMD_PUBLISH) {
         r->id = SY_WMSG_PUBLISH_REQ;
         r->info = &r->m.publish.info;
@@ -99,8 +110,7 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
     if (rc == PMIX_SUCCESS && cmd == SY_CMD_LOOKUP && (*r->keys)[0] == NULL)
         rc = PMIX_ERR_BAD_PARAM;
     if (rc != PMIX_SUCCESS) {
-        r->req.status = rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE;
-        sy_srv_req_finish(&r->req);
+        sy_srv_req_complete(&r->req, rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE);
         return;
     }
     void *t = sy_srv_req_ticket(&r->req);
@@ -110,11 +120,5 @@ void sy_srv_pubsub_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         rc = m->lookup(&c->proc, *r->keys, *r->info, *r->ninfo, lookup_done, t);
     else
         rc = m->unpublish(&c->proc, *r->keys, *r->info, *r->ninfo, sy_srv_req_op_done, t);
-    if (sy_srv_upcall_returned(&r->req.up, rc)) {
-        /* Done now: OPERATION_SUCCEEDED is success, anything else the answer. */
-        r->req.status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-        if (cmd == SY_CMD_LOOKUP && r->req.status == PMIX_SUCCESS)
-            r->req.status = PMIX_ERR_NOT_FOUND;
-        sy_srv_req_finish(&r->req);
-    }
+    sy_srv_req_returned(&r->req, rc);
 }

@@ -26,7 +26,7 @@ static char **reg_names;
 static size_t nregs;
 
 typedef struct {
-    sy_srv_upcall_t up;
+    sy_srv_req_t req; /* first */
     pmix_query_t *rest;
     size_t nrest;
     sy_infos_t answers;
@@ -34,6 +34,7 @@ typedef struct {
     pmix_status_t host_status;
     size_t host_n;
     sy_srv_query_done_fn done;
+    sy_progress_fn_t gone;
     void *arg;
 } query_t;
 
@@ -45,50 +46,59 @@ static void query_free(query_t *x)
     free(x);
 }
 
-static void finish(void *arg)
+static void finish(query_t *x)
 {
-    query_t *x = arg;
     pmix_status_t st =
         sy_query_status(x->asked, x->found, x->rest != NULL, x->host_status, x->host_n);
     x->done(st, &x->answers, x->arg);
-    query_free(x);
 }
 
-static void self_done(pmix_status_t status, sy_infos_t *answers, void *arg);
-
-/* The server is gone (any thread): a query of this process still gets the
- * host's answer, which touches nothing of the loop; a peer's query went
- * with its peer. */
-static void drop(void *arg)
+/* The host's answer, or what its upcall returned (on the loop). */
+static void host_done(sy_srv_req_t *req)
 {
-    query_t *x = arg;
-    if (x->done == self_done)
-        finish(x);
+    query_t *x = (query_t *)req;
+    x->host_status = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : req->status;
+    finish(x);
+}
+
+/* The server is gone (any thread): a peer's requester says what it
+ * needs; this process's own query gets the host's answer, late or not
+ * (PMIX_ERR_INIT when none came), which touches nothing of the loop. */
+static void host_gone(sy_srv_req_t *req)
+{
+    query_t *x = (query_t *)req;
+    x->host_status = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : req->status;
+    if (x->gone != NULL)
+        x->gone(x->arg);
     else
-        query_free(x);
+        finish(x);
 }
 
 /* The host's answer, on any thread: copied while its infos are valid. */
-static void host_answered(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-                          pmix_release_cbfunc_t release_fn, void *release_cbdata)
+static void host_take(sy_srv_req_t *req, const pmix_info_t info[], size_t ninfo)
 {
-    query_t *x = sy_srv_upcall_claim(cbdata);
-    if (x != NULL) {
-        x->host_status = status;
-        for (size_t i = 0; info != NULL && i < ninfo; i++) {
-            pmix_info_t *o = sy_infos_add(&x->answers);
-            if (o == NULL || PMIx_Info_xfer(o, &info[i]) != PMIX_SUCCESS)
-                break;
-            x->host_n++;
-        }
+    query_t *x = (query_t *)req;
+    for (size_t i = 0; i < ninfo; i++) {
+        pmix_info_t *o = sy_infos_add(&x->answers);
+        if (o == NULL || PMIx_Info_xfer(o, &info[i]) != PMIX_SUCCESS)
+            break;
+        x->host_n++;
     }
-    sy_srv_release_later(release_fn, release_cbdata);
-    if (x != NULL)
-        sy_srv_post_or_drop(finish, drop, x);
 }
 
+static void query_req_free(sy_srv_req_t *req)
+{
+    query_free((query_t *)req);
+}
+
+static const sy_srv_req_type_t query_type = {.name = "query",
+                                             .done = host_done,
+                                             .gone = host_gone,
+                                             .take = host_take,
+                                             .free = query_req_free};
+
 void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n,
-                  sy_srv_query_done_fn done, void *arg)
+                  sy_srv_query_done_fn done, sy_progress_fn_t gone, void *arg)
 {
     sy_srv_t *s = sy_srv;
     query_t *x = calloc(1, sizeof(*x));
@@ -97,8 +107,11 @@ void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n
         done(PMIX_ERR_NOMEM, &none, arg);
         return;
     }
+    sy_srv_req_init(&x->req, &query_type, NULL, 0);
     x->done = done;
+    x->gone = gone;
     x->arg = arg;
+    x->req.waited_here = gone == NULL; /* the server's own PMIx_Query_info */
     sy_query_ctx_t ctx = {.server_uri = s->uri,
                           .host = regs,
                           .nhost = nregs,
@@ -113,20 +126,16 @@ void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n
         return;
     }
     if (x->rest == NULL) {
-        finish(x);
+        sy_srv_req_complete(&x->req, PMIX_SUCCESS);
         return;
     }
     if (s->module.query == NULL) {
-        x->host_status = PMIX_ERR_NOT_SUPPORTED;
-        finish(x);
+        sy_srv_req_complete(&x->req, PMIX_ERR_NOT_SUPPORTED);
         return;
     }
     pmix_proc_t who = *requestor;
-    rc = s->module.query(&who, x->rest, x->nrest, host_answered, sy_srv_upcall_ticket(&x->up, x));
-    if (sy_srv_upcall_returned(&x->up, rc)) {
-        x->host_status = rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
-        finish(x);
-    }
+    rc = s->module.query(&who, x->rest, x->nrest, sy_srv_req_info_done, sy_srv_req_ticket(&x->req));
+    sy_srv_req_returned(&x->req, rc);
 }
 
 /* ---- PMIx_Query_info in the server's own process ---- */
@@ -149,7 +158,7 @@ static void self_done(pmix_status_t status, sy_infos_t *answers, void *arg)
 static void self_start(void *arg)
 {
     self_t *x = arg;
-    sy_srv_query(&sy_srv->me, x->q, x->n, self_done, x);
+    sy_srv_query(&sy_srv->me, x->q, x->n, self_done, NULL, x);
 }
 
 static pmix_status_t self_query(pmix_query_t q[], size_t n, pmix_info_cbfunc_t cbfunc, void *cbdata)

@@ -9,10 +9,14 @@
 
 #include "server/server_internal.h"
 
-/* answers is the caller's to take (its infos) or leave (freed after). */
+/* answers is the caller's to take (its infos) or leave (freed after).
+ * done runs on the loop; when the server goes before the host answers,
+ * gone(arg) runs instead (any thread: free arg, touch no loop state).
+ * gone NULL (the server's own PMIx_Query_info): done runs with the host's
+ * answer whenever it comes, after finalize too. */
 typedef void (*sy_srv_query_done_fn)(pmix_status_t status, sy_infos_t *answers, void *arg);
 void sy_srv_query(const pmix_proc_t *requestor, const pmix_query_t q[], size_t n,
-                  sy_srv_query_done_fn done, void *arg);
+                  sy_srv_query_done_fn done, sy_progress_fn_t gone, void *arg);
 void sy_srv_query_init(void);
 void sy_srv_query_finalize(void);
 #endif

@@ -26,13 +26,11 @@
 #include "server/server_upcall.h"
 
 typedef struct {
-    sy_srv_peer_t *peer;
-    uint32_t tag;
+    sy_srv_req_t req; /* first */
     uid_t uid;
     gid_t gid;
     pmix_info_t *info; /* given to the host; valid until it calls back */
     size_t ninfo;
-    pmix_status_t status;
     pmix_proc_t assigned;
 } tool_pending_t;
 
@@ -83,32 +81,34 @@ static pmix_status_t host_info(const pmix_info_t *in, size_t nin, uid_t uid, gid
     return PMIX_SUCCESS;
 }
 
-static void pending_free(tool_pending_t *tp)
+static void pending_free(sy_srv_req_t *req)
 {
+    tool_pending_t *tp = (tool_pending_t *)req;
     if (tp->info != NULL)
         PMIX_INFO_FREE(tp->info, tp->ninfo);
     free(tp);
 }
 
-static void connected_on_loop(void *arg)
+/* The host's decision, on the loop. */
+static void connected_done(sy_srv_req_t *req)
 {
-    tool_pending_t *tp = arg;
-    sy_srv_peer_t *peer = tp->peer;
+    tool_pending_t *tp = (tool_pending_t *)req;
+    sy_srv_peer_t *peer = req->peer;
     sy_srv_t *s = sy_srv;
+    uint32_t tag = req->tag;
     if (sy_srv_peer_awaiting_host(peer)) {
-        if (tp->status != PMIX_SUCCESS) {
-            sy_srv_peer_refuse(peer, tp->tag, tp->status, "the host refused the tool");
+        if (req->status != PMIX_SUCCESS) {
+            sy_srv_peer_refuse(peer, tag, req->status, "the host refused the tool");
         } else if (tp->assigned.nspace[0] == '\0' || tp->assigned.rank == PMIX_RANK_WILDCARD ||
                    tp->assigned.rank == PMIX_RANK_UNDEF) {
-            sy_srv_peer_refuse(peer, tp->tag, PMIX_ERR_BAD_PARAM,
-                               "the host gave the tool no identity");
+            sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, "the host gave the tool no identity");
         } else if (identity_taken(s, &tp->assigned, peer)) {
-            sy_srv_peer_refuse(peer, tp->tag, PMIX_EXISTS,
+            sy_srv_peer_refuse(peer, tag, PMIX_EXISTS,
                                "the tool's identity belongs to another process");
         } else {
             sy_srv_client_t *c = calloc(1, sizeof(*c));
             if (c == NULL) {
-                sy_srv_peer_refuse(peer, tp->tag, PMIX_ERR_NOMEM, "out of memory");
+                sy_srv_peer_refuse(peer, tag, PMIX_ERR_NOMEM, "out of memory");
             } else {
                 c->proc = tp->assigned;
                 c->tool = true;
@@ -118,26 +118,24 @@ static void connected_on_loop(void *arg)
                 peer->tool = c;
                 peer->client = c;
                 PMIX_LOAD_PROCID(&peer->proc, c->proc.nspace, c->proc.rank);
-                sy_srv_peer_welcome(peer, tp->tag, &c->proc);
+                sy_srv_peer_welcome(peer, tag, &c->proc);
             }
         }
     }
-    sy_srv_peer_release(peer);
-    pending_free(tp);
 }
 
-static void connected_drop(void *arg)
-{
-    pending_free(arg);
-}
+static const sy_srv_req_type_t connected_type = {
+    .name = "tool_connected", .done = connected_done, .free = pending_free};
 
 static void host_connected(pmix_status_t status, pmix_proc_t *proc, void *cbdata)
 {
-    tool_pending_t *tp = cbdata;
-    tp->status = status;
+    tool_pending_t *tp = (tool_pending_t *)sy_srv_req_claim(cbdata);
+    if (tp == NULL)
+        return; /* answered already, or the server is gone */
+    tp->req.status = status;
     if (status == PMIX_SUCCESS && proc != NULL)
         tp->assigned = *proc;
-    sy_srv_post_or_drop(connected_on_loop, connected_drop, tp);
+    sy_srv_req_post(&tp->req);
 }
 
 void sy_srv_tool_hello(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *claimed,
@@ -182,18 +180,17 @@ void sy_srv_tool_hello(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *cla
         PMIX_INFO_FREE(info, ninfo);
     if (rc != PMIX_SUCCESS) {
         if (tp != NULL)
-            pending_free(tp);
+            pending_free(&tp->req);
         sy_srv_peer_refuse(peer, tag, rc, why);
         return;
     }
-    tp->peer = peer;
-    tp->tag = tag;
     tp->uid = uid;
     tp->gid = gid;
     sy_srv_peer_authenticated(peer);
-    sy_srv_peer_hold(peer);
-    /* The host answers through host_connected, possibly on its own thread. */
-    s->module.tool_connected(tp->info, tp->ninfo, host_connected, tp);
+    sy_srv_req_init(&tp->req, &connected_type, peer, tag);
+    /* The host answers through host_connected, possibly on its own thread
+     * (a void upcall: the callback is the only answer). */
+    s->module.tool_connected(tp->info, tp->ninfo, host_connected, sy_srv_req_ticket(&tp->req));
 }
 
 static void ignore_done(pmix_status_t status, void *cbdata)

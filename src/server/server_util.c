@@ -234,58 +234,6 @@ void sy_srv_req_reply(sy_srv_req_t *req, pmix_status_t status, sy_wire_msg_id_t 
     }
 }
 
-void sy_srv_req_init(sy_srv_req_t *req, sy_srv_peer_t *peer, uint32_t tag,
-                     void (*free_fn)(sy_srv_req_t *req))
-{
-    req->peer = peer;
-    req->tag = tag;
-    req->free_fn = free_fn;
-    sy_srv_peer_hold(peer);
-}
-
-static void req_free(sy_srv_req_t *req)
-{
-    sy_buffer_destruct(&req->reply);
-    req->free_fn(req);
-}
-
-void sy_srv_req_finish(sy_srv_req_t *req)
-{
-    sy_srv_peer_reply_with(req->peer, req->tag, req->status, &req->reply);
-    sy_srv_peer_release(req->peer);
-    req_free(req);
-}
-
-static void req_finish_on_loop(void *arg)
-{
-    sy_srv_req_finish(arg);
-}
-
-/* The server is gone, and its peers with it: nobody to answer. */
-static void req_drop(void *arg)
-{
-    req_free(arg);
-}
-
-void sy_srv_req_post(sy_srv_req_t *req)
-{
-    sy_srv_post_or_drop(req_finish_on_loop, req_drop, req);
-}
-
-void *sy_srv_req_ticket(sy_srv_req_t *req)
-{
-    return sy_srv_upcall_ticket(&req->up, req);
-}
-
-void sy_srv_req_op_done(pmix_status_t status, void *cbdata)
-{
-    sy_srv_req_t *req = sy_srv_upcall_claim(cbdata);
-    if (req == NULL)
-        return; /* ended already: the upcall returned its answer */
-    req->status = status;
-    sy_srv_req_post(req);
-}
-
 pmix_status_t sy_srv_unpack_count(pmix_data_buffer_t *b, size_t *n)
 {
     int32_t one = 1;

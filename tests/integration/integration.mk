@@ -135,6 +135,14 @@ tests_integration_test_conventions_SOURCES = tests/integration/test_conventions.
 tests_integration_test_conventions_LDADD = src/libpmix.la
 tests_integration_test_conventions_LDFLAGS = -no-install
 TESTS += tests/integration/test_conventions
+# A host completing one upcall of each family inside the upcall, later from
+# another thread, twice, after the client died, and never (then finalize).
+check_PROGRAMS += tests/integration/test_upcalls
+tests_integration_test_upcalls_SOURCES = tests/integration/test_upcalls.c \
+	tests/integration/forkhost.h
+tests_integration_test_upcalls_LDADD = src/libpmix.la
+tests_integration_test_upcalls_LDFLAGS = -no-install
+TESTS += tests/integration/test_upcalls
 # Collectives whose participant finalizes or dies, before or during them
 # (depart.sh; test_depart.c also builds against OpenPMIx 4.2.2:
 # bench/depart-compare.sh).
