@@ -106,6 +106,10 @@ pmix_status_t sy_client_call_nb_on(sy_conn_t *conn, sy_wire_msg_id_t id, const v
  * first; free it with its sy_wire_*_free). */
 pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg, double seconds,
                              void *reply);
+/* The same over the direct channel when there is one, else on the
+ * connection (sy_client_rpc_direct). */
+pmix_status_t sy_client_call_direct(sy_wire_msg_id_t id, const void *msg, double seconds,
+                                    void *reply);
 /* A request on conn (NULL: none) whose reply nobody waits for. */
 void sy_client_send_nb(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg);
 /* Requests whose reply is the status alone, for a pmix_op_cbfunc_t (which
@@ -170,9 +174,10 @@ void sy_client_modex_finalize(void);
 pmix_status_t sy_client_device_distances(const pmix_proc_t *proc, const pmix_info_t info[],
                                          size_t ninfo, pmix_value_t **val);
 
-/* The segments a collective's reply names (SIZE n, n x (STRING nspace,
- * STRING path)), mapped into the store. */
-pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply);
+/* The segments a collective's reply names mapped into the store, the
+ * retired ones forgotten. */
+pmix_status_t sy_client_attach_segments(const sy_wire_segment_t *segments, size_t nsegments,
+                                        const sy_wire_gone_t *retired, size_t nretired);
 
 /* ---- client_hostops.c: requests for the host, and what other request
  * files share with them ---- */
