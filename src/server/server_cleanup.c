@@ -32,6 +32,7 @@
 #include "common/info.h"
 #include "common/log.h"
 #include "server/server_internal.h"
+#include "server/server_cleanup.h"
 
 #define SY_CLEANUP_MAX_DEPTH 64
 

@@ -41,7 +41,13 @@
 #include "common/pack.h"
 #include "common/wire.h"
 #include "server/server_cred_munge.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_cred.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 #define CRED_MAGIC "SYC1"
 #define CRED_VERSION 2
@@ -271,8 +277,7 @@ static void host_valid_cb(pmix_status_t status, pmix_info_t info[], size_t ninfo
 static const pmix_byte_object_t *crypto_key(const cred_req_t *r)
 {
     for (size_t i = 0; i < r->ninfo; i++)
-        if (sy_srv_info_is(&r->info[i], PMIX_CRYPTO_KEY) &&
-            r->info[i].value.type == PMIX_BYTE_OBJECT)
+        if (sy_info_is(&r->info[i], PMIX_CRYPTO_KEY) && r->info[i].value.type == PMIX_BYTE_OBJECT)
             return &r->info[i].value.data.bo;
     return NULL;
 }
@@ -283,7 +288,7 @@ static const pmix_byte_object_t *crypto_key(const cred_req_t *r)
 static const char *wanted_type(const cred_req_t *r)
 {
     for (size_t i = 0; i < r->ninfo; i++) {
-        if (!sy_srv_info_is(&r->info[i], PMIX_CRED_TYPE) || r->info[i].value.type != PMIX_STRING)
+        if (!sy_info_is(&r->info[i], PMIX_CRED_TYPE) || r->info[i].value.type != PMIX_STRING)
             continue;
         const char *s = r->info[i].value.data.string;
         while (s != NULL && *s != '\0') {

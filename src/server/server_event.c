@@ -19,7 +19,15 @@
 #include "common/event.h"
 #include "common/pack.h"
 #include "common/wire.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_event.h"
+#include "server/server_group.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 /* ---- the cache the standard requires: every event this server saw, in
  * order, replayed to clients that register for it later ---- */
@@ -86,7 +94,7 @@ static const pmix_proc_t *custom_procs(const pmix_info_t *inf, size_t *n)
 {
     const pmix_value_t *v = &inf->value;
     *n = 0;
-    if (!sy_srv_info_is(inf, PMIX_EVENT_CUSTOM_RANGE))
+    if (!sy_info_is(inf, PMIX_EVENT_CUSTOM_RANGE))
         return NULL;
     if (v->type == PMIX_PROC && v->data.proc != NULL) {
         *n = 1;

@@ -16,6 +16,12 @@
 #include "fabmod/fabmod.h"
 #include "sched/sched.h"
 #include "server/server_internal.h"
+#include "server/server_fabric.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 #include "switchyard.h"
 
 /* A cost matrix the host gave as a pointer becomes a byte-object copy, so

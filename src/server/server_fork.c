@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/wire.h"
 #include "server/server_internal.h"
+#include "server/server_registry.h"
 
 /* Set NAME=VALUE in a malloc'd, NULL-terminated argv, replacing an
  * existing NAME. */

@@ -24,7 +24,14 @@
 #include "common/pack.h"
 #include "common/wire.h"
 #include "server/server_group.h"
+#include "server/server_coll.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 /* A decision the server waits for: how `voter`'s handlers took event
  * `code` about `affected`. */
@@ -219,7 +226,7 @@ static bool ours(const pmix_info_t *i)
                                        PMIX_GROUP_LOCAL_ONLY,
                                        PMIX_TIMEOUT};
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-        if (sy_srv_info_is(i, keys[k]))
+        if (sy_info_is(i, keys[k]))
             return true;
     return false;
 }
@@ -230,19 +237,19 @@ static void take_directives(gop_t *g, const pmix_proc_t *caller, pmix_info_t **d
     double t = 0;
     for (size_t i = 0; i < *ndirs; i++) {
         const pmix_info_t *d = &(*dirs)[i];
-        if (sy_srv_info_is(d, PMIX_GROUP_LEADER) && sy_info_true(d)) {
+        if (sy_info_is(d, PMIX_GROUP_LEADER) && sy_info_true(d)) {
             g->has_leader = true;
             g->leader_failed = false;
             g->leader = *caller;
-        } else if (sy_srv_info_is(d, PMIX_GROUP_OPTIONAL)) {
+        } else if (sy_info_is(d, PMIX_GROUP_OPTIONAL)) {
             g->optional |= sy_info_true(d);
-        } else if (sy_srv_info_is(d, PMIX_GROUP_FT_COLLECTIVE)) {
+        } else if (sy_info_is(d, PMIX_GROUP_FT_COLLECTIVE)) {
             g->ft |= sy_info_true(d);
-        } else if (sy_srv_info_is(d, PMIX_GROUP_NOTIFY_TERMINATION)) {
+        } else if (sy_info_is(d, PMIX_GROUP_NOTIFY_TERMINATION)) {
             g->notify_term |= sy_info_true(d);
-        } else if (sy_srv_info_is(d, PMIX_GROUP_ASSIGN_CONTEXT_ID)) {
+        } else if (sy_info_is(d, PMIX_GROUP_ASSIGN_CONTEXT_ID)) {
             g->assign_ctxid |= sy_info_true(d);
-        } else if (sy_srv_info_is(d, PMIX_TIMEOUT)) {
+        } else if (sy_info_is(d, PMIX_TIMEOUT)) {
             t = timeout_of(d);
         }
         if (ours(d) && PMIX_INFO_IS_REQUIRED(d))
@@ -414,7 +421,7 @@ static void host_grp_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, v
     h->status = status;
     for (size_t i = 0; info != NULL && i < ninfo; i++) {
         const pmix_value_t *v = &info[i].value;
-        if (sy_srv_info_is(&info[i], PMIX_GROUP_CONTEXT_ID)) {
+        if (sy_info_is(&info[i], PMIX_GROUP_CONTEXT_ID)) {
             size_t id = 0;
             pmix_status_t ok;
             PMIX_VALUE_GET_NUMBER(ok, v, id, size_t);
@@ -422,11 +429,11 @@ static void host_grp_cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, v
                 h->ctxid = id;
                 h->has_ctxid = true;
             }
-        } else if (sy_srv_info_is(&info[i], PMIX_GROUP_ENDPT_DATA) && v->type == PMIX_BYTE_OBJECT &&
+        } else if (sy_info_is(&info[i], PMIX_GROUP_ENDPT_DATA) && v->type == PMIX_BYTE_OBJECT &&
                    v->data.bo.size > 0) {
             if (sy_buffer_append(&h->endpts, v->data.bo.bytes, v->data.bo.size) != PMIX_SUCCESS)
                 h->status = PMIX_ERR_NOMEM;
-        } else if (sy_srv_info_is(&info[i], PMIX_GROUP_MEMBERSHIP) && v->type == PMIX_DATA_ARRAY &&
+        } else if (sy_info_is(&info[i], PMIX_GROUP_MEMBERSHIP) && v->type == PMIX_DATA_ARRAY &&
                    v->data.darray != NULL && v->data.darray->type == PMIX_PROC &&
                    v->data.darray->size > 0) {
             free(h->members);
@@ -463,7 +470,7 @@ static pmix_status_t host_directives(gop_t *g, host_grp_t *h, bool construct)
         return PMIX_ERR_NOMEM;
     }
     for (size_t i = 0; i < g->ndirs; i++)
-        if (!ours(&g->dirs[i]) || sy_srv_info_is(&g->dirs[i], PMIX_TIMEOUT))
+        if (!ours(&g->dirs[i]) || sy_info_is(&g->dirs[i], PMIX_TIMEOUT))
             PMIx_Info_xfer(&h->dirs[n++], &g->dirs[i]);
     bool yes = true;
     if (g->assign_ctxid)

@@ -7,6 +7,27 @@
 
 #include <pmix_common.h>
 
+#include "server/server_internal.h"
+
+/* ---- for the rest of the server ---- */
+void sy_srv_group_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);
+/* Every event the server passes on (from clients or the host): the group
+ * events that concern a group of ours change it. */
+void sy_srv_group_event(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                        size_t ninfo);
+/* A client's connection ended: it leaves the groups it was in. */
+void sy_srv_group_peer_gone(sy_srv_peer_t *peer, bool finalized);
+void sy_srv_group_finalize(sy_srv_t *s);
+/* For queries: the groups known here and the ones a process is in. */
+pmix_status_t sy_srv_group_names(const pmix_proc_t *member, pmix_value_t *out);
+pmix_status_t sy_srv_group_members(const char *grp, pmix_value_t *out);
+/* Participants named by a group id ({grp, WILDCARD} or {grp, group rank})
+ * replaced by the members (procs is reallocated), as a fence over a group
+ * needs. */
+pmix_status_t sy_srv_group_expand(pmix_proc_t **procs, size_t *nprocs);
+
+/* ---- between server_group.c and server_group_reg.c ---- */
+
 /* A constructed group with at least one member on this node. */
 typedef struct sy_group {
     char id[PMIX_MAX_NSLEN + 1];

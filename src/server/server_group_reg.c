@@ -14,7 +14,11 @@
 #include "common/pack.h"
 #include "common/wire.h"
 #include "server/server_group.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_event.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
 
 static sy_group_t *groups;
 
@@ -240,7 +244,7 @@ void sy_srv_group_peer_gone(sy_srv_peer_t *peer, bool finalized)
 static const char *info_string(const pmix_info_t *info, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
-        if (sy_srv_info_is(&info[i], key) && info[i].value.type == PMIX_STRING)
+        if (sy_info_is(&info[i], key) && info[i].value.type == PMIX_STRING)
             return info[i].value.data.string;
     return NULL;
 }
@@ -248,7 +252,7 @@ static const char *info_string(const pmix_info_t *info, size_t n, const char *ke
 static const pmix_proc_t *info_proc(const pmix_info_t *info, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
-        if (sy_srv_info_is(&info[i], key) && info[i].value.type == PMIX_PROC)
+        if (sy_info_is(&info[i], key) && info[i].value.type == PMIX_PROC)
             return info[i].value.data.proc;
     return NULL;
 }

@@ -17,6 +17,13 @@
 #include "common/pack.h"
 #include "common/wire.h"
 #include "server/server_internal.h"
+#include "server/server_hostops.h"
+#include "server/server_cleanup.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_query.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 typedef struct {
     sy_srv_req_t req; /* first; reply: results (SPAWN: the nspace) */

@@ -20,7 +20,21 @@
 #include "common/sweep.h"
 #include "common/sync.h"
 #include "common/usock.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_cleanup.h"
+#include "server/server_cred.h"
+#include "server/server_event.h"
+#include "server/server_fabric.h"
+#include "server/server_group.h"
+#include "server/server_iof.h"
+#include "server/server_listen.h"
+#include "server/server_peer.h"
+#include "server/server_pset.h"
+#include "server/server_query.h"
+#include "server/server_registry.h"
+#include "server/server_util.h"
+#include "server/server_modex.h"
 #include "server/server_topology.h"
 #include "switchyard.h"
 
@@ -146,37 +160,37 @@ static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t n
         const pmix_info_t *inf = &info[i];
         long long num = 0;
         char *str = NULL;
-        if (sy_srv_info_is(inf, PMIX_SERVER_NSPACE)) {
+        if (sy_info_is(inf, PMIX_SERVER_NSPACE)) {
             if ((rc = take_string(inf, &str)) == PMIX_SUCCESS)
                 PMIX_LOAD_NSPACE(s->me.nspace, str);
-        } else if (sy_srv_info_is(inf, PMIX_SERVER_RANK)) {
+        } else if (sy_info_is(inf, PMIX_SERVER_RANK)) {
             if ((rc = take_int(inf, &num)) == PMIX_SUCCESS)
                 s->me.rank = (pmix_rank_t)num;
-        } else if (sy_srv_info_is(inf, PMIX_SERVER_TMPDIR)) {
+        } else if (sy_info_is(inf, PMIX_SERVER_TMPDIR)) {
             rc = take_string(inf, &s->tmpdir);
-        } else if (sy_srv_info_is(inf, PMIX_SYSTEM_TMPDIR)) {
+        } else if (sy_info_is(inf, PMIX_SYSTEM_TMPDIR)) {
             rc = take_string(inf, &s->system_tmpdir);
-        } else if (sy_srv_info_is(inf, PMIX_SERVER_TOOL_SUPPORT)) {
+        } else if (sy_info_is(inf, PMIX_SERVER_TOOL_SUPPORT)) {
             rc = take_bool(inf, &s->tool_support);
-        } else if (sy_srv_info_is(inf, PMIX_SERVER_SYSTEM_SUPPORT)) {
+        } else if (sy_info_is(inf, PMIX_SERVER_SYSTEM_SUPPORT)) {
             rc = take_bool(inf, &s->system_support);
-        } else if (sy_srv_info_is(inf, PMIX_SERVER_SESSION_SUPPORT)) {
+        } else if (sy_info_is(inf, PMIX_SERVER_SESSION_SUPPORT)) {
             rc = take_bool(inf, &s->session_support);
-        } else if (sy_srv_info_is(inf, PMIX_SERVER_GATEWAY)) {
+        } else if (sy_info_is(inf, PMIX_SERVER_GATEWAY)) {
             rc = take_bool(inf, &s->gateway);
-        } else if (sy_srv_info_is(inf, PMIX_SERVER_SCHEDULER)) {
+        } else if (sy_info_is(inf, PMIX_SERVER_SCHEDULER)) {
             rc = take_bool(inf, &s->scheduler);
-        } else if (sy_srv_info_is(inf, PMIX_SERVER_REMOTE_CONNECTIONS)) {
+        } else if (sy_info_is(inf, PMIX_SERVER_REMOTE_CONNECTIONS)) {
             rc = take_bool(inf, &s->remote);
-        } else if (sy_srv_info_is(inf, PMIX_SINGLE_LISTENER)) {
+        } else if (sy_info_is(inf, PMIX_SINGLE_LISTENER)) {
             rc = take_bool(inf, &s->single_listener);
-        } else if (sy_srv_info_is(inf, PMIX_USOCK_DISABLE)) {
+        } else if (sy_info_is(inf, PMIX_USOCK_DISABLE)) {
             rc = take_bool(inf, &s->usock_disable);
-        } else if (sy_srv_info_is(inf, PMIX_TCP_DISABLE_IPV4)) {
+        } else if (sy_info_is(inf, PMIX_TCP_DISABLE_IPV4)) {
             rc = take_bool(inf, &s->tcp4_disable);
-        } else if (sy_srv_info_is(inf, PMIX_TCP_DISABLE_IPV6)) {
+        } else if (sy_info_is(inf, PMIX_TCP_DISABLE_IPV6)) {
             rc = take_bool(inf, &s->tcp6_disable);
-        } else if (sy_srv_info_is(inf, PMIX_SOCKET_MODE)) {
+        } else if (sy_info_is(inf, PMIX_SOCKET_MODE)) {
             if ((rc = take_int(inf, &num)) == PMIX_SUCCESS) {
                 if (num < 0 || num > 0777) {
                     sy_log(SY_LOG_WARN, "PMIx_server_init: socket mode %llo is not a mode", num);
@@ -184,29 +198,27 @@ static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t n
                 }
                 s->sock_mode = (mode_t)num;
             }
-        } else if (sy_srv_info_is(inf, PMIX_TCP_IPV4_PORT) ||
-                   sy_srv_info_is(inf, PMIX_TCP_IPV6_PORT)) {
+        } else if (sy_info_is(inf, PMIX_TCP_IPV4_PORT) || sy_info_is(inf, PMIX_TCP_IPV6_PORT)) {
             if ((rc = take_int(inf, &num)) == PMIX_SUCCESS) {
                 if (num < 0 || num > 65535) {
                     sy_log(SY_LOG_WARN, "PMIx_server_init: %s %lld is not a port", inf->key, num);
                     rc = PMIX_ERR_BAD_PARAM;
-                } else if (sy_srv_info_is(inf, PMIX_TCP_IPV4_PORT)) {
+                } else if (sy_info_is(inf, PMIX_TCP_IPV4_PORT)) {
                     s->tcp4_port = (int)num;
                 } else {
                     s->tcp6_port = (int)num;
                 }
             }
-        } else if (sy_srv_info_is(inf, PMIX_TCP_IF_INCLUDE) ||
-                   sy_srv_info_is(inf, PMIX_TCP_IF_EXCLUDE)) {
+        } else if (sy_info_is(inf, PMIX_TCP_IF_INCLUDE) || sy_info_is(inf, PMIX_TCP_IF_EXCLUDE)) {
             if ((rc = take_string(inf, &str)) == PMIX_SUCCESS) {
                 char ***dst =
-                    sy_srv_info_is(inf, PMIX_TCP_IF_INCLUDE) ? &s->if_include : &s->if_exclude;
+                    sy_info_is(inf, PMIX_TCP_IF_INCLUDE) ? &s->if_include : &s->if_exclude;
                 free_list(*dst);
                 *dst = split_list(str);
                 if (*dst == NULL)
                     rc = PMIX_ERR_NOMEM;
             }
-        } else if (sy_srv_info_is(inf, SWITCHYARD_SERVER_MAX_MSG_SIZE)) {
+        } else if (sy_info_is(inf, SWITCHYARD_SERVER_MAX_MSG_SIZE)) {
             if ((rc = take_int(inf, &num)) == PMIX_SUCCESS) {
                 if (num < (long long)SY_FRAME_MIN_MAX_BODY || num > (long long)UINT32_MAX) {
                     sy_log(SY_LOG_WARN, "PMIx_server_init: %s %lld is not between %zu and %u bytes",
@@ -216,7 +228,7 @@ static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t n
                     s->max_msg = (size_t)num;
                 }
             }
-        } else if (sy_srv_info_is(inf, PMIX_HOSTNAME)) {
+        } else if (sy_info_is(inf, PMIX_HOSTNAME)) {
             if ((rc = take_string(inf, &str)) == PMIX_SUCCESS)
                 snprintf(s->hostname, sizeof(s->hostname), "%s", str);
         } else if (PMIX_INFO_IS_REQUIRED(inf) && !key_known(inf->key)) {

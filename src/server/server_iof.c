@@ -24,7 +24,13 @@
 #include "common/log.h"
 #include "common/pack.h"
 #include "common/wire.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_iof.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 #define SY_IOF_CACHE_MAX ((size_t)2 << 20)   /* output kept for later registrations */
 #define SY_IOF_SUB_DEFAULT ((size_t)4 << 20) /* held per registration by default */
@@ -105,7 +111,7 @@ static chunk_t *chunk_new(const pmix_proc_t *src, pmix_iof_channel_t ch, const c
 static bool is_end(const chunk_t *c)
 {
     for (size_t i = 0; i < c->ninfo; i++)
-        if (sy_srv_info_is(&c->info[i], PMIX_IOF_COMPLETE) && sy_info_true(&c->info[i]))
+        if (sy_info_is(&c->info[i], PMIX_IOF_COMPLETE) && sy_info_true(&c->info[i]))
             return true;
     return false;
 }
@@ -384,7 +390,7 @@ static pmix_status_t host_dirs(const sy_srv_peer_t *peer, const pmix_info_t *dir
     /* the peer's own PMIX_USERID/PMIX_GRPID, if it sent any, are not passed
      * on: the host hears only the identity we know */
     for (size_t i = 0; i < ndirs; i++)
-        if (!sy_srv_info_is(&dirs[i], PMIX_USERID) && !sy_srv_info_is(&dirs[i], PMIX_GRPID))
+        if (!sy_info_is(&dirs[i], PMIX_USERID) && !sy_info_is(&dirs[i], PMIX_GRPID))
             PMIx_Info_xfer(&(*out)[k++], &dirs[i]);
     uint32_t uid = peer->client != NULL ? (uint32_t)peer->client->uid : (uint32_t)peer->uid;
     uint32_t gid = peer->client != NULL ? (uint32_t)peer->client->gid : (uint32_t)peer->gid;
@@ -487,16 +493,16 @@ static pmix_status_t sub_policy(sub_t *s)
     bool oldest = false, newest = false;
     for (size_t i = 0; i < s->ndirs; i++) {
         const pmix_info_t *d = &s->dirs[i];
-        if (sy_srv_info_is(d, PMIX_IOF_CACHE_SIZE)) {
+        if (sy_info_is(d, PMIX_IOF_CACHE_SIZE)) {
             if (d->value.type == PMIX_UINT32)
                 s->cap = d->value.data.uint32;
             else if (d->value.type == PMIX_SIZE)
                 s->cap = d->value.data.size;
             else
                 return PMIX_ERR_BAD_PARAM;
-        } else if (sy_srv_info_is(d, PMIX_IOF_DROP_OLDEST)) {
+        } else if (sy_info_is(d, PMIX_IOF_DROP_OLDEST)) {
             oldest = sy_info_true(d);
-        } else if (sy_srv_info_is(d, PMIX_IOF_DROP_NEWEST)) {
+        } else if (sy_info_is(d, PMIX_IOF_DROP_NEWEST)) {
             newest = sy_info_true(d);
         }
     }

@@ -25,6 +25,8 @@
 #include "common/safefile.h"
 #include "common/usock.h"
 #include "server/server_internal.h"
+#include "server/server_listen.h"
+#include "server/server_peer.h"
 
 void sy_srv_remember_file(sy_srv_t *s, const char *path)
 {

@@ -13,6 +13,12 @@
 #include "common/log.h"
 #include "common/store.h"
 #include "server/server_internal.h"
+#include "server/server_nspace.h"
+#include "server/server_cleanup.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+#include "server/server_util.h"
+#include "server/server_modex.h"
 
 typedef struct {
     sy_srv_op_t op;

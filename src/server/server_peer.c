@@ -19,7 +19,23 @@
 #include "common/pack.h"
 #include "common/usock.h"
 #include "common/wire.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_peer.h"
+#include "server/server_cleanup.h"
+#include "server/server_cred.h"
+#include "server/server_event.h"
+#include "server/server_fabric.h"
+#include "server/server_group.h"
+#include "server/server_hostops.h"
+#include "server/server_iof.h"
+#include "server/server_listen.h"
+#include "server/server_msg.h"
+#include "server/server_pubsub.h"
+#include "server/server_registry.h"
+#include "server/server_tool.h"
+#include "server/server_upcall.h"
+#include "server/server_modex.h"
 
 #define SY_HELLO_TIMEOUT 5.0      /* seconds a new connection has to say HELLO */
 #define SY_REAP_DELAY 2.0         /* seconds a refusal has to reach the peer */
@@ -412,7 +428,7 @@ bool sy_srv_token_matches(const char *given, const char *expected)
 static bool wants_direct(const hello_t *h)
 {
     for (size_t i = 0; i < h->m.ninfo; i++)
-        if (sy_srv_info_is(&h->m.info[i], SY_HELLO_DIRECT) && sy_info_true(&h->m.info[i]))
+        if (sy_info_is(&h->m.info[i], SY_HELLO_DIRECT) && sy_info_true(&h->m.info[i]))
             return true;
     return false;
 }

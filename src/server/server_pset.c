@@ -12,6 +12,9 @@
 
 #include "server/server_group.h"
 #include "server/server_internal.h"
+#include "server/server_pset.h"
+#include "server/server_event.h"
+#include "server/server_util.h"
 
 typedef struct pset {
     char *name;

@@ -13,6 +13,11 @@
 #include "common/pack.h"
 #include "common/wire.h"
 #include "server/server_internal.h"
+#include "server/server_pubsub.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 typedef struct {
     sy_srv_req_t req; /* first; reply: lookup's data */

@@ -14,6 +14,10 @@
 #include "common/log.h"
 #include "common/query_lib.h"
 #include "server/server_internal.h"
+#include "server/server_query.h"
+#include "server/server_setquery.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 /* PMIx_Register_attributes: what the host said, keyed by the upcall name
  * it used (a repeat of the same name is refused). */

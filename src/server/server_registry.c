@@ -13,6 +13,8 @@
 #include "common/log.h"
 #include "common/store.h"
 #include "server/server_internal.h"
+#include "server/server_registry.h"
+#include "server/server_util.h"
 
 sy_srv_client_t *sy_srv_client_find(sy_srv_t *s, const pmix_proc_t *proc)
 {

@@ -11,6 +11,9 @@
 
 #include "common/log.h"
 #include "server/server_internal.h"
+#include "server/server_fabric.h"
+#include "server/server_registry.h"
+#include "server/server_util.h"
 
 typedef struct {
     sy_srv_op_t op;

@@ -12,12 +12,16 @@
 #include <pmix_server.h>
 
 #include "common/store.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_setquery.h"
+#include "server/server_group.h"
+#include "server/server_pset.h"
 
 static const pmix_info_t *qualifier(const pmix_query_t *q, const char *key)
 {
     for (size_t i = 0; q->qualifiers != NULL && i < q->nqual; i++)
-        if (sy_srv_info_is(&q->qualifiers[i], key))
+        if (sy_info_is(&q->qualifiers[i], key))
             return &q->qualifiers[i];
     return NULL;
 }

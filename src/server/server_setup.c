@@ -18,6 +18,9 @@
 #include "common/regex.h"
 #include "sched/sched.h"
 #include "server/server_internal.h"
+#include "server/server_nspace.h"
+#include "server/server_registry.h"
+#include "server/server_util.h"
 
 extern char **environ;
 

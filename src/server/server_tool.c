@@ -20,6 +20,10 @@
 
 #include "common/log.h"
 #include "server/server_internal.h"
+#include "server/server_tool.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+#include "server/server_upcall.h"
 
 typedef struct {
     sy_srv_peer_t *peer;

@@ -16,6 +16,8 @@
 
 #include "common/log.h"
 #include "server/server_internal.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
 
 #define NBUCKETS 64
 

@@ -9,7 +9,12 @@
 
 #include "common/buffer.h"
 #include "common/pack.h"
+#include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_util.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_upcall.h"
 
 sy_srv_t *sy_srv;
 pthread_mutex_t sy_srv_life_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -39,11 +44,6 @@ static void atfork_register(void)
 void sy_srv_atfork_init(void)
 {
     pthread_once(&atfork_once, atfork_register);
-}
-
-bool sy_srv_info_is(const pmix_info_t *inf, const char *key)
-{
-    return strncmp(inf->key, key, PMIX_MAX_KEYLEN) == 0;
 }
 
 /* Threads using the live server outside the lock (posting to its loop,
@@ -145,7 +145,7 @@ pmix_status_t sy_srv_add_ids(pmix_info_t **info, size_t *ninfo, const sy_srv_cli
      * put among its infos is dropped, so the host sees only ours */
     size_t k = 0;
     for (size_t i = 0; i < *ninfo; i++)
-        if (!sy_srv_info_is(&(*info)[i], PMIX_USERID) && !sy_srv_info_is(&(*info)[i], PMIX_GRPID))
+        if (!sy_info_is(&(*info)[i], PMIX_USERID) && !sy_info_is(&(*info)[i], PMIX_GRPID))
             PMIx_Info_xfer(&all[k++], &(*info)[i]);
     uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
     PMIX_INFO_LOAD(&all[k++], PMIX_USERID, &uid, PMIX_UINT32);

@@ -30,6 +30,8 @@
 #include "common/sweep.h"
 #include "common/usock.h"
 #include "server/server_internal.h"
+#include "server/server_peer.h"
+#include "server/server_util.h"
 
 static char dir[64];
 

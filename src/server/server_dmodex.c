@@ -1,0 +1,361 @@
+/* Direct modex: a client's DMODEX request for a key of a process whose
+ * data was not exchanged in a fence, held until that process commits; the
+ * host's direct_modex upcall for a process on another node; and the
+ * host's PMIx_server_dmodex_request for one of ours.  Loop only. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/buffer.h"
+#include "common/datatype.h"
+#include "common/log.h"
+#include "common/pack.h"
+#include "server/server_internal.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+#include "server/server_upcall.h"
+#include "server/server_util.h"
+#include "server/server_modex.h"
+
+typedef struct waiter {
+    sy_srv_peer_t *peer; /* NULL: a host's dmodex_request */
+    uint32_t tag;
+    pmix_proc_t target;
+    char *key; /* NULL: the whole record (host request) */
+    pmix_dmodex_response_fn_t hostcb;
+    void *hostcbdata;
+    sy_timer_t *timer;
+    struct waiter *next;
+} waiter_t;
+
+static waiter_t *waiters;
+
+static void waiter_free(waiter_t *w)
+{
+    if (w->timer != NULL)
+        sy_timer_cancel(w->timer);
+    free(w->key);
+    free(w);
+}
+
+static void unlist_waiter(waiter_t *w)
+{
+    for (waiter_t **pp = &waiters; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == w) {
+            *pp = w->next;
+            return;
+        }
+}
+
+/* Answer a waiting client with (owner, value), or the host with a blob. */
+static void waiter_answer(waiter_t *w, pmix_status_t status, const sy_srv_posted_t *p,
+                          const sy_srv_kv_t *k)
+{
+    unlist_waiter(w);
+    if (w->peer == NULL) {
+        pmix_data_buffer_t blob = {0};
+        if (status == PMIX_SUCCESS)
+            status = sy_srv_pack_record(&blob, p, false);
+        if (w->hostcb != NULL)
+            w->hostcb(status, blob.base_ptr, blob.bytes_used, w->hostcbdata);
+        sy_buffer_destruct(&blob);
+    } else {
+        pmix_data_buffer_t out = {0};
+        if (sy_pack(&out, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+            (status != PMIX_SUCCESS || (sy_pack(&out, &p->proc, 1, PMIX_PROC) == PMIX_SUCCESS &&
+                                        sy_pack(&out, &k->val, 1, PMIX_VALUE) == PMIX_SUCCESS)))
+            sy_srv_peer_reply(w->peer, w->tag, &out);
+        sy_buffer_destruct(&out);
+        sy_srv_peer_release(w->peer);
+    }
+    waiter_free(w);
+}
+
+/* Try to answer w from committed data; true when it was answered. */
+static bool waiter_try(waiter_t *w)
+{
+    if (w->key == NULL) {
+        sy_srv_posted_t *p = sy_srv_posted_find(&w->target, false);
+        if (p == NULL || !p->committed)
+            return false;
+        waiter_answer(w, PMIX_SUCCESS, p, NULL);
+        return true;
+    }
+    for (sy_srv_posted_t *p = sy_srv_posted_all(); p != NULL; p = p->next) {
+        if (!PMIX_CHECK_NSPACE(p->proc.nspace, w->target.nspace) ||
+            (w->target.rank != PMIX_RANK_UNDEF && p->proc.rank != w->target.rank))
+            continue;
+        const sy_srv_kv_t *k = sy_srv_kv_find(p, w->key);
+        if (k != NULL && k->scope != PMIX_REMOTE) {
+            waiter_answer(w, PMIX_SUCCESS, p, k);
+            return true;
+        }
+        if (k != NULL) {
+            waiter_answer(w, PMIX_ERR_EXISTS_OUTSIDE_SCOPE, p, NULL);
+            return true;
+        }
+        /* a key not posted yet may still come, until the process is gone */
+        if (p->gone && w->target.rank != PMIX_RANK_UNDEF) {
+            waiter_answer(w, PMIX_ERR_NOT_FOUND, p, NULL);
+            return true;
+        }
+    }
+    return false;
+}
+
+void sy_srv_dmodex_poke(const pmix_proc_t *proc)
+{
+    for (waiter_t *w = waiters, *next; w != NULL; w = next) {
+        next = w->next;
+        if (PMIX_CHECK_NSPACE(w->target.nspace, proc->nspace) &&
+            (w->target.rank == PMIX_RANK_UNDEF || w->target.rank == proc->rank))
+            waiter_try(w);
+    }
+}
+
+static void waiter_timeout(void *arg)
+{
+    waiter_t *w = arg;
+    if (w->timer != NULL) {
+        sy_timer_cancel(w->timer);
+        w->timer = NULL;
+    }
+    waiter_answer(w, PMIX_ERR_TIMEOUT, NULL, NULL);
+}
+
+typedef struct {
+    sy_srv_upcall_t up; /* the host's cbdata is its ticket */
+    sy_srv_peer_t *peer;
+    uint32_t tag;
+    char *key;
+    pmix_status_t status;
+    pmix_data_buffer_t blob;
+    pmix_proc_t target; /* given to the host: ours until it calls back */
+    pmix_info_t req_key;
+} host_dmx_t;
+
+static void host_dmx_free(host_dmx_t *h)
+{
+    PMIX_INFO_DESTRUCT(&h->req_key);
+    free(h->key);
+    sy_buffer_destruct(&h->blob);
+    free(h);
+}
+
+/* The owner node's record: find our key in it and answer. */
+static void host_dmx_done(void *arg)
+{
+    host_dmx_t *h = arg;
+    pmix_status_t status = h->status;
+    pmix_data_buffer_t out = {0};
+    bool found = false;
+    while (status == PMIX_SUCCESS && !found && sy_buffer_remaining(&h->blob) > 0) {
+        pmix_proc_t p;
+        size_t n = 0;
+        int32_t one = 1;
+        status = sy_unpack(&h->blob, &p, &one, PMIX_PROC);
+        one = 1;
+        if (status == PMIX_SUCCESS)
+            status = sy_unpack(&h->blob, &n, &one, PMIX_SIZE);
+        for (size_t i = 0; status == PMIX_SUCCESS && i < n && !found; i++) {
+            uint8_t scope;
+            char *key = NULL;
+            pmix_value_t v;
+            memset(&v, 0, sizeof(v));
+            one = 1;
+            status = sy_unpack(&h->blob, &scope, &one, PMIX_UINT8);
+            one = 1;
+            if (status == PMIX_SUCCESS)
+                status = sy_unpack(&h->blob, &key, &one, PMIX_STRING);
+            one = 1;
+            if (status == PMIX_SUCCESS)
+                status = sy_unpack(&h->blob, &v, &one, PMIX_VALUE);
+            if (status == PMIX_SUCCESS && key != NULL && strcmp(key, h->key) == 0) {
+                pmix_status_t ok = PMIX_SUCCESS;
+                found = sy_pack(&out, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
+                        sy_pack(&out, &p, 1, PMIX_PROC) == PMIX_SUCCESS &&
+                        sy_pack(&out, &v, 1, PMIX_VALUE) == PMIX_SUCCESS;
+            }
+            free(key);
+            sy_value_destruct(&v);
+        }
+    }
+    if (found)
+        sy_srv_peer_reply(h->peer, h->tag, &out);
+    else
+        sy_srv_peer_reply_status(h->peer, h->tag,
+                                 status == PMIX_SUCCESS ? PMIX_ERR_NOT_FOUND : status);
+    sy_buffer_destruct(&out);
+    sy_srv_peer_release(h->peer);
+    host_dmx_free(h);
+}
+
+static void host_dmx_drop(void *arg)
+{
+    host_dmx_free(arg);
+}
+
+static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
+                        pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    host_dmx_t *h = sy_srv_upcall_claim(cbdata);
+    if (h != NULL) {
+        h->status = status;
+        if (status == PMIX_SUCCESS && data != NULL && ndata > 0 &&
+            sy_buffer_append(&h->blob, data, ndata) != PMIX_SUCCESS)
+            h->status = PMIX_ERR_NOMEM;
+    }
+    /* copied: the host's buffer goes back to it once this returned */
+    sy_srv_release_later(release_fn, release_cbdata);
+    if (h != NULL)
+        sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
+}
+
+void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_srv_t *s = sy_srv;
+    pmix_proc_t target;
+    char *key = NULL;
+    size_t ninfo = 0;
+    pmix_info_t *info = NULL;
+    int32_t one = 1;
+    pmix_status_t rc = sy_unpack(b, &target, &one, PMIX_PROC);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_unpack(b, &key, &one, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_unpack_infos(b, &info, &ninfo);
+    if (rc == PMIX_SUCCESS && key == NULL)
+        rc = PMIX_ERR_BAD_PARAM;
+    sy_srv_nspace_t *ns = rc == PMIX_SUCCESS ? sy_srv_nspace_find(s, target.nspace) : NULL;
+    if (rc == PMIX_SUCCESS && ns == NULL)
+        rc = PMIX_ERR_NOT_FOUND;
+    double t = rc == PMIX_SUCCESS ? sy_srv_info_timeout(info, ninfo) : 0;
+    if (info != NULL)
+        PMIX_INFO_FREE(info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        free(key);
+        sy_srv_peer_reply_status(peer, tag, rc);
+        return;
+    }
+    if (target.rank != PMIX_RANK_UNDEF && !sy_srv_rank_local(ns, target.rank)) {
+        /* another node's process: its server answers through our host */
+        if (s->module.direct_modex == NULL) {
+            free(key);
+            sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_FOUND);
+            return;
+        }
+        host_dmx_t *h = calloc(1, sizeof(*h));
+        if (h == NULL) {
+            free(key);
+            sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
+            return;
+        }
+        h->peer = peer;
+        h->tag = tag;
+        h->key = key;
+        sy_srv_peer_hold(peer);
+        /* the key wanted, as OpenPMIx 4.2.2 tells hosts (PMIX_REQUIRED_KEY) */
+        PMIX_INFO_LOAD(&h->req_key, PMIX_REQUIRED_KEY, key, PMIX_STRING);
+        h->target = target;
+        rc = s->module.direct_modex(&h->target, &h->req_key, 1, host_dmx_cb,
+                                    sy_srv_upcall_ticket(&h->up, h));
+        if (sy_srv_upcall_returned(&h->up, rc)) {
+            sy_srv_peer_reply_status(peer, tag,
+                                     rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc);
+            sy_srv_peer_release(peer);
+            host_dmx_free(h);
+        }
+        return;
+    }
+    waiter_t *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        free(key);
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
+        return;
+    }
+    w->peer = peer;
+    w->tag = tag;
+    w->target = target;
+    w->key = key;
+    sy_srv_peer_hold(peer);
+    w->next = waiters;
+    waiters = w;
+    if (waiter_try(w))
+        return;
+    /* held until the target commits, dies, or the timeout passes */
+    if (t > 0)
+        sy_progress_timer(s->progress, t, waiter_timeout, w, &w->timer);
+}
+
+/* ---- lifecycle ---- */
+
+void sy_srv_dmodex_peer_gone(sy_srv_peer_t *peer, bool finalized)
+{
+    for (waiter_t *w = waiters, *next; w != NULL; w = next) {
+        next = w->next;
+        if (w->peer == peer) {
+            unlist_waiter(w);
+            sy_srv_peer_release(peer);
+            waiter_free(w);
+        } else if (PMIX_CHECK_PROCID(&w->target, &peer->proc)) {
+            if (finalized)
+                waiter_try(w); /* answered NOT_FOUND unless the key is there */
+            else
+                waiter_answer(w, PMIX_PROC_TERMINATED, NULL, NULL);
+        }
+    }
+}
+
+void sy_srv_dmodex_finalize(void)
+{
+    while (waiters != NULL)
+        waiter_answer(waiters, PMIX_ERR_LOST_CONNECTION, NULL, NULL);
+}
+
+/* ---- PMIx_server_dmodex_request ---- */
+
+typedef struct {
+    pmix_proc_t proc;
+    pmix_dmodex_response_fn_t cbfunc;
+    void *cbdata;
+} dmx_req_t;
+
+static void dmodex_request_on_loop(void *arg)
+{
+    dmx_req_t *r = arg;
+    waiter_t *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        r->cbfunc(PMIX_ERR_NOMEM, NULL, 0, r->cbdata);
+        free(r);
+        return;
+    }
+    w->target = r->proc;
+    w->hostcb = r->cbfunc;
+    w->hostcbdata = r->cbdata;
+    w->next = waiters;
+    waiters = w;
+    free(r);
+    waiter_try(w); /* else held until the process commits */
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
+                                                     pmix_dmodex_response_fn_t cbfunc, void *cbdata)
+{
+    if (proc == NULL || cbfunc == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    dmx_req_t *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return PMIX_ERR_NOMEM;
+    r->proc = *proc;
+    r->cbfunc = cbfunc;
+    r->cbdata = cbdata;
+    pmix_status_t rc = sy_srv_post(dmodex_request_on_loop, r);
+    if (rc != PMIX_SUCCESS)
+        free(r);
+    return rc;
+}
