@@ -103,7 +103,7 @@ pmix_status_t sy_client_hello(int fd, uint8_t kind, const pmix_proc_t *me, const
     sy_client_buffer_over(&rb, body, len);
     pmix_status_t status;
     sy_wire_hello_rep_t m;
-    rc = sy_client_unpack_one(&rb, &status, PMIX_STATUS);
+    rc = sy_client_unpack_status(&rb, &status);
     pmix_status_t urc = rc == PMIX_SUCCESS ? sy_wire_hello_rep_unpack(sy_client_codec(), &rb, &m)
                                            : PMIX_ERR_UNPACK_FAILURE;
     sy_buffer_destruct(&rb);

@@ -67,9 +67,8 @@ pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req, sy_
  * transport's failure); the rest of the reply is left in *rb (destruct it). */
 pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double seconds,
                             pmix_data_buffer_t *rb);
-/* Start a request body with its command byte (b is initialised). */
-pmix_status_t sy_client_pack_cmd(pmix_data_buffer_t *b, sy_cmd_t cmd);
-pmix_status_t sy_client_unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type);
+/* The status that opens a reply, read with the connection's codec. */
+pmix_status_t sy_client_unpack_status(pmix_data_buffer_t *b, pmix_status_t *status);
 /* Make b read `body` (taken; freed by sy_buffer_destruct). */
 void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
 
@@ -181,8 +180,6 @@ pmix_status_t sy_client_attach_segments(const sy_wire_segment_t *segments, size_
 
 /* ---- client_hostops.c: requests for the host, and what other request
  * files share with them ---- */
-/* SIZE n, n INFO (info may be NULL for none). */
-pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo);
 /* The blocking forms of info-returning requests: */
 typedef struct {
     sy_sync_t sync;

@@ -222,7 +222,7 @@ void sy_srv_peer_reply_with(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t sta
     if (peer->state == SY_PEER_CLOSED)
         return;
     pmix_data_buffer_t buf = {0};
-    pmix_status_t rc = sy_pack(&buf, &status, 1, PMIX_STATUS);
+    pmix_status_t rc = sy_wire_pack_head(sy_srv_codec(peer), &buf, SY_WIRE_REPLY, status);
     if (rc == PMIX_SUCCESS && rest != NULL && rest->bytes_used > 0)
         rc = sy_buffer_append(&buf, rest->base_ptr, rest->bytes_used);
     if (rc == PMIX_SUCCESS)
@@ -248,11 +248,7 @@ void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
         sy_wire_hello_rep_t m = {.reason = (char *)reason};
         PMIX_LOAD_PROCID(&m.server, "", PMIX_RANK_UNDEF);
         m.assigned = m.server;
-        pmix_data_buffer_t buf = {0};
-        if (sy_pack(&buf, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            sy_wire_hello_rep_pack(sy_srv_codec(peer), &buf, &m) == PMIX_SUCCESS)
-            reply(peer, tag, &buf);
-        sy_buffer_destruct(&buf);
+        sy_srv_peer_reply_msg(peer, tag, status, SY_WMSG_HELLO_REP, &m);
     }
     peer_shut(peer, true);
 }
@@ -292,12 +288,7 @@ void sy_srv_peer_welcome(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *a
         m.assigned = *assigned;
     else
         m.assigned = peer->proc;
-    pmix_status_t ok = PMIX_SUCCESS;
-    pmix_data_buffer_t buf = {0};
-    if (sy_pack(&buf, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-        sy_wire_hello_rep_pack(sy_srv_codec(peer), &buf, &m) == PMIX_SUCCESS)
-        reply(peer, tag, &buf);
-    sy_buffer_destruct(&buf);
+    sy_srv_peer_reply_msg(peer, tag, PMIX_SUCCESS, SY_WMSG_HELLO_REP, &m);
 }
 
 static void pending_done(void *arg)
@@ -402,8 +393,9 @@ static void hello_free(hello_t *h)
 
 static pmix_status_t hello_unpack(const sy_srv_peer_t *peer, pmix_data_buffer_t *b, hello_t *h)
 {
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &h->cmd, &one, PMIX_UINT8);
+    int32_t cmd = 0;
+    pmix_status_t rc = sy_wire_unpack_head(sy_srv_codec(peer), b, SY_WIRE_REQUEST, &cmd);
+    h->cmd = (uint8_t)cmd;
     if (rc != PMIX_SUCCESS)
         return rc;
     if (h->cmd != SY_CMD_HELLO)
@@ -675,9 +667,8 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         }
         peer = peer->main; /* set while the channel is open (peer_detach) */
     }
-    uint8_t cmd = 0;
-    int32_t one = 1;
-    if (sy_unpack(&b, &cmd, &one, PMIX_UINT8) != PMIX_SUCCESS) {
+    int32_t cmd = 0;
+    if (sy_wire_unpack_head(sy_srv_codec(peer), &b, SY_WIRE_REQUEST, &cmd) != PMIX_SUCCESS) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
     } else if (peer->tool != NULL &&
                (cmd == SY_CMD_ABORT || cmd == SY_CMD_COMMIT || cmd == SY_CMD_FENCE ||

@@ -1,4 +1,5 @@
-/* Host upcalls: tickets, and the request object every upcall for a peer uses (server_upcall.c, server_util.c). */
+/* Host upcalls: tickets, and the request object every upcall for a peer uses (server_upcall.c,
+ * server_util.c). */
 #ifndef SWITCHYARD_SERVER_UPCALL_H
 #define SWITCHYARD_SERVER_UPCALL_H
 #include <stdbool.h>
