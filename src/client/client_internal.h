@@ -69,6 +69,9 @@ pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double sec
                             pmix_data_buffer_t *rb);
 /* The status that opens a reply, read with the connection's codec. */
 pmix_status_t sy_client_unpack_status(pmix_data_buffer_t *b, pmix_status_t *status);
+/* A reply's body (taken) made rb, its status read: the status, or
+ * PMIX_ERR_UNPACK_FAILURE (rb then empty). */
+pmix_status_t sy_client_reply_over(pmix_data_buffer_t *rb, void *body, size_t len);
 /* Make b read `body` (taken; freed by sy_buffer_destruct). */
 void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
 

@@ -269,6 +269,17 @@ pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req, sy_
     return PMIX_SUCCESS;
 }
 
+pmix_status_t sy_client_reply_over(pmix_data_buffer_t *rb, void *body, size_t len)
+{
+    sy_client_buffer_over(rb, body, len);
+    pmix_status_t status;
+    if (sy_client_unpack_status(rb, &status) != PMIX_SUCCESS) {
+        sy_buffer_destruct(rb);
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    return status;
+}
+
 pmix_status_t sy_client_unpack_status(pmix_data_buffer_t *b, pmix_status_t *status)
 {
     int32_t v = PMIX_ERROR;
@@ -288,13 +299,7 @@ pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double sec
     memset(req, 0, sizeof(*req));
     if (rc != PMIX_SUCCESS)
         return rc;
-    sy_client_buffer_over(rb, body, len);
-    pmix_status_t status;
-    if (sy_client_unpack_status(rb, &status) != PMIX_SUCCESS) {
-        sy_buffer_destruct(rb);
-        return PMIX_ERR_UNPACK_FAILURE;
-    }
-    return status;
+    return sy_client_reply_over(rb, body, len);
 }
 
 /* ---- the handshake, before the connection has a loop ---- */
