@@ -156,7 +156,7 @@ static void direct_open(void)
     if (rc == PMIX_SUCCESS) {
         pmix_data_buffer_t rb;
         sy_client_buffer_over(&rb, body, len);
-        if (sy_client_unpack_one(&rb, &status, PMIX_STATUS) != PMIX_SUCCESS)
+        if (sy_client_unpack_status(&rb, &status) != PMIX_SUCCESS)
             status = PMIX_ERR_UNPACK_FAILURE;
         sy_buffer_destruct(&rb);
     }
@@ -209,13 +209,7 @@ pmix_status_t sy_client_rpc_direct(pmix_data_buffer_t *req, double seconds, pmix
     memset(rb, 0, sizeof(*rb));
     if (rc != PMIX_SUCCESS)
         return rc;
-    sy_client_buffer_over(rb, body, len);
-    pmix_status_t status;
-    if (sy_client_unpack_one(rb, &status, PMIX_STATUS) != PMIX_SUCCESS) {
-        sy_buffer_destruct(rb);
-        return PMIX_ERR_UNPACK_FAILURE;
-    }
-    return status;
+    return sy_client_reply_over(rb, body, len);
 }
 
 void sy_client_direct_close(void)

@@ -128,10 +128,18 @@ static void remember(const char *grp, const pmix_info_t *info, size_t n)
         }
 }
 
-/* Reply after the status, for a completed group: the segments to map,
- * then SIZE r, r INFO results. */
-static void group_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+/* CONSTRUCT, INVITE and JOIN answer alike (wire_msgs.txt): the
+ * construct's reply struct reads the three. */
+_Static_assert(sizeof(sy_wire_group_construct_rep_t) == sizeof(sy_wire_group_invite_rep_t) &&
+                   sizeof(sy_wire_group_construct_rep_t) == sizeof(sy_wire_group_join_rep_t),
+               "the group replies differ");
+
+/* For a completed group: the segments to map, then the results. */
+static void group_reply(pmix_status_t status, sy_wire_msg_id_t id, void *reply, sy_client_cb_t user,
+                        void *cbdata)
 {
+    (void)id;
+    (void)user;
     greq_t *g = cbdata;
     bool formed = status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS;
     if (g->cmd == SY_CMD_GROUP_DESTRUCT || g->cmd == SY_CMD_GROUP_LEAVE) {
@@ -142,23 +150,20 @@ static void group_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *c
         free(g);
         return;
     }
-    if (formed && sy_buffer_remaining(reply) > 0) {
-        pmix_status_t rc = sy_client_attach_segments(reply);
-        size_t n = 0;
-        if (rc == PMIX_SUCCESS)
-            rc = sy_client_unpack_one(reply, &n, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(reply))
-            rc = PMIX_ERR_UNPACK_FAILURE;
-        if (rc == PMIX_SUCCESS && n > 0) {
-            PMIX_INFO_CREATE(g->info, n);
-            int32_t cnt = (int32_t)n;
-            rc = g->info == NULL ? PMIX_ERR_NOMEM : sy_unpack(reply, g->info, &cnt, PMIX_INFO);
-            g->ninfo = n;
-        }
-        if (rc == PMIX_SUCCESS)
+    sy_wire_group_construct_rep_t *rep = reply;
+    if (formed) {
+        pmix_status_t rc =
+            sy_client_attach_segments(rep->segments, rep->nsegments, rep->retired, rep->nretired);
+        if (rc == PMIX_SUCCESS) {
+            /* taken: the caller's callback gives them back */
+            g->info = rep->results;
+            g->ninfo = rep->nresults;
+            rep->results = NULL;
+            rep->nresults = 0;
             remember(g->grp, g->info, g->ninfo);
-        else
+        } else {
             status = rc;
+        }
     }
     /* a joiner is in the group, however many others declined */
     if (g->cmd == SY_CMD_GROUP_JOIN && status == PMIX_ERR_PARTIAL_SUCCESS)
@@ -170,41 +175,23 @@ static void group_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *c
     g->info_cb(status, g->ninfo > 0 ? g->info : NULL, g->ninfo, g->cbdata, release_results, g);
 }
 
-/* Send a request and route the reply to the caller's callback.  The
- * layouts: CONSTRUCT and INVITE: STRING grp, SIZE p, p PROC, SIZE n,
- * n INFO; DESTRUCT and LEAVE: STRING grp, SIZE n, n INFO; JOIN: STRING
- * grp, PROC leader (procs[0]), UINT8 accept/decline, SIZE n, n INFO. */
-static pmix_status_t send_group(uint8_t cmd, const char *grp, const pmix_proc_t procs[],
-                                size_t nprocs, uint8_t opt, const pmix_info_t info[], size_t ninfo,
+/* Send a request (its struct m, SY_WMSG_GROUP_*_REQ id) and route the
+ * reply to the caller's callback. */
+static pmix_status_t send_group(uint8_t cmd, sy_wire_msg_id_t id, const void *m, const char *grp,
                                 pmix_info_cbfunc_t info_cb, pmix_op_cbfunc_t op_cb, void *cbdata)
 {
-    pmix_data_buffer_t req;
-    pmix_status_t rc = sy_client_pack_cmd(&req, cmd);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &grp, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS && (cmd == SY_CMD_GROUP_CONSTRUCT || cmd == SY_CMD_GROUP_INVITE))
-        rc = sy_pack(&req, &nprocs, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && nprocs > 0)
-        rc = sy_pack(&req, procs, (int32_t)nprocs, PMIX_PROC);
-    if (rc == PMIX_SUCCESS && cmd == SY_CMD_GROUP_JOIN)
-        rc = sy_pack(&req, &opt, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, info, ninfo);
     sy_conn_t *conn;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_server_conn(&conn);
+    pmix_status_t rc = sy_client_server_conn(&conn);
     greq_t *g = rc == PMIX_SUCCESS ? calloc(1, sizeof(*g)) : NULL;
-    if (g == NULL) {
-        sy_buffer_destruct(&req);
+    if (g == NULL)
         return rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM;
-    }
     pthread_once(&watch_once, watch_outcomes);
     g->cmd = cmd;
     PMIX_LOAD_NSPACE(g->grp, grp);
     g->info_cb = info_cb;
     g->op_cb = op_cb;
     g->cbdata = cbdata;
-    rc = sy_client_request_nb(conn, &req, group_reply, g);
+    rc = sy_client_call_nb_on(conn, id, m, group_reply, (sy_client_cb_t){.any = NULL}, g);
     if (rc != PMIX_SUCCESS)
         free(g);
     return rc;
@@ -217,7 +204,16 @@ static pmix_status_t members_request(uint8_t cmd, const char grp[], const pmix_p
 {
     if (!good_id(grp) || procs == NULL || nprocs == 0 || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    return send_group(cmd, grp, procs, nprocs, 0, info, ninfo, cbfunc, NULL, cbdata);
+    _Static_assert(sizeof(sy_wire_group_construct_req_t) == sizeof(sy_wire_group_invite_req_t),
+                   "CONSTRUCT and INVITE differ");
+    sy_wire_group_construct_req_t m = {.grp = (char *)grp,
+                                       .procs = (pmix_proc_t *)procs,
+                                       .nprocs = nprocs,
+                                       .info = (pmix_info_t *)info,
+                                       .ninfo = info != NULL ? ninfo : 0};
+    sy_wire_msg_id_t id =
+        cmd == SY_CMD_GROUP_INVITE ? SY_WMSG_GROUP_INVITE_REQ : SY_WMSG_GROUP_CONSTRUCT_REQ;
+    return send_group(cmd, id, &m, grp, cbfunc, NULL, cbdata);
 }
 
 /* DESTRUCT and LEAVE. */
@@ -226,7 +222,13 @@ static pmix_status_t id_request(uint8_t cmd, const char grp[], const pmix_info_t
 {
     if (!good_id(grp) || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    return send_group(cmd, grp, NULL, 0, 0, info, ninfo, NULL, cbfunc, cbdata);
+    _Static_assert(sizeof(sy_wire_group_destruct_req_t) == sizeof(sy_wire_group_leave_req_t),
+                   "DESTRUCT and LEAVE differ");
+    sy_wire_group_destruct_req_t m = {
+        .grp = (char *)grp, .info = (pmix_info_t *)info, .ninfo = info != NULL ? ninfo : 0};
+    sy_wire_msg_id_t id =
+        cmd == SY_CMD_GROUP_LEAVE ? SY_WMSG_GROUP_LEAVE_REQ : SY_WMSG_GROUP_DESTRUCT_REQ;
+    return send_group(cmd, id, &m, grp, NULL, cbfunc, cbdata);
 }
 
 static void op_done(pmix_status_t status, void *cbdata)
@@ -296,10 +298,15 @@ PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t
     if (!good_id(grp) || (info == NULL && ninfo > 0) ||
         (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE))
         return PMIX_ERR_BAD_PARAM;
-    pmix_proc_t none;
-    PMIX_LOAD_PROCID(&none, "", PMIX_RANK_UNDEF);
-    return send_group(SY_CMD_GROUP_JOIN, grp, leader != NULL ? leader : &none, 1, (uint8_t)opt,
-                      info, ninfo, cbfunc, NULL, cbdata);
+    sy_wire_group_join_req_t m = {.grp = (char *)grp,
+                                  .opt = (uint8_t)opt,
+                                  .info = (pmix_info_t *)info,
+                                  .ninfo = info != NULL ? ninfo : 0};
+    if (leader != NULL)
+        m.leader = *leader;
+    else
+        PMIX_LOAD_PROCID(&m.leader, "", PMIX_RANK_UNDEF);
+    return send_group(SY_CMD_GROUP_JOIN, SY_WMSG_GROUP_JOIN_REQ, &m, grp, cbfunc, NULL, cbdata);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,

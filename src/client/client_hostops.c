@@ -14,15 +14,6 @@
 #include "common/runtime.h"
 #include "common/sync.h"
 
-pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo)
-{
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_pack(b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(b, info, (int32_t)n, PMIX_INFO);
-    return rc;
-}
-
 /* ---- blocking forms ---- */
 
 void sy_client_info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,

@@ -72,28 +72,15 @@ static pmix_status_t dial(int *fd)
 pmix_status_t sy_client_pack_hello(pmix_data_buffer_t *req, uint8_t kind, const pmix_proc_t *me,
                                    const char *token, const pmix_info_t info[], size_t ninfo)
 {
-    const char *proto = SY_WIRE_PROTOCOL;
-    uint32_t version = SY_WIRE_VERSION;
-    pid_t pid = getpid();
-    size_t n = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_client_pack_cmd(req, SY_CMD_HELLO);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, &proto, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, &version, 1, PMIX_UINT32);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, &kind, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, me, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, &pid, 1, PMIX_PID);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, &token, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_pack(req, info, (int32_t)n, PMIX_INFO);
-    return rc;
+    sy_wire_hello_req_t m = {.protocol = SY_WIRE_PROTOCOL,
+                             .version = SY_WIRE_VERSION,
+                             .kind = kind,
+                             .proc = *me,
+                             .pid = getpid(),
+                             .token = (char *)token,
+                             .info = (pmix_info_t *)info,
+                             .ninfo = info != NULL ? ninfo : 0};
+    return sy_wire_hello_req_pack(sy_client_codec(), req, &m);
 }
 
 pmix_status_t sy_client_hello(int fd, uint8_t kind, const pmix_proc_t *me, const char *token,
@@ -115,39 +102,35 @@ pmix_status_t sy_client_hello(int fd, uint8_t kind, const pmix_proc_t *me, const
     }
     sy_client_buffer_over(&rb, body, len);
     pmix_status_t status;
-    rc = sy_client_unpack_one(&rb, &status, PMIX_STATUS);
+    sy_wire_hello_rep_t m;
+    rc = sy_client_unpack_status(&rb, &status);
+    pmix_status_t urc = rc == PMIX_SUCCESS ? sy_wire_hello_rep_unpack(sy_client_codec(), &rb, &m)
+                                           : PMIX_ERR_UNPACK_FAILURE;
+    sy_buffer_destruct(&rb);
     if (rc == PMIX_SUCCESS && status != PMIX_SUCCESS) {
-        char *why = NULL;
-        if (sy_client_unpack_one(&rb, &why, PMIX_STRING) == PMIX_SUCCESS)
-            sy_log(SY_LOG_WARN, "%s: the server refused us: %s (%s)", who,
-                   why != NULL ? why : "no reason", PMIx_Error_string(status));
-        free(why);
-        sy_buffer_destruct(&rb);
+        /* a refusal is its status, whatever became of the reason */
+        sy_log(SY_LOG_WARN, "%s: the server refused us: %s (%s)", who,
+               urc == PMIX_SUCCESS && m.reason != NULL ? m.reason : "no reason",
+               PMIx_Error_string(status));
+        if (urc == PMIX_SUCCESS)
+            sy_wire_hello_rep_free(&m);
         return status;
     }
-    char *seg = NULL, *res = NULL;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_unpack_one(&rb, server, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_unpack_one(&rb, host, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_unpack_one(&rb, &seg, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_unpack_one(&rb, &res, PMIX_STRING);
-    if (rc == PMIX_SUCCESS && kind == SY_PEER_TOOL)
-        rc = sy_client_unpack_one(&rb, assigned, PMIX_PROC);
-    sy_buffer_destruct(&rb);
+    if (rc != PMIX_SUCCESS || urc != PMIX_SUCCESS)
+        return rc != PMIX_SUCCESS ? rc : urc;
+    *server = m.server;
+    if (kind == SY_PEER_TOOL)
+        *assigned = m.assigned;
     const char *ns = kind == SY_PEER_TOOL ? assigned->nspace : me->nspace;
-    if (rc == PMIX_SUCCESS && seg != NULL)
-        rc = sy_store_attach(ns, seg);
-    if (rc == PMIX_SUCCESS && res != NULL)
-        rc = sy_store_attach_resources(res);
-    free(seg);
-    free(res);
-    if (rc != PMIX_SUCCESS) {
-        free(*host);
-        *host = NULL;
+    if (m.jobseg != NULL)
+        rc = sy_store_attach(ns, m.jobseg);
+    if (rc == PMIX_SUCCESS && m.resources != NULL)
+        rc = sy_store_attach_resources(m.resources);
+    if (rc == PMIX_SUCCESS) {
+        *host = m.hostname; /* taken */
+        m.hostname = NULL;
     }
+    sy_wire_hello_rep_free(&m);
     return rc;
 }
 

@@ -67,9 +67,11 @@ pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req, sy_
  * transport's failure); the rest of the reply is left in *rb (destruct it). */
 pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double seconds,
                             pmix_data_buffer_t *rb);
-/* Start a request body with its command byte (b is initialised). */
-pmix_status_t sy_client_pack_cmd(pmix_data_buffer_t *b, sy_cmd_t cmd);
-pmix_status_t sy_client_unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type);
+/* The status that opens a reply, read with the connection's codec. */
+pmix_status_t sy_client_unpack_status(pmix_data_buffer_t *b, pmix_status_t *status);
+/* A reply's body (taken) made rb, its status read: the status, or
+ * PMIX_ERR_UNPACK_FAILURE (rb then empty). */
+pmix_status_t sy_client_reply_over(pmix_data_buffer_t *rb, void *body, size_t len);
 /* Make b read `body` (taken; freed by sy_buffer_destruct). */
 void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
 
@@ -106,6 +108,10 @@ pmix_status_t sy_client_call_nb_on(sy_conn_t *conn, sy_wire_msg_id_t id, const v
  * first; free it with its sy_wire_*_free). */
 pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg, double seconds,
                              void *reply);
+/* The same over the direct channel when there is one, else on the
+ * connection (sy_client_rpc_direct). */
+pmix_status_t sy_client_call_direct(sy_wire_msg_id_t id, const void *msg, double seconds,
+                                    void *reply);
 /* A request on conn (NULL: none) whose reply nobody waits for. */
 void sy_client_send_nb(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg);
 /* Requests whose reply is the status alone, for a pmix_op_cbfunc_t (which
@@ -170,14 +176,13 @@ void sy_client_modex_finalize(void);
 pmix_status_t sy_client_device_distances(const pmix_proc_t *proc, const pmix_info_t info[],
                                          size_t ninfo, pmix_value_t **val);
 
-/* The segments a collective's reply names (SIZE n, n x (STRING nspace,
- * STRING path)), mapped into the store. */
-pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply);
+/* The segments a collective's reply names mapped into the store, the
+ * retired ones forgotten. */
+pmix_status_t sy_client_attach_segments(const sy_wire_segment_t *segments, size_t nsegments,
+                                        const sy_wire_gone_t *retired, size_t nretired);
 
 /* ---- client_hostops.c: requests for the host, and what other request
  * files share with them ---- */
-/* SIZE n, n INFO (info may be NULL for none). */
-pmix_status_t sy_client_pack_infos(pmix_data_buffer_t *b, const pmix_info_t info[], size_t ninfo);
 /* The blocking forms of info-returning requests: */
 typedef struct {
     sy_sync_t sync;

@@ -130,100 +130,98 @@ PMIX_EXPORT pmix_status_t PMIx_Commit(void)
         return rc;
     if (conn == NULL)
         return PMIX_SUCCESS; /* a singleton has nobody to share with */
-    pmix_data_buffer_t req, rb;
-    rc = sy_client_pack_cmd(&req, SY_CMD_COMMIT);
+    /* what changed, lent to the request (packed under the lock: the
+     * values stay put meanwhile) */
     pthread_mutex_lock(&posted_lock);
     size_t n = 0;
     for (posted_t *p = posted; p != NULL; p = p->next)
         n += p->dirty;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &n, 1, PMIX_SIZE);
-    for (posted_t *p = posted; p != NULL && rc == PMIX_SUCCESS; p = p->next) {
+    sy_wire_commit_req_t m = {.data = n > 0 ? calloc(n, sizeof(*m.data)) : NULL, .ndata = 0};
+    if (n > 0 && m.data == NULL) {
+        pthread_mutex_unlock(&posted_lock);
+        return PMIX_ERR_NOMEM;
+    }
+    for (posted_t *p = posted; p != NULL; p = p->next) {
         if (!p->dirty)
             continue;
-        uint8_t scope = (uint8_t)p->scope;
-        rc = sy_pack(&req, &scope, 1, PMIX_UINT8);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&req, &p->key, 1, PMIX_STRING);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&req, &p->val, 1, PMIX_VALUE);
+        sy_wire_kv_t *kv = &m.data[m.ndata++];
+        kv->scope = (uint8_t)p->scope;
+        kv->key = p->key;
+        kv->value = p->val; /* a shallow copy: only read */
     }
+    pmix_data_buffer_t req, rb;
+    rc = sy_wire_commit_req_pack(sy_client_codec(), &req, &m);
     if (rc == PMIX_SUCCESS)
         for (posted_t *p = posted; p != NULL; p = p->next)
             p->dirty = false;
     pthread_mutex_unlock(&posted_lock);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
+    free(m.data);
+    if (rc != PMIX_SUCCESS)
         return rc;
-    }
     rc = sy_client_rpc_direct(&req, SY_REQUEST_WAIT, &rb);
+    /* the reply has no field: its status is the answer */
     sy_buffer_destruct(&rb);
     return rc;
 }
 
 /* ---- fence ---- */
 
-typedef struct {
-    pmix_op_cbfunc_t cbfunc;
-    void *cbdata;
-} fence_req_t;
-
-pmix_status_t sy_client_attach_segments(pmix_data_buffer_t *reply)
+pmix_status_t sy_client_attach_segments(const sy_wire_segment_t *segments, size_t nsegments,
+                                        const sy_wire_gone_t *retired, size_t nretired)
 {
-    size_t n = 0;
-    pmix_status_t status = sy_client_unpack_one(reply, &n, PMIX_SIZE);
-    for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++) {
-        char *ns = NULL, *path = NULL;
-        status = sy_client_unpack_one(reply, &ns, PMIX_STRING);
-        if (status == PMIX_SUCCESS)
-            status = sy_client_unpack_one(reply, &path, PMIX_STRING);
-        if (status == PMIX_SUCCESS && ns != NULL && path != NULL)
-            status = sy_store_attach_modex(ns, path);
-        free(ns);
-        free(path);
-    }
+    pmix_status_t status = PMIX_SUCCESS;
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nsegments; i++)
+        if (segments[i].nspace != NULL && segments[i].path != NULL)
+            status = sy_store_attach_modex(segments[i].nspace, segments[i].path);
     /* the segments these make redundant (their files are gone) */
-    size_t k = 0;
-    if (status == PMIX_SUCCESS)
-        status = sy_client_unpack_one(reply, &k, PMIX_SIZE);
-    for (size_t i = 0; status == PMIX_SUCCESS && i < k; i++) {
-        char *path = NULL;
-        status = sy_client_unpack_one(reply, &path, PMIX_STRING);
-        if (status == PMIX_SUCCESS && path != NULL)
-            sy_store_modex_forget(NULL, path);
-        free(path);
-    }
+    for (size_t i = 0; status == PMIX_SUCCESS && i < nretired; i++)
+        if (retired[i].path != NULL)
+            sy_store_modex_forget(NULL, retired[i].path);
     return status;
 }
 
-/* Reply after the status: SIZE n, n x (STRING nspace, STRING path): the
- * segments to map (also after PMIX_ERR_PARTIAL_SUCCESS: a participant
+/* The segments to map (also after PMIX_ERR_PARTIAL_SUCCESS: a participant
  * left, the others' data was exchanged). */
-static pmix_status_t attach_reply(pmix_status_t status, pmix_data_buffer_t *reply)
+static pmix_status_t attach_reply(pmix_status_t status, const sy_wire_fence_rep_t *rep)
 {
-    if ((status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS) &&
-        sy_buffer_remaining(reply) > 0) {
-        pmix_status_t rc = sy_client_attach_segments(reply);
+    if (status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS) {
+        pmix_status_t rc =
+            sy_client_attach_segments(rep->segments, rep->nsegments, rep->retired, rep->nretired);
         if (rc != PMIX_SUCCESS)
             status = rc;
     }
     return status;
 }
 
-static void fence_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+/* FENCE, CONNECT and DISCONNECT are one shape (wire_msgs.txt): the
+ * fence's structs serve the three. */
+_Static_assert(sizeof(sy_wire_fence_req_t) == sizeof(sy_wire_connect_req_t) &&
+                   sizeof(sy_wire_fence_req_t) == sizeof(sy_wire_disconnect_req_t) &&
+                   sizeof(sy_wire_fence_rep_t) == sizeof(sy_wire_connect_rep_t) &&
+                   sizeof(sy_wire_fence_rep_t) == sizeof(sy_wire_disconnect_rep_t),
+               "FENCE, CONNECT and DISCONNECT differ");
+static sy_wire_msg_id_t collective_id(sy_cmd_t cmd)
 {
-    fence_req_t *f = cbdata;
+    return cmd == SY_CMD_CONNECT      ? SY_WMSG_CONNECT_REQ
+           : cmd == SY_CMD_DISCONNECT ? SY_WMSG_DISCONNECT_REQ
+                                      : SY_WMSG_FENCE_REQ;
+}
+
+static void fence_reply(pmix_status_t status, sy_wire_msg_id_t id, void *reply, sy_client_cb_t user,
+                        void *cbdata)
+{
+    (void)id;
     status = attach_reply(status, reply);
-    if (f->cbfunc != NULL)
-        f->cbfunc(status, f->cbdata);
-    free(f);
+    if (user.op != NULL)
+        user.op(status, cbdata);
 }
 
 /* The request of a collective; PMIX_OPERATION_SUCCEEDED for a singleton
- * (nothing to send). */
-static pmix_status_t collective_req(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
+ * (nothing to send).  m lends the caller's arrays (or own, for the
+ * default of the whole namespace). */
+static pmix_status_t collective_req(const pmix_proc_t procs[], size_t nprocs,
                                     const pmix_info_t info[], size_t ninfo, sy_conn_t **conn,
-                                    pmix_data_buffer_t *req)
+                                    pmix_proc_t *own, sy_wire_fence_req_t *m)
 {
     pmix_proc_t me;
     pmix_status_t rc = server_conn(conn, &me);
@@ -233,25 +231,16 @@ static pmix_status_t collective_req(sy_cmd_t cmd, const pmix_proc_t procs[], siz
         return PMIX_ERR_BAD_PARAM;
     if (*conn == NULL)
         return PMIX_OPERATION_SUCCEEDED; /* a singleton fences with itself */
-    pmix_proc_t own;
     if (procs == NULL || nprocs == 0) {
-        PMIX_LOAD_PROCID(&own, me.nspace, PMIX_RANK_WILDCARD);
-        procs = &own;
+        PMIX_LOAD_PROCID(own, me.nspace, PMIX_RANK_WILDCARD);
+        procs = own;
         nprocs = 1;
     }
-    size_t ni = info != NULL ? ninfo : 0;
-    rc = sy_client_pack_cmd(req, cmd);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, &nprocs, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, procs, (int32_t)nprocs, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(req, &ni, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && ni > 0)
-        rc = sy_pack(req, info, (int32_t)ni, PMIX_INFO);
-    if (rc != PMIX_SUCCESS)
-        sy_buffer_destruct(req);
-    return rc;
+    m->procs = (pmix_proc_t *)procs;
+    m->nprocs = nprocs;
+    m->info = (pmix_info_t *)info;
+    m->ninfo = info != NULL ? ninfo : 0;
+    return PMIX_SUCCESS;
 }
 
 static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
@@ -259,21 +248,13 @@ static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size
                                    void *cbdata)
 {
     sy_conn_t *conn = NULL;
-    pmix_data_buffer_t req;
-    pmix_status_t rc = collective_req(cmd, procs, nprocs, info, ninfo, &conn, &req);
+    pmix_proc_t own;
+    sy_wire_fence_req_t m;
+    pmix_status_t rc = collective_req(procs, nprocs, info, ninfo, &conn, &own, &m);
     if (rc != PMIX_SUCCESS)
         return rc;
-    fence_req_t *f = calloc(1, sizeof(*f));
-    if (f == NULL) {
-        sy_buffer_destruct(&req);
-        return PMIX_ERR_NOMEM;
-    }
-    f->cbfunc = cbfunc;
-    f->cbdata = cbdata;
-    rc = sy_client_request_nb(conn, &req, fence_reply, f);
-    if (rc != PMIX_SUCCESS)
-        free(f);
-    return rc;
+    return sy_client_call_nb_on(conn, collective_id(cmd), &m, fence_reply,
+                                (sy_client_cb_t){.op = cbfunc}, cbdata);
 }
 
 /* The blocking form: the same request and reply as collective_nb, over the
@@ -284,16 +265,18 @@ static pmix_status_t collective_wait(sy_cmd_t cmd, const pmix_proc_t procs[], si
                                      const pmix_info_t info[], size_t ninfo)
 {
     sy_conn_t *conn = NULL;
-    pmix_data_buffer_t req, rb;
-    pmix_status_t rc = collective_req(cmd, procs, nprocs, info, ninfo, &conn, &req);
+    pmix_proc_t own;
+    sy_wire_fence_req_t m;
+    pmix_status_t rc = collective_req(procs, nprocs, info, ninfo, &conn, &own, &m);
     if (rc == PMIX_OPERATION_SUCCEEDED)
         return PMIX_SUCCESS;
     if (rc != PMIX_SUCCESS)
         return rc;
     /* no time limit of ours: PMIX_TIMEOUT is the server's */
-    rc = sy_client_rpc_direct(&req, 365.0 * 86400, &rb);
-    rc = attach_reply(rc, &rb);
-    sy_buffer_destruct(&rb);
+    sy_wire_fence_rep_t rep;
+    rc = sy_client_call_direct(collective_id(cmd), &m, 365.0 * 86400, &rep);
+    rc = attach_reply(rc, &rep);
+    sy_wire_fence_rep_free(&rep);
     return rc;
 }
 
@@ -353,38 +336,25 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
 static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
-    pmix_data_buffer_t req, rb;
-    size_t ni = info != NULL ? ninfo : 0;
-    pmix_status_t rc = sy_client_pack_cmd(&req, SY_CMD_DMODEX);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, proc, 1, PMIX_PROC);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &key, 1, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &ni, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && ni > 0)
-        rc = sy_pack(&req, info, (int32_t)ni, PMIX_INFO);
-    if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&req);
-        return rc;
-    }
+    sy_wire_dmodex_req_t m = {.proc = *proc,
+                              .key = (char *)key,
+                              .info = (pmix_info_t *)info,
+                              .ninfo = info != NULL ? ninfo : 0};
+    sy_wire_dmodex_rep_t rep;
     /* no time limit of ours: the server enforces PMIX_TIMEOUT */
-    rc = sy_client_rpc_direct(&req, 365.0 * 86400, &rb);
+    pmix_status_t rc = sy_client_call_direct(SY_WMSG_DMODEX_REQ, &m, 365.0 * 86400, &rep);
+    pmix_value_t *v = rc == PMIX_SUCCESS ? malloc(sizeof(*v)) : NULL;
+    if (rc == PMIX_SUCCESS && v == NULL)
+        rc = PMIX_ERR_NOMEM;
     if (rc == PMIX_SUCCESS) {
-        pmix_proc_t owner;
-        pmix_value_t *v = calloc(1, sizeof(*v));
-        rc = v == NULL ? PMIX_ERR_NOMEM : sy_client_unpack_one(&rb, &owner, PMIX_PROC);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_client_unpack_one(&rb, v, PMIX_VALUE);
-        if (rc == PMIX_SUCCESS) {
-            /* cached for the next Get, attributed to the real owner */
-            sy_store_internal_put(&owner, key, v);
-            *val = v;
-        } else {
-            free(v);
-        }
+        /* the value is taken; cached for the next Get, attributed to the
+         * real owner */
+        *v = rep.value;
+        memset(&rep.value, 0, sizeof(rep.value));
+        sy_store_internal_put(&rep.owner, key, v);
+        *val = v;
     }
-    sy_buffer_destruct(&rb);
+    sy_wire_dmodex_rep_free(&rep);
     return rc;
 }
 

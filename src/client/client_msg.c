@@ -75,8 +75,9 @@ pmix_status_t sy_client_call_nb_on(sy_conn_t *conn, sy_wire_msg_id_t id, const v
     return rc;
 }
 
-pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg, double seconds,
-                             void *reply)
+/* conn NULL: over the direct channel (sy_client_rpc_direct). */
+static pmix_status_t call_blocking(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg,
+                                   double seconds, void *reply)
 {
     sy_wire_msg_id_t rid = sy_wire_reply_of(id);
     const sy_wire_desc_t *rd = sy_wire_desc(rid);
@@ -88,7 +89,8 @@ pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *m
     pmix_status_t rc = sy_wire_pack_request(sy_client_codec(), &req, id, msg);
     if (rc != PMIX_SUCCESS)
         return rc;
-    rc = sy_client_rpc(conn, &req, seconds, &rb);
+    rc = conn != NULL ? sy_client_rpc(conn, &req, seconds, &rb)
+                      : sy_client_rpc_direct(&req, seconds, &rb);
     if (rc == PMIX_SUCCESS || rc == PMIX_ERR_PARTIAL_SUCCESS) {
         pmix_status_t urc = sy_wire_unpack(sy_client_codec(), &rb, rid, reply);
         if (urc != PMIX_SUCCESS)
@@ -96,6 +98,20 @@ pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *m
     }
     sy_buffer_destruct(&rb);
     return rc;
+}
+
+pmix_status_t sy_client_call(sy_conn_t *conn, sy_wire_msg_id_t id, const void *msg, double seconds,
+                             void *reply)
+{
+    if (conn == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    return call_blocking(conn, id, msg, seconds, reply);
+}
+
+pmix_status_t sy_client_call_direct(sy_wire_msg_id_t id, const void *msg, double seconds,
+                                    void *reply)
+{
+    return call_blocking(NULL, id, msg, seconds, reply);
 }
 
 static void ignore_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)

@@ -81,7 +81,7 @@ static void run_callback(request_t *r, pmix_status_t status)
     if (status == PMIX_SUCCESS) {
         sy_client_buffer_over(&rb, r->body, r->len);
         r->body = NULL;
-        if (sy_client_unpack_one(&rb, &status, PMIX_STATUS) != PMIX_SUCCESS)
+        if (sy_client_unpack_status(&rb, &status) != PMIX_SUCCESS)
             status = PMIX_ERR_UNPACK_FAILURE;
     }
     r->cb(status, &rb, r->cbdata);
@@ -123,8 +123,9 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
                 sy_client_buffer_over(&msg, owned, len);
             else if (sy_buffer_set_copy(&msg, body, len) != PMIX_SUCCESS)
                 return;
-            uint8_t kind = 0;
-            if (sy_client_unpack_one(&msg, &kind, PMIX_UINT8) != PMIX_SUCCESS)
+            int32_t kind = 0;
+            if (sy_wire_unpack_head(sy_client_codec(), &msg, SY_WIRE_MESSAGE, &kind) !=
+                PMIX_SUCCESS)
                 kind = 0;
             if (kind == SY_MSG_EVENT || kind == SY_MSG_EVENT_REPLAY)
                 sy_client_event_unsolicited(&msg, kind == SY_MSG_EVENT_REPLAY);
@@ -268,17 +269,23 @@ pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req, sy_
     return PMIX_SUCCESS;
 }
 
-pmix_status_t sy_client_unpack_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type)
+pmix_status_t sy_client_reply_over(pmix_data_buffer_t *rb, void *body, size_t len)
 {
-    int32_t one = 1;
-    return sy_unpack(b, dst, &one, type);
+    sy_client_buffer_over(rb, body, len);
+    pmix_status_t status;
+    if (sy_client_unpack_status(rb, &status) != PMIX_SUCCESS) {
+        sy_buffer_destruct(rb);
+        return PMIX_ERR_UNPACK_FAILURE;
+    }
+    return status;
 }
 
-pmix_status_t sy_client_pack_cmd(pmix_data_buffer_t *b, sy_cmd_t cmd)
+pmix_status_t sy_client_unpack_status(pmix_data_buffer_t *b, pmix_status_t *status)
 {
-    uint8_t c = (uint8_t)cmd;
-    memset(b, 0, sizeof(*b));
-    return sy_pack(b, &c, 1, PMIX_UINT8);
+    int32_t v = PMIX_ERROR;
+    pmix_status_t rc = sy_wire_unpack_head(sy_client_codec(), b, SY_WIRE_REPLY, &v);
+    *status = v;
+    return rc;
 }
 
 pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double seconds,
@@ -292,13 +299,7 @@ pmix_status_t sy_client_rpc(sy_conn_t *conn, pmix_data_buffer_t *req, double sec
     memset(req, 0, sizeof(*req));
     if (rc != PMIX_SUCCESS)
         return rc;
-    sy_client_buffer_over(rb, body, len);
-    pmix_status_t status;
-    if (sy_client_unpack_one(rb, &status, PMIX_STATUS) != PMIX_SUCCESS) {
-        sy_buffer_destruct(rb);
-        return PMIX_ERR_UNPACK_FAILURE;
-    }
-    return status;
+    return sy_client_reply_over(rb, body, len);
 }
 
 /* ---- the handshake, before the connection has a loop ---- */

@@ -28,7 +28,7 @@
 #include "common/wire_msgs.h"
 
 #define SY_WIRE_PROTOCOL "switchyard"
-#define SY_WIRE_VERSION 1u
+#define SY_WIRE_VERSION 2u
 
 /* frame flags */
 #define SY_WIRE_F_REPLY 0x0001u

@@ -174,10 +174,42 @@ static pmix_status_t native_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *
     return unpack_fields(b, d, msg);
 }
 
+/* ---- native heads: PMIX_UINT8 command or kind, PMIX_STATUS status ---- */
+
+static pmix_status_t native_pack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t value)
+{
+    if (part == SY_WIRE_REPLY) {
+        pmix_status_t status = value;
+        return sy_pack(b, &status, 1, PMIX_STATUS);
+    }
+    if (value < 0 || value > UINT8_MAX || part == SY_WIRE_RECORD)
+        return PMIX_ERR_BAD_PARAM;
+    uint8_t code = (uint8_t)value;
+    return sy_pack(b, &code, 1, PMIX_UINT8);
+}
+
+static pmix_status_t native_unpack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t *value)
+{
+    if (part == SY_WIRE_REPLY) {
+        pmix_status_t status = PMIX_SUCCESS;
+        pmix_status_t rc = unpack_one(b, &status, PMIX_STATUS);
+        *value = status;
+        return rc;
+    }
+    if (part == SY_WIRE_RECORD)
+        return PMIX_ERR_BAD_PARAM;
+    uint8_t code = 0;
+    pmix_status_t rc = unpack_one(b, &code, PMIX_UINT8);
+    *value = code;
+    return rc;
+}
+
 const sy_wire_codec_t sy_wire_native = {
     .name = "switchyard",
     .pack = native_pack,
     .unpack = native_unpack,
+    .pack_head = native_pack_head,
+    .unpack_head = native_unpack_head,
 };
 
 /* ---- codec-independent ---- */
@@ -240,13 +272,45 @@ pmix_status_t sy_wire_pack_request(const sy_wire_codec_t *c, pmix_data_buffer_t 
     memset(b, 0, sizeof(*b));
     if (c == NULL || d == NULL || d->part != SY_WIRE_REQUEST)
         return PMIX_ERR_BAD_PARAM;
-    uint8_t cmd = d->code;
-    pmix_status_t rc = sy_pack(b, &cmd, 1, PMIX_UINT8);
+    pmix_status_t rc = c->pack_head(b, SY_WIRE_REQUEST, d->code);
     if (rc == PMIX_SUCCESS)
         rc = c->pack(b, d, msg);
     if (rc != PMIX_SUCCESS)
         sy_buffer_destruct(b);
     return rc;
+}
+
+pmix_status_t sy_wire_pack_message(const sy_wire_codec_t *c, pmix_data_buffer_t *b,
+                                   sy_wire_msg_id_t id, const void *msg)
+{
+    const sy_wire_desc_t *d = sy_wire_desc(id);
+    if (b == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    memset(b, 0, sizeof(*b));
+    if (c == NULL || d == NULL || d->part != SY_WIRE_MESSAGE)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = c->pack_head(b, SY_WIRE_MESSAGE, d->code);
+    if (rc == PMIX_SUCCESS)
+        rc = c->pack(b, d, msg);
+    if (rc != PMIX_SUCCESS)
+        sy_buffer_destruct(b);
+    return rc;
+}
+
+pmix_status_t sy_wire_pack_head(const sy_wire_codec_t *c, pmix_data_buffer_t *b,
+                                sy_wire_part_t part, int32_t value)
+{
+    if (c == NULL || b == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    return c->pack_head(b, part, value);
+}
+
+pmix_status_t sy_wire_unpack_head(const sy_wire_codec_t *c, pmix_data_buffer_t *b,
+                                  sy_wire_part_t part, int32_t *value)
+{
+    if (c == NULL || b == NULL || value == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    return c->unpack_head(b, part, value);
 }
 
 pmix_status_t sy_wire_unpack(const sy_wire_codec_t *c, pmix_data_buffer_t *b, sy_wire_msg_id_t id,

@@ -57,12 +57,18 @@ struct sy_wire_desc {
 };
 
 /* A codec: pack appends msg's fields to b; unpack reads them into msg
- * (zeroed by the caller).  Both see one descriptor, never the command
- * byte or the reply's status, which the transport code writes. */
+ * (zeroed by the caller).  Both see one descriptor.  pack_head and
+ * unpack_head write and read what opens a body: a request's command
+ * (SY_WIRE_REQUEST), a reply's status (SY_WIRE_REPLY), an unsolicited
+ * message's kind (SY_WIRE_MESSAGE).  Client and server code reach the
+ * bytes only through these four, so that a protocol with other heads and
+ * encodings is one more codec. */
 typedef struct sy_wire_codec {
     const char *name;
     pmix_status_t (*pack)(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg);
     pmix_status_t (*unpack)(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg);
+    pmix_status_t (*pack_head)(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t value);
+    pmix_status_t (*unpack_head)(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t *value);
 } sy_wire_codec_t;
 
 /* Switchyard's own protocol. */
@@ -81,6 +87,17 @@ pmix_status_t sy_wire_pack_request(const sy_wire_codec_t *c, pmix_data_buffer_t 
  * status or kind is the caller's). */
 pmix_status_t sy_wire_pack(const sy_wire_codec_t *c, pmix_data_buffer_t *b, sy_wire_msg_id_t id,
                            const void *msg);
+/* The head of a body alone: a request's command, a reply's status, a
+ * message's kind (part), appended to b / read from b (PMIX_ERR_UNPACK_FAILURE
+ * when b does not start with one). */
+pmix_status_t sy_wire_pack_head(const sy_wire_codec_t *c, pmix_data_buffer_t *b,
+                                sy_wire_part_t part, int32_t value);
+pmix_status_t sy_wire_unpack_head(const sy_wire_codec_t *c, pmix_data_buffer_t *b,
+                                  sy_wire_part_t part, int32_t *value);
+/* An unsolicited message: (re)initialises b, then its kind and fields.
+ * On failure b is left empty. */
+pmix_status_t sy_wire_pack_message(const sy_wire_codec_t *c, pmix_data_buffer_t *b,
+                                   sy_wire_msg_id_t id, const void *msg);
 /* Zero msg, then read it from b; on failure msg is freed (and zeroed) and
  * the status says why: PMIX_ERR_UNPACK_FAILURE for a malformed or
  * truncated body (also a count the remaining bytes cannot hold),

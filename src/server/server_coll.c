@@ -28,6 +28,7 @@
 #include "server/server_upcall.h"
 #include "server/server_util.h"
 #include "server/server_modex.h"
+#include "server/server_msg.h"
 
 typedef struct member {
     sy_srv_peer_t *peer;
@@ -120,8 +121,9 @@ static void fence_free(fence_t *f)
     free(f);
 }
 
-/* Reply to every member: the status, then the segments to map. */
-static void fence_finish(fence_t *f, pmix_status_t status, const pmix_data_buffer_t *paths)
+/* Reply to every member: the status, then msg (a reply of id; NULL: the
+ * status alone). */
+static void fence_finish(fence_t *f, pmix_status_t status, sy_wire_msg_id_t id, const void *msg)
 {
     /* done among the participants that stayed: OpenPMIx 4.2.2's answer
      * when one leaves a fence or connect, whether it finalized or died */
@@ -131,30 +133,31 @@ static void fence_finish(fence_t *f, pmix_status_t status, const pmix_data_buffe
     while (f->members != NULL) {
         member_t *m = f->members;
         f->members = m->next;
-        sy_srv_peer_reply_with(m->peer, m->tag, status, paths);
+        sy_srv_peer_reply_msg(m->peer, m->tag, status, id, msg);
         sy_srv_peer_release(m->peer);
         free(m);
     }
     fence_free(f);
 }
 
+/* The reply of each kind of collective this file runs itself. */
+static sy_wire_msg_id_t reply_id(uint8_t kind)
+{
+    return kind == SY_CMD_CONNECT      ? SY_WMSG_CONNECT_REP
+           : kind == SY_CMD_DISCONNECT ? SY_WMSG_DISCONNECT_REP
+                                       : SY_WMSG_FENCE_REP;
+}
+
 static void fence_complete(fence_t *f)
 {
-    if (f->kind == SY_CMD_DISCONNECT) {
-        /* nothing to exchange: no segment to map, none retired */
-        pmix_data_buffer_t none = {0};
-        size_t zero = 0;
-        pmix_status_t rc = sy_pack(&none, &zero, 1, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS)
-            rc = sy_pack(&none, &zero, 1, PMIX_SIZE);
-        fence_finish(f, rc, rc == PMIX_SUCCESS ? &none : NULL);
-        sy_buffer_destruct(&none);
-        return;
-    }
-    pmix_data_buffer_t paths = {0};
-    pmix_status_t rc = sy_srv_modex_publish(sy_srv, f->procs, f->nprocs, &f->remote_data, &paths);
-    fence_finish(f, rc, rc == PMIX_SUCCESS ? &paths : NULL);
-    sy_buffer_destruct(&paths);
+    /* DISCONNECT: nothing to exchange, no segment to map, none retired */
+    sy_wire_fence_rep_t rep = {0};
+    pmix_status_t rc =
+        f->kind == SY_CMD_DISCONNECT
+            ? PMIX_SUCCESS
+            : sy_srv_modex_publish(sy_srv, f->procs, f->nprocs, &f->remote_data, &rep);
+    fence_finish(f, rc, reply_id(f->kind), rc == PMIX_SUCCESS ? &rep : NULL);
+    sy_wire_fence_rep_free(&rep);
 }
 
 /* ---- the host's fence_nb ---- */
@@ -207,7 +210,7 @@ static void host_fence_done(sy_srv_req_t *req)
     if (st == PMIX_SUCCESS)
         fence_complete(f);
     else
-        fence_finish(f, st, NULL);
+        fence_finish(f, st, 0, NULL);
 }
 
 static const sy_srv_req_type_t fence_type = {
@@ -302,12 +305,12 @@ static void connect_ready(sy_srv_t *s, fence_t *f)
     pmix_server_connect_fn_t fn =
         f->kind == SY_CMD_CONNECT ? s->module.connect : s->module.disconnect;
     if (fn == NULL) {
-        fence_finish(f, PMIX_ERR_NOT_SUPPORTED, NULL);
+        fence_finish(f, PMIX_ERR_NOT_SUPPORTED, 0, NULL);
         return;
     }
     host_fence_t *h = host_fence_new(f);
     if (h == NULL) {
-        fence_finish(f, PMIX_ERR_NOMEM, NULL);
+        fence_finish(f, PMIX_ERR_NOMEM, 0, NULL);
         return;
     }
     f->host_called = true;
@@ -323,7 +326,7 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
     }
     if (!f->remote) {
         if (f->members == NULL) /* every participant here left: no one to tell */
-            fence_finish(f, PMIX_ERR_LOST_CONNECTION, NULL);
+            fence_finish(f, PMIX_ERR_LOST_CONNECTION, 0, NULL);
         else
             fence_complete(f);
         return;
@@ -333,7 +336,7 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
         return;
     }
     if (s->module.fence_nb == NULL) {
-        fence_finish(f, PMIX_ERR_NOT_SUPPORTED, NULL);
+        fence_finish(f, PMIX_ERR_NOT_SUPPORTED, 0, NULL);
         return;
     }
     pmix_data_buffer_t blob = {0};
@@ -341,7 +344,7 @@ static void fence_ready(sy_srv_t *s, fence_t *f)
     host_fence_t *h = rc == PMIX_SUCCESS ? host_fence_new(f) : NULL;
     if (h == NULL) {
         sy_buffer_destruct(&blob);
-        fence_finish(f, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM, NULL);
+        fence_finish(f, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM, 0, NULL);
         return;
     }
     f->host_called = true;
@@ -408,19 +411,27 @@ static void fence_timeout(void *arg)
     if (f->ops != NULL && f->ops->timeout != NULL)
         f->ops->timeout(f, f->ctx);
     else if (!f->host_called)
-        fence_finish(f, PMIX_ERR_TIMEOUT, NULL);
+        fence_finish(f, PMIX_ERR_TIMEOUT, 0, NULL);
 }
 
 void sy_srv_coll_command(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_data_buffer_t *b)
 {
-    size_t nprocs = 0, ninfo = 0;
-    pmix_proc_t *procs = NULL;
-    pmix_info_t *info = NULL;
-    pmix_status_t rc = sy_srv_unpack_procs(b, &procs, &nprocs);
+    /* FENCE, CONNECT and DISCONNECT requests are one shape */
+    _Static_assert(sizeof(sy_wire_fence_req_t) == sizeof(sy_wire_connect_req_t) &&
+                       sizeof(sy_wire_fence_req_t) == sizeof(sy_wire_disconnect_req_t),
+                   "FENCE, CONNECT and DISCONNECT differ");
+    sy_wire_msg_id_t id = kind == SY_CMD_CONNECT      ? SY_WMSG_CONNECT_REQ
+                          : kind == SY_CMD_DISCONNECT ? SY_WMSG_DISCONNECT_REQ
+                                                      : SY_WMSG_FENCE_REQ;
+    sy_wire_fence_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, id, &m);
+    /* the arrays are taken from the message */
+    pmix_proc_t *procs = m.procs;
+    size_t nprocs = m.nprocs;
+    pmix_info_t *info = m.info;
+    size_t ninfo = m.ninfo;
     if (rc == PMIX_SUCCESS && nprocs == 0)
         rc = PMIX_ERR_BAD_PARAM;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &info, &ninfo);
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_group_expand(&procs, &nprocs); /* {group id, rank} names members */
     if (rc == PMIX_SUCCESS && !sy_srv_proc_in_set(procs, nprocs, &peer->proc))
@@ -575,16 +586,17 @@ pmix_status_t sy_srv_coll_blob(const sy_srv_coll_t *f, pmix_data_buffer_t *blob)
 }
 
 pmix_status_t sy_srv_coll_publish(sy_srv_coll_t *f, const void *remote, size_t nremote,
-                                  pmix_data_buffer_t *paths)
+                                  sy_wire_fence_rep_t *out)
 {
     if (nremote > 0 && sy_buffer_append(&f->remote_data, remote, nremote) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;
-    return sy_srv_modex_publish(sy_srv, f->procs, f->nprocs, &f->remote_data, paths);
+    return sy_srv_modex_publish(sy_srv, f->procs, f->nprocs, &f->remote_data, out);
 }
 
-void sy_srv_coll_finish(sy_srv_coll_t *f, pmix_status_t status, const pmix_data_buffer_t *extra)
+void sy_srv_coll_finish(sy_srv_coll_t *f, pmix_status_t status, sy_wire_msg_id_t id,
+                        const void *msg)
 {
-    fence_finish(f, status, extra);
+    fence_finish(f, status, id, msg);
 }
 
 /* ---- lifecycle ---- */
@@ -625,7 +637,7 @@ void sy_srv_coll_peer_gone(sy_srv_peer_t *peer, bool finalized)
                 if (hooked != NULL)
                     hooked[nhooked++] = f;
                 else
-                    fence_finish(f, PMIX_ERR_NOMEM, NULL);
+                    fence_finish(f, PMIX_ERR_NOMEM, 0, NULL);
             }
         } else if (member || sy_srv_proc_in_set(f->procs, f->nprocs, &peer->proc)) {
             depart(f);
@@ -634,7 +646,7 @@ void sy_srv_coll_peer_gone(sy_srv_peer_t *peer, bool finalized)
     for (size_t i = 0; i < nhooked; i++) {
         fence_t *f = hooked[i];
         if (fence_alive(f) && !f->ops->gone(f, &peer->proc, finalized, f->ctx))
-            fence_finish(f, PMIX_PROC_TERMINATED, NULL);
+            fence_finish(f, PMIX_PROC_TERMINATED, 0, NULL);
     }
     free(hooked);
 }
@@ -642,5 +654,5 @@ void sy_srv_coll_peer_gone(sy_srv_peer_t *peer, bool finalized)
 void sy_srv_coll_finalize(void)
 {
     while (fences != NULL)
-        fence_finish(fences, PMIX_ERR_LOST_CONNECTION, NULL);
+        fence_finish(fences, PMIX_ERR_LOST_CONNECTION, 0, NULL);
 }

@@ -14,7 +14,7 @@
  * is named by (kind, key); procs are its participants (taken).  Once every
  * local participant joined, ops->ready(c) runs: the caller then ends it
  * with sy_srv_coll_finish, which replies to every joined peer with the
- * status and `extra` (may be NULL) and frees it.  When a participant ends
+ * status and a reply message (may be NULL) and frees it.  When a participant ends
  * first (joined or not; finalized tells how), ops->gone decides: true means
  * it was dealt with (typically sy_srv_coll_drop), false fails the
  * collective with PMIX_PROC_TERMINATED.  ops->timeout (optional) replaces
@@ -44,9 +44,12 @@ void sy_srv_coll_host_called(sy_srv_coll_t *c);
  * data, in the fence blob's format. */
 pmix_status_t sy_srv_coll_blob(const sy_srv_coll_t *c, pmix_data_buffer_t *blob);
 /* Publish the participants' posted data plus the records of `remote`
- * (other nodes', from the host) as modex segments; paths receives what a
- * FENCE reply carries (SIZE n, n x (nspace, path)). */
+ * (other nodes', from the host) as modex segments; out receives the
+ * segments to map and those retired (sy_wire_fence_rep_free it). */
 pmix_status_t sy_srv_coll_publish(sy_srv_coll_t *c, const void *remote, size_t nremote,
-                                  pmix_data_buffer_t *paths);
-void sy_srv_coll_finish(sy_srv_coll_t *c, pmix_status_t status, const pmix_data_buffer_t *extra);
+                                  sy_wire_fence_rep_t *out);
+/* Reply status and msg (a reply of id, packed with each peer's codec;
+ * NULL: the status alone) to every joined peer, and free c. */
+void sy_srv_coll_finish(sy_srv_coll_t *c, pmix_status_t status, sy_wire_msg_id_t id,
+                        const void *msg);
 #endif

@@ -20,6 +20,7 @@
 #include "server/server_upcall.h"
 #include "server/server_util.h"
 #include "server/server_modex.h"
+#include "server/server_msg.h"
 
 typedef struct waiter {
     sy_srv_peer_t *peer; /* NULL: a host's dmodex_request */
@@ -64,12 +65,14 @@ static void waiter_answer(waiter_t *w, pmix_status_t status, const sy_srv_posted
             w->hostcb(status, blob.base_ptr, blob.bytes_used, w->hostcbdata);
         sy_buffer_destruct(&blob);
     } else {
-        pmix_data_buffer_t out = {0};
-        if (sy_pack(&out, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            (status != PMIX_SUCCESS || (sy_pack(&out, &p->proc, 1, PMIX_PROC) == PMIX_SUCCESS &&
-                                        sy_pack(&out, &k->val, 1, PMIX_VALUE) == PMIX_SUCCESS)))
-            sy_srv_peer_reply(w->peer, w->tag, &out);
-        sy_buffer_destruct(&out);
+        /* the struct only lends the value to the codec */
+        sy_wire_dmodex_rep_t rep = {0};
+        if (status == PMIX_SUCCESS) {
+            rep.owner = p->proc;
+            rep.value = k->val;
+        }
+        sy_srv_peer_reply_msg(w->peer, w->tag, status, SY_WMSG_DMODEX_REP,
+                              status == PMIX_SUCCESS ? &rep : NULL);
         sy_srv_peer_release(w->peer);
     }
     waiter_free(w);
@@ -151,7 +154,7 @@ static void host_dmx_done(sy_srv_req_t *req)
     host_dmx_t *h = (host_dmx_t *)req;
     pmix_status_t status =
         req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : req->status;
-    pmix_data_buffer_t out = {0};
+    sy_wire_dmodex_rep_t rep = {0};
     bool found = false;
     while (status == PMIX_SUCCESS && !found && sy_buffer_remaining(&h->blob) > 0) {
         pmix_proc_t p;
@@ -175,21 +178,21 @@ static void host_dmx_done(sy_srv_req_t *req)
             if (status == PMIX_SUCCESS)
                 status = sy_unpack(&h->blob, &v, &one, PMIX_VALUE);
             if (status == PMIX_SUCCESS && key != NULL && strcmp(key, h->key) == 0) {
-                pmix_status_t ok = PMIX_SUCCESS;
-                found = sy_pack(&out, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-                        sy_pack(&out, &p, 1, PMIX_PROC) == PMIX_SUCCESS &&
-                        sy_pack(&out, &v, 1, PMIX_VALUE) == PMIX_SUCCESS;
+                found = true;
+                rep.owner = p;
+                rep.value = v; /* taken */
+                memset(&v, 0, sizeof(v));
             }
             free(key);
             sy_value_destruct(&v);
         }
     }
     if (found)
-        sy_srv_peer_reply(req->peer, req->tag, &out);
+        sy_srv_peer_reply_msg(req->peer, req->tag, PMIX_SUCCESS, SY_WMSG_DMODEX_REP, &rep);
     else
         sy_srv_peer_reply_status(req->peer, req->tag,
                                  status == PMIX_SUCCESS ? PMIX_ERR_NOT_FOUND : status);
-    sy_buffer_destruct(&out);
+    sy_wire_dmodex_rep_free(&rep);
 }
 
 static const sy_srv_req_type_t dmx_type = {
@@ -214,17 +217,13 @@ static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, vo
 void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     sy_srv_t *s = sy_srv;
-    pmix_proc_t target;
-    char *key = NULL;
-    size_t ninfo = 0;
-    pmix_info_t *info = NULL;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &target, &one, PMIX_PROC);
-    one = 1;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &key, &one, PMIX_STRING);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &info, &ninfo);
+    sy_wire_dmodex_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_DMODEX_REQ, &m);
+    /* the key and directives are taken from the message */
+    pmix_proc_t target = m.proc;
+    char *key = m.key;
+    pmix_info_t *info = m.info;
+    size_t ninfo = m.ninfo;
     if (rc == PMIX_SUCCESS && key == NULL)
         rc = PMIX_ERR_BAD_PARAM;
     sy_srv_nspace_t *ns = rc == PMIX_SUCCESS ? sy_srv_nspace_find(s, target.nspace) : NULL;

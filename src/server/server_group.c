@@ -276,23 +276,17 @@ static bool unhandled_required(const gop_t *g)
 
 /* ---- completion ---- */
 
-static pmix_status_t pack_results(pmix_data_buffer_t *b, const gop_t *g, const pmix_proc_t *mem,
-                                  size_t nmem, bool has_ctxid, size_t ctxid)
+/* The results of a formed group: its id, membership and context id. */
+static pmix_status_t make_results(pmix_info_t res[3], size_t *n, const gop_t *g,
+                                  const pmix_proc_t *mem, size_t nmem, bool has_ctxid, size_t ctxid)
 {
-    pmix_info_t res[3];
-    size_t n = 0;
-    memset(res, 0, sizeof(res));
-    PMIX_INFO_LOAD(&res[n++], PMIX_GROUP_ID, g->id, PMIX_STRING);
-    PMIX_LOAD_KEY(res[n].key, PMIX_GROUP_MEMBERSHIP);
-    pmix_status_t rc = sy_group_load_procs(&res[n++].value, mem, nmem);
+    *n = 0;
+    memset(res, 0, 3 * sizeof(*res));
+    PMIX_INFO_LOAD(&res[(*n)++], PMIX_GROUP_ID, g->id, PMIX_STRING);
+    PMIX_LOAD_KEY(res[*n].key, PMIX_GROUP_MEMBERSHIP);
+    pmix_status_t rc = sy_group_load_procs(&res[(*n)++].value, mem, nmem);
     if (has_ctxid)
-        PMIX_INFO_LOAD(&res[n++], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(b, &n, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(b, res, (int32_t)n, PMIX_INFO);
-    for (size_t i = 0; i < n; i++)
-        PMIX_INFO_DESTRUCT(&res[i]);
+        PMIX_INFO_LOAD(&res[(*n)++], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
     return rc;
 }
 
@@ -306,7 +300,7 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
         sy_group_t *grp = sy_group_find(g->id);
         if (grp != NULL)
             sy_group_remove(grp);
-        sy_srv_coll_finish(c, PMIX_SUCCESS, NULL);
+        sy_srv_coll_finish(c, PMIX_SUCCESS, 0, NULL);
         return;
     }
     size_t nmem;
@@ -320,17 +314,20 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
             nmem = nhmem;
         }
     }
-    pmix_data_buffer_t extra = {0};
-    pmix_status_t rc =
-        mem == NULL ? PMIX_ERR_NOMEM : sy_srv_coll_publish(c, remote, nremote, &extra);
+    sy_wire_fence_rep_t pub = {0};
+    pmix_info_t res[3];
+    size_t nres = 0;
+    pmix_status_t rc = mem == NULL ? PMIX_ERR_NOMEM : sy_srv_coll_publish(c, remote, nremote, &pub);
     if (rc == PMIX_SUCCESS)
-        rc = pack_results(&extra, g, mem, nmem, has_ctxid, ctxid);
+        rc = make_results(res, &nres, g, mem, nmem, has_ctxid, ctxid);
     if (rc == PMIX_SUCCESS)
         rc = sy_group_add(g->id, mem, nmem, has_ctxid, ctxid, g->notify_term, g->host_called);
     if (rc != PMIX_SUCCESS) {
-        sy_buffer_destruct(&extra);
+        for (size_t i = 0; i < nres; i++)
+            PMIX_INFO_DESTRUCT(&res[i]);
+        sy_wire_fence_rep_free(&pub);
         free(mem);
-        sy_srv_coll_finish(c, rc, NULL);
+        sy_srv_coll_finish(c, rc, 0, NULL);
         return;
     }
     /* each node tells its own members */
@@ -358,8 +355,19 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
     free(here);
     free(mem);
     bool partial = g->nlost > 0 && !(g->kind == SY_CMD_GROUP_CONSTRUCT && g->notify_term);
-    sy_srv_coll_finish(c, partial ? PMIX_ERR_PARTIAL_SUCCESS : PMIX_SUCCESS, &extra);
-    sy_buffer_destruct(&extra);
+    /* CONSTRUCT, INVITE and JOIN answer alike: one reply for the members,
+     * whichever they sent (the segments lent by pub) */
+    sy_wire_group_construct_rep_t rep = {.segments = pub.segments,
+                                         .nsegments = pub.nsegments,
+                                         .retired = pub.retired,
+                                         .nretired = pub.nretired,
+                                         .results = res,
+                                         .nresults = nres};
+    sy_srv_coll_finish(c, partial ? PMIX_ERR_PARTIAL_SUCCESS : PMIX_SUCCESS,
+                       SY_WMSG_GROUP_CONSTRUCT_REP, &rep);
+    for (size_t i = 0; i < nres; i++)
+        PMIX_INFO_DESTRUCT(&res[i]);
+    sy_wire_fence_rep_free(&pub);
 }
 
 /* ---- the host's group upcall ---- */
@@ -406,7 +414,7 @@ static void host_grp_done(sy_srv_req_t *req)
         complete(g, h->endpts.base_ptr, h->endpts.bytes_used, h->members, h->nmembers, h->has_ctxid,
                  h->ctxid);
     else
-        sy_srv_coll_finish(g->coll, req->status, NULL);
+        sy_srv_coll_finish(g->coll, req->status, 0, NULL);
 }
 
 /* Any thread: what the host returned is valid only here. */
@@ -446,7 +454,7 @@ static const sy_srv_req_type_t host_grp_type = {
 
 static void fail(gop_t *g, pmix_status_t rc)
 {
-    sy_srv_coll_finish(g->coll, rc, NULL);
+    sy_srv_coll_finish(g->coll, rc, 0, NULL);
 }
 
 /* The directives the host gets: the first caller's (ours marked processed
@@ -622,7 +630,7 @@ static void op_timeout(sy_srv_coll_t *c, void *ctx)
     if (g->host_called)
         return; /* the host got PMIX_TIMEOUT too and answers for it */
     if (g->kind == SY_CMD_GROUP_DESTRUCT || (g->kind == SY_CMD_GROUP_CONSTRUCT && !g->optional)) {
-        sy_srv_coll_finish(c, PMIX_ERR_TIMEOUT, NULL);
+        sy_srv_coll_finish(c, PMIX_ERR_TIMEOUT, 0, NULL);
         return;
     }
     /* optional members and silent invitees are left out */
@@ -703,17 +711,33 @@ static void req_free(req_t *r)
         PMIX_INFO_FREE(r->dirs, r->ndirs);
 }
 
-/* STRING grp, [SIZE p, p PROC], SIZE n, n INFO; the id checked. */
-static pmix_status_t unpack_req(pmix_data_buffer_t *b, req_t *r, bool with_procs)
+/* A request of cmd into r (its arrays taken from the message); the id
+ * checked. */
+static pmix_status_t unpack_req(const sy_srv_peer_t *peer, pmix_data_buffer_t *b, uint8_t cmd,
+                                req_t *r)
 {
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &r->grp, &one, PMIX_STRING);
-    if (rc == PMIX_SUCCESS && with_procs)
-        rc = sy_srv_unpack_procs(b, &r->procs, &r->nprocs);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &r->dirs, &r->ndirs);
+    pmix_status_t rc;
+    if (cmd == SY_CMD_GROUP_DESTRUCT || cmd == SY_CMD_GROUP_LEAVE) {
+        _Static_assert(sizeof(sy_wire_group_destruct_req_t) == sizeof(sy_wire_group_leave_req_t),
+                       "DESTRUCT and LEAVE differ");
+        sy_wire_group_destruct_req_t m;
+        rc = sy_srv_unpack_msg(
+            peer, b,
+            cmd == SY_CMD_GROUP_LEAVE ? SY_WMSG_GROUP_LEAVE_REQ : SY_WMSG_GROUP_DESTRUCT_REQ, &m);
+        *r = (req_t){.grp = m.grp, .dirs = m.info, .ndirs = m.ninfo};
+    } else {
+        _Static_assert(sizeof(sy_wire_group_construct_req_t) == sizeof(sy_wire_group_invite_req_t),
+                       "CONSTRUCT and INVITE differ");
+        sy_wire_group_construct_req_t m;
+        rc = sy_srv_unpack_msg(peer, b,
+                               cmd == SY_CMD_GROUP_INVITE ? SY_WMSG_GROUP_INVITE_REQ
+                                                          : SY_WMSG_GROUP_CONSTRUCT_REQ,
+                               &m);
+        *r = (req_t){
+            .grp = m.grp, .procs = m.procs, .nprocs = m.nprocs, .dirs = m.info, .ndirs = m.ninfo};
+    }
     if (rc != PMIX_SUCCESS)
-        return rc == PMIX_ERR_NOMEM ? rc : PMIX_ERR_UNPACK_FAILURE;
+        return rc;
     if (r->grp == NULL || r->grp[0] == '\0' || strlen(r->grp) > PMIX_MAX_NSLEN)
         return PMIX_ERR_BAD_PARAM;
     return PMIX_SUCCESS;
@@ -809,7 +833,7 @@ static void proceed(gop_t *g, bool fresh, pmix_status_t rc, req_t *r, sy_srv_pee
 static void handle_construct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     req_t r = {0};
-    pmix_status_t rc = unpack_req(b, &r, true);
+    pmix_status_t rc = unpack_req(peer, b, SY_CMD_GROUP_CONSTRUCT, &r);
     if (rc == PMIX_SUCCESS && r.nprocs == 0)
         rc = PMIX_ERR_BAD_PARAM;
     if (rc == PMIX_SUCCESS && sy_srv_nspace_find(sy_srv, r.grp) != NULL)
@@ -835,7 +859,7 @@ static void handle_construct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer
 static void handle_destruct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     req_t r = {0};
-    pmix_status_t rc = unpack_req(b, &r, false);
+    pmix_status_t rc = unpack_req(peer, b, SY_CMD_GROUP_DESTRUCT, &r);
     sy_group_t *grp = rc == PMIX_SUCCESS ? sy_group_find(r.grp) : NULL;
     if (rc == PMIX_SUCCESS && (grp == NULL || !sy_group_has(grp, &peer->proc)))
         rc = PMIX_ERR_NOT_FOUND;
@@ -859,7 +883,7 @@ static void handle_destruct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_
 static void handle_invite(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     req_t r = {0};
-    pmix_status_t rc = unpack_req(b, &r, true);
+    pmix_status_t rc = unpack_req(peer, b, SY_CMD_GROUP_INVITE, &r);
     if (rc == PMIX_SUCCESS && r.nprocs == 0)
         rc = PMIX_ERR_BAD_PARAM;
     if (rc == PMIX_SUCCESS && sy_srv_nspace_find(sy_srv, r.grp) != NULL)
@@ -923,29 +947,18 @@ static void handle_invite(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
 
 static void handle_join(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    char *grp = NULL;
-    pmix_proc_t leader;
-    uint8_t opt = 0;
-    req_t r = {0};
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &grp, &one, PMIX_STRING);
-    one = 1;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &leader, &one, PMIX_PROC);
-    one = 1;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_unpack(b, &opt, &one, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_srv_unpack_infos(b, &r.dirs, &r.ndirs);
-    if (rc != PMIX_SUCCESS || grp == NULL) {
-        free(grp);
-        req_free(&r);
+    sy_wire_group_join_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_GROUP_JOIN_REQ, &m);
+    if (rc != PMIX_SUCCESS || m.grp == NULL) {
+        sy_wire_group_join_req_free(&m);
         sy_srv_peer_reply_status(peer, tag, rc == PMIX_SUCCESS ? PMIX_ERR_BAD_PARAM : rc);
         return;
     }
-    gop_t *g = op_find(SY_CMD_GROUP_INVITE, grp);
-    free(grp);
-    req_free(&r);
+    /* the invitation answered is the group's own: the leader named is
+     * not needed, nor are the directives */
+    uint8_t opt = m.opt;
+    gop_t *g = op_find(SY_CMD_GROUP_INVITE, m.grp);
+    sy_wire_group_join_req_free(&m);
     if (g == NULL || !in_list(g->want, g->nwant, &peer->proc) ||
         in_list(g->lost, g->nlost, &peer->proc)) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_FOUND); /* no invitation (left) */
@@ -986,7 +999,7 @@ void sy_group_op_abort(const char *grp, const pmix_proc_t *by, bool tell)
         return;
     if (tell)
         tell_members(g, PMIX_GROUP_CONSTRUCT_ABORT, by, NULL, by, false);
-    sy_srv_coll_finish(g->coll, PMIX_GROUP_CONSTRUCT_ABORT, NULL);
+    sy_srv_coll_finish(g->coll, PMIX_GROUP_CONSTRUCT_ABORT, 0, NULL);
 }
 
 void sy_group_op_left(const char *grp, const pmix_proc_t *who)

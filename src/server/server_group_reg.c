@@ -16,6 +16,7 @@
 #include "server/server_group.h"
 #include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_msg.h"
 #include "server/server_event.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
@@ -206,14 +207,16 @@ static void departed(sy_group_t *g, const pmix_proc_t *p, pmix_status_t how, boo
 
 void sy_group_handle_leave(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    char *grp = NULL;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &grp, &one, PMIX_STRING);
-    if (rc != PMIX_SUCCESS || grp == NULL) {
-        free(grp);
+    sy_wire_group_leave_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_GROUP_LEAVE_REQ, &m);
+    if (rc != PMIX_SUCCESS || m.grp == NULL) {
+        sy_wire_group_leave_req_free(&m);
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_BAD_PARAM);
         return;
     }
+    char *grp = m.grp; /* taken */
+    m.grp = NULL;
+    sy_wire_group_leave_req_free(&m);
     /* the directives (PMIX_TIMEOUT at most) need no handling: the
      * departure is generated here and now */
     sy_group_t *g = sy_group_find(grp);

@@ -25,6 +25,7 @@
 #include "server/server_peer.h"
 #include "server/server_registry.h"
 #include "server/server_modex.h"
+#include "server/server_msg.h"
 
 static sy_srv_posted_t *posted_list;
 static unsigned modex_gen;
@@ -284,9 +285,8 @@ static void mfile_free(mfile_t *m)
  * no process the new one lacks says nothing the new one does not: its file
  * goes (readers that mapped it keep their mapping; the others are told in
  * the reply to drop it), so that a job fencing often does not pile up files
- * and mappings.  Its path is packed into `retired`. */
-static pmix_status_t retire_covered(const mfile_t *fresh, pmix_data_buffer_t *retired,
-                                    size_t *nretired)
+ * and mappings.  Its path is added to `out`'s retired. */
+static pmix_status_t retire_covered(const mfile_t *fresh, sy_wire_fence_rep_t *out, size_t *cap)
 {
     pmix_status_t rc = PMIX_SUCCESS;
     for (mfile_t **pp = &mfiles; *pp != NULL && rc == PMIX_SUCCESS;) {
@@ -299,18 +299,28 @@ static pmix_status_t retire_covered(const mfile_t *fresh, pmix_data_buffer_t *re
         *pp = m->next;
         sy_srv_unlink(m->path);
         sy_store_modex_forget(m->nspace, m->path);
-        rc = sy_pack(retired, &m->path, 1, PMIX_STRING);
-        (*nretired)++;
+        if (out->nretired == *cap) {
+            size_t ncap = *cap > 0 ? 2 * *cap : 4;
+            sy_wire_gone_t *more = realloc(out->retired, ncap * sizeof(*more));
+            if (more == NULL)
+                rc = PMIX_ERR_NOMEM;
+            else
+                out->retired = more, *cap = ncap;
+        }
+        if (rc == PMIX_SUCCESS) {
+            /* the path is the reply's now */
+            out->retired[out->nretired++].path = m->path;
+            m->path = NULL;
+        }
         mfile_free(m);
     }
     return rc;
 }
 
-/* Reply after the status: SIZE n, n x (STRING nspace, STRING path) the
- * segments to map, then SIZE k, k x STRING path the segments retired. */
 pmix_status_t sy_srv_modex_publish(sy_srv_t *s, const pmix_proc_t *procs, size_t nprocs,
-                                   pmix_data_buffer_t *remote, pmix_data_buffer_t *paths)
+                                   pmix_data_buffer_t *remote, sy_wire_fence_rep_t *out)
 {
+    memset(out, 0, sizeof(*out));
     nsb_t *list = NULL;
     for (sy_srv_posted_t *p = posted_list; p != NULL; p = p->next) {
         if (!sy_srv_proc_in_set(procs, nprocs, &p->proc))
@@ -322,14 +332,11 @@ pmix_status_t sy_srv_modex_publish(sy_srv_t *s, const pmix_proc_t *procs, size_t
     pmix_status_t rc = PMIX_SUCCESS;
     if (remote != NULL && remote->bytes_used > 0)
         rc = add_remote(&list, remote, s);
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     for (nsb_t *x = list; x != NULL; x = x->next)
         n++;
-    memset(paths, 0, sizeof(*paths));
-    pmix_data_buffer_t retired = {0};
-    size_t nretired = 0;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(paths, &n, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0 && (out->segments = calloc(n, sizeof(*out->segments))) == NULL)
+        rc = PMIX_ERR_NOMEM;
     while (list != NULL) {
         nsb_t *x = list;
         list = x->next;
@@ -353,16 +360,17 @@ pmix_status_t sy_srv_modex_publish(sy_srv_t *s, const pmix_proc_t *procs, size_t
             m->next = mfiles;
             mfiles = m;
             sy_store_attach_modex(x->nspace, m->path);
-            const char *nsname = x->nspace;
-            rc = sy_pack(paths, &nsname, 1, PMIX_STRING);
-            if (rc == PMIX_SUCCESS)
-                rc = sy_pack(paths, &m->path, 1, PMIX_STRING);
+            sy_wire_segment_t *seg = &out->segments[out->nsegments++];
+            seg->nspace = strdup(x->nspace);
+            seg->path = strdup(m->path);
+            if (seg->nspace == NULL || seg->path == NULL)
+                rc = PMIX_ERR_NOMEM;
             if (rc == PMIX_SUCCESS && !x->nomem) {
                 qsort(x->ranks, x->nranks, sizeof(*x->ranks), u32_cmp);
                 m->ranks = x->ranks;
                 m->nranks = x->nranks;
                 x->ranks = NULL;
-                rc = retire_covered(m, &retired, &nretired);
+                rc = retire_covered(m, out, &cap);
             }
         } else if (m != NULL) {
             mfile_free(m);
@@ -371,11 +379,8 @@ pmix_status_t sy_srv_modex_publish(sy_srv_t *s, const pmix_proc_t *procs, size_t
         free(x->ranks);
         free(x);
     }
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(paths, &nretired, 1, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && nretired > 0)
-        rc = sy_buffer_append(paths, retired.base_ptr, retired.bytes_used);
-    sy_buffer_destruct(&retired);
+    if (rc != PMIX_SUCCESS)
+        sy_wire_fence_rep_free(out);
     return rc;
 }
 
@@ -383,33 +388,30 @@ pmix_status_t sy_srv_modex_publish(sy_srv_t *s, const pmix_proc_t *procs, size_t
 
 static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    size_t n = 0;
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, &n, &one, PMIX_SIZE);
+    sy_wire_commit_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_COMMIT_REQ, &m);
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < m.ndata; i++)
+        if (m.data[i].key == NULL)
+            rc = PMIX_ERR_BAD_PARAM;
     sy_srv_posted_t *p = rc == PMIX_SUCCESS ? sy_srv_posted_find(&peer->proc, true) : NULL;
     if (p == NULL) {
-        sy_srv_peer_reply_status(peer, tag, rc == PMIX_SUCCESS ? PMIX_ERR_NOMEM : rc);
+        sy_wire_commit_req_free(&m);
+        sy_srv_peer_reply_status(peer, tag,
+                                 rc == PMIX_SUCCESS ? PMIX_ERR_NOMEM : PMIX_ERR_UNPACK_FAILURE);
         return;
     }
-    for (size_t i = 0; i < n && rc == PMIX_SUCCESS; i++) {
+    for (size_t i = 0; i < m.ndata && rc == PMIX_SUCCESS; i++) {
         sy_srv_kv_t *k = calloc(1, sizeof(*k));
         if (k == NULL) {
             rc = PMIX_ERR_NOMEM;
             break;
         }
-        one = 1;
-        rc = sy_unpack(b, &k->scope, &one, PMIX_UINT8);
-        one = 1;
-        if (rc == PMIX_SUCCESS)
-            rc = sy_unpack(b, &k->key, &one, PMIX_STRING);
-        one = 1;
-        if (rc == PMIX_SUCCESS)
-            rc = sy_unpack(b, &k->val, &one, PMIX_VALUE);
-        if (rc != PMIX_SUCCESS || k->key == NULL) {
-            kvs_free(k);
-            rc = rc != PMIX_SUCCESS ? rc : PMIX_ERR_BAD_PARAM;
-            break;
-        }
+        /* the key and value are taken from the message */
+        k->scope = m.data[i].scope;
+        k->key = m.data[i].key;
+        k->val = m.data[i].value;
+        m.data[i].key = NULL;
+        memset(&m.data[i].value, 0, sizeof(m.data[i].value));
         /* a key committed again replaces the old value */
         for (sy_srv_kv_t **pp = &p->kvs; *pp != NULL; pp = &(*pp)->next) {
             if (strcmp((*pp)->key, k->key) == 0) {
@@ -423,9 +425,9 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         k->next = p->kvs;
         p->kvs = k;
     }
+    sy_wire_commit_req_free(&m);
     p->committed = true;
-    sy_srv_peer_reply_status(peer, tag,
-                             rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE);
+    sy_srv_peer_reply_status(peer, tag, rc);
     /* held direct-modex requests for this process may be answerable now */
     sy_srv_dmodex_poke(&peer->proc);
     /* a fence usually follows: its file, made now rather than while the

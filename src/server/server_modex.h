@@ -52,10 +52,11 @@ const sy_srv_kv_t *sy_srv_kv_find(const sy_srv_posted_t *p, const char *key);
  * or what other nodes may. */
 pmix_status_t sy_srv_pack_record(pmix_data_buffer_t *b, const sy_srv_posted_t *p, bool local_view);
 /* Publish the posted data of procs plus the records of the blob `remote`
- * (other nodes', may be empty) as modex segments; paths receives what a
- * FENCE reply carries after the status. */
+ * (other nodes', may be empty) as modex segments; out (a FENCE reply,
+ * free it with sy_wire_fence_rep_free) receives the segments to map and
+ * those retired. */
 pmix_status_t sy_srv_modex_publish(sy_srv_t *s, const pmix_proc_t *procs, size_t nprocs,
-                                   pmix_data_buffer_t *remote, pmix_data_buffer_t *paths);
+                                   pmix_data_buffer_t *remote, sy_wire_fence_rep_t *out);
 /* Make the file of the next segment ahead, while nothing waits for it. */
 void sy_srv_modex_make_spare(sy_srv_t *s);
 

@@ -20,6 +20,10 @@ pmix_status_t sy_srv_unpack_msg(const sy_srv_peer_t *peer, pmix_data_buffer_t *b
                                 sy_wire_msg_id_t id, void *msg);
 void sy_srv_req_reply(sy_srv_req_t *req, pmix_status_t status, sy_wire_msg_id_t id,
                       const void *msg);
+/* Reply to request `tag` with status, then the fields of msg (reply id;
+ * NULL: the status alone).  A failure to pack them is the status sent. */
+void sy_srv_peer_reply_msg(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                           sy_wire_msg_id_t id, const void *msg);
 /* An unsolicited message (SY_WMSG_*_MSG): its kind, then its fields. */
 pmix_status_t sy_srv_peer_send_msg(sy_srv_peer_t *peer, sy_wire_msg_id_t id, const void *msg);
 #endif

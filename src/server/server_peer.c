@@ -219,7 +219,7 @@ void sy_srv_peer_reply_with(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t sta
     if (peer->state == SY_PEER_CLOSED)
         return;
     pmix_data_buffer_t buf = {0};
-    pmix_status_t rc = sy_pack(&buf, &status, 1, PMIX_STATUS);
+    pmix_status_t rc = sy_wire_pack_head(sy_srv_codec(peer), &buf, SY_WIRE_REPLY, status);
     if (rc == PMIX_SUCCESS && rest != NULL && rest->bytes_used > 0)
         rc = sy_buffer_append(&buf, rest->base_ptr, rest->bytes_used);
     if (rc == PMIX_SUCCESS)
@@ -241,11 +241,11 @@ void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
     peer_describe(peer, who, sizeof(who));
     sy_log(SY_LOG_WARN, "server: refused %s: %s", who, reason);
     if (tag != 0) {
-        pmix_data_buffer_t buf = {0};
-        if (sy_pack(&buf, &status, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-            sy_pack(&buf, &reason, 1, PMIX_STRING) == PMIX_SUCCESS)
-            reply(peer, tag, &buf);
-        sy_buffer_destruct(&buf);
+        /* the reason, the other fields empty */
+        sy_wire_hello_rep_t m = {.reason = (char *)reason};
+        PMIX_LOAD_PROCID(&m.server, "", PMIX_RANK_UNDEF);
+        m.assigned = m.server;
+        sy_srv_peer_reply_msg(peer, tag, status, SY_WMSG_HELLO_REP, &m);
     }
     peer_shut(peer, true);
 }
@@ -267,18 +267,15 @@ void sy_srv_peer_welcome(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *a
     peer->state = SY_PEER_READY;
     sy_srv_t *s = sy_srv;
     sy_srv_nspace_t *ns = sy_srv_nspace_find(s, peer->proc.nspace);
-    const char *seg = ns != NULL ? ns->seg_path : NULL;
-    const char *host = s->hostname;
-    pmix_status_t ok = PMIX_SUCCESS;
-    pmix_data_buffer_t buf = {0};
-    if (sy_pack(&buf, &ok, 1, PMIX_STATUS) == PMIX_SUCCESS &&
-        sy_pack(&buf, &s->me, 1, PMIX_PROC) == PMIX_SUCCESS &&
-        sy_pack(&buf, &host, 1, PMIX_STRING) == PMIX_SUCCESS &&
-        sy_pack(&buf, &seg, 1, PMIX_STRING) == PMIX_SUCCESS &&
-        sy_pack(&buf, &s->res_path, 1, PMIX_STRING) == PMIX_SUCCESS &&
-        (assigned == NULL || sy_pack(&buf, assigned, 1, PMIX_PROC) == PMIX_SUCCESS))
-        reply(peer, tag, &buf);
-    sy_buffer_destruct(&buf);
+    sy_wire_hello_rep_t m = {.server = s->me,
+                             .hostname = s->hostname,
+                             .jobseg = ns != NULL ? ns->seg_path : NULL,
+                             .resources = s->res_path};
+    if (assigned != NULL)
+        m.assigned = *assigned;
+    else
+        m.assigned = peer->proc;
+    sy_srv_peer_reply_msg(peer, tag, PMIX_SUCCESS, SY_WMSG_HELLO_REP, &m);
 }
 
 static void pending_free(sy_srv_req_t *req)
@@ -360,55 +357,25 @@ static void v1_connected_done(pmix_status_t status, void *cbdata)
 /* ---- HELLO ---- */
 
 typedef struct {
-    uint8_t cmd, kind;
-    char *protocol, *token;
-    uint32_t version;
-    pmix_proc_t proc;
-    pid_t pid;
-    size_t ninfo;
-    pmix_info_t *info;
+    uint8_t cmd;
+    sy_wire_hello_req_t m;
 } hello_t;
 
 static void hello_free(hello_t *h)
 {
-    free(h->protocol);
-    free(h->token);
-    if (h->info != NULL)
-        PMIX_INFO_FREE(h->info, h->ninfo);
+    sy_wire_hello_req_free(&h->m);
 }
 
-static pmix_status_t hello_unpack(pmix_data_buffer_t *b, hello_t *h)
+static pmix_status_t hello_unpack(const sy_srv_peer_t *peer, pmix_data_buffer_t *b, hello_t *h)
 {
-    int32_t one = 1;
-    pmix_status_t rc;
-#define UNPACK(dst, type)                                                                          \
-    do {                                                                                           \
-        one = 1;                                                                                   \
-        if ((rc = sy_unpack(b, (dst), &one, (type))) != PMIX_SUCCESS)                              \
-            return rc;                                                                             \
-    } while (0)
-    UNPACK(&h->cmd, PMIX_UINT8);
+    int32_t cmd = 0;
+    pmix_status_t rc = sy_wire_unpack_head(sy_srv_codec(peer), b, SY_WIRE_REQUEST, &cmd);
+    h->cmd = (uint8_t)cmd;
+    if (rc != PMIX_SUCCESS)
+        return rc;
     if (h->cmd != SY_CMD_HELLO)
         return PMIX_ERR_BAD_PARAM;
-    UNPACK(&h->protocol, PMIX_STRING);
-    UNPACK(&h->version, PMIX_UINT32);
-    UNPACK(&h->kind, PMIX_UINT8);
-    UNPACK(&h->proc, PMIX_PROC);
-    UNPACK(&h->pid, PMIX_PID);
-    UNPACK(&h->token, PMIX_STRING);
-    UNPACK(&h->ninfo, PMIX_SIZE);
-    if (h->ninfo > 0) {
-        if (h->ninfo > sy_buffer_remaining(b))
-            return PMIX_ERR_UNPACK_FAILURE;
-        PMIX_INFO_CREATE(h->info, h->ninfo);
-        if (h->info == NULL)
-            return PMIX_ERR_NOMEM;
-        int32_t n = (int32_t)h->ninfo;
-        if ((rc = sy_unpack(b, h->info, &n, PMIX_INFO)) != PMIX_SUCCESS)
-            return rc;
-    }
-#undef UNPACK
-    return PMIX_SUCCESS;
+    return sy_srv_unpack_msg(peer, b, SY_WMSG_HELLO_REQ, &h->m);
 }
 
 bool sy_srv_token_matches(const char *given, const char *expected)
@@ -427,8 +394,8 @@ bool sy_srv_token_matches(const char *given, const char *expected)
 
 static bool wants_direct(const hello_t *h)
 {
-    for (size_t i = 0; i < h->ninfo; i++)
-        if (sy_info_is(&h->info[i], SY_HELLO_DIRECT) && sy_info_true(&h->info[i]))
+    for (size_t i = 0; i < h->m.ninfo; i++)
+        if (sy_info_is(&h->m.info[i], SY_HELLO_DIRECT) && sy_info_true(&h->m.info[i]))
             return true;
     return false;
 }
@@ -462,9 +429,9 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
 {
     sy_srv_t *s = sy_srv;
     hello_t h = {0};
-    pmix_status_t rc = hello_unpack(b, &h);
+    pmix_status_t rc = hello_unpack(peer, b, &h);
     if (!peer->cred_known)
-        peer->pid = h.pid;
+        peer->pid = h.m.pid;
     if (rc != PMIX_SUCCESS) {
         sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM,
                            h.cmd != SY_CMD_HELLO && h.cmd != 0 ? "the first message is not a HELLO"
@@ -472,29 +439,30 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
         hello_free(&h);
         return;
     }
-    if (h.kind == SY_PEER_TOOL && h.protocol != NULL && strcmp(h.protocol, SY_WIRE_PROTOCOL) == 0 &&
-        h.version == SY_WIRE_VERSION) {
-        sy_srv_tool_hello(peer, tag, &h.proc, h.token, h.info, h.ninfo);
-        h.info = NULL;
+    if (h.m.kind == SY_PEER_TOOL && h.m.protocol != NULL &&
+        strcmp(h.m.protocol, SY_WIRE_PROTOCOL) == 0 && h.m.version == SY_WIRE_VERSION) {
+        sy_srv_tool_hello(peer, tag, &h.m.proc, h.m.token, h.m.info, h.m.ninfo);
+        h.m.info = NULL;
+        h.m.ninfo = 0;
         hello_free(&h);
         return;
     }
-    PMIX_LOAD_PROCID(&peer->proc, h.proc.nspace, h.proc.rank);
-    sy_srv_client_t *c = sy_srv_client_find(s, &h.proc);
+    PMIX_LOAD_PROCID(&peer->proc, h.m.proc.nspace, h.m.proc.rank);
+    sy_srv_client_t *c = sy_srv_client_find(s, &h.m.proc);
     const char *why = NULL;
-    if (h.protocol != NULL && strcmp(h.protocol, SY_WIRE_PROTOCOL) == 0 &&
-        h.version == SY_WIRE_VERSION && h.kind == SY_PEER_CLIENT && wants_direct(&h)) {
+    if (h.m.protocol != NULL && strcmp(h.m.protocol, SY_WIRE_PROTOCOL) == 0 &&
+        h.m.version == SY_WIRE_VERSION && h.m.kind == SY_PEER_CLIENT && wants_direct(&h)) {
         direct_hello(peer, tag, c);
         hello_free(&h);
         return;
     }
-    if (h.protocol == NULL || strcmp(h.protocol, SY_WIRE_PROTOCOL) != 0) {
+    if (h.m.protocol == NULL || strcmp(h.m.protocol, SY_WIRE_PROTOCOL) != 0) {
         rc = PMIX_ERR_NOT_SUPPORTED;
         why = "not a switchyard peer";
-    } else if (h.version != SY_WIRE_VERSION) {
+    } else if (h.m.version != SY_WIRE_VERSION) {
         rc = PMIX_ERR_NOT_SUPPORTED;
         why = "unsupported protocol version";
-    } else if (h.kind != SY_PEER_CLIENT) {
+    } else if (h.m.kind != SY_PEER_CLIENT) {
         rc = PMIX_ERR_NOT_SUPPORTED;
         why = "unknown peer kind";
     } else if (c == NULL || !c->registered) {
@@ -503,7 +471,7 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
     } else if (peer->cred_known && (peer->uid != c->uid || peer->gid != c->gid)) {
         rc = PMIX_ERR_NO_PERMISSIONS;
         why = "uid/gid differ from the registration";
-    } else if (!peer->cred_known && !sy_srv_token_matches(h.token, c->token)) {
+    } else if (!peer->cred_known && !sy_srv_token_matches(h.m.token, c->token)) {
         rc = PMIX_ERR_NO_PERMISSIONS;
         why = "wrong or missing token";
     } else if (c->peer != NULL) {
@@ -524,9 +492,10 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
         sy_srv_peer_refuse(peer, tag, PMIX_ERR_NOMEM, "out of memory");
         return;
     }
-    pd->info = h.info;
-    pd->ninfo = h.ninfo;
-    h.info = NULL;
+    pd->info = h.m.info;
+    pd->ninfo = h.m.ninfo;
+    h.m.info = NULL;
+    h.m.ninfo = 0;
     hello_free(&h);
     if (s->module.client_connected2 != NULL) {
         /* the client waits until the host calls back */
@@ -673,9 +642,8 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         }
         peer = peer->main; /* set while the channel is open (peer_detach) */
     }
-    uint8_t cmd = 0;
-    int32_t one = 1;
-    if (sy_unpack(&b, &cmd, &one, PMIX_UINT8) != PMIX_SUCCESS) {
+    int32_t cmd = 0;
+    if (sy_wire_unpack_head(sy_srv_codec(peer), &b, SY_WIRE_REQUEST, &cmd) != PMIX_SUCCESS) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
     } else if (peer->tool != NULL &&
                (cmd == SY_CMD_ABORT || cmd == SY_CMD_COMMIT || cmd == SY_CMD_FENCE ||

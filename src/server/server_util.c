@@ -213,15 +213,22 @@ pmix_status_t sy_srv_peer_send_msg(sy_srv_peer_t *peer, sy_wire_msg_id_t id, con
     const sy_wire_desc_t *d = sy_wire_desc(id);
     if (d == NULL || d->part != SY_WIRE_MESSAGE)
         return PMIX_ERR_BAD_PARAM;
-    pmix_data_buffer_t b = {0};
-    uint8_t kind = d->code;
-    pmix_status_t rc = sy_pack(&b, &kind, 1, PMIX_UINT8);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_wire_pack(sy_srv_codec(peer), &b, id, msg);
+    pmix_data_buffer_t b;
+    pmix_status_t rc = sy_wire_pack_message(sy_srv_codec(peer), &b, id, msg);
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_peer_send(peer, &b);
     sy_buffer_destruct(&b);
     return rc;
+}
+
+void sy_srv_peer_reply_msg(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                           sy_wire_msg_id_t id, const void *msg)
+{
+    pmix_data_buffer_t b = {0};
+    pmix_status_t rc = msg != NULL ? sy_wire_pack(sy_srv_codec(peer), &b, id, msg) : PMIX_SUCCESS;
+    /* a reply that cannot be packed is its failure */
+    sy_srv_peer_reply_with(peer, tag, rc == PMIX_SUCCESS ? status : rc, &b);
+    sy_buffer_destruct(&b);
 }
 
 void sy_srv_req_reply(sy_srv_req_t *req, pmix_status_t status, sy_wire_msg_id_t id, const void *msg)
@@ -232,41 +239,4 @@ void sy_srv_req_reply(sy_srv_req_t *req, pmix_status_t status, sy_wire_msg_id_t 
         sy_buffer_destruct(&req->reply);
         req->status = rc;
     }
-}
-
-pmix_status_t sy_srv_unpack_count(pmix_data_buffer_t *b, size_t *n)
-{
-    int32_t one = 1;
-    pmix_status_t rc = sy_unpack(b, n, &one, PMIX_SIZE);
-    /* a record of no count stores nothing: as malformed as a short one */
-    if (rc == PMIX_SUCCESS && one != 1)
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    /* every element takes a byte at least: a count beyond the rest lies */
-    if (rc == PMIX_SUCCESS && *n > sy_buffer_remaining(b))
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    return rc;
-}
-
-pmix_status_t sy_srv_unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *ninfo)
-{
-    pmix_status_t rc = sy_srv_unpack_count(b, ninfo);
-    if (rc != PMIX_SUCCESS || *ninfo == 0)
-        return rc;
-    PMIX_INFO_CREATE(*info, *ninfo);
-    if (*info == NULL)
-        return PMIX_ERR_NOMEM;
-    int32_t cnt = (int32_t)*ninfo;
-    return sy_unpack(b, *info, &cnt, PMIX_INFO);
-}
-
-pmix_status_t sy_srv_unpack_procs(pmix_data_buffer_t *b, pmix_proc_t **procs, size_t *n)
-{
-    pmix_status_t rc = sy_srv_unpack_count(b, n);
-    if (rc != PMIX_SUCCESS || *n == 0)
-        return rc;
-    PMIX_PROC_CREATE(*procs, *n);
-    if (*procs == NULL)
-        return PMIX_ERR_NOMEM;
-    int32_t cnt = (int32_t)*n;
-    return sy_unpack(b, *procs, &cnt, PMIX_PROC);
 }

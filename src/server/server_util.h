@@ -1,4 +1,4 @@
-/* Unpacking helpers, randomness, and API calls thread-shifted to the loop (server_util.c). */
+/* Randomness, and API calls thread-shifted to the loop (server_util.c). */
 #ifndef SWITCHYARD_SERVER_UTIL_H
 #define SWITCHYARD_SERVER_UTIL_H
 #include <stdbool.h>
@@ -9,11 +9,6 @@
 
 #include "server/server_internal.h"
 
-/* A count (PMIX_SIZE, at most what is left of b), then that many infos
- * or procs (malloc'd, NULL for none). */
-pmix_status_t sy_srv_unpack_count(pmix_data_buffer_t *b, size_t *n);
-pmix_status_t sy_srv_unpack_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *ninfo);
-pmix_status_t sy_srv_unpack_procs(pmix_data_buffer_t *b, pmix_proc_t **procs, size_t *n);
 /* Fill buf with n random bytes (getrandom, falling back to /dev/urandom). */
 pmix_status_t sy_srv_random(void *buf, size_t n);
 /* Append PMIX_USERID and PMIX_GRPID of the client (its registered ids)

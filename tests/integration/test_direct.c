@@ -200,7 +200,7 @@ static pmix_status_t steal_channel(const char *sock, const pmix_proc_t *proc)
     PMIX_DATA_BUFFER_CONSTRUCT(&b);
     uint8_t cmd = 1, kind = 1; /* HELLO, a client */
     const char *proto = "switchyard", *token = NULL;
-    uint32_t version = 1;
+    uint32_t version = 2; /* SY_WIRE_VERSION */
     pid_t pid = getpid();
     size_t n = 1;
     pmix_info_t info;

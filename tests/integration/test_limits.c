@@ -175,7 +175,7 @@ static int open_direct(void)
     PMIX_DATA_BUFFER_CONSTRUCT(&b);
     uint8_t cmd = 1, kind = 1; /* HELLO, a client */
     const char *proto = "switchyard", *token = getenv("SWITCHYARD_TOKEN");
-    uint32_t version = 1;
+    uint32_t version = 2; /* SY_WIRE_VERSION */
     pid_t pid = getpid();
     size_t n = 1;
     pmix_info_t info;

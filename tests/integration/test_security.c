@@ -106,7 +106,7 @@ static pmix_status_t forged_hello(int fd, const char *token)
     pmix_data_buffer_t rb;
     sy_client_buffer_over(&rb, body, len);
     pmix_status_t status = PMIX_ERROR;
-    if (sy_client_unpack_one(&rb, &status, PMIX_STATUS) != PMIX_SUCCESS)
+    if (sy_client_unpack_status(&rb, &status) != PMIX_SUCCESS)
         status = PMIX_ERR_UNPACK_FAILURE;
     sy_buffer_destruct(&rb);
     return status;
@@ -181,7 +181,7 @@ static pmix_status_t request(int fd, uint32_t tag, pmix_data_buffer_t *req, pmix
         return rc;
     sy_client_buffer_over(rb, body, len);
     pmix_status_t status = PMIX_ERROR;
-    if (sy_client_unpack_one(rb, &status, PMIX_STATUS) != PMIX_SUCCESS)
+    if (sy_client_unpack_status(rb, &status) != PMIX_SUCCESS)
         status = PMIX_ERR_UNPACK_FAILURE;
     return status;
 }
@@ -199,47 +199,35 @@ static int claim(const char *uri, const char *token)
         close(fd);
         return 1;
     }
-    /* GET_CRED: SIZE 0 infos; reply BYTE_OBJECT, SIZE n, n INFO */
+    /* GET_CRED with no info, then VALIDATE_CRED of what it gave */
     pmix_data_buffer_t req, rb;
-    pmix_byte_object_t cred = {0};
-    size_t n = 0;
-    rc = sy_client_pack_cmd(&req, SY_CMD_GET_CRED);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, NULL, 0);
+    sy_wire_get_cred_req_t gq = {0};
+    sy_wire_get_cred_rep_t gr = {0};
+    rc = sy_wire_get_cred_req_pack(&sy_wire_native, &req, &gq);
     if (rc == PMIX_SUCCESS && (rc = request(fd, 2, &req, &rb)) == PMIX_SUCCESS)
-        rc = sy_client_unpack_one(&rb, &cred, PMIX_BYTE_OBJECT);
+        rc = sy_wire_get_cred_rep_unpack(&sy_wire_native, &rb, &gr);
     sy_buffer_destruct(&rb);
     if (rc != PMIX_SUCCESS) {
         printf("no credential: %s\n", PMIx_Error_string(rc));
         close(fd);
         return 1;
     }
-    /* VALIDATE_CRED: BYTE_OBJECT, SIZE 0; reply SIZE n, n INFO */
-    rc = sy_client_pack_cmd(&req, SY_CMD_VALIDATE_CRED);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_pack(&req, &cred, 1, PMIX_BYTE_OBJECT);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_client_pack_infos(&req, NULL, 0);
-    free(cred.bytes);
+    sy_wire_validate_cred_req_t vq = {.cred = gr.cred};
+    sy_wire_validate_cred_rep_t vr = {0};
+    rc = sy_wire_validate_cred_req_pack(&sy_wire_native, &req, &vq);
+    sy_wire_get_cred_rep_free(&gr);
     if (rc == PMIX_SUCCESS && (rc = request(fd, 3, &req, &rb)) == PMIX_SUCCESS)
-        rc = sy_client_unpack_one(&rb, &n, PMIX_SIZE);
+        rc = sy_wire_validate_cred_rep_unpack(&sy_wire_native, &rb, &vr);
     long uid = -1, gid = -1;
-    pmix_info_t *info = NULL;
-    if (rc == PMIX_SUCCESS && n > 0 && n < 64) {
-        PMIX_INFO_CREATE(info, n);
-        int32_t cnt = (int32_t)n;
-        rc = sy_unpack(&rb, info, &cnt, PMIX_INFO);
-    }
-    for (size_t i = 0; rc == PMIX_SUCCESS && info != NULL && i < n; i++) {
-        if (info[i].value.type != PMIX_UINT32)
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < vr.ninfo; i++) {
+        if (vr.info[i].value.type != PMIX_UINT32)
             continue;
-        if (PMIX_CHECK_KEY(&info[i], PMIX_USERID))
-            uid = info[i].value.data.uint32;
-        else if (PMIX_CHECK_KEY(&info[i], PMIX_GRPID))
-            gid = info[i].value.data.uint32;
+        if (PMIX_CHECK_KEY(&vr.info[i], PMIX_USERID))
+            uid = vr.info[i].value.data.uint32;
+        else if (PMIX_CHECK_KEY(&vr.info[i], PMIX_GRPID))
+            gid = vr.info[i].value.data.uint32;
     }
-    if (info != NULL)
-        PMIX_INFO_FREE(info, n);
+    sy_wire_validate_cred_rep_free(&vr);
     sy_buffer_destruct(&rb);
     close(fd);
     if (rc != PMIX_SUCCESS || uid < 0) {

@@ -269,13 +269,126 @@ static void test_error_reply(void **state)
     sy_buffer_destruct(&b);
 }
 
+/* The records of the modex messages: a FENCE reply as the server packed
+ * it by hand (SIZE n, n x (nspace, path), SIZE k, k x path, each string
+ * its own record), read back, every prefix refused; a COMMIT of kv[] with
+ * values of two types round trips, and a count of kvs the bytes cannot
+ * hold is refused. */
+static void test_modex_records(void **state)
+{
+    (void)state;
+    pmix_data_buffer_t hand = {0}, gen = {0}, r;
+    size_t two = 2, one = 1;
+    char *s[] = {"ns-a", "/tmp/seg-1", "ns-b", "/tmp/seg-2", "/tmp/seg-0"};
+    sy_pack(&hand, &two, 1, PMIX_SIZE);
+    for (int i = 0; i < 4; i++)
+        sy_pack(&hand, &s[i], 1, PMIX_STRING);
+    sy_pack(&hand, &one, 1, PMIX_SIZE);
+    sy_pack(&hand, &s[4], 1, PMIX_STRING);
+    sy_wire_segment_t segs[2] = {{s[0], s[1]}, {s[2], s[3]}};
+    sy_wire_gone_t gone[1] = {{s[4]}};
+    sy_wire_fence_rep_t m = {.segments = segs, .nsegments = 2, .retired = gone, .nretired = 1};
+    assert_int_equal(sy_wire_fence_rep_pack(codec, &gen, &m), PMIX_SUCCESS);
+    assert_same_bytes(&hand, &gen);
+    sy_wire_fence_rep_t back;
+    reader(&r, &gen, 0, gen.bytes_used);
+    assert_int_equal(sy_wire_fence_rep_unpack(codec, &r, &back), PMIX_SUCCESS);
+    assert_int_equal(back.nsegments, 2);
+    assert_string_equal(back.segments[1].path, "/tmp/seg-2");
+    assert_int_equal(back.nretired, 1);
+    assert_string_equal(back.retired[0].path, "/tmp/seg-0");
+    sy_wire_fence_rep_free(&back);
+    assert_null(back.segments);
+    sy_buffer_destruct(&r);
+    for (size_t len = 1; len < gen.bytes_used; len++) {
+        reader(&r, &gen, 0, len);
+        assert_int_equal(sy_wire_fence_rep_unpack(codec, &r, &back), PMIX_ERR_UNPACK_FAILURE);
+        assert_null(back.segments);
+        assert_null(back.retired);
+        sy_buffer_destruct(&r);
+    }
+    sy_buffer_destruct(&hand);
+    sy_buffer_destruct(&gen);
+
+    sy_wire_kv_t kv[2];
+    memset(kv, 0, sizeof(kv));
+    kv[0].scope = PMIX_GLOBAL;
+    kv[0].key = "k-int";
+    PMIX_VALUE_LOAD(&kv[0].value, &(int){42}, PMIX_INT);
+    kv[1].scope = PMIX_LOCAL;
+    kv[1].key = "k-str";
+    PMIX_VALUE_LOAD(&kv[1].value, "hello", PMIX_STRING);
+    sy_wire_commit_req_t c = {.data = kv, .ndata = 2};
+    assert_int_equal(sy_wire_commit_req_pack(codec, &gen, &c), PMIX_SUCCESS);
+    reader(&r, &gen, 7, gen.bytes_used - 7); /* after the command */
+    sy_wire_commit_req_t cb;
+    assert_int_equal(sy_wire_commit_req_unpack(codec, &r, &cb), PMIX_SUCCESS);
+    assert_int_equal(cb.ndata, 2);
+    assert_int_equal(cb.data[0].scope, PMIX_GLOBAL);
+    assert_int_equal(cb.data[0].value.data.integer, 42);
+    assert_string_equal(cb.data[1].key, "k-str");
+    assert_string_equal(cb.data[1].value.data.string, "hello");
+    sy_wire_commit_req_free(&cb);
+    sy_buffer_destruct(&r);
+    sy_buffer_destruct(&gen);
+    PMIX_VALUE_DESTRUCT(&kv[1].value);
+    pmix_data_buffer_t lie = {0};
+    size_t many = 1000;
+    sy_pack(&lie, &many, 1, PMIX_SIZE);
+    sy_pack(&lie, &(uint8_t){1}, 1, PMIX_UINT8);
+    assert_int_equal(sy_wire_commit_req_unpack(codec, &lie, &cb), PMIX_ERR_UNPACK_FAILURE);
+    assert_null(cb.data);
+    sy_buffer_destruct(&lie);
+}
+
+/* The heads are the codec's: a request's command byte, a reply's status,
+ * a message's kind, read back; a missing or wrong-typed head is refused. */
+static void test_heads(void **state)
+{
+    (void)state;
+    pmix_data_buffer_t b = {0};
+    int32_t v = 0;
+    assert_int_equal(sy_wire_pack_head(codec, &b, SY_WIRE_REPLY, PMIX_ERR_NOT_FOUND), PMIX_SUCCESS);
+    assert_int_equal(sy_wire_pack_head(codec, &b, SY_WIRE_REQUEST, SY_CMD_FENCE), PMIX_SUCCESS);
+    assert_int_equal(sy_wire_pack_head(codec, &b, SY_WIRE_REQUEST, 300), PMIX_ERR_BAD_PARAM);
+    assert_int_equal(sy_wire_unpack_head(codec, &b, SY_WIRE_REPLY, &v), PMIX_SUCCESS);
+    assert_int_equal(v, PMIX_ERR_NOT_FOUND);
+    assert_int_equal(sy_wire_unpack_head(codec, &b, SY_WIRE_REQUEST, &v), PMIX_SUCCESS);
+    assert_int_equal(v, SY_CMD_FENCE);
+    assert_int_equal(sy_wire_unpack_head(codec, &b, SY_WIRE_REQUEST, &v), PMIX_ERR_UNPACK_FAILURE);
+    sy_buffer_destruct(&b);
+    /* a status where a command byte belongs */
+    memset(&b, 0, sizeof(b));
+    sy_wire_pack_head(codec, &b, SY_WIRE_REPLY, PMIX_SUCCESS);
+    assert_int_equal(sy_wire_unpack_head(codec, &b, SY_WIRE_REQUEST, &v), PMIX_ERR_UNPACK_FAILURE);
+    sy_buffer_destruct(&b);
+    /* an unsolicited message opens with its kind */
+    sy_wire_iof_msg_t io = {.ref = 3, .channel = PMIX_FWD_STDOUT_CHANNEL};
+    PMIX_LOAD_PROCID(&io.source, "ns", 1);
+    assert_int_equal(sy_wire_pack_message(codec, &b, SY_WMSG_IOF_MSG, &io), PMIX_SUCCESS);
+    assert_int_equal(sy_wire_unpack_head(codec, &b, SY_WIRE_MESSAGE, &v), PMIX_SUCCESS);
+    assert_int_equal(v, SY_MSG_IOF);
+    sy_wire_iof_msg_t back;
+    assert_int_equal(sy_wire_iof_msg_unpack(codec, &b, &back), PMIX_SUCCESS);
+    assert_int_equal(back.ref, 3);
+    sy_wire_iof_msg_free(&back);
+    sy_buffer_destruct(&b);
+    /* a request id is no message */
+    assert_int_equal(sy_wire_pack_message(codec, &b, SY_WMSG_FENCE_REQ, NULL), PMIX_ERR_BAD_PARAM);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_descriptors),      cmocka_unit_test(test_bytes_as_before),
-        cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_every_truncation),
-        cmocka_unit_test(test_every_corruption), cmocka_unit_test(test_lying_counts),
+        cmocka_unit_test(test_descriptors),
+        cmocka_unit_test(test_bytes_as_before),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_every_corruption),
+        cmocka_unit_test(test_lying_counts),
         cmocka_unit_test(test_error_reply),
+        cmocka_unit_test(test_modex_records),
+        cmocka_unit_test(test_heads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
