@@ -47,6 +47,10 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     pmix_status_t rc = target(proc, &who);
     if (rc != PMIX_SUCCESS)
         return rc;
+    /* a PMIX_TIMEOUT that is no count of seconds is refused up front */
+    double secs;
+    if ((rc = sy_info_timeout(info, ninfo, &secs)) != PMIX_SUCCESS)
+        return rc;
     /* PMIX_GET_REFRESH_CACHE on a peer's key: past every local copy */
     if (key != NULL && refresh_asked(info, ninfo)) {
         pmix_proc_t mine;

@@ -13,6 +13,6 @@ src_libswitchyard_la_SOURCES += src/server/server_init.c src/server/server_liste
 # Host upcall tickets and job-control cleanup registrations (issue 16).
 src_libswitchyard_la_SOURCES += src/server/server_upcall.c src/server/server_cleanup.c
 noinst_HEADERS += src/server/server_internal.h src/server/server_group.h \
-	src/server/server_cred_munge.h
+	src/server/server_cred_munge.h src/server/server_module.h
 check_PROGRAMS += tests/unit/test_server
 TESTS += tests/unit/test_server

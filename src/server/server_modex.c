@@ -895,19 +895,6 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     make_spare(sy_srv);
 }
 
-static double info_timeout(const pmix_info_t *info, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (strncmp(info[i].key, PMIX_TIMEOUT, PMIX_MAX_KEYLEN) != 0)
-            continue;
-        if (info[i].value.type == PMIX_INT)
-            return info[i].value.data.integer;
-        if (info[i].value.type == PMIX_UINT32)
-            return info[i].value.data.uint32;
-    }
-    return 0;
-}
-
 static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_data_buffer_t *b)
 {
     size_t nprocs = 0, ninfo = 0;
@@ -936,7 +923,9 @@ static void handle_fence(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
         if (sy_info_flag(info, ninfo, PMIX_COLLECT_DATA) ||
             sy_info_flag(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO))
             f->collect = true;
-        sy_srv_coll_set_timeout(f, info_timeout(info, ninfo));
+        double secs = 0; /* an unreadable PMIX_TIMEOUT: no limit of ours */
+        if (sy_info_timeout(info, ninfo, &secs) == PMIX_SUCCESS)
+            sy_srv_coll_set_timeout(f, secs);
         if (f->dirs == NULL && ninfo > 0) { /* the first arrival's, for the host */
             f->dirs = info;
             f->ndirs = ninfo;
@@ -1186,12 +1175,14 @@ typedef struct {
     pmix_status_t status;
     pmix_data_buffer_t blob;
     pmix_proc_t target; /* given to the host: ours until it calls back */
-    pmix_info_t req_key;
+    pmix_info_t *info;  /* the client's directives + PMIX_REQUIRED_KEY */
+    size_t ninfo;
 } host_dmx_t;
 
 static void host_dmx_free(host_dmx_t *h)
 {
-    PMIX_INFO_DESTRUCT(&h->req_key);
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
     free(h->key);
     sy_buffer_destruct(&h->blob);
     free(h);
@@ -1266,6 +1257,25 @@ static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, vo
         sy_srv_post_or_drop(host_dmx_done, host_dmx_drop, h);
 }
 
+/* What the host's direct_modex gets: every directive of the client (its
+ * PMIX_TIMEOUT among them) and the key wanted, as PMIX_REQUIRED_KEY
+ * (Chap_API_Server.tex; OpenPMIx 4.2.2 tells hosts the same). */
+static pmix_status_t host_dmx_infos(host_dmx_t *h, const char *key, const pmix_info_t *info,
+                                    size_t ninfo)
+{
+    PMIX_INFO_CREATE(h->info, ninfo + 1);
+    if (h->info == NULL)
+        return PMIX_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < ninfo; i++)
+        if (!sy_info_is(&info[i], PMIX_REQUIRED_KEY) &&
+            PMIx_Info_xfer(&h->info[k], &info[i]) == PMIX_SUCCESS)
+            k++;
+    PMIX_INFO_LOAD(&h->info[k], PMIX_REQUIRED_KEY, key, PMIX_STRING);
+    h->ninfo = k + 1;
+    return PMIX_SUCCESS;
+}
+
 static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     sy_srv_t *s = sy_srv;
@@ -1285,35 +1295,41 @@ static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     sy_srv_nspace_t *ns = rc == PMIX_SUCCESS ? sy_srv_nspace_find(s, target.nspace) : NULL;
     if (rc == PMIX_SUCCESS && ns == NULL)
         rc = PMIX_ERR_NOT_FOUND;
-    double t = rc == PMIX_SUCCESS ? info_timeout(info, ninfo) : 0;
-    if (info != NULL)
-        PMIX_INFO_FREE(info, ninfo);
+    double t = 0;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_info_timeout(info, ninfo, &t);
+    /* PMIX_IMMEDIATE: what this server holds now, never the host's */
+    bool immediate = rc == PMIX_SUCCESS && sy_info_flag(info, ninfo, PMIX_IMMEDIATE);
+    bool remote =
+        rc == PMIX_SUCCESS && target.rank != PMIX_RANK_UNDEF && !rank_local(ns, target.rank);
+    if (rc == PMIX_SUCCESS && remote && (immediate || s->module.direct_modex == NULL))
+        rc = PMIX_ERR_NOT_FOUND;
     if (rc != PMIX_SUCCESS) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
         free(key);
         sy_srv_peer_reply_status(peer, tag, rc);
         return;
     }
-    if (target.rank != PMIX_RANK_UNDEF && !rank_local(ns, target.rank)) {
+    if (remote) {
         /* another node's process: its server answers through our host */
-        if (s->module.direct_modex == NULL) {
-            free(key);
-            sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_FOUND);
-            return;
-        }
         host_dmx_t *h = calloc(1, sizeof(*h));
-        if (h == NULL) {
+        if (h == NULL || host_dmx_infos(h, key, info, ninfo) != PMIX_SUCCESS) {
+            if (info != NULL)
+                PMIX_INFO_FREE(info, ninfo);
             free(key);
+            free(h);
             sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
             return;
         }
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
         h->peer = peer;
         h->tag = tag;
         h->key = key;
         sy_srv_peer_hold(peer);
-        /* the key wanted, as OpenPMIx 4.2.2 tells hosts (PMIX_REQUIRED_KEY) */
-        PMIX_INFO_LOAD(&h->req_key, PMIX_REQUIRED_KEY, key, PMIX_STRING);
         h->target = target;
-        rc = s->module.direct_modex(&h->target, &h->req_key, 1, host_dmx_cb,
+        rc = s->module.direct_modex(&h->target, h->info, h->ninfo, host_dmx_cb,
                                     sy_srv_upcall_ticket(&h->up, h));
         if (sy_srv_upcall_returned(&h->up, rc)) {
             sy_srv_peer_reply_status(peer, tag,
@@ -1323,6 +1339,8 @@ static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         }
         return;
     }
+    if (info != NULL)
+        PMIX_INFO_FREE(info, ninfo);
     waiter_t *w = calloc(1, sizeof(*w));
     if (w == NULL) {
         free(key);
@@ -1338,6 +1356,10 @@ static void handle_dmodex(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     waiters = w;
     if (waiter_try(w))
         return;
+    if (immediate) {
+        waiter_answer(w, PMIX_ERR_NOT_FOUND, NULL, NULL);
+        return;
+    }
     /* held until the target commits, dies, or the timeout passes */
     if (t > 0)
         sy_progress_timer(s->progress, t, waiter_timeout, w, &w->timer);
