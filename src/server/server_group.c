@@ -275,11 +275,13 @@ static pmix_status_t pack_results(pmix_data_buffer_t *b, const gop_t *g, const p
     pmix_info_t res[3];
     size_t n = 0;
     memset(res, 0, sizeof(res));
+    /* the context id first: Open MPI 5 (and OpenPMIx's group_lcl_cid)
+     * read it from results[0] */
+    if (has_ctxid)
+        PMIX_INFO_LOAD(&res[n++], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
     PMIX_INFO_LOAD(&res[n++], PMIX_GROUP_ID, g->id, PMIX_STRING);
     PMIX_LOAD_KEY(res[n].key, PMIX_GROUP_MEMBERSHIP);
     pmix_status_t rc = sy_group_load_procs(&res[n++].value, mem, nmem);
-    if (has_ctxid)
-        PMIX_INFO_LOAD(&res[n++], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
     if (rc == PMIX_SUCCESS)
         rc = sy_pack(b, &n, 1, PMIX_SIZE);
     if (rc == PMIX_SUCCESS)
