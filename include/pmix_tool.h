@@ -44,17 +44,6 @@ PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_i
 /* PMIx_tool_connect_to_server, the deprecated predecessor of
  * PMIx_tool_attach_to_server, is declared in pmix_common.h. */
 
-/* Beyond OpenPMIx 4.2.2 (later OpenPMIx releases have both; extra exports
- * leave the 4.2.2 ABI whole). */
-/* Whether the tool has a primary server to talk to. */
-PMIX_EXPORT bool PMIx_tool_is_connected(void);
-/* The host module of the server this tool runs (PMIX_LAUNCHER): its
- * clients' and tools' requests reach these upcalls from now on.
- * PMIX_ERR_INIT before PMIx_tool_init, PMIX_ERR_NOT_SUPPORTED when the
- * tool runs no server. */
-struct pmix_server_module_4_0_0_t;
-PMIX_EXPORT pmix_status_t PMIx_tool_set_server_module(struct pmix_server_module_4_0_0_t *module);
-
 /* ---- Standard I/O forwarding ---- */
 
 /* Receives forwarded output: iofhdlr is the registration it matches,

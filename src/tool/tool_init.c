@@ -11,6 +11,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 #include <pmix_tool.h>
+#include <switchyard.h>
 
 #include "common/info.h"
 #include "client/client_internal.h"

@@ -30,6 +30,7 @@
 
 #include <pmix_server.h>
 #include <pmix_tool.h>
+#include <switchyard.h> /* PMIx_tool_is_connected, PMIx_tool_set_server_module */
 
 static int fails;
 static const char *mode = "?";
