@@ -74,4 +74,26 @@
  * installed directory). */
 #define SWITCHYARD_FABRIC_MODULE_ENV "SWITCHYARD_FABRIC_MODULE"
 
+/* ---- functions of later OpenPMIx releases, beyond 4.2.2's API ----
+ * Exported by libpmix.so.2 (an extra export leaves the 4.2.2 ABI whole);
+ * declared here, not in <pmix_tool.h>, whose API stays 4.2.2's. */
+#include <stdbool.h>
+
+#include <pmix_common.h>
+
+struct pmix_server_module_4_0_0_t;
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Whether the tool has a primary server to talk to. */
+PMIX_EXPORT bool PMIx_tool_is_connected(void);
+/* The host module of the server this tool runs (PMIX_LAUNCHER): its
+ * clients' and tools' requests reach these upcalls from now on.
+ * PMIX_ERR_INIT before PMIx_tool_init, PMIX_ERR_NOT_SUPPORTED when the
+ * tool runs no server. */
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server_module(struct pmix_server_module_4_0_0_t *module);
+#ifdef __cplusplus
+}
+#endif
+
 #endif

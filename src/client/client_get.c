@@ -47,12 +47,19 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
     pmix_status_t rc = target(proc, &who);
     if (rc != PMIX_SUCCESS)
         return rc;
+    /* a PMIX_TIMEOUT that is no count of seconds is refused up front */
+    double secs;
+    if ((rc = sy_info_timeout(info, ninfo, &secs)) != PMIX_SUCCESS)
+        return rc;
     /* PMIX_GET_REFRESH_CACHE on a peer's key: past every local copy */
     if (key != NULL && refresh_asked(info, ninfo)) {
         pmix_proc_t mine;
         if (target(NULL, &mine) != PMIX_SUCCESS || !PMIX_CHECK_PROCID(&mine, &who))
             return sy_client_dmodex_get(&who, key, info, ninfo, val);
     }
+    /* what a group member gave in PMIX_GROUP_INFO, by context id */
+    if (key != NULL && sy_info_find(info, ninfo, PMIX_GROUP_CONTEXT_ID) != NULL)
+        return sy_client_group_info_get(&who, key, info, ninfo, val);
     /* the sets and groups a process is in live in the server */
     if (key != NULL && (strcmp(key, PMIX_PSET_NAMES) == 0 || strcmp(key, PMIX_GROUP_NAMES) == 0)) {
         rc = sy_client_membership_get(&who, key, val);

@@ -8,7 +8,13 @@
  * left.  What a participant's event handlers decide about a construction
  * (go on, PMIX_GROUP_CONSTRUCT_ABORT, or PMIX_GROUP_LEADER among their
  * results after PMIX_GROUP_LEADER_FAILED) goes back to the server as
- * DECIDE, which waits for it before it adjusts the membership. */
+ * DECIDE, which waits for it before it adjusts the membership.
+ * PMIX_GROUP_INFO (what Open MPI 5 gives, e.g. PMIX_GROUP_LOCAL_CID): each
+ * member posts its elements under keys of the group (sy.grpinfo.<grp>.),
+ * collected with the construct like the rest of its posted data; a Get of
+ * such a key of a member, qualified by the group's PMIX_GROUP_CONTEXT_ID,
+ * reads them, after the group is gone too (the ids seen are kept until
+ * finalize). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +115,118 @@ static void release_results(void *cbdata)
     free(g);
 }
 
+/* ---- PMIX_GROUP_INFO ---- */
+
+#define SY_GRPINFO_PREFIX "sy.grpinfo."
+
+typedef struct cid_seen {
+    size_t cid;
+    pmix_nspace_t grp;
+    struct cid_seen *next;
+} cid_seen_t;
+
+static pthread_mutex_t cid_lock = PTHREAD_MUTEX_INITIALIZER;
+static cid_seen_t *cids;
+
+static void cid_remember(size_t cid, const char *grp)
+{
+    pthread_mutex_lock(&cid_lock);
+    cid_seen_t *c = cids;
+    while (c != NULL && c->cid != cid)
+        c = c->next;
+    if (c == NULL && (c = calloc(1, sizeof(*c))) != NULL) {
+        c->cid = cid;
+        c->next = cids;
+        cids = c;
+    }
+    if (c != NULL)
+        PMIX_LOAD_NSPACE(c->grp, grp);
+    pthread_mutex_unlock(&cid_lock);
+}
+
+void sy_client_group_finalize(void)
+{
+    pthread_mutex_lock(&cid_lock);
+    while (cids != NULL) {
+        cid_seen_t *c = cids;
+        cids = c->next;
+        free(c);
+    }
+    pthread_mutex_unlock(&cid_lock);
+}
+
+static char *grpinfo_key(const char *grp, const char *key)
+{
+    size_t n = strlen(SY_GRPINFO_PREFIX) + strlen(grp) + strlen(key) + 2;
+    char *k = malloc(n);
+    if (k != NULL)
+        snprintf(k, n, SY_GRPINFO_PREFIX "%s.%s", grp, key);
+    return k;
+}
+
+/* Post (and commit, so that the construct collects them) the elements of
+ * a PMIX_GROUP_INFO directive.  The commit waits for the server: the
+ * construct request must come after it. */
+static pmix_status_t post_group_info(const char *grp, const pmix_info_t info[], size_t ninfo)
+{
+    const pmix_info_t *gi = sy_info_find(info, ninfo, PMIX_GROUP_INFO);
+    if (gi == NULL)
+        return PMIX_SUCCESS;
+    const pmix_data_array_t *da = gi->value.data.darray;
+    if (gi->value.type != PMIX_DATA_ARRAY || da == NULL || da->type != PMIX_INFO ||
+        (da->array == NULL && da->size > 0))
+        return PMIX_ERR_BAD_PARAM;
+    const pmix_info_t *el = da->array;
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; i < da->size && rc == PMIX_SUCCESS; i++) {
+        char *k = grpinfo_key(grp, el[i].key);
+        rc = k == NULL ? PMIX_ERR_NOMEM : PMIx_Put(PMIX_GLOBAL, k, (pmix_value_t *)&el[i].value);
+        free(k);
+    }
+    return rc == PMIX_SUCCESS ? PMIx_Commit() : rc;
+}
+
+pmix_status_t sy_client_group_info_get(const pmix_proc_t *proc, const char *key,
+                                       const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
+{
+    const pmix_info_t *q = sy_info_find(info, ninfo, PMIX_GROUP_CONTEXT_ID);
+    if (q == NULL || key == NULL)
+        return PMIX_ERR_NOT_SUPPORTED;
+    size_t cid = 0;
+    pmix_status_t rc;
+    PMIX_VALUE_GET_NUMBER(rc, &q->value, cid, size_t);
+    if (rc != PMIX_SUCCESS)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_nspace_t grp;
+    bool known = false;
+    pthread_mutex_lock(&cid_lock);
+    for (cid_seen_t *c = cids; c != NULL && !known; c = c->next)
+        if (c->cid == cid) {
+            PMIX_LOAD_NSPACE(grp, c->grp);
+            known = true;
+        }
+    pthread_mutex_unlock(&cid_lock);
+    if (!known)
+        return PMIX_ERR_NOT_FOUND;
+    char *k = grpinfo_key(grp, key);
+    if (k == NULL)
+        return PMIX_ERR_NOMEM;
+    /* the other directives (PMIX_TIMEOUT, ...) apply; the qualifier is ours */
+    pmix_info_t *rest = NULL;
+    size_t nrest = 0;
+    if (ninfo > 1) {
+        PMIX_INFO_CREATE(rest, ninfo - 1);
+        for (size_t i = 0; rest != NULL && i < ninfo; i++)
+            if (&info[i] != q)
+                PMIx_Info_xfer(&rest[nrest++], &info[i]);
+    }
+    rc = PMIx_Get(proc, k, rest, nrest, val);
+    if (rest != NULL)
+        PMIX_INFO_FREE(rest, ninfo - 1);
+    free(k);
+    return rc;
+}
+
 /* The group's results become job-level data of the group id. */
 static void remember(const char *grp, const pmix_info_t *info, size_t n)
 {
@@ -118,6 +236,12 @@ static void remember(const char *grp, const pmix_info_t *info, size_t n)
     for (size_t i = 0; i < n; i++)
         if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_CONTEXT_ID) ||
             PMIX_CHECK_KEY(&info[i], PMIX_GROUP_MEMBERSHIP)) {
+            size_t cid = 0;
+            pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+            if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_CONTEXT_ID))
+                PMIX_VALUE_GET_NUMBER(rc, &info[i].value, cid, size_t);
+            if (rc == PMIX_SUCCESS)
+                cid_remember(cid, grp);
             sy_store_internal_put(&all, info[i].key, &info[i].value);
             if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_MEMBERSHIP) &&
                 info[i].value.type == PMIX_DATA_ARRAY && info[i].value.data.darray != NULL) {
@@ -204,6 +328,9 @@ static pmix_status_t members_request(uint8_t cmd, const char grp[], const pmix_p
 {
     if (!good_id(grp) || procs == NULL || nprocs == 0 || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = post_group_info(grp, info, ninfo);
+    if (rc != PMIX_SUCCESS)
+        return rc;
     _Static_assert(sizeof(sy_wire_group_construct_req_t) == sizeof(sy_wire_group_invite_req_t),
                    "CONSTRUCT and INVITE differ");
     sy_wire_group_construct_req_t m = {.grp = (char *)grp,

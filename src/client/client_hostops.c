@@ -112,6 +112,9 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nquerie
         return PMIX_ERR_BAD_PARAM;
     *results = NULL;
     *nresults = 0;
+    /* the ABI versions: answered here, before any init too (Chap_API_Query) */
+    if (queries != NULL && sy_query_abi_only(queries, nqueries))
+        return sy_query_answer_now(queries, nqueries, results, nresults);
     sy_client_info_wait_t w = {0};
     if (sy_sync_init(&w.sync) != PMIX_SUCCESS)
         return PMIX_ERR_NOMEM;

@@ -338,6 +338,7 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo)
 
     sy_client_iof_finalize();
     sy_client_modex_finalize();
+    sy_client_group_finalize();
     sy_client_fabric_finalize();
     sy_client_event_finalize();
     pmix_status_t rc = PMIX_SUCCESS;

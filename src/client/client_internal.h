@@ -206,6 +206,13 @@ pmix_status_t sy_client_wait_infos(pmix_status_t started, sy_client_info_wait_t 
  * PMIX_ERR_NOT_SUPPORTED without one (a singleton). */
 pmix_status_t sy_client_membership_get(const pmix_proc_t *proc, const char *key,
                                        pmix_value_t **val);
+/* PMIx_Get of what a member gave in PMIX_GROUP_INFO, qualified by the
+ * group's PMIX_GROUP_CONTEXT_ID; PMIX_ERR_NOT_SUPPORTED when info has no
+ * such qualifier. */
+pmix_status_t sy_client_group_info_get(const pmix_proc_t *proc, const char *key,
+                                       const pmix_info_t info[], size_t ninfo, pmix_value_t **val);
+/* Forget the context ids seen (finalize). */
+void sy_client_group_finalize(void);
 
 /* ---- client_event.c: events (issue 4) ---- */
 /* An unsolicited SY_MSG_EVENT message, kind already unpacked; on the loop. */

@@ -366,8 +366,10 @@ pmix_status_t sy_client_dmodex_get(const pmix_proc_t *proc, const char *key,
      * posted of itself is in the collected data or nowhere. */
     if (reserved(key))
         return PMIX_ERR_NOT_FOUND;
-    /* PMIX_OPTIONAL / PMIX_IMMEDIATE: what is here, nothing more */
-    if (sy_info_flag(info, ni, PMIX_OPTIONAL) || sy_info_flag(info, ni, PMIX_IMMEDIATE))
+    /* PMIX_OPTIONAL: what is here, nothing more.  PMIX_IMMEDIATE asks the
+     * local server once as well (it answers from what it holds, never
+     * asking the host, never waiting). */
+    if (sy_info_flag(info, ni, PMIX_OPTIONAL))
         return PMIX_ERR_NOT_FOUND;
     if (proc->rank == PMIX_RANK_WILDCARD)
         return PMIX_ERR_NOT_FOUND; /* job-level keys come from the job data */

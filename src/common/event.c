@@ -208,6 +208,8 @@ static pmix_status_t do_register(pmix_status_t codes[], size_t ncodes, const pmi
             h->pos = POS_LAST;
         else if (sy_info_is(in, PMIX_EVENT_HDLR_PREPEND) && sy_info_true(in))
             prepend = true;
+        else if (sy_info_is(in, PMIX_EVENT_HDLR_APPEND) && sy_info_true(in))
+            prepend = false; /* the default; the later of the two wins */
         else if (sy_info_is(in, PMIX_EVENT_HDLR_BEFORE) && in->value.type == PMIX_STRING)
             before = in->value.data.string;
         else if (sy_info_is(in, PMIX_EVENT_HDLR_AFTER) && in->value.type == PMIX_STRING)
@@ -751,13 +753,15 @@ static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_
     for (handler_t *h = handlers; h != NULL; h = h->next)
         n++;
     c->links = calloc(n ? n : 1, sizeof(link_t));
-    /* FIRST, specific, default, LAST */
-    for (int pass = 0; pass < 4 && c->links != NULL; pass++) {
+    /* FIRST, then the categories of Chap_API_Event.tex (single-code,
+     * multi-code, default handlers; PREPEND/APPEND order each), LAST */
+    for (int pass = 0; pass < 5 && c->links != NULL; pass++) {
         for (handler_t *h = handlers; h != NULL; h = h->next) {
             bool in_pass = (pass == 0 && h->pos == POS_FIRST) ||
-                           (pass == 1 && h->pos == POS_NORMAL && h->codes != NULL) ||
-                           (pass == 2 && h->pos == POS_NORMAL && h->codes == NULL) ||
-                           (pass == 3 && h->pos == POS_LAST);
+                           (pass == 1 && h->pos == POS_NORMAL && h->ncodes == 1) ||
+                           (pass == 2 && h->pos == POS_NORMAL && h->ncodes > 1) ||
+                           (pass == 3 && h->pos == POS_NORMAL && h->codes == NULL) ||
+                           (pass == 4 && h->pos == POS_LAST);
             if (in_pass && (only_ref == 0 || h->ref == only_ref) &&
                 wants(h, status, affected, naffected, non_default))
                 c->links[c->nlinks++] =

@@ -5,6 +5,7 @@
 
 #include "common/datatype.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include <pmix.h>
@@ -51,4 +52,35 @@ bool sy_info_flag(const pmix_info_t info[], size_t ninfo, const char *key)
 {
     const pmix_info_t *i = sy_info_find(info, ninfo, key);
     return i != NULL && sy_info_true(i);
+}
+
+pmix_status_t sy_info_timeout_of(const pmix_info_t *i, double *secs)
+{
+    const pmix_value_t *v = &i->value;
+    long long n;
+    switch (v->type) {
+    case PMIX_INT: n = v->data.integer; break;
+    case PMIX_INT8: n = v->data.int8; break;
+    case PMIX_INT16: n = v->data.int16; break;
+    case PMIX_INT32: n = v->data.int32; break;
+    case PMIX_INT64: n = v->data.int64; break;
+    case PMIX_UINT: n = v->data.uint; break;
+    case PMIX_UINT8: n = v->data.uint8; break;
+    case PMIX_UINT16: n = v->data.uint16; break;
+    case PMIX_UINT32: n = v->data.uint32; break;
+    case PMIX_UINT64: n = v->data.uint64 > LLONG_MAX ? LLONG_MAX : (long long)v->data.uint64; break;
+    case PMIX_SIZE: n = v->data.size > LLONG_MAX ? LLONG_MAX : (long long)v->data.size; break;
+    default: return PMIX_ERR_BAD_PARAM;
+    }
+    if (n < 0)
+        return PMIX_ERR_BAD_PARAM;
+    *secs = (double)n;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_info_timeout(const pmix_info_t info[], size_t ninfo, double *secs)
+{
+    *secs = 0;
+    const pmix_info_t *i = sy_info_find(info, ninfo, PMIX_TIMEOUT);
+    return i == NULL ? PMIX_SUCCESS : sy_info_timeout_of(i, secs);
 }

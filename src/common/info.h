@@ -26,4 +26,12 @@ const pmix_info_t *sy_info_find(const pmix_info_t info[], size_t ninfo, const ch
 /* key is among info and set. */
 bool sy_info_flag(const pmix_info_t info[], size_t ninfo, const char *key);
 
+/* The seconds of the first PMIX_TIMEOUT among info (0: none, or none
+ * asked).  Any integer type the standard's macros produce is read;
+ * another type, or a negative count, is PMIX_ERR_BAD_PARAM. */
+pmix_status_t sy_info_timeout(const pmix_info_t info[], size_t ninfo, double *secs);
+
+/* The seconds of one PMIX_TIMEOUT info, as sy_info_timeout reads them. */
+pmix_status_t sy_info_timeout_of(const pmix_info_t *i, double *secs);
+
 #endif

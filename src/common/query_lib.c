@@ -22,9 +22,20 @@ sy_query_path_fn sy_query_server_path(void)
     return __atomic_load_n(&server_path, __ATOMIC_ACQUIRE);
 }
 
+/* The PMIx Standard ABI versions of pmix-abi this library matches: those
+ * OpenPMIx 4.2.2 reports (its headers are the ABI we keep). */
+#define SY_ABI_STABLE_VERSION "0.0"
+#define SY_ABI_PROVISIONAL_VERSION "0.0"
+
+static bool key_abi(const char *key)
+{
+    return strcmp(key, PMIX_QUERY_STABLE_ABI_VERSION) == 0 ||
+           strcmp(key, PMIX_QUERY_PROVISIONAL_ABI_VERSION) == 0;
+}
+
 static bool key_local(const char *key, const sy_query_ctx_t *ctx)
 {
-    return strcmp(key, PMIX_QUERY_AVAIL_SERVERS) == 0 ||
+    return key_abi(key) || strcmp(key, PMIX_QUERY_AVAIL_SERVERS) == 0 ||
            (ctx->server_uri != NULL && strcmp(key, PMIX_SERVER_URI) == 0);
 }
 
@@ -36,6 +47,18 @@ static bool query_local(const pmix_query_t *q, const sy_query_ctx_t *ctx)
         if (!key_local(q->keys[k], ctx))
             return false;
     return true;
+}
+
+bool sy_query_abi_only(const pmix_query_t q[], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (q[i].keys == NULL || q[i].keys[0] == NULL)
+            return false;
+        for (size_t k = 0; q[i].keys[k] != NULL; k++)
+            if (!key_abi(q[i].keys[k]))
+                return false;
+    }
+    return n > 0;
 }
 
 bool sy_query_local_only(const pmix_query_t q[], size_t n, const sy_query_ctx_t *ctx)
@@ -124,6 +147,12 @@ static pmix_status_t answer_key(const char *key, const sy_query_ctx_t *ctx, sy_i
             out->n--;
         return rc;
     }
+    if (key_abi(key))
+        return PMIx_Info_load(o, key,
+                              strcmp(key, PMIX_QUERY_STABLE_ABI_VERSION) == 0
+                                  ? SY_ABI_STABLE_VERSION
+                                  : SY_ABI_PROVISIONAL_VERSION,
+                              PMIX_STRING);
     return PMIx_Info_load(o, PMIX_SERVER_URI, ctx->server_uri, PMIX_STRING);
 }
 
@@ -310,5 +339,34 @@ pmix_status_t sy_query_answer_local(const pmix_query_t q[], size_t n, const sy_q
         sy_infos_free(&x->answers);
         free(x);
     }
+    return rc;
+}
+
+pmix_status_t sy_query_answer_now(const pmix_query_t q[], size_t n, pmix_info_t **results,
+                                  size_t *nresults)
+{
+    sy_query_ctx_t ctx = {0};
+    sy_infos_t answers = {0};
+    size_t asked = 0, found = 0, nrest = 0;
+    pmix_query_t *rest = NULL;
+    pmix_status_t rc = sy_query_split(q, n, &ctx, &answers, &asked, &found, &rest, &nrest);
+    if (rest != NULL)
+        PMIX_QUERY_FREE(rest, nrest);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_query_status(asked, found, false, PMIX_SUCCESS, 0);
+    if (rc == PMIX_SUCCESS && answers.n > 0) {
+        PMIX_INFO_CREATE(*results, answers.n);
+        if (*results == NULL)
+            rc = PMIX_ERR_NOMEM;
+        for (size_t i = 0; rc == PMIX_SUCCESS && i < answers.n; i++)
+            rc = PMIx_Info_xfer(&(*results)[i], &answers.info[i]);
+        if (rc == PMIX_SUCCESS) {
+            *nresults = answers.n;
+        } else if (*results != NULL) {
+            PMIX_INFO_FREE(*results, answers.n);
+            *results = NULL;
+        }
+    }
+    sy_infos_free(&answers);
     return rc;
 }

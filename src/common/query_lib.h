@@ -1,6 +1,7 @@
 /* The part of PMIx_Query_info the library answers itself, shared by every
  * role: attribute support (attr_support.h), PMIX_QUERY_AVAIL_SERVERS (the
- * rendezvous files of this node) and, in a server, PMIX_SERVER_URI.  The
+ * rendezvous files of this node), the ABI versions and, in a server,
+ * PMIX_SERVER_URI.  The
  * rest goes to the server (a client or tool) or to the host's query upcall
  * (a server), and the answers are merged. */
 #ifndef SWITCHYARD_COMMON_QUERY_LIB_H
@@ -21,6 +22,15 @@ typedef struct {
      * *out, PMIX_ERR_NOT_SUPPORTED when it is not one of them; NULL: none. */
     pmix_status_t (*answer)(const pmix_query_t *q, const char *key, pmix_value_t *out);
 } sy_query_ctx_t;
+
+/* Does every query ask only PMIX_QUERY_STABLE_ABI_VERSION and/or
+ * PMIX_QUERY_PROVISIONAL_ABI_VERSION (answerable before any init)? */
+bool sy_query_abi_only(const pmix_query_t q[], size_t n);
+
+/* Answer queries the library answers itself (no server context) right
+ * now, on the caller's thread, into a fresh *results array. */
+pmix_status_t sy_query_answer_now(const pmix_query_t q[], size_t n, pmix_info_t **results,
+                                  size_t *nresults);
 
 /* Can the library answer every query here, with nothing left for a server
  * or a host? */

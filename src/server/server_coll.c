@@ -450,7 +450,9 @@ void sy_srv_coll_command(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
         if (sy_info_flag(info, ninfo, PMIX_COLLECT_DATA) ||
             sy_info_flag(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO))
             f->collect = true;
-        sy_srv_coll_set_timeout(f, sy_srv_info_timeout(info, ninfo));
+        double secs = 0; /* an unreadable PMIX_TIMEOUT: no limit of ours */
+        if (sy_info_timeout(info, ninfo, &secs) == PMIX_SUCCESS)
+            sy_srv_coll_set_timeout(f, secs);
         if (f->dirs == NULL && ninfo > 0) { /* the first arrival's, for the host */
             f->dirs = info;
             f->ndirs = ninfo;

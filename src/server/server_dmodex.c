@@ -12,6 +12,7 @@
 
 #include "common/buffer.h"
 #include "common/datatype.h"
+#include "common/info.h"
 #include "common/log.h"
 #include "common/pack.h"
 #include "server/server_internal.h"
@@ -135,13 +136,15 @@ typedef struct {
     char *key;
     pmix_data_buffer_t blob;
     pmix_proc_t target; /* given to the host: ours until it calls back */
-    pmix_info_t req_key;
+    pmix_info_t *info;  /* the client's directives + PMIX_REQUIRED_KEY */
+    size_t ninfo;
 } host_dmx_t;
 
 static void host_dmx_free(sy_srv_req_t *req)
 {
     host_dmx_t *h = (host_dmx_t *)req;
-    PMIX_INFO_DESTRUCT(&h->req_key);
+    if (h->info != NULL)
+        PMIX_INFO_FREE(h->info, h->ninfo);
     free(h->key);
     sy_buffer_destruct(&h->blob);
     free(h);
@@ -214,6 +217,25 @@ static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, vo
         sy_srv_req_post(&h->req);
 }
 
+/* What the host's direct_modex gets: every directive of the client (its
+ * PMIX_TIMEOUT among them) and the key wanted, as PMIX_REQUIRED_KEY
+ * (Chap_API_Server.tex; OpenPMIx 4.2.2 tells hosts the same). */
+static pmix_status_t host_dmx_infos(host_dmx_t *h, const char *key, const pmix_info_t *info,
+                                    size_t ninfo)
+{
+    PMIX_INFO_CREATE(h->info, ninfo + 1);
+    if (h->info == NULL)
+        return PMIX_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < ninfo; i++)
+        if (!sy_info_is(&info[i], PMIX_REQUIRED_KEY) &&
+            PMIx_Info_xfer(&h->info[k], &info[i]) == PMIX_SUCCESS)
+            k++;
+    PMIX_INFO_LOAD(&h->info[k], PMIX_REQUIRED_KEY, key, PMIX_STRING);
+    h->ninfo = k + 1;
+    return PMIX_SUCCESS;
+}
+
 void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     sy_srv_t *s = sy_srv;
@@ -229,36 +251,45 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     sy_srv_nspace_t *ns = rc == PMIX_SUCCESS ? sy_srv_nspace_find(s, target.nspace) : NULL;
     if (rc == PMIX_SUCCESS && ns == NULL)
         rc = PMIX_ERR_NOT_FOUND;
-    double t = rc == PMIX_SUCCESS ? sy_srv_info_timeout(info, ninfo) : 0;
-    if (info != NULL)
-        PMIX_INFO_FREE(info, ninfo);
+    double t = 0;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_info_timeout(info, ninfo, &t);
+    /* PMIX_IMMEDIATE: what this server holds now, never the host's */
+    bool immediate = rc == PMIX_SUCCESS && sy_info_flag(info, ninfo, PMIX_IMMEDIATE);
+    bool remote =
+        rc == PMIX_SUCCESS && target.rank != PMIX_RANK_UNDEF && !sy_srv_rank_local(ns, target.rank);
+    if (rc == PMIX_SUCCESS && remote && (immediate || s->module.direct_modex == NULL))
+        rc = PMIX_ERR_NOT_FOUND;
     if (rc != PMIX_SUCCESS) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
         free(key);
         sy_srv_peer_reply_status(peer, tag, rc);
         return;
     }
-    if (target.rank != PMIX_RANK_UNDEF && !sy_srv_rank_local(ns, target.rank)) {
+    if (remote) {
         /* another node's process: its server answers through our host */
-        if (s->module.direct_modex == NULL) {
-            free(key);
-            sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_FOUND);
-            return;
-        }
         host_dmx_t *h = calloc(1, sizeof(*h));
-        if (h == NULL) {
+        if (h == NULL || host_dmx_infos(h, key, info, ninfo) != PMIX_SUCCESS) {
+            if (info != NULL)
+                PMIX_INFO_FREE(info, ninfo);
             free(key);
+            free(h);
             sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOMEM);
             return;
         }
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
         sy_srv_req_init(&h->req, &dmx_type, peer, tag);
         h->key = key;
-        /* the key wanted, as OpenPMIx 4.2.2 tells hosts (PMIX_REQUIRED_KEY) */
-        PMIX_INFO_LOAD(&h->req_key, PMIX_REQUIRED_KEY, key, PMIX_STRING);
         h->target = target;
-        sy_srv_req_returned(&h->req, s->module.direct_modex(&h->target, &h->req_key, 1, host_dmx_cb,
-                                                            sy_srv_req_ticket(&h->req)));
+        sy_srv_req_returned(&h->req,
+                            s->module.direct_modex(&h->target, h->info, h->ninfo, host_dmx_cb,
+                                                   sy_srv_req_ticket(&h->req)));
         return;
     }
+    if (info != NULL)
+        PMIX_INFO_FREE(info, ninfo);
     waiter_t *w = calloc(1, sizeof(*w));
     if (w == NULL) {
         free(key);
@@ -274,6 +305,10 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     waiters = w;
     if (waiter_try(w))
         return;
+    if (immediate) {
+        waiter_answer(w, PMIX_ERR_NOT_FOUND, NULL, NULL);
+        return;
+    }
     /* held until the target commits, dies, or the timeout passes */
     if (t > 0)
         sy_progress_timer(s->progress, t, waiter_timeout, w, &w->timer);

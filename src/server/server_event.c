@@ -497,8 +497,11 @@ static void handle_register(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_
             bool wanted = n == 0;
             for (size_t i = 0; i < n && !wanted; i++)
                 wanted = codes[i] == c->status;
-            if (wanted && !PMIX_CHECK_PROCID(&c->source, me) &&
-                in_range(c->range, &c->source, c->info, c->ninfo, me))
+            /* not its own event back (exactly it: a host's event from
+             * {nspace, WILDCARD} is for every rank) */
+            bool own =
+                PMIX_CHECK_NSPACE(c->source.nspace, me->nspace) && c->source.rank == me->rank;
+            if (wanted && !own && in_range(c->range, &c->source, c->info, c->ninfo, me))
                 send_event(peer, ref, c->status, &c->source, c->range, c->info, c->ninfo);
         }
         add_reg(peer, ref, codes, n, peer->client->uid, peer->client->gid);

@@ -282,11 +282,13 @@ static pmix_status_t make_results(pmix_info_t res[3], size_t *n, const gop_t *g,
 {
     *n = 0;
     memset(res, 0, 3 * sizeof(*res));
+    /* the context id first: Open MPI 5 (and OpenPMIx's group_lcl_cid)
+     * read it from results[0] */
+    if (has_ctxid)
+        PMIX_INFO_LOAD(&res[(*n)++], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
     PMIX_INFO_LOAD(&res[(*n)++], PMIX_GROUP_ID, g->id, PMIX_STRING);
     PMIX_LOAD_KEY(res[*n].key, PMIX_GROUP_MEMBERSHIP);
     pmix_status_t rc = sy_group_load_procs(&res[(*n)++].value, mem, nmem);
-    if (has_ctxid)
-        PMIX_INFO_LOAD(&res[(*n)++], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
     return rc;
 }
 

@@ -1,8 +1,11 @@
 /* QUERY / LOG / JOB_CONTROL / MONITOR / SPAWN / ALLOC from clients, handed
  * to the host's query, log, job_control, monitor, spawn and allocate
- * upcalls with the requester's identity (ALLOC with PMIX_USERID and
- * PMIX_GRPID appended).  Queries go through server_query.c, which answers
- * the library's keys itself.
+ * upcalls with the requester's identity, and the infos Chap_API_Server.tex
+ * says the library adds: PMIX_USERID and PMIX_GRPID to the directives of
+ * LOG, JOB_CONTROL, MONITOR and ALLOC; those plus PMIX_SPAWNED,
+ * PMIX_PARENT_ID and PMIX_REQUESTOR_IS_TOOL / _CLIENT to a spawn's job
+ * info.  Queries go through server_query.c, which answers the library's
+ * keys itself.
  * The host answers on any thread; its infos are packed in its callback
  * (valid only there), released, and the reply is sent from the loop. */
 #include <limits.h>
@@ -175,6 +178,43 @@ static pmix_status_t take_queries(hostop_req_t *r)
     return PMIX_SUCCESS;
 }
 
+static bool spawn_own_key(const pmix_info_t *i)
+{
+    return sy_srv_info_is(i, PMIX_USERID) || sy_srv_info_is(i, PMIX_GRPID) ||
+           sy_srv_info_is(i, PMIX_SPAWNED) || sy_srv_info_is(i, PMIX_PARENT_ID) ||
+           sy_srv_info_is(i, PMIX_REQUESTOR_IS_TOOL) || sy_srv_info_is(i, PMIX_REQUESTOR_IS_CLIENT);
+}
+
+/* The spawn's job info as the host gets it: the requester's, less what
+ * only this library may say, then the requester's ids, that the job is
+ * spawned, by whom, and whether by a tool or a client. */
+static pmix_status_t spawn_infos(sy_wire_spawn_req_t *sp, const sy_srv_peer_t *peer)
+{
+    const sy_srv_client_t *c = peer->client;
+    pmix_info_t *all;
+    PMIX_INFO_CREATE(all, sp->njob_info + 6);
+    if (all == NULL)
+        return PMIX_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < sp->njob_info; i++)
+        if (!spawn_own_key(&sp->job_info[i]))
+            PMIx_Info_xfer(&all[k++], &sp->job_info[i]);
+    uint32_t uid = (uint32_t)c->uid, gid = (uint32_t)c->gid;
+    bool yes = true, tool = peer->tool != NULL, client = !tool;
+    pmix_proc_t parent = peer->proc;
+    PMIX_INFO_LOAD(&all[k++], PMIX_USERID, &uid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&all[k++], PMIX_GRPID, &gid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&all[k++], PMIX_SPAWNED, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&all[k++], PMIX_PARENT_ID, &parent, PMIX_PROC);
+    PMIX_INFO_LOAD(&all[k++], PMIX_REQUESTOR_IS_TOOL, &tool, PMIX_BOOL);
+    PMIX_INFO_LOAD(&all[k++], PMIX_REQUESTOR_IS_CLIENT, &client, PMIX_BOOL);
+    if (sp->job_info != NULL)
+        PMIX_INFO_FREE(sp->job_info, sp->njob_info);
+    sp->job_info = all;
+    sp->njob_info = k;
+    return PMIX_SUCCESS;
+}
+
 static sy_wire_msg_id_t request_id(uint8_t cmd)
 {
     switch (cmd) {
@@ -222,11 +262,19 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
             sy_srv_req_complete(&r->req, rc); /* the caller's mistake, told as such */
             return;
         }
+        if (rc == PMIX_SUCCESS)
+            rc = spawn_infos(&r->m.spawn, peer);
     } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_MONITOR && r->m.monitor.nmonitor != 1) {
         rc = PMIX_ERR_BAD_PARAM; /* the monitor request is one info */
+    } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_MONITOR) {
+        rc = sy_srv_add_ids(&r->m.monitor.directives, &r->m.monitor.ndirectives, c);
+    } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_LOG) {
+        rc = sy_srv_add_ids(&r->m.log.directives, &r->m.log.ndirectives, c);
     }
     if (rc != PMIX_SUCCESS) {
-        sy_srv_req_complete(&r->req, rc == PMIX_ERR_BAD_PARAM ? rc : PMIX_ERR_UNPACK_FAILURE);
+        sy_srv_req_complete(&r->req, rc == PMIX_ERR_BAD_PARAM || rc == PMIX_ERR_NOMEM
+                                         ? rc
+                                         : PMIX_ERR_UNPACK_FAILURE);
         return;
     }
     if (cmd == SY_CMD_JOB_CONTROL) {
@@ -239,6 +287,11 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
             sy_srv_req_complete(&r->req, rc != PMIX_SUCCESS            ? rc
                                          : had && jc->ndirectives == 0 ? PMIX_SUCCESS
                                                                        : PMIX_ERR_NOT_SUPPORTED);
+            return;
+        }
+        rc = sy_srv_add_ids(&jc->directives, &jc->ndirectives, c);
+        if (rc != PMIX_SUCCESS) {
+            sy_srv_req_complete(&r->req, rc);
             return;
         }
     }

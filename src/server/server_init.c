@@ -37,6 +37,7 @@
 #include "server/server_util.h"
 #include "server/server_modex.h"
 #include "server/server_pmi.h"
+#include "server/server_module.h"
 #include "server/server_topology.h"
 #include "switchyard.h"
 
@@ -491,6 +492,27 @@ fail_dir:
         rmdir(s->tmpdir);
     srv_free(s);
     return rc;
+}
+
+typedef struct {
+    sy_srv_op_t op; /* first */
+    pmix_server_module_t module;
+} set_module_t;
+
+static void set_module_on_loop(void *arg)
+{
+    set_module_t *m = arg;
+    sy_srv->module = m->module;
+    sy_srv_op_finish(&m->op, PMIX_SUCCESS);
+}
+
+pmix_status_t sy_srv_set_module(const pmix_server_module_t *module)
+{
+    set_module_t *m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        return PMIX_ERR_NOMEM;
+    m->module = *module;
+    return sy_srv_op_start(&m->op, set_module_on_loop, NULL, NULL);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_finalize(void)

@@ -435,19 +435,6 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     sy_srv_modex_make_spare(sy_srv);
 }
 
-double sy_srv_info_timeout(const pmix_info_t *info, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (strncmp(info[i].key, PMIX_TIMEOUT, PMIX_MAX_KEYLEN) != 0)
-            continue;
-        if (info[i].value.type == PMIX_INT)
-            return info[i].value.data.integer;
-        if (info[i].value.type == PMIX_UINT32)
-            return info[i].value.data.uint32;
-    }
-    return 0;
-}
-
 void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b)
 {
     if (peer->client == NULL) {

@@ -64,8 +64,6 @@ void sy_srv_modex_make_spare(sy_srv_t *s);
 bool sy_srv_proc_in_set(const pmix_proc_t *procs, size_t n, const pmix_proc_t *p);
 /* Is rank r of namespace ns on this node? */
 bool sy_srv_rank_local(const sy_srv_nspace_t *ns, pmix_rank_t r);
-/* PMIX_TIMEOUT among the directives, in seconds; 0 when absent. */
-double sy_srv_info_timeout(const pmix_info_t *info, size_t n);
 
 /* ---- server_coll.c ---- */
 void sy_srv_coll_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_data_buffer_t *b);

@@ -434,7 +434,8 @@ static pmix_status_t search(chain_t *c)
     sy_rndz_scan(c->server_dir, &list, &n);
     pmix_status_t rc = PMIX_ERR_UNREACH, last = PMIX_ERR_UNREACH;
     for (size_t i = 0; i < n && rc != PMIX_SUCCESS; i++) {
-        if (connected_to(&list[i]))
+        /* a PMIX_LAUNCHER tool's own server is not one to attach to */
+        if (connected_to(&list[i]) || list[i].pid == getpid())
             continue;
         rc = connect_one(&list[i], false, c->info, c->ninfo, c->primary, c->server);
         if (rc != PMIX_SUCCESS)

@@ -11,9 +11,11 @@
 #include <pmix.h>
 #include <pmix_server.h>
 #include <pmix_tool.h>
+#include <switchyard.h>
 
 #include "common/info.h"
 #include "client/client_internal.h"
+#include "server/server_module.h"
 #include "common/event.h"
 #include "common/log.h"
 #include "common/runtime.h"
@@ -343,13 +345,9 @@ PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_i
     for (size_t i = 0; i < ninfo; i++) {
         if (sy_info_is(&info[i], PMIX_WAIT_FOR_CONNECTION)) {
             wait = sy_info_true(&info[i]);
-        } else if (sy_info_is(&info[i], PMIX_TIMEOUT)) {
-            if (info[i].value.type == PMIX_INT)
-                timeout = info[i].value.data.integer;
-            else if (info[i].value.type == PMIX_UINT32)
-                timeout = info[i].value.data.uint32;
-            else
-                return PMIX_ERR_BAD_PARAM;
+        } else if (sy_info_is(&info[i], PMIX_TIMEOUT) &&
+                   sy_info_timeout_of(&info[i], &timeout) != PMIX_SUCCESS) {
+            return PMIX_ERR_BAD_PARAM;
         }
     }
     /* With PMIX_WAIT_FOR_CONNECTION, another thread may be attaching to it
@@ -370,4 +368,29 @@ PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_i
         struct timespec ts = {.tv_nsec = 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+}
+
+PMIX_EXPORT bool PMIx_tool_is_connected(void)
+{
+    pthread_mutex_lock(&sy_tool_lock);
+    bool up = sy_tool.refcount > 0 && sy_tool.primary != NULL;
+    pthread_mutex_unlock(&sy_tool_lock);
+    return up;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server_module(pmix_server_module_t *module)
+{
+    pthread_mutex_lock(&sy_tool_lock);
+    bool up = sy_tool.refcount > 0, serving = sy_tool.launcher;
+    pthread_mutex_unlock(&sy_tool_lock);
+    if (!up)
+        return PMIX_ERR_INIT;
+    if (module == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    if (!serving) {
+        sy_log(SY_LOG_WARN, "PMIx_tool_set_server_module: this tool runs no server "
+                            "(PMIx_tool_init with PMIX_LAUNCHER starts one)");
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    return sy_srv_set_module(module);
 }

@@ -3,8 +3,11 @@
 # test programs (public API only), fetched at test time from Debian's source
 # package (never committed), compiled against our headers and library, and
 # run under switchyard-run.  A program passes when its exit status is the
-# expected one and its output has no error line (many of them exit 0 even
-# when a call failed).  Needs network access to deb.debian.org; without it
+# expected one, its output has no error line (many of them exit 0 even
+# when a call failed) and, where given, it printed what shows it did its
+# job.  The tool runs beside a job of ours, as a user would run it.  Not
+# here yet: debugger/debuggerd (the debugger flow) and launcher
+# (PMIX_CONNECT_TO_SYSTEM to a system server).  Needs network access to deb.debian.org; without it
 # the test is skipped (77).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -64,24 +67,35 @@ build() { # name dir
         > "$T/$1.build" 2>&1
 }
 
-# name dir ranks expected-exit
+# name dir ranks expected-exit [output-pattern]
+# ranks 0: the program alone, with no launcher and no server at all.
+# A pattern (grep -E) is what the program must print to have done its job.
 run() {
     if ! build "$1" "$2"; then
         bad "$1 builds against our headers"; sed 's/^/#   /' "$T/$1.build" | head -5
         return
     fi
-    # shellcheck disable=SC2086 # RUNARGS: extra launcher options, split
-    (cd "$T" && timeout 60 "$R" --oversubscribe ${RUNARGS:-} -n "$3" "./$1") > "$T/$1.out" 2>&1
+    if [ "$3" = 0 ]; then
+        (cd "$T" && timeout 60 "./$1") > "$T/$1.out" 2>&1
+    else
+        # shellcheck disable=SC2086 # RUNARGS: extra launcher options, split
+        (cd "$T" && timeout 60 "$R" --oversubscribe ${RUNARGS:-} -n "$3" "./$1") > "$T/$1.out" 2>&1
+    fi
     rc=$?
     # error lines of the programs themselves (the launcher's report of an
     # expected failure is not one)
     errs=$(grep -v '^switchyard-run:' "$T/$1.out" | grep -i -c -E 'error|fail|not.found|unreach')
-    if [ "$4" = 0 ] && [ $rc -eq 0 ] && [ "$errs" -eq 0 ]; then
-        ok "$1"
+    seen=yes
+    if [ -n "${5:-}" ] && ! grep -q -E "$5" "$T/$1.out"; then
+        seen=no
+    fi
+    if [ "$4" = 0 ] && [ $rc -eq 0 ] && [ "$errs" -eq 0 ] && [ $seen = yes ]; then
+        ok "$1${5:+ (prints $5)}"
     elif [ "$4" = nonzero ] && [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
         ok "$1 (fails as it should, status $rc)"
     else
-        bad "$1: status $rc, $errs error lines"; sed 's/^/#   /' "$T/$1.out" | tail -8
+        bad "$1: status $rc, $errs error lines, pattern printed: $seen"
+        sed 's/^/#   /' "$T/$1.out" | tail -8
     fi
 }
 
@@ -89,6 +103,48 @@ for p in hello client client2 dmodex log pub pubi jctrl dynamic; do run $p examp
 run bad_exit examples 2 nonzero
 run fault examples 2 nonzero
 for p in asyncio doubleget get_put_example hybrid; do run $p test/simple 2 0; done
+# the ABI versions, before any init (no server at all) and after
+run abi_no_init examples 0 0 'ABI \(Provisional\): String: 0\.0'
+run abi_with_init examples 2 0 'ABI \(Stable\): String: 0\.0'
+# process groups: blocking, asynchronous (invite/join), with direct modex
+for p in group asyncgroup group_dmodex; do run $p examples 3 0; done
+# Open MPI 5's communicator path: a context id from the construct, each
+# member's PMIX_GROUP_LOCAL_CID read back by that id
+run group_lcl_cid examples 2 0 'LOCAL CID for rank 1 SUCCESS value: .*PMIX_SIZE.*1235'
+# rank 1 waits for PMIX_NOTIFY_ALLOC_COMPLETE of rank 0's request
+run alloc examples 2 0 ':1\] Allocation returned status: SUCCESS'
+# The tool, beside a running job of ours (found through the rendezvous
+# files of a private TMPDIR): the namespaces and their command lines, one
+# job's size, and a job it spawns, whose end it must hear of.
+tool_run() { # what expected-pattern tool-arguments...
+    what=$1 pat=$2
+    shift 2
+    (cd "$T" && TMPDIR="$T/rdv" timeout 60 ./tool "$@") > "$T/tool.out" 2>&1
+    rc=$?
+    errs=$(grep -i -c -E 'error|fail|not.found|unreach|refused' "$T/tool.out")
+    if [ $rc -eq 0 ] && [ "$errs" -eq 0 ] && grep -q -E "$pat" "$T/tool.out"; then
+        ok "tool $what"
+    else
+        bad "tool $what: status $rc, $errs error lines"; sed 's/^/#   /' "$T/tool.out" | tail -8
+    fi
+}
+if build tool examples; then
+    mkdir -p "$T/rdv"
+    rm -f "$T/stop"
+    (cd "$T" && TMPDIR="$T/rdv" timeout 120 "$R" -n 1 sh -c "while [ ! -e '$T/stop' ]; do sleep 0.1; done") \
+        > "$T/job.out" 2>&1 &
+    job=$!
+    for _ in $(seq 100); do ls "$T/rdv"/pmix.* > /dev/null 2>&1 && break; sleep 0.1; done
+    tool_run "lists the running job" "switchyard\.[0-9]+\.1[[:space:]]+sh -c"
+    ns=$(sed -n 's/^[[:space:]]*\(switchyard\.[0-9]*\.1\)[[:space:]].*/\1/p' "$T/tool.out" | head -1)
+    tool_run "--nspace: the job's size" "JOB SIZE FOR NSPACE $ns: 1" --nspace "$ns"
+    tool_run "--spawn: hears the spawned job end" "TOOL NOTIFIED THAT ALL CHILD PROCS switchyard" \
+        --spawn "/bin/sleep 1"
+    touch "$T/stop"
+    wait $job
+else
+    bad "tool builds against our headers"
+fi
 # fabric coordinates of every rank: the launcher as the scheduler of a fabric
 RUNARGS="--fabric fattree:k=4"
 run nodeinfo examples 2 0

@@ -10,3 +10,4 @@ dir=tests/integration  # make check runs from the top of the build tree
 "$dir/test_host" -c "$dir/test_sets_creds" -n 2 -m host-cred
 "$dir/test_host" -c "$dir/test_sets_creds" -n 2 -m host-alloc
 "$dir/test_host" -c "$dir/test_sets_creds" -n 2 -m no-alloc
+"$dir/test_host" -c "$dir/test_sets_creds" -n 2 -m host-upcalls

@@ -1,6 +1,8 @@
 /* Run under switchyard-run with 3 ranks: event handlers and notification.
  * Every rank registers, for code 1000, a FIRST handler, an appended "a"
- * (which returns a result) and a prepended "b", plus a default handler, and
+ * (which returns a result) and a prepended "b", a prepended multi-code
+ * handler "m" (1000 and 1002: after every single-code one, whatever its
+ * place in the registrations), plus a default handler, and
  * for code 1001 a handler that ends the chain before a second one; rank 0
  * notifies 1000 to the namespace and 1001 to itself only.  Then rank 2
  * dies: ranks 0 and 1, registered for PMIX_PROC_TERMINATED, hear of it.
@@ -71,6 +73,15 @@ static void h_b(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t
     note("b");
     if (src->rank != 0)
         FAIL("event 1000 came from rank %u", src->rank);
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void h_m(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                size_t ninfo, pmix_info_t *res, size_t nres, pmix_event_notification_cbfunc_fn_t cb,
+                void *cbdata)
+{
+    (void)id, (void)st, (void)src, (void)info, (void)ninfo, (void)res, (void)nres;
+    note("m");
     cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
@@ -238,6 +249,12 @@ int main(int argc, char **argv)
     }
     bool yes = true;
     pmix_info_t i1[2], i2[2], i3;
+    pmix_status_t multi[2] = {1000, 1002};
+    PMIX_INFO_LOAD(&i3, PMIX_EVENT_HDLR_PREPEND, &yes, PMIX_BOOL);
+    rc = PMIx_Register_event_handler(multi, 2, &i3, 1, h_m, NULL, NULL);
+    if (rc < 0)
+        FAIL("Register_event_handler(1000, 1002): %s", PMIx_Error_string(rc));
+    PMIX_INFO_DESTRUCT(&i3);
     PMIX_INFO_LOAD(&i1[0], PMIX_EVENT_HDLR_NAME, "a", PMIX_STRING);
     PMIX_INFO_LOAD(&i1[1], PMIX_EVENT_HDLR_APPEND, &yes, PMIX_BOOL);
     reg(1000, i1, 2, h_a);
@@ -267,8 +284,8 @@ int main(int argc, char **argv)
     if (wait_for(&got1000, 1) != 0)
         FAIL("event 1000 never arrived");
     pthread_mutex_lock(&lock);
-    if (strcmp(order, "Fbad") != 0)
-        FAIL("handlers ran in order \"%s\", expected \"Fbad\"", order);
+    if (strcmp(order, "Fbamd") != 0)
+        FAIL("handlers ran in order \"%s\", expected \"Fbamd\"", order);
     if (dflt_results != 1)
         FAIL("results of handler a did not reach the default handler");
     pthread_mutex_unlock(&lock);

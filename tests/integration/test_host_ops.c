@@ -1,5 +1,7 @@
 /* The upcalls test_host gives for the modes of groups, process sets,
- * credentials and allocations, and what it checks of them.  This host plays
+ * credentials, allocations and host-upcalls (the infos the library adds to
+ * direct_modex, spawn, log, job_control and monitor), and what it checks
+ * of them.  This host plays
  * node 1 of the three-node job of job_layout.h: in a group with members on
  * the other nodes, the "other daemons" contribute a record for each of
  * their ranks (key test.afar) and the group gets context id 4242. */
@@ -21,6 +23,7 @@ static unsigned nclients;
 static int failures;
 static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
 static int n_construct, n_destruct, n_get_cred, n_valid, n_alloc, n_ready;
+static int n_dmx, n_spawn, n_log, n_jctrl, n_monitor;
 
 #define OFAIL(...)                                                                                 \
     do {                                                                                           \
@@ -234,6 +237,116 @@ static void log_upcall(const pmix_proc_t *client, const pmix_info_t data[], size
         cbfunc(PMIX_SUCCESS, cbdata);
 }
 
+/* ---- host-upcalls: what the library adds to each upcall ---- */
+
+static size_t count_key(const pmix_info_t *info, size_t n, const char *key)
+{
+    size_t c = 0;
+    for (size_t i = 0; info != NULL && i < n; i++)
+        c += PMIX_CHECK_KEY(&info[i], key);
+    return c;
+}
+
+/* The client asks for test.remote of a rank on another node, with a
+ * PMIX_TIMEOUT (as a uint16): we get both and answer as that node's
+ * server would. */
+static pmix_status_t up_dmodex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                               pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    bump(&n_dmx);
+    const pmix_info_t *key = find(info, ninfo, PMIX_REQUIRED_KEY);
+    const pmix_info_t *t = find(info, ninfo, PMIX_TIMEOUT);
+    if (key == NULL || key->value.type != PMIX_STRING ||
+        strcmp(key->value.data.string, "test.remote") != 0 ||
+        count_key(info, ninfo, PMIX_REQUIRED_KEY) != 1)
+        OFAIL("direct_modex without PMIX_REQUIRED_KEY test.remote");
+    if (t == NULL || t->value.type != PMIX_UINT16 || t->value.data.uint16 != 30)
+        OFAIL("direct_modex without the client's PMIX_TIMEOUT");
+    if (find(info, ninfo, PMIX_IMMEDIATE) != NULL)
+        OFAIL("a PMIX_IMMEDIATE Get reached the host");
+    answer_t *a = calloc(1, sizeof(*a));
+    PMIX_DATA_BUFFER_CONSTRUCT(&a->blob);
+    size_t one = 1;
+    uint8_t scope = PMIX_GLOBAL;
+    char *k = "test.remote", val[32];
+    snprintf(val, sizeof val, "far-%u", proc->rank);
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
+    PMIx_Data_pack(NULL, &a->blob, (void *)proc, 1, PMIX_PROC);
+    PMIx_Data_pack(NULL, &a->blob, &one, 1, PMIX_SIZE);
+    PMIx_Data_pack(NULL, &a->blob, &scope, 1, PMIX_UINT8);
+    PMIx_Data_pack(NULL, &a->blob, &k, 1, PMIX_STRING);
+    PMIx_Data_pack(NULL, &a->blob, &v, 1, PMIX_VALUE);
+    PMIX_VALUE_DESTRUCT(&v);
+    cbfunc(PMIX_SUCCESS, a->blob.base_ptr, a->blob.bytes_used, cbdata, release, a);
+    return PMIX_SUCCESS;
+}
+
+/* Chap_API_Server.tex: the spawn upcall's info carries the requester's
+ * ids, PMIX_SPAWNED, PMIX_PARENT_ID and whether a tool or a client asks
+ * (the client put a false PMIX_USERID and PMIX_SPAWNED of its own). */
+static pmix_status_t up_spawn(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
+                              const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    bump(&n_spawn);
+    check_ids("spawn", job_info, ninfo);
+    const pmix_info_t *sp = find(job_info, ninfo, PMIX_SPAWNED);
+    const pmix_info_t *par = find(job_info, ninfo, PMIX_PARENT_ID);
+    const pmix_info_t *tool = find(job_info, ninfo, PMIX_REQUESTOR_IS_TOOL);
+    const pmix_info_t *cli = find(job_info, ninfo, PMIX_REQUESTOR_IS_CLIENT);
+    if (count_key(job_info, ninfo, PMIX_USERID) != 1 ||
+        count_key(job_info, ninfo, PMIX_SPAWNED) != 1)
+        OFAIL("spawn: the client's own PMIX_USERID/PMIX_SPAWNED were passed on");
+    if (sp == NULL || sp->value.type != PMIX_BOOL || !sp->value.data.flag)
+        OFAIL("spawn without PMIX_SPAWNED");
+    if (par == NULL || par->value.type != PMIX_PROC ||
+        !PMIX_CHECK_PROCID(par->value.data.proc, proc))
+        OFAIL("spawn without the requester as PMIX_PARENT_ID");
+    if (tool == NULL || tool->value.type != PMIX_BOOL || tool->value.data.flag || cli == NULL ||
+        cli->value.type != PMIX_BOOL || !cli->value.data.flag)
+        OFAIL("spawn without PMIX_REQUESTOR_IS_TOOL false / PMIX_REQUESTOR_IS_CLIENT true");
+    if (find(job_info, ninfo, "test.job") == NULL || napps != 1 || apps[0].maxprocs != 1)
+        OFAIL("spawn: the request did not come through whole");
+    cbfunc(PMIX_SUCCESS, "test-spawned", cbdata);
+    return PMIX_SUCCESS;
+}
+
+static void up_log(const pmix_proc_t *client, const pmix_info_t data[], size_t ndata,
+                   const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                   void *cbdata)
+{
+    (void)client, (void)data, (void)ndata;
+    bump(&n_log);
+    check_ids("log", directives, ndirs);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+}
+
+static pmix_status_t up_jctrl(const pmix_proc_t *requestor, const pmix_proc_t targets[],
+                              size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                              pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)requestor, (void)targets, (void)ntargets;
+    bump(&n_jctrl);
+    check_ids("job_control", directives, ndirs);
+    if (find(directives, ndirs, "test.jctrl") == NULL)
+        OFAIL("job_control: the client's directive is missing");
+    cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t up_monitor(const pmix_proc_t *requestor, const pmix_info_t *monitor,
+                                pmix_status_t error, const pmix_info_t directives[], size_t ndirs,
+                                pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)requestor, (void)monitor, (void)error;
+    bump(&n_monitor);
+    check_ids("monitor", directives, ndirs);
+    cbfunc(PMIX_SUCCESS, NULL, 0, cbdata, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+
 bool host_ops_mode(const char *m)
 {
     return strncmp(m, "host-", 5) == 0 || strncmp(m, "no-", 3) == 0;
@@ -255,6 +368,13 @@ void host_ops_module(pmix_server_module_t *m, const char *md, const layout_t *l,
         m->allocate = allocate;
     else if (strcmp(md, "host-psets") == 0)
         m->log = log_upcall;
+    else if (strcmp(md, "host-upcalls") == 0) {
+        m->direct_modex = up_dmodex;
+        m->spawn = up_spawn;
+        m->log = up_log;
+        m->job_control = up_jctrl;
+        m->monitor = up_monitor;
+    }
 }
 
 void host_ops_before_clients(void)
@@ -282,6 +402,13 @@ int host_ops_check(void)
         OFAIL("expected %d allocate upcalls, got %d", n, alloc);
     if (strcmp(mode, "host-psets") == 0 && ready != n)
         OFAIL("expected %d ready messages, got %d", n, ready);
+    pthread_mutex_lock(&ops_lock);
+    int ups[] = {n_dmx, n_spawn, n_log, n_jctrl, n_monitor};
+    pthread_mutex_unlock(&ops_lock);
+    for (size_t i = 0; strcmp(mode, "host-upcalls") == 0 && i < sizeof ups / sizeof *ups; i++)
+        if (ups[i] != n)
+            OFAIL("upcall %zu (dmodex, spawn, log, job_control, monitor) came %d times, not %d", i,
+                  ups[i], n);
     pthread_mutex_lock(&ops_lock);
     int f = failures;
     pthread_mutex_unlock(&ops_lock);

@@ -13,6 +13,13 @@
  *   host-cred    credentials issued and checked by the host's upcalls
  *   host-alloc   requests forwarded to the host's allocate upcall
  *   no-alloc     a host without allocate: PMIX_ERR_NOT_SUPPORTED
+ *   host-upcalls (2 local ranks) Get of another node's key through the
+ *                host's direct_modex (PMIX_REQUIRED_KEY, PMIX_TIMEOUT);
+ *                PMIX_IMMEDIATE answered by the local server alone (a
+ *                local peer's committed key found, no host asked);
+ *                PMIX_TIMEOUT of any integer type, another refused;
+ *                spawn, log, job_control and monitor reaching the host
+ *                with the infos the library adds (the host checks them)
  * In the host modes the client logs "ready" (PMIx_Log) when the host may
  * act and waits for what the host does. */
 #include <stdlib.h>
@@ -407,6 +414,148 @@ static void host_alloc_mode(bool have)
     PMIX_INFO_DESTRUCT(&req[1]);
 }
 
+/* The other local rank (PMIX_LOCAL_PEERS), or our own when alone. */
+static pmix_rank_t local_peer(void)
+{
+    pmix_proc_t wild = rank_of(PMIX_RANK_WILDCARD);
+    pmix_value_t *v = NULL;
+    pmix_rank_t peer = me.rank;
+    if (PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &v) == PMIX_SUCCESS && v->type == PMIX_STRING) {
+        for (char *p = v->data.string; p != NULL && *p != '\0';) {
+            char *end;
+            unsigned long r = strtoul(p, &end, 10);
+            if (end == p)
+                break;
+            if (r != me.rank)
+                peer = (pmix_rank_t)r;
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    return peer;
+}
+
+static void host_upcalls_mode(void)
+{
+    pmix_value_t *v = NULL;
+    pmix_info_t dir;
+    /* another node's key: the host's direct_modex, with our timeout */
+    pmix_proc_t far = rank_of(0);
+    uint16_t t16 = 30;
+    PMIX_INFO_LOAD(&dir, PMIX_TIMEOUT, &t16, PMIX_UINT16);
+    EXPECT(PMIx_Get(&far, "test.remote", &dir, 1, &v), PMIX_SUCCESS, "Get of another node's key");
+    if (v == NULL || v->type != PMIX_STRING || strcmp(v->data.string, "far-0") != 0)
+        FAIL("the host's answer for rank 0 did not come back");
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    v = NULL;
+    PMIX_INFO_DESTRUCT(&dir);
+    /* PMIX_IMMEDIATE: never the host (it would answer, and count it) */
+    far = rank_of(1);
+    PMIX_INFO_LOAD(&dir, PMIX_IMMEDIATE, NULL, PMIX_BOOL);
+    EXPECT(PMIx_Get(&far, "test.remote", &dir, 1, &v), PMIX_ERR_NOT_FOUND,
+           "an IMMEDIATE Get of another node's key");
+    /* ... but the local server once: a local peer's committed key */
+    char mine[16];
+    snprintf(mine, sizeof mine, "imm-%u", me.rank);
+    put_str("test.imm", mine);
+    EXPECT(PMIx_Commit(), PMIX_SUCCESS, "Commit");
+    pmix_proc_t peer = rank_of(local_peer());
+    if (peer.rank == me.rank)
+        FAIL("no other local rank: run host-upcalls with -n 2");
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    for (int i = 0; i < 300 && rc == PMIX_ERR_NOT_FOUND; i++) {
+        rc = PMIx_Get(&peer, "test.imm", &dir, 1, &v);
+        if (rc == PMIX_ERR_NOT_FOUND)
+            usleep(100000);
+    }
+    char want[16];
+    snprintf(want, sizeof want, "imm-%u", peer.rank);
+    EXPECT(rc, PMIX_SUCCESS, "an IMMEDIATE Get of a local peer's committed key");
+    if (rc == PMIX_SUCCESS && (v->type != PMIX_STRING || strcmp(v->data.string, want) != 0))
+        FAIL("the local peer's key came back wrong");
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    v = NULL;
+    EXPECT(PMIx_Get(&peer, "test.never", &dir, 1, &v), PMIX_ERR_NOT_FOUND,
+           "an IMMEDIATE Get of a key nobody posted (no waiting)");
+    PMIX_INFO_DESTRUCT(&dir);
+    /* PMIX_TIMEOUT: any integer type; anything else is a bad parameter */
+    size_t tsz = 30;
+    int64_t t64 = 30;
+    PMIX_INFO_LOAD(&dir, PMIX_TIMEOUT, &tsz, PMIX_SIZE);
+    EXPECT(PMIx_Get(&peer, "test.imm", &dir, 1, &v), PMIX_SUCCESS, "Get with a size_t timeout");
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    v = NULL;
+    PMIX_INFO_DESTRUCT(&dir);
+    PMIX_INFO_LOAD(&dir, PMIX_TIMEOUT, &t64, PMIX_INT64);
+    EXPECT(PMIx_Get(&peer, "test.imm", &dir, 1, &v), PMIX_SUCCESS, "Get with an int64 timeout");
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    v = NULL;
+    PMIX_INFO_DESTRUCT(&dir);
+    PMIX_INFO_LOAD(&dir, PMIX_TIMEOUT, "30", PMIX_STRING);
+    EXPECT(PMIx_Get(&peer, "test.imm", &dir, 1, &v), PMIX_ERR_BAD_PARAM,
+           "Get with a string timeout");
+    PMIX_INFO_DESTRUCT(&dir);
+    t64 = -1;
+    PMIX_INFO_LOAD(&dir, PMIX_TIMEOUT, &t64, PMIX_INT64);
+    EXPECT(PMIx_Get(&peer, "test.imm", &dir, 1, &v), PMIX_ERR_BAD_PARAM,
+           "Get with a negative timeout");
+    PMIX_INFO_DESTRUCT(&dir);
+
+    /* spawn: the host checks what the library added; ours are dropped */
+    pmix_info_t job[3];
+    uint32_t fake = 12345;
+    bool yes = true;
+    PMIX_INFO_LOAD(&job[0], "test.job", "kept", PMIX_STRING);
+    PMIX_INFO_LOAD(&job[1], PMIX_USERID, &fake, PMIX_UINT32);
+    PMIX_INFO_LOAD(&job[2], PMIX_SPAWNED, &yes, PMIX_BOOL);
+    pmix_app_t *app;
+    PMIX_APP_CREATE(app, 1);
+    app->cmd = strdup("/bin/true");
+    app->maxprocs = 1;
+    pmix_nspace_t child;
+    EXPECT(PMIx_Spawn(job, 3, app, 1, child), PMIX_SUCCESS, "Spawn");
+    if (strcmp(child, "test-spawned") != 0)
+        FAIL("Spawn returned namespace \"%s\"", child);
+    PMIX_APP_FREE(app, 1);
+    for (int i = 0; i < 3; i++)
+        PMIX_INFO_DESTRUCT(&job[i]);
+    /* log, job_control, monitor: the requester's ids */
+    pmix_info_t msg;
+    PMIX_INFO_LOAD(&msg, PMIX_LOG_STDOUT, "host-upcalls", PMIX_STRING);
+    EXPECT(PMIx_Log(&msg, 1, NULL, 0), PMIX_SUCCESS, "Log");
+    PMIX_INFO_DESTRUCT(&msg);
+    pmix_proc_t target = rank_of(0);
+    PMIX_INFO_LOAD(&msg, "test.jctrl", "x", PMIX_STRING);
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    EXPECT(PMIx_Job_control(&target, 1, &msg, 1, &res, &nres), PMIX_SUCCESS, "Job_control");
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    PMIX_INFO_DESTRUCT(&msg);
+    PMIX_INFO_LOAD(&msg, "test.monitor", "x", PMIX_STRING);
+    res = NULL;
+    nres = 0;
+    EXPECT(PMIx_Process_monitor(&msg, PMIX_MONITOR_FILE_ALERT, NULL, 0, &res, &nres), PMIX_SUCCESS,
+           "Process_monitor");
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    PMIX_INFO_DESTRUCT(&msg);
+    /* the peer may still be reading our key: leave together (with the
+     * directives test_host expects of every fence) */
+    pmix_info_t fdir[2];
+    int t600 = 600;
+    PMIX_INFO_LOAD(&fdir[0], PMIX_TIMEOUT, &t600, PMIX_INT);
+    PMIX_INFO_LOAD(&fdir[1], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    EXPECT(PMIx_Fence(NULL, 0, fdir, 2), PMIX_SUCCESS, "Fence");
+    PMIX_INFO_DESTRUCT(&fdir[0]);
+    PMIX_INFO_DESTRUCT(&fdir[1]);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "psets";
@@ -428,6 +577,8 @@ int main(int argc, char **argv)
         host_alloc_mode(true);
     else if (strcmp(mode, "no-alloc") == 0)
         host_alloc_mode(false);
+    else if (strcmp(mode, "host-upcalls") == 0)
+        host_upcalls_mode();
     else
         psets_mode();
     rc = PMIx_Finalize(NULL, 0);

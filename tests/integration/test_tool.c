@@ -13,6 +13,9 @@
  *   test_tool connect PID RENDEZVOUS_FILE URI EMPTY_DIR
  *   test_tool system DIR           (a system server in a child)
  *   test_tool client-attrs         (a rank of a job)
+ *   test_tool server-module        PMIx_tool_is_connected and
+ *                                  PMIx_tool_set_server_module: a launcher
+ *                                  tool's client reaches the module's log
  * Each prints "<mode>: ok" or FAIL lines, and exits non-zero on failure. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -27,6 +30,7 @@
 
 #include <pmix_server.h>
 #include <pmix_tool.h>
+#include <switchyard.h> /* PMIx_tool_is_connected, PMIx_tool_set_server_module */
 
 static int fails;
 static const char *mode = "?";
@@ -267,6 +271,7 @@ static int basic(pid_t pid, unsigned nprocs)
                me.rank == 0,
            "assigned identity %s:%u", me.nspace, me.rank);
     EXPECT(PMIx_Initialized(), "PMIx_Initialized in a tool");
+    EXPECT(PMIx_tool_is_connected(), "an attached tool is not connected");
     pmix_proc_t *srv = NULL;
     size_t nsrv = 0;
     EXPECT_RC(PMIx_tool_get_servers(&srv, &nsrv), PMIX_SUCCESS);
@@ -1036,6 +1041,104 @@ static int client_attrs(void)
     return 0;
 }
 
+/* ---- a launcher tool's own host module ---- */
+
+static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
+static int mod_logs;
+
+static void mod_log(const pmix_proc_t *client, const pmix_info_t data[], size_t ndata,
+                    const pmix_info_t dirs[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)dirs, (void)ndirs;
+    bool ours = strcmp(client->nspace, "sm-job") == 0 && ndata == 1 &&
+                strcmp(data[0].key, PMIX_LOG_STDOUT) == 0 && data[0].value.type == PMIX_STRING &&
+                strcmp(data[0].value.data.string, "via-module") == 0;
+    pthread_mutex_lock(&mod_lock);
+    mod_logs += ours;
+    pthread_mutex_unlock(&mod_lock);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+}
+
+/* The launcher's client: one log line, for the tool's module. */
+static int module_client(void)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        return 3;
+    pmix_info_t msg;
+    PMIX_INFO_LOAD(&msg, PMIX_LOG_STDOUT, "via-module", PMIX_STRING);
+    rc = PMIx_Log(&msg, 1, NULL, 0);
+    PMIX_INFO_DESTRUCT(&msg);
+    PMIx_Finalize(NULL, 0);
+    return rc == PMIX_SUCCESS ? 0 : 4;
+}
+
+static int server_module(const char *self)
+{
+    pmix_server_module_t m;
+    memset(&m, 0, sizeof m);
+    m.log = mod_log;
+    pmix_proc_t me;
+    EXPECT(!PMIx_tool_is_connected(), "connected before tool_init");
+    EXPECT_RC(PMIx_tool_set_server_module(&m), PMIX_ERR_INIT);
+    /* a tool that runs no server has nothing to give the module to */
+    pmix_info_t info[4];
+    PMIX_INFO_LOAD(&info[0], PMIX_TOOL_DO_NOT_CONNECT, NULL, PMIX_BOOL);
+    EXPECT_RC(PMIx_tool_init(&me, info, 1), PMIX_SUCCESS);
+    EXPECT(!PMIx_tool_is_connected(), "a do-not-connect tool is connected");
+    EXPECT_RC(PMIx_tool_set_server_module(&m), PMIX_ERR_NOT_SUPPORTED);
+    EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
+    /* a launcher: its server's clients reach the module given */
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/sm-launcher",
+             getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+    PMIX_INFO_LOAD(&info[1], PMIX_LAUNCHER, NULL, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[2], PMIX_SERVER_TMPDIR, dir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[3], PMIX_TOOL_NSPACE, "sm-launcher", PMIX_STRING);
+    EXPECT_RC(PMIx_tool_init(&me, info, 4), PMIX_SUCCESS);
+    EXPECT_RC(PMIx_tool_set_server_module(NULL), PMIX_ERR_BAD_PARAM);
+    EXPECT_RC(PMIx_tool_set_server_module(&m), PMIX_SUCCESS);
+    pmix_info_t job;
+    uint32_t one = 1;
+    PMIX_INFO_LOAD(&job, PMIX_JOB_SIZE, &one, PMIX_UINT32);
+    pmix_nspace_t jobns;
+    PMIX_LOAD_NSPACE(jobns, "sm-job");
+    EXPECT_RC(PMIx_server_register_nspace(jobns, 1, &job, 1, NULL, NULL), PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&job);
+    pmix_proc_t child;
+    PMIX_LOAD_PROCID(&child, "sm-job", 0);
+    EXPECT_RC(PMIx_server_register_client(&child, getuid(), getgid(), NULL, NULL, NULL),
+              PMIX_SUCCESS);
+    char **env = NULL;
+    EXPECT_RC(PMIx_server_setup_fork(&child, &env), PMIX_SUCCESS);
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+            putenv(env[i]);
+        execl(self, self, "module-client", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+               WEXITSTATUS(status) == 0,
+           "the launcher's client failed (status %d)", status);
+    pthread_mutex_lock(&mod_lock);
+    int logs = mod_logs;
+    pthread_mutex_unlock(&mod_lock);
+    EXPECT(logs == 1, "the module's log upcall ran %d times, not once", logs);
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        free(env[i]);
+    free(env);
+    PMIx_server_deregister_client(&child, NULL, NULL);
+    PMIx_server_deregister_nspace(jobns, NULL, NULL);
+    EXPECT_RC(PMIx_tool_finalize(), PMIX_SUCCESS);
+    for (int i = 0; i < 4; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1072,6 +1175,10 @@ int main(int argc, char **argv)
         rc = system_server(argv[2]);
     else if (!strcmp(mode, "client-attrs"))
         rc = client_attrs();
+    else if (!strcmp(mode, "server-module"))
+        rc = server_module(argv[0]);
+    else if (!strcmp(mode, "module-client"))
+        return module_client();
     else
         fprintf(stderr, "test_tool: bad arguments for %s\n", mode);
     if (rc == 2)

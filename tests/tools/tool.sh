@@ -173,6 +173,8 @@ check "system: a tool reaches the node's system server" "grep -q 'system: ok' '$
 mkdir -p "$T/empty"
 TMPDIR="$T/empty" "$X" nosrv > "$T/t.out" 2> "$T/t.err"
 check "no server: UNREACH / NOT_FOUND / BAD_PARAM, optional and unconnected tools" "grep -q 'nosrv: ok' '$T/t.out'"
+TMPDIR="$T/empty" "$X" server-module > "$T/t.out" 2> "$T/t.err"
+check "a launcher tool's own server module; PMIx_tool_is_connected" "grep -q 'server-module: ok' '$T/t.out' && test -z \"\$(ls -A '$T/empty')\""
 TMPDIR="$T/empty" "$ST" ps > /dev/null 2> "$T/t.err"
 check "switchyard-tool without a server: a clear message" "test $? -eq 1 && grep -q 'no PMIx server to talk to: UNREACHABLE' '$T/t.err'"
 

@@ -181,6 +181,9 @@ void run_spawn_finish(void);
 
 /* run_spawn.c: is nspace one of the spawned jobs?  Any thread. */
 bool run_spawn_knows(const char *nspace);
+/* fn(arg, job) for each spawned job still running (some process not
+ * reaped), under the spawn lock (fn copies what it keeps).  Any thread. */
+void run_spawn_each(void (*fn)(void *arg, const run_job_t *job), void *arg);
 
 /* run_tool.c: tool_connected, iof_pull, push_stdin; wake_fd wakes the main
  * loop, which answers tools (run_tool_service) and writes rank 0's stdin. */

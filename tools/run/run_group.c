@@ -5,7 +5,10 @@
  *   allocate  a request with no amounts is answered with this node's
  *             resources; time is granted by pushing back --timeout; any
  *             growth is refused (PMIX_ERR_OUT_OF_RESOURCE) with what there
- *             is; nothing is lent (RELEASE/REAQUIRE: not supported)
+ *             is; nothing is lent (RELEASE/REAQUIRE: not supported); the
+ *             requester's namespace hears PMIX_NOTIFY_ALLOC_COMPLETE when
+ *             a request was decided (OpenPMIx 4.2.2's event, which its
+ *             alloc example waits for)
  *   psets     one per app context given --pset NAME (as prun's --pset),
  *             defined after registration and deleted before deregistration */
 #define _GNU_SOURCE
@@ -124,22 +127,46 @@ static double number(const pmix_value_t *v)
     return rc == PMIX_SUCCESS ? d : -1;
 }
 
+/* The decided request, to the requester's job: PMIX_ALLOC_ID (the one the
+ * request named, else ours), its PMIX_ALLOC_REQ_ID, the requester as the
+ * affected process and the outcome as PMIX_JOB_TERM_STATUS. */
+static void notify_complete(const pmix_proc_t *client, const char *req_alloc_id, const char *req_id,
+                            pmix_status_t outcome)
+{
+    char id[64];
+    snprintf(id, sizeof(id), "switchyard-run.%ld", (long)getpid());
+    pmix_info_t info[4];
+    size_t n = 0;
+    PMIX_INFO_LOAD(&info[n++], PMIX_ALLOC_ID, req_alloc_id != NULL ? req_alloc_id : id,
+                   PMIX_STRING);
+    PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROC, client, PMIX_PROC);
+    PMIX_INFO_LOAD(&info[n++], PMIX_JOB_TERM_STATUS, &outcome, PMIX_STATUS);
+    if (req_id != NULL)
+        PMIX_INFO_LOAD(&info[n++], PMIX_ALLOC_REQ_ID, req_id, PMIX_STRING);
+    pmix_proc_t job;
+    PMIX_LOAD_PROCID(&job, client->nspace, PMIX_RANK_WILDCARD);
+    PMIx_Notify_event(PMIX_NOTIFY_ALLOC_COMPLETE, &job, PMIX_RANGE_NAMESPACE, info, n, NULL, NULL);
+    for (size_t i = 0; i < n; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+}
+
 static pmix_status_t allocate(const pmix_proc_t *client, pmix_alloc_directive_t directive,
                               const pmix_info_t data[], size_t ndata, pmix_info_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void)client;
     if (directive == PMIX_ALLOC_RELEASE || directive == PMIX_ALLOC_REAQUIRE)
         return PMIX_ERR_NOT_SUPPORTED; /* nothing is lent on one machine */
     if (directive != PMIX_ALLOC_NEW && directive != PMIX_ALLOC_EXTEND)
         return PMIX_ERR_BAD_PARAM;
-    const char *req_id = NULL;
+    const char *req_id = NULL, *alloc_id = NULL;
     bool amounts = false;
     double more_time = 0;
     for (size_t i = 0; i < ndata; i++) {
         const pmix_info_t *d = &data[i];
         if (PMIX_CHECK_KEY(d, PMIX_ALLOC_REQ_ID) && d->value.type == PMIX_STRING)
             req_id = d->value.data.string;
+        else if (PMIX_CHECK_KEY(d, PMIX_ALLOC_ID) && d->value.type == PMIX_STRING)
+            alloc_id = d->value.data.string;
         else if (PMIX_CHECK_KEY(d, PMIX_ALLOC_TIME))
             more_time = number(&d->value);
         else if (PMIX_CHECK_KEY(d, PMIX_ALLOC_NUM_NODES) ||
@@ -166,6 +193,7 @@ static pmix_status_t allocate(const pmix_proc_t *client, pmix_alloc_directive_t 
         PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_TIME, &t, PMIX_UINT32);
     }
     describe_node(a, req_id);
+    notify_complete(client, alloc_id, req_id, st);
     cbfunc(st, a->info, a->n, cbdata, release_answer, a);
     return PMIX_SUCCESS;
 }

@@ -59,6 +59,93 @@ static pmix_status_t proc_table(pmix_value_t *v)
     return PMIX_SUCCESS;
 }
 
+/* ---- the jobs this launcher runs: its own and the spawned ones ---- */
+
+typedef struct {
+    const char *want;  /* PMIX_NSPACE qualifier, or NULL: every job */
+    pmix_info_t *info; /* PMIX_QUERY_NAMESPACE_INFO elements */
+    size_t n, cap;
+    char *names;   /* comma list */
+    uint32_t size; /* of the job wanted */
+    bool found;
+} jobs_t;
+
+/* The command line of a job: every app's argv, apps separated by " : ". */
+static char *cmd_line(const run_job_t *job)
+{
+    size_t len = 1;
+    for (unsigned a = 0; a < job->opts->napps; a++)
+        for (char **v = job->opts->apps[a].argv; v != NULL && *v != NULL; v++)
+            len += strlen(*v) + 3;
+    char *s = calloc(1, len + 3 * job->opts->napps);
+    for (unsigned a = 0; s != NULL && a < job->opts->napps; a++) {
+        if (a > 0)
+            strcat(s, " :");
+        for (char **v = job->opts->apps[a].argv; v != NULL && *v != NULL; v++) {
+            if (s[0] != '\0')
+                strcat(s, " ");
+            strcat(s, *v);
+        }
+    }
+    return s;
+}
+
+static void add_job(void *arg, const run_job_t *job)
+{
+    jobs_t *j = arg;
+    if (j->want != NULL && !PMIX_CHECK_NSPACE(j->want, job->nspace))
+        return;
+    if (!j->found) /* the launcher's own job first: the default */
+        j->size = job->nprocs;
+    j->found = true;
+    size_t old = j->names != NULL ? strlen(j->names) : 0;
+    char *names = realloc(j->names, old + strlen(job->nspace) + 2);
+    if (names != NULL) {
+        if (old > 0)
+            names[old++] = ',';
+        strcpy(names + old, job->nspace);
+        j->names = names;
+    }
+    if (j->n == j->cap) {
+        size_t cap = j->cap ? 2 * j->cap : 4;
+        pmix_info_t *g = realloc(j->info, cap * sizeof(*g));
+        if (g == NULL)
+            return;
+        j->info = g;
+        j->cap = cap;
+    }
+    /* {PMIX_NSPACE, PMIX_CMD_LINE}, as Chap_API_Query.tex describes */
+    pmix_info_t pair[2];
+    char *cmd = cmd_line(job);
+    PMIX_INFO_LOAD(&pair[0], PMIX_NSPACE, job->nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&pair[1], PMIX_CMD_LINE, cmd != NULL ? cmd : "", PMIX_STRING);
+    free(cmd);
+    pmix_data_array_t da = {.type = PMIX_INFO, .size = 2, .array = pair};
+    PMIX_INFO_LOAD(&j->info[j->n], PMIX_QUERY_NAMESPACE_INFO, &da, PMIX_DATA_ARRAY);
+    j->n++;
+    PMIX_INFO_DESTRUCT(&pair[0]);
+    PMIX_INFO_DESTRUCT(&pair[1]);
+}
+
+/* The jobs a query's PMIX_NSPACE qualifier (if any) names. */
+static void jobs_of(const pmix_query_t *q, jobs_t *j)
+{
+    memset(j, 0, sizeof(*j));
+    for (size_t i = 0; q->qualifiers != NULL && i < q->nqual; i++)
+        if (PMIX_CHECK_KEY(&q->qualifiers[i], PMIX_NSPACE) &&
+            q->qualifiers[i].value.type == PMIX_STRING)
+            j->want = q->qualifiers[i].value.data.string;
+    add_job(j, job_of_ops);
+    run_spawn_each(add_job, j);
+}
+
+static void jobs_free(jobs_t *j)
+{
+    if (j->info != NULL)
+        PMIX_INFO_FREE(j->info, j->n);
+    free(j->names);
+}
+
 static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
                            pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
@@ -78,8 +165,23 @@ static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
         for (size_t k = 0; queries[q].keys != NULL && queries[q].keys[k] != NULL; k++) {
             const char *key = queries[q].keys[k];
             pmix_info_t *o = &out[n];
+            jobs_t jobs;
+            bool about_jobs = !strcmp(key, PMIX_QUERY_NAMESPACES) ||
+                              !strcmp(key, PMIX_QUERY_NAMESPACE_INFO) ||
+                              !strcmp(key, PMIX_JOB_SIZE);
+            if (about_jobs)
+                jobs_of(&queries[q], &jobs);
+            if (about_jobs && !jobs.found) {
+                jobs_free(&jobs);
+                continue;
+            }
             if (!strcmp(key, PMIX_QUERY_NAMESPACES)) {
-                PMIX_INFO_LOAD(o, key, job->nspace, PMIX_STRING);
+                PMIX_INFO_LOAD(o, key, jobs.names, PMIX_STRING);
+            } else if (!strcmp(key, PMIX_QUERY_NAMESPACE_INFO)) {
+                pmix_data_array_t da = {.type = PMIX_INFO, .size = jobs.n, .array = jobs.info};
+                PMIX_INFO_LOAD(o, key, &da, PMIX_DATA_ARRAY);
+            } else if (!strcmp(key, PMIX_JOB_SIZE)) {
+                PMIX_INFO_LOAD(o, key, &jobs.size, PMIX_UINT32);
             } else if (!strcmp(key, PMIX_QUERY_JOB_STATUS)) {
                 pmix_status_t st =
                     job->nexited < job->nprocs ? PMIX_SUCCESS : PMIX_ERR_JOB_TERMINATED;
@@ -89,14 +191,13 @@ static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
                 PMIX_LOAD_KEY(o->key, key);
                 if (proc_table(&o->value) != PMIX_SUCCESS)
                     continue;
-            } else if (!strcmp(key, PMIX_JOB_SIZE)) {
-                uint32_t size = job->nprocs;
-                PMIX_INFO_LOAD(o, key, &size, PMIX_UINT32);
             } else if (!strcmp(key, PMIX_HOSTNAME)) {
                 PMIX_INFO_LOAD(o, key, job->hostname, PMIX_STRING);
             } else {
                 continue;
             }
+            if (about_jobs)
+                jobs_free(&jobs);
             n++;
         }
     }

@@ -368,6 +368,7 @@ static void abandon(child_t *c, pmix_status_t why)
     c->doomed = true;
     c->launching = false;
     run_job_t *j = &c->job;
+    pthread_mutex_lock(&spawn_lock);
     for (unsigned k = c->started; k < j->nprocs; k++) {
         if (!j->procs[k].exited) {
             j->procs[k].exited = true;
@@ -375,6 +376,7 @@ static void abandon(child_t *c, pmix_status_t why)
             j->nexited++;
         }
     }
+    pthread_mutex_unlock(&spawn_lock);
     run_kill_all(j, SIGKILL);
     answer(c->req, why, NULL);
 }
@@ -443,6 +445,35 @@ bool run_spawn_launching(void)
     return any;
 }
 
+/* A spawned job ended (every process reaped): PMIX_ERR_JOB_TERMINATED to
+ * the process that spawned it and to the job's namespace, naming the job
+ * (PMIX_EVENT_AFFECTED_PROC) and, among the affected processes, its
+ * spawner too, whose handler may filter on its own namespace (OpenPMIx's
+ * tool example does); the first failure's exit code, else 0. */
+static void notify_ended(const child_t *c)
+{
+    const run_job_t *j = &c->job;
+    int code = 0;
+    for (unsigned r = 0; r < j->nprocs && code == 0; r++) {
+        int st = j->procs[r].status;
+        code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    }
+    pmix_status_t term = code == 0 ? PMIX_SUCCESS : PMIX_ERR_JOB_TERMINATED;
+    pmix_proc_t who[2];
+    PMIX_LOAD_PROCID(&who[0], j->nspace, PMIX_RANK_WILDCARD);
+    who[1] = j->parent;
+    pmix_data_array_t procs = {.type = PMIX_PROC, .size = 2, .array = who};
+    pmix_info_t info[5];
+    PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &who[0], PMIX_PROC);
+    PMIX_INFO_LOAD(&info[1], PMIX_EVENT_AFFECTED_PROCS, &procs, PMIX_DATA_ARRAY);
+    PMIX_INFO_LOAD(&info[2], PMIX_EVENT_CUSTOM_RANGE, &procs, PMIX_DATA_ARRAY);
+    PMIX_INFO_LOAD(&info[3], PMIX_EXIT_CODE, &code, PMIX_INT);
+    PMIX_INFO_LOAD(&info[4], PMIX_JOB_TERM_STATUS, &term, PMIX_STATUS);
+    PMIx_Notify_event(PMIX_ERR_JOB_TERMINATED, &who[0], PMIX_RANGE_CUSTOM, info, 5, NULL, NULL);
+    for (int i = 0; i < 5; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+}
+
 bool run_spawn_reaped(pid_t pid, int status, bool *failed)
 {
     for (child_t *c = children; c != NULL; c = c->next) {
@@ -450,9 +481,12 @@ bool run_spawn_reaped(pid_t pid, int status, bool *failed)
             run_proc_t *p = &c->job.procs[r];
             if (p->pid != pid || p->exited)
                 continue;
+            /* under the lock: run_spawn_each's readers look at nexited */
+            pthread_mutex_lock(&spawn_lock);
             p->exited = true;
             p->status = status;
             c->job.nexited++;
+            pthread_mutex_unlock(&spawn_lock);
             /* a job that never fully started failed its spawn, not us */
             *failed = !c->doomed && (!WIFEXITED(status) || WEXITSTATUS(status) != 0);
             if (*failed)
@@ -460,6 +494,8 @@ bool run_spawn_reaped(pid_t pid, int status, bool *failed)
                         c->job.nspace,
                         WIFEXITED(status) ? "exited with status" : "was killed by signal",
                         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+            if (c->job.nexited == c->job.nprocs && !c->doomed)
+                notify_ended(c);
             return true;
         }
     }
@@ -474,6 +510,15 @@ bool run_spawn_knows(const char *nspace)
         yes = PMIX_CHECK_NSPACE(c->job.nspace, nspace);
     pthread_mutex_unlock(&spawn_lock);
     return yes;
+}
+
+void run_spawn_each(void (*fn)(void *arg, const run_job_t *job), void *arg)
+{
+    pthread_mutex_lock(&spawn_lock);
+    for (child_t *c = children; c != NULL; c = c->next)
+        if (c->job.procs != NULL && c->job.nexited < c->job.nprocs)
+            fn(arg, &c->job);
+    pthread_mutex_unlock(&spawn_lock);
 }
 
 bool run_spawn_active(void)
