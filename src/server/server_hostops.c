@@ -19,6 +19,7 @@
 #include "common/buffer.h"
 #include "common/pack.h"
 #include "common/wire.h"
+#include "common/info.h"
 #include "server/server_internal.h"
 #include "server/server_hostops.h"
 #include "server/server_cleanup.h"
@@ -180,9 +181,9 @@ static pmix_status_t take_queries(hostop_req_t *r)
 
 static bool spawn_own_key(const pmix_info_t *i)
 {
-    return sy_srv_info_is(i, PMIX_USERID) || sy_srv_info_is(i, PMIX_GRPID) ||
-           sy_srv_info_is(i, PMIX_SPAWNED) || sy_srv_info_is(i, PMIX_PARENT_ID) ||
-           sy_srv_info_is(i, PMIX_REQUESTOR_IS_TOOL) || sy_srv_info_is(i, PMIX_REQUESTOR_IS_CLIENT);
+    return sy_info_is(i, PMIX_USERID) || sy_info_is(i, PMIX_GRPID) || sy_info_is(i, PMIX_SPAWNED) ||
+           sy_info_is(i, PMIX_PARENT_ID) || sy_info_is(i, PMIX_REQUESTOR_IS_TOOL) ||
+           sy_info_is(i, PMIX_REQUESTOR_IS_CLIENT);
 }
 
 /* The spawn's job info as the host gets it: the requester's, less what
