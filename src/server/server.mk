@@ -21,7 +21,7 @@ noinst_HEADERS += src/server/server_internal.h src/server/server_group.h \
 	src/server/server_pset.h src/server/server_pubsub.h src/server/server_query.h \
 	src/server/server_registry.h src/server/server_setquery.h src/server/server_tool.h \
 	src/server/server_upcall.h src/server/server_util.h \
-	src/server/server_cred_munge.h src/server/server_module.h
+	src/server/server_cred_munge.h src/server/server_module.h src/server/server_fork.h
 check_PROGRAMS += tests/unit/test_server
 TESTS += tests/unit/test_server
 # PMI-1 / PMI-2 wire protocols (issue 18, docs/pmi.md).

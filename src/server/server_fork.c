@@ -14,12 +14,11 @@
 #include "common/log.h"
 #include "common/wire.h"
 #include "server/server_internal.h"
+#include "server/server_fork.h"
 #include "server/server_registry.h"
 #include "server/server_pmi.h"
 
-/* Set NAME=VALUE in a malloc'd, NULL-terminated argv, replacing an
- * existing NAME. */
-static pmix_status_t env_set(char ***env, const char *name, const char *value)
+pmix_status_t sy_srv_env_set(char ***env, const char *name, const char *value)
 {
     if (strchr(value, '*') != NULL) {
         sy_log(SY_LOG_WARN, "setup_fork: %s=%s holds a '*', which launchers treat as a wildcard",
@@ -107,7 +106,7 @@ static pmix_status_t fill_env(const fork_data_t *d, const pmix_proc_t *proc, cha
 #define SET(n, v)                                                                                  \
     do {                                                                                           \
         if (rc == PMIX_SUCCESS && (v) != NULL)                                                     \
-            rc = env_set(env, (n), (v));                                                           \
+            rc = sy_srv_env_set(env, (n), (v));                                                    \
     } while (0)
     SET(SY_ENV_NSPACE, proc->nspace);
     SET(SY_ENV_RANK, rank);

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/sync.h"
 #include "server/server_internal.h"
+#include "server/server_fork.h"
 #include "server/server_pmi.h"
 
 /* Largest message a PMI client may send: PMI-1 lines are < 1024 bytes,
@@ -345,30 +346,6 @@ out:
     sy_sync_signal(&r->sync, rc, NULL);
 }
 
-static pmix_status_t env_add(char ***env, const char *name, const char *value)
-{
-    char *entry = NULL;
-    if (asprintf(&entry, "%s=%s", name, value) < 0)
-        return PMIX_ERR_NOMEM;
-    size_t n = 0, len = strlen(name);
-    for (; *env != NULL && (*env)[n] != NULL; n++) {
-        if (strncmp((*env)[n], name, len) == 0 && (*env)[n][len] == '=') {
-            free((*env)[n]);
-            (*env)[n] = entry;
-            return PMIX_SUCCESS;
-        }
-    }
-    char **grown = realloc(*env, (n + 2) * sizeof(char *));
-    if (grown == NULL) {
-        free(entry);
-        return PMIX_ERR_NOMEM;
-    }
-    grown[n] = entry;
-    grown[n + 1] = NULL;
-    *env = grown;
-    return PMIX_SUCCESS;
-}
-
 pmix_status_t sy_srv_pmi_setup_fork(const pmix_proc_t *proc, char ***env)
 {
     if (!enabled)
@@ -391,14 +368,14 @@ pmix_status_t sy_srv_pmi_setup_fork(const pmix_proc_t *proc, char ***env)
     snprintf(fd, sizeof(fd), "%d", r.child_fd);
     snprintf(rank, sizeof(rank), "%u", proc->rank);
     snprintf(size, sizeof(size), "%u", r.size);
-    rc = env_add(env, "PMI_FD", fd);
+    rc = sy_srv_env_set(env, "PMI_FD", fd);
     if (rc == PMIX_SUCCESS)
-        rc = env_add(env, "PMI_RANK", rank);
+        rc = sy_srv_env_set(env, "PMI_RANK", rank);
     if (rc == PMIX_SUCCESS)
-        rc = env_add(env, "PMI_SIZE", size);
+        rc = sy_srv_env_set(env, "PMI_SIZE", size);
     /* PMI-2 clients send it back as pmijobid; informative only */
     if (rc == PMIX_SUCCESS)
-        rc = env_add(env, "PMI_JOBID", proc->nspace);
+        rc = sy_srv_env_set(env, "PMI_JOBID", proc->nspace);
     if (rc != PMIX_SUCCESS)
         close(r.child_fd);
     return rc;

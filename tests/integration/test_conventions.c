@@ -321,7 +321,8 @@ static int client(const char *mode, const char *arg)
 static pthread_mutex_t host_lock; /* error-checking: a self-deadlock is EDEADLK */
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
 static int n_connected, n_fence, n_dmodex, n_released, n_callbacks_with_release, n_jc;
-static int jc_ndirs = -1;
+static int jc_ndirs = -1; /* besides the requester's ids */
+static bool jc_ids;       /* PMIX_USERID and PMIX_GRPID, which the library adds */
 static char jc_key[PMIX_MAX_KEYLEN + 1];
 static pthread_t cb_thread;
 static bool in_cb; /* under host_lock */
@@ -588,8 +589,17 @@ static pmix_status_t host_job_control(const pmix_proc_t *p, const pmix_proc_t ta
     (void)p, (void)targets, (void)ntargets, (void)cbfunc, (void)cbdata;
     pthread_mutex_lock(&count_lock);
     n_jc++;
-    jc_ndirs = (int)ndirs;
-    snprintf(jc_key, sizeof jc_key, "%s", ndirs > 0 ? dirs[0].key : "");
+    jc_ndirs = 0;
+    jc_key[0] = '\0';
+    int ids = 0;
+    for (size_t i = 0; i < ndirs; i++) {
+        if (PMIX_CHECK_KEY(&dirs[i], PMIX_USERID) || PMIX_CHECK_KEY(&dirs[i], PMIX_GRPID)) {
+            ids++;
+        } else if (jc_ndirs++ == 0) {
+            snprintf(jc_key, sizeof jc_key, "%s", dirs[i].key);
+        }
+    }
+    jc_ids = ids == 2;
     pthread_mutex_unlock(&count_lock);
     return PMIX_OPERATION_SUCCEEDED;
 }
@@ -858,6 +868,7 @@ static void reset_counts(void)
     pthread_mutex_lock(&count_lock);
     n_connected = n_fence = n_dmodex = n_released = n_callbacks_with_release = n_jc = 0;
     jc_ndirs = -1;
+    jc_ids = false;
     jc_key[0] = '\0';
     pthread_mutex_unlock(&count_lock);
 }
@@ -1038,10 +1049,11 @@ static void scenario_cleanup(void)
         if (!settles(base, expect[i].name, expect[i].stays))
             FAIL("cleanup: %s %s", expect[i].name,
                  expect[i].stays ? "was removed" : "was not removed");
-    if (counted(&n_jc) != 1 || jc_ndirs != 1 || strcmp(jc_key, PMIX_JOB_CTRL_SIGNAL) != 0)
-        FAIL("job_control: %d calls, the last with %d directives (%s); expected one, with "
-             "PMIX_JOB_CTRL_SIGNAL alone",
-             counted(&n_jc), jc_ndirs, jc_key);
+    if (counted(&n_jc) != 1 || jc_ndirs != 1 || strcmp(jc_key, PMIX_JOB_CTRL_SIGNAL) != 0 ||
+        !jc_ids)
+        FAIL("job_control: %d calls, the last with %d directives (%s)%s; expected one, with "
+             "PMIX_JOB_CTRL_SIGNAL alone besides PMIX_USERID and PMIX_GRPID",
+             counted(&n_jc), jc_ndirs, jc_key, jc_ids ? "" : " and no requester ids");
     /* the job's own: when its namespace goes */
     deregister_job(ns);
     if (!settles(base, "job", false))
