@@ -52,8 +52,16 @@ check "PMI_Abort(3) in rank 2 of 3: the job exits 3" "test $rc -eq 3"
 check "the abort is reported" "grep -q 'pmi1_api: aborting on request' '$T/err'"
 
 # under Open MPI's mpirun, our server library inside (when Open MPI is
-# installed: tests/external/openmpi.sh installs it)
-if command -v mpirun.openmpi > /dev/null; then
+# installed: tests/external/openmpi.sh installs it).  Not in the sanitizer
+# builds: there our libpmix needs its sanitizer runtime loaded first in
+# mpirun and orted, which are not built with it (TSan cannot be preloaded
+# at all); make check runs these with the same programs.
+sanitized=false
+grep -q -e '--enable-sanitizers' -e '--enable-tsan' "$top_builddir/config.status" 2>/dev/null &&
+    sanitized=true
+if $sanitized; then
+    echo "# skipped in this sanitizer build: the PMI programs under mpirun.openmpi"
+elif command -v mpirun.openmpi > /dev/null; then
     LIBS="$top_builddir/src/.libs:$L"
     root=
     test "$(id -u)" -eq 0 && root=--allow-run-as-root
