@@ -8,7 +8,9 @@
 #      python3-pmix, OpenPMIx's examples: not built with TSan, they cannot
 #      load a TSan library; see check-tsan in Makefile.am)
 #   4. libFuzzer targets (tests/fuzz/fuzz.mk) built in build-fuzz/, each run
-#      for FUZZ_TIME seconds (default 60)
+#      for FUZZ_TIME seconds (default: FUZZ_BUDGET, 240 s, shared evenly by
+#      the targets, at least 20 s each, so that a new target does not push
+#      the suite past its 30 minutes; long fuzzing runs are a bench/ job)
 # Keeps going after a failing stage, exits non-zero if anything failed, and
 # ends with the line "N passed, N failed": the automake harness counts of
 # both check runs plus one result per fuzz target.
@@ -16,7 +18,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-FUZZ_TIME=${FUZZ_TIME:-60}
+FUZZ_BUDGET=${FUZZ_BUDGET:-240}
 ASAN_BUILDDIR=$top/build-asan
 TSAN_BUILDDIR=$top/build-tsan
 FUZZ_BUILDDIR=$top/build-fuzz
@@ -81,6 +83,10 @@ run_check check-tsan "$TSAN_BUILDDIR" -C build -j2 check-tsan
 # Fuzzing: only if fuzz.mk lists targets.
 targets=$(make -s -C build print-fuzz-targets)
 if test -n "$targets"; then
+    if test -z "${FUZZ_TIME:-}"; then
+        FUZZ_TIME=$((FUZZ_BUDGET / $(echo $targets | wc -w)))
+        if test "$FUZZ_TIME" -lt 20; then FUZZ_TIME=20; fi
+    fi
     echo
     echo "== fuzz: building $targets"
     if ! make -C build -j2 fuzz; then
