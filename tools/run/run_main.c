@@ -436,8 +436,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "switchyard-run: hwloc cannot read this machine's topology\n");
         goto out;
     }
-    if (run_place(&job) != 0)
-        goto out;
     if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
         goto out;
     struct sigaction sa = {.sa_handler = on_signal};
@@ -465,7 +463,7 @@ int main(int argc, char **argv)
     run_host_module(&module, &job);
     run_spawn_module(&module, wake_pipe[1]);
     run_tool_module(&module, &job, wake_pipe[1]);
-    pmix_info_t sinfo[8];
+    pmix_info_t sinfo[9];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
@@ -477,14 +475,27 @@ int main(int argc, char **argv)
     bool pmi_wire = true;
     PMIX_INFO_LOAD(&sinfo[4], SWITCHYARD_SERVER_PMI, &pmi_wire, PMIX_BOOL);
     size_t nsinfo = 5 + run_fabric_server_info(&opts, &sinfo[5]);
-    pmix_status_t rc = PMIx_server_init(&module, sinfo, nsinfo);
-    for (size_t i = 0; i < nsinfo; i++)
+    /* The server uses the topology loaded above (lent, not copied: it is
+     * destroyed after PMIx_server_finalize) instead of loading its own; on
+     * a busy machine a load costs up to a second, hwloc's x86 backend
+     * binding the thread to each CPU in turn. */
+    pmix_topology_t lent = {.source = "hwloc", .topology = job.topo};
+    PMIX_INFO_CONSTRUCT(&sinfo[nsinfo]);
+    PMIX_LOAD_KEY(sinfo[nsinfo].key, PMIX_TOPOLOGY2);
+    sinfo[nsinfo].value.type = PMIX_TOPO;
+    sinfo[nsinfo].value.data.topo = &lent;
+    pmix_status_t rc = PMIx_server_init(&module, sinfo, nsinfo + 1);
+    for (size_t i = 0; i < nsinfo; i++) /* not the lent topology */
         PMIX_INFO_DESTRUCT(&sinfo[i]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "switchyard-run: PMIx_server_init: %s\n", PMIx_Error_string(rc));
         goto out;
     }
     server_up = true;
+    /* after the server has the topology: placing asks it for locality
+     * strings */
+    if (run_place(&job) != 0)
+        goto out;
     if (run_tool_register_attrs() != 0)
         goto out;
     run_host_watch_losses();
