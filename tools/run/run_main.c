@@ -438,7 +438,19 @@ int main(int argc, char **argv)
     bool server_up = false, registered = false;
     /* Cores and packages are all we place on: no I/O discovery (slow, and
      * hwloc's PCI plugin leaks a little each time it runs). */
-    if (hwloc_topology_init(&job.topo) != 0 ||
+    /* ... nor hwloc's plugins: they are for I/O devices (pci, opencl, gl)
+     * and libxml2's XML reader (hwloc has its own); loading them and what
+     * they link (ICU, X11, OpenCL) was a third of the launcher's start.
+     * hwloc reads the list once, when it loads its components (the first
+     * topology init); the ranks must not inherit it, their MPI wants the
+     * devices. */
+    bool own_blacklist = getenv("HWLOC_PLUGINS_BLACKLIST") == NULL;
+    if (own_blacklist)
+        setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_xml_libxml", 0);
+    int topo_rc = hwloc_topology_init(&job.topo);
+    if (own_blacklist)
+        unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    if (topo_rc != 0 ||
         hwloc_topology_set_io_types_filter(job.topo, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
         hwloc_topology_load(job.topo) != 0) {
         fprintf(stderr, "switchyard-run: hwloc cannot read this machine's topology\n");
