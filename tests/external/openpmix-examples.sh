@@ -111,8 +111,12 @@ for p in group asyncgroup group_dmodex; do run $p examples 3 0; done
 # Open MPI 5's communicator path: a context id from the construct, each
 # member's PMIX_GROUP_LOCAL_CID read back by that id
 run group_lcl_cid examples 2 0 'LOCAL CID for rank 1 SUCCESS value: .*PMIX_SIZE.*1235'
-# rank 1 waits for PMIX_NOTIFY_ALLOC_COMPLETE of rank 0's request
+# rank 1 waits for PMIX_NOTIFY_ALLOC_COMPLETE of rank 0's request; ranks
+# 2 and up ask for its PMIX_QUERY_ALLOC_STATUS (maybe before rank 0 sent
+# it: the launcher answers once it is decided)
 run alloc examples 2 0 ':1\] Allocation returned status: SUCCESS'
+run alloc examples 3 0 ':2\] Allocation returned status: SUCCESS'
+run alloc examples 4 0 ':3\] Allocation returned status: SUCCESS'
 # The tool, beside a running job of ours (found through the rendezvous
 # files of a private TMPDIR): the namespaces and their command lines, one
 # job's size, and a job it spawns, whose end it must hear of.

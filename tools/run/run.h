@@ -46,6 +46,7 @@ typedef struct {
     bool oversubscribe;
     unsigned max_procs; /* --max-procs: processes at once, spawned included */
     bool verbose;
+    bool system; /* --system: the node's system server (maybe with no job) */
     run_map_t map_by;
     run_bind_t bind_to;
     bool bind_given;
@@ -149,6 +150,9 @@ void run_ops_module(pmix_server_module_t *m, run_job_t *job);
 void run_ops_cleanup(void);
 /* From the main loop: heartbeat alerts for processes that went quiet. */
 void run_ops_tick(void);
+/* An allocation request was decided: status queries waiting for it are
+ * answered.  Any thread. */
+void run_ops_alloc_decided(void);
 /* A process exited: its monitors go. */
 void run_ops_proc_gone(const pmix_proc_t *proc);
 
@@ -157,6 +161,11 @@ void run_ops_proc_gone(const pmix_proc_t *proc);
  * before it is deregistered. */
 void run_group_module(pmix_server_module_t *m, run_job_t *job);
 int run_psets_define(run_job_t *job);
+/* PMIX_QUERY_ALLOC_STATUS of an allocation id (NULL: the launcher's own):
+ * "active", "granted", "refused: <status>" (malloc'd), or NULL when no
+ * request named it yet.  Any thread.  run_alloc_free at the end. */
+char *run_alloc_status(const char *id);
+void run_alloc_free(void);
 void run_psets_delete(run_job_t *job);
 
 /* run_main.c: start one process of a job: 0 once it runs its program, -1

@@ -567,6 +567,7 @@ out:
     run_spawn_finish();
     run_pubsub_free();
     run_ops_cleanup();
+    run_alloc_free();
     if (registered)
         run_deregister(&job);
     if (server_up)
