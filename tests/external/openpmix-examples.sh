@@ -5,10 +5,10 @@
 # run under switchyard-run.  A program passes when its exit status is the
 # expected one, its output has no error line (many of them exit 0 even
 # when a call failed) and, where given, it printed what shows it did its
-# job.  The tool runs beside a job of ours, as a user would run it.  Not
-# here yet: debugger/debuggerd (the debugger flow) and launcher
-# (PMIX_CONNECT_TO_SYSTEM to a system server).  Needs network access to deb.debian.org; without it
-# the test is skipped (77).
+# job.  The tool runs beside a job of ours, as a user would run it; the
+# launcher through a system server (switchyard-run --system).  Not here
+# yet: debugger/debuggerd (the debugger flow).  Needs network access to
+# deb.debian.org; without it the test is skipped (77).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
@@ -148,6 +148,59 @@ if build tool examples; then
     wait $job
 else
     bad "tool builds against our headers"
+fi
+# The launcher (PMIX_CONNECT_TO_SYSTEM): a system server on the node
+# (switchyard-run --system, no job of its own) found through pmix.sys.<host>
+# in a private TMPDIR; the launcher spawns 128 copies of "app" through it
+# and waits for their end.  A plain job's server is no system server: the
+# launcher must not connect to it.  Each server is stopped by its pid.
+if build launcher examples; then
+    mkdir -p "$T/sys" "$T/bin"
+    printf '#!/bin/sh\necho "app $PMIX_NAMESPACE $PMIX_RANK" >> "%s/app.log"\n' "$T" > "$T/bin/app"
+    chmod +x "$T/bin/app"
+    rm -f "$T/stop" "$T/app.log"
+    (cd "$T" && TMPDIR="$T/sys" timeout 120 "$R" -n 1 sh -c "while [ ! -e '$T/stop' ]; do sleep 0.1; done") \
+        > "$T/job.out" 2>&1 &
+    job=$!
+    for _ in $(seq 100); do ls "$T/sys"/pmix.*.tool.* > /dev/null 2>&1 && break; sleep 0.1; done
+    (cd "$T" && TMPDIR="$T/sys" timeout 30 ./launcher) > "$T/launcher.out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ] && ! ls "$T/sys"/pmix.sys.* > /dev/null 2>&1; then
+        ok "launcher: no system server, no connection (status $rc)"
+    else
+        bad "launcher connected without a system server: status $rc"
+    fi
+    (cd "$T" && TMPDIR="$T/sys" PATH="$T/bin:$PATH" exec timeout 120 "$R" --system --oversubscribe) \
+        > "$T/sys.out" 2>&1 &
+    sys=$!
+    for _ in $(seq 100); do ls "$T/sys"/pmix.sys.* > /dev/null 2>&1 && break; sleep 0.1; done
+    if (cd "$T" && TMPDIR="$T/sys" timeout 30 "$R" --system -n 1 true) > "$T/sys2.out" 2>&1; then
+        bad "a second system server on the node was allowed"
+    else
+        ok "a second system server is refused"
+    fi
+    (cd "$T" && TMPDIR="$T/sys" timeout 60 ./launcher) > "$T/launcher.out" 2>&1
+    rc=$?
+    napp=$(grep -c '^app switchyard\.[0-9]*\.2 ' "$T/app.log" 2>/dev/null)
+    errs=$(grep -i -c -E 'error|fail|not.found|unreach' "$T/launcher.out")
+    if [ $rc -eq 0 ] && [ "$errs" -eq 0 ] && [ "${napp:-0}" -eq 128 ]; then
+        ok "launcher: 128 procs spawned through the system server, their end heard"
+    else
+        bad "launcher: status $rc, $errs error lines, ${napp:-0} of 128 app processes"
+        sed 's/^/#   /' "$T/launcher.out" "$T/sys.out" | tail -8
+    fi
+    kill -TERM $sys
+    wait $sys
+    rc=$?
+    if [ $rc -eq 0 ] && ! ls "$T/sys"/pmix.sys.* > /dev/null 2>&1; then
+        ok "the system server stops on SIGTERM (status 0), its rendezvous file gone"
+    else
+        bad "the system server on SIGTERM: status $rc"; ls "$T/sys" | sed 's/^/#   /'
+    fi
+    touch "$T/stop"
+    wait $job
+else
+    bad "launcher builds against our headers"
 fi
 # fabric coordinates of every rank: the launcher as the scheduler of a fabric
 RUNARGS="--fabric fattree:k=4"

@@ -274,7 +274,8 @@ static void reap(run_job_t *job, double *term_at, double *kill_at)
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         bool child_failed = false;
         if (run_spawn_reaped(pid, status, &child_failed)) {
-            if (child_failed && !job->failing) {
+            /* a system server alone outlives the jobs it spawned */
+            if (child_failed && !job->failing && job->nprocs > 0) {
                 set_failing(job);
                 job->spawn_status = status;
                 *term_at = now_s();
@@ -352,7 +353,8 @@ static int report(run_job_t *job, bool timed_out)
                 job->opts->timeout);
         code = code ? code : 124;
     }
-    if (got_signal != 0 && got_signal != SIGCHLD) {
+    /* SIGTERM/SIGINT is how a system server alone is stopped: no failure */
+    if (got_signal != 0 && got_signal != SIGCHLD && job->nprocs > 0) {
         fprintf(stderr, "switchyard-run: interrupted by signal %d; the job was killed\n",
                 (int)got_signal);
         code = code ? code : 128 + got_signal;
@@ -410,7 +412,7 @@ int main(int argc, char **argv)
     run_job_t job = {.opts = &opts, .first_failed = -1};
     for (unsigned a = 0; a < opts.napps; a++)
         job.nprocs += opts.apps[a].np;
-    job.procs = calloc(job.nprocs, sizeof(*job.procs));
+    job.procs = calloc(job.nprocs > 0 ? job.nprocs : 1, sizeof(*job.procs));
     if (job.procs == NULL)
         return 1;
     for (unsigned a = 0, r = 0; a < opts.napps; a++)
@@ -476,7 +478,12 @@ int main(int argc, char **argv)
     /* MPICH's ranks speak PMI-1 over PMI_FD (docs/pmi.md) */
     bool pmi_wire = true;
     PMIX_INFO_LOAD(&sinfo[4], SWITCHYARD_SERVER_PMI, &pmi_wire, PMIX_BOOL);
-    size_t nsinfo = 5 + run_fabric_server_info(&opts, &sinfo[5]);
+    size_t nsinfo = 5;
+    /* --system: pmix.sys.<host>, written safely by the library, which
+     * refuses to start beside a live system server */
+    if (opts.system)
+        PMIX_INFO_LOAD(&sinfo[nsinfo++], PMIX_SERVER_SYSTEM_SUPPORT, NULL, PMIX_BOOL);
+    nsinfo += run_fabric_server_info(&opts, &sinfo[nsinfo]);
     pmix_status_t rc = PMIx_server_init(&module, sinfo, nsinfo);
     for (size_t i = 0; i < nsinfo; i++)
         PMIX_INFO_DESTRUCT(&sinfo[i]);
@@ -488,9 +495,10 @@ int main(int argc, char **argv)
     if (run_tool_register_attrs() != 0)
         goto out;
     run_host_watch_losses();
-    if (run_register(&job) != 0)
+    /* a system server alone has no job of its own to register */
+    if (job.nprocs > 0 && run_register(&job) != 0)
         goto out;
-    registered = true;
+    registered = job.nprocs > 0;
     if (run_fabric_setup(&job) != 0)
         goto out;
     if (run_iof_setup(&job) != 0)
@@ -527,7 +535,8 @@ int main(int argc, char **argv)
             break;
         }
     }
-    while (job.nexited < job.nprocs || run_spawn_active()) {
+    /* a system server with no job serves until it is told to stop */
+    while (job.nexited < job.nprocs || run_spawn_active() || (job.nprocs == 0 && got_signal == 0)) {
         run_iof_poll(&job, wake_pipe[0], run_spawn_launching() ? 0 : 100);
         run_spawn_service(&job);
         run_tool_service();
