@@ -6,8 +6,8 @@
 # expected one, its output has no error line (many of them exit 0 even
 # when a call failed) and, where given, it printed what shows it did its
 # job.  The tool runs beside a job of ours, as a user would run it; the
-# launcher through a system server (switchyard-run --system).  Not here
-# yet: debugger/debuggerd (the debugger flow).  Needs network access to
+# launcher and the debugger (with its daemon debuggerd) through a system
+# server (switchyard-run --system).  Needs network access to
 # deb.debian.org; without it the test is skipped (77).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -102,7 +102,21 @@ run() {
 for p in hello client client2 dmodex log pub pubi jctrl dynamic; do run $p examples 2 0; done
 run bad_exit examples 2 nonzero
 run fault examples 2 nonzero
+# test/simple: every program that uses only the public API.  asyncio,
+# doubleget, get_put_example and hybrid under the launcher; simpvni alone (a tool that is its
+# own launcher: PMIX_TOOL_DO_NOT_CONNECT + PMIX_LAUNCHER, then
+# PMIx_server_setup_application for a fabric security key; with no fabric
+# of OpenPMIx's Slingshot plugin it finds no VNI and says so).  Not run:
+# test_pmix (asserts that PMIX_RANK comes typed PMIX_INT, where the
+# standard and OpenPMIx 4.2.2 itself give pmix_rank_t: it fails on both),
+# simpjctrl (calls OpenPMIx's internal pmix_strncpy, which no other
+# library exports), and the programs built on OpenPMIx's internal headers (src/include,
+# src/util, src/class: gwclient, gwtest, quietclient, simpclient,
+# simpcoord, simpcycle, simpdie, simpdmodex, simpdyn, simpfabric, simpft,
+# simpio, simppub, simpsched, simptest, simptimeout, simptool, stability),
+# which no other implementation can build.
 for p in asyncio doubleget get_put_example hybrid; do run $p test/simple 2 0; done
+run simpvni test/simple 0 0 'VNI: '
 # the ABI versions, before any init (no server at all) and after
 run abi_no_init examples 0 0 'ABI \(Provisional\): String: 0\.0'
 run abi_with_init examples 2 0 'ABI \(Stable\): String: 0\.0'
@@ -188,6 +202,27 @@ if build launcher examples; then
     else
         bad "launcher: status $rc, $errs error lines, ${napp:-0} of 128 app processes"
         sed 's/^/#   /' "$T/launcher.out" "$T/sys.out" | tail -8
+    fi
+    # The debugger (PMIX_CONNECT_SYSTEM_FIRST): spawn and debug support
+    # queried, ./client spawned paused (at exec: the support lists
+    # PMIX_DEBUG_STOP_ON_EXEC), then its daemon ./debuggerd beside it
+    # (PMIX_DEBUGGER_DAEMONS, PMIX_DEBUG_JOB, ppr:1:node, no maxprocs),
+    # whose end it waits for.  4.2.2's debuggerd only sleeps 10 s and
+    # never releases the clients: they stay stopped until the server goes
+    # (tests/tools/debug.sh releases them with a daemon of ours).
+    if build debuggerd examples && build debugger examples; then
+        (cd "$T" && TMPDIR="$T/sys" timeout 60 ./debugger) > "$T/debugger.out" 2>&1
+        rc=$?
+        errs=$(grep -i -c -E 'error|fail|not.found|unreach|incorrect' "$T/debugger.out")
+        if [ $rc -eq 0 ] && [ "$errs" -eq 0 ] && grep -q 'SPAWNED DEBUGGERD' "$T/debugger.out" &&
+            grep -q 'I AM HERE' "$T/sys.out"; then
+            ok "debugger: capabilities, the job paused at exec, its daemon spawned and ended"
+        else
+            bad "debugger: status $rc, $errs error lines"
+            sed 's/^/#   /' "$T/debugger.out" "$T/sys.out" | tail -8
+        fi
+    else
+        bad "debugger and debuggerd build against our headers"
     fi
     kill -TERM $sys
     wait $sys

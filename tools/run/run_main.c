@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -194,6 +195,10 @@ int run_start(run_job_t *job, run_proc_t *p)
             if (p->cpuset != NULL)
                 hwloc_set_cpubind(job->topo, p->cpuset, HWLOC_CPUBIND_PROCESS);
             environ = env;
+            /* PMIX_DEBUG_STOP_ON_EXEC: traced, so the exec stops it
+             * (run_debug_exec_stopped); the debugger releases it */
+            if (run_debug_stop_on_exec(job, p))
+                ptrace(PTRACE_TRACEME, 0, NULL, NULL);
             execvp(app->argv[0], app->argv);
             e = errno;
         }
@@ -272,6 +277,11 @@ static void reap(run_job_t *job, double *term_at, double *kill_at)
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        /* a traced child stopped at its exec (PMIX_DEBUG_STOP_ON_EXEC) */
+        if (WIFSTOPPED(status)) {
+            run_debug_exec_stopped(pid);
+            continue;
+        }
         bool child_failed = false;
         if (run_spawn_reaped(pid, status, &child_failed)) {
             /* a system server alone outlives the jobs it spawned */
@@ -467,6 +477,7 @@ int main(int argc, char **argv)
     run_host_module(&module, &job);
     run_spawn_module(&module, wake_pipe[1]);
     run_tool_module(&module, &job, wake_pipe[1]);
+    run_debug_module(&module, &job);
     pmix_info_t sinfo[8];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
@@ -492,7 +503,7 @@ int main(int argc, char **argv)
         goto out;
     }
     server_up = true;
-    if (run_tool_register_attrs() != 0)
+    if (run_tool_register_attrs() != 0 || run_debug_init() != 0)
         goto out;
     run_host_watch_losses();
     /* a system server alone has no job of its own to register */
@@ -573,6 +584,7 @@ int main(int argc, char **argv)
 out:
     run_iof_close(&job);
     run_tool_finish();
+    run_debug_finish(); /* before the jobs it looks at go */
     run_spawn_finish();
     run_pubsub_free();
     run_ops_cleanup();

@@ -28,9 +28,8 @@ static void release_infos(void *cbdata)
         PMIX_INFO_FREE(info, n + 1);
 }
 
-static pmix_status_t proc_table(pmix_value_t *v)
+static pmix_status_t proc_table_of(const run_job_t *job, pmix_value_t *v)
 {
-    run_job_t *job = job_of_ops;
     pmix_proc_info_t *pi;
     PMIX_PROC_INFO_CREATE(pi, job->nprocs);
     if (pi == NULL)
@@ -57,6 +56,35 @@ static pmix_status_t proc_table(pmix_value_t *v)
     v->type = PMIX_DATA_ARRAY;
     v->data.darray = da;
     return PMIX_SUCCESS;
+}
+
+typedef struct {
+    const char *want;
+    pmix_value_t *v;
+    pmix_status_t rc;
+} table_t;
+
+static void table_of(void *arg, const run_job_t *job)
+{
+    table_t *t = arg;
+    if (t->rc == PMIX_ERR_NOT_FOUND && PMIX_CHECK_NSPACE(job->nspace, t->want))
+        t->rc = proc_table_of(job, t->v);
+}
+
+/* The process table of the job a PMIX_NSPACE qualifier names (a running
+ * spawned one too: debugger daemons ask about their target), else of the
+ * launcher's own job. */
+static pmix_status_t proc_table(const pmix_query_t *q, pmix_value_t *v)
+{
+    table_t t = {.v = v, .rc = PMIX_ERR_NOT_FOUND};
+    for (size_t i = 0; q->qualifiers != NULL && i < q->nqual; i++)
+        if (PMIX_CHECK_KEY(&q->qualifiers[i], PMIX_NSPACE) &&
+            q->qualifiers[i].value.type == PMIX_STRING)
+            t.want = q->qualifiers[i].value.data.string;
+    if (t.want == NULL || PMIX_CHECK_NSPACE(t.want, job_of_ops->nspace))
+        return job_of_ops->nprocs > 0 ? proc_table_of(job_of_ops, v) : PMIX_ERR_NOT_FOUND;
+    run_spawn_each(table_of, &t);
+    return t.rc;
 }
 
 /* ---- the jobs this launcher runs: its own and the spawned ones ---- */
@@ -304,8 +332,12 @@ static pmix_status_t answer_query(pmix_query_t *queries, size_t nqueries, pmix_i
             } else if (!strcmp(key, PMIX_QUERY_PROC_TABLE) ||
                        !strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE)) {
                 PMIX_LOAD_KEY(o->key, key);
-                if (proc_table(&o->value) != PMIX_SUCCESS)
+                if (proc_table(&queries[q], &o->value) != PMIX_SUCCESS)
                     continue;
+            } else if (!strcmp(key, PMIX_QUERY_SPAWN_SUPPORT)) {
+                PMIX_INFO_LOAD(o, key, run_debug_spawn_support(), PMIX_STRING);
+            } else if (!strcmp(key, PMIX_QUERY_DEBUG_SUPPORT)) {
+                PMIX_INFO_LOAD(o, key, run_debug_debug_support(), PMIX_STRING);
             } else if (!strcmp(key, PMIX_HOSTNAME)) {
                 PMIX_INFO_LOAD(o, key, job->hostname, PMIX_STRING);
             } else if (!strcmp(key, PMIX_QUERY_ALLOC_STATUS)) {
