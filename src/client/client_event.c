@@ -9,12 +9,24 @@
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/event.h"
+#include "common/runtime.h"
+#include "common/sync.h"
 
 /* The connection of an initialized client, or NULL. */
 static sy_conn_t *server_conn(void)
 {
     pthread_mutex_lock(&sy_client_lock);
     sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
+    pthread_mutex_unlock(&sy_client_lock);
+    return conn;
+}
+
+/* The connection until PMIx_Finalize drops it (on the loop, as this
+ * runs): notifications posted before finalize still leave. */
+static sy_conn_t *notify_conn(void)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    sy_conn_t *conn = sy_client.conn;
     pthread_mutex_unlock(&sy_client_lock);
     return conn;
 }
@@ -28,7 +40,7 @@ static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
                                     .range = (uint8_t)range,
                                     .info = (pmix_info_t *)info,
                                     .ninfo = ninfo};
-    sy_client_send_nb(server_conn(), SY_WMSG_EVENT_NOTIFY_REQ, &m);
+    sy_client_send_nb(notify_conn(), SY_WMSG_EVENT_NOTIFY_REQ, &m);
 }
 
 /* A new handler: the server replays the events it cached that it wants. */
@@ -95,8 +107,23 @@ void sy_client_event_lost_connection(void)
         sy_event_deliver(PMIX_ERR_LOST_CONNECTION, &server, PMIX_RANGE_PROC_LOCAL, NULL, 0);
 }
 
+static void drained(void *arg)
+{
+    sy_sync_signal(arg, PMIX_SUCCESS, NULL);
+}
+
 void sy_client_event_finalize(void)
 {
+    /* PMIx_Notify_event posts to the loop (FIFO): what was posted before
+     * finalize is forwarded before the forwarder goes, and so reaches the
+     * server before our FINALIZE (a daemon's release, then its exit) */
+    sy_progress_t *p = sy_runtime();
+    sy_sync_t s;
+    if (p != NULL && sy_sync_init(&s) == PMIX_SUCCESS) {
+        if (sy_progress_post(p, drained, &s) == PMIX_SUCCESS)
+            sy_sync_wait_progress(&s, p);
+        sy_sync_destroy(&s);
+    }
     sy_event_set_forwarder(NULL);
     sy_event_set_register_hook(NULL);
     sy_event_set_deregister_hook(NULL);

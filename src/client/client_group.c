@@ -326,7 +326,9 @@ static pmix_status_t members_request(uint8_t cmd, const char grp[], const pmix_p
                                      size_t nprocs, const pmix_info_t info[], size_t ninfo,
                                      pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
-    if (!good_id(grp) || procs == NULL || nprocs == 0 || (info == NULL && ninfo > 0))
+    double secs;
+    if (!good_id(grp) || procs == NULL || nprocs == 0 || (info == NULL && ninfo > 0) ||
+        sy_info_timeout(info, ninfo, &secs) != PMIX_SUCCESS)
         return PMIX_ERR_BAD_PARAM;
     pmix_status_t rc = post_group_info(grp, info, ninfo);
     if (rc != PMIX_SUCCESS)
@@ -347,7 +349,9 @@ static pmix_status_t members_request(uint8_t cmd, const char grp[], const pmix_p
 static pmix_status_t id_request(uint8_t cmd, const char grp[], const pmix_info_t info[],
                                 size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    if (!good_id(grp) || (info == NULL && ninfo > 0))
+    double secs;
+    if (!good_id(grp) || (info == NULL && ninfo > 0) ||
+        sy_info_timeout(info, ninfo, &secs) != PMIX_SUCCESS)
         return PMIX_ERR_BAD_PARAM;
     _Static_assert(sizeof(sy_wire_group_destruct_req_t) == sizeof(sy_wire_group_leave_req_t),
                    "DESTRUCT and LEAVE differ");
@@ -422,8 +426,10 @@ PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t
                                              pmix_group_opt_t opt, const pmix_info_t info[],
                                              size_t ninfo, pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
+    double secs;
     if (!good_id(grp) || (info == NULL && ninfo > 0) ||
-        (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE))
+        (opt != PMIX_GROUP_ACCEPT && opt != PMIX_GROUP_DECLINE) ||
+        sy_info_timeout(info, ninfo, &secs) != PMIX_SUCCESS)
         return PMIX_ERR_BAD_PARAM;
     sy_wire_group_join_req_t m = {.grp = (char *)grp,
                                   .opt = (uint8_t)opt,

@@ -225,6 +225,10 @@ void sy_client_event_init(const pmix_info_t info[], size_t ninfo);
 
 /* ---- client_fabric.c: the fabric route (issue 8) ---- */
 void sy_client_fabric_init(void);
+/* client_debug.c: the end of PMIx_Init, when the job-level
+ * PMIX_DEBUG_STOP_IN_INIT names this process: PMIX_READY_FOR_DEBUG to the
+ * server, then wait for PMIX_DEBUGGER_RELEASE. */
+pmix_status_t sy_client_debug_hold(const pmix_proc_t *me);
 void sy_client_fabric_finalize(void);
 
 #endif

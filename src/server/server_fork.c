@@ -136,6 +136,9 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
     pmix_status_t rc = fork_data_get(&p, &d);
     if (rc == PMIX_SUCCESS)
         rc = fill_env(&d, &p, env);
+    /* what setup_local_support set up for the namespace */
+    if (rc == PMIX_SUCCESS)
+        rc = sy_srv_fork_env_apply(&p, env);
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_pmi_setup_fork(&p, env);
     fork_data_free(&d);

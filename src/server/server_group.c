@@ -207,12 +207,12 @@ static void tell_leader(gop_t *g, pmix_status_t code, const pmix_proc_t *affecte
     ask(g, code, affected, &g->leader, 1);
 }
 
+/* Whole seconds of an integer type, as Get reads them (our clients refuse
+ * other types; another implementation's float is ignored). */
 static double timeout_of(const pmix_info_t *i)
 {
     double t = 0;
-    pmix_status_t ok;
-    PMIX_VALUE_GET_NUMBER(ok, &i->value, t, double);
-    return ok == PMIX_SUCCESS ? t : 0;
+    return sy_info_timeout_of(i, &t) == PMIX_SUCCESS ? t : 0;
 }
 
 /* Directives this library acts on itself. */

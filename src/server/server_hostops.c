@@ -131,9 +131,19 @@ static pmix_status_t strings_size(char **v, bool env, size_t *total)
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t check_apps(const pmix_app_t *apps, size_t napps)
+static bool daemons_in(const pmix_info_t *info, size_t n)
+{
+    for (size_t i = 0; info != NULL && i < n; i++)
+        if (sy_info_is(&info[i], PMIX_DEBUGGER_DAEMONS) && sy_info_true(&info[i]))
+            return true;
+    return false;
+}
+
+static pmix_status_t check_apps(const pmix_info_t *job_info, size_t ninfo, const pmix_app_t *apps,
+                                size_t napps)
 {
     long long total = 0;
+    bool all_daemons = daemons_in(job_info, ninfo);
     for (size_t a = 0; a < napps; a++) {
         const pmix_app_t *app = &apps[a];
         const char *prog = app->cmd;
@@ -141,7 +151,10 @@ static pmix_status_t check_apps(const pmix_app_t *apps, size_t napps)
             prog = app->argv != NULL ? app->argv[0] : NULL;
         if (prog == NULL || prog[0] == '\0')
             return PMIX_ERR_JOB_NO_EXE_SPECIFIED;
-        if (app->maxprocs < 1)
+        /* debugger daemons are placed by the launcher (one per target
+         * process by default, PMIX_DEBUG_DAEMONS_PER_*): no count needed */
+        bool daemons = all_daemons || daemons_in(app->info, app->ninfo);
+        if (app->maxprocs < (daemons ? 0 : 1))
             return PMIX_ERR_BAD_PARAM;
         total += app->maxprocs;
         if (total > INT_MAX)
@@ -259,7 +272,8 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_SPAWN) {
         rc = r->m.spawn.napps == 0 ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS;
         if (rc == PMIX_SUCCESS &&
-            (rc = check_apps(r->m.spawn.apps, r->m.spawn.napps)) != PMIX_SUCCESS) {
+            (rc = check_apps(r->m.spawn.job_info, r->m.spawn.njob_info, r->m.spawn.apps,
+                             r->m.spawn.napps)) != PMIX_SUCCESS) {
             sy_srv_req_complete(&r->req, rc); /* the caller's mistake, told as such */
             return;
         }

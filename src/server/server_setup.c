@@ -5,7 +5,9 @@
  * endpoints, the fabric's plane and switch lists; the PMIX_ALLOC_FABRIC
  * requests; with PMIX_SETUP_APP_ENVARS, the fabric library's environment.
  * The second, on each node's server, adds that data to the registered
- * namespace, where clients PMIx_Get it.  Both always fire their callback. */
+ * namespace, where clients PMIx_Get it, and keeps its environment
+ * directives for setup_fork (server_fork_env.c).  Both always fire their
+ * callback. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include "common/log.h"
 #include "common/regex.h"
 #include "sched/sched.h"
+#include "server/server_fork.h"
 #include "server/server_internal.h"
 #include "server/server_nspace.h"
 #include "server/server_registry.h"
@@ -433,6 +436,9 @@ static void local_on_loop(void *arg)
         }
         if (rc == PMIX_SUCCESS && l->ninfo > 0)
             rc = sy_srv_nspace_add_info(s, ns, copy, l->ninfo);
+        /* the environment its processes are to start with */
+        if (rc == PMIX_SUCCESS)
+            rc = sy_srv_fork_env_add(l->nspace, l->info, l->ninfo);
     }
     sy_srv_op_finish(&l->op, rc);
 }

@@ -66,6 +66,17 @@ static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, init_opts_t *
 /* PMIX_LAUNCHER: a server of our own, for the processes we will start,
  * with the rendezvous files that let others find it.  Only the
  * attributes that configure a server are passed on. */
+/* PMIX_LAUNCHER's server: set or cleared under the lock (tool APIs read
+ * it on other threads); the old value. */
+static bool set_launcher(bool on)
+{
+    pthread_mutex_lock(&sy_tool_lock);
+    bool was = sy_tool.launcher;
+    sy_tool.launcher = on;
+    pthread_mutex_unlock(&sy_tool_lock);
+    return was;
+}
+
 static pmix_status_t start_launcher(const pmix_info_t info[], size_t ninfo, const pmix_proc_t *me)
 {
     static const char *const keys[] = {PMIX_SERVER_TMPDIR,    PMIX_SYSTEM_TMPDIR,
@@ -148,7 +159,7 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], 
             sy_log(SY_LOG_WARN, "PMIx_tool_init: PMIX_LAUNCHER: no server: %s",
                    PMIx_Error_string(rc));
         else
-            sy_tool.launcher = true;
+            set_launcher(true);
     }
     if (rc == PMIX_SUCCESS && !o.do_not_connect) {
         rc = sy_tool_attach(info, ninfo, true, NULL);
@@ -163,9 +174,8 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], 
         sy_tool.refcount = 0;
         pthread_mutex_unlock(&sy_tool_lock);
         sy_tool_close_all();
-        if (sy_tool.launcher)
+        if (set_launcher(false))
             PMIx_server_finalize();
-        sy_tool.launcher = false;
         sy_store_set_resolver(NULL, NULL);
         sy_store_set_provider(PMIX_DEVICE_DISTANCES, NULL);
         sy_store_release();
@@ -213,9 +223,8 @@ PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void)
     sy_store_set_resolver(NULL, NULL);
     sy_store_set_provider(PMIX_DEVICE_DISTANCES, NULL);
     sy_tool_close_all();
-    if (sy_tool.launcher)
+    if (set_launcher(false))
         PMIx_server_finalize();
-    sy_tool.launcher = false;
     pthread_mutex_lock(&sy_client_lock);
     pmix_proc_t me = sy_client.me;
     pthread_mutex_unlock(&sy_client_lock);

@@ -5,10 +5,10 @@
 # run under switchyard-run.  A program passes when its exit status is the
 # expected one, its output has no error line (many of them exit 0 even
 # when a call failed) and, where given, it printed what shows it did its
-# job.  The tool runs beside a job of ours, as a user would run it.  Not
-# here yet: debugger/debuggerd (the debugger flow) and launcher
-# (PMIX_CONNECT_TO_SYSTEM to a system server).  Needs network access to deb.debian.org; without it
-# the test is skipped (77).
+# job.  The tool runs beside a job of ours, as a user would run it; the
+# launcher and the debugger (with its daemon debuggerd) through a system
+# server (switchyard-run --system).  Needs network access to
+# deb.debian.org; without it the test is skipped (77).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
@@ -102,7 +102,21 @@ run() {
 for p in hello client client2 dmodex log pub pubi jctrl dynamic; do run $p examples 2 0; done
 run bad_exit examples 2 nonzero
 run fault examples 2 nonzero
+# test/simple: every program that uses only the public API.  asyncio,
+# doubleget, get_put_example and hybrid under the launcher; simpvni alone (a tool that is its
+# own launcher: PMIX_TOOL_DO_NOT_CONNECT + PMIX_LAUNCHER, then
+# PMIx_server_setup_application for a fabric security key; with no fabric
+# of OpenPMIx's Slingshot plugin it finds no VNI and says so).  Not run:
+# test_pmix (asserts that PMIX_RANK comes typed PMIX_INT, where the
+# standard and OpenPMIx 4.2.2 itself give pmix_rank_t: it fails on both),
+# simpjctrl (calls OpenPMIx's internal pmix_strncpy, which no other
+# library exports), and the programs built on OpenPMIx's internal headers (src/include,
+# src/util, src/class: gwclient, gwtest, quietclient, simpclient,
+# simpcoord, simpcycle, simpdie, simpdmodex, simpdyn, simpfabric, simpft,
+# simpio, simppub, simpsched, simptest, simptimeout, simptool, stability),
+# which no other implementation can build.
 for p in asyncio doubleget get_put_example hybrid; do run $p test/simple 2 0; done
+run simpvni test/simple 0 0 'VNI: '
 # the ABI versions, before any init (no server at all) and after
 run abi_no_init examples 0 0 'ABI \(Provisional\): String: 0\.0'
 run abi_with_init examples 2 0 'ABI \(Stable\): String: 0\.0'
@@ -111,8 +125,12 @@ for p in group asyncgroup group_dmodex; do run $p examples 3 0; done
 # Open MPI 5's communicator path: a context id from the construct, each
 # member's PMIX_GROUP_LOCAL_CID read back by that id
 run group_lcl_cid examples 2 0 'LOCAL CID for rank 1 SUCCESS value: .*PMIX_SIZE.*1235'
-# rank 1 waits for PMIX_NOTIFY_ALLOC_COMPLETE of rank 0's request
+# rank 1 waits for PMIX_NOTIFY_ALLOC_COMPLETE of rank 0's request; ranks
+# 2 and up ask for its PMIX_QUERY_ALLOC_STATUS (maybe before rank 0 sent
+# it: the launcher answers once it is decided)
 run alloc examples 2 0 ':1\] Allocation returned status: SUCCESS'
+run alloc examples 3 0 ':2\] Allocation returned status: SUCCESS'
+run alloc examples 4 0 ':3\] Allocation returned status: SUCCESS'
 # The tool, beside a running job of ours (found through the rendezvous
 # files of a private TMPDIR): the namespaces and their command lines, one
 # job's size, and a job it spawns, whose end it must hear of.
@@ -144,6 +162,80 @@ if build tool examples; then
     wait $job
 else
     bad "tool builds against our headers"
+fi
+# The launcher (PMIX_CONNECT_TO_SYSTEM): a system server on the node
+# (switchyard-run --system, no job of its own) found through pmix.sys.<host>
+# in a private TMPDIR; the launcher spawns 128 copies of "app" through it
+# and waits for their end.  A plain job's server is no system server: the
+# launcher must not connect to it.  Each server is stopped by its pid.
+if build launcher examples; then
+    mkdir -p "$T/sys" "$T/bin"
+    printf '#!/bin/sh\necho "app $PMIX_NAMESPACE $PMIX_RANK" >> "%s/app.log"\n' "$T" > "$T/bin/app"
+    chmod +x "$T/bin/app"
+    rm -f "$T/stop" "$T/app.log"
+    (cd "$T" && TMPDIR="$T/sys" timeout 120 "$R" -n 1 sh -c "while [ ! -e '$T/stop' ]; do sleep 0.1; done") \
+        > "$T/job.out" 2>&1 &
+    job=$!
+    for _ in $(seq 100); do ls "$T/sys"/pmix.*.tool.* > /dev/null 2>&1 && break; sleep 0.1; done
+    (cd "$T" && TMPDIR="$T/sys" timeout 30 ./launcher) > "$T/launcher.out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ] && ! ls "$T/sys"/pmix.sys.* > /dev/null 2>&1; then
+        ok "launcher: no system server, no connection (status $rc)"
+    else
+        bad "launcher connected without a system server: status $rc"
+    fi
+    (cd "$T" && TMPDIR="$T/sys" PATH="$T/bin:$PATH" exec timeout 120 "$R" --system --oversubscribe) \
+        > "$T/sys.out" 2>&1 &
+    sys=$!
+    for _ in $(seq 100); do ls "$T/sys"/pmix.sys.* > /dev/null 2>&1 && break; sleep 0.1; done
+    if (cd "$T" && TMPDIR="$T/sys" timeout 30 "$R" --system -n 1 true) > "$T/sys2.out" 2>&1; then
+        bad "a second system server on the node was allowed"
+    else
+        ok "a second system server is refused"
+    fi
+    (cd "$T" && TMPDIR="$T/sys" timeout 60 ./launcher) > "$T/launcher.out" 2>&1
+    rc=$?
+    napp=$(grep -c '^app switchyard\.[0-9]*\.2 ' "$T/app.log" 2>/dev/null)
+    errs=$(grep -i -c -E 'error|fail|not.found|unreach' "$T/launcher.out")
+    if [ $rc -eq 0 ] && [ "$errs" -eq 0 ] && [ "${napp:-0}" -eq 128 ]; then
+        ok "launcher: 128 procs spawned through the system server, their end heard"
+    else
+        bad "launcher: status $rc, $errs error lines, ${napp:-0} of 128 app processes"
+        sed 's/^/#   /' "$T/launcher.out" "$T/sys.out" | tail -8
+    fi
+    # The debugger (PMIX_CONNECT_SYSTEM_FIRST): spawn and debug support
+    # queried, ./client spawned paused (at exec: the support lists
+    # PMIX_DEBUG_STOP_ON_EXEC), then its daemon ./debuggerd beside it
+    # (PMIX_DEBUGGER_DAEMONS, PMIX_DEBUG_JOB, ppr:1:node, no maxprocs),
+    # whose end it waits for.  4.2.2's debuggerd only sleeps 10 s and
+    # never releases the clients: they stay stopped until the server goes
+    # (tests/tools/debug.sh releases them with a daemon of ours).
+    if build debuggerd examples && build debugger examples; then
+        (cd "$T" && TMPDIR="$T/sys" timeout 60 ./debugger) > "$T/debugger.out" 2>&1
+        rc=$?
+        errs=$(grep -i -c -E 'error|fail|not.found|unreach|incorrect' "$T/debugger.out")
+        if [ $rc -eq 0 ] && [ "$errs" -eq 0 ] && grep -q 'SPAWNED DEBUGGERD' "$T/debugger.out" &&
+            grep -q 'I AM HERE' "$T/sys.out"; then
+            ok "debugger: capabilities, the job paused at exec, its daemon spawned and ended"
+        else
+            bad "debugger: status $rc, $errs error lines"
+            sed 's/^/#   /' "$T/debugger.out" "$T/sys.out" | tail -8
+        fi
+    else
+        bad "debugger and debuggerd build against our headers"
+    fi
+    kill -TERM $sys
+    wait $sys
+    rc=$?
+    if [ $rc -eq 0 ] && ! ls "$T/sys"/pmix.sys.* > /dev/null 2>&1; then
+        ok "the system server stops on SIGTERM (status 0), its rendezvous file gone"
+    else
+        bad "the system server on SIGTERM: status $rc"; ls "$T/sys" | sed 's/^/#   /'
+    fi
+    touch "$T/stop"
+    wait $job
+else
+    bad "launcher builds against our headers"
 fi
 # fabric coordinates of every rank: the launcher as the scheduler of a fabric
 RUNARGS="--fabric fattree:k=4"

@@ -159,3 +159,11 @@ check_PROGRAMS += tests/integration/test_limits
 tests_integration_test_limits_SOURCES = tests/integration/test_limits.c
 tests_integration_test_limits_LDADD = src/libpmix.la
 tests_integration_test_limits_LDFLAGS = -no-install
+# The debugger flows (pauses in init, at exec, in the application; debugger
+# daemons beside a job; releases) through switchyard-run (tests/tools/debug.sh).
+check_PROGRAMS += tests/integration/test_debug
+tests_integration_test_debug_SOURCES = tests/integration/test_debug.c
+tests_integration_test_debug_LDADD = src/libpmix.la
+tests_integration_test_debug_LDFLAGS = -no-install
+TESTS += tests/tools/debug.sh
+EXTRA_DIST += tests/tools/debug.sh

@@ -73,6 +73,65 @@ static void op_cb(pmix_status_t status, void *cbdata)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* The local set-up reaches the processes: setup_fork gives each one the
+ * environment the launch data set up (the fabric's transport key) and
+ * what a second setup_local_support adds, in order: prepend, append, add
+ * only when unset, unset, set. */
+static const char *env_of(char **env, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        if (strncmp(env[i], name, len) == 0 && env[i][len] == '=')
+            return env[i] + len + 1;
+    return NULL;
+}
+
+static void local_env_check(const char *job, const char *key)
+{
+    pmix_envar_t e[4] = {{.envar = "SY_T_LIST", .value = "a", .separator = ':'},
+                         {.envar = "SY_T_LIST", .value = "c", .separator = ':'},
+                         {.envar = "SY_T_KEEP", .value = "theirs"},
+                         {.envar = "SY_T_NEW", .value = "x"}};
+    pmix_info_t ex[5];
+    PMIX_INFO_LOAD(&ex[0], PMIX_PREPEND_ENVAR, &e[0], PMIX_ENVAR);
+    PMIX_INFO_LOAD(&ex[1], PMIX_APPEND_ENVAR, &e[1], PMIX_ENVAR);
+    PMIX_INFO_LOAD(&ex[2], PMIX_ADD_ENVAR, &e[2], PMIX_ENVAR);
+    PMIX_INFO_LOAD(&ex[3], PMIX_UNSET_ENVAR, "SY_T_GONE", PMIX_STRING);
+    PMIX_INFO_LOAD(&ex[4], PMIX_SET_ENVAR, &e[3], PMIX_ENVAR);
+    wait_t w = WAIT_INIT;
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, job);
+    pmix_status_t rc = PMIx_server_setup_local_support(ns, ex, 5, op_cb, &w);
+    if (rc == PMIX_SUCCESS)
+        wait_for(&w, 1);
+    CHECK(rc == PMIX_SUCCESS && w.status == PMIX_SUCCESS, "setup_local_support of envars: %s",
+          PMIx_Error_string(rc == PMIX_SUCCESS ? w.status : rc));
+    char **env = calloc(4, sizeof(char *));
+    env[0] = strdup("SY_T_LIST=b");
+    env[1] = strdup("SY_T_GONE=1");
+    env[2] = strdup("SY_T_KEEP=mine");
+    pmix_proc_t p0;
+    PMIX_LOAD_PROCID(&p0, job, 0);
+    rc = PMIx_server_setup_fork(&p0, &env);
+    CHECK(rc == PMIX_SUCCESS, "setup_fork: %s", PMIx_Error_string(rc));
+    const char *tk = env_of(env, "OMPI_MCA_orte_precondition_transports");
+    CHECK(tk != NULL && strcmp(tk, key) == 0, "setup_fork: transport key %s, not %s",
+          tk != NULL ? tk : "(none)", key);
+    const char *list = env_of(env, "SY_T_LIST"), *keep = env_of(env, "SY_T_KEEP");
+    const char *nw = env_of(env, "SY_T_NEW");
+    CHECK(list != NULL && strcmp(list, "a:b:c") == 0, "prepend and append: %s",
+          list != NULL ? list : "(none)");
+    CHECK(keep != NULL && strcmp(keep, "mine") == 0, "add overrode a set variable");
+    CHECK(env_of(env, "SY_T_GONE") == NULL, "unset left SY_T_GONE");
+    CHECK(nw != NULL && strcmp(nw, "x") == 0, "set: SY_T_NEW %s", nw != NULL ? nw : "(none)");
+    CHECK(env_of(env, "PMIX_NAMESPACE") != NULL, "setup_fork's own variables are there too");
+    for (size_t i = 0; env[i] != NULL; i++)
+        free(env[i]);
+    free(env);
+    for (int i = 0; i < 5; i++)
+        PMIX_INFO_DESTRUCT(&ex[i]);
+}
+
 static bool inv_host, inv_devices;
 
 /* what collect_inventory must hold: this host's name and its devices */
@@ -369,6 +428,7 @@ int main(int argc, char **argv)
           PMIx_Error_string(rc));
     if (rc == PMIX_SUCCESS)
         PMIX_VALUE_RELEASE(v);
+    local_env_check(job1, key1);
     for (int i = 0; i < 3; i++) {
         PMIX_INFO_DESTRUCT(&reg[i]);
         PMIX_INFO_DESTRUCT(&app[i]);

@@ -217,6 +217,15 @@ static void construct_mode(void)
     pmix_proc_t twice[2] = {me, me};
     EXPECT(PMIx_Group_construct("sy-grp-twice", twice, 2, NULL, 0, &res, &nres), PMIX_ERR_BAD_PARAM,
            "construct naming a member twice");
+    /* PMIX_TIMEOUT is whole seconds of an integer type, as for PMIx_Get */
+    pmix_info_t ft;
+    float secs = 1.5f;
+    PMIX_INFO_LOAD(&ft, PMIX_TIMEOUT, &secs, PMIX_FLOAT);
+    EXPECT(PMIx_Group_construct("sy-grp-float", &all, 1, &ft, 1, &res, &nres), PMIX_ERR_BAD_PARAM,
+           "construct with a float PMIX_TIMEOUT");
+    EXPECT(PMIx_Group_destruct("sy-grp-float", &ft, 1), PMIX_ERR_BAD_PARAM,
+           "destruct with a float PMIX_TIMEOUT");
+    PMIX_INFO_DESTRUCT(&ft);
 
     /* with a context id */
     size_t ctx_a = construct_all("sy-grp-a");

@@ -7,7 +7,10 @@
  *           (uid, gid, process), a peer's credential, refusal of tampered,
  *           truncated, foreign and empty ones, PMIX_CRED_TYPE,
  *           PMIX_CRYPTO_KEY, the non-blocking forms.
- *   alloc   (1 rank, switchyard-run) what the launcher grants and refuses.
+ *   alloc   (1 rank, switchyard-run) what the launcher grants and refuses;
+ *           PMIX_QUERY_ALLOC_STATUS of its own allocation, of requests
+ *           granted and refused, of one asked about before its request
+ *           (answered once it is decided) and of one never requested.
  * And, run by test_host:
  *   host-psets   sets the host defines and deletes while the client runs
  *   host-cred    credentials issued and checked by the host's upcalls
@@ -310,6 +313,105 @@ static uint64_t u64_of(const pmix_info_t *res, size_t n, const char *key)
     return i != NULL && i->value.type == PMIX_UINT64 ? i->value.data.uint64 : 0;
 }
 
+static int n_status;
+static char status_text[64];
+static pmix_status_t status_rc;
+
+static void status_cb(pmix_status_t st, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)cbdata;
+    const pmix_info_t *i = find_info(info, ninfo, PMIX_QUERY_ALLOC_STATUS);
+    pthread_mutex_lock(&itest_lock);
+    status_rc = st;
+    snprintf(status_text, sizeof(status_text), "%s",
+             i != NULL && i->value.type == PMIX_STRING ? i->value.data.string : "(none)");
+    pthread_mutex_unlock(&itest_lock);
+    if (release_fn != NULL)
+        release_fn(release_cbdata);
+    itest_bump(&n_status);
+}
+
+/* The status string of an allocation (NULL id: the launcher's own). */
+static void alloc_status_is(const char *id, pmix_status_t want_rc, const char *want)
+{
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_info_t qual[2];
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {PMIX_QUERY_ALLOC_STATUS, NULL};
+    q.keys = keys;
+    if (id != NULL) {
+        int zero = 0; /* do not wait for a request naming it */
+        PMIX_INFO_LOAD(&qual[0], PMIX_ALLOC_ID, id, PMIX_STRING);
+        PMIX_INFO_LOAD(&qual[1], PMIX_TIMEOUT, &zero, PMIX_INT);
+        q.qualifiers = qual;
+        q.nqual = 2;
+    }
+    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &nres);
+    EXPECT(rc, want_rc, "PMIX_QUERY_ALLOC_STATUS");
+    const pmix_info_t *i = find_info(res, nres, PMIX_QUERY_ALLOC_STATUS);
+    if (want != NULL && (i == NULL || i->value.type != PMIX_STRING ||
+                         strncmp(i->value.data.string, want, strlen(want)) != 0))
+        FAIL("allocation %s: status %s, not %s", id != NULL ? id : "(own)",
+             i != NULL && i->value.type == PMIX_STRING ? i->value.data.string : "(none)", want);
+    if (id != NULL) {
+        PMIX_INFO_DESTRUCT(&qual[0]);
+        PMIX_INFO_DESTRUCT(&qual[1]);
+    }
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+}
+
+static void alloc_status_mode(void)
+{
+    alloc_status_is(NULL, PMIX_SUCCESS, "active");
+    alloc_status_is("sy-never", PMIX_ERR_NOT_FOUND, NULL);
+    /* asked before its request is made: answered when it is decided */
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    char *keys[] = {PMIX_QUERY_ALLOC_STATUS, NULL};
+    q.keys = keys;
+    pmix_info_t qual;
+    PMIX_INFO_LOAD(&qual, PMIX_ALLOC_ID, "sy-alloc-early", PMIX_STRING);
+    q.qualifiers = &qual;
+    q.nqual = 1;
+    EXPECT(PMIx_Query_info_nb(&q, 1, status_cb, NULL), PMIX_SUCCESS, "an early status query");
+    usleep(100000);
+    if (itest_read(&n_status) != 0)
+        FAIL("the status of an allocation not requested yet came before its request");
+    pmix_info_t req;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    PMIX_INFO_LOAD(&req, PMIX_ALLOC_ID, "sy-alloc-early", PMIX_STRING);
+    EXPECT(PMIx_Allocation_request(PMIX_ALLOC_EXTEND, &req, 1, &res, &nres), PMIX_SUCCESS,
+           "the request the early query waits for");
+    PMIX_INFO_DESTRUCT(&req);
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    wait_count(&n_status, 1, "the early status query's answer");
+    pthread_mutex_lock(&itest_lock);
+    bool ok = status_rc == PMIX_SUCCESS && strcmp(status_text, "granted") == 0;
+    pthread_mutex_unlock(&itest_lock);
+    if (!ok)
+        FAIL("the early query: %s, %s", PMIx_Error_string(status_rc), status_text);
+    PMIX_INFO_DESTRUCT(&qual);
+    /* granted and refused, by their ids */
+    alloc_status_is("sy-alloc-early", PMIX_SUCCESS, "granted");
+    uint64_t four = 4;
+    pmix_info_t big[2];
+    PMIX_INFO_LOAD(&big[0], PMIX_ALLOC_ID, "sy-alloc-big", PMIX_STRING);
+    PMIX_INFO_LOAD(&big[1], PMIX_ALLOC_NUM_NODES, &four, PMIX_UINT64);
+    EXPECT(PMIx_Allocation_request(PMIX_ALLOC_NEW, big, 2, &res, &nres), PMIX_ERR_OUT_OF_RESOURCE,
+           "a request for 4 nodes");
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    PMIX_INFO_DESTRUCT(&big[0]);
+    PMIX_INFO_DESTRUCT(&big[1]);
+    alloc_status_is("sy-alloc-big", PMIX_SUCCESS, "refused");
+}
+
 static void alloc_mode(void)
 {
     pmix_info_t *res = NULL;
@@ -356,6 +458,7 @@ static void alloc_mode(void)
     PMIX_INFO_DESTRUCT(&req[1]);
     PMIX_INFO_DESTRUCT(&req[0]);
     PMIX_VALUE_RELEASE(host);
+    alloc_status_mode();
 }
 
 /* ---- against test_host ---- */

@@ -7,7 +7,8 @@
  *   run_pubsub.c  the publish/lookup datastore
  *   run_ops.c   query, log, job control
  *   run_group.c process groups, allocations, process sets
- *   run_tool.c  tools: connections, output they pull, stdin they push */
+ *   run_tool.c  tools: connections, output they pull, stdin they push
+ *   run_debug.c debuggers: pauses, debugger daemons, releases */
 #ifndef SWITCHYARD_RUN_H
 #define SWITCHYARD_RUN_H
 #include <stdbool.h>
@@ -31,7 +32,11 @@ typedef struct {
     char *wdir;       /* NULL: the launcher's cwd */
     const char *pset; /* --pset: the process set of this context, or NULL */
     char **env;       /* NAME=VALUE of this context only (spawned apps), or NULL */
+    char *where;      /* spawned apps: argv[0] when it is a path to cmd */
 } run_app_t;
+
+/* run_debug.c: what a spawn request asked of the debugger support */
+typedef struct run_debug run_debug_t;
 
 typedef struct {
     run_app_t *apps;
@@ -46,10 +51,12 @@ typedef struct {
     bool oversubscribe;
     unsigned max_procs; /* --max-procs: processes at once, spawned included */
     bool verbose;
+    bool system; /* --system: the node's system server (maybe with no job) */
     run_map_t map_by;
     run_bind_t bind_to;
     bool bind_given;
     run_stdin_t stdin_mode;
+    run_debug_t *debug; /* spawned jobs: debugger directives, or NULL */
 } run_opts_t;
 
 /* One process of the job. */
@@ -149,6 +156,9 @@ void run_ops_module(pmix_server_module_t *m, run_job_t *job);
 void run_ops_cleanup(void);
 /* From the main loop: heartbeat alerts for processes that went quiet. */
 void run_ops_tick(void);
+/* An allocation request was decided: status queries waiting for it are
+ * answered.  Any thread. */
+void run_ops_alloc_decided(void);
 /* A process exited: its monitors go. */
 void run_ops_proc_gone(const pmix_proc_t *proc);
 
@@ -157,6 +167,11 @@ void run_ops_proc_gone(const pmix_proc_t *proc);
  * before it is deregistered. */
 void run_group_module(pmix_server_module_t *m, run_job_t *job);
 int run_psets_define(run_job_t *job);
+/* PMIX_QUERY_ALLOC_STATUS of an allocation id (NULL: the launcher's own):
+ * "active", "granted", "refused: <status>" (malloc'd), or NULL when no
+ * request named it yet.  Any thread.  run_alloc_free at the end. */
+char *run_alloc_status(const char *id);
+void run_alloc_free(void);
 void run_psets_delete(run_job_t *job);
 
 /* run_main.c: start one process of a job: 0 once it runs its program, -1
@@ -201,6 +216,31 @@ void run_tool_stdin_write(void);
 bool run_tool_redirected(const char *nspace, pmix_rank_t rank, int stream);
 /* Before the server goes: refuse what waits, free. */
 void run_tool_finish(void);
+
+/* run_debug.c: debugger support for spawned jobs (pauses in init, at
+ * exec or in the application; debugger daemons beside a job; releases).
+ * run_debug_module sets notify_event and remembers the main job;
+ * run_debug_init (after PMIx_server_init) watches for releases. */
+void run_debug_module(pmix_server_module_t *m, const run_job_t *main_job);
+int run_debug_init(void);
+void run_debug_finish(void);
+/* Server thread: the directives of a spawn request into o->debug (left
+ * NULL when none); debugger daemon apps get their process count.  An
+ * error status refuses the spawn. */
+pmix_status_t run_debug_parse(run_opts_t *o, const pmix_info_t job_info[], size_t ninfo,
+                              const pmix_app_t apps[], size_t napps);
+void run_debug_free(run_debug_t *d);
+/* The job-level infos to register (malloc'd, *n of them), and, once
+ * registered, the pauses to wait for. */
+pmix_info_t *run_debug_job_info(const run_job_t *job, size_t *n);
+void run_debug_job_registered(run_job_t *job);
+/* In the forked child: is it to stop at exec (traced from here)? */
+bool run_debug_stop_on_exec(const run_job_t *job, const run_proc_t *p);
+/* Main thread: a traced child stopped (waitpid said so) is detached,
+ * left stopped and counted; false when it could not be detached. */
+bool run_debug_exec_stopped(pid_t pid);
+const char *run_debug_spawn_support(void);
+const char *run_debug_debug_support(void);
 
 /* run_iof.c */
 int run_iof_setup(run_job_t *job);

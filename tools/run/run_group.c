@@ -8,7 +8,8 @@
  *             is; nothing is lent (RELEASE/REAQUIRE: not supported); the
  *             requester's namespace hears PMIX_NOTIFY_ALLOC_COMPLETE when
  *             a request was decided (OpenPMIx 4.2.2's event, which its
- *             alloc example waits for)
+ *             alloc example waits for); every decision is kept by its
+ *             PMIX_ALLOC_ID for PMIX_QUERY_ALLOC_STATUS (run_ops.c)
  *   psets     one per app context given --pset NAME (as prun's --pset),
  *             defined after registration and deleted before deregistration */
 #define _GNU_SOURCE
@@ -101,11 +102,77 @@ static pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_pro
 
 /* ---- allocations ---- */
 
+/* The decided requests, by the PMIX_ALLOC_ID they named (else ours). */
+typedef struct decided {
+    char *id;
+    pmix_status_t outcome;
+    struct decided *next;
+} decided_t;
+static decided_t *decisions;
+
+static void own_alloc_id(char *id, size_t len)
+{
+    snprintf(id, len, "switchyard-run.%ld", (long)getpid());
+}
+
+static void remember(const char *id, pmix_status_t outcome)
+{
+    pthread_mutex_lock(&grp_lock);
+    decided_t *d = decisions;
+    while (d != NULL && strcmp(d->id, id) != 0)
+        d = d->next;
+    if (d == NULL && (d = calloc(1, sizeof(*d))) != NULL) {
+        d->id = strdup(id);
+        if (d->id == NULL) {
+            free(d);
+            d = NULL;
+        } else {
+            d->next = decisions;
+            decisions = d;
+        }
+    }
+    if (d != NULL)
+        d->outcome = outcome; /* the last decision on that id counts */
+    pthread_mutex_unlock(&grp_lock);
+}
+
+char *run_alloc_status(const char *id)
+{
+    char own[64];
+    own_alloc_id(own, sizeof(own));
+    if (id == NULL || strcmp(id, own) == 0)
+        return strdup("active"); /* the launcher's node, held until it ends */
+    char *text = NULL;
+    pthread_mutex_lock(&grp_lock);
+    for (decided_t *d = decisions; d != NULL; d = d->next)
+        if (strcmp(d->id, id) == 0) {
+            if (d->outcome == PMIX_SUCCESS)
+                text = strdup("granted");
+            else if (asprintf(&text, "refused: %s", PMIx_Error_string(d->outcome)) < 0)
+                text = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&grp_lock);
+    return text;
+}
+
+void run_alloc_free(void)
+{
+    pthread_mutex_lock(&grp_lock);
+    while (decisions != NULL) {
+        decided_t *d = decisions;
+        decisions = d->next;
+        free(d->id);
+        free(d);
+    }
+    pthread_mutex_unlock(&grp_lock);
+}
+
 static void describe_node(answer_t *a, const char *req_id)
 {
     run_job_t *job = grp_job;
     char id[64];
-    snprintf(id, sizeof(id), "switchyard-run.%ld", (long)getpid());
+    own_alloc_id(id, sizeof(id));
     uint64_t nodes = 1;
     uint64_t cpus = (uint64_t)hwloc_get_nbobjs_by_type(job->topo, HWLOC_OBJ_PU);
     hwloc_obj_t root = hwloc_get_root_obj(job->topo);
@@ -134,7 +201,7 @@ static void notify_complete(const pmix_proc_t *client, const char *req_alloc_id,
                             pmix_status_t outcome)
 {
     char id[64];
-    snprintf(id, sizeof(id), "switchyard-run.%ld", (long)getpid());
+    own_alloc_id(id, sizeof(id));
     pmix_info_t info[4];
     size_t n = 0;
     PMIX_INFO_LOAD(&info[n++], PMIX_ALLOC_ID, req_alloc_id != NULL ? req_alloc_id : id,
@@ -193,7 +260,10 @@ static pmix_status_t allocate(const pmix_proc_t *client, pmix_alloc_directive_t 
         PMIX_INFO_LOAD(&a->info[a->n++], PMIX_ALLOC_TIME, &t, PMIX_UINT32);
     }
     describe_node(a, req_id);
+    if (alloc_id != NULL)
+        remember(alloc_id, st);
     notify_complete(client, alloc_id, req_id, st);
+    run_ops_alloc_decided();
     cbfunc(st, a->info, a->n, cbdata, release_answer, a);
     return PMIX_SUCCESS;
 }

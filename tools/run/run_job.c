@@ -134,6 +134,18 @@ int run_register(run_job_t *job)
         ADD(&l, PMIX_SPAWNED, &yes, PMIX_BOOL);
         ADD(&l, PMIX_PARENT_ID, &job->parent, PMIX_PROC);
     }
+    size_t ndbg = 0;
+    pmix_info_t *dbg = run_debug_job_info(job, &ndbg);
+    for (size_t i = 0; i < ndbg; i++) {
+        pmix_info_t *x = next(&l);
+        if (x == NULL) {
+            PMIX_INFO_FREE(dbg, 4);
+            goto nomem;
+        }
+        PMIx_Info_xfer(x, &dbg[i]);
+    }
+    if (dbg != NULL)
+        PMIX_INFO_FREE(dbg, 4);
     char cwd[4096] = "";
     if (getcwd(cwd, sizeof(cwd)) == NULL)
         cwd[0] = '\0';
@@ -195,6 +207,7 @@ int run_register(run_job_t *job)
     free(nodes);
     free(procs);
     free(nsdir);
+    run_debug_job_registered(job);
     return run_psets_define(job);
 nomem:
     fprintf(stderr, "switchyard-run: out of memory\n");

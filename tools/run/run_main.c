@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,6 +201,10 @@ int run_start(run_job_t *job, run_proc_t *p)
             if (p->cpuset != NULL)
                 hwloc_set_cpubind(job->topo, p->cpuset, HWLOC_CPUBIND_PROCESS);
             environ = env;
+            /* PMIX_DEBUG_STOP_ON_EXEC: traced, so the exec stops it
+             * (run_debug_exec_stopped); the debugger releases it */
+            if (run_debug_stop_on_exec(job, p))
+                ptrace(PTRACE_TRACEME, 0, NULL, NULL);
             execvp(app->argv[0], app->argv);
             e = errno;
         }
@@ -280,9 +285,15 @@ static void reap(run_job_t *job, double *term_at, double *kill_at)
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        /* a traced child stopped at its exec (PMIX_DEBUG_STOP_ON_EXEC) */
+        if (WIFSTOPPED(status)) {
+            run_debug_exec_stopped(pid);
+            continue;
+        }
         bool child_failed = false;
         if (run_spawn_reaped(pid, status, &child_failed)) {
-            if (child_failed && !job->failing) {
+            /* a system server alone outlives the jobs it spawned */
+            if (child_failed && !job->failing && job->nprocs > 0) {
                 set_failing(job);
                 job->spawn_status = status;
                 *term_at = now_s();
@@ -360,7 +371,8 @@ static int report(run_job_t *job, bool timed_out)
                 job->opts->timeout);
         code = code ? code : 124;
     }
-    if (got_signal != 0 && got_signal != SIGCHLD) {
+    /* SIGTERM/SIGINT is how a system server alone is stopped: no failure */
+    if (got_signal != 0 && got_signal != SIGCHLD && job->nprocs > 0) {
         fprintf(stderr, "switchyard-run: interrupted by signal %d; the job was killed\n",
                 (int)got_signal);
         code = code ? code : 128 + got_signal;
@@ -418,7 +430,7 @@ int main(int argc, char **argv)
     run_job_t job = {.opts = &opts, .first_failed = -1};
     for (unsigned a = 0; a < opts.napps; a++)
         job.nprocs += opts.apps[a].np;
-    job.procs = calloc(job.nprocs, sizeof(*job.procs));
+    job.procs = calloc(job.nprocs > 0 ? job.nprocs : 1, sizeof(*job.procs));
     if (job.procs == NULL)
         return 1;
     for (unsigned a = 0, r = 0; a < opts.napps; a++)
@@ -483,6 +495,7 @@ int main(int argc, char **argv)
     run_host_module(&module, &job);
     run_spawn_module(&module, wake_pipe[1]);
     run_tool_module(&module, &job, wake_pipe[1]);
+    run_debug_module(&module, &job);
     pmix_info_t sinfo[9];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
@@ -494,7 +507,12 @@ int main(int argc, char **argv)
     /* MPICH's ranks speak PMI-1 over PMI_FD (docs/pmi.md) */
     bool pmi_wire = true;
     PMIX_INFO_LOAD(&sinfo[4], SWITCHYARD_SERVER_PMI, &pmi_wire, PMIX_BOOL);
-    size_t nsinfo = 5 + run_fabric_server_info(&opts, &sinfo[5]);
+    size_t nsinfo = 5;
+    /* --system: pmix.sys.<host>, written safely by the library, which
+     * refuses to start beside a live system server */
+    if (opts.system)
+        PMIX_INFO_LOAD(&sinfo[nsinfo++], PMIX_SERVER_SYSTEM_SUPPORT, NULL, PMIX_BOOL);
+    nsinfo += run_fabric_server_info(&opts, &sinfo[nsinfo]);
     /* The server uses the topology loaded above (lent, not copied: it is
      * destroyed after PMIx_server_finalize) instead of loading its own; on
      * a busy machine a load costs up to a second, hwloc's x86 backend
@@ -516,12 +534,13 @@ int main(int argc, char **argv)
      * strings */
     if (run_place(&job) != 0)
         goto out;
-    if (run_tool_register_attrs() != 0)
+    if (run_tool_register_attrs() != 0 || run_debug_init() != 0)
         goto out;
     run_host_watch_losses();
-    if (run_register(&job) != 0)
+    /* a system server alone has no job of its own to register */
+    if (job.nprocs > 0 && run_register(&job) != 0)
         goto out;
-    registered = true;
+    registered = job.nprocs > 0;
     if (run_fabric_setup(&job) != 0)
         goto out;
     if (run_iof_setup(&job) != 0)
@@ -558,7 +577,8 @@ int main(int argc, char **argv)
             break;
         }
     }
-    while (job.nexited < job.nprocs || run_spawn_active()) {
+    /* a system server with no job serves until it is told to stop */
+    while (job.nexited < job.nprocs || run_spawn_active() || (job.nprocs == 0 && got_signal == 0)) {
         run_iof_poll(&job, wake_pipe[0], run_spawn_launching() ? 0 : 100);
         run_spawn_service(&job);
         run_tool_service();
@@ -595,9 +615,11 @@ int main(int argc, char **argv)
 out:
     run_iof_close(&job);
     run_tool_finish();
+    run_debug_finish(); /* before the jobs it looks at go */
     run_spawn_finish();
     run_pubsub_free();
     run_ops_cleanup();
+    run_alloc_free();
     if (registered)
         run_deregister(&job);
     if (server_up)

@@ -28,9 +28,8 @@ static void release_infos(void *cbdata)
         PMIX_INFO_FREE(info, n + 1);
 }
 
-static pmix_status_t proc_table(pmix_value_t *v)
+static pmix_status_t proc_table_of(const run_job_t *job, pmix_value_t *v)
 {
-    run_job_t *job = job_of_ops;
     pmix_proc_info_t *pi;
     PMIX_PROC_INFO_CREATE(pi, job->nprocs);
     if (pi == NULL)
@@ -57,6 +56,35 @@ static pmix_status_t proc_table(pmix_value_t *v)
     v->type = PMIX_DATA_ARRAY;
     v->data.darray = da;
     return PMIX_SUCCESS;
+}
+
+typedef struct {
+    const char *want;
+    pmix_value_t *v;
+    pmix_status_t rc;
+} table_t;
+
+static void table_of(void *arg, const run_job_t *job)
+{
+    table_t *t = arg;
+    if (t->rc == PMIX_ERR_NOT_FOUND && PMIX_CHECK_NSPACE(job->nspace, t->want))
+        t->rc = proc_table_of(job, t->v);
+}
+
+/* The process table of the job a PMIX_NSPACE qualifier names (a running
+ * spawned one too: debugger daemons ask about their target), else of the
+ * launcher's own job. */
+static pmix_status_t proc_table(const pmix_query_t *q, pmix_value_t *v)
+{
+    table_t t = {.v = v, .rc = PMIX_ERR_NOT_FOUND};
+    for (size_t i = 0; q->qualifiers != NULL && i < q->nqual; i++)
+        if (PMIX_CHECK_KEY(&q->qualifiers[i], PMIX_NSPACE) &&
+            q->qualifiers[i].value.type == PMIX_STRING)
+            t.want = q->qualifiers[i].value.data.string;
+    if (t.want == NULL || PMIX_CHECK_NSPACE(t.want, job_of_ops->nspace))
+        return job_of_ops->nprocs > 0 ? proc_table_of(job_of_ops, v) : PMIX_ERR_NOT_FOUND;
+    run_spawn_each(table_of, &t);
+    return t.rc;
 }
 
 /* ---- the jobs this launcher runs: its own and the spawned ones ---- */
@@ -93,6 +121,8 @@ static char *cmd_line(const run_job_t *job)
 static void add_job(void *arg, const run_job_t *job)
 {
     jobs_t *j = arg;
+    if (job->nprocs == 0)
+        return; /* a system server's: no job of its own */
     if (j->want != NULL && !PMIX_CHECK_NSPACE(j->want, job->nspace))
         return;
     if (!j->found) /* the launcher's own job first: the default */
@@ -146,10 +176,123 @@ static void jobs_free(jobs_t *j)
     free(j->names);
 }
 
+/* ---- PMIX_QUERY_ALLOC_STATUS ---- */
+
+/* The allocation a query names (its PMIX_ALLOC_ID qualifier), or NULL. */
+static const char *alloc_of(const pmix_query_t *q)
+{
+    for (size_t i = 0; q->qualifiers != NULL && i < q->nqual; i++)
+        if (PMIX_CHECK_KEY(&q->qualifiers[i], PMIX_ALLOC_ID) &&
+            q->qualifiers[i].value.type == PMIX_STRING)
+            return q->qualifiers[i].value.data.string;
+    return NULL;
+}
+
+/* A query about an allocation no request named yet waits for one: a
+ * member of the job may ask about the request another member is still
+ * sending (OpenPMIx's alloc example does).  It is answered when a request
+ * is decided, else after PMIX_TIMEOUT seconds (a qualifier of that query)
+ * or ALLOC_WAIT_S, with what is known then.  The library keeps the
+ * queries until they are answered. */
+#define ALLOC_WAIT_S 10.0
+typedef struct parked {
+    pmix_proc_t requestor;
+    pmix_query_t *queries;
+    size_t nqueries;
+    pmix_info_cbfunc_t cbfunc;
+    void *cbdata;
+    double until;
+    struct parked *next;
+} parked_t;
+static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
+static parked_t *parked;
+
+static double mono(void);
+static pmix_status_t answer_query(pmix_query_t *queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                                  void *cbdata);
+
+static bool alloc_unknown(const pmix_query_t *queries, size_t nqueries, double *wait)
+{
+    bool unknown = false;
+    for (size_t q = 0; q < nqueries; q++)
+        for (size_t k = 0; queries[q].keys != NULL && queries[q].keys[k] != NULL; k++) {
+            if (strcmp(queries[q].keys[k], PMIX_QUERY_ALLOC_STATUS) != 0)
+                continue;
+            char *st = run_alloc_status(alloc_of(&queries[q]));
+            unknown = unknown || st == NULL;
+            free(st);
+            for (size_t i = 0; queries[q].qualifiers != NULL && i < queries[q].nqual; i++)
+                if (PMIX_CHECK_KEY(&queries[q].qualifiers[i], PMIX_TIMEOUT)) {
+                    double t = -1;
+                    pmix_status_t rc;
+                    PMIX_VALUE_GET_NUMBER(rc, &queries[q].qualifiers[i].value, t, double);
+                    if (rc == PMIX_SUCCESS && t >= 0)
+                        *wait = t;
+                }
+        }
+    return unknown;
+}
+
+/* Answer the parked queries that can be answered (all of them: every). */
+static void unpark(bool every)
+{
+    double now = mono();
+    parked_t *ready = NULL;
+    pthread_mutex_lock(&parked_lock);
+    for (parked_t **pp = &parked; *pp != NULL;) {
+        parked_t *p = *pp;
+        double wait = 0;
+        if (every || now >= p->until || !alloc_unknown(p->queries, p->nqueries, &wait)) {
+            *pp = p->next;
+            p->next = ready;
+            ready = p;
+        } else {
+            pp = &p->next;
+        }
+    }
+    pthread_mutex_unlock(&parked_lock);
+    while (ready != NULL) {
+        parked_t *p = ready;
+        ready = p->next;
+        if (answer_query(p->queries, p->nqueries, p->cbfunc, p->cbdata) != PMIX_SUCCESS)
+            p->cbfunc(PMIX_ERR_NOMEM, NULL, 0, p->cbdata, NULL, NULL);
+        free(p);
+    }
+}
+
+void run_ops_alloc_decided(void)
+{
+    unpark(false);
+}
+
 static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
                            pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)proct;
+    double wait = ALLOC_WAIT_S;
+    if (alloc_unknown(queries, nqueries, &wait) && wait > 0) {
+        parked_t *p = calloc(1, sizeof(*p));
+        if (p == NULL)
+            return PMIX_ERR_NOMEM;
+        *p = (parked_t){.requestor = *proct,
+                        .queries = queries,
+                        .nqueries = nqueries,
+                        .cbfunc = cbfunc,
+                        .cbdata = cbdata,
+                        .until = mono() + wait};
+        pthread_mutex_lock(&parked_lock);
+        p->next = parked;
+        parked = p;
+        pthread_mutex_unlock(&parked_lock);
+        /* decided meanwhile? */
+        unpark(false);
+        return PMIX_SUCCESS;
+    }
+    return answer_query(queries, nqueries, cbfunc, cbdata);
+}
+
+static pmix_status_t answer_query(pmix_query_t *queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                                  void *cbdata)
+{
     size_t nkeys = 0;
     for (size_t q = 0; q < nqueries; q++)
         for (size_t k = 0; queries[q].keys != NULL && queries[q].keys[k] != NULL; k++)
@@ -189,10 +332,20 @@ static pmix_status_t query(pmix_proc_t *proct, pmix_query_t *queries, size_t nqu
             } else if (!strcmp(key, PMIX_QUERY_PROC_TABLE) ||
                        !strcmp(key, PMIX_QUERY_LOCAL_PROC_TABLE)) {
                 PMIX_LOAD_KEY(o->key, key);
-                if (proc_table(&o->value) != PMIX_SUCCESS)
+                if (proc_table(&queries[q], &o->value) != PMIX_SUCCESS)
                     continue;
+            } else if (!strcmp(key, PMIX_QUERY_SPAWN_SUPPORT)) {
+                PMIX_INFO_LOAD(o, key, run_debug_spawn_support(), PMIX_STRING);
+            } else if (!strcmp(key, PMIX_QUERY_DEBUG_SUPPORT)) {
+                PMIX_INFO_LOAD(o, key, run_debug_debug_support(), PMIX_STRING);
             } else if (!strcmp(key, PMIX_HOSTNAME)) {
                 PMIX_INFO_LOAD(o, key, job->hostname, PMIX_STRING);
+            } else if (!strcmp(key, PMIX_QUERY_ALLOC_STATUS)) {
+                char *st = run_alloc_status(alloc_of(&queries[q]));
+                if (st == NULL)
+                    continue;
+                PMIX_INFO_LOAD(o, key, st, PMIX_STRING);
+                free(st);
             } else {
                 continue;
             }
@@ -389,6 +542,7 @@ void run_ops_proc_gone(const pmix_proc_t *proc)
 /* From the main loop: a process that missed its beats gets its alert. */
 void run_ops_tick(void)
 {
+    unpark(false);
     double now = mono();
     pthread_mutex_lock(&monitor_lock);
     for (monitor_t **pp = &monitors; *pp != NULL;) {
@@ -422,6 +576,7 @@ void run_ops_module(pmix_server_module_t *m, run_job_t *job)
 
 void run_ops_cleanup(void)
 {
+    unpark(true);
     pthread_mutex_lock(&monitor_lock);
     while (monitors != NULL) {
         monitor_t *m = monitors;

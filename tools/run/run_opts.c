@@ -11,6 +11,7 @@ void run_usage(FILE *out)
 {
     fprintf(out,
             "usage: switchyard-run [options] -n N program [args] [: -n M program2 [args] ...]\n"
+            "       switchyard-run --system [options]\n"
             "\n"
             "Runs a PMIx job on this machine: embeds a PMIx server, registers the job,\n"
             "starts every process with the environment PMIx_Init needs, forwards their\n"
@@ -44,6 +45,10 @@ void run_usage(FILE *out)
             "  --stdin inherit|tools|none\n"
             "                         rank 0's stdin: the launcher's own (default), what\n"
             "                         tools push with PMIx_IOF_push, or /dev/null\n"
+            "  --system               also be the node's system server (pmix.sys.<host>\n"
+            "                         in $TMPDIR): tools and launchers find it with\n"
+            "                         PMIX_CONNECT_TO_SYSTEM and spawn jobs through it;\n"
+            "                         with no program, it serves until SIGTERM/SIGINT\n"
             "  --verbose              say what the launcher does\n"
             "  -h, --help             this text\n"
             "\n"
@@ -208,6 +213,8 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                 if (need_arg(i, argc, a))
                     return 1;
                 o->fabric = argv[++i];
+            } else if (!strcmp(a, "--system")) {
+                o->system = true;
             } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
                 o->verbose = true;
             } else {
@@ -215,6 +222,8 @@ int run_parse(int argc, char **argv, run_opts_t *o)
                 return 1;
             }
         }
+        if (i >= argc && o->system && o->napps == 0)
+            break; /* a system server with no job of its own */
         if (i >= argc) {
             fprintf(stderr, "switchyard-run: no program to run (see --help)\n");
             return 1;
@@ -232,7 +241,7 @@ int run_parse(int argc, char **argv, run_opts_t *o)
         o->apps = grown;
         o->apps[o->napps++] = app;
     }
-    if (o->napps == 0) {
+    if (o->napps == 0 && !o->system) {
         run_usage(stderr);
         return 1;
     }

@@ -77,6 +77,7 @@ static void request_free(request_t *r)
         free(r->opts.apps[a].argv);
         free(r->opts.apps[a].env); /* its strings are in argv_store */
     }
+    run_debug_free(r->opts.debug);
     run_opts_free(&r->opts);
     free(r);
 }
@@ -106,11 +107,17 @@ static pmix_status_t copy_apps(request_t *r, const pmix_app_t apps[], size_t nap
         }
         size_t k = 0;
         argv[k++] = keep(r, prog);
+        /* cmd "client" with argv[0] "./client" (OpenPMIx's debugger): the
+         * path is where to look when PATH does not have it */
+        const char *slash = argc > 0 && app->cmd != NULL ? strrchr(app->argv[0], '/') : NULL;
+        if (slash != NULL && strcmp(slash + 1, app->cmd) == 0 && strchr(app->cmd, '/') == NULL)
+            r->opts.apps[a].where = keep(r, app->argv[0]);
         for (size_t i = 1; i < argc; i++)
             argv[k++] = keep(r, app->argv[i]);
         r->opts.apps[a].argv = argv;
-        if (app->maxprocs < 1)
+        if (app->maxprocs < 0)
             return PMIX_ERR_BAD_PARAM; /* the library refuses it first */
+        /* 0 only for debugger daemons, placed by run_debug_parse */
         r->opts.apps[a].np = (unsigned)app->maxprocs;
         r->opts.apps[a].wdir = app->cwd != NULL ? keep(r, app->cwd) : NULL;
         for (size_t i = 0; app->info != NULL && i < app->ninfo; i++)
@@ -133,8 +140,6 @@ static pmix_status_t spawn(const pmix_proc_t *proc, const pmix_info_t job_info[]
                            const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
                            void *cbdata)
 {
-    (void)job_info;
-    (void)ninfo;
     request_t *r = calloc(1, sizeof(*r));
     if (r == NULL)
         return PMIX_ERR_NOMEM;
@@ -142,6 +147,11 @@ static pmix_status_t spawn(const pmix_proc_t *proc, const pmix_info_t job_info[]
     r->cbfunc = cbfunc;
     r->cbdata = cbdata;
     pmix_status_t rc = copy_apps(r, apps, napps);
+    if (rc == PMIX_SUCCESS)
+        rc = run_debug_parse(&r->opts, job_info, ninfo, apps, napps);
+    for (unsigned a = 0; rc == PMIX_SUCCESS && a < r->opts.napps; a++)
+        if (r->opts.apps[a].np < 1)
+            rc = PMIX_ERR_BAD_PARAM;
     if (rc != PMIX_SUCCESS) {
         request_free(r);
         return rc;
@@ -260,6 +270,10 @@ static pmix_status_t admit(const run_job_t *main_job, request_t *r, unsigned npr
             return PMIX_ERR_JOB_WDIR_NOT_FOUND;
         }
         pmix_status_t rc = find_program(mo, app);
+        if (rc == PMIX_ERR_JOB_EXE_NOT_FOUND && app->where != NULL) {
+            r->opts.apps[a].argv[0] = app->where;
+            rc = find_program(mo, app);
+        }
         if (rc != PMIX_SUCCESS) {
             fprintf(stderr, "switchyard-run: spawn refused: %s %s\n", app->argv[0],
                     rc == PMIX_ERR_JOB_EXE_NOT_FOUND ? "not found" : "is not executable");
