@@ -30,7 +30,7 @@ tests_compat_pmi1_api_LDADD = src/compat/libpmi.la
 tests_compat_pmi2_api_SOURCES = tests/compat/pmi2_api.c
 tests_compat_pmi2_api_LDADD = src/compat/libpmi2.la
 TESTS += tests/compat/pmi-api.sh
-EXTRA_DIST += tests/compat/pmi-api.sh
+EXTRA_DIST += tests/compat/pmi-api.sh tests/compat/pmi-lib.sh
 src_libswitchyard_la_SOURCES += src/common/pmi_map.c
 noinst_HEADERS += src/common/pmi_map.h
 

@@ -5,24 +5,10 @@
 # echo, waiting node attributes), and protocol violations: each closes
 # that connection with one log line, and the server goes on.
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-R="$top_builddir/tools/switchyard-run"
+NAME=pmi-wire
+NEED="tests/compat/pmi_wire"
+. "$(dirname "$0")/pmi-lib.sh"
 W="$top_builddir/tests/compat/pmi_wire"
-for f in "$R" "$W"; do
-    test -x "$f" || { echo "not built: $f"; exit 99; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/sy-pmi-wire.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
-printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
-export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; sed 's/^/#   /' "$T/err" 2> /dev/null | head -20; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 
 for np in 1 2 4; do
     for v in pmi1 pmi2; do
@@ -48,7 +34,4 @@ timeout 60 "$R" -n 2 sh -c 'test -n "$PMI_FD" && test -n "$PMI_RANK" && test "$P
     > "$T/out" 2> "$T/err"
 rc=$?
 check "PMI_FD, PMI_RANK, PMI_SIZE exported; unused is quiet" "test $rc -eq 0 && ! test -s '$T/err'"
-left=$(find "$TMPDIR" -mindepth 1 2> /dev/null | head -5)
-check "nothing left in TMPDIR" "test -z '$left'"
-echo "1..$n"
-test $fails -eq 0
+finish
