@@ -34,6 +34,9 @@ void sy_srv_pmi_nspace_gone(const char *nspace);
 struct event;
 typedef struct sy_pmi_job sy_pmi_job_t;
 
+struct sy_pmi_conn;
+typedef void (*sy_pmi_barrier_fn)(struct sy_pmi_conn *c, pmix_status_t status);
+
 typedef struct sy_pmi_conn {
     int fd;
     struct event *rev, *wev;
@@ -46,9 +49,10 @@ typedef struct sy_pmi_conn {
     size_t in_len, in_cap;
     char *out; /* unsent output */
     size_t out_len, out_off, out_cap;
-    char *spawn;       /* PMI-1 mcmd=spawn blocks collected so far */
-    char *fence_thrid; /* PMI-2: the thrid= of the pending kvs-fence */
-    char *wait_key;    /* PMI-2: the node attribute waited for */
+    sy_pmi_barrier_fn barrier_done; /* while in_barrier */
+    char *spawn;                    /* PMI-1 mcmd=spawn blocks collected so far */
+    char *fence_thrid;              /* PMI-2: the thrid= of the pending kvs-fence */
+    char *wait_key;                 /* PMI-2: the node attribute waited for */
     char *wait_thrid;
     struct sy_pmi_conn *next;
 } sy_pmi_conn_t;
@@ -77,17 +81,24 @@ uint32_t sy_pmi_job_size(const sy_pmi_job_t *j);
 bool sy_pmi_job_aborted(const sy_pmi_job_t *j);
 void sy_pmi_jobs_free(void);
 void sy_pmi_job_free_nspace(const char *nspace);
-/* The flat key-value space: put replaces; get returns NULL when absent. */
-bool sy_pmi_kvs_put(sy_pmi_job_t *j, const char *key, const char *val);
-const char *sy_pmi_kvs_get(const sy_pmi_job_t *j, const char *key);
+/* The job's data (the server's modex store): a put is c's process's
+ * committed PMIX_GLOBAL string and replaces its earlier value; a get
+ * finds the key among the processes of nspace (rank srcid first when
+ * >= 0; then c's own; then the lowest rank), NULL when absent. */
+bool sy_pmi_kvs_put(sy_pmi_conn_t *c, const char *key, const char *val);
+const char *sy_pmi_kvs_get(const sy_pmi_conn_t *c, const char *nspace, long srcid, const char *key);
 /* Node attributes (PMI-2). */
 bool sy_pmi_nodeattr_put(sy_pmi_job_t *j, const char *key, const char *val);
 const char *sy_pmi_nodeattr_get(const sy_pmi_job_t *j, const char *key);
-/* The job's barrier: c entered; when every rank of the job did, done(c)
- * runs for each of them (their in_barrier is cleared first). */
-void sy_pmi_barrier_enter(sy_pmi_conn_t *c, void (*done)(sy_pmi_conn_t *c));
-/* c left (closed): it no longer counts. */
-void sy_pmi_barrier_leave(sy_pmi_conn_t *c);
+/* The job's barrier: c joins the fence of its job (with its PMIx ranks,
+ * collecting data); done(c, status) runs later on the loop (in_barrier
+ * cleared first), unless c closed meanwhile. */
+void sy_pmi_barrier_enter(sy_pmi_conn_t *c, sy_pmi_barrier_fn done);
+/* The process's life told to the host and the server (as a PMIx client's
+ * HELLO, FINALIZE and end are): after init, at finalize, when c closes. */
+void sy_pmi_conn_started(sy_pmi_conn_t *c);
+void sy_pmi_conn_finalized(sy_pmi_conn_t *c);
+void sy_pmi_conn_gone(sy_pmi_conn_t *c);
 /* Values of the job from its registration: -1 / NULL when unknown. */
 long sy_pmi_appnum(const pmix_proc_t *proc);
 long sy_pmi_universe(const sy_pmi_job_t *j);

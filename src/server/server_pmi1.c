@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pmix.h>
+
 #include "common/log.h"
 #include "server/server_pmi.h"
 
@@ -63,12 +65,17 @@ static void reply(sy_pmi_conn_t *c, const char *fmt, ...)
     sy_pmi_send1(c, line);
 }
 
-static void barrier_done(sy_pmi_conn_t *c)
+/* MPICH's client reads no rc in barrier_out: a failed barrier (a process
+ * of the job ended first) closes the connection, which it sees. */
+static void barrier_done(sy_pmi_conn_t *c, pmix_status_t status)
 {
-    if (c->version == 2)
-        sy_pmi_send2(c, "cmd=kvs-fence-response;rc=0;");
-    else
+    if (status == PMIX_SUCCESS) {
         sy_pmi_send1(c, "cmd=barrier_out");
+        return;
+    }
+    char why[128];
+    snprintf(why, sizeof(why), "the barrier failed (%s)", PMIx_Error_string(status));
+    sy_pmi_drop(c, why);
 }
 
 static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
@@ -128,7 +135,7 @@ static void do_get(sy_pmi_conn_t *c, const pairs_t *p)
         reply(c, "cmd=get_result rc=0 msg=success value=");
         return;
     }
-    const char *v = sy_pmi_kvs_get(j, key);
+    const char *v = sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), -1, key);
     if (v != NULL && strlen(v) > VALUE_MAX)
         reply(c, "cmd=get_result rc=-1 msg=value_not_representable_in_pmi1 value=unknown");
     else if (v != NULL)
@@ -160,7 +167,7 @@ static void do_put(sy_pmi_conn_t *c, char *msg)
         reply(c, "cmd=put_result rc=-1 msg=invalid_key");
     else if (strlen(val) > VALUE_MAX)
         reply(c, "cmd=put_result rc=-1 msg=value_too_long");
-    else if (!sy_pmi_kvs_put(c->job, key, val))
+    else if (!sy_pmi_kvs_put(c, key, val))
         reply(c, "cmd=put_result rc=-1 msg=out_of_memory");
     else
         reply(c, "cmd=put_result rc=0 msg=success");
@@ -212,6 +219,7 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
             return;
         }
         c->version = ver;
+        sy_pmi_conn_started(c);
         reply(c, "cmd=response_to_init pmi_version=%d pmi_subversion=%d rc=0", ver,
               sv != NULL ? atoi(sv) : 0);
         return;
@@ -239,7 +247,7 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
     } else if (strcmp(cmd, "barrier_in") == 0) {
         sy_pmi_barrier_enter(c, barrier_done);
     } else if (strcmp(cmd, "finalize") == 0) {
-        c->finalized = true;
+        sy_pmi_conn_finalized(c);
         reply(c, "cmd=finalize_ack");
     } else if (strcmp(cmd, "abort") == 0) {
         const char *code = get(&p, "exitcode");

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pmix.h>
+
 #include "common/log.h"
 #include "server/server_pmi.h"
 
@@ -167,15 +169,15 @@ static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
 
 /* ---- fences and node attributes: answered when complete ---- */
 
-static void fence_done(sy_pmi_conn_t *c)
+static void fence_done(sy_pmi_conn_t *c, pmix_status_t status)
 {
-    if (c->version != 2) {
-        sy_pmi_send1(c, "cmd=barrier_out");
-        return;
-    }
     char *thrid = c->fence_thrid;
     c->fence_thrid = NULL;
-    simple(c, "kvs-fence-response", thrid, 0);
+    out_t o;
+    start(&o, "kvs-fence-response", thrid);
+    if (status != PMIX_SUCCESS)
+        add(&o, "errmsg", PMIx_Error_string(status));
+    finish(c, &o, status == PMIX_SUCCESS ? 0 : -1);
     free(thrid);
 }
 
@@ -313,17 +315,20 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
     } else if (strcmp(cmd, "kvs-put") == 0) {
         const char *key = get(&p, "key"), *val = get(&p, "value");
         bool ok = ok_len(key, KEYLEN_MAX) && key[0] != '\0' && ok_len(val, VALLEN_MAX) &&
-                  sy_pmi_kvs_put(c->job, key, val);
+                  sy_pmi_kvs_put(c, key, val);
         simple(c, "kvs-put-response", thrid, ok ? 0 : -1);
     } else if (strcmp(cmd, "kvs-fence") == 0) {
         free(c->fence_thrid);
         c->fence_thrid = dup_opt(thrid);
         sy_pmi_barrier_enter(c, fence_done);
     } else if (strcmp(cmd, "kvs-get") == 0) {
-        const char *jobid = get(&p, "jobid"), *key = get(&p, "key");
+        const char *jobid = get(&p, "jobid"), *key = get(&p, "key"), *src = get(&p, "srcid");
         sy_pmi_job_t *j =
             jobid == NULL || strcmp(jobid, c->proc.nspace) == 0 ? c->job : sy_pmi_job_get(jobid);
-        const char *val = j != NULL && key != NULL ? sy_pmi_kvs_get(j, key) : NULL;
+        const char *val =
+            j != NULL && key != NULL
+                ? sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), src != NULL ? atol(src) : -1, key)
+                : NULL;
         out_t o;
         start(&o, "kvs-get-response", thrid);
         add(&o, "found", val != NULL ? "TRUE" : "FALSE");
@@ -331,7 +336,7 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
             add(&o, "value", val);
         finish(c, &o, 0);
     } else if (strcmp(cmd, "finalize") == 0) {
-        c->finalized = true;
+        sy_pmi_conn_finalized(c);
         simple(c, "finalize-response", thrid, 0);
     } else if (strcmp(cmd, "abort") == 0) {
         const char *m = get(&p, "msg");

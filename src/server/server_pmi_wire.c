@@ -45,14 +45,17 @@ sy_pmi_conn_t *sy_pmi_conn_by_serial(unsigned long serial)
     return NULL;
 }
 
-static void conn_free(sy_pmi_conn_t *c)
+/* tell: the process's end is told to the server and the host (not when
+ * the server or the namespace goes) */
+static void conn_free(sy_pmi_conn_t *c, bool tell)
 {
     for (sy_pmi_conn_t **pp = &conns; *pp != NULL; pp = &(*pp)->next)
         if (*pp == c) {
             *pp = c->next;
             break;
         }
-    sy_pmi_barrier_leave(c);
+    if (tell)
+        sy_pmi_conn_gone(c);
     if (c->rev != NULL)
         event_free(c->rev);
     if (c->wev != NULL)
@@ -71,7 +74,7 @@ static void conn_free(sy_pmi_conn_t *c)
 void sy_pmi_drop(sy_pmi_conn_t *c, const char *why)
 {
     sy_log(SY_LOG_WARN, "pmi: %s.%u: %s; connection closed", c->proc.nspace, c->proc.rank, why);
-    conn_free(c);
+    conn_free(c, true);
 }
 
 /* Write what is queued; false when the connection broke (and is freed). */
@@ -222,7 +225,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         if (c->version != 0 && !c->finalized && !sy_pmi_job_aborted(c->job))
             sy_log(SY_LOG_WARN, "pmi: %s.%u closed its PMI connection without finalizing",
                    c->proc.nspace, c->proc.rank);
-        conn_free(c);
+        conn_free(c, true);
         return;
     }
     c->in_len += (size_t)n;
@@ -270,7 +273,7 @@ void sy_srv_pmi_init(const pmix_info_t info[], size_t ninfo)
 void sy_srv_pmi_finalize(void)
 {
     while (conns != NULL)
-        conn_free(conns);
+        conn_free(conns, false);
     sy_pmi_jobs_free();
     enabled = false;
 }
@@ -280,7 +283,7 @@ void sy_srv_pmi_nspace_gone(const char *nspace)
     for (sy_pmi_conn_t *c = conns, *next; c != NULL; c = next) {
         next = c->next;
         if (strcmp(c->proc.nspace, nspace) == 0)
-            conn_free(c);
+            conn_free(c, false);
     }
     sy_pmi_job_free_nspace(nspace);
 }

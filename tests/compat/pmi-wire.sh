@@ -21,13 +21,48 @@ for np in 1 2 4; do
     done
 done
 
+# A violation closes the connection (the rank sees EOF).  Before init the
+# process is no PMI client yet and exits quietly; after init it is a
+# client of its job gone without finalizing, and the job fails, as under
+# hydra.
 for mode in noinit garbage unknown oversized badlen; do
     timeout 60 "$R" -n 1 "$W" bad $mode > "$T/out" 2> "$T/err"
     rc=$?
-    check "violation '$mode': connection closed, rank exits 0" "test $rc -eq 0"
+    check "violation '$mode': connection closed, the rank saw it" \
+        "grep -q '^wire bad ok rank 0' '$T/out'"
+    case $mode in
+    noinit | garbage) check "violation '$mode': before init, the job exits 0" "test $rc -eq 0" ;;
+    *) check "violation '$mode': after init, the job fails" "test $rc -ne 0" ;;
+    esac
     check "violation '$mode': one log line" \
         "test \$(grep -c 'pmi: .*connection closed' '$T/err') -eq 1"
 done
+
+# One job of PMIx ranks (even) and PMI-1 wire ranks (odd): one fence, and
+# each reads every other rank's key.
+for np in 2 4; do
+    timeout 60 "$R" --oversubscribe -n $np "$W" mixed > "$T/out" 2> "$T/err"
+    rc=$?
+    check "mixed PMIx/PMI-1 job -n $np exits 0" "test $rc -eq 0"
+    check "mixed PMIx/PMI-1 job -n $np: every rank read every key" \
+        "test \$(grep -c '^wire mixed ok rank' '$T/out') -eq $np"
+done
+
+# Rank 1 (PMI-1) ends inside the barrier: the fence of the others fails
+# (the PMIx rank's with an error status, the PMI-1 rank's connection
+# closes) instead of waiting.  Its connection ending alone shows it; a
+# SIGKILL ends the job with an error and no hang.
+timeout 60 "$R" --oversubscribe -n 4 "$W" die close > "$T/out" 2> "$T/err"
+rc=$?
+check "PMI rank gone mid-barrier: the job fails" "test $rc -ne 0 && test $rc -ne 124"
+check "PMI rank gone mid-barrier: PMIx ranks' fence failed" \
+    "test \$(grep -c '^wire rank [02]: fence failed' '$T/out') -eq 2"
+check "PMI rank gone mid-barrier: the other PMI rank's barrier failed" \
+    "grep -q '^wire rank 3: barrier failed' '$T/out'"
+timeout 60 "$R" --oversubscribe -n 4 "$W" die kill > "$T/out" 2> "$T/err"
+rc=$?
+check "PMI rank killed mid-barrier: the job ends with an error, no hang" \
+    "test $rc -ne 0 && test $rc -ne 124"
 
 # a PMIx program gets PMI_FD too, and never using it is quiet
 timeout 60 "$R" -n 2 sh -c 'test -n "$PMI_FD" && test -n "$PMI_RANK" && test "$PMI_SIZE" = 2' \

@@ -6,6 +6,13 @@
  *                      (waiting), kvs put/fence/get of every peer
  *   pmi_wire bad MODE  a protocol violation (garbage, oversized, noinit,
  *                      unknown): the server must close the connection
+ *   pmi_wire mixed     even ranks are PMIx clients (Put/Commit/Fence/Get),
+ *                      odd ranks PMI-1 wire clients (put/barrier/get):
+ *                      one job, one fence, each reads every other's key
+ *   pmi_wire die MODE  mixed, and rank 1 ends mid-barrier (MODE close: its
+ *                      PMI connection ends, the process waits to be
+ *                      stopped; kill: SIGKILL): the others' fence or
+ *                      barrier must fail, not hang
  * Prints "wire <mode> ok rank R" on success. */
 #include <errno.h>
 #include <signal.h>
@@ -15,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <pmix.h>
 
 static int fd = -1, rank, size;
 static int fails;
@@ -211,6 +220,115 @@ static void pmi2(void)
     expect(r, "cmd=finalize-response;rc=0;");
 }
 
+/* ---- a job of PMIx and PMI-1 ranks ---- */
+
+static bool is_pmix_rank(int r)
+{
+    return r % 2 == 0;
+}
+
+/* the PMIx ranks: false when the fence failed */
+static bool mixed_pmix(void)
+{
+    pmix_proc_t me, p;
+    pmix_value_t v, *got = NULL;
+    char key[64], val[64];
+    if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
+        die("PMIx_Init");
+    snprintf(key, sizeof(key), "mix-%d", rank);
+    snprintf(val, sizeof(val), "from rank %d", rank);
+    PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
+    if (PMIx_Put(PMIX_GLOBAL, key, &v) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS)
+        die("PMIx_Put/Commit");
+    PMIX_VALUE_DESTRUCT(&v);
+    bool collect = true;
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        printf("wire rank %d: fence failed: %s\n", rank, PMIx_Error_string(rc));
+        fflush(stdout);
+        return false;
+    }
+    for (int q = 0; q < size; q++) {
+        if (q == rank)
+            continue;
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)q);
+        snprintf(key, sizeof(key), "mix-%d", q);
+        snprintf(val, sizeof(val), "from rank %d", q);
+        rc = PMIx_Get(&p, key, NULL, 0, &got);
+        if (rc != PMIX_SUCCESS || got->type != PMIX_STRING || strcmp(got->data.string, val) != 0) {
+            fprintf(stderr, "pmi_wire rank %d: PMIx_Get %s of rank %d: %s\n", rank, key, q,
+                    PMIx_Error_string(rc));
+            fails++;
+        }
+        if (got != NULL)
+            PMIX_VALUE_RELEASE(got);
+        got = NULL;
+    }
+    PMIx_Finalize(NULL, 0);
+    return true;
+}
+
+/* the PMI-1 ranks: false when the barrier failed (the server closed);
+ * die_how: rank 1 ends inside the barrier */
+static bool mixed_pmi1(const char *die_how)
+{
+    char r[2048], line[2048], kvs[300];
+    req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+    expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+    req1("cmd=get_my_kvsname\n", r, sizeof(r));
+    if (sscanf(r, "cmd=my_kvsname kvsname=%299s", kvs) != 1)
+        die("kvsname: '%s'", r);
+    snprintf(line, sizeof(line), "cmd=put kvsname=%s key=mix-%d value=from rank %d\n", kvs, rank,
+             rank);
+    req1(line, r, sizeof(r));
+    expect(r, "cmd=put_result rc=0 msg=success");
+    put_all("cmd=barrier_in\n", 15);
+    if (die_how != NULL && rank == 1) {
+        if (strcmp(die_how, "kill") == 0)
+            raise(SIGKILL);
+        close(fd); /* as a death, to the server; stopped by the launcher */
+        sleep(60);
+        exit(3);
+    }
+    size_t n = 0;
+    for (;;) {
+        ssize_t got = read(fd, r + n, 1);
+        if (got <= 0) {
+            printf("wire rank %d: barrier failed: connection closed\n", rank);
+            fflush(stdout);
+            return false;
+        }
+        if (r[n] == '\n')
+            break;
+        if (++n + 1 >= sizeof(r))
+            die("barrier_out too long");
+    }
+    r[n] = '\0';
+    expect(r, "cmd=barrier_out");
+    for (int q = 0; q < size; q++) {
+        if (q == rank)
+            continue;
+        char want[128];
+        snprintf(line, sizeof(line), "cmd=get kvsname=%s key=mix-%d\n", kvs, q);
+        req1(line, r, sizeof(r));
+        snprintf(want, sizeof(want), "cmd=get_result rc=0 msg=success value=from rank %d", q);
+        expect(r, want);
+    }
+    req1("cmd=finalize\n", r, sizeof(r));
+    expect(r, "cmd=finalize_ack");
+    return true;
+}
+
+static void mixed(const char *die_how)
+{
+    bool ok = is_pmix_rank(rank) ? mixed_pmix() : mixed_pmi1(die_how);
+    if (!ok)
+        exit(2);
+}
+
 /* The server must close on us: EOF after the violation. */
 static void bad(const char *mode)
 {
@@ -266,8 +384,12 @@ int main(int argc, char **argv)
         pmi2();
     else if (strcmp(mode, "bad") == 0 && argc > 2)
         bad(argv[2]);
+    else if (strcmp(mode, "mixed") == 0)
+        mixed(NULL);
+    else if (strcmp(mode, "die") == 0 && argc > 2)
+        mixed(argv[2]);
     else
-        die("usage: pmi_wire pmi1|pmi2|bad MODE");
+        die("usage: pmi_wire pmi1|pmi2|mixed|bad MODE|die close|kill");
     if (fails == 0)
         printf("wire %s ok rank %d\n", mode, rank);
     return fails == 0 ? 0 : 1;
