@@ -35,6 +35,7 @@ struct event;
 typedef struct sy_pmi_job sy_pmi_job_t;
 
 struct sy_pmi_conn;
+typedef struct sy_pmi_spawn sy_pmi_spawn_t;
 typedef void (*sy_pmi_barrier_fn)(struct sy_pmi_conn *c, pmix_status_t status);
 
 typedef struct sy_pmi_conn {
@@ -50,7 +51,7 @@ typedef struct sy_pmi_conn {
     char *out; /* unsent output */
     size_t out_len, out_off, out_cap;
     sy_pmi_barrier_fn barrier_done; /* while in_barrier */
-    char *spawn;                    /* PMI-1 mcmd=spawn blocks collected so far */
+    sy_pmi_spawn_t *spawn;          /* PMI-1: the mcmd=spawn blocks so far */
     char *fence_thrid;              /* PMI-2: the thrid= of the pending kvs-fence */
     char *wait_key;                 /* PMI-2: the node attribute waited for */
     char *wait_thrid;
@@ -112,4 +113,26 @@ void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port,
                     sy_pmi_ns_done_fn done);
 void sy_pmi_unpublish(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
 void sy_pmi_lookup(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
+
+/* ---- server_pmi_spawn.c ---- */
+struct sy_pmi_spawn {
+    pmix_app_t *apps; /* one per command: cmd, argv (argv[0] = cmd), maxprocs, cwd, info */
+    size_t napps;
+    char **pre_keys, **pre_vals; /* preput pairs */
+    size_t npre;
+};
+/* Builders: false / NULL when out of memory (what was made is freed with
+ * the spawn).  An app pointer is valid until the next add_app. */
+sy_pmi_spawn_t *sy_pmi_spawn_new(void);
+pmix_app_t *sy_pmi_spawn_add_app(sy_pmi_spawn_t *sp, const char *cmd, int maxprocs);
+bool sy_pmi_spawn_add_arg(pmix_app_t *app, const char *arg);
+bool sy_pmi_spawn_add_info(pmix_app_t *app, const char *key, const char *val);
+bool sy_pmi_spawn_add_preput(sy_pmi_spawn_t *sp, const char *key, const char *val);
+void sy_pmi_spawn_free(sy_pmi_spawn_t *sp);
+/* Put the preput pairs as c's data and call the host's spawn upcall (sp
+ * is taken); done(c, rc, nspace) later on the loop, unless c closed. */
+typedef void (*sy_pmi_spawn_done_fn)(sy_pmi_conn_t *c, pmix_status_t rc, const char *nspace);
+void sy_pmi_spawn(sy_pmi_conn_t *c, sy_pmi_spawn_t *sp, sy_pmi_spawn_done_fn done);
+/* The process that spawned the job nspace (its PMIX_PARENT_ID). */
+bool sy_pmi_parent(const char *nspace, pmix_proc_t *parent);
 #endif

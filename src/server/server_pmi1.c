@@ -173,18 +173,105 @@ static void do_put(sy_pmi_conn_t *c, char *msg)
         reply(c, "cmd=put_result rc=0 msg=success");
 }
 
-/* mcmd=spawn blocks: not supported yet; answered once all arrived. */
+/* ---- spawn: one mcmd=spawn block per command, `key=value` lines (the
+ * value runs to the end of the line); answered once all arrived ---- */
+
+#define SPAWN_MAX_LINES 4096
+
+typedef struct {
+    char *key[SPAWN_MAX_LINES], *val[SPAWN_MAX_LINES];
+    int n;
+} lines_t;
+
+/* key `name`, followed by i when i >= 0 */
+static const char *line_get(const lines_t *l, const char *name, int i)
+{
+    char key[64];
+    if (i >= 0)
+        snprintf(key, sizeof(key), "%s%d", name, i);
+    else
+        snprintf(key, sizeof(key), "%s", name);
+    for (int k = 0; k < l->n; k++)
+        if (strcmp(l->key[k], key) == 0)
+            return l->val[k];
+    return NULL;
+}
+
+static int line_int(const lines_t *l, const char *key, int dflt)
+{
+    const char *v = line_get(l, key, -1);
+    return v != NULL ? atoi(v) : dflt;
+}
+
+static void spawn_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *nspace)
+{
+    (void)nspace;
+    if (rc != PMIX_SUCCESS)
+        sy_log(SY_LOG_WARN, "pmi: %s.%u: spawn failed: %s", c->proc.nspace, c->proc.rank,
+               PMIx_Error_string(rc));
+    reply(c, "cmd=spawn_result rc=%d", rc == PMIX_SUCCESS ? 0 : -1);
+}
+
+/* One block into c->spawn: false when malformed (the caller drops c). */
+static bool spawn_block(sy_pmi_conn_t *c, char *msg, int *sofar, int *total)
+{
+    static lines_t l; /* the loop's only: one block at a time */
+    l.n = 0;
+    for (char *line = strtok(msg, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char *eq = strchr(line, '=');
+        if (eq == NULL) {
+            if (strcmp(line, "endcmd") == 0)
+                continue;
+            return false;
+        }
+        if (l.n == SPAWN_MAX_LINES)
+            return false;
+        *eq = '\0';
+        l.key[l.n] = line;
+        l.val[l.n++] = eq + 1;
+    }
+    const char *exe = line_get(&l, "execname", -1);
+    *total = line_int(&l, "totspawns", -1);
+    *sofar = line_int(&l, "spawnssofar", -1);
+    int nprocs = line_int(&l, "nprocs", -1), argc = line_int(&l, "argcnt", 0);
+    int npre = line_int(&l, "preput_num", 0), ninfo = line_int(&l, "info_num", 0);
+    if (exe == NULL || *total < 1 || *sofar < 1 || *sofar > *total || argc < 0 || npre < 0 ||
+        ninfo < 0 || argc > SPAWN_MAX_LINES || npre > SPAWN_MAX_LINES || ninfo > SPAWN_MAX_LINES)
+        return false;
+    if (c->spawn == NULL && (c->spawn = sy_pmi_spawn_new()) == NULL)
+        return false;
+    sy_pmi_spawn_t *sp = c->spawn;
+    pmix_app_t *app = sy_pmi_spawn_add_app(sp, exe, nprocs);
+    bool ok = app != NULL;
+    for (int i = 1; ok && i <= argc; i++) {
+        const char *a = line_get(&l, "arg", i);
+        ok = a != NULL && sy_pmi_spawn_add_arg(app, a);
+    }
+    for (int i = 0; ok && i < ninfo; i++) {
+        const char *k = line_get(&l, "info_key_", i), *v = line_get(&l, "info_val_", i);
+        ok = k != NULL && v != NULL && sy_pmi_spawn_add_info(app, k, v);
+    }
+    /* the preput pairs are repeated in every block: the first's count */
+    for (int i = 0; ok && *sofar == 1 && i < npre; i++) {
+        const char *k = line_get(&l, "preput_key_", i), *v = line_get(&l, "preput_val_", i);
+        ok = k != NULL && v != NULL && sy_pmi_spawn_add_preput(sp, k, v);
+    }
+    return ok;
+}
+
 static void do_spawn(sy_pmi_conn_t *c, char *msg)
 {
-    const char *tot = strstr(msg, "\ntotspawns="), *sofar = strstr(msg, "\nspawnssofar=");
-    if (tot == NULL || sofar == NULL) {
+    int sofar = 0, total = 0;
+    if (!spawn_block(c, msg, &sofar, &total) ||
+        (c->spawn != NULL && c->spawn->napps != (size_t)sofar)) {
         sy_pmi_drop(c, "a malformed spawn");
         return;
     }
-    if (atoi(sofar + 13) < atoi(tot + 11))
+    if (sofar < total)
         return;
-    sy_log(SY_LOG_WARN, "pmi: %s.%u: PMI-1 spawn is not supported", c->proc.nspace, c->proc.rank);
-    reply(c, "cmd=spawn_result rc=-1");
+    sy_pmi_spawn_t *sp = c->spawn;
+    c->spawn = NULL;
+    sy_pmi_spawn(c, sp, spawn_done);
 }
 
 void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)

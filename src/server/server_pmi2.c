@@ -246,9 +246,105 @@ static void fullinit(sy_pmi_conn_t *c)
     add(&o, "size", n);
     snprintf(n, sizeof(n), "%ld", sy_pmi_appnum(&c->proc));
     add(&o, "appnum", n);
+    pmix_proc_t parent;
+    if (sy_pmi_parent(c->proc.nspace, &parent))
+        add(&o, "spawner-jobid", parent.nspace);
     add(&o, "debugged", "FALSE");
     add(&o, "pmiverbose", "FALSE");
     finish(c, &o, 0);
+}
+
+/* ---- spawn: `ncmds;preputcount;ppkeyN;ppvalN;` then per command
+ * `subcmd;maxprocs;argc;argvN;infokeycount;infokeyN;infovalN;` (0-based);
+ * answered when the host started the job ---- */
+
+/* key `name` (followed by i when i >= 0) among pairs [from, to) */
+static const char *get_in(const pairs_t *p, int from, int to, const char *name, int i)
+{
+    char key[64];
+    if (i >= 0)
+        snprintf(key, sizeof(key), "%s%d", name, i);
+    else
+        snprintf(key, sizeof(key), "%s", name);
+    for (int k = from; k < to; k++)
+        if (strcmp(p->key[k], key) == 0)
+            return p->val[k];
+    return NULL;
+}
+
+static int int_in(const pairs_t *p, int from, int to, const char *key, int dflt)
+{
+    const char *v = get_in(p, from, to, key, -1);
+    return v != NULL ? atoi(v) : dflt;
+}
+
+static void spawn_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *nspace)
+{
+    out_t o;
+    start(&o, "spawn-response", c->wait_thrid);
+    free(c->wait_thrid);
+    c->wait_thrid = NULL;
+    if (rc == PMIX_SUCCESS) {
+        add(&o, "jobid", nspace);
+        add(&o, "nerrs", "0");
+    } else {
+        sy_log(SY_LOG_WARN, "pmi: %s.%u: spawn failed: %s", c->proc.nspace, c->proc.rank,
+               PMIx_Error_string(rc));
+        add(&o, "errmsg", PMIx_Error_string(rc));
+    }
+    finish(c, &o, rc == PMIX_SUCCESS ? 0 : -1);
+}
+
+/* The command of pairs [from, to) into sp: false when malformed. */
+static bool spawn_cmd(sy_pmi_spawn_t *sp, const pairs_t *p, int from, int to)
+{
+    int argc = int_in(p, from, to, "argc", 0), ninfo = int_in(p, from, to, "infokeycount", 0);
+    if (argc < 0 || ninfo < 0 || argc > MAX_PAIRS || ninfo > MAX_PAIRS)
+        return false;
+    pmix_app_t *app = sy_pmi_spawn_add_app(sp, p->val[from], int_in(p, from, to, "maxprocs", -1));
+    bool ok = app != NULL;
+    for (int i = 0; ok && i < argc; i++) {
+        const char *a = get_in(p, from, to, "argv", i);
+        ok = a != NULL && sy_pmi_spawn_add_arg(app, a);
+    }
+    for (int i = 0; ok && i < ninfo; i++) {
+        const char *k = get_in(p, from, to, "infokey", i);
+        const char *v = get_in(p, from, to, "infoval", i);
+        ok = k != NULL && v != NULL && sy_pmi_spawn_add_info(app, k, v);
+    }
+    return ok;
+}
+
+static void spawn(sy_pmi_conn_t *c, const pairs_t *p, const char *thrid)
+{
+    int first = 1; /* the header: pairs before the first subcmd */
+    while (first < p->n && strcmp(p->key[first], "subcmd") != 0)
+        first++;
+    int ncmds = int_in(p, 1, first, "ncmds", -1), npre = int_in(p, 1, first, "preputcount", 0);
+    sy_pmi_spawn_t *sp = sy_pmi_spawn_new();
+    bool ok = sp != NULL && ncmds >= 1 && npre >= 0 && npre <= MAX_PAIRS;
+    for (int i = 0; ok && i < npre; i++) {
+        const char *k = get_in(p, 1, first, "ppkey", i), *v = get_in(p, 1, first, "ppval", i);
+        ok = k != NULL && v != NULL && sy_pmi_spawn_add_preput(sp, k, v);
+    }
+    for (int from = first; ok && from < p->n;) {
+        int to = from + 1;
+        while (to < p->n && strcmp(p->key[to], "subcmd") != 0)
+            to++;
+        ok = spawn_cmd(sp, p, from, to);
+        from = to;
+    }
+    if (!ok || sp->napps != (size_t)ncmds) {
+        sy_pmi_spawn_free(sp);
+        out_t o;
+        start(&o, "spawn-response", thrid);
+        add(&o, "errmsg", "malformed_spawn");
+        finish(c, &o, -1);
+        return;
+    }
+    free(c->wait_thrid);
+    c->wait_thrid = dup_opt(thrid);
+    sy_pmi_spawn(c, sp, spawn_done);
 }
 
 static bool ok_len(const char *s, size_t max)
@@ -367,12 +463,7 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
         add(&o, "kvscopy", "FALSE");
         finish(c, &o, 0);
     } else if (strcmp(cmd, "spawn") == 0) {
-        sy_log(SY_LOG_WARN, "pmi: %s.%u: PMI-2 spawn is not supported", c->proc.nspace,
-               c->proc.rank);
-        out_t o;
-        start(&o, "spawn-response", thrid);
-        add(&o, "errmsg", "spawn_not_supported");
-        finish(c, &o, -1);
+        spawn(c, &p, thrid);
     } else {
         char why[96];
         snprintf(why, sizeof(why), "unknown PMI-2 command '%.40s'", cmd);

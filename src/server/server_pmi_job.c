@@ -209,6 +209,10 @@ const char *sy_pmi_kvs_get(const sy_pmi_conn_t *c, const char *nspace, long srci
             best_rank = x->proc.rank;
         }
     }
+    /* a spawned job's preput pairs: its parent's data (server_pmi_spawn.c) */
+    pmix_proc_t parent;
+    if (best == NULL && sy_pmi_parent(nspace, &parent))
+        best = string_of(sy_srv_posted_find(&parent, false), key);
     return best;
 }
 

@@ -64,7 +64,7 @@ static void conn_free(sy_pmi_conn_t *c, bool tell)
         close(c->fd);
     free(c->in);
     free(c->out);
-    free(c->spawn);
+    sy_pmi_spawn_free(c->spawn);
     free(c->fence_thrid);
     free(c->wait_key);
     free(c->wait_thrid);
@@ -292,6 +292,7 @@ typedef struct {
     pmix_proc_t proc;
     int child_fd;
     uint32_t size;
+    bool spawned;
     sy_sync_t sync;
 } fork_req_t;
 
@@ -332,6 +333,8 @@ static void setup_on_loop(void *arg)
     conns = c;
     r->child_fd = sv[1];
     r->size = sy_pmi_job_size(j);
+    pmix_proc_t parent;
+    r->spawned = sy_pmi_parent(r->proc.nspace, &parent);
     sy_sync_signal(&r->sync, PMIX_SUCCESS, NULL);
     return;
 out:
@@ -379,6 +382,9 @@ pmix_status_t sy_srv_pmi_setup_fork(const pmix_proc_t *proc, char ***env)
     /* PMI-2 clients send it back as pmijobid; informative only */
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_env_set(env, "PMI_JOBID", proc->nspace);
+    /* MPICH's PMI_Init then says spawned, and the child connects back */
+    if (rc == PMIX_SUCCESS && r.spawned)
+        rc = sy_srv_env_set(env, "PMI_SPAWNED", "1");
     if (rc != PMIX_SUCCESS)
         close(r.child_fd);
     return rc;

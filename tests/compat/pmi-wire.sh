@@ -48,6 +48,18 @@ for np in 2 4; do
         "test \$(grep -c '^wire mixed ok rank' '$T/out') -eq $np"
 done
 
+# Spawn over the wire: PMI-1 mcmd=spawn and PMI-2 spawn from rank 0 go to
+# switchyard-run's spawn upcall; the two children see PMI_SPAWNED (PMI-2:
+# spawner-jobid), read the parent's preput key with a plain get, fence.
+for v in 1 2; do
+    timeout 60 "$R" --oversubscribe -n 2 "$W" spawn$v > "$T/out" 2> "$T/err"
+    rc=$?
+    check "PMI-$v spawn: the job and its children exit 0" "test $rc -eq 0"
+    check "PMI-$v spawn: parents ok" "test \$(grep -c '^wire spawn$v ok rank' '$T/out') -eq 2"
+    check "PMI-$v spawn: both children read the preput key" \
+        "test \$(grep -c '^wire child$v ok rank [01]\$' '$T/out') -eq 2"
+done
+
 # Rank 1 (PMI-1) ends inside the barrier: the fence of the others fails
 # (the PMIx rank's with an error status, the PMI-1 rank's connection
 # closes) instead of waiting.  Its connection ending alone shows it; a

@@ -9,6 +9,11 @@
  *   pmi_wire mixed     even ranks are PMIx clients (Put/Commit/Fence/Get),
  *                      odd ranks PMI-1 wire clients (put/barrier/get):
  *                      one job, one fence, each reads every other's key
+ *   pmi_wire spawn1    rank 0 spawns 2 x "pmi_wire child1" with mcmd=spawn
+ *                      (a preput key, an argument, info wdir)
+ *   pmi_wire spawn2    the same with PMI-2's spawn (child2)
+ *   pmi_wire child1|2  a spawned child: PMI_SPAWNED / spawner-jobid, the
+ *                      parent's preput key by a plain get, a barrier
  *   pmi_wire die MODE  mixed, and rank 1 ends mid-barrier (MODE close: its
  *                      PMI connection ends, the process waits to be
  *                      stopped; kill: SIGKILL): the others' fence or
@@ -329,6 +334,104 @@ static void mixed(const char *die_how)
         exit(2);
 }
 
+/* ---- spawn over the wire ---- */
+
+static void self_exe(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        die("readlink /proc/self/exe");
+    buf[n] = '\0';
+}
+
+static void spawn1(void)
+{
+    char r[2048], exe[1024], cwd[1024], block[4096];
+    req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+    expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+    if (rank == 0) {
+        self_exe(exe, sizeof(exe));
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            die("getcwd");
+        /* as MPICH writes it: header and arg1, then the rest */
+        snprintf(block, sizeof(block),
+                 "mcmd=spawn\nnprocs=2\nexecname=%s\ntotspawns=1\nspawnssofar=1\narg1=child1\n",
+                 exe);
+        put_all(block, strlen(block));
+        snprintf(block, sizeof(block),
+                 "argcnt=1\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\n"
+                 "preput_val_0=tag#0$port#5555$ with blanks\ninfo_num=1\ninfo_key_0=wdir\n"
+                 "info_val_0=%s\nendcmd\n",
+                 cwd);
+        req1(block, r, sizeof(r));
+        expect(r, "cmd=spawn_result rc=0");
+    }
+    req1("cmd=finalize\n", r, sizeof(r));
+    expect(r, "cmd=finalize_ack");
+}
+
+static void spawn2(void)
+{
+    char r[2048], exe[1024], cmd[2048];
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    req2("cmd=fullinit;pmirank=0;threaded=FALSE;", true, r, sizeof(r));
+    if (strstr(r, "spawner-jobid=") != NULL)
+        die("a job not spawned has a spawner: '%s'", r);
+    if (rank == 0) {
+        self_exe(exe, sizeof(exe));
+        snprintf(cmd, sizeof(cmd),
+                 "cmd=spawn;thrid=0x7;ncmds=1;preputcount=1;ppkey0=PARENT_ROOT_PORT_NAME;"
+                 "ppval0=port;;2;subcmd=%s;maxprocs=2;argc=1;argv0=child2;infokeycount=1;"
+                 "infokey0=unknownkey;infoval0=x;",
+                 exe);
+        req2(cmd, true, r, sizeof(r));
+        if (strncmp(r, "cmd=spawn-response;thrid=0x7;jobid=", 35) != 0 ||
+            strstr(r, ";nerrs=0;rc=0;") == NULL) {
+            fprintf(stderr, "pmi_wire rank %d: spawn: '%s'\n", rank, r);
+            fails++;
+        }
+    }
+    req2("cmd=finalize;", true, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
+static void child(int version)
+{
+    char r[2048], line[2048], kvs[300];
+    const char *sp = getenv("PMI_SPAWNED");
+    if (sp == NULL || strcmp(sp, "1") != 0)
+        die("PMI_SPAWNED is not 1 in a spawned child");
+    if (version == 1) {
+        req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+        expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+        req1("cmd=get_my_kvsname\n", r, sizeof(r));
+        if (sscanf(r, "cmd=my_kvsname kvsname=%299s", kvs) != 1)
+            die("kvsname: '%s'", r);
+        snprintf(line, sizeof(line), "cmd=get kvsname=%s key=PARENT_ROOT_PORT_NAME\n", kvs);
+        req1(line, r, sizeof(r));
+        expect(r, "cmd=get_result rc=0 msg=success value=tag#0$port#5555$ with blanks");
+        req1("cmd=barrier_in\n", r, sizeof(r));
+        expect(r, "cmd=barrier_out");
+        req1("cmd=finalize\n", r, sizeof(r));
+        expect(r, "cmd=finalize_ack");
+        return;
+    }
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    req2("cmd=fullinit;pmirank=0;threaded=FALSE;", true, r, sizeof(r));
+    if (strstr(r, ";spawner-jobid=") == NULL)
+        die("no spawner-jobid in '%s'", r);
+    req2("cmd=job-getid;", true, r, sizeof(r));
+    if (sscanf(r, "cmd=job-getid-response;jobid=%299[^;]", kvs) != 1)
+        die("jobid: '%s'", r);
+    snprintf(line, sizeof(line), "cmd=kvs-get;jobid=%s;srcid=-1;key=PARENT_ROOT_PORT_NAME;", kvs);
+    req2(line, true, r, sizeof(r));
+    expect(r, "cmd=kvs-get-response;found=TRUE;value=port;;2;rc=0;");
+    req2("cmd=kvs-fence;", true, r, sizeof(r));
+    expect(r, "cmd=kvs-fence-response;rc=0;");
+    req2("cmd=finalize;", true, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
 /* The server must close on us: EOF after the violation. */
 static void bad(const char *mode)
 {
@@ -386,10 +489,16 @@ int main(int argc, char **argv)
         bad(argv[2]);
     else if (strcmp(mode, "mixed") == 0)
         mixed(NULL);
+    else if (strcmp(mode, "spawn1") == 0)
+        spawn1();
+    else if (strcmp(mode, "spawn2") == 0)
+        spawn2();
+    else if (strcmp(mode, "child1") == 0 || strcmp(mode, "child2") == 0)
+        child(mode[5] - '0');
     else if (strcmp(mode, "die") == 0 && argc > 2)
         mixed(argv[2]);
     else
-        die("usage: pmi_wire pmi1|pmi2|mixed|bad MODE|die close|kill");
+        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|bad MODE|die close|kill");
     if (fails == 0)
         printf("wire %s ok rank %d\n", mode, rank);
     return fails == 0 ? 0 : 1;
