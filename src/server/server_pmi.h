@@ -58,6 +58,9 @@ typedef struct sy_pmi_conn {
     struct sy_pmi_conn *next;
 } sy_pmi_conn_t;
 
+/* A connection on fd (taken) for proc of job j, listed and read; proc and
+ * j NULL: a PMI_PORT connection not identified yet.  NULL on failure. */
+sy_pmi_conn_t *sy_pmi_conn_new(int fd, const pmix_proc_t *proc, sy_pmi_job_t *j);
 /* Queue a reply (PMI-1: one line, newline added; PMI-2: the body, the
  * length prefix added).  Returns false (and the connection is being
  * dropped) when it cannot be queued. */
@@ -113,6 +116,18 @@ void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port,
                     sy_pmi_ns_done_fn done);
 void sy_pmi_unpublish(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
 void sy_pmi_lookup(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
+
+/* ---- server_pmi_port.c: hydra's PMI_PORT mode ---- */
+/* On the loop: a fresh secret id naming proc to a PMI_PORT connection
+ * (the listener, on 127.0.0.1, is opened on first use; *port its port);
+ * 0 when there is none. */
+uint32_t sy_pmi_port_id(const pmix_proc_t *proc, int *port);
+/* An unidentified connection names itself (PMI-1 initack pmiid, PMI-2
+ * fullinit pmirank): false (and c unchanged) unless id is a live secret,
+ * which is used up. */
+bool sy_pmi_port_identify(sy_pmi_conn_t *c, const char *id);
+void sy_pmi_port_forget(const char *nspace);
+void sy_pmi_port_finalize(void);
 
 /* ---- server_pmi_spawn.c ---- */
 struct sy_pmi_spawn {

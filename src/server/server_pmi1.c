@@ -294,6 +294,16 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
         return;
     }
     const char *cmd = p.val[0];
+    if (strcmp(cmd, "initack") == 0) {
+        /* PMI_PORT mode: the connection names its process by its secret */
+        if (c->job != NULL || c->version != 0 || !sy_pmi_port_identify(c, get(&p, "pmiid"))) {
+            sy_pmi_drop(c, "an initack without a valid PMI_ID");
+            return;
+        }
+        reply(c, "cmd=initack\ncmd=set size=%u\ncmd=set rank=%u\ncmd=set debug=0",
+              sy_pmi_job_size(c->job), c->proc.rank);
+        return;
+    }
     if (strcmp(cmd, "init") == 0) {
         if (c->version != 0) {
             sy_pmi_drop(c, "init twice");
@@ -305,8 +315,13 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
             reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1");
             return;
         }
+        if (c->job == NULL && ver == 1) {
+            sy_pmi_drop(c, "a PMI-1 init on PMI_PORT without initack");
+            return;
+        }
         c->version = ver;
-        sy_pmi_conn_started(c);
+        if (c->job != NULL) /* else at PMI-2's fullinit, which names it */
+            sy_pmi_conn_started(c);
         reply(c, "cmd=response_to_init pmi_version=%d pmi_subversion=%d rc=0", ver,
               sv != NULL ? atoi(sv) : 0);
         return;

@@ -368,6 +368,14 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
         return;
     }
     const char *cmd = p.val[0], *thrid = get(&p, "thrid");
+    if (c->job == NULL) {
+        /* PMI_PORT mode: fullinit's pmirank is the PMI_ID secret */
+        if (strcmp(cmd, "fullinit") != 0 || !sy_pmi_port_identify(c, get(&p, "pmirank"))) {
+            sy_pmi_drop(c, "a PMI-2 client on PMI_PORT without a valid PMI_ID");
+            return;
+        }
+        sy_pmi_conn_started(c);
+    }
     if (strcmp(cmd, "fullinit") == 0) {
         fullinit(c);
     } else if (strcmp(cmd, "job-getid") == 0) {

@@ -308,7 +308,7 @@ void sy_pmi_conn_finalized(sy_pmi_conn_t *c)
 
 void sy_pmi_conn_gone(sy_pmi_conn_t *c)
 {
-    if (c->version == 0 || sy_srv == NULL)
+    if (c->version == 0 || c->job == NULL || sy_srv == NULL)
         return; /* never spoke PMI (a PMIx program): nothing to tell */
     /* as a PMIx client's connection ending: its collectives end for the
      * others, requests for its data are answered, groups lose it */

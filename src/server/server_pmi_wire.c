@@ -73,7 +73,10 @@ static void conn_free(sy_pmi_conn_t *c, bool tell)
 
 void sy_pmi_drop(sy_pmi_conn_t *c, const char *why)
 {
-    sy_log(SY_LOG_WARN, "pmi: %s.%u: %s; connection closed", c->proc.nspace, c->proc.rank, why);
+    if (c->job == NULL)
+        sy_log(SY_LOG_WARN, "pmi: a PMI_PORT connection: %s; connection closed", why);
+    else
+        sy_log(SY_LOG_WARN, "pmi: %s.%u: %s; connection closed", c->proc.nspace, c->proc.rank, why);
     conn_free(c, true);
 }
 
@@ -222,7 +225,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         return;
     if (n <= 0) {
         /* a process that never spoke PMI (a PMIx program) ends quietly */
-        if (c->version != 0 && !c->finalized && !sy_pmi_job_aborted(c->job))
+        if (c->version != 0 && c->job != NULL && !c->finalized && !sy_pmi_job_aborted(c->job))
             sy_log(SY_LOG_WARN, "pmi: %s.%u closed its PMI connection without finalizing",
                    c->proc.nspace, c->proc.rank);
         conn_free(c, true);
@@ -274,6 +277,7 @@ void sy_srv_pmi_finalize(void)
 {
     while (conns != NULL)
         conn_free(conns, false);
+    sy_pmi_port_finalize();
     sy_pmi_jobs_free();
     enabled = false;
 }
@@ -286,6 +290,7 @@ void sy_srv_pmi_nspace_gone(const char *nspace)
             conn_free(c, false);
     }
     sy_pmi_job_free_nspace(nspace);
+    sy_pmi_port_forget(nspace);
 }
 
 typedef struct {
@@ -293,15 +298,44 @@ typedef struct {
     int child_fd;
     uint32_t size;
     bool spawned;
+    uint32_t port_id; /* 0: no port mode */
+    int port;
     sy_sync_t sync;
 } fork_req_t;
+
+sy_pmi_conn_t *sy_pmi_conn_new(int fd, const pmix_proc_t *proc, sy_pmi_job_t *j)
+{
+    sy_pmi_conn_t *c = calloc(1, sizeof(*c));
+    struct event_base *base = sy_progress_base(sy_srv->progress);
+    if (c == NULL || (c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_readable, c)) == NULL ||
+        (c->wev = event_new(base, fd, EV_WRITE, on_writable, c)) == NULL ||
+        event_add(c->rev, NULL) != 0) {
+        if (c != NULL) {
+            if (c->rev != NULL)
+                event_free(c->rev);
+            if (c->wev != NULL)
+                event_free(c->wev);
+            free(c);
+        }
+        return NULL;
+    }
+    c->fd = fd;
+    if (proc != NULL)
+        c->proc = *proc;
+    else
+        PMIX_LOAD_PROCID(&c->proc, "", PMIX_RANK_UNDEF);
+    c->job = j;
+    c->serial = next_serial++;
+    c->next = conns;
+    conns = c;
+    return c;
+}
 
 static void setup_on_loop(void *arg)
 {
     fork_req_t *r = arg;
     pmix_status_t rc = PMIX_SUCCESS;
     int sv[2] = {-1, -1};
-    sy_pmi_conn_t *c = NULL;
     sy_pmi_job_t *j = sy_pmi_job_get(r->proc.nspace);
     if (j == NULL) {
         rc = PMIX_ERR_NOT_FOUND; /* not registered (yet): no PMI for it */
@@ -316,35 +350,19 @@ static void setup_on_loop(void *arg)
         rc = PMIX_ERR_OUT_OF_RESOURCE;
         goto out;
     }
-    c = calloc(1, sizeof(*c));
-    struct event_base *base = sy_progress_base(sy_srv->progress);
-    if (c == NULL ||
-        (c->rev = event_new(base, sv[0], EV_READ | EV_PERSIST, on_readable, c)) == NULL ||
-        (c->wev = event_new(base, sv[0], EV_WRITE, on_writable, c)) == NULL ||
-        event_add(c->rev, NULL) != 0) {
+    if (sy_pmi_conn_new(sv[0], &r->proc, j) == NULL) {
         rc = PMIX_ERR_NOMEM;
         goto out;
     }
-    c->fd = sv[0];
-    c->proc = r->proc;
-    c->job = j;
-    c->serial = next_serial++;
-    c->next = conns;
-    conns = c;
     r->child_fd = sv[1];
     r->size = sy_pmi_job_size(j);
     pmix_proc_t parent;
     r->spawned = sy_pmi_parent(r->proc.nspace, &parent);
+    /* port mode too (a client without the descriptor): a secret id */
+    r->port_id = sy_pmi_port_id(&r->proc, &r->port);
     sy_sync_signal(&r->sync, PMIX_SUCCESS, NULL);
     return;
 out:
-    if (c != NULL) {
-        if (c->rev != NULL)
-            event_free(c->rev);
-        if (c->wev != NULL)
-            event_free(c->wev);
-        free(c);
-    }
     if (sv[0] >= 0) {
         close(sv[0]);
         close(sv[1]);
@@ -385,6 +403,16 @@ pmix_status_t sy_srv_pmi_setup_fork(const pmix_proc_t *proc, char ***env)
     /* MPICH's PMI_Init then says spawned, and the child connects back */
     if (rc == PMIX_SUCCESS && r.spawned)
         rc = sy_srv_env_set(env, "PMI_SPAWNED", "1");
+    /* hydra's port mode: a client that has no PMI_FD connects there and
+     * names itself with PMI_ID, a secret of this process */
+    if (rc == PMIX_SUCCESS && r.port_id != 0) {
+        char port[32], id[16];
+        snprintf(port, sizeof(port), "127.0.0.1:%d", r.port);
+        snprintf(id, sizeof(id), "%u", r.port_id);
+        rc = sy_srv_env_set(env, "PMI_PORT", port);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_srv_env_set(env, "PMI_ID", id);
+    }
     if (rc != PMIX_SUCCESS)
         close(r.child_fd);
     return rc;

@@ -25,17 +25,27 @@ done
 # process is no PMI client yet and exits quietly; after init it is a
 # client of its job gone without finalizing, and the job fails, as under
 # hydra.
-for mode in noinit garbage unknown oversized badlen; do
+for mode in noinit garbage badid unknown oversized badlen; do
     timeout 60 "$R" -n 1 "$W" bad $mode > "$T/out" 2> "$T/err"
     rc=$?
     check "violation '$mode': connection closed, the rank saw it" \
         "grep -q '^wire bad ok rank 0' '$T/out'"
     case $mode in
-    noinit | garbage) check "violation '$mode': before init, the job exits 0" "test $rc -eq 0" ;;
+    noinit | garbage | badid) check "violation '$mode': before init, the job exits 0" "test $rc -eq 0" ;;
     *) check "violation '$mode': after init, the job fails" "test $rc -ne 0" ;;
     esac
     check "violation '$mode': one log line" \
         "test \$(grep -c 'pmi: .*connection closed' '$T/err') -eq 1"
+done
+
+# PMI_PORT mode: the same conversations over TCP, identified by PMI_ID
+# (PMI-1: initack; PMI-2: fullinit's pmirank); a wrong PMI_ID is a
+# violation above.
+for v in 1 2; do
+    timeout 60 "$R" --oversubscribe -n 2 "$W" port$v > "$T/out" 2> "$T/err"
+    rc=$?
+    check "PMI-$v over PMI_PORT -n 2" \
+        "test $rc -eq 0 && test \$(grep -c '^wire port$v ok rank' '$T/out') -eq 2"
 done
 
 # One job of PMIx ranks (even) and PMI-1 wire ranks (odd): one fence, and

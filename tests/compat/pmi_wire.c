@@ -9,6 +9,9 @@
  *   pmi_wire mixed     even ranks are PMIx clients (Put/Commit/Fence/Get),
  *                      odd ranks PMI-1 wire clients (put/barrier/get):
  *                      one job, one fence, each reads every other's key
+ *   pmi_wire port1|port2  pmi1 / pmi2 over TCP to PMI_PORT instead of
+ *                      PMI_FD, identified by PMI_ID (PMI-1: initack first)
+ *   pmi_wire bad badid a PMI_PORT connection with a wrong PMI_ID
  *   pmi_wire spawn1    rank 0 spawns 2 x "pmi_wire child1" with mcmd=spawn
  *                      (a preput key, an argument, info wdir)
  *   pmi_wire spawn2    the same with PMI-2's spawn (child2)
@@ -26,11 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <pmix.h>
 
 static int fd = -1, rank, size;
+static const char *pmirank; /* what fullinit sends: PMI_ID in port mode, else PMI_RANK */
 static int fails;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -182,7 +188,7 @@ static void pmi2(void)
     char r[4096], cmd[2048], want[2048], jobid[300];
     req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
     expect(r, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0");
-    snprintf(cmd, sizeof(cmd), "cmd=fullinit;pmirank=%d;threaded=FALSE;", rank);
+    snprintf(cmd, sizeof(cmd), "cmd=fullinit;pmirank=%s;threaded=FALSE;", pmirank);
     req2(cmd, true, r, sizeof(r));
     snprintf(want, sizeof(want),
              "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=%d;size=%d;appnum=0;"
@@ -334,6 +340,46 @@ static void mixed(const char *die_how)
         exit(2);
 }
 
+/* ---- PMI_PORT mode ---- */
+
+static void port_connect(void)
+{
+    const char *port = getenv("PMI_PORT");
+    const char *colon = port != NULL ? strrchr(port, ':') : NULL;
+    if (colon == NULL || getenv("PMI_ID") == NULL)
+        die("no PMI_PORT/PMI_ID");
+    char host[256];
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - port), port);
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+    if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || ai == NULL)
+        die("cannot resolve PMI_PORT %s", port);
+    close(fd); /* the descriptor is not used in port mode */
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)
+        die("connect to %s: %s", port, strerror(errno));
+    freeaddrinfo(ai);
+}
+
+static void port1(void)
+{
+    char r[256], want[256];
+    port_connect();
+    snprintf(want, sizeof(want), "cmd=initack pmiid=%s\n", getenv("PMI_ID"));
+    req1(want, r, sizeof(r));
+    expect(r, "cmd=initack");
+    const char *names[3] = {"size", "rank", "debug"};
+    int vals[3] = {size, rank, 0};
+    for (int i = 0; i < 3; i++) { /* the rest of the same reply */
+        size_t n = 0;
+        do
+            get_all(r + n, 1);
+        while (r[n] != '\n' && ++n + 1 < sizeof(r));
+        r[n] = '\0';
+        snprintf(want, sizeof(want), "cmd=set %s=%d", names[i], vals[i]);
+        expect(r, want);
+    }
+}
+
 /* ---- spawn over the wire ---- */
 
 static void self_exe(char *buf, size_t len)
@@ -457,6 +503,9 @@ static void bad(const char *mode)
             off += (size_t)w;
         }
         free(big);
+    } else if (strcmp(mode, "badid") == 0) {
+        port_connect();
+        put_all("cmd=initack pmiid=12345\n", 24);
     } else if (strcmp(mode, "badlen") == 0) {
         req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
         put_all("99999999", 8);
@@ -481,10 +530,15 @@ int main(int argc, char **argv)
     size = atoi(getenv("PMI_SIZE"));
     signal(SIGPIPE, SIG_IGN);
     const char *mode = argc > 1 ? argv[1] : "pmi1";
+    pmirank = getenv("PMI_RANK");
     if (strcmp(mode, "pmi1") == 0)
         pmi1();
     else if (strcmp(mode, "pmi2") == 0)
         pmi2();
+    else if (strcmp(mode, "port1") == 0)
+        port1(), pmi1();
+    else if (strcmp(mode, "port2") == 0)
+        port_connect(), pmirank = getenv("PMI_ID"), pmi2();
     else if (strcmp(mode, "bad") == 0 && argc > 2)
         bad(argv[2]);
     else if (strcmp(mode, "mixed") == 0)

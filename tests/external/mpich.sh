@@ -2,7 +2,8 @@
 # Debian's MPICH 4.0.2 (libmpich.so.12 speaks the PMI-1 wire protocol)
 # runs unmodified under switchyard-run: hello with Allreduce at -n 1/2/4,
 # a ring, MPI_Publish_name/Lookup_name, MPI_Abort(..., 3) -> exit 3, a
-# rank that dies -> the job fails, and a singleton with no launcher.
+# rank that dies -> the job fails, a singleton with no launcher, and
+# hello over PMI_PORT (hydra's port mode) instead of PMI_FD.
 # Installs mpich and libmpich-dev when absent (77 when it cannot); calls
 # mpicc.mpich explicitly, so Debian's mpicc alternative does not matter.
 set -u
@@ -57,6 +58,13 @@ for np in 1 2 4; do
     check "hello -n $np: every rank has sum=$sum" \
         "test \$(grep -c '^rank [0-9]*/$np sum=$sum\$' '$T/out') -eq $np"
 done
+
+# hydra's port mode: without PMI_FD, MPICH connects to PMI_PORT and
+# names itself with PMI_ID (initack)
+timeout 60 "$R" --oversubscribe -n 2 sh -c 'unset PMI_FD; exec "$0" hello' "$P" > "$T/out" 2> "$T/err"
+rc=$?
+check "hello -n 2 over PMI_PORT" \
+    "test $rc -eq 0 && test \$(grep -c '^rank [0-9]*/2 sum=3\$' '$T/out') -eq 2"
 
 timeout 60 "$R" --oversubscribe -n 4 "$P" ring > "$T/out" 2> "$T/err"
 rc=$?
