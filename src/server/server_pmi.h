@@ -135,6 +135,8 @@ struct sy_pmi_spawn {
     size_t napps;
     char **pre_keys, **pre_vals; /* preput pairs */
     size_t npre;
+    char *thrid; /* PMI-2: echoed in the reply (a threaded client may have
+                  * other requests out meanwhile) */
 };
 /* Builders: false / NULL when out of memory (what was made is freed with
  * the spawn).  An app pointer is valid until the next add_app. */
@@ -145,8 +147,9 @@ bool sy_pmi_spawn_add_info(pmix_app_t *app, const char *key, const char *val);
 bool sy_pmi_spawn_add_preput(sy_pmi_spawn_t *sp, const char *key, const char *val);
 void sy_pmi_spawn_free(sy_pmi_spawn_t *sp);
 /* Put the preput pairs as c's data and call the host's spawn upcall (sp
- * is taken); done(c, rc, nspace) later on the loop, unless c closed. */
-typedef void (*sy_pmi_spawn_done_fn)(sy_pmi_conn_t *c, pmix_status_t rc, const char *nspace);
+ * is taken); done(c, sp, rc, nspace) later on the loop, unless c closed. */
+typedef void (*sy_pmi_spawn_done_fn)(sy_pmi_conn_t *c, const sy_pmi_spawn_t *sp, pmix_status_t rc,
+                                     const char *nspace);
 void sy_pmi_spawn(sy_pmi_conn_t *c, sy_pmi_spawn_t *sp, sy_pmi_spawn_done_fn done);
 /* The process that spawned the job nspace (its PMIX_PARENT_ID). */
 bool sy_pmi_parent(const char *nspace, pmix_proc_t *parent);

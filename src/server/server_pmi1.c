@@ -203,8 +203,10 @@ static int line_int(const lines_t *l, const char *key, int dflt)
     return v != NULL ? atoi(v) : dflt;
 }
 
-static void spawn_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *nspace)
+static void spawn_done(sy_pmi_conn_t *c, const sy_pmi_spawn_t *sp, pmix_status_t rc,
+                       const char *nspace)
 {
+    (void)sp;
     (void)nspace;
     if (rc != PMIX_SUCCESS)
         sy_log(SY_LOG_WARN, "pmi: %s.%u: spawn failed: %s", c->proc.nspace, c->proc.rank,

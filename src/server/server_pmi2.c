@@ -278,12 +278,11 @@ static int int_in(const pairs_t *p, int from, int to, const char *key, int dflt)
     return v != NULL ? atoi(v) : dflt;
 }
 
-static void spawn_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *nspace)
+static void spawn_done(sy_pmi_conn_t *c, const sy_pmi_spawn_t *sp, pmix_status_t rc,
+                       const char *nspace)
 {
     out_t o;
-    start(&o, "spawn-response", c->wait_thrid);
-    free(c->wait_thrid);
-    c->wait_thrid = NULL;
+    start(&o, "spawn-response", sp->thrid);
     if (rc == PMIX_SUCCESS) {
         add(&o, "jobid", nspace);
         add(&o, "nerrs", "0");
@@ -322,7 +321,8 @@ static void spawn(sy_pmi_conn_t *c, const pairs_t *p, const char *thrid)
         first++;
     int ncmds = int_in(p, 1, first, "ncmds", -1), npre = int_in(p, 1, first, "preputcount", 0);
     sy_pmi_spawn_t *sp = sy_pmi_spawn_new();
-    bool ok = sp != NULL && ncmds >= 1 && npre >= 0 && npre <= MAX_PAIRS;
+    bool ok = sp != NULL && ncmds >= 1 && npre >= 0 && npre <= MAX_PAIRS &&
+              (thrid == NULL || (sp->thrid = strdup(thrid)) != NULL);
     for (int i = 0; ok && i < npre; i++) {
         const char *k = get_in(p, 1, first, "ppkey", i), *v = get_in(p, 1, first, "ppval", i);
         ok = k != NULL && v != NULL && sy_pmi_spawn_add_preput(sp, k, v);
@@ -334,7 +334,7 @@ static void spawn(sy_pmi_conn_t *c, const pairs_t *p, const char *thrid)
         ok = spawn_cmd(sp, p, from, to);
         from = to;
     }
-    if (!ok || sp->napps != (size_t)ncmds) {
+    if (!ok || sp == NULL || sp->napps != (size_t)ncmds) {
         sy_pmi_spawn_free(sp);
         out_t o;
         start(&o, "spawn-response", thrid);
@@ -342,8 +342,6 @@ static void spawn(sy_pmi_conn_t *c, const pairs_t *p, const char *thrid)
         finish(c, &o, -1);
         return;
     }
-    free(c->wait_thrid);
-    c->wait_thrid = dup_opt(thrid);
     sy_pmi_spawn(c, sp, spawn_done);
 }
 

@@ -32,6 +32,10 @@ static int listen_port;
 static struct event *listen_ev;
 static bool listen_failed; /* logged once */
 
+/* Connections not identified yet, at most: anyone on the host can
+ * connect, and must not fill our descriptor table. */
+#define MAX_UNIDENTIFIED 64
+
 static void on_accept(evutil_socket_t fd, short what, void *arg)
 {
     (void)what;
@@ -39,6 +43,15 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
     int s = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (s < 0)
         return; /* EAGAIN, or out of descriptors: the client's connect fails */
+    size_t n = 0;
+    for (const sy_pmi_conn_t *c = sy_pmi_conns(); c != NULL; c = c->next)
+        n += c->job == NULL;
+    if (n >= MAX_UNIDENTIFIED) {
+        sy_log(SY_LOG_WARN, "pmi: %d PMI_PORT connections not identified yet; refused one",
+               MAX_UNIDENTIFIED);
+        close(s);
+        return;
+    }
     if (sy_pmi_conn_new(s, NULL, NULL) == NULL)
         close(s);
 }

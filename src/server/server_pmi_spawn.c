@@ -42,6 +42,7 @@ void sy_pmi_spawn_free(sy_pmi_spawn_t *sp)
     }
     free(sp->pre_keys);
     free(sp->pre_vals);
+    free(sp->thrid);
     free(sp);
 }
 
@@ -62,7 +63,7 @@ static void req_done(sy_srv_req_t *req)
     if (st == PMIX_SUCCESS && r->nspace[0] == '\0')
         st = PMIX_ERR_BAD_PARAM; /* "done" without the new job's name */
     if (c != NULL)
-        r->done(c, st, st == PMIX_SUCCESS ? r->nspace : NULL);
+        r->done(c, r->sp, st, st == PMIX_SUCCESS ? r->nspace : NULL);
 }
 
 static const sy_srv_req_type_t spawn_type = {
@@ -126,8 +127,8 @@ void sy_pmi_spawn(sy_pmi_conn_t *c, sy_pmi_spawn_t *sp, sy_pmi_spawn_done_fn don
         rc = PMIX_ERR_NOT_SUPPORTED;
     spawn_req_t *r = rc == PMIX_SUCCESS ? calloc(1, sizeof(*r)) : NULL;
     if (r == NULL) {
+        done(c, sp, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM, NULL);
         sy_pmi_spawn_free(sp);
-        done(c, rc != PMIX_SUCCESS ? rc : PMIX_ERR_NOMEM, NULL);
         return;
     }
     sy_srv_req_init(&r->req, &spawn_type, NULL, 0);
