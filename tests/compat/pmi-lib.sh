@@ -1,4 +1,5 @@
-# Sourced by the tests/compat/*.sh scripts (PMI-1/PMI-2): the paths, a
+# Sourced by the PMI-1/PMI-2 test scripts (tests/compat/*.sh,
+# tests/external/mpich.sh): the paths, a
 # private TMPDIR removed on exit, the sanitizer suppressions, and TAP.
 # Set NAME (names the temporary directory) and NEED (paths of the
 # programs that must be built, below $top_builddir) before sourcing.

@@ -231,6 +231,17 @@ static void pmi2(void)
     expect(r, "cmd=finalize-response;rc=0;");
 }
 
+/* PMI-1 init and the job's kvsname (kvs: 300 bytes). */
+static void pmi1_start(char *kvs)
+{
+    char r[512];
+    req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+    expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+    req1("cmd=get_my_kvsname\n", r, sizeof(r));
+    if (sscanf(r, "cmd=my_kvsname kvsname=%299s", kvs) != 1)
+        die("kvsname: '%s'", r);
+}
+
 /* ---- a job of PMIx and PMI-1 ranks ---- */
 
 static bool is_pmix_rank(int r)
@@ -287,11 +298,7 @@ static bool mixed_pmix(void)
 static bool mixed_pmi1(const char *die_how)
 {
     char r[2048], line[2048], kvs[300];
-    req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
-    expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
-    req1("cmd=get_my_kvsname\n", r, sizeof(r));
-    if (sscanf(r, "cmd=my_kvsname kvsname=%299s", kvs) != 1)
-        die("kvsname: '%s'", r);
+    pmi1_start(kvs);
     snprintf(line, sizeof(line), "cmd=put kvsname=%s key=mix-%d value=from rank %d\n", kvs, rank,
              rank);
     req1(line, r, sizeof(r));
@@ -448,11 +455,7 @@ static void child(int version)
     if (sp == NULL || strcmp(sp, "1") != 0)
         die("PMI_SPAWNED is not 1 in a spawned child");
     if (version == 1) {
-        req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
-        expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
-        req1("cmd=get_my_kvsname\n", r, sizeof(r));
-        if (sscanf(r, "cmd=my_kvsname kvsname=%299s", kvs) != 1)
-            die("kvsname: '%s'", r);
+        pmi1_start(kvs);
         snprintf(line, sizeof(line), "cmd=get kvsname=%s key=PARENT_ROOT_PORT_NAME\n", kvs);
         req1(line, r, sizeof(r));
         expect(r, "cmd=get_result rc=0 msg=success value=tag#0$port#5555$ with blanks");

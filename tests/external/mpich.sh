@@ -9,8 +9,6 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
-R="$top_builddir/tools/switchyard-run"
-test -x "$R" || { echo "not built: $R"; exit 99; }
 
 have() { command -v mpicc.mpich > /dev/null && test -e /usr/lib/x86_64-linux-gnu/libmpich.so.12; }
 if ! have; then
@@ -27,24 +25,16 @@ if ! have; then
     have || { echo "SKIP: cannot install mpich libmpich-dev"; exit 77; }
 fi
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/sy-mpich.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
-printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
-export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+NAME=mpich
+NEED=
+. "$top_srcdir/tests/compat/pmi-lib.sh"
 # MPICH's own programs are not built with the sanitizers of our build
 unset LD_PRELOAD
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; sed 's/^/#   /' "$T/err" 2> /dev/null | head -20; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 
 P="$T/mpi_check"
 if ! mpicc.mpich -O1 -o "$P" "$top_srcdir/tests/external/mpich/mpi_check.c" 2> "$T/err"; then
     bad "mpicc.mpich builds the test program"
-    echo "1..$n"
+    finish
     exit 1
 fi
 ok "mpicc.mpich builds the test program"
@@ -88,7 +78,4 @@ check "a rank exiting 5 without MPI_Finalize ends the job with 5" "test $rc -eq 
 rc=$?
 check "singleton ./prog" "test $rc -eq 0 && grep -q '^rank 0/1 sum=1\$' '$T/out'"
 
-left=$(find "$TMPDIR" -mindepth 1 2> /dev/null | head -5)
-check "nothing left in TMPDIR" "test -z '$left'"
-echo "1..$n"
-test $fails -eq 0
+finish
