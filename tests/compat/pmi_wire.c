@@ -17,10 +17,12 @@
  *   pmi_wire spawn2    the same with PMI-2's spawn (child2)
  *   pmi_wire child1|2  a spawned child: PMI_SPAWNED / spawner-jobid, the
  *                      parent's preput key by a plain get, a barrier
- *   pmi_wire die MODE  mixed, and rank 1 ends mid-barrier (MODE close: its
- *                      PMI connection ends, the process waits to be
- *                      stopped; kill: SIGKILL): the others' fence or
- *                      barrier must fail, not hang
+ *   pmi_wire die MODE  mixed, and rank 1 ends mid-barrier, once the others
+ *                      are in it (each makes a file in $PMI_WIRE_SYNC
+ *                      first), without entering it (MODE close: its PMI
+ *                      connection ends, the process waits to be stopped;
+ *                      kill: SIGKILL): the others' fence or barrier must
+ *                      fail, not hang
  * Prints "wire <mode> ok rank R" on success. */
 #include <errno.h>
 #include <signal.h>
@@ -244,6 +246,41 @@ static void pmi1_start(char *kvs)
 
 /* ---- a job of PMIx and PMI-1 ranks ---- */
 
+static const char *die_how; /* die mode: rank 1 ends mid-barrier */
+
+/* die mode: this rank is about to enter the barrier */
+static void entering(void)
+{
+    char path[4096];
+    const char *dir = getenv("PMI_WIRE_SYNC");
+    if (die_how == NULL)
+        return;
+    if (dir == NULL)
+        die("PMI_WIRE_SYNC is not set");
+    snprintf(path, sizeof(path), "%s/in.%d", dir, rank);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        die("cannot create %s", path);
+    fclose(f);
+}
+
+/* die mode, rank 1: until every other rank entered the barrier */
+static void wait_others(void)
+{
+    char path[4096];
+    const char *dir = getenv("PMI_WIRE_SYNC");
+    if (dir == NULL)
+        die("PMI_WIRE_SYNC is not set");
+    for (int q = 0; q < size; q++) {
+        snprintf(path, sizeof(path), "%s/in.%d", dir, q);
+        for (int tries = 0; q != rank && access(path, F_OK) != 0; tries++) {
+            if (tries > 6000)
+                die("rank %d never entered the barrier", q);
+            usleep(10000);
+        }
+    }
+}
+
 static bool is_pmix_rank(int r)
 {
     return r % 2 == 0;
@@ -266,6 +303,7 @@ static bool mixed_pmix(void)
     bool collect = true;
     pmix_info_t info;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    entering();
     pmix_status_t rc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
@@ -293,9 +331,8 @@ static bool mixed_pmix(void)
     return true;
 }
 
-/* the PMI-1 ranks: false when the barrier failed (the server closed);
- * die_how: rank 1 ends inside the barrier */
-static bool mixed_pmi1(const char *die_how)
+/* the PMI-1 ranks: false when the barrier failed (the server closed) */
+static bool mixed_pmi1(void)
 {
     char r[2048], line[2048], kvs[300];
     pmi1_start(kvs);
@@ -303,14 +340,17 @@ static bool mixed_pmi1(const char *die_how)
              rank);
     req1(line, r, sizeof(r));
     expect(r, "cmd=put_result rc=0 msg=success");
-    put_all("cmd=barrier_in\n", 15);
     if (die_how != NULL && rank == 1) {
+        /* the others wait in the barrier: it cannot end without us */
+        wait_others();
         if (strcmp(die_how, "kill") == 0)
             raise(SIGKILL);
         close(fd); /* as a death, to the server; stopped by the launcher */
         sleep(60);
         exit(3);
     }
+    entering();
+    put_all("cmd=barrier_in\n", 15);
     size_t n = 0;
     for (;;) {
         ssize_t got = read(fd, r + n, 1);
@@ -340,9 +380,10 @@ static bool mixed_pmi1(const char *die_how)
     return true;
 }
 
-static void mixed(const char *die_how)
+static void mixed(const char *how)
 {
-    bool ok = is_pmix_rank(rank) ? mixed_pmix() : mixed_pmi1(die_how);
+    die_how = how;
+    bool ok = is_pmix_rank(rank) ? mixed_pmix() : mixed_pmi1();
     if (!ok)
         exit(2);
 }
