@@ -3,13 +3,17 @@
  * libmpich speaks PMI-1 over the descriptor in PMI_FD).  Enabled by the
  * host with SWITCHYARD_SERVER_PMI at PMIx_server_init; then
  * PMIx_server_setup_fork gives each child one end of a socketpair bound to
- * its (namespace, rank) (PMI_FD, PMI_RANK, PMI_SIZE, ...).  The peer never
- * names itself: the descriptor is its identity.
+ * its (namespace, rank) (PMI_FD, PMI_RANK, PMI_SIZE, ...), and a secret
+ * PMI_ID for hydra's PMI_PORT mode.  The peer never names itself: the
+ * descriptor (or the secret) is its identity.
  *
  * The files: server_pmi_wire.c (connections, framing, replies, the
- * hooks below), server_pmi_job.c (each job's key-value space, barrier and
- * node attributes, the host upcalls), server_pmi1.c and server_pmi2.c
- * (the commands).  Everything runs on the server's loop. */
+ * hooks below), server_pmi_job.c (the PMI process as a process of its
+ * job: its data in the modex store, its barrier in the collective engine,
+ * its life told to the host; node attributes; the host upcalls),
+ * server_pmi_spawn.c (spawn), server_pmi_port.c (PMI_PORT), server_pmi1.c
+ * and server_pmi2.c (the commands).  Everything runs on the server's
+ * loop. */
 #ifndef SWITCHYARD_SERVER_PMI_H
 #define SWITCHYARD_SERVER_PMI_H
 #include <stdbool.h>
