@@ -30,14 +30,15 @@ tests_compat_pmi1_api_LDADD = src/compat/libpmi.la
 tests_compat_pmi2_api_SOURCES = tests/compat/pmi2_api.c
 tests_compat_pmi2_api_LDADD = src/compat/libpmi2.la
 TESTS += tests/compat/pmi-api.sh
-EXTRA_DIST += tests/compat/pmi-api.sh
+EXTRA_DIST += tests/compat/pmi-api.sh tests/compat/pmi-lib.sh
 src_libswitchyard_la_SOURCES += src/common/pmi_map.c
 noinst_HEADERS += src/common/pmi_map.h
 
-# The PMI wire protocols of the server, byte for byte (tests/compat/pmi-wire.sh).
+# The PMI wire protocols of the server, byte for byte, and jobs mixing
+# PMIx and PMI-1 ranks (tests/compat/pmi-wire.sh).
 check_PROGRAMS += tests/compat/pmi_wire
 tests_compat_pmi_wire_SOURCES = tests/compat/pmi_wire.c
-tests_compat_pmi_wire_LDADD =
+tests_compat_pmi_wire_LDADD = src/libpmix.la
 TESTS += tests/compat/pmi-wire.sh
 EXTRA_DIST += tests/compat/pmi-wire.sh
 

@@ -1,6 +1,7 @@
 /* libpmi.so.0: the PMI-1 API (Slurm 22.05's pmi.h) over the PMIx client
  * API.  Mapping in docs/pmi.md. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,44 +64,38 @@ SY_PMI_API int PMI_Finalize(void)
     return PMI_SUCCESS;
 }
 
-SY_PMI_API int PMI_Get_size(int *size)
+/* The integer getters: initialized, a place to write, the value. */
+static int give(int *out, int value)
 {
     NEED_INIT();
-    if (size == NULL)
+    if (out == NULL)
         return PMI_ERR_INVALID_ARG;
-    *size = job.size;
+    *out = value;
     return PMI_SUCCESS;
+}
+
+SY_PMI_API int PMI_Get_size(int *size)
+{
+    return give(size, job.size);
 }
 
 SY_PMI_API int PMI_Get_rank(int *rank)
 {
-    NEED_INIT();
-    if (rank == NULL)
-        return PMI_ERR_INVALID_ARG;
-    *rank = (int)job.me.rank;
-    return PMI_SUCCESS;
+    return give(rank, (int)job.me.rank);
 }
 
 SY_PMI_API int PMI_Get_universe_size(int *size)
 {
-    NEED_INIT();
-    if (size == NULL)
-        return PMI_ERR_INVALID_ARG;
     uint32_t u;
-    if (sy_pmi_get_u32(job.me.nspace, PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE, &u) == PMIX_SUCCESS)
-        *size = (int)u;
-    else
-        *size = job.size;
-    return PMI_SUCCESS;
+    if (!job.initialized ||
+        sy_pmi_get_u32(job.me.nspace, PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE, &u) != PMIX_SUCCESS)
+        u = (uint32_t)job.size;
+    return give(size, (int)u);
 }
 
 SY_PMI_API int PMI_Get_appnum(int *appnum)
 {
-    NEED_INIT();
-    if (appnum == NULL)
-        return PMI_ERR_INVALID_ARG;
-    *appnum = job.appnum;
-    return PMI_SUCCESS;
+    return give(appnum, job.appnum);
 }
 
 SY_PMI_API int PMI_Get_id(char id_str[], int length)
@@ -120,15 +115,11 @@ SY_PMI_API int PMI_Get_id_length_max(int *length)
 
 SY_PMI_API int PMI_Get_clique_size(int *size)
 {
-    NEED_INIT();
-    if (size == NULL)
-        return PMI_ERR_INVALID_ARG;
-    int *r, n;
-    if (sy_pmi_local_peers(&job, &r, &n) != PMIX_SUCCESS)
+    int *r = NULL, n = 0;
+    if (job.initialized && size != NULL && sy_pmi_local_peers(&job, &r, &n) != PMIX_SUCCESS)
         return PMI_FAIL;
     free(r);
-    *size = n;
-    return PMI_SUCCESS;
+    return give(size, n);
 }
 
 SY_PMI_API int PMI_Get_clique_ranks(int ranks[], int length)
@@ -170,7 +161,7 @@ SY_PMI_API int PMI_Lookup_name(const char service_name[], char port[])
     if (service_name == NULL || port == NULL)
         return PMI_ERR_INVALID_ARG;
     char *p = NULL;
-    pmix_status_t rc = sy_pmi_lookup(service_name, &p);
+    pmix_status_t rc = sy_pmi_lookup(service_name, false, &p);
     if (rc != PMIX_SUCCESS)
         return PMI_FAIL;
     /* the PMI-1 API has no length: MPI port names are < MPI_MAX_PORT_NAME */
@@ -337,57 +328,21 @@ SY_PMI_API int PMI_Spawn_multiple(int count, const char *cmds[], const char **ar
     NEED_INIT();
     if (count <= 0 || cmds == NULL || maxprocs == NULL || preput_keyval_size < 0)
         return PMI_ERR_INVALID_ARG;
-    sy_pmi_cmd_t *c = calloc((size_t)count, sizeof(*c));
-    const char **pk = calloc((size_t)preput_keyval_size + 1, sizeof(char *));
-    const char **pv = calloc((size_t)preput_keyval_size + 1, sizeof(char *));
-    const char ***ik = calloc((size_t)count, sizeof(char **));
-    const char ***iv = calloc((size_t)count, sizeof(char **));
-    int ret = PMI_ERR_NOMEM, total = 0;
-    if (c == NULL || pk == NULL || pv == NULL || ik == NULL || iv == NULL)
-        goto out;
-    for (int i = 0; i < preput_keyval_size; i++) {
-        pk[i] = preput_keyval_vector[i].key;
-        pv[i] = preput_keyval_vector[i].val;
-    }
-    for (int i = 0; i < count; i++) {
-        c[i].cmd = cmds[i];
-        c[i].maxprocs = maxprocs[i];
-        total += maxprocs[i];
-        int argc = 0;
-        while (argvs != NULL && argvs[i] != NULL && argvs[i][argc] != NULL)
-            argc++;
-        c[i].argc = argc;
-        c[i].args = argc > 0 ? argvs[i] : NULL;
-        int ni = info_keyval_sizesp != NULL ? info_keyval_sizesp[i] : 0;
-        if (ni > 0 && info_keyval_vectors != NULL && info_keyval_vectors[i] != NULL) {
-            ik[i] = calloc((size_t)ni, sizeof(char *));
-            iv[i] = calloc((size_t)ni, sizeof(char *));
-            if (ik[i] == NULL || iv[i] == NULL)
-                goto out;
-            for (int k = 0; k < ni; k++) {
-                ik[i][k] = info_keyval_vectors[i][k].key;
-                iv[i][k] = info_keyval_vectors[i][k].val;
-            }
-            c[i].ninfo = ni;
-            c[i].info_keys = ik[i];
-            c[i].info_vals = iv[i];
-        }
-    }
+    sy_pmi_spawn_t a = {
+        .count = count,
+        .cmds = cmds,
+        .argvs = (const char *const *const *)argvs,
+        .maxprocs = maxprocs,
+        .ninfo = info_keyval_sizesp,
+        .infos = (const void *const *)info_keyval_vectors,
+        .npre = preput_keyval_size,
+        .pre = preput_keyval_vector,
+        .kv = {sizeof(PMI_keyval_t), offsetof(PMI_keyval_t, key), offsetof(PMI_keyval_t, val)}};
     char nspace[PMIX_MAX_NSLEN + 1];
-    pmix_status_t rc = sy_pmi_spawn(c, count, preput_keyval_size, pk, pv, nspace);
-    ret = to_pmi(rc);
-    for (int i = 0; errors != NULL && i < total; i++)
-        errors[i] = ret;
-out:
-    for (int i = 0; ik != NULL && iv != NULL && i < count; i++) {
-        free(ik[i]);
-        free(iv[i]);
-    }
-    free(ik);
-    free(iv);
-    free(pk);
-    free(pv);
-    free(c);
+    int ret = to_pmi(sy_pmi_spawn(&a, nspace));
+    for (int i = 0; errors != NULL && i < count; i++)
+        for (int k = 0; k < maxprocs[i]; k++)
+            *errors++ = ret;
     return ret;
 }
 

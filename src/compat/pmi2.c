@@ -2,6 +2,7 @@
 /* libpmi2.so.0: the PMI-2 API (Slurm 22.05's pmi2.h) over the PMIx client
  * API.  Mapping in docs/pmi.md. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,58 +84,25 @@ SY_PMI_API int PMI2_Job_Spawn(int count, const char *cmds[], int argcs[], const 
     NEED_INIT();
     if (count <= 0 || cmds == NULL || maxprocs == NULL || preput_keyval_size < 0)
         return PMI2_ERR_INVALID_ARG;
-    sy_pmi_cmd_t *c = calloc((size_t)count, sizeof(*c));
-    const char **pk = calloc((size_t)preput_keyval_size + 1, sizeof(char *));
-    const char **pv = calloc((size_t)preput_keyval_size + 1, sizeof(char *));
-    const char ***ik = calloc((size_t)count, sizeof(char **));
-    const char ***iv = calloc((size_t)count, sizeof(char **));
-    int ret = PMI2_ERR_NOMEM, total = 0;
-    if (c == NULL || pk == NULL || pv == NULL || ik == NULL || iv == NULL)
-        goto out;
     /* Slurm's and MPICH's callers pass one array of preput infos */
-    for (int i = 0; i < preput_keyval_size; i++) {
-        pk[i] = preput_keyval_vector[0][i].key;
-        pv[i] = preput_keyval_vector[0][i].value;
-    }
-    for (int i = 0; i < count; i++) {
-        c[i].cmd = cmds[i];
-        c[i].maxprocs = maxprocs[i];
-        total += maxprocs[i];
-        c[i].argc = argcs != NULL ? argcs[i] : 0;
-        c[i].args = c[i].argc > 0 && argvs != NULL ? argvs[i] : NULL;
-        if (c[i].args == NULL)
-            c[i].argc = 0;
-        int ni = info_keyval_sizes != NULL ? info_keyval_sizes[i] : 0;
-        if (ni > 0 && info_keyval_vectors != NULL && info_keyval_vectors[i] != NULL) {
-            ik[i] = calloc((size_t)ni, sizeof(char *));
-            iv[i] = calloc((size_t)ni, sizeof(char *));
-            if (ik[i] == NULL || iv[i] == NULL)
-                goto out;
-            for (int k = 0; k < ni; k++) {
-                ik[i][k] = info_keyval_vectors[i][k].key;
-                iv[i][k] = info_keyval_vectors[i][k].value;
-            }
-            c[i].ninfo = ni;
-            c[i].info_keys = ik[i];
-            c[i].info_vals = iv[i];
-        }
-    }
+    sy_pmi_spawn_t a = {
+        .count = count,
+        .cmds = cmds,
+        .argcs = argcs,
+        .argvs = (const char *const *const *)argvs,
+        .maxprocs = maxprocs,
+        .ninfo = info_keyval_sizes,
+        .infos = (const void *const *)info_keyval_vectors,
+        .npre = preput_keyval_size,
+        .pre = preput_keyval_size > 0 ? preput_keyval_vector[0] : NULL,
+        .kv = {sizeof(MPID_Info), offsetof(MPID_Info, key), offsetof(MPID_Info, value)}};
     char nspace[PMIX_MAX_NSLEN + 1];
-    ret = to_pmi2(sy_pmi_spawn(c, count, preput_keyval_size, pk, pv, nspace));
+    int ret = to_pmi2(sy_pmi_spawn(&a, nspace));
     if (ret == PMI2_SUCCESS && jobId != NULL && !sy_pmi_copy(jobId, jobIdSize, nspace))
         ret = PMI2_ERR_INVALID_LENGTH;
-    for (int i = 0; errors != NULL && i < total; i++)
-        errors[i] = ret;
-out:
-    for (int i = 0; ik != NULL && iv != NULL && i < count; i++) {
-        free(ik[i]);
-        free(iv[i]);
-    }
-    free(ik);
-    free(iv);
-    free(pk);
-    free(pv);
-    free(c);
+    for (int i = 0; errors != NULL && i < count; i++)
+        for (int k = 0; k < maxprocs[i]; k++)
+            *errors++ = ret;
     return ret;
 }
 
@@ -327,26 +295,7 @@ static pmix_status_t node_attr(const char *name, bool wait, char **out)
         return PMIX_SUCCESS;
     if (!node_attr_name(name, key, sizeof(key)))
         return PMIX_ERR_BAD_PARAM;
-    if (!wait)
-        return sy_pmi_lookup(key, out);
-    pmix_pdata_t pd;
-    pmix_info_t info;
-    int all = 0;
-    PMIX_PDATA_CONSTRUCT(&pd);
-    PMIX_LOAD_KEY(pd.key, key);
-    PMIX_INFO_LOAD(&info, PMIX_WAIT, &all, PMIX_INT);
-    pmix_status_t rc = PMIx_Lookup(&pd, 1, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
-    if (rc == PMIX_SUCCESS) {
-        if (pd.value.type == PMIX_STRING && pd.value.data.string != NULL) {
-            *out = pd.value.data.string;
-            pd.value.data.string = NULL;
-        } else {
-            rc = PMIX_ERR_NOT_FOUND;
-        }
-    }
-    PMIX_PDATA_DESTRUCT(&pd);
-    return rc;
+    return sy_pmi_lookup(key, wait, out);
 }
 
 SY_PMI_API int PMI2_Info_GetNodeAttr(const char name[], char value[], int valuelen, int *found,
@@ -493,7 +442,7 @@ SY_PMI_API int PMI2_Nameserv_lookup(const char service_name[], const struct MPID
     if (service_name == NULL || port == NULL)
         return PMI2_ERR_INVALID_ARG;
     char *p = NULL;
-    if (sy_pmi_lookup(service_name, &p) != PMIX_SUCCESS)
+    if (sy_pmi_lookup(service_name, false, &p) != PMIX_SUCCESS)
         return PMI2_FAIL;
     bool ok = sy_pmi_copy(port, portLen, p);
     free(p);

@@ -294,13 +294,17 @@ pmix_status_t sy_pmi_unpublish(const char *service)
     return PMIx_Unpublish(keys, NULL, 0);
 }
 
-pmix_status_t sy_pmi_lookup(const char *service, char **port)
+pmix_status_t sy_pmi_lookup(const char *service, bool wait, char **port)
 {
     pmix_pdata_t pd;
+    pmix_info_t info;
+    int all = 0;
     PMIX_PDATA_CONSTRUCT(&pd);
     PMIX_LOAD_KEY(pd.key, service);
-    /* a name published later is not waited for: PMI's lookup answers now */
-    pmix_status_t rc = PMIx_Lookup(&pd, 1, NULL, 0);
+    PMIX_INFO_LOAD(&info, PMIX_WAIT, &all, PMIX_INT);
+    /* PMI's name lookup answers now; a waiting node attribute get waits */
+    pmix_status_t rc = PMIx_Lookup(&pd, 1, wait ? &info : NULL, wait ? 1 : 0);
+    PMIX_INFO_DESTRUCT(&info);
     if (rc == PMIX_SUCCESS) {
         if (pd.value.type == PMIX_STRING && pd.value.data.string != NULL) {
             *port = pd.value.data.string;
@@ -313,14 +317,23 @@ pmix_status_t sy_pmi_lookup(const char *service, char **port)
     return rc;
 }
 
-static void app_info(pmix_app_t *app, const sy_pmi_cmd_t *c)
+/* Field `off` of element i of an array of pairs laid out as l says. */
+static const char *kv_field(const void *base, const sy_pmi_kv_layout_t *l, int i, size_t off)
 {
-    if (c->ninfo <= 0)
+    const char *elem = (const char *)base + (size_t)i * l->size;
+    const char *v;
+    memcpy(&v, elem + off, sizeof(v));
+    return v;
+}
+
+static void app_info(pmix_app_t *app, const void *pairs, int npairs, const sy_pmi_kv_layout_t *l)
+{
+    if (npairs <= 0 || pairs == NULL)
         return;
-    PMIX_INFO_CREATE(app->info, (size_t)c->ninfo);
+    PMIX_INFO_CREATE(app->info, (size_t)npairs);
     size_t n = 0;
-    for (int i = 0; app->info != NULL && i < c->ninfo; i++) {
-        const char *k = c->info_keys[i], *v = c->info_vals[i];
+    for (int i = 0; app->info != NULL && i < npairs; i++) {
+        const char *k = kv_field(pairs, l, i, l->key), *v = kv_field(pairs, l, i, l->val);
         if (k == NULL || v == NULL)
             continue;
         /* PMI's standard info keys; others have no PMIx meaning */
@@ -340,45 +353,61 @@ static void app_info(pmix_app_t *app, const sy_pmi_cmd_t *c)
     }
     app->ninfo = n;
     if (n == 0 && app->info != NULL) {
-        PMIX_INFO_FREE(app->info, (size_t)c->ninfo);
+        PMIX_INFO_FREE(app->info, (size_t)npairs);
         app->info = NULL;
     }
 }
 
-pmix_status_t sy_pmi_spawn(const sy_pmi_cmd_t *cmds, int count, int npre,
-                           const char *const *pre_keys, const char *const *pre_vals,
-                           char nspace[PMIX_MAX_NSLEN + 1])
+/* The apps of a spawn; NULL when out of memory. */
+static pmix_app_t *make_apps(const sy_pmi_spawn_t *a)
 {
-    if (count <= 0 || cmds == NULL)
+    pmix_app_t *apps;
+    PMIX_APP_CREATE(apps, (size_t)a->count);
+    if (apps == NULL)
+        return NULL;
+    char cwd[4096];
+    for (int i = 0; i < a->count; i++) {
+        pmix_app_t *app = &apps[i];
+        const char *const *args = a->argvs != NULL ? a->argvs[i] : NULL;
+        int argc = 0;
+        if (a->argcs != NULL)
+            argc = args != NULL ? a->argcs[i] : 0;
+        else
+            while (args != NULL && args[argc] != NULL)
+                argc++;
+        app->cmd = strdup(a->cmds[i]);
+        app->argv = calloc((size_t)argc + 2, sizeof(char *));
+        if (app->cmd == NULL || app->argv == NULL) {
+            PMIX_APP_FREE(apps, (size_t)a->count);
+            return NULL;
+        }
+        app->argv[0] = strdup(a->cmds[i]);
+        for (int k = 0; k < argc; k++)
+            app->argv[k + 1] = strdup(args[k]);
+        app->maxprocs = a->maxprocs[i];
+        if (a->ninfo != NULL && a->infos != NULL)
+            app_info(app, a->infos[i], a->ninfo[i], &a->kv);
+        if (app->cwd == NULL && getcwd(cwd, sizeof(cwd)) != NULL)
+            app->cwd = strdup(cwd);
+    }
+    return apps;
+}
+
+pmix_status_t sy_pmi_spawn(const sy_pmi_spawn_t *a, char nspace[PMIX_MAX_NSLEN + 1])
+{
+    if (a->count <= 0 || a->cmds == NULL || a->maxprocs == NULL || a->npre < 0)
         return PMIX_ERR_BAD_PARAM;
     pmix_status_t rc;
-    for (int i = 0; i < npre; i++)
-        if ((rc = sy_pmi_put(pre_keys[i], pre_vals[i], PMIX_GLOBAL)) != PMIX_SUCCESS)
+    for (int i = 0; i < a->npre; i++)
+        if ((rc = sy_pmi_put(kv_field(a->pre, &a->kv, i, a->kv.key),
+                             kv_field(a->pre, &a->kv, i, a->kv.val), PMIX_GLOBAL)) != PMIX_SUCCESS)
             return rc;
     if ((rc = PMIx_Commit()) != PMIX_SUCCESS)
         return rc;
-    pmix_app_t *apps;
-    PMIX_APP_CREATE(apps, (size_t)count);
+    pmix_app_t *apps = make_apps(a);
     if (apps == NULL)
         return PMIX_ERR_NOMEM;
-    char cwd[4096];
-    for (int i = 0; i < count; i++) {
-        pmix_app_t *a = &apps[i];
-        a->cmd = strdup(cmds[i].cmd);
-        a->argv = calloc((size_t)cmds[i].argc + 2, sizeof(char *));
-        if (a->cmd == NULL || a->argv == NULL) {
-            PMIX_APP_FREE(apps, (size_t)count);
-            return PMIX_ERR_NOMEM;
-        }
-        a->argv[0] = strdup(cmds[i].cmd);
-        for (int k = 0; k < cmds[i].argc; k++)
-            a->argv[k + 1] = strdup(cmds[i].args[k]);
-        a->maxprocs = cmds[i].maxprocs;
-        app_info(a, &cmds[i]);
-        if (a->cwd == NULL && getcwd(cwd, sizeof(cwd)) != NULL)
-            a->cwd = strdup(cwd);
-    }
-    rc = PMIx_Spawn(NULL, 0, apps, (size_t)count, nspace);
-    PMIX_APP_FREE(apps, (size_t)count);
+    rc = PMIx_Spawn(NULL, 0, apps, (size_t)a->count, nspace);
+    PMIX_APP_FREE(apps, (size_t)a->count);
     return rc;
 }

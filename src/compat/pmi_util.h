@@ -52,24 +52,32 @@ void sy_pmi_forget_puts(void);
 /* Name service. */
 pmix_status_t sy_pmi_publish(const char *service, const char *port);
 pmix_status_t sy_pmi_unpublish(const char *service);
-pmix_status_t sy_pmi_lookup(const char *service, char **port);
+/* wait: until someone publishes it (PMIX_WAIT), else answered now. */
+pmix_status_t sy_pmi_lookup(const char *service, bool wait, char **port);
 
 /* Copy into a caller's buffer: false when it does not fit. */
 bool sy_pmi_copy(char *dst, int len, const char *src);
-#endif
 
-/* One command of a PMI spawn: argv NULL-terminated (argv[0] = cmd). */
+/* Where the key and value pointers are in an element of an array of pairs
+ * (PMI_keyval_t, MPID_Info). */
 typedef struct {
-    const char *cmd;
-    int argc;
-    const char *const *args; /* argc arguments, not counting cmd */
-    int maxprocs;
-    int ninfo;
-    const char *const *info_keys;
-    const char *const *info_vals;
-} sy_pmi_cmd_t;
+    size_t size, key, val;
+} sy_pmi_kv_layout_t;
+/* A PMI spawn's arguments as the API gives them: argcs NULL means each
+ * argvs[i] is NULL-terminated; infos[i] and pre are arrays of pairs. */
+typedef struct {
+    int count;
+    const char *const *cmds;
+    const int *argcs;
+    const char *const *const *argvs;
+    const int *maxprocs;
+    const int *ninfo;
+    const void *const *infos;
+    int npre;
+    const void *pre;
+    sy_pmi_kv_layout_t kv;
+} sy_pmi_spawn_t;
 /* Preput pairs are put (GLOBAL) and committed first: the children find
  * them through their PMIX_PARENT_ID (sy_pmi_get). */
-pmix_status_t sy_pmi_spawn(const sy_pmi_cmd_t *cmds, int count, int npre,
-                           const char *const *pre_keys, const char *const *pre_vals,
-                           char nspace[PMIX_MAX_NSLEN + 1]);
+pmix_status_t sy_pmi_spawn(const sy_pmi_spawn_t *a, char nspace[PMIX_MAX_NSLEN + 1]);
+#endif

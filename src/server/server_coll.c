@@ -31,8 +31,11 @@
 #include "server/server_msg.h"
 
 typedef struct member {
-    sy_srv_peer_t *peer;
+    sy_srv_peer_t *peer; /* NULL: a process without a connection of ours */
     uint32_t tag;
+    pmix_proc_t proc;
+    sy_srv_coll_notify_fn notify; /* tells it when peer is NULL */
+    void *ctx;
     struct member *next;
 } member_t;
 
@@ -133,8 +136,12 @@ static void fence_finish(fence_t *f, pmix_status_t status, sy_wire_msg_id_t id, 
     while (f->members != NULL) {
         member_t *m = f->members;
         f->members = m->next;
-        sy_srv_peer_reply_msg(m->peer, m->tag, status, id, msg);
-        sy_srv_peer_release(m->peer);
+        if (m->peer != NULL) {
+            sy_srv_peer_reply_msg(m->peer, m->tag, status, id, msg);
+            sy_srv_peer_release(m->peer);
+        } else {
+            m->notify(status, m->ctx);
+        }
         free(m);
     }
     fence_free(f);
@@ -519,6 +526,16 @@ void sy_srv_coll_set_timeout(sy_srv_coll_t *f, double seconds)
         sy_progress_timer(sy_srv->progress, seconds, fence_timeout, f, &f->timer);
 }
 
+static void add_member(fence_t *f, member_t *m)
+{
+    *f->members_tail = m;
+    f->members_tail = &m->next;
+    if (++f->arrived >= f->expected)
+        fence_ready(sy_srv, f);
+    else if (f->kind != SY_CMD_DISCONNECT)
+        sy_srv_modex_make_spare(sy_srv); /* while waiting for the others */
+}
+
 pmix_status_t sy_srv_coll_join(sy_srv_coll_t *f, sy_srv_peer_t *peer, uint32_t tag)
 {
     if (!sy_srv_proc_in_set(f->procs, f->nprocs, &peer->proc))
@@ -528,20 +545,46 @@ pmix_status_t sy_srv_coll_join(sy_srv_coll_t *f, sy_srv_peer_t *peer, uint32_t t
         return PMIX_ERR_NOMEM;
     m->peer = peer;
     m->tag = tag;
-    *f->members_tail = m;
-    f->members_tail = &m->next;
+    m->proc = peer->proc;
     sy_srv_peer_hold(peer);
-    if (++f->arrived >= f->expected)
-        fence_ready(sy_srv, f);
-    else if (f->kind != SY_CMD_DISCONNECT)
-        sy_srv_modex_make_spare(sy_srv); /* while waiting for the others */
+    add_member(f, m);
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_srv_coll_fence_job(const pmix_proc_t *who, sy_srv_coll_notify_fn notify, void *ctx)
+{
+    pmix_proc_t job;
+    PMIX_LOAD_PROCID(&job, who->nspace, PMIX_RANK_WILDCARD);
+    fence_t *f;
+    for (f = fences; f != NULL && !same_set(f, SY_CMD_FENCE, &job, 1); f = f->next)
+        ;
+    if (f == NULL) {
+        pmix_proc_t *procs = malloc(sizeof(*procs));
+        if (procs == NULL)
+            return PMIX_ERR_NOMEM;
+        *procs = job;
+        pmix_status_t rc = sy_srv_coll_new(SY_CMD_FENCE, NULL, procs, 1, NULL, NULL, &f);
+        if (rc != PMIX_SUCCESS) {
+            free(procs);
+            return rc;
+        }
+        skip_ended(f);
+    }
+    member_t *m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        return PMIX_ERR_NOMEM;
+    m->proc = *who;
+    m->notify = notify;
+    m->ctx = ctx;
+    f->collect = true;
+    add_member(f, m);
     return PMIX_SUCCESS;
 }
 
 bool sy_srv_coll_joined(const sy_srv_coll_t *f, const pmix_proc_t *p)
 {
     for (const member_t *m = f->members; m != NULL; m = m->next)
-        if (PMIX_CHECK_PROCID(&m->peer->proc, p))
+        if (PMIX_CHECK_PROCID(&m->proc, p))
             return true;
     return false;
 }
@@ -603,7 +646,8 @@ void sy_srv_coll_finish(sy_srv_coll_t *f, pmix_status_t status, sy_wire_msg_id_t
 
 /* ---- lifecycle ---- */
 
-void sy_srv_coll_peer_gone(sy_srv_peer_t *peer, bool finalized)
+/* peer NULL: a member without a connection of ours, named by who. */
+static void proc_gone(const sy_srv_peer_t *peer, const pmix_proc_t *who, bool finalized)
 {
     /* Every fence, connect or disconnect it belongs to (as a member or an
      * expected participant) waits for it no more and ends for the others
@@ -622,9 +666,10 @@ void sy_srv_coll_peer_gone(sy_srv_peer_t *peer, bool finalized)
         member_t **pp = &f->members;
         while (*pp != NULL) {
             member_t *m = *pp;
-            if (m->peer == peer) {
+            if (m->peer == peer && (peer != NULL || PMIX_CHECK_PROCID(&m->proc, who))) {
                 *pp = m->next;
-                sy_srv_peer_release(peer);
+                if (m->peer != NULL)
+                    sy_srv_peer_release(m->peer);
                 free(m);
                 member = true;
                 if (f->arrived > 0)
@@ -635,22 +680,32 @@ void sy_srv_coll_peer_gone(sy_srv_peer_t *peer, bool finalized)
         }
         f->members_tail = pp;
         if (f->ops != NULL) {
-            if (member || sy_srv_proc_in_set(f->procs, f->nprocs, &peer->proc)) {
+            if (member || sy_srv_proc_in_set(f->procs, f->nprocs, who)) {
                 if (hooked != NULL)
                     hooked[nhooked++] = f;
                 else
                     fence_finish(f, PMIX_ERR_NOMEM, 0, NULL);
             }
-        } else if (member || sy_srv_proc_in_set(f->procs, f->nprocs, &peer->proc)) {
+        } else if (member || sy_srv_proc_in_set(f->procs, f->nprocs, who)) {
             depart(f);
         }
     }
     for (size_t i = 0; i < nhooked; i++) {
         fence_t *f = hooked[i];
-        if (fence_alive(f) && !f->ops->gone(f, &peer->proc, finalized, f->ctx))
+        if (fence_alive(f) && !f->ops->gone(f, who, finalized, f->ctx))
             fence_finish(f, PMIX_PROC_TERMINATED, 0, NULL);
     }
     free(hooked);
+}
+
+void sy_srv_coll_peer_gone(sy_srv_peer_t *peer, bool finalized)
+{
+    proc_gone(peer, &peer->proc, finalized);
+}
+
+void sy_srv_coll_proc_gone(const pmix_proc_t *who, bool finalized)
+{
+    proc_gone(NULL, who, finalized);
 }
 
 void sy_srv_coll_finalize(void)

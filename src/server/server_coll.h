@@ -36,6 +36,14 @@ void sy_srv_coll_set_timeout(sy_srv_coll_t *c, double seconds);
 bool sy_srv_coll_joined(const sy_srv_coll_t *c, const pmix_proc_t *p);
 bool sy_srv_coll_remote(const sy_srv_coll_t *c);
 const pmix_proc_t *sy_srv_coll_procs(const sy_srv_coll_t *c, size_t *n);
+/* A process of ours with no PMIx connection (a PMI wire client,
+ * server_pmi.h) joins the fence of its whole job with PMIX_COLLECT_DATA,
+ * the one its PMIx peers join with PMIx_Fence(NULL, 0); notify(status,
+ * ctx) tells it the outcome.  Its end: sy_srv_coll_proc_gone. */
+typedef void (*sy_srv_coll_notify_fn)(pmix_status_t status, void *ctx);
+pmix_status_t sy_srv_coll_fence_job(const pmix_proc_t *who, sy_srv_coll_notify_fn notify,
+                                    void *ctx);
+void sy_srv_coll_proc_gone(const pmix_proc_t *who, bool finalized);
 /* A participant that will not join: one less to wait for. */
 void sy_srv_coll_drop(sy_srv_coll_t *c, const pmix_proc_t *p);
 /* The host has the collective now: no local completion any more. */

@@ -316,21 +316,32 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
 
 /* ---- lifecycle ---- */
 
-void sy_srv_dmodex_peer_gone(sy_srv_peer_t *peer, bool finalized)
+/* peer NULL: a process without a connection of ours, named by who */
+static void proc_gone(const sy_srv_peer_t *peer, const pmix_proc_t *who, bool finalized)
 {
     for (waiter_t *w = waiters, *next; w != NULL; w = next) {
         next = w->next;
-        if (w->peer == peer) {
+        if (peer != NULL && w->peer == peer) {
             unlist_waiter(w);
-            sy_srv_peer_release(peer);
+            sy_srv_peer_release(w->peer);
             waiter_free(w);
-        } else if (PMIX_CHECK_PROCID(&w->target, &peer->proc)) {
+        } else if (PMIX_CHECK_PROCID(&w->target, who)) {
             if (finalized)
                 waiter_try(w); /* answered NOT_FOUND unless the key is there */
             else
                 waiter_answer(w, PMIX_PROC_TERMINATED, NULL, NULL);
         }
     }
+}
+
+void sy_srv_dmodex_peer_gone(sy_srv_peer_t *peer, bool finalized)
+{
+    proc_gone(peer, &peer->proc, finalized);
+}
+
+void sy_srv_dmodex_proc_gone(const pmix_proc_t *who, bool finalized)
+{
+    proc_gone(NULL, who, finalized);
 }
 
 void sy_srv_dmodex_finalize(void)

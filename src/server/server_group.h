@@ -17,6 +17,8 @@ void sy_srv_group_event(pmix_status_t status, const pmix_proc_t *source, const p
                         size_t ninfo);
 /* A client's connection ended: it leaves the groups it was in. */
 void sy_srv_group_peer_gone(sy_srv_peer_t *peer, bool finalized);
+/* The same for a process without a PMIx connection (a PMI wire client). */
+void sy_srv_group_proc_gone(const pmix_proc_t *proc, bool finalized);
 void sy_srv_group_finalize(sy_srv_t *s);
 /* For queries: the groups known here and the ones a process is in. */
 pmix_status_t sy_srv_group_names(const pmix_proc_t *member, pmix_value_t *out);

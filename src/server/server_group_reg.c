@@ -235,7 +235,12 @@ void sy_group_handle_leave(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
 
 void sy_srv_group_peer_gone(sy_srv_peer_t *peer, bool finalized)
 {
-    pmix_proc_t who = peer->proc;
+    sy_srv_group_proc_gone(&peer->proc, finalized);
+}
+
+void sy_srv_group_proc_gone(const pmix_proc_t *proc, bool finalized)
+{
+    pmix_proc_t who = *proc;
     note_ended(&who, finalized);
     for (sy_group_t *g = groups, *next; g != NULL; g = next) {
         next = g->next;

@@ -21,6 +21,7 @@
 #include "common/pack.h"
 #include "common/store.h"
 #include "common/wire.h"
+#include "server/server_coll.h"
 #include "server/server_internal.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
@@ -450,6 +451,15 @@ void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_d
 }
 
 /* ---- lifecycle ---- */
+
+void sy_srv_modex_proc_gone(const pmix_proc_t *proc, bool finalized)
+{
+    sy_srv_posted_t *mine = sy_srv_posted_find(proc, true);
+    if (mine != NULL)
+        mine->gone = true;
+    sy_srv_coll_proc_gone(proc, finalized);
+    sy_srv_dmodex_proc_gone(proc, finalized);
+}
 
 void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
 {

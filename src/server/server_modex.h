@@ -25,6 +25,9 @@ void sy_srv_modex_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_d
 /* The connection of a READY client ended; finalized tells whether it
  * called PMIx_Finalize first. */
 void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized);
+/* The same for a process of ours with no PMIx connection (a PMI wire
+ * client, server_pmi.h): its collectives and the requests for its data. */
+void sy_srv_modex_proc_gone(const pmix_proc_t *proc, bool finalized);
 void sy_srv_modex_nspace_gone(sy_srv_t *s, const char *nspace);
 void sy_srv_modex_finalize(sy_srv_t *s);
 
@@ -75,5 +78,6 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
 /* proc committed: the requests held for it may be answerable now. */
 void sy_srv_dmodex_poke(const pmix_proc_t *proc);
 void sy_srv_dmodex_peer_gone(sy_srv_peer_t *peer, bool finalized);
+void sy_srv_dmodex_proc_gone(const pmix_proc_t *proc, bool finalized);
 void sy_srv_dmodex_finalize(void);
 #endif

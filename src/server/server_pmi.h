@@ -3,13 +3,17 @@
  * libmpich speaks PMI-1 over the descriptor in PMI_FD).  Enabled by the
  * host with SWITCHYARD_SERVER_PMI at PMIx_server_init; then
  * PMIx_server_setup_fork gives each child one end of a socketpair bound to
- * its (namespace, rank) (PMI_FD, PMI_RANK, PMI_SIZE, ...).  The peer never
- * names itself: the descriptor is its identity.
+ * its (namespace, rank) (PMI_FD, PMI_RANK, PMI_SIZE, ...), and a secret
+ * PMI_ID for hydra's PMI_PORT mode.  The peer never names itself: the
+ * descriptor (or the secret) is its identity.
  *
  * The files: server_pmi_wire.c (connections, framing, replies, the
- * hooks below), server_pmi_job.c (each job's key-value space, barrier and
- * node attributes, the host upcalls), server_pmi1.c and server_pmi2.c
- * (the commands).  Everything runs on the server's loop. */
+ * hooks below), server_pmi_job.c (the PMI process as a process of its
+ * job: its data in the modex store, its barrier in the collective engine,
+ * its life told to the host; node attributes; the host upcalls),
+ * server_pmi_spawn.c (spawn), server_pmi_port.c (PMI_PORT), server_pmi1.c
+ * and server_pmi2.c (the commands).  Everything runs on the server's
+ * loop. */
 #ifndef SWITCHYARD_SERVER_PMI_H
 #define SWITCHYARD_SERVER_PMI_H
 #include <stdbool.h>
@@ -34,6 +38,10 @@ void sy_srv_pmi_nspace_gone(const char *nspace);
 struct event;
 typedef struct sy_pmi_job sy_pmi_job_t;
 
+struct sy_pmi_conn;
+typedef struct sy_pmi_spawn sy_pmi_spawn_t;
+typedef void (*sy_pmi_barrier_fn)(struct sy_pmi_conn *c, pmix_status_t status);
+
 typedef struct sy_pmi_conn {
     int fd;
     struct event *rev, *wev;
@@ -46,13 +54,17 @@ typedef struct sy_pmi_conn {
     size_t in_len, in_cap;
     char *out; /* unsent output */
     size_t out_len, out_off, out_cap;
-    char *spawn;       /* PMI-1 mcmd=spawn blocks collected so far */
-    char *fence_thrid; /* PMI-2: the thrid= of the pending kvs-fence */
-    char *wait_key;    /* PMI-2: the node attribute waited for */
+    sy_pmi_barrier_fn barrier_done; /* while in_barrier */
+    sy_pmi_spawn_t *spawn;          /* PMI-1: the mcmd=spawn blocks so far */
+    char *fence_thrid;              /* PMI-2: the thrid= of the pending kvs-fence */
+    char *wait_key;                 /* PMI-2: the node attribute waited for */
     char *wait_thrid;
     struct sy_pmi_conn *next;
 } sy_pmi_conn_t;
 
+/* A connection on fd (taken) for proc of job j, listed and read; proc and
+ * j NULL: a PMI_PORT connection not identified yet.  NULL on failure. */
+sy_pmi_conn_t *sy_pmi_conn_new(int fd, const pmix_proc_t *proc, sy_pmi_job_t *j);
 /* Queue a reply (PMI-1: one line, newline added; PMI-2: the body, the
  * length prefix added).  Returns false (and the connection is being
  * dropped) when it cannot be queued. */
@@ -77,17 +89,24 @@ uint32_t sy_pmi_job_size(const sy_pmi_job_t *j);
 bool sy_pmi_job_aborted(const sy_pmi_job_t *j);
 void sy_pmi_jobs_free(void);
 void sy_pmi_job_free_nspace(const char *nspace);
-/* The flat key-value space: put replaces; get returns NULL when absent. */
-bool sy_pmi_kvs_put(sy_pmi_job_t *j, const char *key, const char *val);
-const char *sy_pmi_kvs_get(const sy_pmi_job_t *j, const char *key);
+/* The job's data (the server's modex store): a put is c's process's
+ * committed PMIX_GLOBAL string and replaces its earlier value; a get
+ * finds the key among the processes of nspace (rank srcid first when
+ * >= 0; then c's own; then the lowest rank), NULL when absent. */
+bool sy_pmi_kvs_put(sy_pmi_conn_t *c, const char *key, const char *val);
+const char *sy_pmi_kvs_get(const sy_pmi_conn_t *c, const char *nspace, long srcid, const char *key);
 /* Node attributes (PMI-2). */
 bool sy_pmi_nodeattr_put(sy_pmi_job_t *j, const char *key, const char *val);
 const char *sy_pmi_nodeattr_get(const sy_pmi_job_t *j, const char *key);
-/* The job's barrier: c entered; when every rank of the job did, done(c)
- * runs for each of them (their in_barrier is cleared first). */
-void sy_pmi_barrier_enter(sy_pmi_conn_t *c, void (*done)(sy_pmi_conn_t *c));
-/* c left (closed): it no longer counts. */
-void sy_pmi_barrier_leave(sy_pmi_conn_t *c);
+/* The job's barrier: c joins the fence of its job (with its PMIx ranks,
+ * collecting data); done(c, status) runs later on the loop (in_barrier
+ * cleared first), unless c closed meanwhile. */
+void sy_pmi_barrier_enter(sy_pmi_conn_t *c, sy_pmi_barrier_fn done);
+/* The process's life told to the host and the server (as a PMIx client's
+ * HELLO, FINALIZE and end are): after init, at finalize, when c closes. */
+void sy_pmi_conn_started(sy_pmi_conn_t *c);
+void sy_pmi_conn_finalized(sy_pmi_conn_t *c);
+void sy_pmi_conn_gone(sy_pmi_conn_t *c);
 /* Values of the job from its registration: -1 / NULL when unknown. */
 long sy_pmi_appnum(const pmix_proc_t *proc);
 long sy_pmi_universe(const sy_pmi_job_t *j);
@@ -101,4 +120,41 @@ void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port,
                     sy_pmi_ns_done_fn done);
 void sy_pmi_unpublish(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
 void sy_pmi_lookup(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
+
+/* ---- server_pmi_port.c: hydra's PMI_PORT mode ---- */
+/* On the loop: a fresh secret id naming proc to a PMI_PORT connection
+ * (the listener, on 127.0.0.1, is opened on first use; *port its port);
+ * 0 when there is none. */
+uint32_t sy_pmi_port_id(const pmix_proc_t *proc, int *port);
+/* An unidentified connection names itself (PMI-1 initack pmiid, PMI-2
+ * fullinit pmirank): false (and c unchanged) unless id is a live secret,
+ * which is used up. */
+bool sy_pmi_port_identify(sy_pmi_conn_t *c, const char *id);
+void sy_pmi_port_forget(const char *nspace);
+void sy_pmi_port_finalize(void);
+
+/* ---- server_pmi_spawn.c ---- */
+struct sy_pmi_spawn {
+    pmix_app_t *apps; /* one per command: cmd, argv (argv[0] = cmd), maxprocs, cwd, info */
+    size_t napps;
+    char **pre_keys, **pre_vals; /* preput pairs */
+    size_t npre;
+    char *thrid; /* PMI-2: echoed in the reply (a threaded client may have
+                  * other requests out meanwhile) */
+};
+/* Builders: false / NULL when out of memory (what was made is freed with
+ * the spawn).  An app pointer is valid until the next add_app. */
+sy_pmi_spawn_t *sy_pmi_spawn_new(void);
+pmix_app_t *sy_pmi_spawn_add_app(sy_pmi_spawn_t *sp, const char *cmd, int maxprocs);
+bool sy_pmi_spawn_add_arg(pmix_app_t *app, const char *arg);
+bool sy_pmi_spawn_add_info(pmix_app_t *app, const char *key, const char *val);
+bool sy_pmi_spawn_add_preput(sy_pmi_spawn_t *sp, const char *key, const char *val);
+void sy_pmi_spawn_free(sy_pmi_spawn_t *sp);
+/* Put the preput pairs as c's data and call the host's spawn upcall (sp
+ * is taken); done(c, sp, rc, nspace) later on the loop, unless c closed. */
+typedef void (*sy_pmi_spawn_done_fn)(sy_pmi_conn_t *c, const sy_pmi_spawn_t *sp, pmix_status_t rc,
+                                     const char *nspace);
+void sy_pmi_spawn(sy_pmi_conn_t *c, sy_pmi_spawn_t *sp, sy_pmi_spawn_done_fn done);
+/* The process that spawned the job nspace (its PMIX_PARENT_ID). */
+bool sy_pmi_parent(const char *nspace, pmix_proc_t *parent);
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pmix.h>
+
 #include "common/log.h"
 #include "server/server_pmi.h"
 
@@ -63,12 +65,17 @@ static void reply(sy_pmi_conn_t *c, const char *fmt, ...)
     sy_pmi_send1(c, line);
 }
 
-static void barrier_done(sy_pmi_conn_t *c)
+/* MPICH's client reads no rc in barrier_out: a failed barrier (a process
+ * of the job ended first) closes the connection, which it sees. */
+static void barrier_done(sy_pmi_conn_t *c, pmix_status_t status)
 {
-    if (c->version == 2)
-        sy_pmi_send2(c, "cmd=kvs-fence-response;rc=0;");
-    else
+    if (status == PMIX_SUCCESS) {
         sy_pmi_send1(c, "cmd=barrier_out");
+        return;
+    }
+    char why[128];
+    snprintf(why, sizeof(why), "the barrier failed (%s)", PMIx_Error_string(status));
+    sy_pmi_drop(c, why);
 }
 
 static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
@@ -128,7 +135,7 @@ static void do_get(sy_pmi_conn_t *c, const pairs_t *p)
         reply(c, "cmd=get_result rc=0 msg=success value=");
         return;
     }
-    const char *v = sy_pmi_kvs_get(j, key);
+    const char *v = sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), -1, key);
     if (v != NULL && strlen(v) > VALUE_MAX)
         reply(c, "cmd=get_result rc=-1 msg=value_not_representable_in_pmi1 value=unknown");
     else if (v != NULL)
@@ -160,24 +167,113 @@ static void do_put(sy_pmi_conn_t *c, char *msg)
         reply(c, "cmd=put_result rc=-1 msg=invalid_key");
     else if (strlen(val) > VALUE_MAX)
         reply(c, "cmd=put_result rc=-1 msg=value_too_long");
-    else if (!sy_pmi_kvs_put(c->job, key, val))
+    else if (!sy_pmi_kvs_put(c, key, val))
         reply(c, "cmd=put_result rc=-1 msg=out_of_memory");
     else
         reply(c, "cmd=put_result rc=0 msg=success");
 }
 
-/* mcmd=spawn blocks: not supported yet; answered once all arrived. */
+/* ---- spawn: one mcmd=spawn block per command, `key=value` lines (the
+ * value runs to the end of the line); answered once all arrived ---- */
+
+#define SPAWN_MAX_LINES 4096
+
+typedef struct {
+    char *key[SPAWN_MAX_LINES], *val[SPAWN_MAX_LINES];
+    int n;
+} lines_t;
+
+/* key `name`, followed by i when i >= 0 */
+static const char *line_get(const lines_t *l, const char *name, int i)
+{
+    char key[64];
+    if (i >= 0)
+        snprintf(key, sizeof(key), "%s%d", name, i);
+    else
+        snprintf(key, sizeof(key), "%s", name);
+    for (int k = 0; k < l->n; k++)
+        if (strcmp(l->key[k], key) == 0)
+            return l->val[k];
+    return NULL;
+}
+
+static int line_int(const lines_t *l, const char *key, int dflt)
+{
+    const char *v = line_get(l, key, -1);
+    return v != NULL ? atoi(v) : dflt;
+}
+
+static void spawn_done(sy_pmi_conn_t *c, const sy_pmi_spawn_t *sp, pmix_status_t rc,
+                       const char *nspace)
+{
+    (void)sp;
+    (void)nspace;
+    if (rc != PMIX_SUCCESS)
+        sy_log(SY_LOG_WARN, "pmi: %s.%u: spawn failed: %s", c->proc.nspace, c->proc.rank,
+               PMIx_Error_string(rc));
+    reply(c, "cmd=spawn_result rc=%d", rc == PMIX_SUCCESS ? 0 : -1);
+}
+
+/* One block into c->spawn: false when malformed (the caller drops c). */
+static bool spawn_block(sy_pmi_conn_t *c, char *msg, int *sofar, int *total)
+{
+    static lines_t l; /* the loop's only: one block at a time */
+    l.n = 0;
+    for (char *line = strtok(msg, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char *eq = strchr(line, '=');
+        if (eq == NULL) {
+            if (strcmp(line, "endcmd") == 0)
+                continue;
+            return false;
+        }
+        if (l.n == SPAWN_MAX_LINES)
+            return false;
+        *eq = '\0';
+        l.key[l.n] = line;
+        l.val[l.n++] = eq + 1;
+    }
+    const char *exe = line_get(&l, "execname", -1);
+    *total = line_int(&l, "totspawns", -1);
+    *sofar = line_int(&l, "spawnssofar", -1);
+    int nprocs = line_int(&l, "nprocs", -1), argc = line_int(&l, "argcnt", 0);
+    int npre = line_int(&l, "preput_num", 0), ninfo = line_int(&l, "info_num", 0);
+    if (exe == NULL || *total < 1 || *sofar < 1 || *sofar > *total || argc < 0 || npre < 0 ||
+        ninfo < 0 || argc > SPAWN_MAX_LINES || npre > SPAWN_MAX_LINES || ninfo > SPAWN_MAX_LINES)
+        return false;
+    if (c->spawn == NULL && (c->spawn = sy_pmi_spawn_new()) == NULL)
+        return false;
+    sy_pmi_spawn_t *sp = c->spawn;
+    pmix_app_t *app = sy_pmi_spawn_add_app(sp, exe, nprocs);
+    bool ok = app != NULL;
+    for (int i = 1; ok && i <= argc; i++) {
+        const char *a = line_get(&l, "arg", i);
+        ok = a != NULL && sy_pmi_spawn_add_arg(app, a);
+    }
+    for (int i = 0; ok && i < ninfo; i++) {
+        const char *k = line_get(&l, "info_key_", i), *v = line_get(&l, "info_val_", i);
+        ok = k != NULL && v != NULL && sy_pmi_spawn_add_info(app, k, v);
+    }
+    /* the preput pairs are repeated in every block: the first's count */
+    for (int i = 0; ok && *sofar == 1 && i < npre; i++) {
+        const char *k = line_get(&l, "preput_key_", i), *v = line_get(&l, "preput_val_", i);
+        ok = k != NULL && v != NULL && sy_pmi_spawn_add_preput(sp, k, v);
+    }
+    return ok;
+}
+
 static void do_spawn(sy_pmi_conn_t *c, char *msg)
 {
-    const char *tot = strstr(msg, "\ntotspawns="), *sofar = strstr(msg, "\nspawnssofar=");
-    if (tot == NULL || sofar == NULL) {
+    int sofar = 0, total = 0;
+    if (!spawn_block(c, msg, &sofar, &total) ||
+        (c->spawn != NULL && c->spawn->napps != (size_t)sofar)) {
         sy_pmi_drop(c, "a malformed spawn");
         return;
     }
-    if (atoi(sofar + 13) < atoi(tot + 11))
+    if (sofar < total)
         return;
-    sy_log(SY_LOG_WARN, "pmi: %s.%u: PMI-1 spawn is not supported", c->proc.nspace, c->proc.rank);
-    reply(c, "cmd=spawn_result rc=-1");
+    sy_pmi_spawn_t *sp = c->spawn;
+    c->spawn = NULL;
+    sy_pmi_spawn(c, sp, spawn_done);
 }
 
 void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
@@ -200,6 +296,16 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
         return;
     }
     const char *cmd = p.val[0];
+    if (strcmp(cmd, "initack") == 0) {
+        /* PMI_PORT mode: the connection names its process by its secret */
+        if (c->job != NULL || c->version != 0 || !sy_pmi_port_identify(c, get(&p, "pmiid"))) {
+            sy_pmi_drop(c, "an initack without a valid PMI_ID");
+            return;
+        }
+        reply(c, "cmd=initack\ncmd=set size=%u\ncmd=set rank=%u\ncmd=set debug=0",
+              sy_pmi_job_size(c->job), c->proc.rank);
+        return;
+    }
     if (strcmp(cmd, "init") == 0) {
         if (c->version != 0) {
             sy_pmi_drop(c, "init twice");
@@ -211,7 +317,13 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
             reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1");
             return;
         }
+        if (c->job == NULL && ver == 1) {
+            sy_pmi_drop(c, "a PMI-1 init on PMI_PORT without initack");
+            return;
+        }
         c->version = ver;
+        if (c->job != NULL) /* else at PMI-2's fullinit, which names it */
+            sy_pmi_conn_started(c);
         reply(c, "cmd=response_to_init pmi_version=%d pmi_subversion=%d rc=0", ver,
               sv != NULL ? atoi(sv) : 0);
         return;
@@ -239,7 +351,7 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
     } else if (strcmp(cmd, "barrier_in") == 0) {
         sy_pmi_barrier_enter(c, barrier_done);
     } else if (strcmp(cmd, "finalize") == 0) {
-        c->finalized = true;
+        sy_pmi_conn_finalized(c);
         reply(c, "cmd=finalize_ack");
     } else if (strcmp(cmd, "abort") == 0) {
         const char *code = get(&p, "exitcode");

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pmix.h>
+
 #include "common/log.h"
 #include "server/server_pmi.h"
 
@@ -167,15 +169,15 @@ static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
 
 /* ---- fences and node attributes: answered when complete ---- */
 
-static void fence_done(sy_pmi_conn_t *c)
+static void fence_done(sy_pmi_conn_t *c, pmix_status_t status)
 {
-    if (c->version != 2) {
-        sy_pmi_send1(c, "cmd=barrier_out");
-        return;
-    }
     char *thrid = c->fence_thrid;
     c->fence_thrid = NULL;
-    simple(c, "kvs-fence-response", thrid, 0);
+    out_t o;
+    start(&o, "kvs-fence-response", thrid);
+    if (status != PMIX_SUCCESS)
+        add(&o, "errmsg", PMIx_Error_string(status));
+    finish(c, &o, status == PMIX_SUCCESS ? 0 : -1);
     free(thrid);
 }
 
@@ -244,9 +246,103 @@ static void fullinit(sy_pmi_conn_t *c)
     add(&o, "size", n);
     snprintf(n, sizeof(n), "%ld", sy_pmi_appnum(&c->proc));
     add(&o, "appnum", n);
+    pmix_proc_t parent;
+    if (sy_pmi_parent(c->proc.nspace, &parent))
+        add(&o, "spawner-jobid", parent.nspace);
     add(&o, "debugged", "FALSE");
     add(&o, "pmiverbose", "FALSE");
     finish(c, &o, 0);
+}
+
+/* ---- spawn: `ncmds;preputcount;ppkeyN;ppvalN;` then per command
+ * `subcmd;maxprocs;argc;argvN;infokeycount;infokeyN;infovalN;` (0-based);
+ * answered when the host started the job ---- */
+
+/* key `name` (followed by i when i >= 0) among pairs [from, to) */
+static const char *get_in(const pairs_t *p, int from, int to, const char *name, int i)
+{
+    char key[64];
+    if (i >= 0)
+        snprintf(key, sizeof(key), "%s%d", name, i);
+    else
+        snprintf(key, sizeof(key), "%s", name);
+    for (int k = from; k < to; k++)
+        if (strcmp(p->key[k], key) == 0)
+            return p->val[k];
+    return NULL;
+}
+
+static int int_in(const pairs_t *p, int from, int to, const char *key, int dflt)
+{
+    const char *v = get_in(p, from, to, key, -1);
+    return v != NULL ? atoi(v) : dflt;
+}
+
+static void spawn_done(sy_pmi_conn_t *c, const sy_pmi_spawn_t *sp, pmix_status_t rc,
+                       const char *nspace)
+{
+    out_t o;
+    start(&o, "spawn-response", sp->thrid);
+    if (rc == PMIX_SUCCESS) {
+        add(&o, "jobid", nspace);
+        add(&o, "nerrs", "0");
+    } else {
+        sy_log(SY_LOG_WARN, "pmi: %s.%u: spawn failed: %s", c->proc.nspace, c->proc.rank,
+               PMIx_Error_string(rc));
+        add(&o, "errmsg", PMIx_Error_string(rc));
+    }
+    finish(c, &o, rc == PMIX_SUCCESS ? 0 : -1);
+}
+
+/* The command of pairs [from, to) into sp: false when malformed. */
+static bool spawn_cmd(sy_pmi_spawn_t *sp, const pairs_t *p, int from, int to)
+{
+    int argc = int_in(p, from, to, "argc", 0), ninfo = int_in(p, from, to, "infokeycount", 0);
+    if (argc < 0 || ninfo < 0 || argc > MAX_PAIRS || ninfo > MAX_PAIRS)
+        return false;
+    pmix_app_t *app = sy_pmi_spawn_add_app(sp, p->val[from], int_in(p, from, to, "maxprocs", -1));
+    bool ok = app != NULL;
+    for (int i = 0; ok && i < argc; i++) {
+        const char *a = get_in(p, from, to, "argv", i);
+        ok = a != NULL && sy_pmi_spawn_add_arg(app, a);
+    }
+    for (int i = 0; ok && i < ninfo; i++) {
+        const char *k = get_in(p, from, to, "infokey", i);
+        const char *v = get_in(p, from, to, "infoval", i);
+        ok = k != NULL && v != NULL && sy_pmi_spawn_add_info(app, k, v);
+    }
+    return ok;
+}
+
+static void spawn(sy_pmi_conn_t *c, const pairs_t *p, const char *thrid)
+{
+    int first = 1; /* the header: pairs before the first subcmd */
+    while (first < p->n && strcmp(p->key[first], "subcmd") != 0)
+        first++;
+    int ncmds = int_in(p, 1, first, "ncmds", -1), npre = int_in(p, 1, first, "preputcount", 0);
+    sy_pmi_spawn_t *sp = sy_pmi_spawn_new();
+    bool ok = sp != NULL && ncmds >= 1 && npre >= 0 && npre <= MAX_PAIRS &&
+              (thrid == NULL || (sp->thrid = strdup(thrid)) != NULL);
+    for (int i = 0; ok && i < npre; i++) {
+        const char *k = get_in(p, 1, first, "ppkey", i), *v = get_in(p, 1, first, "ppval", i);
+        ok = k != NULL && v != NULL && sy_pmi_spawn_add_preput(sp, k, v);
+    }
+    for (int from = first; ok && from < p->n;) {
+        int to = from + 1;
+        while (to < p->n && strcmp(p->key[to], "subcmd") != 0)
+            to++;
+        ok = spawn_cmd(sp, p, from, to);
+        from = to;
+    }
+    if (!ok || sp == NULL || sp->napps != (size_t)ncmds) {
+        sy_pmi_spawn_free(sp);
+        out_t o;
+        start(&o, "spawn-response", thrid);
+        add(&o, "errmsg", "malformed_spawn");
+        finish(c, &o, -1);
+        return;
+    }
+    sy_pmi_spawn(c, sp, spawn_done);
 }
 
 static bool ok_len(const char *s, size_t max)
@@ -270,6 +366,14 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
         return;
     }
     const char *cmd = p.val[0], *thrid = get(&p, "thrid");
+    if (c->job == NULL) {
+        /* PMI_PORT mode: fullinit's pmirank is the PMI_ID secret */
+        if (strcmp(cmd, "fullinit") != 0 || !sy_pmi_port_identify(c, get(&p, "pmirank"))) {
+            sy_pmi_drop(c, "a PMI-2 client on PMI_PORT without a valid PMI_ID");
+            return;
+        }
+        sy_pmi_conn_started(c);
+    }
     if (strcmp(cmd, "fullinit") == 0) {
         fullinit(c);
     } else if (strcmp(cmd, "job-getid") == 0) {
@@ -313,17 +417,20 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
     } else if (strcmp(cmd, "kvs-put") == 0) {
         const char *key = get(&p, "key"), *val = get(&p, "value");
         bool ok = ok_len(key, KEYLEN_MAX) && key[0] != '\0' && ok_len(val, VALLEN_MAX) &&
-                  sy_pmi_kvs_put(c->job, key, val);
+                  sy_pmi_kvs_put(c, key, val);
         simple(c, "kvs-put-response", thrid, ok ? 0 : -1);
     } else if (strcmp(cmd, "kvs-fence") == 0) {
         free(c->fence_thrid);
         c->fence_thrid = dup_opt(thrid);
         sy_pmi_barrier_enter(c, fence_done);
     } else if (strcmp(cmd, "kvs-get") == 0) {
-        const char *jobid = get(&p, "jobid"), *key = get(&p, "key");
+        const char *jobid = get(&p, "jobid"), *key = get(&p, "key"), *src = get(&p, "srcid");
         sy_pmi_job_t *j =
             jobid == NULL || strcmp(jobid, c->proc.nspace) == 0 ? c->job : sy_pmi_job_get(jobid);
-        const char *val = j != NULL && key != NULL ? sy_pmi_kvs_get(j, key) : NULL;
+        const char *val =
+            j != NULL && key != NULL
+                ? sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), src != NULL ? atol(src) : -1, key)
+                : NULL;
         out_t o;
         start(&o, "kvs-get-response", thrid);
         add(&o, "found", val != NULL ? "TRUE" : "FALSE");
@@ -331,7 +438,7 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
             add(&o, "value", val);
         finish(c, &o, 0);
     } else if (strcmp(cmd, "finalize") == 0) {
-        c->finalized = true;
+        sy_pmi_conn_finalized(c);
         simple(c, "finalize-response", thrid, 0);
     } else if (strcmp(cmd, "abort") == 0) {
         const char *m = get(&p, "msg");
@@ -362,12 +469,7 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
         add(&o, "kvscopy", "FALSE");
         finish(c, &o, 0);
     } else if (strcmp(cmd, "spawn") == 0) {
-        sy_log(SY_LOG_WARN, "pmi: %s.%u: PMI-2 spawn is not supported", c->proc.nspace,
-               c->proc.rank);
-        out_t o;
-        start(&o, "spawn-response", thrid);
-        add(&o, "errmsg", "spawn_not_supported");
-        finish(c, &o, -1);
+        spawn(c, &p, thrid);
     } else {
         char why[96];
         snprintf(why, sizeof(why), "unknown PMI-2 command '%.40s'", cmd);

@@ -1,8 +1,12 @@
-/* Each PMI job's state on the server (server_pmi.h): the flat key-value
- * space PMI-1 `get` and PMI-2 `kvs-get` read, node attributes, the
- * job-wide barrier, the values read from the job's registration, and the
- * host upcalls (abort, name service) made for a PMI process. */
+/* Each PMI job's state on the server (server_pmi.h): node attributes, the
+ * values read from the job's registration, and the host upcalls (abort,
+ * name service, connected/finalized) made for a PMI process.  A PMI
+ * process is a process of its job like a PMIx client: its puts go to the
+ * server's modex store as its own committed data, its barrier is the
+ * job's fence in the collective engine, and its end is told as a client's
+ * is. */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +16,17 @@
 #include "common/log.h"
 #include "common/pmi_map.h"
 #include "common/store.h"
+#include "common/datatype.h"
+#include "common/event.h"
+#include "server/server_cleanup.h"
+#include "server/server_coll.h"
+#include "server/server_group.h"
 #include "server/server_internal.h"
+#include "server/server_modex.h"
 #include "server/server_registry.h"
 #include "server/server_upcall.h"
 #include "server/server_util.h"
 #include "server/server_pmi.h"
-
-#define KV_BUCKETS 256
 
 typedef struct kv {
     char *key, *val;
@@ -28,22 +36,12 @@ typedef struct kv {
 struct sy_pmi_job {
     char nspace[PMIX_MAX_NSLEN + 1];
     uint32_t size;
-    kv_t *kvs[KV_BUCKETS];
-    kv_t *nodeattrs;   /* few: a list */
-    uint32_t nbarrier; /* ranks in the barrier now */
-    bool aborted;      /* a rank aborted: the others' ends are expected */
+    kv_t *nodeattrs; /* few: a list */
+    bool aborted;    /* a rank aborted: the others' ends are expected */
     struct sy_pmi_job *next;
 };
 
 static sy_pmi_job_t *jobs;
-
-static unsigned hash(const char *s)
-{
-    unsigned h = 2166136261u;
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % KV_BUCKETS;
-}
 
 static void kv_list_free(kv_t *k)
 {
@@ -58,8 +56,6 @@ static void kv_list_free(kv_t *k)
 
 static void job_free(sy_pmi_job_t *j)
 {
-    for (int b = 0; b < KV_BUCKETS; b++)
-        kv_list_free(j->kvs[b]);
     kv_list_free(j->nodeattrs);
     free(j);
 }
@@ -137,24 +133,6 @@ static bool kv_set(kv_t **head, const char *key, const char *val)
     return true;
 }
 
-static const char *kv_find(const kv_t *k, const char *key)
-{
-    for (; k != NULL; k = k->next)
-        if (strcmp(k->key, key) == 0)
-            return k->val;
-    return NULL;
-}
-
-bool sy_pmi_kvs_put(sy_pmi_job_t *j, const char *key, const char *val)
-{
-    return kv_set(&j->kvs[hash(key)], key, val);
-}
-
-const char *sy_pmi_kvs_get(const sy_pmi_job_t *j, const char *key)
-{
-    return kv_find(j->kvs[hash(key)], key);
-}
-
 bool sy_pmi_nodeattr_put(sy_pmi_job_t *j, const char *key, const char *val)
 {
     return kv_set(&j->nodeattrs, key, val);
@@ -162,58 +140,187 @@ bool sy_pmi_nodeattr_put(sy_pmi_job_t *j, const char *key, const char *val)
 
 const char *sy_pmi_nodeattr_get(const sy_pmi_job_t *j, const char *key)
 {
-    return kv_find(j->nodeattrs, key);
+    for (const kv_t *k = j->nodeattrs; k != NULL; k = k->next)
+        if (strcmp(k->key, key) == 0)
+            return k->val;
+    return NULL;
 }
 
-/* ---- barrier ---- */
+/* ---- the job's data: the server's modex store, shared with PMIx ranks ---- */
 
-/* Every rank of the job is a PMI process of this server (one node, as
- * switchyard-run runs jobs): the barrier completes when all entered. */
-static void barrier_check(sy_pmi_job_t *j, void (*done)(sy_pmi_conn_t *c))
+bool sy_pmi_kvs_put(sy_pmi_conn_t *c, const char *key, const char *val)
 {
-    if (j->nbarrier < j->size)
-        return;
-    j->nbarrier = 0;
-    /* done() may drop a connection: take the serials first */
-    size_t n = 0;
-    for (sy_pmi_conn_t *c = sy_pmi_conns(); c != NULL; c = c->next)
-        n += c->job == j && c->in_barrier;
-    unsigned long *serials = calloc(n ? n : 1, sizeof(*serials));
-    size_t k = 0;
-    for (sy_pmi_conn_t *c = sy_pmi_conns(); c != NULL; c = c->next)
-        if (c->job == j && c->in_barrier) {
-            c->in_barrier = false;
-            if (serials != NULL)
-                serials[k++] = c->serial;
-        }
-    for (size_t i = 0; serials != NULL && i < k; i++) {
-        sy_pmi_conn_t *c = sy_pmi_conn_by_serial(serials[i]);
-        if (c != NULL)
-            done(c);
+    /* as a PMIx_Put(PMIX_GLOBAL) + PMIx_Commit of that rank: its PMIx
+     * peers Get it after the next fence, PMI processes at once */
+    sy_srv_posted_t *p = sy_srv_posted_find(&c->proc, true);
+    sy_srv_kv_t *k = p != NULL ? calloc(1, sizeof(*k)) : NULL;
+    if (k == NULL || (k->key = strdup(key)) == NULL || (k->val.data.string = strdup(val)) == NULL) {
+        if (k != NULL)
+            free(k->key);
+        free(k);
+        return false;
     }
-    if (serials == NULL)
-        sy_log(SY_LOG_ERROR, "pmi: out of memory ending a barrier of %s", j->nspace);
-    free(serials);
+    k->scope = PMIX_GLOBAL;
+    k->val.type = PMIX_STRING;
+    for (sy_srv_kv_t **pp = &p->kvs; *pp != NULL; pp = &(*pp)->next) {
+        if (strcmp((*pp)->key, key) == 0) {
+            sy_srv_kv_t *old = *pp;
+            *pp = old->next;
+            sy_value_destruct(&old->val);
+            free(old->key);
+            free(old);
+            break;
+        }
+    }
+    k->next = p->kvs;
+    p->kvs = k;
+    p->committed = true;
+    sy_srv_dmodex_poke(&c->proc);
+    return true;
 }
 
-/* done of the barrier in progress, per job (PMI-1 and PMI-2 processes of
- * one job answer differently: done looks at the connection's version) */
-void sy_pmi_barrier_enter(sy_pmi_conn_t *c, void (*done)(sy_pmi_conn_t *c))
+static const char *string_of(const sy_srv_posted_t *p, const char *key)
+{
+    const sy_srv_kv_t *k = sy_srv_kv_find(p, key);
+    return k != NULL && k->val.type == PMIX_STRING ? k->val.data.string : NULL;
+}
+
+const char *sy_pmi_kvs_get(const sy_pmi_conn_t *c, const char *nspace, long srcid, const char *key)
+{
+    /* PMI names no source: the hinted rank, the asker, then the lowest
+     * rank of the job that posted the key as a string */
+    pmix_proc_t p;
+    const char *v;
+    if (srcid >= 0) {
+        PMIX_LOAD_PROCID(&p, nspace, (pmix_rank_t)srcid);
+        if ((v = string_of(sy_srv_posted_find(&p, false), key)) != NULL)
+            return v;
+    }
+    if (strcmp(nspace, c->proc.nspace) == 0 &&
+        (v = string_of(sy_srv_posted_find(&c->proc, false), key)) != NULL)
+        return v;
+    const char *best = NULL;
+    pmix_rank_t best_rank = PMIX_RANK_VALID;
+    for (const sy_srv_posted_t *x = sy_srv_posted_all(); x != NULL; x = x->next) {
+        if (!PMIX_CHECK_NSPACE(x->proc.nspace, nspace) || x->proc.rank >= best_rank)
+            continue;
+        if ((v = string_of(x, key)) != NULL) {
+            best = v;
+            best_rank = x->proc.rank;
+        }
+    }
+    /* a spawned job's preput pairs: its parent's data (server_pmi_spawn.c) */
+    pmix_proc_t parent;
+    if (best == NULL && sy_pmi_parent(nspace, &parent))
+        best = string_of(sy_srv_posted_find(&parent, false), key);
+    return best;
+}
+
+/* ---- barrier: the job's fence in the server's collective engine ---- */
+
+typedef struct {
+    unsigned long serial;
+    pmix_status_t status;
+} fence_note_t;
+
+/* On the loop, after the engine is done with the fence (the reply may
+ * drop a connection, which must not happen inside the engine). */
+static void barrier_told(void *arg)
+{
+    fence_note_t *n = arg;
+    sy_pmi_conn_t *c = sy_srv != NULL ? sy_pmi_conn_by_serial(n->serial) : NULL;
+    if (c != NULL && c->in_barrier) {
+        c->in_barrier = false;
+        c->barrier_done(c, n->status);
+    }
+    free(n);
+}
+
+static void barrier_notify(pmix_status_t status, void *ctx)
+{
+    fence_note_t *n = malloc(sizeof(*n));
+    if (n == NULL) {
+        sy_log(SY_LOG_ERROR, "pmi: out of memory ending a barrier");
+        return;
+    }
+    n->serial = (unsigned long)(uintptr_t)ctx;
+    n->status = status;
+    if (sy_progress_post(sy_srv->progress, barrier_told, n) != PMIX_SUCCESS)
+        free(n);
+}
+
+void sy_pmi_barrier_enter(sy_pmi_conn_t *c, sy_pmi_barrier_fn done)
 {
     if (c->in_barrier) {
         sy_pmi_drop(c, "entered a barrier twice");
         return;
     }
     c->in_barrier = true;
-    c->job->nbarrier++;
-    barrier_check(c->job, done);
+    c->barrier_done = done;
+    pmix_status_t rc =
+        sy_srv_coll_fence_job(&c->proc, barrier_notify, (void *)(uintptr_t)c->serial);
+    if (rc != PMIX_SUCCESS)
+        barrier_notify(rc, (void *)(uintptr_t)c->serial);
 }
 
-void sy_pmi_barrier_leave(sy_pmi_conn_t *c)
+/* ---- the process's life, as the host and the other clients see it ---- */
+
+static void *server_object(const pmix_proc_t *proc)
 {
-    if (c->in_barrier && c->job != NULL && c->job->nbarrier > 0)
-        c->job->nbarrier--;
-    c->in_barrier = false;
+    sy_srv_client_t *cl = sy_srv_client_find(sy_srv, proc);
+    return cl != NULL ? cl->server_object : NULL;
+}
+
+static void ignore_op(pmix_status_t status, void *cbdata)
+{
+    (void)status;
+    (void)cbdata;
+}
+
+void sy_pmi_conn_started(sy_pmi_conn_t *c)
+{
+    /* what a PMIx client's HELLO tells the host: a client of the job is
+     * connected (switchyard-run then expects its finalize) */
+    sy_srv_t *s = sy_srv;
+    void *obj = server_object(&c->proc);
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (s->module.client_connected2 != NULL)
+        rc = s->module.client_connected2(&c->proc, obj, NULL, 0, ignore_op, NULL);
+    else if (s->module.client_connected != NULL)
+        rc = s->module.client_connected(&c->proc, obj, ignore_op, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED && rc != PMIX_ERR_NOT_SUPPORTED)
+        sy_log(SY_LOG_WARN, "pmi: the host's client_connected for %s.%u: %s", c->proc.nspace,
+               c->proc.rank, PMIx_Error_string(rc));
+}
+
+void sy_pmi_conn_finalized(sy_pmi_conn_t *c)
+{
+    c->finalized = true;
+    sy_srv_t *s = sy_srv;
+    if (s->module.client_finalized == NULL)
+        return;
+    pmix_status_t rc =
+        s->module.client_finalized(&c->proc, server_object(&c->proc), ignore_op, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED && rc != PMIX_ERR_NOT_SUPPORTED)
+        sy_log(SY_LOG_WARN, "pmi: the host's client_finalized for %s.%u: %s", c->proc.nspace,
+               c->proc.rank, PMIx_Error_string(rc));
+}
+
+void sy_pmi_conn_gone(sy_pmi_conn_t *c)
+{
+    if (c->version == 0 || c->job == NULL || sy_srv == NULL)
+        return; /* never spoke PMI (a PMIx program): nothing to tell */
+    /* as a PMIx client's connection ending: its collectives end for the
+     * others, requests for its data are answered, groups lose it */
+    sy_srv_modex_proc_gone(&c->proc, c->finalized);
+    sy_srv_group_proc_gone(&c->proc, c->finalized);
+    if (!c->finalized) {
+        pmix_info_t info[1];
+        PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &c->proc, PMIX_PROC);
+        sy_event_deliver(PMIX_ERR_LOST_CONNECTION, &c->proc, PMIX_RANGE_PROC_LOCAL, info, 1);
+        PMIX_INFO_DESTRUCT(&info[0]);
+    }
+    sy_srv_cleanup_proc_gone(&c->proc);
 }
 
 /* ---- values from the registration ---- */
@@ -266,18 +373,6 @@ bool sy_pmi_mapping(const sy_pmi_job_t *j, char *out, size_t len)
 }
 
 /* ---- host upcalls ---- */
-
-static void *server_object(const pmix_proc_t *proc)
-{
-    sy_srv_client_t *cl = sy_srv_client_find(sy_srv, proc);
-    return cl != NULL ? cl->server_object : NULL;
-}
-
-static void ignore_op(pmix_status_t status, void *cbdata)
-{
-    (void)status;
-    (void)cbdata;
-}
 
 bool sy_pmi_job_aborted(const sy_pmi_job_t *j)
 {

@@ -45,14 +45,17 @@ sy_pmi_conn_t *sy_pmi_conn_by_serial(unsigned long serial)
     return NULL;
 }
 
-static void conn_free(sy_pmi_conn_t *c)
+/* tell: the process's end is told to the server and the host (not when
+ * the server or the namespace goes) */
+static void conn_free(sy_pmi_conn_t *c, bool tell)
 {
     for (sy_pmi_conn_t **pp = &conns; *pp != NULL; pp = &(*pp)->next)
         if (*pp == c) {
             *pp = c->next;
             break;
         }
-    sy_pmi_barrier_leave(c);
+    if (tell)
+        sy_pmi_conn_gone(c);
     if (c->rev != NULL)
         event_free(c->rev);
     if (c->wev != NULL)
@@ -61,7 +64,7 @@ static void conn_free(sy_pmi_conn_t *c)
         close(c->fd);
     free(c->in);
     free(c->out);
-    free(c->spawn);
+    sy_pmi_spawn_free(c->spawn);
     free(c->fence_thrid);
     free(c->wait_key);
     free(c->wait_thrid);
@@ -70,8 +73,11 @@ static void conn_free(sy_pmi_conn_t *c)
 
 void sy_pmi_drop(sy_pmi_conn_t *c, const char *why)
 {
-    sy_log(SY_LOG_WARN, "pmi: %s.%u: %s; connection closed", c->proc.nspace, c->proc.rank, why);
-    conn_free(c);
+    if (c->job == NULL)
+        sy_log(SY_LOG_WARN, "pmi: a PMI_PORT connection: %s; connection closed", why);
+    else
+        sy_log(SY_LOG_WARN, "pmi: %s.%u: %s; connection closed", c->proc.nspace, c->proc.rank, why);
+    conn_free(c, true);
 }
 
 /* Write what is queued; false when the connection broke (and is freed). */
@@ -219,10 +225,10 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         return;
     if (n <= 0) {
         /* a process that never spoke PMI (a PMIx program) ends quietly */
-        if (c->version != 0 && !c->finalized && !sy_pmi_job_aborted(c->job))
+        if (c->version != 0 && c->job != NULL && !c->finalized && !sy_pmi_job_aborted(c->job))
             sy_log(SY_LOG_WARN, "pmi: %s.%u closed its PMI connection without finalizing",
                    c->proc.nspace, c->proc.rank);
-        conn_free(c);
+        conn_free(c, true);
         return;
     }
     c->in_len += (size_t)n;
@@ -270,7 +276,8 @@ void sy_srv_pmi_init(const pmix_info_t info[], size_t ninfo)
 void sy_srv_pmi_finalize(void)
 {
     while (conns != NULL)
-        conn_free(conns);
+        conn_free(conns, false);
+    sy_pmi_port_finalize();
     sy_pmi_jobs_free();
     enabled = false;
 }
@@ -280,24 +287,55 @@ void sy_srv_pmi_nspace_gone(const char *nspace)
     for (sy_pmi_conn_t *c = conns, *next; c != NULL; c = next) {
         next = c->next;
         if (strcmp(c->proc.nspace, nspace) == 0)
-            conn_free(c);
+            conn_free(c, false);
     }
     sy_pmi_job_free_nspace(nspace);
+    sy_pmi_port_forget(nspace);
 }
 
 typedef struct {
     pmix_proc_t proc;
     int child_fd;
     uint32_t size;
+    bool spawned;
+    uint32_t port_id; /* 0: no port mode */
+    int port;
     sy_sync_t sync;
 } fork_req_t;
+
+sy_pmi_conn_t *sy_pmi_conn_new(int fd, const pmix_proc_t *proc, sy_pmi_job_t *j)
+{
+    sy_pmi_conn_t *c = calloc(1, sizeof(*c));
+    struct event_base *base = sy_progress_base(sy_srv->progress);
+    if (c == NULL || (c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_readable, c)) == NULL ||
+        (c->wev = event_new(base, fd, EV_WRITE, on_writable, c)) == NULL ||
+        event_add(c->rev, NULL) != 0) {
+        if (c != NULL) {
+            if (c->rev != NULL)
+                event_free(c->rev);
+            if (c->wev != NULL)
+                event_free(c->wev);
+            free(c);
+        }
+        return NULL;
+    }
+    c->fd = fd;
+    if (proc != NULL)
+        c->proc = *proc;
+    else
+        PMIX_LOAD_PROCID(&c->proc, "", PMIX_RANK_UNDEF);
+    c->job = j;
+    c->serial = next_serial++;
+    c->next = conns;
+    conns = c;
+    return c;
+}
 
 static void setup_on_loop(void *arg)
 {
     fork_req_t *r = arg;
     pmix_status_t rc = PMIX_SUCCESS;
     int sv[2] = {-1, -1};
-    sy_pmi_conn_t *c = NULL;
     sy_pmi_job_t *j = sy_pmi_job_get(r->proc.nspace);
     if (j == NULL) {
         rc = PMIX_ERR_NOT_FOUND; /* not registered (yet): no PMI for it */
@@ -312,33 +350,19 @@ static void setup_on_loop(void *arg)
         rc = PMIX_ERR_OUT_OF_RESOURCE;
         goto out;
     }
-    c = calloc(1, sizeof(*c));
-    struct event_base *base = sy_progress_base(sy_srv->progress);
-    if (c == NULL ||
-        (c->rev = event_new(base, sv[0], EV_READ | EV_PERSIST, on_readable, c)) == NULL ||
-        (c->wev = event_new(base, sv[0], EV_WRITE, on_writable, c)) == NULL ||
-        event_add(c->rev, NULL) != 0) {
+    if (sy_pmi_conn_new(sv[0], &r->proc, j) == NULL) {
         rc = PMIX_ERR_NOMEM;
         goto out;
     }
-    c->fd = sv[0];
-    c->proc = r->proc;
-    c->job = j;
-    c->serial = next_serial++;
-    c->next = conns;
-    conns = c;
     r->child_fd = sv[1];
     r->size = sy_pmi_job_size(j);
+    pmix_proc_t parent;
+    r->spawned = sy_pmi_parent(r->proc.nspace, &parent);
+    /* port mode too (a client without the descriptor): a secret id */
+    r->port_id = sy_pmi_port_id(&r->proc, &r->port);
     sy_sync_signal(&r->sync, PMIX_SUCCESS, NULL);
     return;
 out:
-    if (c != NULL) {
-        if (c->rev != NULL)
-            event_free(c->rev);
-        if (c->wev != NULL)
-            event_free(c->wev);
-        free(c);
-    }
     if (sv[0] >= 0) {
         close(sv[0]);
         close(sv[1]);
@@ -376,6 +400,19 @@ pmix_status_t sy_srv_pmi_setup_fork(const pmix_proc_t *proc, char ***env)
     /* PMI-2 clients send it back as pmijobid; informative only */
     if (rc == PMIX_SUCCESS)
         rc = sy_srv_env_set(env, "PMI_JOBID", proc->nspace);
+    /* MPICH's PMI_Init then says spawned, and the child connects back */
+    if (rc == PMIX_SUCCESS && r.spawned)
+        rc = sy_srv_env_set(env, "PMI_SPAWNED", "1");
+    /* hydra's port mode: a client that has no PMI_FD connects there and
+     * names itself with PMI_ID, a secret of this process */
+    if (rc == PMIX_SUCCESS && r.port_id != 0) {
+        char port[32], id[16];
+        snprintf(port, sizeof(port), "127.0.0.1:%d", r.port);
+        snprintf(id, sizeof(id), "%u", r.port_id);
+        rc = sy_srv_env_set(env, "PMI_PORT", port);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_srv_env_set(env, "PMI_ID", id);
+    }
     if (rc != PMIX_SUCCESS)
         close(r.child_fd);
     return rc;

@@ -5,26 +5,12 @@
 # PMI_Abort's exit code becoming the job's, and the libraries' SONAMEs and
 # exports (exactly the API).
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-R="$top_builddir/tools/switchyard-run"
+NAME=pmi-api
+NEED="tests/compat/pmi1_api tests/compat/pmi2_api"
+. "$(dirname "$0")/pmi-lib.sh"
 P1="$top_builddir/tests/compat/pmi1_api"
 P2="$top_builddir/tests/compat/pmi2_api"
 L="$top_builddir/src/compat/.libs"
-for f in "$R" "$P1" "$P2"; do
-    test -x "$f" || { echo "not built: $f"; exit 99; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/sy-pmi-api.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
-printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
-export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; sed 's/^/#   /' "$T/err" 2> /dev/null | head -20; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 
 for np in 1 2 4; do
     for api in 1 2; do
@@ -97,7 +83,4 @@ if command -v readelf > /dev/null && command -v nm > /dev/null; then
     check "no other symbols exported" \
         "test -z \"\$(nm -D --defined-only '$L/libpmi.so' '$L/libpmi2.so' | awk 'NF == 3 && \$2 != \"T\" && \$2 != \"A\"')\""
 fi
-left=$(find "$TMPDIR" -mindepth 1 2> /dev/null | head -5)
-check "nothing left in TMPDIR" "test -z '$left'"
-echo "1..$n"
-test $fails -eq 0
+finish

@@ -6,6 +6,23 @@
  *                      (waiting), kvs put/fence/get of every peer
  *   pmi_wire bad MODE  a protocol violation (garbage, oversized, noinit,
  *                      unknown): the server must close the connection
+ *   pmi_wire mixed     even ranks are PMIx clients (Put/Commit/Fence/Get),
+ *                      odd ranks PMI-1 wire clients (put/barrier/get):
+ *                      one job, one fence, each reads every other's key
+ *   pmi_wire port1|port2  pmi1 / pmi2 over TCP to PMI_PORT instead of
+ *                      PMI_FD, identified by PMI_ID (PMI-1: initack first)
+ *   pmi_wire bad badid a PMI_PORT connection with a wrong PMI_ID
+ *   pmi_wire spawn1    rank 0 spawns 2 x "pmi_wire child1" with mcmd=spawn
+ *                      (a preput key, an argument, info wdir)
+ *   pmi_wire spawn2    the same with PMI-2's spawn (child2)
+ *   pmi_wire child1|2  a spawned child: PMI_SPAWNED / spawner-jobid, the
+ *                      parent's preput key by a plain get, a barrier
+ *   pmi_wire die MODE  mixed, and rank 1 ends mid-barrier, once the others
+ *                      are in it (each makes a file in $PMI_WIRE_SYNC
+ *                      first), without entering it (MODE close: its PMI
+ *                      connection ends, the process waits to be stopped;
+ *                      kill: SIGKILL): the others' fence or barrier must
+ *                      fail, not hang
  * Prints "wire <mode> ok rank R" on success. */
 #include <errno.h>
 #include <signal.h>
@@ -14,9 +31,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <pmix.h>
+
 static int fd = -1, rank, size;
+static const char *pmirank; /* what fullinit sends: PMI_ID in port mode, else PMI_RANK */
 static int fails;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -168,7 +190,7 @@ static void pmi2(void)
     char r[4096], cmd[2048], want[2048], jobid[300];
     req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
     expect(r, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0");
-    snprintf(cmd, sizeof(cmd), "cmd=fullinit;pmirank=%d;threaded=FALSE;", rank);
+    snprintf(cmd, sizeof(cmd), "cmd=fullinit;pmirank=%s;threaded=FALSE;", pmirank);
     req2(cmd, true, r, sizeof(r));
     snprintf(want, sizeof(want),
              "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=%d;size=%d;appnum=0;"
@@ -211,6 +233,295 @@ static void pmi2(void)
     expect(r, "cmd=finalize-response;rc=0;");
 }
 
+/* PMI-1 init and the job's kvsname (kvs: 300 bytes). */
+static void pmi1_start(char *kvs)
+{
+    char r[512];
+    req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+    expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+    req1("cmd=get_my_kvsname\n", r, sizeof(r));
+    if (sscanf(r, "cmd=my_kvsname kvsname=%299s", kvs) != 1)
+        die("kvsname: '%s'", r);
+}
+
+/* ---- a job of PMIx and PMI-1 ranks ---- */
+
+static const char *die_how; /* die mode: rank 1 ends mid-barrier */
+
+/* die mode: this rank is about to enter the barrier */
+static void entering(void)
+{
+    char path[4096];
+    const char *dir = getenv("PMI_WIRE_SYNC");
+    if (die_how == NULL)
+        return;
+    if (dir == NULL)
+        die("PMI_WIRE_SYNC is not set");
+    snprintf(path, sizeof(path), "%s/in.%d", dir, rank);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        die("cannot create %s", path);
+    fclose(f);
+}
+
+/* die mode, rank 1: until every other rank entered the barrier */
+static void wait_others(void)
+{
+    char path[4096];
+    const char *dir = getenv("PMI_WIRE_SYNC");
+    if (dir == NULL)
+        die("PMI_WIRE_SYNC is not set");
+    for (int q = 0; q < size; q++) {
+        snprintf(path, sizeof(path), "%s/in.%d", dir, q);
+        for (int tries = 0; q != rank && access(path, F_OK) != 0; tries++) {
+            if (tries > 6000)
+                die("rank %d never entered the barrier", q);
+            usleep(10000);
+        }
+    }
+}
+
+static bool is_pmix_rank(int r)
+{
+    return r % 2 == 0;
+}
+
+/* the PMIx ranks: false when the fence failed */
+static bool mixed_pmix(void)
+{
+    pmix_proc_t me, p;
+    pmix_value_t v, *got = NULL;
+    char key[64], val[64];
+    if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
+        die("PMIx_Init");
+    snprintf(key, sizeof(key), "mix-%d", rank);
+    snprintf(val, sizeof(val), "from rank %d", rank);
+    PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
+    if (PMIx_Put(PMIX_GLOBAL, key, &v) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS)
+        die("PMIx_Put/Commit");
+    PMIX_VALUE_DESTRUCT(&v);
+    bool collect = true;
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    entering();
+    pmix_status_t rc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        printf("wire rank %d: fence failed: %s\n", rank, PMIx_Error_string(rc));
+        fflush(stdout);
+        return false;
+    }
+    for (int q = 0; q < size; q++) {
+        if (q == rank)
+            continue;
+        PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)q);
+        snprintf(key, sizeof(key), "mix-%d", q);
+        snprintf(val, sizeof(val), "from rank %d", q);
+        rc = PMIx_Get(&p, key, NULL, 0, &got);
+        if (rc != PMIX_SUCCESS || got->type != PMIX_STRING || strcmp(got->data.string, val) != 0) {
+            fprintf(stderr, "pmi_wire rank %d: PMIx_Get %s of rank %d: %s\n", rank, key, q,
+                    PMIx_Error_string(rc));
+            fails++;
+        }
+        if (got != NULL)
+            PMIX_VALUE_RELEASE(got);
+        got = NULL;
+    }
+    PMIx_Finalize(NULL, 0);
+    return true;
+}
+
+/* the PMI-1 ranks: false when the barrier failed (the server closed) */
+static bool mixed_pmi1(void)
+{
+    char r[2048], line[2048], kvs[300];
+    pmi1_start(kvs);
+    snprintf(line, sizeof(line), "cmd=put kvsname=%s key=mix-%d value=from rank %d\n", kvs, rank,
+             rank);
+    req1(line, r, sizeof(r));
+    expect(r, "cmd=put_result rc=0 msg=success");
+    if (die_how != NULL && rank == 1) {
+        /* the others wait in the barrier: it cannot end without us */
+        wait_others();
+        if (strcmp(die_how, "kill") == 0)
+            raise(SIGKILL);
+        close(fd); /* as a death, to the server; stopped by the launcher */
+        sleep(60);
+        exit(3);
+    }
+    entering();
+    put_all("cmd=barrier_in\n", 15);
+    size_t n = 0;
+    for (;;) {
+        ssize_t got = read(fd, r + n, 1);
+        if (got <= 0) {
+            printf("wire rank %d: barrier failed: connection closed\n", rank);
+            fflush(stdout);
+            return false;
+        }
+        if (r[n] == '\n')
+            break;
+        if (++n + 1 >= sizeof(r))
+            die("barrier_out too long");
+    }
+    r[n] = '\0';
+    expect(r, "cmd=barrier_out");
+    for (int q = 0; q < size; q++) {
+        if (q == rank)
+            continue;
+        char want[128];
+        snprintf(line, sizeof(line), "cmd=get kvsname=%s key=mix-%d\n", kvs, q);
+        req1(line, r, sizeof(r));
+        snprintf(want, sizeof(want), "cmd=get_result rc=0 msg=success value=from rank %d", q);
+        expect(r, want);
+    }
+    req1("cmd=finalize\n", r, sizeof(r));
+    expect(r, "cmd=finalize_ack");
+    return true;
+}
+
+static void mixed(const char *how)
+{
+    die_how = how;
+    bool ok = is_pmix_rank(rank) ? mixed_pmix() : mixed_pmi1();
+    if (!ok)
+        exit(2);
+}
+
+/* ---- PMI_PORT mode ---- */
+
+static void port_connect(void)
+{
+    const char *port = getenv("PMI_PORT");
+    const char *colon = port != NULL ? strrchr(port, ':') : NULL;
+    if (colon == NULL || getenv("PMI_ID") == NULL)
+        die("no PMI_PORT/PMI_ID");
+    char host[256];
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - port), port);
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+    if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || ai == NULL)
+        die("cannot resolve PMI_PORT %s", port);
+    close(fd); /* the descriptor is not used in port mode */
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)
+        die("connect to %s: %s", port, strerror(errno));
+    freeaddrinfo(ai);
+}
+
+static void port1(void)
+{
+    char r[256], want[256];
+    port_connect();
+    snprintf(want, sizeof(want), "cmd=initack pmiid=%s\n", getenv("PMI_ID"));
+    req1(want, r, sizeof(r));
+    expect(r, "cmd=initack");
+    const char *names[3] = {"size", "rank", "debug"};
+    int vals[3] = {size, rank, 0};
+    for (int i = 0; i < 3; i++) { /* the rest of the same reply */
+        size_t n = 0;
+        do
+            get_all(r + n, 1);
+        while (r[n] != '\n' && ++n + 1 < sizeof(r));
+        r[n] = '\0';
+        snprintf(want, sizeof(want), "cmd=set %s=%d", names[i], vals[i]);
+        expect(r, want);
+    }
+}
+
+/* ---- spawn over the wire ---- */
+
+static void self_exe(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        die("readlink /proc/self/exe");
+    buf[n] = '\0';
+}
+
+static void spawn1(void)
+{
+    char r[2048], exe[1024], cwd[1024], block[4096];
+    req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+    expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+    if (rank == 0) {
+        self_exe(exe, sizeof(exe));
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            die("getcwd");
+        /* as MPICH writes it: header and arg1, then the rest */
+        snprintf(block, sizeof(block),
+                 "mcmd=spawn\nnprocs=2\nexecname=%s\ntotspawns=1\nspawnssofar=1\narg1=child1\n",
+                 exe);
+        put_all(block, strlen(block));
+        snprintf(block, sizeof(block),
+                 "argcnt=1\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\n"
+                 "preput_val_0=tag#0$port#5555$ with blanks\ninfo_num=1\ninfo_key_0=wdir\n"
+                 "info_val_0=%s\nendcmd\n",
+                 cwd);
+        req1(block, r, sizeof(r));
+        expect(r, "cmd=spawn_result rc=0");
+    }
+    req1("cmd=finalize\n", r, sizeof(r));
+    expect(r, "cmd=finalize_ack");
+}
+
+static void spawn2(void)
+{
+    char r[2048], exe[1024], cmd[2048];
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    req2("cmd=fullinit;pmirank=0;threaded=FALSE;", true, r, sizeof(r));
+    if (strstr(r, "spawner-jobid=") != NULL)
+        die("a job not spawned has a spawner: '%s'", r);
+    if (rank == 0) {
+        self_exe(exe, sizeof(exe));
+        snprintf(cmd, sizeof(cmd),
+                 "cmd=spawn;thrid=0x7;ncmds=1;preputcount=1;ppkey0=PARENT_ROOT_PORT_NAME;"
+                 "ppval0=port;;2;subcmd=%s;maxprocs=2;argc=1;argv0=child2;infokeycount=1;"
+                 "infokey0=unknownkey;infoval0=x;",
+                 exe);
+        req2(cmd, true, r, sizeof(r));
+        if (strncmp(r, "cmd=spawn-response;thrid=0x7;jobid=", 35) != 0 ||
+            strstr(r, ";nerrs=0;rc=0;") == NULL) {
+            fprintf(stderr, "pmi_wire rank %d: spawn: '%s'\n", rank, r);
+            fails++;
+        }
+    }
+    req2("cmd=finalize;", true, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
+static void child(int version)
+{
+    char r[2048], line[2048], kvs[300];
+    const char *sp = getenv("PMI_SPAWNED");
+    if (sp == NULL || strcmp(sp, "1") != 0)
+        die("PMI_SPAWNED is not 1 in a spawned child");
+    if (version == 1) {
+        pmi1_start(kvs);
+        snprintf(line, sizeof(line), "cmd=get kvsname=%s key=PARENT_ROOT_PORT_NAME\n", kvs);
+        req1(line, r, sizeof(r));
+        expect(r, "cmd=get_result rc=0 msg=success value=tag#0$port#5555$ with blanks");
+        req1("cmd=barrier_in\n", r, sizeof(r));
+        expect(r, "cmd=barrier_out");
+        req1("cmd=finalize\n", r, sizeof(r));
+        expect(r, "cmd=finalize_ack");
+        return;
+    }
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    req2("cmd=fullinit;pmirank=0;threaded=FALSE;", true, r, sizeof(r));
+    if (strstr(r, ";spawner-jobid=") == NULL)
+        die("no spawner-jobid in '%s'", r);
+    req2("cmd=job-getid;", true, r, sizeof(r));
+    if (sscanf(r, "cmd=job-getid-response;jobid=%299[^;]", kvs) != 1)
+        die("jobid: '%s'", r);
+    snprintf(line, sizeof(line), "cmd=kvs-get;jobid=%s;srcid=-1;key=PARENT_ROOT_PORT_NAME;", kvs);
+    req2(line, true, r, sizeof(r));
+    expect(r, "cmd=kvs-get-response;found=TRUE;value=port;;2;rc=0;");
+    req2("cmd=kvs-fence;", true, r, sizeof(r));
+    expect(r, "cmd=kvs-fence-response;rc=0;");
+    req2("cmd=finalize;", true, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
 /* The server must close on us: EOF after the violation. */
 static void bad(const char *mode)
 {
@@ -236,6 +547,9 @@ static void bad(const char *mode)
             off += (size_t)w;
         }
         free(big);
+    } else if (strcmp(mode, "badid") == 0) {
+        port_connect();
+        put_all("cmd=initack pmiid=12345\n", 24);
     } else if (strcmp(mode, "badlen") == 0) {
         req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
         put_all("99999999", 8);
@@ -260,14 +574,29 @@ int main(int argc, char **argv)
     size = atoi(getenv("PMI_SIZE"));
     signal(SIGPIPE, SIG_IGN);
     const char *mode = argc > 1 ? argv[1] : "pmi1";
+    pmirank = getenv("PMI_RANK");
     if (strcmp(mode, "pmi1") == 0)
         pmi1();
     else if (strcmp(mode, "pmi2") == 0)
         pmi2();
+    else if (strcmp(mode, "port1") == 0)
+        port1(), pmi1();
+    else if (strcmp(mode, "port2") == 0)
+        port_connect(), pmirank = getenv("PMI_ID"), pmi2();
     else if (strcmp(mode, "bad") == 0 && argc > 2)
         bad(argv[2]);
+    else if (strcmp(mode, "mixed") == 0)
+        mixed(NULL);
+    else if (strcmp(mode, "spawn1") == 0)
+        spawn1();
+    else if (strcmp(mode, "spawn2") == 0)
+        spawn2();
+    else if (strcmp(mode, "child1") == 0 || strcmp(mode, "child2") == 0)
+        child(mode[5] - '0');
+    else if (strcmp(mode, "die") == 0 && argc > 2)
+        mixed(argv[2]);
     else
-        die("usage: pmi_wire pmi1|pmi2|bad MODE");
+        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|bad MODE|die close|kill");
     if (fails == 0)
         printf("wire %s ok rank %d\n", mode, rank);
     return fails == 0 ? 0 : 1;
