@@ -20,7 +20,8 @@ src_libswitchyard_la_SOURCES += \
 	src/common/compress.c \
 	src/common/regex.c \
 	src/common/opx_bfrops.c \
-	src/common/opx_elems.c
+	src/common/opx_elems.c \
+	src/common/wire_codec_opx.c
 
 # --- strings / attribute table ---
 # attr_table.c includes common/attr_table.inc, generated from the public

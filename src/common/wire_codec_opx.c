@@ -1,0 +1,250 @@
+/* The OpenPMIx codec (wire_codec.h): the messages of wire_msgs.txt laid
+ * out as OpenPMIx 4.2.x peers write them (docs/wire-protocol.md, "OpenPMIx
+ * protocol"), in its v41 encoding (opx_bfrops.h).  Each OpenPMIx command
+ * has its own layout, so pack and unpack switch on the descriptor's code
+ * and part instead of walking its fields.
+ *
+ * Served so far: what a client sends to its server (requests) and what the
+ * server answers.  A command without a layout here is
+ * PMIX_ERR_NOT_SUPPORTED; the server answers it with that status. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buffer.h"
+#include "common/datatype.h"
+#include "common/opx_bfrops.h"
+#include "common/wire.h"
+#include "common/wire_codec.h"
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        pmix_status_t rc_ = (expr);                                                                \
+        if (rc_ != PMIX_SUCCESS) {                                                                 \
+            return rc_;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* OpenPMIx's command codes (pmix_cmd_t) that map onto ours. */
+static const struct {
+    uint8_t opx;
+    int32_t ours;
+} cmd_map[] = {
+    {1, SY_CMD_ABORT}, {2, SY_CMD_COMMIT}, {3, SY_CMD_FENCE}, {4, SY_CMD_DMODEX},
+    {5, SY_CMD_FINALIZE},
+};
+
+int32_t sy_wire_opx_cmd_from(uint8_t opx)
+{
+    for (size_t i = 0; i < sizeof(cmd_map) / sizeof(cmd_map[0]); i++)
+        if (cmd_map[i].opx == opx)
+            return cmd_map[i].ours;
+    return SY_WIRE_OPX_UNMAPPED + opx;
+}
+
+/* One pack call of one element. */
+static pmix_status_t get_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type)
+{
+    int32_t n = 1;
+    TRY(sy_opx_unpack(b, dst, &n, type));
+    return n == 1 ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
+}
+
+/* A SIZE count, then (n > 0 only) one pack call of n elements. */
+static pmix_status_t get_counted(pmix_data_buffer_t *b, pmix_data_type_t type, void **arr,
+                                 size_t *n)
+{
+    size_t count, got;
+    TRY(get_one(b, &count, PMIX_SIZE));
+    if (count == 0)
+        return PMIX_SUCCESS;
+    TRY(sy_opx_unpack_alloc(b, type, arr, &got));
+    *n = got;
+    return got == count ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
+}
+
+static pmix_status_t put_one(pmix_data_buffer_t *b, const void *src, pmix_data_type_t type)
+{
+    return sy_opx_pack(b, src, 1, type);
+}
+
+/* OpenPMIx sends a PMIX_GLOBAL put twice, in the LOCAL and in the REMOTE
+ * section: one datum of ours, scope GLOBAL.  True when kv (just read, at
+ * m->data[m->ndata]) was folded into an earlier one and released. */
+static bool merged_scope(sy_wire_commit_req_t *m, sy_wire_kv_t *kv)
+{
+    for (size_t i = 0; i < m->ndata; i++) {
+        sy_wire_kv_t *old = &m->data[i];
+        if (old->key == NULL || kv->key == NULL || strcmp(old->key, kv->key) != 0)
+            continue;
+        if (old->scope != kv->scope)
+            old->scope = PMIX_GLOBAL;
+        free(kv->key);
+        sy_value_destruct(&kv->value);
+        memset(kv, 0, sizeof(*kv));
+        return true;
+    }
+    return false;
+}
+
+/* COMMIT: {scope, buffer of KVAL pack calls} until the end. */
+static pmix_status_t unpack_commit(pmix_data_buffer_t *b, sy_wire_commit_req_t *m)
+{
+    while (sy_buffer_remaining(b) > 0) {
+        uint8_t scope;
+        int64_t one;
+        void *bytes;
+        size_t nbytes;
+        TRY(get_one(b, &scope, PMIX_SCOPE));
+        TRY(sy_opx_get_int(b, 1, 1, &one)); /* a pack call of one PMIX_BUFFER */
+        TRY(sy_opx_unpack_buffer(b, &bytes, &nbytes));
+        pmix_data_buffer_t in = {0};
+        if (nbytes > 0) {
+            in.base_ptr = bytes;
+            in.unpack_ptr = bytes;
+            in.pack_ptr = (char *)bytes + nbytes;
+            in.bytes_allocated = nbytes;
+            in.bytes_used = nbytes;
+        }
+        pmix_status_t rc = PMIX_SUCCESS;
+        while (rc == PMIX_SUCCESS && sy_buffer_remaining(&in) > 0) {
+            int64_t count;
+            rc = sy_opx_get_int(&in, 1, 1, &count);
+            if (rc != PMIX_SUCCESS)
+                break;
+            sy_wire_kv_t *grown = realloc(m->data, (m->ndata + 1) * sizeof(*grown));
+            if (grown == NULL) {
+                rc = PMIX_ERR_NOMEM;
+                break;
+            }
+            m->data = grown;
+            sy_wire_kv_t *kv = &m->data[m->ndata];
+            memset(kv, 0, sizeof(*kv));
+            rc = sy_opx_unpack_kval(&in, &kv->key, &kv->value);
+            if (rc != PMIX_SUCCESS)
+                break;
+            kv->scope = scope;
+            if (!merged_scope(m, kv))
+                m->ndata++;
+        }
+        sy_buffer_destruct(&in);
+        TRY(rc);
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg)
+{
+    if (d->part != SY_WIRE_REQUEST)
+        return PMIX_ERR_NOT_SUPPORTED;
+    switch (d->code) {
+    case SY_CMD_FINALIZE:
+        return PMIX_SUCCESS; /* nothing we need follows */
+    case SY_CMD_ABORT: {
+        sy_wire_abort_req_t *m = msg;
+        void *procs = NULL;
+        TRY(get_one(b, &m->status, PMIX_STATUS));
+        TRY(get_one(b, &m->message, PMIX_STRING));
+        pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
+        m->procs = procs;
+        return rc;
+    }
+    case SY_CMD_COMMIT:
+        return unpack_commit(b, msg);
+    case SY_CMD_FENCE: {
+        sy_wire_fence_req_t *m = msg;
+        void *procs = NULL, *info = NULL;
+        pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
+        m->procs = procs;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    case SY_CMD_DMODEX: {
+        sy_wire_dmodex_req_t *m = msg;
+        char *nspace = NULL;
+        void *info = NULL;
+        TRY(get_one(b, &nspace, PMIX_STRING));
+        PMIX_LOAD_PROCID(&m->proc, nspace, PMIX_RANK_UNDEF);
+        free(nspace);
+        TRY(get_one(b, &m->proc.rank, PMIX_PROC_RANK));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        TRY(rc);
+        /* the key is left out when the client wants everything */
+        if (sy_buffer_remaining(b) > 0)
+            TRY(get_one(b, &m->key, PMIX_STRING));
+        return PMIX_SUCCESS;
+    }
+    default:
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+}
+
+/* GETNB's answer: byte objects, one per process, each a PROC then the
+ * process's KVALs; we send the one value asked for. */
+static pmix_status_t pack_dmodex_rep(pmix_data_buffer_t *b, const sy_wire_dmodex_rep_t *m)
+{
+    pmix_data_buffer_t in = {0};
+    pmix_status_t rc = put_one(&in, &m->owner, PMIX_PROC);
+    if (rc == PMIX_SUCCESS && m->key != NULL) {
+        rc = sy_opx_put_int(&in, 1);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_opx_pack_kval(&in, m->key, &m->value);
+    }
+    if (rc == PMIX_SUCCESS) {
+        pmix_byte_object_t bo = {.bytes = in.base_ptr, .size = in.bytes_used};
+        rc = put_one(b, &bo, PMIX_BYTE_OBJECT);
+    }
+    sy_buffer_destruct(&in);
+    return rc;
+}
+
+static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
+{
+    if (d->part != SY_WIRE_REPLY)
+        return PMIX_ERR_NOT_SUPPORTED;
+    switch (d->code) {
+    case SY_CMD_FINALIZE:
+    case SY_CMD_ABORT:
+    case SY_CMD_COMMIT:
+    case SY_CMD_FENCE:
+        /* OpenPMIx answers these with the status alone: the data a fence
+         * exchanged is fetched with GETNB */
+        return PMIX_SUCCESS;
+    case SY_CMD_DMODEX:
+        return pack_dmodex_rep(b, msg);
+    default:
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+}
+
+static pmix_status_t opx_pack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t value)
+{
+    if (part == SY_WIRE_REPLY) {
+        pmix_status_t st = value;
+        return put_one(b, &st, PMIX_STATUS);
+    }
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+static pmix_status_t opx_unpack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t *value)
+{
+    if (part != SY_WIRE_REQUEST)
+        return PMIX_ERR_NOT_SUPPORTED;
+    uint8_t cmd;
+    if (get_one(b, &cmd, PMIX_COMMAND) != PMIX_SUCCESS)
+        return PMIX_ERR_UNPACK_FAILURE;
+    *value = sy_wire_opx_cmd_from(cmd);
+    return PMIX_SUCCESS;
+}
+
+const sy_wire_codec_t sy_wire_openpmix = {
+    .name = "openpmix",
+    .pack = opx_pack,
+    .unpack = opx_unpack,
+    .pack_head = opx_pack_head,
+    .unpack_head = opx_unpack_head,
+};
