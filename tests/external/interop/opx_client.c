@@ -1,0 +1,103 @@
+/* A PMIx client for tests/external/interop.sh, built against whichever
+ * library the script links it with (OpenPMIx 4.2.2's or ours): init, job
+ * keys, put/commit/fence with collect, every peer's key, finalize.
+ * argv[1] "abort": rank 0 calls PMIx_Abort(7) after init instead.
+ * Prints which libpmix it runs on (from /proc/self/maps) so the script can
+ * check it is the one it meant. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#define CHECK(what, rc)                                                                            \
+    do {                                                                                           \
+        if ((rc) != PMIX_SUCCESS) {                                                                \
+            fprintf(stderr, "rank %u: %s failed: %s\n", me.rank, (what), PMIx_Error_string(rc));   \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static void print_lib(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+        char *p = strstr(line, "libpmix.so");
+        if (p != NULL) {
+            char *path = strchr(line, '/');
+            if (path != NULL) {
+                path[strcspn(path, "\n")] = '\0';
+                printf("LIB %s\n", path);
+                break;
+            }
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    static pmix_proc_t me;
+    pmix_proc_t wild, peer;
+    pmix_value_t *v = NULL, val;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    CHECK("PMIx_Init", rc);
+    if (me.rank == 0)
+        print_lib();
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
+    CHECK("Get PMIX_JOB_SIZE", rc);
+    uint32_t size = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    rc = PMIx_Get(&me, PMIX_LOCAL_RANK, NULL, 0, &v);
+    CHECK("Get PMIX_LOCAL_RANK", rc);
+    if (v->data.uint16 != me.rank) {
+        fprintf(stderr, "rank %u: local rank %u\n", me.rank, v->data.uint16);
+        return 1;
+    }
+    PMIX_VALUE_RELEASE(v);
+    rc = PMIx_Get(&wild, PMIX_LOCAL_SIZE, NULL, 0, &v);
+    CHECK("Get PMIX_LOCAL_SIZE", rc);
+    if (v->data.uint32 != size) {
+        fprintf(stderr, "rank %u: local size %u of %u\n", me.rank, v->data.uint32, size);
+        return 1;
+    }
+    PMIX_VALUE_RELEASE(v);
+    if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+        if (me.rank == 0)
+            PMIx_Abort(7, "interop abort", NULL, 0);
+        PMIx_Fence(NULL, 0, NULL, 0); /* the others wait to be killed */
+        return 0;
+    }
+    char key[64], want[64];
+    snprintf(want, sizeof(want), "value-of-%u", me.rank);
+    PMIX_VALUE_LOAD(&val, want, PMIX_STRING);
+    rc = PMIx_Put(PMIX_GLOBAL, "interop.key", &val);
+    CHECK("PMIx_Put", rc);
+    PMIX_VALUE_DESTRUCT(&val);
+    rc = PMIx_Commit();
+    CHECK("PMIx_Commit", rc);
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    rc = PMIx_Fence(&wild, 1, &info, 1);
+    CHECK("PMIx_Fence", rc);
+    for (uint32_t r = 0; r < size; r++) {
+        PMIX_LOAD_PROCID(&peer, me.nspace, r);
+        rc = PMIx_Get(&peer, "interop.key", NULL, 0, &v);
+        snprintf(key, sizeof(key), "Get interop.key of rank %u", r);
+        CHECK(key, rc);
+        snprintf(want, sizeof(want), "value-of-%u", r);
+        if (v->type != PMIX_STRING || strcmp(v->data.string, want) != 0) {
+            fprintf(stderr, "rank %u: rank %u's key is wrong\n", me.rank, r);
+            return 1;
+        }
+        PMIX_VALUE_RELEASE(v);
+    }
+    rc = PMIx_Finalize(NULL, 0);
+    CHECK("PMIx_Finalize", rc);
+    printf("rank %u of %u ok\n", me.rank, size);
+    return 0;
+}
