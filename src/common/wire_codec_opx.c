@@ -9,6 +9,7 @@
  * PMIX_ERR_NOT_SUPPORTED; the server answers it with that status. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +32,10 @@ static const struct {
     uint8_t opx;
     int32_t ours;
 } cmd_map[] = {
-    {1, SY_CMD_ABORT}, {2, SY_CMD_COMMIT}, {3, SY_CMD_FENCE}, {4, SY_CMD_DMODEX},
-    {5, SY_CMD_FINALIZE},
+    {1, SY_CMD_ABORT},           {2, SY_CMD_COMMIT},    {3, SY_CMD_FENCE},
+    {4, SY_CMD_DMODEX},          {5, SY_CMD_FINALIZE},  {6, SY_CMD_PUBLISH},
+    {7, SY_CMD_LOOKUP},          {8, SY_CMD_UNPUBLISH}, {12, SY_CMD_EVENT_NOTIFY},
+    {13, SY_CMD_EVENT_REGISTER},
 };
 
 int32_t sy_wire_opx_cmd_from(uint8_t opx)
@@ -134,13 +137,50 @@ static pmix_status_t unpack_commit(pmix_data_buffer_t *b, sy_wire_commit_req_t *
     return PMIX_SUCCESS;
 }
 
+/* Name-service requests: the requester's uid (ours comes from its
+ * registration), then [SIZE n, n pack calls of one key,] SIZE ninfo, infos. */
+static pmix_status_t unpack_keys_info(pmix_data_buffer_t *b, bool keys, char ***out, size_t *nkeys,
+                                      pmix_info_t **info, size_t *ninfo)
+{
+    uint32_t uid;
+    TRY(get_one(b, &uid, PMIX_UINT32));
+    if (keys) {
+        size_t n;
+        TRY(get_one(b, &n, PMIX_SIZE));
+        if (n > sy_buffer_remaining(b))
+            return PMIX_ERR_UNPACK_FAILURE;
+        if (n > 0) {
+            *out = calloc(n + 1, sizeof(char *));
+            if (*out == NULL)
+                return PMIX_ERR_NOMEM;
+            for (size_t i = 0; i < n; i++) {
+                TRY(get_one(b, &(*out)[i], PMIX_STRING));
+                *nkeys = i + 1;
+                if ((*out)[i] == NULL)
+                    return PMIX_ERR_UNPACK_FAILURE;
+            }
+        }
+    }
+    void *arr = NULL;
+    pmix_status_t rc = get_counted(b, PMIX_INFO, &arr, ninfo);
+    *info = arr;
+    return rc;
+}
+
+/* Registration references for OpenPMIx peers, which name none: unique in
+ * the process, as ours are per client. */
+static size_t next_ref(void)
+{
+    static size_t ref = (size_t)1 << 62;
+    return __atomic_add_fetch(&ref, 1, __ATOMIC_RELAXED);
+}
+
 static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg)
 {
     if (d->part != SY_WIRE_REQUEST)
         return PMIX_ERR_NOT_SUPPORTED;
     switch (d->code) {
-    case SY_CMD_FINALIZE:
-        return PMIX_SUCCESS; /* nothing we need follows */
+    case SY_CMD_FINALIZE: return PMIX_SUCCESS; /* nothing we need follows */
     case SY_CMD_ABORT: {
         sy_wire_abort_req_t *m = msg;
         void *procs = NULL;
@@ -150,8 +190,7 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         m->procs = procs;
         return rc;
     }
-    case SY_CMD_COMMIT:
-        return unpack_commit(b, msg);
+    case SY_CMD_COMMIT: return unpack_commit(b, msg);
     case SY_CMD_FENCE: {
         sy_wire_fence_req_t *m = msg;
         void *procs = NULL, *info = NULL;
@@ -178,9 +217,68 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
             TRY(get_one(b, &m->key, PMIX_STRING));
         return PMIX_SUCCESS;
     }
-    default:
-        return PMIX_ERR_NOT_SUPPORTED;
+    case SY_CMD_PUBLISH: {
+        sy_wire_publish_req_t *m = msg;
+        return unpack_keys_info(b, false, NULL, NULL, &m->info, &m->ninfo);
     }
+    case SY_CMD_LOOKUP: {
+        sy_wire_lookup_req_t *m = msg;
+        return unpack_keys_info(b, true, &m->keys, &m->nkeys, &m->info, &m->ninfo);
+    }
+    case SY_CMD_UNPUBLISH: {
+        sy_wire_unpublish_req_t *m = msg;
+        return unpack_keys_info(b, true, &m->keys, &m->nkeys, &m->info, &m->ninfo);
+    }
+    case SY_CMD_EVENT_REGISTER: {
+        /* SIZE n, n STATUS, SIZE ninfo, infos (the infos stay with the
+         * client: they filter what its handlers see) */
+        sy_wire_event_register_req_t *m = msg;
+        void *codes = NULL, *info = NULL;
+        size_t ninfo = 0;
+        m->ref = next_ref();
+        pmix_status_t rc = get_counted(b, PMIX_STATUS, &codes, &m->ncodes);
+        m->codes = codes;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &info, &ninfo);
+        if (info != NULL)
+            sy_array_free(info, ninfo, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_EVENT_NOTIFY: {
+        /* STATUS, DATA_RANGE, SIZE ninfo, infos; the source is the
+         * requester (the server sets it) */
+        sy_wire_event_notify_req_t *m = msg;
+        void *info = NULL;
+        TRY(get_one(b, &m->code, PMIX_STATUS));
+        TRY(get_one(b, &m->range, PMIX_DATA_RANGE));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    default: return PMIX_ERR_NOT_SUPPORTED;
+    }
+}
+
+/* LOOKUP's answer: SIZE n, then one pack call of n PDATA. */
+static pmix_status_t pack_lookup_rep(pmix_data_buffer_t *b, const sy_wire_lookup_rep_t *m)
+{
+    size_t n = m->data == NULL ? 0 : m->ndata;
+    TRY(put_one(b, &n, PMIX_SIZE));
+    if (n == 0)
+        return PMIX_SUCCESS;
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_pdata_t *pd = calloc(n, sizeof(*pd));
+    if (pd == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        pd[i].proc = m->data[i].proc;
+        PMIX_LOAD_KEY(pd[i].key, m->data[i].key);
+        pd[i].value = m->data[i].value; /* lent */
+    }
+    pmix_status_t rc = sy_opx_pack(b, pd, (int32_t)n, PMIX_PDATA);
+    free(pd);
+    return rc;
 }
 
 /* GETNB's answer: byte objects, one per process, each a PROC then the
@@ -211,13 +309,16 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
     case SY_CMD_ABORT:
     case SY_CMD_COMMIT:
     case SY_CMD_FENCE:
+    case SY_CMD_PUBLISH:
+    case SY_CMD_UNPUBLISH:
+    case SY_CMD_EVENT_REGISTER:
+    case SY_CMD_EVENT_NOTIFY:
         /* OpenPMIx answers these with the status alone: the data a fence
          * exchanged is fetched with GETNB */
         return PMIX_SUCCESS;
-    case SY_CMD_DMODEX:
-        return pack_dmodex_rep(b, msg);
-    default:
-        return PMIX_ERR_NOT_SUPPORTED;
+    case SY_CMD_LOOKUP: return pack_lookup_rep(b, msg);
+    case SY_CMD_DMODEX: return pack_dmodex_rep(b, msg);
+    default: return PMIX_ERR_NOT_SUPPORTED;
     }
 }
 

@@ -51,8 +51,8 @@ static pmix_status_t tcp_peer_uid(int fd, uid_t *uid)
         if (sscanf(line, " %*d: %8X:%4X %8X:%4X %2X %*X:%*X %*X:%*X %*X %u", &la, &lp, &ra, &rp,
                    &st, &u) != 6)
             continue;
-        if (la == them.sin_addr.s_addr && lp == ntohs(them.sin_port) &&
-            ra == me.sin_addr.s_addr && rp == ntohs(me.sin_port)) {
+        if (la == them.sin_addr.s_addr && lp == ntohs(them.sin_port) && ra == me.sin_addr.s_addr &&
+            rp == ntohs(me.sin_port)) {
             *uid = (uid_t)u;
             rc = PMIX_SUCCESS;
             break;
@@ -297,12 +297,12 @@ static void answer_req(sy_srv_peer_t *peer, uint32_t tag)
 {
     sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, peer->proc.nspace);
     pmix_data_buffer_t b = {0};
-    pmix_status_t rc = ns == NULL || ns->seg_path == NULL ? PMIX_ERR_NOT_FOUND
-                                                          : pack_job_info(ns, &b);
+    pmix_status_t rc =
+        ns == NULL || ns->seg_path == NULL ? PMIX_ERR_NOT_FOUND : pack_job_info(ns, &b);
     if (rc != PMIX_SUCCESS) {
         /* the client takes a reply without its namespace as a failure */
-        sy_log(SY_LOG_WARN, "server: no job data for OpenPMIx client %s:%u: %s",
-               peer->proc.nspace, peer->proc.rank, PMIx_Error_string(rc));
+        sy_log(SY_LOG_WARN, "server: no job data for OpenPMIx client %s:%u: %s", peer->proc.nspace,
+               peer->proc.rank, PMIx_Error_string(rc));
         sy_buffer_destruct(&b);
         sy_srv_peer_reply_status(peer, tag, rc);
         return;
@@ -317,6 +317,12 @@ void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix
     (void)b;
     if (opx_cmd == 0) { /* PMIX_REQ_CMD */
         answer_req(peer, tag);
+        return;
+    }
+    if (opx_cmd == 14) {
+        /* PMIX_DEREGEVENTS_CMD names no registration of ours: the
+         * client's handlers go with it, ours with the connection */
+        sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
         return;
     }
     sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u is not supported",

@@ -3,12 +3,13 @@
  * encoding (opx_bfrops.h) on arbitrary bytes, both directions.
  *
  * The first byte selects what the rest is read as:
- *   0..4   a request body after its command, of COMMIT, FENCE, DMODEX
- *          (GETNB), ABORT, FINALIZE, through the codec as the server reads
- *          it; what unpacked is packed again (the DMODEX reply with a
- *          value taken from the request's info, the other replies)
- *   5      a request's head (the command)
- *   6..    one pack call of a data type (selector - 6 indexes the list
+ *   0..9   a request body after its command, of COMMIT, FENCE, DMODEX
+ *          (GETNB), ABORT, FINALIZE, PUBLISH, LOOKUP, UNPUBLISH,
+ *          REGEVENTS, NOTIFY, through the codec as the server reads it;
+ *          then the reply is packed (DMODEX and LOOKUP with values taken
+ *          from the request's infos)
+ *   10     a request's head (the command)
+ *   11..   one pack call of a data type (selector - 11 indexes the list
  *          below), then the elements packed again and unpacked a second
  *          time: the two must agree in size
  * Nothing may crash, leak, hang or read out of bounds.
@@ -27,21 +28,25 @@
 #include "common/wire.h"
 #include "common/wire_codec.h"
 
-static const sy_wire_msg_id_t requests[] = {SY_WMSG_COMMIT_REQ, SY_WMSG_FENCE_REQ,
-                                            SY_WMSG_DMODEX_REQ, SY_WMSG_ABORT_REQ,
-                                            SY_WMSG_FINALIZE_REQ};
-static const sy_wire_msg_id_t replies[] = {SY_WMSG_COMMIT_REP, SY_WMSG_FENCE_REP,
-                                           SY_WMSG_DMODEX_REP, SY_WMSG_ABORT_REP,
-                                           SY_WMSG_FINALIZE_REP};
+static const sy_wire_msg_id_t requests[] = {
+    SY_WMSG_COMMIT_REQ,         SY_WMSG_FENCE_REQ,       SY_WMSG_DMODEX_REQ, SY_WMSG_ABORT_REQ,
+    SY_WMSG_FINALIZE_REQ,       SY_WMSG_PUBLISH_REQ,     SY_WMSG_LOOKUP_REQ, SY_WMSG_UNPUBLISH_REQ,
+    SY_WMSG_EVENT_REGISTER_REQ, SY_WMSG_EVENT_NOTIFY_REQ};
+static const sy_wire_msg_id_t replies[] = {
+    SY_WMSG_COMMIT_REP,         SY_WMSG_FENCE_REP,       SY_WMSG_DMODEX_REP, SY_WMSG_ABORT_REP,
+    SY_WMSG_FINALIZE_REP,       SY_WMSG_PUBLISH_REP,     SY_WMSG_LOOKUP_REP, SY_WMSG_UNPUBLISH_REP,
+    SY_WMSG_EVENT_REGISTER_REP, SY_WMSG_EVENT_NOTIFY_REP};
 
 static const pmix_data_type_t types[] = {
-    PMIX_BOOL,  PMIX_BYTE,        PMIX_STRING,   PMIX_SIZE,      PMIX_PID,       PMIX_INT,
-    PMIX_INT16, PMIX_INT32,       PMIX_INT64,    PMIX_UINT16,    PMIX_UINT32,    PMIX_UINT64,
-    PMIX_FLOAT, PMIX_DOUBLE,      PMIX_TIMEVAL,  PMIX_TIME,      PMIX_STATUS,    PMIX_VALUE,
-    PMIX_PROC,  PMIX_APP,         PMIX_INFO,     PMIX_PDATA,     PMIX_BYTE_OBJECT,
-    PMIX_QUERY, PMIX_DATA_ARRAY,  PMIX_PROC_INFO, PMIX_REGEX,    PMIX_ENVAR,     PMIX_COORD,
-    PMIX_REGATTR, PMIX_GEOMETRY,  PMIX_DEVICE_DIST, PMIX_ENDPOINT, PMIX_PROC_NSPACE,
-    PMIX_DATA_BUFFER, PMIX_COMPRESSED_STRING,
+    PMIX_BOOL,       PMIX_BYTE,        PMIX_STRING,      PMIX_SIZE,
+    PMIX_PID,        PMIX_INT,         PMIX_INT16,       PMIX_INT32,
+    PMIX_INT64,      PMIX_UINT16,      PMIX_UINT32,      PMIX_UINT64,
+    PMIX_FLOAT,      PMIX_DOUBLE,      PMIX_TIMEVAL,     PMIX_TIME,
+    PMIX_STATUS,     PMIX_VALUE,       PMIX_PROC,        PMIX_APP,
+    PMIX_INFO,       PMIX_PDATA,       PMIX_BYTE_OBJECT, PMIX_QUERY,
+    PMIX_DATA_ARRAY, PMIX_PROC_INFO,   PMIX_REGEX,       PMIX_ENVAR,
+    PMIX_COORD,      PMIX_REGATTR,     PMIX_GEOMETRY,    PMIX_DEVICE_DIST,
+    PMIX_ENDPOINT,   PMIX_PROC_NSPACE, PMIX_DATA_BUFFER, PMIX_COMPRESSED_STRING,
 };
 
 static void load(pmix_data_buffer_t *b, const uint8_t *data, size_t size)
@@ -60,6 +65,11 @@ static void request(size_t i, const uint8_t *data, size_t size)
         sy_wire_fence_req_t fence;
         sy_wire_dmodex_req_t dmodex;
         sy_wire_abort_req_t abort;
+        sy_wire_publish_req_t publish;
+        sy_wire_lookup_req_t lookup;
+        sy_wire_unpublish_req_t unpublish;
+        sy_wire_event_register_req_t reg;
+        sy_wire_event_notify_req_t notify;
     } m;
     if (sy_wire_unpack(&sy_wire_openpmix, &b, requests[i], &m) == PMIX_SUCCESS) {
         pmix_data_buffer_t out = {0};
@@ -68,6 +78,17 @@ static void request(size_t i, const uint8_t *data, size_t size)
             if (m.dmodex.ninfo > 0)
                 rep.value = m.dmodex.info[0].value; /* lent */
             (void)sy_wire_pack(&sy_wire_openpmix, &out, SY_WMSG_DMODEX_REP, &rep);
+        } else if (requests[i] == SY_WMSG_LOOKUP_REQ) {
+            /* answer with the keys found, the values taken from the infos */
+            sy_wire_pdata_t pd[4];
+            size_t n = 0;
+            memset(pd, 0, sizeof(pd));
+            for (; n < m.lookup.nkeys && n < m.lookup.ninfo && n < 4; n++) {
+                pd[n].key = m.lookup.keys[n];
+                pd[n].value = m.lookup.info[n].value; /* lent */
+            }
+            sy_wire_lookup_rep_t rep = {.data = pd, .ndata = n};
+            (void)sy_wire_pack(&sy_wire_openpmix, &out, SY_WMSG_LOOKUP_REP, &rep);
         } else {
             sy_wire_fence_rep_t empty = {0};
             (void)sy_wire_pack(&sy_wire_openpmix, &out, replies[i], &empty);

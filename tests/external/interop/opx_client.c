@@ -1,6 +1,7 @@
 /* A PMIx client for tests/external/interop.sh, built against whichever
  * library the script links it with (OpenPMIx 4.2.2's or ours): init, job
- * keys, put/commit/fence with collect, every peer's key, finalize.
+ * keys, a default event handler, publish (rank 0) / lookup (all) /
+ * unpublish, put/commit/fence with collect, every peer's key, finalize.
  * argv[1] "abort": rank 0 calls PMIx_Abort(7) after init instead.
  * Prints which libpmix it runs on (from /proc/self/maps) so the script can
  * check it is the one it meant. */
@@ -17,6 +18,15 @@
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                     size_t ninfo, pmix_info_t results[], size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)status, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    if (cbfunc != NULL)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
 
 static void print_lib(void)
 {
@@ -71,6 +81,20 @@ int main(int argc, char **argv)
         PMIx_Fence(NULL, 0, NULL, 0); /* the others wait to be killed */
         return 0;
     }
+    /* a default event handler, as Open MPI registers at init */
+    rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, on_event, NULL, NULL);
+    if (rc < 0) {
+        fprintf(stderr, "rank %u: PMIx_Register_event_handler failed: %s\n", me.rank,
+                PMIx_Error_string(rc));
+        return 1;
+    }
+    pmix_info_t pub;
+    if (me.rank == 0) {
+        PMIX_INFO_LOAD(&pub, "interop.pub", "published-by-0", PMIX_STRING);
+        rc = PMIx_Publish(&pub, 1);
+        CHECK("PMIx_Publish", rc);
+        PMIX_INFO_DESTRUCT(&pub);
+    }
     char key[64], want[64];
     snprintf(want, sizeof(want), "value-of-%u", me.rank);
     PMIX_VALUE_LOAD(&val, want, PMIX_STRING);
@@ -95,6 +119,24 @@ int main(int argc, char **argv)
             return 1;
         }
         PMIX_VALUE_RELEASE(v);
+    }
+    pmix_pdata_t pd;
+    PMIX_PDATA_CONSTRUCT(&pd);
+    PMIX_LOAD_KEY(pd.key, "interop.pub");
+    rc = PMIx_Lookup(&pd, 1, NULL, 0);
+    CHECK("PMIx_Lookup", rc);
+    if (pd.value.type != PMIX_STRING || strcmp(pd.value.data.string, "published-by-0") != 0 ||
+        pd.proc.rank != 0) {
+        fprintf(stderr, "rank %u: lookup found the wrong datum\n", me.rank);
+        return 1;
+    }
+    PMIX_PDATA_DESTRUCT(&pd);
+    rc = PMIx_Fence(NULL, 0, NULL, 0);
+    CHECK("PMIx_Fence (2)", rc);
+    if (me.rank == 0) {
+        char *keys[] = {"interop.pub", NULL};
+        rc = PMIx_Unpublish(keys, NULL, 0);
+        CHECK("PMIx_Unpublish", rc);
     }
     rc = PMIx_Finalize(NULL, 0);
     CHECK("PMIx_Finalize", rc);
