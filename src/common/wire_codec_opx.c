@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/buffer.h"
 #include "common/datatype.h"
@@ -32,10 +33,13 @@ static const struct {
     uint8_t opx;
     int32_t ours;
 } cmd_map[] = {
-    {1, SY_CMD_ABORT},           {2, SY_CMD_COMMIT},    {3, SY_CMD_FENCE},
-    {4, SY_CMD_DMODEX},          {5, SY_CMD_FINALIZE},  {6, SY_CMD_PUBLISH},
-    {7, SY_CMD_LOOKUP},          {8, SY_CMD_UNPUBLISH}, {12, SY_CMD_EVENT_NOTIFY},
-    {13, SY_CMD_EVENT_REGISTER},
+    {1, SY_CMD_ABORT},         {2, SY_CMD_COMMIT},
+    {3, SY_CMD_FENCE},         {4, SY_CMD_DMODEX},
+    {5, SY_CMD_FINALIZE},      {6, SY_CMD_PUBLISH},
+    {7, SY_CMD_LOOKUP},        {8, SY_CMD_UNPUBLISH},
+    {12, SY_CMD_EVENT_NOTIFY}, {13, SY_CMD_EVENT_REGISTER},
+    {9, SY_CMD_SPAWN},         {15, SY_CMD_QUERY},
+    {16, SY_CMD_LOG},          {18, SY_CMD_JOB_CONTROL},
 };
 
 int32_t sy_wire_opx_cmd_from(uint8_t opx)
@@ -167,6 +171,38 @@ static pmix_status_t unpack_keys_info(pmix_data_buffer_t *b, bool keys, char ***
     return rc;
 }
 
+/* QUERY: SIZE n, a pack call of n pmix_query_t, into our query records. */
+static pmix_status_t unpack_query(pmix_data_buffer_t *b, sy_wire_query_req_t *m)
+{
+    void *arr = NULL;
+    size_t n = 0;
+    pmix_status_t rc = get_counted(b, PMIX_QUERY, &arr, &n);
+    if (rc != PMIX_SUCCESS) {
+        if (arr != NULL)
+            sy_array_free(arr, n, PMIX_QUERY);
+        return rc;
+    }
+    if (n == 0)
+        return PMIX_SUCCESS;
+    pmix_query_t *q = arr;
+    m->queries = calloc(n, sizeof(*m->queries));
+    if (m->queries == NULL) {
+        sy_array_free(arr, n, PMIX_QUERY);
+        return PMIX_ERR_NOMEM;
+    }
+    m->nqueries = n;
+    for (size_t i = 0; i < n; i++) { /* the pointers move to our records */
+        sy_wire_query_t *r = &m->queries[i];
+        r->keys = q[i].keys;
+        while (r->keys != NULL && r->keys[r->nkeys] != NULL)
+            r->nkeys++;
+        r->qualifiers = q[i].qualifiers;
+        r->nqualifiers = q[i].nqual;
+    }
+    free(arr);
+    return PMIX_SUCCESS;
+}
+
 /* Registration references for OpenPMIx peers, which name none: unique in
  * the process, as ours are per client. */
 static size_t next_ref(void)
@@ -255,8 +291,54 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         m->info = info;
         return rc;
     }
+    case SY_CMD_SPAWN: {
+        /* SIZE ninfo, job infos, SIZE napps, apps */
+        sy_wire_spawn_req_t *m = msg;
+        void *info = NULL, *apps = NULL;
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->njob_info);
+        m->job_info = info;
+        TRY(rc);
+        rc = get_counted(b, PMIX_APP, &apps, &m->napps);
+        m->apps = apps;
+        return rc;
+    }
+    case SY_CMD_QUERY: return unpack_query(b, msg);
+    case SY_CMD_LOG: {
+        /* TIME stamp, SIZE ndata, data, SIZE ndirs, directives */
+        sy_wire_log_req_t *m = msg;
+        time_t stamp;
+        void *data = NULL, *dirs = NULL;
+        TRY(get_one(b, &stamp, PMIX_TIME));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &data, &m->ndata);
+        m->data = data;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+        m->directives = dirs;
+        return rc;
+    }
+    case SY_CMD_JOB_CONTROL: {
+        /* SIZE ntargets, procs, SIZE ndirs, directives */
+        sy_wire_job_control_req_t *m = msg;
+        void *targets = NULL, *dirs = NULL;
+        pmix_status_t rc = get_counted(b, PMIX_PROC, &targets, &m->ntargets);
+        m->targets = targets;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+        m->directives = dirs;
+        return rc;
+    }
     default: return PMIX_ERR_NOT_SUPPORTED;
     }
+}
+
+/* QUERY's and JOB_CONTROL's answer: SIZE n, a pack call of n infos. */
+static pmix_status_t pack_results(pmix_data_buffer_t *b, const pmix_info_t *info, size_t ninfo)
+{
+    size_t n = info == NULL ? 0 : ninfo;
+    TRY(put_one(b, &n, PMIX_SIZE));
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    return n == 0 ? PMIX_SUCCESS : sy_opx_pack(b, info, (int32_t)n, PMIX_INFO);
 }
 
 /* LOOKUP's answer: SIZE n, then one pack call of n PDATA. */
@@ -300,8 +382,31 @@ static pmix_status_t pack_dmodex_rep(pmix_data_buffer_t *b, const sy_wire_dmodex
     return rc;
 }
 
+/* An event for an OpenPMIx client (tag 0, after the NOTIFY command):
+ * STATUS, source PROC, SIZE ninfo, infos.  Its client keeps no
+ * registration references: a replay is the event again. */
+static pmix_status_t pack_event(pmix_data_buffer_t *b, pmix_status_t code,
+                                const pmix_proc_t *source, const pmix_info_t *info, size_t ninfo)
+{
+    size_t n = info == NULL ? 0 : ninfo;
+    TRY(put_one(b, &code, PMIX_STATUS));
+    TRY(put_one(b, source, PMIX_PROC));
+    TRY(put_one(b, &n, PMIX_SIZE));
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    return n == 0 ? PMIX_SUCCESS : sy_opx_pack(b, info, (int32_t)n, PMIX_INFO);
+}
+
 static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
 {
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_EVENT) {
+        const sy_wire_event_msg_t *m = msg;
+        return pack_event(b, m->code, &m->source, m->info, m->ninfo);
+    }
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_EVENT_REPLAY) {
+        const sy_wire_event_replay_msg_t *m = msg;
+        return pack_event(b, m->code, &m->source, m->info, m->ninfo);
+    }
     if (d->part != SY_WIRE_REPLY)
         return PMIX_ERR_NOT_SUPPORTED;
     switch (d->code) {
@@ -317,6 +422,19 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
          * exchanged is fetched with GETNB */
         return PMIX_SUCCESS;
     case SY_CMD_LOOKUP: return pack_lookup_rep(b, msg);
+    case SY_CMD_LOG: return PMIX_SUCCESS;
+    case SY_CMD_SPAWN: {
+        const sy_wire_spawn_rep_t *m = msg;
+        return put_one(b, &m->nspace, PMIX_STRING);
+    }
+    case SY_CMD_QUERY: {
+        const sy_wire_query_rep_t *m = msg;
+        return pack_results(b, m->results, m->nresults);
+    }
+    case SY_CMD_JOB_CONTROL: {
+        const sy_wire_job_control_rep_t *m = msg;
+        return pack_results(b, m->results, m->nresults);
+    }
     case SY_CMD_DMODEX: return pack_dmodex_rep(b, msg);
     default: return PMIX_ERR_NOT_SUPPORTED;
     }
@@ -324,6 +442,10 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
 
 static pmix_status_t opx_pack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t value)
 {
+    if (part == SY_WIRE_MESSAGE && (value == SY_MSG_EVENT || value == SY_MSG_EVENT_REPLAY)) {
+        uint8_t cmd = 12; /* PMIX_NOTIFY_CMD */
+        return put_one(b, &cmd, PMIX_COMMAND);
+    }
     if (part == SY_WIRE_REPLY) {
         pmix_status_t st = value;
         return put_one(b, &st, PMIX_STATUS);

@@ -5,8 +5,10 @@
 # against ours.  Each run checks from /proc/self/maps that the library is
 # the one meant.  Sections:
 #   1. OpenPMIx clients under our server (switchyard-run): init, job keys,
-#      put/commit/fence with collect, every peer's key, finalize; a mixed
-#      job (half on each library) fencing together; PMIx_Abort's status.
+#      a query, a log, event registration and an event from the last rank,
+#      publish/lookup/unpublish, put/commit/fence with collect, every
+#      peer's key, finalize; mixed jobs (half on each library) fencing,
+#      exchanging data and events together; PMIx_Abort's status.
 #   2. (reserved) our clients under an OpenPMIx server.
 # Needs libpmix-dev (Debian's OpenPMIx); skipped (77) without it.
 set -u
@@ -74,6 +76,11 @@ lib_is() { # what: the LIB line of rank 0 names that library
 job "4 OpenPMIx clients under switchyard-run: init, job keys, fence, get all" 0 4 \
     -n 4 ./opx_client
 lib_is "$OPX_LIB/libpmix.so" "the OpenPMIx clients ran on Debian's libpmix"
+if grep -q 'interop: logged by rank 0' "$T/out"; then
+    ok "an OpenPMIx client's PMIx_Log reached the launcher"
+else
+    bad "an OpenPMIx client's PMIx_Log reached the launcher"
+fi
 job "mixed job: 2 OpenPMIx + 2 of ours fence and exchange data" 0 4 \
     -n 2 ./opx_client : -n 2 ./our_client
 lib_is "$OPX_LIB/libpmix.so" "rank 0 of the mixed job ran on Debian's libpmix"

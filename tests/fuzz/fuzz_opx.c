@@ -3,13 +3,13 @@
  * encoding (opx_bfrops.h) on arbitrary bytes, both directions.
  *
  * The first byte selects what the rest is read as:
- *   0..9   a request body after its command, of COMMIT, FENCE, DMODEX
+ *   0..13  a request body after its command, of COMMIT, FENCE, DMODEX
  *          (GETNB), ABORT, FINALIZE, PUBLISH, LOOKUP, UNPUBLISH,
- *          REGEVENTS, NOTIFY, through the codec as the server reads it;
- *          then the reply is packed (DMODEX and LOOKUP with values taken
- *          from the request's infos)
- *   10     a request's head (the command)
- *   11..   one pack call of a data type (selector - 11 indexes the list
+ *          REGEVENTS, NOTIFY, SPAWN, QUERY, LOG, JOB_CONTROL, through the
+ *          codec as the server reads it; then the reply is packed (DMODEX,
+ *          LOOKUP and QUERY with values taken from the request's infos)
+ *   14     a request's head (the command)
+ *   15..   one pack call of a data type (selector - 15 indexes the list
  *          below), then the elements packed again and unpacked a second
  *          time: the two must agree in size
  * Nothing may crash, leak, hang or read out of bounds.
@@ -29,13 +29,17 @@
 #include "common/wire_codec.h"
 
 static const sy_wire_msg_id_t requests[] = {
-    SY_WMSG_COMMIT_REQ,         SY_WMSG_FENCE_REQ,       SY_WMSG_DMODEX_REQ, SY_WMSG_ABORT_REQ,
-    SY_WMSG_FINALIZE_REQ,       SY_WMSG_PUBLISH_REQ,     SY_WMSG_LOOKUP_REQ, SY_WMSG_UNPUBLISH_REQ,
-    SY_WMSG_EVENT_REGISTER_REQ, SY_WMSG_EVENT_NOTIFY_REQ};
+    SY_WMSG_COMMIT_REQ,       SY_WMSG_FENCE_REQ,      SY_WMSG_DMODEX_REQ,
+    SY_WMSG_ABORT_REQ,        SY_WMSG_FINALIZE_REQ,   SY_WMSG_PUBLISH_REQ,
+    SY_WMSG_LOOKUP_REQ,       SY_WMSG_UNPUBLISH_REQ,  SY_WMSG_EVENT_REGISTER_REQ,
+    SY_WMSG_EVENT_NOTIFY_REQ, SY_WMSG_SPAWN_REQ,      SY_WMSG_QUERY_REQ,
+    SY_WMSG_LOG_REQ,          SY_WMSG_JOB_CONTROL_REQ};
 static const sy_wire_msg_id_t replies[] = {
-    SY_WMSG_COMMIT_REP,         SY_WMSG_FENCE_REP,       SY_WMSG_DMODEX_REP, SY_WMSG_ABORT_REP,
-    SY_WMSG_FINALIZE_REP,       SY_WMSG_PUBLISH_REP,     SY_WMSG_LOOKUP_REP, SY_WMSG_UNPUBLISH_REP,
-    SY_WMSG_EVENT_REGISTER_REP, SY_WMSG_EVENT_NOTIFY_REP};
+    SY_WMSG_COMMIT_REP,       SY_WMSG_FENCE_REP,      SY_WMSG_DMODEX_REP,
+    SY_WMSG_ABORT_REP,        SY_WMSG_FINALIZE_REP,   SY_WMSG_PUBLISH_REP,
+    SY_WMSG_LOOKUP_REP,       SY_WMSG_UNPUBLISH_REP,  SY_WMSG_EVENT_REGISTER_REP,
+    SY_WMSG_EVENT_NOTIFY_REP, SY_WMSG_SPAWN_REP,      SY_WMSG_QUERY_REP,
+    SY_WMSG_LOG_REP,          SY_WMSG_JOB_CONTROL_REP};
 
 static const pmix_data_type_t types[] = {
     PMIX_BOOL,       PMIX_BYTE,        PMIX_STRING,      PMIX_SIZE,
@@ -70,6 +74,10 @@ static void request(size_t i, const uint8_t *data, size_t size)
         sy_wire_unpublish_req_t unpublish;
         sy_wire_event_register_req_t reg;
         sy_wire_event_notify_req_t notify;
+        sy_wire_spawn_req_t spawn;
+        sy_wire_query_req_t query;
+        sy_wire_log_req_t log;
+        sy_wire_job_control_req_t control;
     } m;
     if (sy_wire_unpack(&sy_wire_openpmix, &b, requests[i], &m) == PMIX_SUCCESS) {
         pmix_data_buffer_t out = {0};
@@ -89,8 +97,20 @@ static void request(size_t i, const uint8_t *data, size_t size)
             }
             sy_wire_lookup_rep_t rep = {.data = pd, .ndata = n};
             (void)sy_wire_pack(&sy_wire_openpmix, &out, SY_WMSG_LOOKUP_REP, &rep);
+        } else if (requests[i] == SY_WMSG_QUERY_REQ && m.query.nqueries > 0) {
+            /* answer with the first query's qualifiers */
+            sy_wire_query_rep_t rep = {.results = m.query.queries[0].qualifiers,
+                                       .nresults = m.query.queries[0].nqualifiers};
+            (void)sy_wire_pack(&sy_wire_openpmix, &out, SY_WMSG_QUERY_REP, &rep);
         } else {
-            sy_wire_fence_rep_t empty = {0};
+            /* any reply struct, empty */
+            union {
+                sy_wire_fence_rep_t fence;
+                sy_wire_spawn_rep_t spawn;
+                sy_wire_query_rep_t query;
+                sy_wire_job_control_rep_t control;
+            } empty;
+            memset(&empty, 0, sizeof(empty));
             (void)sy_wire_pack(&sy_wire_openpmix, &out, replies[i], &empty);
         }
         (void)sy_wire_pack_head(&sy_wire_openpmix, &out, SY_WIRE_REPLY, PMIX_ERR_NOT_FOUND);

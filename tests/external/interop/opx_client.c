@@ -1,6 +1,7 @@
 /* A PMIx client for tests/external/interop.sh, built against whichever
  * library the script links it with (OpenPMIx 4.2.2's or ours): init, job
- * keys, a default event handler, publish (rank 0) / lookup (all) /
+ * keys, a default event handler, an event from the last rank to the
+ * others, publish (rank 0) / lookup (all) /
  * unpublish, put/commit/fence with collect, every peer's key, finalize.
  * argv[1] "abort": rank 0 calls PMIx_Abort(7) after init instead.
  * Prints which libpmix it runs on (from /proc/self/maps) so the script can
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmix.h>
 
@@ -24,6 +26,21 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)id, (void)status, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    if (cbfunc != NULL)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+#define INTEROP_EVENT (PMIX_EXTERNAL_ERR_BASE - 77)
+static volatile int got_event;
+
+static void on_interop_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                             pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+                             size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                             void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    if (status == INTEROP_EVENT)
+        __atomic_store_n(&got_event, 1, __ATOMIC_SEQ_CST);
     if (cbfunc != NULL)
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
@@ -88,6 +105,35 @@ int main(int argc, char **argv)
                 PMIx_Error_string(rc));
         return 1;
     }
+    pmix_status_t code = INTEROP_EVENT;
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_interop_event, NULL, NULL);
+    if (rc < 0) {
+        fprintf(stderr, "rank %u: registering for the interop event failed: %s\n", me.rank,
+                PMIx_Error_string(rc));
+        return 1;
+    }
+    if (me.rank == 0) {
+        /* a query and a log, answered by the server and its host */
+        pmix_query_t q;
+        pmix_info_t *results = NULL;
+        size_t nresults = 0;
+        PMIX_QUERY_CONSTRUCT(&q);
+        PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
+        rc = PMIx_Query_info(&q, 1, &results, &nresults);
+        CHECK("PMIx_Query_info(PMIX_QUERY_NAMESPACES)", rc);
+        if (nresults < 1 || results[0].value.type != PMIX_STRING ||
+            strstr(results[0].value.data.string, me.nspace) == NULL) {
+            fprintf(stderr, "rank 0: the namespaces query does not name ours\n");
+            return 1;
+        }
+        PMIX_INFO_FREE(results, nresults);
+        PMIX_QUERY_DESTRUCT(&q);
+        pmix_info_t line;
+        PMIX_INFO_LOAD(&line, PMIX_LOG_STDERR, "interop: logged by rank 0\n", PMIX_STRING);
+        rc = PMIx_Log(&line, 1, NULL, 0);
+        CHECK("PMIx_Log", rc);
+        PMIX_INFO_DESTRUCT(&line);
+    }
     pmix_info_t pub;
     if (me.rank == 0) {
         PMIX_INFO_LOAD(&pub, "interop.pub", "published-by-0", PMIX_STRING);
@@ -131,6 +177,18 @@ int main(int argc, char **argv)
         return 1;
     }
     PMIX_PDATA_DESTRUCT(&pd);
+    /* the last rank tells the others (of either library) */
+    if (me.rank == size - 1) {
+        rc = PMIx_Notify_event(INTEROP_EVENT, &me, PMIX_RANGE_NAMESPACE, NULL, 0, NULL, NULL);
+        CHECK("PMIx_Notify_event", rc);
+    } else {
+        for (int i = 0; i < 2000 && !__atomic_load_n(&got_event, __ATOMIC_SEQ_CST); i++)
+            usleep(10000);
+        if (!got_event) {
+            fprintf(stderr, "rank %u: the interop event never came\n", me.rank);
+            return 1;
+        }
+    }
     rc = PMIx_Fence(NULL, 0, NULL, 0);
     CHECK("PMIx_Fence (2)", rc);
     if (me.rank == 0) {
