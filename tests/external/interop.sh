@@ -74,7 +74,14 @@ lib_is() { # what: the LIB line of rank 0 names that library
 
 # ---- 1. OpenPMIx clients under our server ----
 job "4 OpenPMIx clients under switchyard-run: init, job keys, fence, get all" 0 4 \
-    -n 4 ./opx_client
+    -x INTEROP_PACK_OUT="$T/packed" -n 4 ./opx_client
+C="$top_builddir/tests/external/interop/opx_check"
+if test -x "$C" && "$C" "$T/packed" > "$T/check.out" 2>&1; then
+    ok "OpenPMIx's own PMIx_Data_pack output reads and re-packs identically with ours"
+else
+    bad "OpenPMIx's own PMIx_Data_pack output reads and re-packs identically with ours"
+    sed 's/^/#   /' "$T/check.out" 2>/dev/null | head -5
+fi
 lib_is "$OPX_LIB/libpmix.so" "the OpenPMIx clients ran on Debian's libpmix"
 if grep -q 'interop: logged by rank 0' "$T/out"; then
     ok "an OpenPMIx client's PMIx_Log reached the launcher"

@@ -92,6 +92,48 @@ int main(int argc, char **argv)
         return 1;
     }
     PMIX_VALUE_RELEASE(v);
+    const char *out = getenv("INTEROP_PACK_OUT");
+    if (out != NULL && me.rank == 0) {
+        /* this library's own PMIx_Data_pack, for opx_check */
+        pmix_data_buffer_t db;
+        PMIX_DATA_BUFFER_CONSTRUCT(&db);
+        int32_t i32 = -5;
+        char *str = "hello";
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, "interop.ns", 3);
+        pmix_info_t inf[2];
+        uint32_t four = 4;
+        PMIX_INFO_LOAD(&inf[0], PMIX_JOB_SIZE, &four, PMIX_UINT32);
+        PMIX_INFO_LOAD(&inf[1], "k", "v", PMIX_STRING);
+        size_t sz = 300;
+        pid_t pid = 1234;
+        double d = 1.5;
+        pmix_byte_object_t bo = {.bytes = "\x01\x02\x03", .size = 3};
+        uint8_t two[2] = {7, 8};
+        pmix_data_array_t da = {.type = PMIX_UINT8, .size = 2, .array = two};
+        pmix_value_t dv = {.type = PMIX_DATA_ARRAY, .data.darray = &da};
+        if (PMIx_Data_pack(NULL, &db, &i32, 1, PMIX_INT32) != PMIX_SUCCESS ||
+            PMIx_Data_pack(NULL, &db, &str, 1, PMIX_STRING) != PMIX_SUCCESS ||
+            PMIx_Data_pack(NULL, &db, &p, 1, PMIX_PROC) != PMIX_SUCCESS ||
+            PMIx_Data_pack(NULL, &db, inf, 2, PMIX_INFO) != PMIX_SUCCESS ||
+            PMIx_Data_pack(NULL, &db, &sz, 1, PMIX_SIZE) != PMIX_SUCCESS ||
+            PMIx_Data_pack(NULL, &db, &pid, 1, PMIX_PID) != PMIX_SUCCESS ||
+            PMIx_Data_pack(NULL, &db, &d, 1, PMIX_DOUBLE) != PMIX_SUCCESS ||
+            PMIx_Data_pack(NULL, &db, &bo, 1, PMIX_BYTE_OBJECT) != PMIX_SUCCESS ||
+            PMIx_Data_pack(NULL, &db, &dv, 1, PMIX_VALUE) != PMIX_SUCCESS) {
+            fprintf(stderr, "rank 0: PMIx_Data_pack failed\n");
+            return 1;
+        }
+        FILE *f = fopen(out, "wb");
+        if (f == NULL || fwrite(db.base_ptr, 1, db.bytes_used, f) != db.bytes_used) {
+            fprintf(stderr, "rank 0: cannot write %s\n", out);
+            return 1;
+        }
+        fclose(f);
+        PMIX_INFO_DESTRUCT(&inf[0]);
+        PMIX_INFO_DESTRUCT(&inf[1]);
+        PMIX_DATA_BUFFER_DESTRUCT(&db);
+    }
     if (argc > 1 && strcmp(argv[1], "abort") == 0) {
         if (me.rank == 0)
             PMIx_Abort(7, "interop abort", NULL, 0);
