@@ -1,8 +1,9 @@
 #!/bin/sh
 # Install the Debian packages needed to build and test Switchyard, but only
 # if one is missing (so repeated runs are fast and need no network).
-# libpmix-dev (OpenPMIx 4.2.2) is used only by the ABI comparison test and
-# benchmarks; the product never includes, links or loads it.
+# libpmix-dev (OpenPMIx 4.2.2) is used only by the ABI comparison test, the
+# wire interop test (tests/external/interop.sh) and benchmarks; the product
+# never includes, links or loads it.
 set -eu
 
 # python3 and procps (pkill) are used by test scripts; a minimal bookworm

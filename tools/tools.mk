@@ -51,6 +51,12 @@ EXTRA_DIST += tests/tools/security.sh tests/tools/litter.sh
 # OpenPMIx 4.2.2's example programs (fetched at test time) under the launcher.
 TESTS += tests/external/openpmix-examples.sh
 EXTRA_DIST += tests/external/openpmix-examples.sh
+# Wire interop with Debian's OpenPMIx 4.2.2 library (issue 19): its
+# clients under our server, mixed jobs (docs/wire-protocol.md).
+TESTS += tests/external/interop.sh
+EXTRA_DIST += tests/external/interop.sh tests/external/interop/opx_client.c
+# opx_check: reads OpenPMIx's own PMIx_Data_pack output with our decoder.
+check_PROGRAMS += tests/external/interop/opx_check
 # Debian's Open MPI 4.1 (mpirun, orted, ranks) on our library, and
 # switchyard-run launching Open MPI ranks directly.
 TESTS += tests/external/openmpi.sh

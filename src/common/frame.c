@@ -36,6 +36,7 @@ typedef struct sy_msg {
     uint8_t hdr[SY_FRAME_HEADER_SIZE];
     uint8_t *body;
     bool body_owned; /* body is a separate allocation to free() */
+    uint8_t hdr_len; /* SY_FRAME_HEADER_SIZE, or 0 for raw bytes */
     size_t len;
     size_t off; /* bytes of header + body already written */
 } sy_msg_t;
@@ -47,6 +48,9 @@ struct sy_conn {
     sy_conn_callbacks_t cbs;
     void *ctx;
     size_t max_body;
+    /* SY_FRAMING_*: set at creation or, when detecting, by the first
+     * header (on the loop, before anything is sent on the connection). */
+    int framing;
 
     /* Loop thread only. */
     bool closed;             /* no more I/O or callbacks */
@@ -197,15 +201,15 @@ static int flush_locked(sy_conn_t *c)
         struct iovec iov[2 * SY_IOV_FRAMES];
         int n = 0, frames = 0;
         for (sy_msg_t *m = c->head; m != NULL && frames < SY_IOV_FRAMES; m = m->next, frames++) {
-            if (m->off < SY_FRAME_HEADER_SIZE) {
+            if (m->off < m->hdr_len) {
                 iov[n].iov_base = m->hdr + m->off;
-                iov[n++].iov_len = SY_FRAME_HEADER_SIZE - m->off;
+                iov[n++].iov_len = m->hdr_len - m->off;
                 if (m->len > 0) {
                     iov[n].iov_base = m->body;
                     iov[n++].iov_len = m->len;
                 }
             } else {
-                size_t boff = m->off - SY_FRAME_HEADER_SIZE;
+                size_t boff = m->off - m->hdr_len;
                 iov[n].iov_base = m->body + boff;
                 iov[n++].iov_len = m->len - boff;
             }
@@ -223,7 +227,7 @@ static int flush_locked(sy_conn_t *c)
         c->pending -= left;
         while (left > 0) {
             sy_msg_t *m = c->head;
-            size_t rest = SY_FRAME_HEADER_SIZE + m->len - m->off;
+            size_t rest = m->hdr_len + m->len - m->off;
             if (left < rest) {
                 m->off += left;
                 break;
@@ -252,7 +256,7 @@ static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
     else
         c->tail->next = m;
     c->tail = m;
-    c->pending += SY_FRAME_HEADER_SIZE + m->len;
+    c->pending += m->hdr_len + m->len;
     if (was_empty) {
         /* Write at once: no hand-off latency for the common small request. */
         int e = flush_locked(c);
@@ -271,6 +275,30 @@ static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
     return PMIX_SUCCESS;
 }
 
+/* OpenPMIx's header: int32 pindex, u32 tag, u32 nbytes, u32 padding, in
+ * network byte order (docs/wire-protocol.md, "OpenPMIx protocol").  Our
+ * end has no index of its own to give: 0. */
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void opx_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], uint32_t tag, uint32_t len)
+{
+    put_be32(out, 0);
+    put_be32(out + 4, tag);
+    put_be32(out + 8, len);
+    put_be32(out + 12, 0);
+}
+
 static pmix_status_t make_msg(sy_conn_t *c, uint32_t tag, uint16_t flags, size_t len,
                               sy_msg_t **out, size_t inline_len)
 {
@@ -286,7 +314,11 @@ static pmix_status_t make_msg(sy_conn_t *c, uint32_t tag, uint16_t flags, size_t
     m->off = 0;
     m->body = inline_len ? (uint8_t *)(m + 1) : NULL;
     m->body_owned = false;
-    sy_frame_header_encode(m->hdr, tag, flags, (uint32_t)len);
+    m->hdr_len = SY_FRAME_HEADER_SIZE;
+    if (c->framing == SY_FRAMING_OPENPMIX)
+        opx_header_encode(m->hdr, tag, (uint32_t)len);
+    else
+        sy_frame_header_encode(m->hdr, tag, flags, (uint32_t)len);
     *out = m;
     return PMIX_SUCCESS;
 }
@@ -518,8 +550,42 @@ static bool body_reserve(sy_conn_t *c, size_t want)
 }
 
 /* A complete header is in c->hdr: check it and start the body. */
+static bool start_opx_frame(sy_conn_t *c)
+{
+    uint32_t len;
+    if (c->framing == SY_FRAMING_DETECT) {
+        /* The connect message: pindex -1, tag UINT32_MAX, and nbytes
+         * written by OpenPMIx in its host's byte order (no htonl), which
+         * on the same host is ours. */
+        memcpy(&len, c->hdr + 8, sizeof(len));
+        c->framing = SY_FRAMING_OPENPMIX;
+    } else {
+        len = get_be32(c->hdr + 8);
+    }
+    if (len > c->max_body) {
+        die(c, PMIX_ERR_UNPACK_FAILURE,
+            "OpenPMIx frame body of %u bytes exceeds the limit of %zu bytes (%s, %s)", len,
+            c->max_body, SY_FRAME_MAX_ENV, "docs/wire-protocol.md");
+        return false;
+    }
+    c->flags = 0;
+    c->tag = get_be32(c->hdr + 4);
+    c->body_len = len;
+    c->body_got = 0;
+    c->body_cap = 0;
+    c->in_body = true;
+    return true;
+}
+
 static bool start_frame(sy_conn_t *c)
 {
+    if (c->framing != SY_FRAMING_NATIVE) {
+        /* one check per frame on connections that may speak OpenPMIx */
+        static const uint8_t opx_hello[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+        if (c->framing == SY_FRAMING_OPENPMIX || memcmp(c->hdr, opx_hello, sizeof(opx_hello)) == 0)
+            return start_opx_frame(c);
+        c->framing = SY_FRAMING_NATIVE;
+    }
     uint32_t magic = get_le32(c->hdr);
     uint16_t version = get_le16(c->hdr + 4);
     uint32_t len = get_le32(c->hdr + 12);
@@ -735,4 +801,28 @@ pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_call
     }
     *out = c;
     return PMIX_SUCCESS;
+}
+
+void sy_conn_detect_openpmix(sy_conn_t *conn)
+{
+    if (conn != NULL)
+        conn->framing = SY_FRAMING_DETECT;
+}
+
+bool sy_conn_openpmix(const sy_conn_t *conn)
+{
+    return conn != NULL && conn->framing == SY_FRAMING_OPENPMIX;
+}
+
+pmix_status_t sy_conn_send_raw(sy_conn_t *conn, const void *bytes, size_t len)
+{
+    sy_msg_t *m;
+    if (len == 0 || bytes == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = make_msg(conn, 0, 0, len, &m, len);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    m->hdr_len = 0;
+    memcpy(m->body, bytes, len);
+    return enqueue(conn, m);
 }

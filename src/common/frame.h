@@ -22,6 +22,7 @@
 #ifndef SWITCHYARD_COMMON_FRAME_H
 #define SWITCHYARD_COMMON_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "pmix_common.h"
@@ -109,6 +110,20 @@ void sy_conn_set_max_body(sy_conn_t *conn, size_t max_body);
 
 /* Bytes queued but not yet written (for back-pressure decisions). */
 size_t sy_conn_pending(sy_conn_t *conn);
+
+/* OpenPMIx peers (docs/wire-protocol.md, "OpenPMIx protocol").  A
+ * listener's connection may be told to detect them: its first header
+ * decides, once, whether it carries our frames or OpenPMIx's (a 16-byte
+ * header of int32 pindex, u32 tag, u32 nbytes, u32 padding in network
+ * order; the connect message has pindex -1, tag UINT32_MAX and nbytes in
+ * host order).  From then on headers are read and written in that form;
+ * the flags of sy_conn_send have no place in OpenPMIx headers.  On the
+ * loop, before the first frame arrives. */
+enum { SY_FRAMING_NATIVE = 0, SY_FRAMING_DETECT = 1, SY_FRAMING_OPENPMIX = 2 };
+void sy_conn_detect_openpmix(sy_conn_t *conn);
+bool sy_conn_openpmix(const sy_conn_t *conn);
+/* Queue bytes with no header at all (OpenPMIx's connect reply). */
+pmix_status_t sy_conn_send_raw(sy_conn_t *conn, const void *bytes, size_t len);
 
 /* Write/parse a header (used by the tests and by tools that speak the
  * protocol without a sy_conn_t). */

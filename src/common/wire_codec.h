@@ -73,6 +73,12 @@ typedef struct sy_wire_codec {
 
 /* Switchyard's own protocol. */
 extern const sy_wire_codec_t sy_wire_native;
+/* OpenPMIx 4.2.x's protocol (wire_codec_opx.c).  Its unpack_head gives an
+ * OpenPMIx command that has no message of ours as SY_WIRE_OPX_UNMAPPED +
+ * its OpenPMIx code (for the role to serve or refuse). */
+extern const sy_wire_codec_t sy_wire_openpmix;
+#define SY_WIRE_OPX_UNMAPPED 1000
+int32_t sy_wire_opx_cmd_from(uint8_t opx_cmd);
 
 /* A message id (SY_WMSG_* of wire_msgs.h). */
 typedef unsigned sy_wire_msg_id_t;

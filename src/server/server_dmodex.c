@@ -70,6 +70,7 @@ static void waiter_answer(waiter_t *w, pmix_status_t status, const sy_srv_posted
         sy_wire_dmodex_rep_t rep = {0};
         if (status == PMIX_SUCCESS) {
             rep.owner = p->proc;
+            rep.key = w->key;
             rep.value = k->val;
         }
         sy_srv_peer_reply_msg(w->peer, w->tag, status, SY_WMSG_DMODEX_REP,
@@ -183,6 +184,8 @@ static void host_dmx_done(sy_srv_req_t *req)
             if (status == PMIX_SUCCESS && key != NULL && strcmp(key, h->key) == 0) {
                 found = true;
                 rep.owner = p;
+                rep.key = key; /* taken, like the value */
+                key = NULL;
                 rep.value = v; /* taken */
                 memset(&v, 0, sizeof(v));
             }

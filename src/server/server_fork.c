@@ -122,6 +122,12 @@ static pmix_status_t fill_env(const fork_data_t *d, const pmix_proc_t *proc, cha
     SET(SY_ENV_SYSTEM_TMPDIR, d->system_tmpdir);
     SET(SY_ENV_HOSTNAME, d->hostname);
     SET(SY_ENV_VERSION, ver);
+    /* what an OpenPMIx client needs to talk to us: native security over
+     * TCP, non-described buffers, and only the hash datastore (we offer
+     * no ds21/ds12 segments) */
+    SET("PMIX_SECURITY_MODE", "native");
+    SET("PMIX_BFROP_BUFFER_TYPE", "PMIX_BFROP_BUFFER_NON_DESC");
+    SET("PMIX_GDS_MODULE", "hash");
 #undef SET
     return rc;
 }

@@ -79,6 +79,7 @@ typedef struct sy_srv_peer {
     sy_srv_client_t *tool; /* a tool's own record (client points to it too) */
     pmix_proc_t proc;
     bool finalized;             /* FINALIZE received */
+    bool opx;                   /* speaks OpenPMIx's protocol (server_opx.c) */
     struct sy_srv_peer *direct; /* READY: its direct channel, if open */
     struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
     unsigned long serial;       /* names it to host callbacks that may come late */

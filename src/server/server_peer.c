@@ -36,6 +36,7 @@
 #include "server/server_tool.h"
 #include "server/server_upcall.h"
 #include "server/server_modex.h"
+#include "server/server_opx.h"
 
 #define SY_HELLO_TIMEOUT 5.0      /* seconds a new connection has to say HELLO */
 #define SY_REAP_DELAY 2.0         /* seconds a refusal has to reach the peer */
@@ -239,8 +240,10 @@ void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
 {
     char who[320];
     peer_describe(peer, who, sizeof(who));
-    sy_log(SY_LOG_WARN, "server: refused %s: %s", who, reason);
-    if (tag != 0) {
+    sy_log(SY_LOG_WARN, "server: refused %s%s: %s", peer->opx ? "OpenPMIx peer " : "", who, reason);
+    if (peer->opx && peer->state != SY_PEER_READY) {
+        sy_srv_opx_answer_connect(peer, status);
+    } else if (tag != 0) {
         /* the reason, the other fields empty */
         sy_wire_hello_rep_t m = {.reason = (char *)reason};
         PMIX_LOAD_PROCID(&m.server, "", PMIX_RANK_UNDEF);
@@ -265,6 +268,10 @@ static void hello_timeout(void *arg)
 void sy_srv_peer_welcome(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *assigned)
 {
     peer->state = SY_PEER_READY;
+    if (peer->opx) {
+        sy_srv_opx_answer_connect(peer, PMIX_SUCCESS);
+        return;
+    }
     sy_srv_t *s = sy_srv;
     sy_srv_nspace_t *ns = sy_srv_nspace_find(s, peer->proc.nspace);
     sy_wire_hello_rep_t m = {.server = s->me,
@@ -483,20 +490,31 @@ static void handle_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *
         hello_free(&h);
         return;
     }
+    pmix_info_t *info = h.m.info;
+    size_t ninfo = h.m.ninfo;
+    h.m.info = NULL;
+    h.m.ninfo = 0;
+    hello_free(&h);
+    sy_srv_peer_connect(peer, tag, c, info, ninfo);
+}
+
+void sy_srv_peer_connect(sy_srv_peer_t *peer, uint32_t tag, sy_srv_client_t *c, pmix_info_t *info,
+                         size_t ninfo)
+{
+    sy_srv_t *s = sy_srv;
+    pmix_status_t rc;
     sy_srv_peer_authenticated(peer);
     peer->client = c;
     c->peer = peer;
     pending_t *pd = pending_new(peer, tag, PENDING_CONNECT);
     if (pd == NULL) {
-        hello_free(&h);
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
         sy_srv_peer_refuse(peer, tag, PMIX_ERR_NOMEM, "out of memory");
         return;
     }
-    pd->info = h.m.info;
-    pd->ninfo = h.m.ninfo;
-    h.m.info = NULL;
-    h.m.ninfo = 0;
-    hello_free(&h);
+    pd->info = info;
+    pd->ninfo = ninfo;
     if (s->module.client_connected2 != NULL) {
         /* the client waits until the host calls back */
         rc = s->module.client_connected2(&c->proc, c->server_object, pd->info, pd->ninfo,
@@ -620,7 +638,9 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         }
     }
     if (peer->state == SY_PEER_AWAIT_HELLO) {
-        if (tag == 0)
+        if (sy_conn_openpmix(conn))
+            sy_srv_opx_hello(peer, tag, &b);
+        else if (tag == 0)
             sy_srv_peer_refuse(peer, 0, PMIX_ERR_BAD_PARAM, "HELLO without a tag");
         else
             handle_hello(peer, tag, &b);
@@ -644,7 +664,12 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     }
     int32_t cmd = 0;
     if (sy_wire_unpack_head(sy_srv_codec(peer), &b, SY_WIRE_REQUEST, &cmd) != PMIX_SUCCESS) {
-        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
+        if (peer->opx)
+            sy_srv_peer_refuse(peer, tag, PMIX_ERR_UNPACK_FAILURE, "malformed OpenPMIx request");
+        else
+            sy_srv_peer_reply_status(peer, tag, PMIX_ERR_UNPACK_FAILURE);
+    } else if (peer->opx && cmd >= SY_WIRE_OPX_UNMAPPED) {
+        sy_srv_opx_command(peer, (uint8_t)(cmd - SY_WIRE_OPX_UNMAPPED), tag, &b);
     } else if (peer->tool != NULL &&
                (cmd == SY_CMD_ABORT || cmd == SY_CMD_COMMIT || cmd == SY_CMD_FENCE ||
                 cmd == SY_CMD_CONNECT || cmd == SY_CMD_DISCONNECT)) {
@@ -731,6 +756,8 @@ void sy_srv_peer_accept(sy_srv_t *s, int fd, bool tcp)
         free(peer);
         return;
     }
+    if (tcp)
+        sy_conn_detect_openpmix(peer->conn); /* OpenPMIx clients speak TCP only */
     peer->next = s->peers;
     if (s->peers != NULL)
         s->peers->prev = peer;

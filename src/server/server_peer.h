@@ -35,6 +35,10 @@ void sy_srv_peer_refuse(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
                         const char *reason);
 void sy_srv_peer_welcome(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *assigned);
 void sy_srv_peer_authenticated(sy_srv_peer_t *peer);
+/* An authenticated client's connection: the host's client_connected(2)
+ * upcall (info, malloc'd, is taken), then welcome or refusal. */
+void sy_srv_peer_connect(sy_srv_peer_t *peer, uint32_t tag, sy_srv_client_t *c, pmix_info_t *info,
+                         size_t ninfo);
 bool sy_srv_peer_awaiting_host(const sy_srv_peer_t *peer);
 /* Constant-time comparison of a presented token with ours. */
 bool sy_srv_token_matches(const char *given, const char *expected);

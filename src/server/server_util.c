@@ -196,10 +196,8 @@ void sy_srv_op_finish(sy_srv_op_t *op, pmix_status_t status)
 
 const sy_wire_codec_t *sy_srv_codec(const sy_srv_peer_t *peer)
 {
-    /* every peer speaks our protocol; a second codec is chosen per peer
-     * at its HELLO */
-    (void)peer;
-    return &sy_wire_native;
+    /* chosen once per connection, by its first bytes (server_opx.c) */
+    return peer->opx ? &sy_wire_openpmix : &sy_wire_native;
 }
 
 pmix_status_t sy_srv_unpack_msg(const sy_srv_peer_t *peer, pmix_data_buffer_t *b,

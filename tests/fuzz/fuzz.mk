@@ -60,3 +60,7 @@ FUZZ_TARGETS += fuzz_unpack
 # handler.  Seeds in tests/fuzz/corpus/fuzz_server/ (one valid request of
 # every command) come from the target itself run with SY_WRITE_CORPUS=<dir>.
 FUZZ_TARGETS += fuzz_server
+# fuzz_opx (issue 19): the OpenPMIx codec and v41 encoding, both
+# directions (requests as the server reads them, replies, every type).
+# Seeds in tests/fuzz/corpus/fuzz_opx/ were written by hand from the format.
+FUZZ_TARGETS += fuzz_opx

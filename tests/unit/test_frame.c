@@ -864,6 +864,94 @@ static void test_bad_params(void **state)
     loop_fini(&l);
 }
 
+/* OpenPMIx framing (issue 19): a detecting connection switches on the
+ * connect header (pindex -1, tag UINT32_MAX, nbytes in host order), reads
+ * later headers in network order, writes its own in network order, sends
+ * raw bytes with no header; a native peer on a detecting connection is
+ * not disturbed. */
+static void put_be(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8),
+    p[3] = (uint8_t)v;
+}
+
+static void test_openpmix_framing(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *c;
+    rec_t r = {0};
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &r, 0, &c));
+    sy_conn_detect_openpmix(c);
+    assert_false(sy_conn_openpmix(c));
+    uint8_t hello[16 + 3];
+    uint32_t n = 3;
+    memset(hello, 0xff, 8);
+    memcpy(hello + 8, &n, 4); /* host order, as OpenPMIx writes it */
+    memset(hello + 12, 0, 4);
+    memcpy(hello + 16, "abc", 3);
+    write_all(fds[0], hello, sizeof(hello));
+    RUN_UNTIL(&l, r.nmsg == 1 || r.nclose);
+    assert_int_equal(1, r.nmsg);
+    assert_int_equal(UINT32_MAX, r.last_tag);
+    assert_true(sy_conn_openpmix(c));
+    uint8_t req[16 + 2];
+    put_be(req, 5);
+    put_be(req + 4, 100);
+    put_be(req + 8, 2);
+    put_be(req + 12, 0);
+    req[16] = 1, req[17] = 2;
+    write_all(fds[0], req, sizeof(req));
+    RUN_UNTIL(&l, r.nmsg == 2 || r.nclose);
+    assert_int_equal(2, r.nmsg);
+    assert_int_equal(100, r.last_tag);
+    /* the connect reply (raw), then a reply frame in network order */
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send_raw(c, "\0\0\0\0", 4));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(c, 100, 0, "xy", 2));
+    uint8_t got[4 + 16 + 2], want[4 + 16 + 2] = {0};
+    put_be(want + 4 + 4, 100);
+    put_be(want + 4 + 8, 2);
+    want[20] = 'x', want[21] = 'y';
+    size_t have = 0;
+    while (have < sizeof(got)) {
+        ssize_t k = read(fds[0], got + have, sizeof(got) - have);
+        assert_true(k > 0);
+        have += (size_t)k;
+    }
+    assert_memory_equal(want, got, sizeof(got));
+    /* a header claiming more than the limit drops the connection */
+    put_be(req + 8, 0x7fffffff);
+    write_all(fds[0], req, 16);
+    RUN_UNTIL(&l, r.nclose == 1);
+    assert_int_equal(PMIX_ERR_UNPACK_FAILURE, r.reason);
+    sy_conn_free(c);
+    close(fds[0]);
+
+    /* our own frames on a detecting connection */
+    rec_t r2 = {.check_pattern = true};
+    make_pair(PAIR_SOCKETPAIR, fds);
+    sy_conn_t *a, *b;
+    rec_t ra = {0};
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &r2, 0, &b));
+    sy_conn_detect_openpmix(b);
+    uint8_t buf[64];
+    for (uint32_t tag = 1; tag <= 50; tag++) {
+        fill(buf, tag, tag);
+        assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, tag, (uint16_t)(tag ^ 0x5a5a), buf, tag));
+    }
+    RUN_UNTIL(&l, r2.nmsg == 50 || r2.bad || r2.nclose);
+    assert_false(r2.bad);
+    assert_int_equal(50, r2.nmsg);
+    assert_false(sy_conn_openpmix(b));
+    sy_conn_free(a);
+    sy_conn_free(b);
+    loop_fini(&l);
+}
+
 int main(void)
 {
     /* Sends from other threads need a thread-aware event base. */
@@ -890,6 +978,7 @@ int main(void)
         cmocka_unit_test(test_close_inside_callbacks),
         cmocka_unit_test(test_close_after_flush),
         cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_openpmix_framing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

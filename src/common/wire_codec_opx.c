@@ -1,0 +1,473 @@
+/* The OpenPMIx codec (wire_codec.h): the messages of wire_msgs.txt laid
+ * out as OpenPMIx 4.2.x peers write them (docs/wire-protocol.md, "OpenPMIx
+ * protocol"), in its v41 encoding (opx_bfrops.h).  Each OpenPMIx command
+ * has its own layout, so pack and unpack switch on the descriptor's code
+ * and part instead of walking its fields.
+ *
+ * Served so far: what a client sends to its server (requests) and what the
+ * server answers.  A command without a layout here is
+ * PMIX_ERR_NOT_SUPPORTED; the server answers it with that status. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/buffer.h"
+#include "common/datatype.h"
+#include "common/opx_bfrops.h"
+#include "common/wire.h"
+#include "common/wire_codec.h"
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        pmix_status_t rc_ = (expr);                                                                \
+        if (rc_ != PMIX_SUCCESS) {                                                                 \
+            return rc_;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* OpenPMIx's command codes (pmix_cmd_t) that map onto ours. */
+static const struct {
+    uint8_t opx;
+    int32_t ours;
+} cmd_map[] = {
+    {1, SY_CMD_ABORT},         {2, SY_CMD_COMMIT},
+    {3, SY_CMD_FENCE},         {4, SY_CMD_DMODEX},
+    {5, SY_CMD_FINALIZE},      {6, SY_CMD_PUBLISH},
+    {7, SY_CMD_LOOKUP},        {8, SY_CMD_UNPUBLISH},
+    {12, SY_CMD_EVENT_NOTIFY}, {13, SY_CMD_EVENT_REGISTER},
+    {9, SY_CMD_SPAWN},         {15, SY_CMD_QUERY},
+    {16, SY_CMD_LOG},          {18, SY_CMD_JOB_CONTROL},
+};
+
+int32_t sy_wire_opx_cmd_from(uint8_t opx)
+{
+    for (size_t i = 0; i < sizeof(cmd_map) / sizeof(cmd_map[0]); i++)
+        if (cmd_map[i].opx == opx)
+            return cmd_map[i].ours;
+    return SY_WIRE_OPX_UNMAPPED + opx;
+}
+
+/* One pack call of one element. */
+static pmix_status_t get_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t type)
+{
+    int32_t n = 1;
+    TRY(sy_opx_unpack(b, dst, &n, type));
+    return n == 1 ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
+}
+
+/* A SIZE count, then (n > 0 only) one pack call of n elements. */
+static pmix_status_t get_counted(pmix_data_buffer_t *b, pmix_data_type_t type, void **arr,
+                                 size_t *n)
+{
+    size_t count, got;
+    TRY(get_one(b, &count, PMIX_SIZE));
+    if (count == 0)
+        return PMIX_SUCCESS;
+    TRY(sy_opx_unpack_alloc(b, type, arr, &got));
+    *n = got;
+    return got == count ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
+}
+
+static pmix_status_t put_one(pmix_data_buffer_t *b, const void *src, pmix_data_type_t type)
+{
+    return sy_opx_pack(b, src, 1, type);
+}
+
+/* OpenPMIx sends a PMIX_GLOBAL put twice, in the LOCAL and in the REMOTE
+ * section: one datum of ours, scope GLOBAL.  True when kv (just read, at
+ * m->data[m->ndata]) was folded into an earlier one and released. */
+static bool merged_scope(sy_wire_commit_req_t *m, sy_wire_kv_t *kv)
+{
+    for (size_t i = 0; i < m->ndata; i++) {
+        sy_wire_kv_t *old = &m->data[i];
+        if (old->key == NULL || kv->key == NULL || strcmp(old->key, kv->key) != 0)
+            continue;
+        if (old->scope != kv->scope)
+            old->scope = PMIX_GLOBAL;
+        free(kv->key);
+        sy_value_destruct(&kv->value);
+        memset(kv, 0, sizeof(*kv));
+        return true;
+    }
+    return false;
+}
+
+/* COMMIT: {scope, buffer of KVAL pack calls} until the end. */
+static pmix_status_t unpack_commit(pmix_data_buffer_t *b, sy_wire_commit_req_t *m)
+{
+    while (sy_buffer_remaining(b) > 0) {
+        uint8_t scope;
+        int64_t one;
+        void *bytes;
+        size_t nbytes;
+        TRY(get_one(b, &scope, PMIX_SCOPE));
+        TRY(sy_opx_get_int(b, 1, 1, &one)); /* a pack call of one PMIX_BUFFER */
+        TRY(sy_opx_unpack_buffer(b, &bytes, &nbytes));
+        pmix_data_buffer_t in = {0};
+        if (nbytes > 0) {
+            in.base_ptr = bytes;
+            in.unpack_ptr = bytes;
+            in.pack_ptr = (char *)bytes + nbytes;
+            in.bytes_allocated = nbytes;
+            in.bytes_used = nbytes;
+        }
+        pmix_status_t rc = PMIX_SUCCESS;
+        while (rc == PMIX_SUCCESS && sy_buffer_remaining(&in) > 0) {
+            int64_t count;
+            rc = sy_opx_get_int(&in, 1, 1, &count);
+            if (rc != PMIX_SUCCESS)
+                break;
+            sy_wire_kv_t *grown = realloc(m->data, (m->ndata + 1) * sizeof(*grown));
+            if (grown == NULL) {
+                rc = PMIX_ERR_NOMEM;
+                break;
+            }
+            m->data = grown;
+            sy_wire_kv_t *kv = &m->data[m->ndata];
+            memset(kv, 0, sizeof(*kv));
+            rc = sy_opx_unpack_kval(&in, &kv->key, &kv->value);
+            if (rc != PMIX_SUCCESS)
+                break;
+            kv->scope = scope;
+            if (!merged_scope(m, kv))
+                m->ndata++;
+        }
+        sy_buffer_destruct(&in);
+        TRY(rc);
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Name-service requests: the requester's uid (ours comes from its
+ * registration), then [SIZE n, n pack calls of one key,] SIZE ninfo, infos. */
+static pmix_status_t unpack_keys_info(pmix_data_buffer_t *b, bool keys, char ***out, size_t *nkeys,
+                                      pmix_info_t **info, size_t *ninfo)
+{
+    uint32_t uid;
+    TRY(get_one(b, &uid, PMIX_UINT32));
+    if (keys) {
+        size_t n;
+        TRY(get_one(b, &n, PMIX_SIZE));
+        if (n > sy_buffer_remaining(b))
+            return PMIX_ERR_UNPACK_FAILURE;
+        if (n > 0) {
+            *out = calloc(n + 1, sizeof(char *));
+            if (*out == NULL)
+                return PMIX_ERR_NOMEM;
+            for (size_t i = 0; i < n; i++) {
+                TRY(get_one(b, &(*out)[i], PMIX_STRING));
+                *nkeys = i + 1;
+                if ((*out)[i] == NULL)
+                    return PMIX_ERR_UNPACK_FAILURE;
+            }
+        }
+    }
+    void *arr = NULL;
+    pmix_status_t rc = get_counted(b, PMIX_INFO, &arr, ninfo);
+    *info = arr;
+    return rc;
+}
+
+/* QUERY: SIZE n, a pack call of n pmix_query_t, into our query records. */
+static pmix_status_t unpack_query(pmix_data_buffer_t *b, sy_wire_query_req_t *m)
+{
+    void *arr = NULL;
+    size_t n = 0;
+    pmix_status_t rc = get_counted(b, PMIX_QUERY, &arr, &n);
+    if (rc != PMIX_SUCCESS) {
+        if (arr != NULL)
+            sy_array_free(arr, n, PMIX_QUERY);
+        return rc;
+    }
+    if (n == 0)
+        return PMIX_SUCCESS;
+    pmix_query_t *q = arr;
+    m->queries = calloc(n, sizeof(*m->queries));
+    if (m->queries == NULL) {
+        sy_array_free(arr, n, PMIX_QUERY);
+        return PMIX_ERR_NOMEM;
+    }
+    m->nqueries = n;
+    for (size_t i = 0; i < n; i++) { /* the pointers move to our records */
+        sy_wire_query_t *r = &m->queries[i];
+        r->keys = q[i].keys;
+        while (r->keys != NULL && r->keys[r->nkeys] != NULL)
+            r->nkeys++;
+        r->qualifiers = q[i].qualifiers;
+        r->nqualifiers = q[i].nqual;
+    }
+    free(arr);
+    return PMIX_SUCCESS;
+}
+
+/* Registration references for OpenPMIx peers, which name none: unique in
+ * the process, as ours are per client. */
+static size_t next_ref(void)
+{
+    static size_t ref = (size_t)1 << 62;
+    return __atomic_add_fetch(&ref, 1, __ATOMIC_RELAXED);
+}
+
+static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg)
+{
+    if (d->part != SY_WIRE_REQUEST)
+        return PMIX_ERR_NOT_SUPPORTED;
+    switch (d->code) {
+    case SY_CMD_FINALIZE: return PMIX_SUCCESS; /* nothing we need follows */
+    case SY_CMD_ABORT: {
+        sy_wire_abort_req_t *m = msg;
+        void *procs = NULL;
+        TRY(get_one(b, &m->status, PMIX_STATUS));
+        TRY(get_one(b, &m->message, PMIX_STRING));
+        pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
+        m->procs = procs;
+        return rc;
+    }
+    case SY_CMD_COMMIT: return unpack_commit(b, msg);
+    case SY_CMD_FENCE: {
+        sy_wire_fence_req_t *m = msg;
+        void *procs = NULL, *info = NULL;
+        pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
+        m->procs = procs;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    case SY_CMD_DMODEX: {
+        sy_wire_dmodex_req_t *m = msg;
+        char *nspace = NULL;
+        void *info = NULL;
+        TRY(get_one(b, &nspace, PMIX_STRING));
+        PMIX_LOAD_PROCID(&m->proc, nspace, PMIX_RANK_UNDEF);
+        free(nspace);
+        TRY(get_one(b, &m->proc.rank, PMIX_PROC_RANK));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        TRY(rc);
+        /* the key is left out when the client wants everything */
+        if (sy_buffer_remaining(b) > 0)
+            TRY(get_one(b, &m->key, PMIX_STRING));
+        return PMIX_SUCCESS;
+    }
+    case SY_CMD_PUBLISH: {
+        sy_wire_publish_req_t *m = msg;
+        return unpack_keys_info(b, false, NULL, NULL, &m->info, &m->ninfo);
+    }
+    case SY_CMD_LOOKUP: {
+        sy_wire_lookup_req_t *m = msg;
+        return unpack_keys_info(b, true, &m->keys, &m->nkeys, &m->info, &m->ninfo);
+    }
+    case SY_CMD_UNPUBLISH: {
+        sy_wire_unpublish_req_t *m = msg;
+        return unpack_keys_info(b, true, &m->keys, &m->nkeys, &m->info, &m->ninfo);
+    }
+    case SY_CMD_EVENT_REGISTER: {
+        /* SIZE n, n STATUS, SIZE ninfo, infos (the infos stay with the
+         * client: they filter what its handlers see) */
+        sy_wire_event_register_req_t *m = msg;
+        void *codes = NULL, *info = NULL;
+        size_t ninfo = 0;
+        m->ref = next_ref();
+        pmix_status_t rc = get_counted(b, PMIX_STATUS, &codes, &m->ncodes);
+        m->codes = codes;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &info, &ninfo);
+        if (info != NULL)
+            sy_array_free(info, ninfo, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_EVENT_NOTIFY: {
+        /* STATUS, DATA_RANGE, SIZE ninfo, infos; the source is the
+         * requester (the server sets it) */
+        sy_wire_event_notify_req_t *m = msg;
+        void *info = NULL;
+        TRY(get_one(b, &m->code, PMIX_STATUS));
+        TRY(get_one(b, &m->range, PMIX_DATA_RANGE));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    case SY_CMD_SPAWN: {
+        /* SIZE ninfo, job infos, SIZE napps, apps */
+        sy_wire_spawn_req_t *m = msg;
+        void *info = NULL, *apps = NULL;
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->njob_info);
+        m->job_info = info;
+        TRY(rc);
+        rc = get_counted(b, PMIX_APP, &apps, &m->napps);
+        m->apps = apps;
+        return rc;
+    }
+    case SY_CMD_QUERY: return unpack_query(b, msg);
+    case SY_CMD_LOG: {
+        /* TIME stamp, SIZE ndata, data, SIZE ndirs, directives */
+        sy_wire_log_req_t *m = msg;
+        time_t stamp;
+        void *data = NULL, *dirs = NULL;
+        TRY(get_one(b, &stamp, PMIX_TIME));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &data, &m->ndata);
+        m->data = data;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+        m->directives = dirs;
+        return rc;
+    }
+    case SY_CMD_JOB_CONTROL: {
+        /* SIZE ntargets, procs, SIZE ndirs, directives */
+        sy_wire_job_control_req_t *m = msg;
+        void *targets = NULL, *dirs = NULL;
+        pmix_status_t rc = get_counted(b, PMIX_PROC, &targets, &m->ntargets);
+        m->targets = targets;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+        m->directives = dirs;
+        return rc;
+    }
+    default: return PMIX_ERR_NOT_SUPPORTED;
+    }
+}
+
+/* QUERY's and JOB_CONTROL's answer: SIZE n, a pack call of n infos. */
+static pmix_status_t pack_results(pmix_data_buffer_t *b, const pmix_info_t *info, size_t ninfo)
+{
+    size_t n = info == NULL ? 0 : ninfo;
+    TRY(put_one(b, &n, PMIX_SIZE));
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    return n == 0 ? PMIX_SUCCESS : sy_opx_pack(b, info, (int32_t)n, PMIX_INFO);
+}
+
+/* LOOKUP's answer: SIZE n, then one pack call of n PDATA. */
+static pmix_status_t pack_lookup_rep(pmix_data_buffer_t *b, const sy_wire_lookup_rep_t *m)
+{
+    size_t n = m->data == NULL ? 0 : m->ndata;
+    TRY(put_one(b, &n, PMIX_SIZE));
+    if (n == 0)
+        return PMIX_SUCCESS;
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_pdata_t *pd = calloc(n, sizeof(*pd));
+    if (pd == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        pd[i].proc = m->data[i].proc;
+        PMIX_LOAD_KEY(pd[i].key, m->data[i].key);
+        pd[i].value = m->data[i].value; /* lent */
+    }
+    pmix_status_t rc = sy_opx_pack(b, pd, (int32_t)n, PMIX_PDATA);
+    free(pd);
+    return rc;
+}
+
+/* GETNB's answer: byte objects, one per process, each a PROC then the
+ * process's KVALs; we send the one value asked for. */
+static pmix_status_t pack_dmodex_rep(pmix_data_buffer_t *b, const sy_wire_dmodex_rep_t *m)
+{
+    pmix_data_buffer_t in = {0};
+    pmix_status_t rc = put_one(&in, &m->owner, PMIX_PROC);
+    if (rc == PMIX_SUCCESS && m->key != NULL) {
+        rc = sy_opx_put_int(&in, 1);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_opx_pack_kval(&in, m->key, &m->value);
+    }
+    if (rc == PMIX_SUCCESS) {
+        pmix_byte_object_t bo = {.bytes = in.base_ptr, .size = in.bytes_used};
+        rc = put_one(b, &bo, PMIX_BYTE_OBJECT);
+    }
+    sy_buffer_destruct(&in);
+    return rc;
+}
+
+/* An event for an OpenPMIx client (tag 0, after the NOTIFY command):
+ * STATUS, source PROC, SIZE ninfo, infos.  Its client keeps no
+ * registration references: a replay is the event again. */
+static pmix_status_t pack_event(pmix_data_buffer_t *b, pmix_status_t code,
+                                const pmix_proc_t *source, const pmix_info_t *info, size_t ninfo)
+{
+    size_t n = info == NULL ? 0 : ninfo;
+    TRY(put_one(b, &code, PMIX_STATUS));
+    TRY(put_one(b, source, PMIX_PROC));
+    TRY(put_one(b, &n, PMIX_SIZE));
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    return n == 0 ? PMIX_SUCCESS : sy_opx_pack(b, info, (int32_t)n, PMIX_INFO);
+}
+
+static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
+{
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_EVENT) {
+        const sy_wire_event_msg_t *m = msg;
+        return pack_event(b, m->code, &m->source, m->info, m->ninfo);
+    }
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_EVENT_REPLAY) {
+        const sy_wire_event_replay_msg_t *m = msg;
+        return pack_event(b, m->code, &m->source, m->info, m->ninfo);
+    }
+    if (d->part != SY_WIRE_REPLY)
+        return PMIX_ERR_NOT_SUPPORTED;
+    switch (d->code) {
+    case SY_CMD_FINALIZE:
+    case SY_CMD_ABORT:
+    case SY_CMD_COMMIT:
+    case SY_CMD_FENCE:
+    case SY_CMD_PUBLISH:
+    case SY_CMD_UNPUBLISH:
+    case SY_CMD_EVENT_REGISTER:
+    case SY_CMD_EVENT_NOTIFY:
+        /* OpenPMIx answers these with the status alone: the data a fence
+         * exchanged is fetched with GETNB */
+        return PMIX_SUCCESS;
+    case SY_CMD_LOOKUP: return pack_lookup_rep(b, msg);
+    case SY_CMD_LOG: return PMIX_SUCCESS;
+    case SY_CMD_SPAWN: {
+        const sy_wire_spawn_rep_t *m = msg;
+        return put_one(b, &m->nspace, PMIX_STRING);
+    }
+    case SY_CMD_QUERY: {
+        const sy_wire_query_rep_t *m = msg;
+        return pack_results(b, m->results, m->nresults);
+    }
+    case SY_CMD_JOB_CONTROL: {
+        const sy_wire_job_control_rep_t *m = msg;
+        return pack_results(b, m->results, m->nresults);
+    }
+    case SY_CMD_DMODEX: return pack_dmodex_rep(b, msg);
+    default: return PMIX_ERR_NOT_SUPPORTED;
+    }
+}
+
+static pmix_status_t opx_pack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t value)
+{
+    if (part == SY_WIRE_MESSAGE && (value == SY_MSG_EVENT || value == SY_MSG_EVENT_REPLAY)) {
+        uint8_t cmd = 12; /* PMIX_NOTIFY_CMD */
+        return put_one(b, &cmd, PMIX_COMMAND);
+    }
+    if (part == SY_WIRE_REPLY) {
+        pmix_status_t st = value;
+        return put_one(b, &st, PMIX_STATUS);
+    }
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+static pmix_status_t opx_unpack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t *value)
+{
+    if (part != SY_WIRE_REQUEST)
+        return PMIX_ERR_NOT_SUPPORTED;
+    uint8_t cmd;
+    if (get_one(b, &cmd, PMIX_COMMAND) != PMIX_SUCCESS)
+        return PMIX_ERR_UNPACK_FAILURE;
+    *value = sy_wire_opx_cmd_from(cmd);
+    return PMIX_SUCCESS;
+}
+
+const sy_wire_codec_t sy_wire_openpmix = {
+    .name = "openpmix",
+    .pack = opx_pack,
+    .unpack = opx_unpack,
+    .pack_head = opx_pack_head,
+    .unpack_head = opx_unpack_head,
+};

@@ -1,0 +1,331 @@
+/* OpenPMIx 4.2.x clients on our listener (docs/wire-protocol.md, "OpenPMIx
+ * protocol"): their connect message, our connect reply, the job data their
+ * gds/hash component expects at REQ, and the commands that have no
+ * message of ours.  Everything else they send goes through the OpenPMIx
+ * codec (wire_codec_opx.c) to the same handlers as our own clients.
+ * Loop only. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "common/buffer.h"
+#include "common/datatype.h"
+#include "common/jseg.h"
+#include "common/log.h"
+#include "common/opx_bfrops.h"
+#include "server/server_internal.h"
+#include "server/server_msg.h"
+#include "server/server_opx.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+
+#define OPX_SIMPLE_CLIENT 0
+
+/* ---- who is on the other end of a loopback TCP connection ---- */
+
+/* The kernel's owner of the peer's socket: its row in /proc/net/tcp, whose
+ * local end is the peer's address and remote end ours.  A peer never
+ * chooses its own identity: the uid it claims must be this one. */
+static pmix_status_t tcp_peer_uid(int fd, uid_t *uid)
+{
+    struct sockaddr_in me, them;
+    socklen_t ml = sizeof(me), tl = sizeof(them);
+    if (getsockname(fd, (struct sockaddr *)&me, &ml) != 0 ||
+        getpeername(fd, (struct sockaddr *)&them, &tl) != 0 || me.sin_family != AF_INET ||
+        them.sin_family != AF_INET)
+        return PMIX_ERR_NOT_SUPPORTED;
+    FILE *f = fopen("/proc/net/tcp", "re");
+    if (f == NULL)
+        return PMIX_ERR_NOT_SUPPORTED;
+    char line[512];
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        unsigned la, lp, ra, rp, st, u;
+        if (sscanf(line, " %*d: %8X:%4X %8X:%4X %2X %*X:%*X %*X:%*X %*X %u", &la, &lp, &ra, &rp,
+                   &st, &u) != 6)
+            continue;
+        if (la == them.sin_addr.s_addr && lp == ntohs(them.sin_port) && ra == me.sin_addr.s_addr &&
+            rp == ntohs(me.sin_port)) {
+            *uid = (uid_t)u;
+            rc = PMIX_SUCCESS;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* ---- the connect message ---- */
+
+typedef struct {
+    const uint8_t *p;
+    size_t left;
+} cursor_t;
+
+static const char *take_string(cursor_t *c)
+{
+    size_t n = strnlen((const char *)c->p, c->left);
+    if (n == c->left)
+        return NULL;
+    const char *s = (const char *)c->p;
+    c->p += n + 1;
+    c->left -= n + 1;
+    return s;
+}
+
+static bool take_u32(cursor_t *c, uint32_t *v)
+{
+    if (c->left < 4)
+        return false;
+    uint32_t be;
+    memcpy(&be, c->p, 4);
+    *v = ntohl(be);
+    c->p += 4;
+    c->left -= 4;
+    return true;
+}
+
+static void refuse(sy_srv_peer_t *peer, pmix_status_t status, const char *why)
+{
+    sy_srv_peer_refuse(peer, UINT32_MAX, status, why);
+}
+
+void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_srv_t *s = sy_srv;
+    peer->opx = true;
+    cursor_t c = {(const uint8_t *)b->unpack_ptr, sy_buffer_remaining(b)};
+    const char *psec = take_string(&c);
+    uint32_t credlen = 0;
+    if (psec == NULL || !take_u32(&c, &credlen) || credlen > c.left) {
+        refuse(peer, PMIX_ERR_BAD_PARAM, "malformed OpenPMIx connect message");
+        return;
+    }
+    const uint8_t *cred = c.p;
+    c.p += credlen;
+    c.left -= credlen;
+    uint8_t type;
+    if (c.left < 1) {
+        refuse(peer, PMIX_ERR_BAD_PARAM, "malformed OpenPMIx connect message");
+        return;
+    }
+    type = c.p[0];
+    c.p++;
+    c.left--;
+    if (type != OPX_SIMPLE_CLIENT) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED,
+               "OpenPMIx tools and singletons are not served (only clients)");
+        return;
+    }
+    const char *nspace = take_string(&c);
+    uint32_t rank;
+    const char *version = NULL, *bfrops = NULL, *gds = NULL;
+    if (nspace == NULL || !take_u32(&c, &rank) || (version = take_string(&c)) == NULL ||
+        (bfrops = take_string(&c)) == NULL || c.left < 1) {
+        refuse(peer, PMIX_ERR_BAD_PARAM, "malformed OpenPMIx connect message");
+        return;
+    }
+    uint8_t buftype = c.p[0];
+    c.p++;
+    c.left--;
+    gds = take_string(&c);
+    PMIX_LOAD_PROCID(&peer->proc, nspace, rank);
+    if (gds == NULL) {
+        refuse(peer, PMIX_ERR_BAD_PARAM, "malformed OpenPMIx connect message");
+        return;
+    }
+    if (strcmp(psec, "native") != 0) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx security module other than native");
+        return;
+    }
+    if (strcmp(bfrops, "v41") != 0 && strcmp(bfrops, "v4") != 0) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx bfrops other than v41/v4");
+        return;
+    }
+    if (buftype != SY_OPX_BUFFER_NON_DESC) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx fully described buffers");
+        return;
+    }
+    if (strcmp(gds, "hash") != 0) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx gds other than hash");
+        return;
+    }
+    sy_srv_client_t *cl = sy_srv_client_find(s, &peer->proc);
+    uid_t kuid;
+    uint32_t claimed[2];
+    if (cl == NULL || !cl->registered) {
+        refuse(peer, PMIX_ERR_NOT_FOUND, "no such client was registered");
+        return;
+    }
+    if (tcp_peer_uid(sy_conn_fd(peer->conn), &kuid) != PMIX_SUCCESS) {
+        refuse(peer, PMIX_ERR_NO_PERMISSIONS, "cannot tell who owns the OpenPMIx peer's socket");
+        return;
+    }
+    if (credlen != sizeof(claimed)) {
+        refuse(peer, PMIX_ERR_NO_PERMISSIONS, "malformed native credential");
+        return;
+    }
+    memcpy(claimed, cred, sizeof(claimed));
+    if (kuid != cl->uid || claimed[0] != cl->uid || claimed[1] != cl->gid) {
+        refuse(peer, PMIX_ERR_NO_PERMISSIONS, "uid/gid differ from the registration");
+        return;
+    }
+    if (cl->peer != NULL) {
+        refuse(peer, PMIX_EXISTS, "this client is already connected");
+        return;
+    }
+    peer->uid = kuid;
+    peer->gid = cl->gid;
+    peer->cred_known = true;
+    sy_log(SY_LOG_DEBUG, "server: OpenPMIx %s client %s:%u (%s)", version, nspace, rank, bfrops);
+    sy_srv_peer_connect(peer, tag, cl, NULL, 0);
+}
+
+void sy_srv_opx_answer_connect(sy_srv_peer_t *peer, pmix_status_t status)
+{
+    /* a raw status, then (accepted) our index for the peer; both in
+     * network order, no header */
+    uint32_t words[2] = {htonl((uint32_t)status), htonl((uint32_t)(peer->serial & 0x7fffffff))};
+    sy_conn_send_raw(peer->conn, words, status == PMIX_SUCCESS ? sizeof(words) : sizeof(words[0]));
+}
+
+/* ---- REQ: the job data, as gds/hash stores it ---- */
+
+static pmix_status_t put_kval(pmix_data_buffer_t *b, const char *key, const pmix_value_t *v)
+{
+    pmix_status_t rc = sy_opx_put_int(b, 1); /* a pack call of one KVAL */
+    return rc == PMIX_SUCCESS ? sy_opx_pack_kval(b, key, v) : rc;
+}
+
+/* A realm's infos as one PMIX_*_INFO_ARRAY / PMIX_PROC_DATA kval, with
+ * the key that names the entity first. */
+static pmix_status_t put_array(pmix_data_buffer_t *b, const char *arraykey, const char *idkey,
+                               uint32_t id, pmix_data_type_t idtype, const pmix_info_t *infos,
+                               size_t n)
+{
+    pmix_info_t *all = calloc(n + 1, sizeof(*all));
+    if (all == NULL)
+        return PMIX_ERR_NOMEM;
+    PMIX_LOAD_KEY(all[0].key, idkey);
+    all[0].value.type = idtype;
+    if (idtype == PMIX_PROC_RANK)
+        all[0].value.data.rank = id;
+    else
+        all[0].value.data.uint32 = id;
+    size_t k = 1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(infos[i].key, idkey) != 0)
+            all[k++] = infos[i]; /* borrowed */
+    pmix_data_array_t da = {.type = PMIX_INFO, .size = k, .array = all};
+    pmix_value_t v = {.type = PMIX_DATA_ARRAY, .data.darray = &da};
+    pmix_status_t rc = put_kval(b, arraykey, &v);
+    free(all);
+    return rc;
+}
+
+static bool skipped_job_key(const char *key)
+{
+    /* the maps travel as the arrays below; containers have no place as
+     * lone values */
+    return strcmp(key, PMIX_NODE_MAP) == 0 || strcmp(key, PMIX_PROC_MAP) == 0 ||
+           strcmp(key, PMIX_NODE_INFO_ARRAY) == 0 || strcmp(key, PMIX_APP_INFO_ARRAY) == 0 ||
+           strcmp(key, PMIX_SESSION_INFO_ARRAY) == 0 || strcmp(key, PMIX_JOB_INFO_ARRAY) == 0 ||
+           strcmp(key, PMIX_PROC_DATA) == 0;
+}
+
+static pmix_status_t put_realm(pmix_data_buffer_t *b, const sy_jseg_t *seg, sy_realm_t realm,
+                               const char *arraykey, const char *idkey, pmix_data_type_t idtype)
+{
+    uint32_t *ids = NULL;
+    size_t nids = 0;
+    if (sy_jseg_ids(seg, realm, &ids, &nids) != PMIX_SUCCESS)
+        return PMIX_SUCCESS; /* none */
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < nids; i++) {
+        pmix_info_t *infos = NULL;
+        size_t n = 0;
+        if (sy_jseg_get_all(seg, realm, ids[i], &infos, &n) != PMIX_SUCCESS)
+            continue;
+        rc = put_array(b, arraykey, idkey, ids[i], idtype, infos, n);
+        PMIX_INFO_FREE(infos, n);
+    }
+    free(ids);
+    return rc;
+}
+
+static pmix_status_t pack_job_info(sy_srv_nspace_t *ns, pmix_data_buffer_t *b)
+{
+    sy_jseg_t *seg = NULL;
+    pmix_status_t rc = sy_jseg_open(ns->seg_path, &seg);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    char *name = ns->name;
+    rc = sy_opx_pack(b, &name, 1, PMIX_STRING);
+    pmix_info_t *infos = NULL;
+    size_t n = 0;
+    if (rc == PMIX_SUCCESS && sy_jseg_get_all(seg, SY_REALM_JOB, 0, &infos, &n) == PMIX_SUCCESS) {
+        for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
+            if (!skipped_job_key(infos[i].key))
+                rc = put_kval(b, infos[i].key, &infos[i].value);
+        PMIX_INFO_FREE(infos, n);
+    }
+    if (rc == PMIX_SUCCESS)
+        rc = put_realm(b, seg, SY_REALM_NODE, PMIX_NODE_INFO_ARRAY, PMIX_NODEID, PMIX_UINT32);
+    if (rc == PMIX_SUCCESS)
+        rc = put_realm(b, seg, SY_REALM_APP, PMIX_APP_INFO_ARRAY, PMIX_APPNUM, PMIX_UINT32);
+    /* every rank, derived values included (what the layout says) */
+    for (uint32_t r = 0; rc == PMIX_SUCCESS && r < ns->summary.job_size; r++) {
+        infos = NULL;
+        n = 0;
+        if (sy_jseg_get_all(seg, SY_REALM_PROC, r, &infos, &n) != PMIX_SUCCESS)
+            continue;
+        rc = put_array(b, PMIX_PROC_DATA, PMIX_RANK, r, PMIX_PROC_RANK, infos, n);
+        PMIX_INFO_FREE(infos, n);
+    }
+    sy_jseg_close(seg);
+    return rc;
+}
+
+static void answer_req(sy_srv_peer_t *peer, uint32_t tag)
+{
+    sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, peer->proc.nspace);
+    pmix_data_buffer_t b = {0};
+    pmix_status_t rc =
+        ns == NULL || ns->seg_path == NULL ? PMIX_ERR_NOT_FOUND : pack_job_info(ns, &b);
+    if (rc != PMIX_SUCCESS) {
+        /* the client takes a reply without its namespace as a failure */
+        sy_log(SY_LOG_WARN, "server: no job data for OpenPMIx client %s:%u: %s", peer->proc.nspace,
+               peer->proc.rank, PMIx_Error_string(rc));
+        sy_buffer_destruct(&b);
+        sy_srv_peer_reply_status(peer, tag, rc);
+        return;
+    }
+    sy_srv_peer_reply(peer, tag, &b);
+}
+
+/* ---- commands with no message of ours ---- */
+
+void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b)
+{
+    (void)b;
+    if (opx_cmd == 0) { /* PMIX_REQ_CMD */
+        answer_req(peer, tag);
+        return;
+    }
+    if (opx_cmd == 14) {
+        /* PMIX_DEREGEVENTS_CMD names no registration of ours: the
+         * client's handlers go with it, ours with the connection */
+        sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
+        return;
+    }
+    sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u is not supported",
+           peer->proc.nspace, peer->proc.rank, opx_cmd);
+    sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
+}

@@ -1,0 +1,18 @@
+/* OpenPMIx 4.2.x clients on our listener (server_opx.c). */
+#ifndef SWITCHYARD_SERVER_OPX_H
+#define SWITCHYARD_SERVER_OPX_H
+#include <stdint.h>
+
+#include <pmix_common.h>
+
+#include "server/server_internal.h"
+
+/* The connect message of a connection whose framing turned out to be
+ * OpenPMIx's: checked like a HELLO, then sy_srv_peer_connect. */
+void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b);
+/* The connect reply: status, and the peer's index when accepted. */
+void sy_srv_opx_answer_connect(sy_srv_peer_t *peer, pmix_status_t status);
+/* An OpenPMIx command that maps to no message of ours (REQ, or one we do
+ * not serve: a clear status and one log line). */
+void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b);
+#endif
