@@ -69,6 +69,24 @@ typedef struct {
 pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_callbacks_t *cbs,
                              void *ctx, size_t max_body, sy_conn_t **out);
 
+/* Two framings share the 16-byte header size (docs/wire-protocol.md):
+ * ours above, and OpenPMIx's {i32 pindex, u32 tag, u32 nbytes, u32 pad}
+ * in network order, which has no magic and no flags: on an OpenPMIx
+ * connection on_message always sees flags 0 and every header carries
+ * `pindex` (the index the server gave the client at the handshake).  The
+ * framing is fixed when the connection is made, before any byte is read. */
+typedef enum {
+    SY_FRAMING_NATIVE = 0,
+    SY_FRAMING_OPENPMIX = 1,
+} sy_framing_t;
+pmix_status_t sy_conn_create_framed(struct event_base *base, int fd, sy_framing_t framing,
+                                    int32_t pindex, const sy_conn_callbacks_t *cbs, void *ctx,
+                                    size_t max_body, sy_conn_t **out);
+void sy_frame_opx_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], int32_t pindex, uint32_t tag,
+                                uint32_t len);
+void sy_frame_opx_header_decode(const uint8_t in[SY_FRAME_HEADER_SIZE], int32_t *pindex,
+                                uint32_t *tag, uint32_t *len);
+
 /* Queue one frame; never blocks.  The body is copied.  Returns
  * PMIX_ERR_LOST_CONNECTION once the connection is closed or dead,
  * PMIX_ERR_BAD_PARAM for a body over UINT32_MAX bytes. */

@@ -1,0 +1,16 @@
+# The client side of OpenPMIx's wire protocol (issue 19).
+src_libswitchyard_la_SOURCES += \
+	src/common/opx_connect.c \
+	src/common/opx_map.c \
+	src/common/opx_jobinfo.c \
+	src/common/opx_codec_client.c \
+	src/client/client_opx.c
+noinst_HEADERS += src/common/opx_client.h
+# test_opx_client: which server the environment names, the connect
+# message, the map encodings (a blob made here with zlib).
+check_PROGRAMS += tests/unit/test_opx_client
+TESTS += tests/unit/test_opx_client
+tests_unit_test_opx_client_LDADD = $(UNIT_LDADD) $(ZLIB_LIBS)
+# Mixed pairs with OpenPMIx (Debian's mpirun, ranks on ours; and back).
+TESTS += tests/external/interop.sh
+EXTRA_DIST += tests/external/interop.sh tests/external/interop/fence_get.c
