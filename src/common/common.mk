@@ -18,7 +18,9 @@ src_libswitchyard_la_SOURCES += \
 	src/common/unpack.c \
 	src/common/data_api.c \
 	src/common/compress.c \
-	src/common/regex.c
+	src/common/regex.c \
+	src/common/opx_bfrops.c \
+	src/common/opx_elems.c
 
 # --- strings / attribute table ---
 # attr_table.c includes common/attr_table.inc, generated from the public
@@ -27,7 +29,7 @@ src_libswitchyard_la_SOURCES += \
 # BUILT_SOURCES, so that it also holds when a single test or the library
 # alone is built (they all include the public headers anyway, so this costs
 # no extra rebuilds).
-noinst_HEADERS += src/common/attr_table.h src/common/info.h
+noinst_HEADERS += src/common/attr_table.h src/common/info.h src/common/opx_bfrops.h
 EXTRA_DIST += src/common/attr_table.awk
 CLEANFILES += src/common/attr_table.inc
 src/common/attr_table.inc: $(top_srcdir)/include/pmix_attributes.h $(top_srcdir)/src/common/attr_table.awk

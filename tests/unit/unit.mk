@@ -120,3 +120,6 @@ TESTS += tests/unit/test_safefile
 # test_log: the logger's rate limiting (repeats collapsed, floods cut).
 check_PROGRAMS += tests/unit/test_log
 TESTS += tests/unit/test_log
+# test_opx_bfrops: OpenPMIx's v41 payload encoding (issue 19).
+check_PROGRAMS += tests/unit/test_opx_bfrops
+TESTS += tests/unit/test_opx_bfrops
