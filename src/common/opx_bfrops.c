@@ -139,8 +139,7 @@ pmix_status_t sy_opx_get_string(pmix_data_buffer_t *b, char **s)
 
 /* ---- pack / unpack calls ----------------------------------------------- */
 
-pmix_status_t sy_opx_pack(pmix_data_buffer_t *b, const void *src, int32_t n,
-                          pmix_data_type_t type)
+pmix_status_t sy_opx_pack(pmix_data_buffer_t *b, const void *src, int32_t n, pmix_data_type_t type)
 {
     if (n < 0 || (src == NULL && n > 0)) {
         return PMIX_ERR_BAD_PARAM;

@@ -74,8 +74,7 @@ pmix_status_t sy_opx_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n,
                                   pmix_data_type_t type);
 
 /* One "pack call": INT32 count, then the elements. */
-pmix_status_t sy_opx_pack(pmix_data_buffer_t *b, const void *src, int32_t n,
-                          pmix_data_type_t type);
+pmix_status_t sy_opx_pack(pmix_data_buffer_t *b, const void *src, int32_t n, pmix_data_type_t type);
 /* One "unpack call" into room for *n elements: *n becomes the count read.
  * A count above *n: PMIX_ERR_UNPACK_INADEQUATE_SPACE, nothing stored. */
 pmix_status_t sy_opx_unpack(pmix_data_buffer_t *b, void *dst, int32_t *n, pmix_data_type_t type);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -36,6 +37,8 @@ enum {
     OPX_DISCONNECTNB = 11,
     OPX_NOTIFY = 12,
     OPX_REGEVENTS = 13,
+    OPX_LOG = 16,
+    OPX_JOB_CONTROL = 18,
 };
 
 static const struct {
@@ -54,6 +57,8 @@ static const struct {
     {SY_CMD_SPAWN, OPX_SPAWNNB},
     {SY_CMD_CONNECT, OPX_CONNECTNB},
     {SY_CMD_DISCONNECT, OPX_DISCONNECTNB},
+    {SY_CMD_LOG, OPX_LOG},
+    {SY_CMD_JOB_CONTROL, OPX_JOB_CONTROL},
 };
 
 static int theirs(int32_t ours)
@@ -130,7 +135,7 @@ static pmix_status_t put_commit(pmix_data_buffer_t *b, const sy_wire_commit_req_
     return rc;
 }
 
-static pmix_status_t client_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
+static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
 {
     if (d->part != SY_WIRE_REQUEST)
         return PMIX_ERR_NOT_SUPPORTED; /* the server direction is not ours */
@@ -208,8 +213,34 @@ static pmix_status_t client_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d,
             rc = put_array(b, m->apps, m->napps, PMIX_APP);
         return rc;
     }
+    case SY_CMD_LOG: {
+        const sy_wire_log_req_t *m = msg;
+        time_t stamp = 0; /* "not taken" */
+        pmix_status_t rc = sy_opx_pack(b, &stamp, 1, PMIX_TIME);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->data, m->ndata, PMIX_INFO);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->directives, m->ndirectives, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_JOB_CONTROL: {
+        const sy_wire_job_control_req_t *m = msg;
+        pmix_status_t rc = put_array(b, m->targets, m->ntargets, PMIX_PROC);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->directives, m->ndirectives, PMIX_INFO);
+        return rc;
+    }
     default: return PMIX_ERR_NOT_SUPPORTED;
     }
+}
+
+static pmix_status_t client_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
+{
+    pmix_status_t rc = pack_fields(b, d, msg);
+    if (rc != PMIX_SUCCESS)
+        sy_log(SY_LOG_INFO, "OpenPMIx server: cannot send our %s in OpenPMIx's form: %s", d->name,
+               PMIx_Error_string(rc));
+    return rc;
 }
 
 /* ---- replies ---- */
@@ -229,9 +260,11 @@ static pmix_status_t get_dmodex(pmix_data_buffer_t *b, sy_wire_dmodex_rep_t *m)
         rc = sy_opx_unpack(b, &bo, &one, PMIX_BYTE_OBJECT);
         if (rc != PMIX_SUCCESS)
             break;
-        pmix_data_buffer_t sub;
-        sy_buffer_set_copy(&sub, bo.bytes, bo.size);
+        pmix_data_buffer_t sub = {0};
+        rc = sy_buffer_set_copy(&sub, bo.bytes, bo.size);
         free(bo.bytes);
+        if (rc != PMIX_SUCCESS)
+            break;
         pmix_proc_t who;
         one = 1;
         rc = sy_opx_unpack(&sub, &who, &one, PMIX_PROC);
@@ -318,6 +351,15 @@ static pmix_status_t client_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *
     switch (d->code) {
     case SY_CMD_DMODEX: return get_dmodex(b, msg);
     case SY_CMD_LOOKUP: return get_lookup(b, msg);
+    case SY_CMD_JOB_CONTROL: {
+        sy_wire_job_control_rep_t *m = msg;
+        size_t n = 0;
+        int32_t one = 1;
+        pmix_status_t rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS && n > 0)
+            rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->results, &m->nresults);
+        return rc;
+    }
     case SY_CMD_SPAWN: {
         sy_wire_spawn_rep_t *m = msg;
         int32_t one = 1;

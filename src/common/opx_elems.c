@@ -17,8 +17,8 @@
 
 static pmix_status_t pack_elems(pmix_data_buffer_t *b, const void *src, size_t n,
                                 pmix_data_type_t type, unsigned depth);
-static pmix_status_t unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n,
-                                  pmix_data_type_t type, unsigned depth);
+static pmix_status_t unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n, pmix_data_type_t type,
+                                  unsigned depth);
 
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
@@ -34,9 +34,7 @@ typedef enum { K_NONE, K_BYTE, K_BOOL, K_UINT, K_INT } kind_t;
 static kind_t scalar_kind(pmix_data_type_t t, size_t *width)
 {
     switch (t) {
-    case PMIX_BOOL:
-        *width = sizeof(bool);
-        return K_BOOL;
+    case PMIX_BOOL: *width = sizeof(bool); return K_BOOL;
     case PMIX_BYTE:
     case PMIX_INT8:
     case PMIX_UINT8:
@@ -47,44 +45,28 @@ static kind_t scalar_kind(pmix_data_type_t t, size_t *width)
     case PMIX_ALLOC_DIRECTIVE:
     case PMIX_JOB_STATE:
     case PMIX_LINK_STATE:
-    case PMIX_COMMAND:
-        *width = 1;
-        return K_BYTE;
+    case PMIX_COMMAND: *width = 1; return K_BYTE;
     case PMIX_UINT16:
     case PMIX_DATA_TYPE:
     case PMIX_IOF_CHANNEL:
     case PMIX_LOCTYPE:
-    case PMIX_STOR_ACCESS_TYPE:
-        *width = 2;
-        return K_UINT;
+    case PMIX_STOR_ACCESS_TYPE: *width = 2; return K_UINT;
     case PMIX_UINT32:
     case PMIX_UINT:
     case PMIX_PROC_RANK:
-    case PMIX_INFO_DIRECTIVES:
-        *width = 4;
-        return K_UINT;
+    case PMIX_INFO_DIRECTIVES: *width = 4; return K_UINT;
     case PMIX_UINT64:
     case PMIX_SIZE:
     case PMIX_DEVTYPE:
     case PMIX_STOR_MEDIUM:
     case PMIX_STOR_ACCESS:
-    case PMIX_STOR_PERSIST:
-        *width = 8;
-        return K_UINT;
-    case PMIX_INT16:
-        *width = 2;
-        return K_INT;
+    case PMIX_STOR_PERSIST: *width = 8; return K_UINT;
+    case PMIX_INT16: *width = 2; return K_INT;
     case PMIX_INT32:
     case PMIX_INT:
-    case PMIX_STATUS:
-        *width = 4;
-        return K_INT;
-    case PMIX_INT64:
-        *width = 8;
-        return K_INT;
-    default:
-        *width = 0;
-        return K_NONE;
+    case PMIX_STATUS: *width = 4; return K_INT;
+    case PMIX_INT64: *width = 8; return K_INT;
+    default: *width = 0; return K_NONE;
     }
 }
 
@@ -273,8 +255,8 @@ static pmix_status_t get_argv(pmix_data_buffer_t *b, char ***out)
 }
 
 /* A counted array stored behind a pointer (n first, then the elements). */
-static pmix_status_t get_array(pmix_data_buffer_t *b, size_t n, pmix_data_type_t type,
-                               void **out, unsigned depth)
+static pmix_status_t get_array(pmix_data_buffer_t *b, size_t n, pmix_data_type_t type, void **out,
+                               unsigned depth)
 {
     *out = NULL;
     if (n == 0) {
@@ -399,15 +381,13 @@ static pmix_status_t pack_value(pmix_data_buffer_t *b, const pmix_value_t *v, un
         return put_u8(b, 1);
     }
     switch (sy_value_kind(v->type)) {
-    case SY_VALUE_INLINE:
-        return pack_elems(b, &v->data, 1, v->type, depth + 1);
+    case SY_VALUE_INLINE: return pack_elems(b, &v->data, 1, v->type, depth + 1);
     case SY_VALUE_BOXED:
         if (v->data.ptr == NULL) {
             return PMIX_ERR_BAD_PARAM;
         }
         return pack_elems(b, v->data.ptr, 1, v->type, depth + 1);
-    default:
-        return PMIX_ERR_NOT_SUPPORTED;
+    default: return PMIX_ERR_NOT_SUPPORTED;
     }
 }
 
@@ -433,8 +413,7 @@ static pmix_status_t unpack_value(pmix_data_buffer_t *b, pmix_value_t *v, unsign
         return get_u8(b, &ignored);
     }
     switch (sy_value_kind(t)) {
-    case SY_VALUE_INLINE:
-        return unpack_elems(b, &v->data, 1, t, depth + 1);
+    case SY_VALUE_INLINE: return unpack_elems(b, &v->data, 1, t, depth + 1);
     case SY_VALUE_BOXED: {
         size_t size = sy_type_size(t);
         void *box = size == 0 ? NULL : calloc(1, size);
@@ -451,9 +430,7 @@ static pmix_status_t unpack_value(pmix_data_buffer_t *b, pmix_value_t *v, unsign
         v->data.ptr = box;
         return PMIX_SUCCESS;
     }
-    default:
-        v->type = PMIX_UNDEF;
-        return PMIX_ERR_UNPACK_FAILURE;
+    default: v->type = PMIX_UNDEF; return PMIX_ERR_UNPACK_FAILURE;
     }
 }
 
@@ -464,24 +441,18 @@ static pmix_status_t pack_one(pmix_data_buffer_t *b, const void *e, pmix_data_ty
 {
     size_t width;
     switch (scalar_kind(type, &width)) {
-    case K_BOOL:
-        return put_u8(b, *(const bool *)e ? 1 : 0);
-    case K_BYTE:
-        return sy_buffer_append(b, e, 1);
-    case K_UINT:
-        return sy_opx_put_uint(b, load_uint(e, width));
-    case K_INT:
-        return sy_opx_put_int(b, load_int(e, width));
-    case K_NONE:
-        break;
+    case K_BOOL: return put_u8(b, *(const bool *)e ? 1 : 0);
+    case K_BYTE: return sy_buffer_append(b, e, 1);
+    case K_UINT: return sy_opx_put_uint(b, load_uint(e, width));
+    case K_INT: return sy_opx_put_int(b, load_int(e, width));
+    case K_NONE: break;
     }
     switch (type) {
     case PMIX_PID:
         /* pid_t travels with its width: the type UINT32, then the value */
         TRY(put_type(b, PMIX_UINT32));
         return sy_opx_put_uint(b, (uint32_t) * (const pid_t *)e);
-    case PMIX_TIME:
-        return sy_opx_put_uint(b, (uint64_t) * (const time_t *)e);
+    case PMIX_TIME: return sy_opx_put_uint(b, (uint64_t) * (const time_t *)e);
     case PMIX_TIMEVAL: {
         const struct timeval *tv = e;
         TRY(sy_opx_put_int(b, (int64_t)tv->tv_sec));
@@ -498,12 +469,9 @@ static pmix_status_t pack_one(pmix_data_buffer_t *b, const void *e, pmix_data_ty
         }
         return sy_opx_put_string(b, tmp);
     }
-    case PMIX_POINTER:
-        return put_u8(b, 1);
-    case PMIX_STRING:
-        return sy_opx_put_string(b, *(char *const *)e);
-    case PMIX_PROC_NSPACE:
-        return sy_opx_put_string(b, (const char *)e);
+    case PMIX_POINTER: return put_u8(b, 1);
+    case PMIX_STRING: return sy_opx_put_string(b, *(char *const *)e);
+    case PMIX_PROC_NSPACE: return sy_opx_put_string(b, (const char *)e);
     case PMIX_REGEX: {
         const char *s = *(char *const *)e;
         return put_regex(b, s, s == NULL ? 0 : strlen(s) + 1);
@@ -523,8 +491,7 @@ static pmix_status_t pack_one(pmix_data_buffer_t *b, const void *e, pmix_data_ty
         TRY(sy_opx_put_string(b, p->nspace));
         return sy_opx_put_uint(b, p->rank);
     }
-    case PMIX_VALUE:
-        return pack_value(b, e, depth);
+    case PMIX_VALUE: return pack_value(b, e, depth);
     case PMIX_INFO: {
         const pmix_info_t *i = e;
         TRY(sy_opx_put_string(b, i->key));
@@ -562,9 +529,8 @@ static pmix_status_t pack_one(pmix_data_buffer_t *b, const void *e, pmix_data_ty
         const pmix_query_t *q = e;
         TRY(put_argv(b, q->keys));
         TRY(sy_opx_put_uint(b, q->qualifiers == NULL ? 0 : q->nqual));
-        return q->qualifiers == NULL
-                   ? PMIX_SUCCESS
-                   : pack_elems(b, q->qualifiers, q->nqual, PMIX_INFO, depth + 1);
+        return q->qualifiers == NULL ? PMIX_SUCCESS
+                                     : pack_elems(b, q->qualifiers, q->nqual, PMIX_INFO, depth + 1);
     }
     case PMIX_PROC_INFO: {
         const pmix_proc_info_t *p = e;
@@ -620,8 +586,7 @@ static pmix_status_t pack_one(pmix_data_buffer_t *b, const void *e, pmix_data_ty
         TRY(sy_opx_put_string(b, d->osname));
         return put_sized(b, d->endpt.bytes, d->endpt.bytes == NULL ? 0 : d->endpt.size);
     }
-    default:
-        return PMIX_ERR_NOT_SUPPORTED;
+    default: return PMIX_ERR_NOT_SUPPORTED;
     }
 }
 
@@ -636,8 +601,7 @@ static pmix_status_t unpack_one(pmix_data_buffer_t *b, void *e, pmix_data_type_t
         *(bool *)e = v != 0;
         return PMIX_SUCCESS;
     }
-    case K_BYTE:
-        return sy_buffer_read(b, e, 1);
+    case K_BYTE: return sy_buffer_read(b, e, 1);
     case K_UINT: {
         uint64_t v;
         TRY(sy_opx_get_uint(b, umax_of(width), &v));
@@ -650,8 +614,7 @@ static pmix_status_t unpack_one(pmix_data_buffer_t *b, void *e, pmix_data_type_t
         store_int(e, width, v);
         return PMIX_SUCCESS;
     }
-    case K_NONE:
-        break;
+    case K_NONE: break;
     }
     switch (type) {
     case PMIX_PID: {
@@ -698,10 +661,8 @@ static pmix_status_t unpack_one(pmix_data_buffer_t *b, void *e, pmix_data_type_t
         *(void **)e = NULL;
         return get_u8(b, &ignored);
     }
-    case PMIX_STRING:
-        return sy_opx_get_string(b, (char **)e);
-    case PMIX_PROC_NSPACE:
-        return get_fixed(b, (char *)e, PMIX_MAX_NSLEN + 1);
+    case PMIX_STRING: return sy_opx_get_string(b, (char **)e);
+    case PMIX_PROC_NSPACE: return get_fixed(b, (char *)e, PMIX_MAX_NSLEN + 1);
     case PMIX_REGEX: {
         size_t len;
         return get_regex(b, (char **)e, &len);
@@ -729,8 +690,7 @@ static pmix_status_t unpack_one(pmix_data_buffer_t *b, void *e, pmix_data_type_t
         TRY(get_fixed(b, p->nspace, sizeof(p->nspace)));
         return get_u32(b, &p->rank);
     }
-    case PMIX_VALUE:
-        return unpack_value(b, e, depth);
+    case PMIX_VALUE: return unpack_value(b, e, depth);
     case PMIX_INFO: {
         pmix_info_t *i = e;
         TRY(get_fixed(b, i->key, sizeof(i->key)));
@@ -863,8 +823,7 @@ static pmix_status_t unpack_one(pmix_data_buffer_t *b, void *e, pmix_data_type_t
         TRY(sy_opx_get_string(b, &d->osname));
         return get_sized(b, &d->endpt.bytes, &d->endpt.size);
     }
-    default:
-        return PMIX_ERR_NOT_SUPPORTED;
+    default: return PMIX_ERR_NOT_SUPPORTED;
     }
 }
 
@@ -886,8 +845,8 @@ static pmix_status_t pack_elems(pmix_data_buffer_t *b, const void *src, size_t n
     return PMIX_SUCCESS;
 }
 
-static pmix_status_t unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n,
-                                  pmix_data_type_t type, unsigned depth)
+static pmix_status_t unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n, pmix_data_type_t type,
+                                  unsigned depth)
 {
     if (depth > SY_PACK_MAX_DEPTH) {
         return PMIX_ERR_UNPACK_FAILURE;
@@ -919,8 +878,7 @@ pmix_status_t sy_opx_pack_elems(pmix_data_buffer_t *b, const void *src, size_t n
     return pack_elems(b, src, n, type, 0);
 }
 
-pmix_status_t sy_opx_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n,
-                                  pmix_data_type_t type)
+pmix_status_t sy_opx_unpack_elems(pmix_data_buffer_t *b, void *dst, size_t n, pmix_data_type_t type)
 {
     return unpack_elems(b, dst, n, type, 0);
 }
@@ -933,16 +891,14 @@ size_t sy_opx_min_size(pmix_data_type_t type)
     }
     switch (type) {
     case PMIX_PID:
-    case PMIX_TIMEVAL:
-        return 2;
+    case PMIX_TIMEVAL: return 2;
     case PMIX_PROC:
     case PMIX_INFO:
     case PMIX_PDATA:
     case PMIX_QUERY:
     case PMIX_ENVAR:
     case PMIX_COORD:
-    case PMIX_DATA_ARRAY:
-        return 2;
+    case PMIX_DATA_ARRAY: return 2;
     case PMIX_TIME:
     case PMIX_FLOAT:
     case PMIX_DOUBLE:
@@ -960,9 +916,7 @@ size_t sy_opx_min_size(pmix_data_type_t type)
     case PMIX_REGATTR:
     case PMIX_GEOMETRY:
     case PMIX_DEVICE_DIST:
-    case PMIX_ENDPOINT:
-        return 1;
-    default:
-        return 0;
+    case PMIX_ENDPOINT: return 1;
+    default: return 0;
     }
 }

@@ -106,11 +106,11 @@ static void test_scalars(void **state)
     assert_int_equal(sy_opx_pack_elems(&b, &st, 1, PMIX_STATUS), PMIX_SUCCESS);
     assert_int_equal(sy_opx_pack_elems(&b, &u8, 1, PMIX_UINT8), PMIX_SUCCESS);
     assert_int_equal(sy_opx_pack_elems(&b, &d, 1, PMIX_DOUBLE), PMIX_SUCCESS);
-    expect_bytes(&b, BYTES(0x01,                               /* bool */
-                           0x0e, 0xd2, 0x09,                   /* pid: UINT32, 1234 */
-                           0xac, 0x02,                         /* size 300 */
-                           0x5b,                               /* status -46 */
-                           0xab,                               /* uint8 raw */
+    expect_bytes(&b, BYTES(0x01,             /* bool */
+                           0x0e, 0xd2, 0x09, /* pid: UINT32, 1234 */
+                           0xac, 0x02,       /* size 300 */
+                           0x5b,             /* status -46 */
+                           0xab,             /* uint8 raw */
                            0x12, '1', '.', '5', '0', '0', '0', '0', '0', 0x00));
     bool t2;
     pid_t pid2;
@@ -244,8 +244,8 @@ static void test_regex(void **state)
     char *plain = "nodes";
     assert_int_equal(sy_opx_pack_elems(&b, &r, 1, PMIX_REGEX), PMIX_SUCCESS);
     assert_int_equal(sy_opx_pack_elems(&b, &plain, 1, PMIX_REGEX), PMIX_SUCCESS);
-    expect_bytes(&b, BYTES('r', 'a', 'w', ':', 'a', ',', 'b', 0x00, 0x02, 0x0c, 'n', 'o', 'd',
-                           'e', 's', 0x00));
+    expect_bytes(&b, BYTES('r', 'a', 'w', ':', 'a', ',', 'b', 0x00, 0x02, 0x0c, 'n', 'o', 'd', 'e',
+                           's', 0x00));
     char *back[2];
     assert_int_equal(sy_opx_unpack_elems(&b, back, 2, PMIX_REGEX), PMIX_SUCCESS);
     assert_string_equal(back[0], "raw:a,b");
