@@ -20,7 +20,7 @@
 static pmix_status_t decode_blob(const uint8_t *in, size_t len, char **out)
 {
     size_t off = sizeof(BLOB_TAG); /* the tag and its NUL */
-    if (len < off + sizeof(BLOB_COMPONENT) ||
+    if (len < off || in[off - 1] != '\0' || len < off + sizeof(BLOB_COMPONENT) ||
         memcmp(in + off, BLOB_COMPONENT, sizeof(BLOB_COMPONENT)) != 0)
         return PMIX_ERR_BAD_PARAM;
     off += sizeof(BLOB_COMPONENT);
@@ -64,7 +64,7 @@ pmix_status_t sy_opx_map_decode(const void *bytes, size_t len, char **out)
     *out = NULL;
     if (in == NULL)
         return PMIX_ERR_BAD_PARAM;
-    if (len >= sizeof(BLOB_TAG) && memcmp(in, BLOB_TAG, sizeof(BLOB_TAG)) == 0)
+    if (len >= strlen(BLOB_TAG) && memcmp(in, BLOB_TAG, strlen(BLOB_TAG)) == 0)
         return decode_blob(in, len, out);
     /* a string form: up to its NUL (or the end) */
     size_t n = strnlen((const char *)in, len);
