@@ -120,9 +120,8 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     /* OpenPMIx frames have no flags: replies carry a request's tag */
     if (sy_client.opx && tag >= SY_OPX_TAG_DYNAMIC)
         flags |= SY_WIRE_F_REPLY;
-    else if (sy_client.opx) {
-        sy_log(SY_LOG_INFO, "client: an OpenPMIx %s message, not handled yet: dropped",
-               tag == SY_OPX_TAG_NOTIFY ? "event" : "unsolicited");
+    else if (sy_client.opx && tag != SY_OPX_TAG_NOTIFY) {
+        sy_log(SY_LOG_INFO, "client: an OpenPMIx message of tag %u, not handled yet: dropped", tag);
         return;
     }
     if (!(flags & SY_WIRE_F_REPLY)) {

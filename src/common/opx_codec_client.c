@@ -341,8 +341,32 @@ static pmix_status_t get_lookup(pmix_data_buffer_t *b, sy_wire_lookup_rep_t *m)
     return rc;
 }
 
+/* An event the server forwards (tag 0): status, source, SIZE n, n infos;
+ * the range is the one the infos name, else undefined. */
+static pmix_status_t get_event(pmix_data_buffer_t *b, sy_wire_event_msg_t *m)
+{
+    int32_t one = 1;
+    pmix_status_t rc = sy_opx_unpack(b, &m->code, &one, PMIX_STATUS);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(b, &m->source, &one, PMIX_PROC);
+    size_t n = 0;
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->info, &m->ninfo);
+    m->range = PMIX_RANGE_UNDEF;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < m->ninfo; i++)
+        if (strcmp(m->info[i].key, PMIX_RANGE) == 0 && m->info[i].value.type == PMIX_DATA_RANGE)
+            m->range = m->info[i].value.data.range;
+    return rc;
+}
+
 static pmix_status_t client_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg)
 {
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_EVENT)
+        return get_event(b, msg);
     if (d->part != SY_WIRE_REPLY)
         return PMIX_ERR_NOT_SUPPORTED;
     /* an error reply stops after its status */
@@ -387,6 +411,15 @@ static pmix_status_t client_pack_head(pmix_data_buffer_t *b, sy_wire_part_t part
 
 static pmix_status_t client_unpack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t *value)
 {
+    if (part == SY_WIRE_MESSAGE) {
+        /* an unsolicited message opens with its command: events only */
+        uint8_t cmd = 0;
+        int32_t n = 1;
+        if (sy_opx_unpack(b, &cmd, &n, PMIX_UINT8) != PMIX_SUCCESS || n != 1 || cmd != OPX_NOTIFY)
+            return PMIX_ERR_UNPACK_FAILURE;
+        *value = SY_MSG_EVENT;
+        return PMIX_SUCCESS;
+    }
     if (part != SY_WIRE_REPLY)
         return PMIX_ERR_UNPACK_FAILURE;
     pmix_status_t st = PMIX_ERROR;
