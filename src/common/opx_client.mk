@@ -14,3 +14,6 @@ tests_unit_test_opx_client_LDADD = $(UNIT_LDADD) $(ZLIB_LIBS)
 # Mixed pairs with OpenPMIx (Debian's mpirun, ranks on ours; and back).
 TESTS += tests/external/interop.sh
 EXTRA_DIST += tests/external/interop.sh tests/external/interop/fence_get.c
+# The client direction of the OpenPMIx codec against hostile servers.
+FUZZ_TARGETS += fuzz_opx_client
+EXTRA_DIST += tests/fuzz/fuzz_opx_client.c
