@@ -14,6 +14,7 @@
 
 #include "common/frame.h"
 #include "common/log.h"
+#include "common/opx_bfrops.h"
 #include "common/opx_client.h"
 #include "common/rendezvous.h"
 #include "common/usock.h"
@@ -148,7 +149,7 @@ pmix_status_t sy_opx_connect_msg(const pmix_proc_t *me, uint8_t **msg, size_t *l
     off += 4;
     put_str(m, &off, SY_OPX_VERSION);
     put_str(m, &off, SY_OPX_BFROPS);
-    m[off++] = 1; /* non-described buffers */
+    m[off++] = SY_OPX_BUFFER_NON_DESC;
     put_str(m, &off, SY_OPX_GDS);
     *msg = m;
     *len = off;

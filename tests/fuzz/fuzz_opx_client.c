@@ -52,8 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     case 2: {
         int32_t kind = 0;
-        if (sy_wire_unpack_head(&sy_wire_opx_client, &b, SY_WIRE_MESSAGE, &kind) ==
-            PMIX_SUCCESS) {
+        if (sy_wire_unpack_head(&sy_wire_opx_client, &b, SY_WIRE_MESSAGE, &kind) == PMIX_SUCCESS) {
             sy_wire_event_msg_t m;
             if (sy_wire_unpack(&sy_wire_opx_client, &b, SY_WMSG_EVENT_MSG, &m) == PMIX_SUCCESS)
                 sy_wire_free(SY_WMSG_EVENT_MSG, &m);
