@@ -57,7 +57,8 @@ bad() {
 run() {
     t=$1
     shift
-    (cd "$T" && timeout "$t" "$@") > "$T/out" 2>&1
+    # mpirun may ignore the TERM when a rank failed early: KILL follows
+    (cd "$T" && timeout -k 5 "$t" "$@") > "$T/out" 2>&1
     rc=$?
 }
 count() { grep -c "$1" "$T/out"; }
@@ -78,7 +79,7 @@ section_ours_under_openpmix() {
         echo "Bail out! cc fence_get"
         exit 99
     fi
-    for p in hello ring abort; do
+    for p in hello ring pubsub abort; do
         if ! mpicc.openmpi -O1 -Wall -I"$S/openmpi" -o "$T/$p" "$S/openmpi/$p.c" \
                 > "$T/build" 2>&1; then
             cat "$T/build"
@@ -110,6 +111,12 @@ section_ours_under_openpmix() {
         ok "ours under OpenPMIx: MPI ring -np 4"
     else
         bad "ours under OpenPMIx: MPI ring -np 4 (exit $rc)"
+    fi
+    run 60 mpirun.openmpi --oversubscribe -np 2 $X ./pubsub
+    if [ $rc -eq 0 ] && [ "$(count '^pubsub rank . ok$')" -eq 2 ]; then
+        ok "ours under OpenPMIx: MPI_Publish_name / Lookup_name / Unpublish_name"
+    else
+        bad "ours under OpenPMIx: publish/lookup/unpublish (exit $rc)"
     fi
     run 60 mpirun.openmpi --oversubscribe -np 3 $X ./abort
     if [ $rc -eq 3 ]; then
