@@ -13,6 +13,7 @@
 #include "common/buffer.h"
 #include "common/jobinfo.h"
 #include "common/log.h"
+#include "common/opx_client.h"
 #include "common/pack.h"
 #include "common/rendezvous.h"
 #include "common/runtime.h"
@@ -176,6 +177,15 @@ static pmix_status_t connect_server(const pmix_info_t info[], size_t ninfo)
         return PMIX_ERR_BAD_PARAM;
     }
     PMIX_LOAD_PROCID(&sy_client.me, getenv(SY_ENV_NSPACE), (pmix_rank_t)r);
+    bool old_only = false;
+    const char *opx_uri = sy_opx_server_uri(&old_only);
+    if (opx_uri != NULL)
+        return sy_client_opx_connect(opx_uri);
+    if (old_only) {
+        sy_log(SY_LOG_WARN, "PMIx_Init: the server is an OpenPMIx release before 4.0, whose "
+                            "protocol we do not speak");
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
     int fd = -1;
     pmix_status_t rc = dial(&fd);
     if (rc != PMIX_SUCCESS)

@@ -21,6 +21,7 @@ typedef struct {
     pmix_proc_t server;
     char *server_host;
     char *usock; /* the server's UNIX socket, when conn is one */
+    bool opx;    /* the server speaks OpenPMIx's protocol (client_opx.c) */
 } sy_client_t;
 
 /* Guards sy_client's fields against concurrent Init/Finalize. */
@@ -138,6 +139,9 @@ pmix_status_t sy_client_hello(int fd, uint8_t kind, const pmix_proc_t *me, const
 /* The store's resolver: the segment of a namespace, asked of the server. */
 pmix_status_t sy_client_resolve_nspace(const char *nspace, const pmix_info_t info[], size_t ninfo,
                                        void *ctx);
+
+/* ---- client_opx.c: PMIx_Init under an OpenPMIx server at uri ---- */
+pmix_status_t sy_client_opx_connect(const char *uri);
 
 /* ---- client_iof.c: PMIx_IOF_pull / deregister / push ---- */
 /* An unsolicited SY_MSG_IOF on conn, kind already unpacked (on the loop). */

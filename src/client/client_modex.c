@@ -331,6 +331,30 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
 
 /* ---- Get of a peer's key ---- */
 
+/* An OpenPMIx server answers with all the process's pairs: cache them
+ * all, return the one asked for. */
+static pmix_status_t opx_pick(sy_wire_dmodex_rep_t *rep, const char *key, pmix_value_t **val)
+{
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    const pmix_data_array_t *da = rep->value.data.darray;
+    if (rep->value.type == PMIX_DATA_ARRAY && da != NULL && da->type == PMIX_INFO) {
+        const pmix_info_t *all = da->array;
+        for (size_t i = 0; i < da->size; i++) {
+            sy_store_internal_put(&rep->owner, all[i].key, &all[i].value);
+            if (rc != PMIX_ERR_NOT_FOUND || strcmp(all[i].key, key) != 0)
+                continue;
+            pmix_value_t *v = calloc(1, sizeof(*v));
+            rc = v == NULL ? PMIX_ERR_NOMEM : sy_value_copy(v, &all[i].value);
+            if (rc == PMIX_SUCCESS)
+                *val = v;
+            else
+                free(v);
+        }
+    }
+    sy_wire_dmodex_rep_free(rep);
+    return rc;
+}
+
 /* Ask the server; it holds the request until the data exists (or the
  * PMIX_TIMEOUT in info passes, or the target dies). */
 static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
@@ -346,6 +370,8 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
     pmix_value_t *v = rc == PMIX_SUCCESS ? malloc(sizeof(*v)) : NULL;
     if (rc == PMIX_SUCCESS && v == NULL)
         rc = PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS && sy_client.opx)
+        return opx_pick(&rep, key, val);
     if (rc == PMIX_SUCCESS) {
         /* the value is taken; cached for the next Get, attributed to the
          * real owner */

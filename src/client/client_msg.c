@@ -11,12 +11,12 @@
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/datatype.h"
+#include "common/opx_client.h"
 
 const sy_wire_codec_t *sy_client_codec(void)
 {
-    /* the only protocol a server of ours speaks; a second codec is chosen
-     * here per connection */
-    return &sy_wire_native;
+    /* chosen at the handshake: ours, or an OpenPMIx server's (client_opx.c) */
+    return sy_client.opx ? &sy_wire_opx_client : &sy_wire_native;
 }
 
 typedef struct {

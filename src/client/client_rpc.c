@@ -12,6 +12,7 @@
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/log.h"
+#include "common/opx_client.h"
 #include "common/pack.h"
 #include "common/runtime.h"
 #include "common/sync.h"
@@ -36,8 +37,9 @@ static uint32_t last_tag = 1;
 uint32_t sy_client_next_tag(void)
 {
     pthread_mutex_lock(&req_lock);
-    if (++last_tag < 2 || last_tag >= SY_WIRE_TAG_DIRECT)
-        last_tag = 2;
+    /* from 100: OpenPMIx servers send unsolicited messages on 0..2 */
+    if (++last_tag < SY_OPX_TAG_DYNAMIC || last_tag >= SY_WIRE_TAG_DIRECT)
+        last_tag = SY_OPX_TAG_DYNAMIC;
     uint32_t t = last_tag;
     pthread_mutex_unlock(&req_lock);
     return t;
@@ -115,6 +117,13 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
                        void *ctx)
 {
     (void)ctx;
+    /* OpenPMIx frames have no flags: replies carry a request's tag */
+    if (sy_client.opx && tag >= SY_OPX_TAG_DYNAMIC)
+        flags |= SY_WIRE_F_REPLY;
+    else if (sy_client.opx && tag != SY_OPX_TAG_NOTIFY) {
+        sy_log(SY_LOG_INFO, "client: an OpenPMIx message of tag %u, not handled yet: dropped", tag);
+        return;
+    }
     if (!(flags & SY_WIRE_F_REPLY)) {
         if (tag == 0 && len > 0) {
             void *owned = sy_conn_take_body(conn);

@@ -50,7 +50,8 @@ struct sy_conn {
     size_t max_body;
     /* SY_FRAMING_*: set at creation or, when detecting, by the first
      * header (on the loop, before anything is sent on the connection). */
-    int framing;
+    sy_framing_t framing;
+    int32_t pindex; /* OpenPMIx framing: what our headers carry */
 
     /* Loop thread only. */
     bool closed;             /* no more I/O or callbacks */
@@ -104,6 +105,20 @@ static uint16_t get_le16(const uint8_t *p)
 static uint32_t get_le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* OpenPMIx's header is in network order */
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
 static size_t env_max_body = SY_FRAME_DEFAULT_MAX_BODY;
@@ -182,6 +197,23 @@ pmix_status_t sy_frame_header_decode(const uint8_t in[SY_FRAME_HEADER_SIZE], uin
     *tag = get_le32(in + 8);
     *len = get_le32(in + 12);
     return PMIX_SUCCESS;
+}
+
+void sy_frame_opx_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], int32_t pindex, uint32_t tag,
+                                uint32_t len)
+{
+    put_be32(out, (uint32_t)pindex);
+    put_be32(out + 4, tag);
+    put_be32(out + 8, len);
+    put_be32(out + 12, 0);
+}
+
+void sy_frame_opx_header_decode(const uint8_t in[SY_FRAME_HEADER_SIZE], int32_t *pindex,
+                                uint32_t *tag, uint32_t *len)
+{
+    *pindex = (int32_t)get_be32(in);
+    *tag = get_be32(in + 4);
+    *len = get_be32(in + 8);
 }
 
 static void free_msg(sy_msg_t *m)
@@ -275,30 +307,6 @@ static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
     return PMIX_SUCCESS;
 }
 
-/* OpenPMIx's header: int32 pindex, u32 tag, u32 nbytes, u32 padding, in
- * network byte order (docs/wire-protocol.md, "OpenPMIx protocol").  Our
- * end has no index of its own to give: 0. */
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void opx_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], uint32_t tag, uint32_t len)
-{
-    put_be32(out, 0);
-    put_be32(out + 4, tag);
-    put_be32(out + 8, len);
-    put_be32(out + 12, 0);
-}
-
 static pmix_status_t make_msg(sy_conn_t *c, uint32_t tag, uint16_t flags, size_t len,
                               sy_msg_t **out, size_t inline_len)
 {
@@ -316,7 +324,7 @@ static pmix_status_t make_msg(sy_conn_t *c, uint32_t tag, uint16_t flags, size_t
     m->body_owned = false;
     m->hdr_len = SY_FRAME_HEADER_SIZE;
     if (c->framing == SY_FRAMING_OPENPMIX)
-        opx_header_encode(m->hdr, tag, (uint32_t)len);
+        sy_frame_opx_header_encode(m->hdr, c->pindex, tag, (uint32_t)len); /* no flags there */
     else
         sy_frame_header_encode(m->hdr, tag, flags, (uint32_t)len);
     *out = m;
@@ -552,15 +560,15 @@ static bool body_reserve(sy_conn_t *c, size_t want)
 /* A complete header is in c->hdr: check it and start the body. */
 static bool start_opx_frame(sy_conn_t *c)
 {
-    uint32_t len;
+    int32_t pindex;
+    uint32_t tag, len;
+    sy_frame_opx_header_decode(c->hdr, &pindex, &tag, &len);
     if (c->framing == SY_FRAMING_DETECT) {
         /* The connect message: pindex -1, tag UINT32_MAX, and nbytes
          * written by OpenPMIx in its host's byte order (no htonl), which
          * on the same host is ours. */
         memcpy(&len, c->hdr + 8, sizeof(len));
         c->framing = SY_FRAMING_OPENPMIX;
-    } else {
-        len = get_be32(c->hdr + 8);
     }
     if (len > c->max_body) {
         die(c, PMIX_ERR_UNPACK_FAILURE,
@@ -569,7 +577,7 @@ static bool start_opx_frame(sy_conn_t *c)
         return false;
     }
     c->flags = 0;
-    c->tag = get_be32(c->hdr + 4);
+    c->tag = tag;
     c->body_len = len;
     c->body_got = 0;
     c->body_cap = 0;
@@ -756,6 +764,13 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
 pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_callbacks_t *cbs,
                              void *ctx, size_t max_body, sy_conn_t **out)
 {
+    return sy_conn_create_framed(base, fd, SY_FRAMING_NATIVE, 0, cbs, ctx, max_body, out);
+}
+
+pmix_status_t sy_conn_create_framed(struct event_base *base, int fd, sy_framing_t framing,
+                                    int32_t pindex, const sy_conn_callbacks_t *cbs, void *ctx,
+                                    size_t max_body, sy_conn_t **out)
+{
     if (out != NULL)
         *out = NULL;
     if (base == NULL || fd < 0 || cbs == NULL || out == NULL) {
@@ -777,6 +792,8 @@ pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_call
     c->fd = fd;
     c->cbs = *cbs;
     c->ctx = ctx;
+    c->framing = framing;
+    c->pindex = pindex;
     c->max_body = (max_body == 0) ? sy_frame_default_max_body() : max_body;
     if (c->max_body > UINT32_MAX)
         c->max_body = UINT32_MAX;

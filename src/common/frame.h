@@ -70,6 +70,26 @@ typedef struct {
 pmix_status_t sy_conn_create(struct event_base *base, int fd, const sy_conn_callbacks_t *cbs,
                              void *ctx, size_t max_body, sy_conn_t **out);
 
+/* Two framings share the 16-byte header size (docs/wire-protocol.md):
+ * ours above, and OpenPMIx's {i32 pindex, u32 tag, u32 nbytes, u32 pad}
+ * in network order, which has no magic and no flags: on an OpenPMIx
+ * connection on_message always sees flags 0 and every header carries
+ * `pindex` (the index the server gave the client at the handshake; 0 from
+ * a server).  A client fixes the framing when it makes the connection; a
+ * listener's connection may detect it (sy_conn_detect_openpmix). */
+typedef enum {
+    SY_FRAMING_NATIVE = 0,
+    SY_FRAMING_DETECT = 1, /* until the first header */
+    SY_FRAMING_OPENPMIX = 2,
+} sy_framing_t;
+pmix_status_t sy_conn_create_framed(struct event_base *base, int fd, sy_framing_t framing,
+                                    int32_t pindex, const sy_conn_callbacks_t *cbs, void *ctx,
+                                    size_t max_body, sy_conn_t **out);
+void sy_frame_opx_header_encode(uint8_t out[SY_FRAME_HEADER_SIZE], int32_t pindex, uint32_t tag,
+                                uint32_t len);
+void sy_frame_opx_header_decode(const uint8_t in[SY_FRAME_HEADER_SIZE], int32_t *pindex,
+                                uint32_t *tag, uint32_t *len);
+
 /* Queue one frame; never blocks.  The body is copied.  Returns
  * PMIX_ERR_LOST_CONNECTION once the connection is closed or dead,
  * PMIX_ERR_BAD_PARAM for a body over UINT32_MAX bytes. */
@@ -119,7 +139,6 @@ size_t sy_conn_pending(sy_conn_t *conn);
  * host order).  From then on headers are read and written in that form;
  * the flags of sy_conn_send have no place in OpenPMIx headers.  On the
  * loop, before the first frame arrives. */
-enum { SY_FRAMING_NATIVE = 0, SY_FRAMING_DETECT = 1, SY_FRAMING_OPENPMIX = 2 };
 void sy_conn_detect_openpmix(sy_conn_t *conn);
 bool sy_conn_openpmix(const sy_conn_t *conn);
 /* Queue bytes with no header at all (OpenPMIx's connect reply). */

@@ -53,6 +53,11 @@ typedef enum {
 #define SY_ENV_URI "PMIX_SERVER_URI41"
 /* Path of the server's UNIX socket; preferred over the URI when present. */
 #define SY_ENV_USOCK "SWITCHYARD_USOCK"
+/* Set by our server to the value of PMIX_SERVER_URI41 (or of
+ * SWITCHYARD_USOCK when it has no TCP listener): a client sees that the
+ * environment names a Switchyard server.  A URI it does not vouch for is
+ * an OpenPMIx server's (common/opx_client.h). */
+#define SY_ENV_SERVER "SWITCHYARD_SERVER"
 /* Per-process secret that authenticates a client over TCP. */
 #define SY_ENV_TOKEN "SWITCHYARD_TOKEN"
 #define SY_ENV_SERVER_TMPDIR "PMIX_SERVER_TMPDIR"

@@ -116,6 +116,7 @@ static pmix_status_t fill_env(const fork_data_t *d, const pmix_proc_t *proc, cha
     SET("PMIX_SERVER_URI2", d->uri);
     SET("PMIX_SERVER_URI21", d->uri);
     SET(SY_ENV_USOCK, d->usock);
+    SET(SY_ENV_SERVER, d->uri != NULL ? d->uri : d->usock);
     if (d->token[0] != '\0')
         SET(SY_ENV_TOKEN, d->token);
     SET(SY_ENV_SERVER_TMPDIR, d->tmpdir);

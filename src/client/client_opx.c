@@ -1,0 +1,115 @@
+/* PMIx_Init under an OpenPMIx 4.x server (common/opx_client.h): the
+ * handshake, the job-info request whose answer becomes this process's
+ * job-data segment, then a connection with OpenPMIx's framing, over which
+ * every request goes through the OpenPMIx codec (sy_client_codec). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "client/client_internal.h"
+#include "common/buffer.h"
+#include "common/jseg.h"
+#include "common/log.h"
+#include "common/opx_bfrops.h"
+#include "common/opx_client.h"
+#include "common/store.h"
+
+#define SY_OPX_INIT_WAIT 30.0
+
+/* The server's identity from its URI, "<nspace>.<rank>;tcp4://...". */
+static void server_from_uri(const char *uri, pmix_proc_t *server)
+{
+    PMIX_LOAD_PROCID(server, "openpmix-server", 0);
+    const char *semi = strchr(uri, ';');
+    if (semi == NULL)
+        return;
+    const char *dot = semi;
+    while (dot > uri && *dot != '.')
+        dot--;
+    if (*dot != '.' || dot == uri || (size_t)(dot - uri) > PMIX_MAX_NSLEN)
+        return;
+    char ns[PMIX_MAX_NSLEN + 1];
+    memcpy(ns, uri, (size_t)(dot - uri));
+    ns[dot - uri] = '\0';
+    PMIX_LOAD_PROCID(server, ns, (pmix_rank_t)strtoul(dot + 1, NULL, 10));
+}
+
+/* The job data as a private segment, attached as our namespace's; its
+ * file is gone as soon as it is mapped. */
+static pmix_status_t attach_job(pmix_data_buffer_t *reply)
+{
+    const char *t = getenv("TMPDIR");
+    char *dir = NULL, *path = NULL;
+    if (asprintf(&dir, "%s/switchyard-opx.%ld.XXXXXX", t != NULL && *t == '/' ? t : "/tmp",
+                 (long)getpid()) < 0)
+        return PMIX_ERR_NOMEM;
+    if (mkdtemp(dir) == NULL) {
+        sy_log(SY_LOG_WARN, "PMIx_Init: no private directory for the job data");
+        free(dir);
+        return PMIX_ERR_NO_PERMISSIONS;
+    }
+    sy_jseg_builder_t *b = NULL;
+    pmix_status_t rc = asprintf(&path, "%s/job", dir) < 0 ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_jseg_builder_new(sy_client.me.nspace, &b);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_jobinfo_compile(reply, &sy_client.me, b);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_jseg_publish(b, path, 0600);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_store_attach(sy_client.me.nspace, path);
+    sy_jseg_builder_free(b);
+    if (path != NULL)
+        unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+    return rc;
+}
+
+pmix_status_t sy_client_opx_connect(const char *uri)
+{
+    int fd = -1;
+    int32_t pindex = 0;
+    pmix_status_t rc = sy_opx_connect(uri, &sy_client.me, SY_OPX_INIT_WAIT, &fd, &pindex);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    /* the job data: REQ, answered with the namespace and its values (no
+     * status) */
+    pmix_data_buffer_t req = {0}, rb;
+    uint8_t cmd = SY_OPX_CMD_REQ;
+    rc = sy_opx_pack(&req, &cmd, 1, PMIX_UINT8); /* a PMIX_COMMAND is one byte */
+    void *body = NULL;
+    size_t len = 0;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_exchange(fd, pindex, sy_client_next_tag(), req.base_ptr, req.bytes_used,
+                             SY_OPX_INIT_WAIT, sy_frame_default_max_body(), &body, &len);
+    sy_buffer_destruct(&req);
+    if (rc == PMIX_SUCCESS) {
+        sy_client_buffer_over(&rb, body, len);
+        rc = attach_job(&rb);
+        sy_buffer_destruct(&rb);
+    }
+    if (rc != PMIX_SUCCESS) {
+        sy_log(SY_LOG_WARN, "PMIx_Init: no job data from the OpenPMIx server: %s",
+               PMIx_Error_string(rc));
+        close(fd);
+        return rc;
+    }
+    server_from_uri(uri, &sy_client.server);
+    char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    sy_client.server_host = strdup(host);
+    sy_conn_t *conn = NULL;
+    rc = sy_conn_create_framed(sy_progress_base(sy_client.progress), fd, SY_FRAMING_OPENPMIX,
+                               pindex, &sy_client_conn_callbacks, NULL, 0, &conn);
+    if (rc == PMIX_SUCCESS) {
+        sy_client.conn = conn;
+        sy_client.opx = true;
+    }
+    return rc;
+}

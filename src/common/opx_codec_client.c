@@ -1,0 +1,440 @@
+/* The OpenPMIx codec, client direction (wire_codec.h): our request
+ * structs packed as an OpenPMIx 4.2 client packs each command, and the
+ * replies of an OpenPMIx server read back into our reply structs
+ * (docs/wire-protocol.md, "OpenPMIx protocol, client side").  Payloads
+ * use OpenPMIx's v41 encoding (opx_bfrops.h).  A command OpenPMIx has no
+ * counterpart for, or that we do not speak yet, fails at pack time with
+ * PMIX_ERR_NOT_SUPPORTED and one log line: the caller gets its status at
+ * once, nothing waits for a reply that cannot come. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "common/buffer.h"
+#include "common/datatype.h"
+#include "common/log.h"
+#include "common/opx_bfrops.h"
+#include "common/opx_client.h"
+#include "common/wire_codec.h"
+#include "common/wire_msgs.h"
+
+/* OpenPMIx's command codes (its pmix_globals.h; a PMIX_COMMAND byte) */
+enum {
+    OPX_ABORT = 1,
+    OPX_COMMIT = 2,
+    OPX_FENCENB = 3,
+    OPX_GETNB = 4,
+    OPX_FINALIZE = 5,
+    OPX_PUBLISHNB = 6,
+    OPX_LOOKUPNB = 7,
+    OPX_UNPUBLISHNB = 8,
+    OPX_SPAWNNB = 9,
+    OPX_CONNECTNB = 10,
+    OPX_DISCONNECTNB = 11,
+    OPX_NOTIFY = 12,
+    OPX_REGEVENTS = 13,
+    OPX_LOG = 16,
+    OPX_JOB_CONTROL = 18,
+};
+
+static const struct {
+    uint8_t ours, theirs;
+} commands[] = {
+    {SY_CMD_FINALIZE, OPX_FINALIZE},
+    {SY_CMD_ABORT, OPX_ABORT},
+    {SY_CMD_COMMIT, OPX_COMMIT},
+    {SY_CMD_FENCE, OPX_FENCENB},
+    {SY_CMD_DMODEX, OPX_GETNB},
+    {SY_CMD_EVENT_REGISTER, OPX_REGEVENTS},
+    {SY_CMD_EVENT_NOTIFY, OPX_NOTIFY},
+    {SY_CMD_PUBLISH, OPX_PUBLISHNB},
+    {SY_CMD_LOOKUP, OPX_LOOKUPNB},
+    {SY_CMD_UNPUBLISH, OPX_UNPUBLISHNB},
+    {SY_CMD_SPAWN, OPX_SPAWNNB},
+    {SY_CMD_CONNECT, OPX_CONNECTNB},
+    {SY_CMD_DISCONNECT, OPX_DISCONNECTNB},
+    {SY_CMD_LOG, OPX_LOG},
+    {SY_CMD_JOB_CONTROL, OPX_JOB_CONTROL},
+};
+
+static int theirs(int32_t ours)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (commands[i].ours == ours)
+            return commands[i].theirs;
+    return -1;
+}
+
+/* ---- packing helpers: one "pack call" each, as OpenPMIx makes them ---- */
+
+static pmix_status_t put_size(pmix_data_buffer_t *b, size_t n)
+{
+    return sy_opx_pack(b, &n, 1, PMIX_SIZE);
+}
+
+/* a count, then (when there are any) the elements in one pack call */
+static pmix_status_t put_array(pmix_data_buffer_t *b, const void *v, size_t n,
+                               pmix_data_type_t type)
+{
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = put_size(b, n);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_opx_pack(b, v, (int32_t)n, type);
+    return rc;
+}
+
+/* keys go one pack call each (OpenPMIx's lookup and unpublish) */
+static pmix_status_t put_keys(pmix_data_buffer_t *b, char *const *keys, size_t n)
+{
+    pmix_status_t rc = put_size(b, n);
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
+        rc = sy_opx_pack(b, &keys[i], 1, PMIX_STRING);
+    return rc;
+}
+
+static pmix_status_t put_uid(pmix_data_buffer_t *b)
+{
+    uint32_t uid = (uint32_t)geteuid();
+    return sy_opx_pack(b, &uid, 1, PMIX_UINT32);
+}
+
+/* COMMIT: per scope a scope byte and a nested buffer of pairs; GLOBAL
+ * values go in both, as OpenPMIx's own client files them. */
+static pmix_status_t put_commit(pmix_data_buffer_t *b, const sy_wire_commit_req_t *m)
+{
+    static const pmix_scope_t scopes[] = {PMIX_LOCAL, PMIX_REMOTE};
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t s = 0; rc == PMIX_SUCCESS && s < 2; s++) {
+        pmix_data_buffer_t kvs = {0};
+        size_t n = 0;
+        for (size_t i = 0; rc == PMIX_SUCCESS && i < m->ndata; i++) {
+            const sy_wire_kv_t *kv = &m->data[i];
+            if (kv->scope != scopes[s] && kv->scope != PMIX_GLOBAL)
+                continue;
+            /* a KVAL pack call: its count, then the pair */
+            rc = sy_opx_put_int(&kvs, 1);
+            if (rc == PMIX_SUCCESS)
+                rc = sy_opx_pack_kval(&kvs, kv->key, &kv->value);
+            n++;
+        }
+        if (rc == PMIX_SUCCESS && n > 0) {
+            uint8_t scope = scopes[s];
+            rc = sy_opx_pack(b, &scope, 1, PMIX_SCOPE);
+            if (rc == PMIX_SUCCESS)
+                rc = sy_opx_put_int(b, 1); /* a BUFFER pack call */
+            if (rc == PMIX_SUCCESS)
+                rc = sy_opx_pack_buffer(b, kvs.base_ptr, kvs.bytes_used);
+        }
+        sy_buffer_destruct(&kvs);
+    }
+    return rc;
+}
+
+static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
+{
+    if (d->part != SY_WIRE_REQUEST)
+        return PMIX_ERR_NOT_SUPPORTED; /* the server direction is not ours */
+    switch (d->code) {
+    case SY_CMD_FINALIZE: return PMIX_SUCCESS;
+    case SY_CMD_ABORT: {
+        const sy_wire_abort_req_t *m = msg;
+        pmix_status_t st = m->status;
+        pmix_status_t rc = sy_opx_pack(b, &st, 1, PMIX_STATUS);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_opx_pack(b, &m->message, 1, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->procs, m->nprocs, PMIX_PROC);
+        return rc;
+    }
+    case SY_CMD_COMMIT: return put_commit(b, msg);
+    case SY_CMD_FENCE:
+    case SY_CMD_CONNECT:
+    case SY_CMD_DISCONNECT: {
+        const sy_wire_fence_req_t *m = msg;
+        pmix_status_t rc = put_array(b, m->procs, m->nprocs, PMIX_PROC);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->info, m->ninfo, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_DMODEX: {
+        /* OpenPMIx asks for all of a process's data; the key stays here */
+        const sy_wire_dmodex_req_t *m = msg;
+        const char *ns = m->proc.nspace;
+        pmix_status_t rc = sy_opx_pack(b, &ns, 1, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_opx_pack(b, &m->proc.rank, 1, PMIX_PROC_RANK);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->info, m->ninfo, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_EVENT_REGISTER: {
+        const sy_wire_event_register_req_t *m = msg;
+        pmix_status_t rc = put_array(b, m->codes, m->ncodes, PMIX_STATUS);
+        if (rc == PMIX_SUCCESS)
+            rc = put_size(b, 0);
+        return rc;
+    }
+    case SY_CMD_EVENT_NOTIFY: {
+        const sy_wire_event_notify_req_t *m = msg;
+        pmix_status_t rc = sy_opx_pack(b, &m->code, 1, PMIX_STATUS);
+        pmix_data_range_t range = m->range;
+        if (rc == PMIX_SUCCESS)
+            rc = sy_opx_pack(b, &range, 1, PMIX_DATA_RANGE);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->info, m->ninfo, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_PUBLISH: {
+        const sy_wire_publish_req_t *m = msg;
+        pmix_status_t rc = put_uid(b);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->info, m->ninfo, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_LOOKUP:
+    case SY_CMD_UNPUBLISH: {
+        const sy_wire_lookup_req_t *m = msg; /* the same shape */
+        pmix_status_t rc = put_uid(b);
+        if (rc == PMIX_SUCCESS)
+            rc = put_keys(b, m->keys, m->nkeys);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->info, m->ninfo, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_SPAWN: {
+        const sy_wire_spawn_req_t *m = msg;
+        pmix_status_t rc = put_array(b, m->job_info, m->njob_info, PMIX_INFO);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->apps, m->napps, PMIX_APP);
+        return rc;
+    }
+    case SY_CMD_LOG: {
+        const sy_wire_log_req_t *m = msg;
+        time_t stamp = 0; /* "not taken" */
+        pmix_status_t rc = sy_opx_pack(b, &stamp, 1, PMIX_TIME);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->data, m->ndata, PMIX_INFO);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->directives, m->ndirectives, PMIX_INFO);
+        return rc;
+    }
+    case SY_CMD_JOB_CONTROL: {
+        const sy_wire_job_control_req_t *m = msg;
+        pmix_status_t rc = put_array(b, m->targets, m->ntargets, PMIX_PROC);
+        if (rc == PMIX_SUCCESS)
+            rc = put_array(b, m->directives, m->ndirectives, PMIX_INFO);
+        return rc;
+    }
+    default: return PMIX_ERR_NOT_SUPPORTED;
+    }
+}
+
+static pmix_status_t client_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
+{
+    pmix_status_t rc = pack_fields(b, d, msg);
+    if (rc != PMIX_SUCCESS)
+        sy_log(SY_LOG_INFO, "OpenPMIx server: cannot send our %s in OpenPMIx's form: %s", d->name,
+               PMIx_Error_string(rc));
+    return rc;
+}
+
+/* ---- replies ---- */
+
+/* GETNB: byte objects, each a process id and its pairs; as one value, a
+ * PMIX_DATA_ARRAY of PMIX_INFO (the key asked for is the caller's to
+ * pick: client_modex.c), the owner the first blob's process. */
+static pmix_status_t get_dmodex(pmix_data_buffer_t *b, sy_wire_dmodex_rep_t *m)
+{
+    pmix_info_t *all = NULL;
+    size_t n = 0, cap = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    bool first = true;
+    while (rc == PMIX_SUCCESS && sy_buffer_remaining(b) > 0) {
+        pmix_byte_object_t bo = {0};
+        int32_t one = 1;
+        rc = sy_opx_unpack(b, &bo, &one, PMIX_BYTE_OBJECT);
+        if (rc != PMIX_SUCCESS)
+            break;
+        pmix_data_buffer_t sub = {0};
+        rc = sy_buffer_set_copy(&sub, bo.bytes, bo.size);
+        free(bo.bytes);
+        if (rc != PMIX_SUCCESS)
+            break;
+        pmix_proc_t who;
+        one = 1;
+        rc = sy_opx_unpack(&sub, &who, &one, PMIX_PROC);
+        if (rc == PMIX_SUCCESS && first)
+            m->owner = who;
+        first = false;
+        while (rc == PMIX_SUCCESS && sy_buffer_remaining(&sub) > 0) {
+            int64_t cnt = 0;
+            rc = sy_opx_get_int(&sub, 1, 1, &cnt);
+            char *key = NULL;
+            pmix_value_t v;
+            if (rc == PMIX_SUCCESS)
+                rc = sy_opx_unpack_kval(&sub, &key, &v);
+            if (rc == PMIX_SUCCESS && n == cap) {
+                cap = cap > 0 ? 2 * cap : 16;
+                pmix_info_t *g = realloc(all, cap * sizeof(*g));
+                if (g == NULL) {
+                    rc = PMIX_ERR_NOMEM;
+                    sy_value_destruct(&v);
+                } else {
+                    all = g;
+                }
+            }
+            if (rc == PMIX_SUCCESS) {
+                memset(&all[n], 0, sizeof(all[n]));
+                PMIX_LOAD_KEY(all[n].key, key);
+                all[n].value = v;
+                n++;
+            }
+            free(key);
+        }
+        sy_buffer_destruct(&sub);
+    }
+    if (rc == PMIX_SUCCESS) {
+        pmix_data_array_t *da = calloc(1, sizeof(*da));
+        if (da == NULL) {
+            rc = PMIX_ERR_NOMEM;
+        } else {
+            da->type = PMIX_INFO;
+            da->size = n;
+            da->array = all;
+            m->value.type = PMIX_DATA_ARRAY;
+            m->value.data.darray = da;
+            return PMIX_SUCCESS;
+        }
+    }
+    sy_array_free(all, n, PMIX_INFO);
+    return rc;
+}
+
+static pmix_status_t get_lookup(pmix_data_buffer_t *b, sy_wire_lookup_rep_t *m)
+{
+    size_t n = 0;
+    int32_t one = 1;
+    pmix_status_t rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
+    if (rc != PMIX_SUCCESS || n == 0)
+        return rc;
+    pmix_pdata_t *pd = NULL;
+    size_t got = 0;
+    rc = sy_opx_unpack_alloc(b, PMIX_PDATA, (void **)&pd, &got);
+    if (rc == PMIX_SUCCESS && got > 0 && (m->data = calloc(got, sizeof(*m->data))) == NULL)
+        rc = PMIX_ERR_NOMEM;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < got; i++) {
+        m->data[i].proc = pd[i].proc;
+        if ((m->data[i].key = strdup(pd[i].key)) == NULL) {
+            rc = PMIX_ERR_NOMEM;
+            break;
+        }
+        m->data[i].value = pd[i].value;
+        memset(&pd[i].value, 0, sizeof(pd[i].value));
+        m->ndata = i + 1;
+    }
+    sy_array_free(pd, got, PMIX_PDATA);
+    return rc;
+}
+
+/* An event the server forwards (tag 0): status, source, SIZE n, n infos;
+ * the range is the one the infos name, else undefined. */
+static pmix_status_t get_event(pmix_data_buffer_t *b, sy_wire_event_msg_t *m)
+{
+    int32_t one = 1;
+    pmix_status_t rc = sy_opx_unpack(b, &m->code, &one, PMIX_STATUS);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(b, &m->source, &one, PMIX_PROC);
+    size_t n = 0;
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->info, &m->ninfo);
+    m->range = PMIX_RANGE_UNDEF;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < m->ninfo; i++)
+        if (strcmp(m->info[i].key, PMIX_RANGE) == 0 && m->info[i].value.type == PMIX_DATA_RANGE)
+            m->range = m->info[i].value.data.range;
+    return rc;
+}
+
+static pmix_status_t client_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg)
+{
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_EVENT)
+        return get_event(b, msg);
+    if (d->part != SY_WIRE_REPLY)
+        return PMIX_ERR_NOT_SUPPORTED;
+    /* an error reply stops after its status */
+    if (sy_buffer_remaining(b) == 0)
+        return PMIX_SUCCESS;
+    switch (d->code) {
+    case SY_CMD_DMODEX: return get_dmodex(b, msg);
+    case SY_CMD_LOOKUP: return get_lookup(b, msg);
+    case SY_CMD_JOB_CONTROL: {
+        sy_wire_job_control_rep_t *m = msg;
+        size_t n = 0;
+        int32_t one = 1;
+        pmix_status_t rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS && n > 0)
+            rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->results, &m->nresults);
+        return rc;
+    }
+    case SY_CMD_SPAWN: {
+        sy_wire_spawn_rep_t *m = msg;
+        int32_t one = 1;
+        return sy_opx_unpack(b, &m->nspace, &one, PMIX_STRING);
+    }
+    default:
+        /* FENCE's collected data stays in the server's store (a GETNB
+         * fetches it); the others carry nothing we read */
+        return PMIX_SUCCESS;
+    }
+}
+
+static pmix_status_t client_pack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t value)
+{
+    int cmd = part == SY_WIRE_REQUEST ? theirs(value) : -1;
+    if (cmd < 0) {
+        sy_log(SY_LOG_INFO,
+               "OpenPMIx server: request %d has no OpenPMIx form we speak: not supported",
+               (int)value);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    uint8_t c = (uint8_t)cmd;
+    return sy_opx_pack(b, &c, 1, PMIX_UINT8); /* a PMIX_COMMAND: one byte */
+}
+
+static pmix_status_t client_unpack_head(pmix_data_buffer_t *b, sy_wire_part_t part, int32_t *value)
+{
+    if (part == SY_WIRE_MESSAGE) {
+        /* an unsolicited message opens with its command: events only */
+        uint8_t cmd = 0;
+        int32_t n = 1;
+        if (sy_opx_unpack(b, &cmd, &n, PMIX_UINT8) != PMIX_SUCCESS || n != 1 || cmd != OPX_NOTIFY)
+            return PMIX_ERR_UNPACK_FAILURE;
+        *value = SY_MSG_EVENT;
+        return PMIX_SUCCESS;
+    }
+    if (part != SY_WIRE_REPLY)
+        return PMIX_ERR_UNPACK_FAILURE;
+    pmix_status_t st = PMIX_ERROR;
+    int32_t one = 1;
+    pmix_status_t rc = sy_opx_unpack(b, &st, &one, PMIX_STATUS);
+    if (rc != PMIX_SUCCESS || one != 1)
+        return PMIX_ERR_UNPACK_FAILURE;
+    *value = st;
+    return PMIX_SUCCESS;
+}
+
+const sy_wire_codec_t sy_wire_opx_client = {
+    .name = "openpmix-client",
+    .pack = client_pack,
+    .unpack = client_unpack,
+    .pack_head = client_pack_head,
+    .unpack_head = client_unpack_head,
+};
