@@ -72,6 +72,9 @@ typedef struct {
     bool connected, finalized, exited;
     int status;             /* waitpid status */
     int out_file, err_file; /* --output-dir files, -1 when none */
+    /* between run_launch and run_launched: the exec-status pipe and the
+     * write end of a --stdin tools pipe (-1 when none) */
+    int exec_fd, stdin_fd;
 } run_proc_t;
 
 typedef struct {
@@ -176,8 +179,14 @@ void run_psets_delete(run_job_t *job);
 
 /* run_main.c: start one process of a job: 0 once it runs its program, -1
  * with errno when it could not be started (fork failed, or the program
- * could not be executed: ENOENT, EACCES, ...; that child is reaped). */
+ * could not be executed: ENOENT, EACCES, ...; that child is reaped).
+ * run_start is run_launch (fork: -1 with errno when that failed) then
+ * run_launched (wait until the child ran its program or said why it
+ * could not); a job's ranks are all launched before the first is waited
+ * for, so that they exec side by side. */
 int run_start(run_job_t *job, run_proc_t *p);
+int run_launch(run_job_t *job, run_proc_t *p);
+int run_launched(run_job_t *job, run_proc_t *p);
 
 /* run_spawn.c: jobs started by PMIx_Spawn, served from the main loop. */
 void run_spawn_module(pmix_server_module_t *m, int wake_fd);

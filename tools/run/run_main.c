@@ -124,7 +124,7 @@ static void free_env(char **env)
     free(env);
 }
 
-int run_start(run_job_t *job, run_proc_t *p)
+int run_launch(run_job_t *job, run_proc_t *p)
 {
     run_app_t *app = &job->opts->apps[p->app];
     int out[2], err[2];
@@ -221,44 +221,68 @@ int run_start(run_job_t *job, run_proc_t *p)
     close(ex[1]);
     if (in[0] >= 0)
         close(in[0]);
-    int exec_errno = 0;
-    if (pid > 0) {
-        /* until the child runs its program, or says why it cannot */
-        ssize_t n;
-        do {
-            n = read(ex[0], &exec_errno, sizeof(exec_errno));
-        } while (n < 0 && errno == EINTR);
-        if (n != (ssize_t)sizeof(exec_errno))
-            exec_errno = 0;
-        else
-            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-    }
-    int fork_errno = errno;
-    close(ex[0]);
-    if (pid < 0 || exec_errno != 0) {
+    if (pid < 0) {
+        int fork_errno = errno;
+        close(ex[0]);
         close(out[0]);
         close(err[0]);
         if (in[1] >= 0)
             close(in[1]);
-        p->pid = pid > 0 ? pid : 0;
-        errno = pid < 0 ? fork_errno : exec_errno;
+        p->pid = 0;
+        errno = fork_errno;
         return -1;
     }
-    if (in[1] >= 0) {
-        fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
-        run_tool_set_stdin(in[1]);
+    p->pid = pid;
+    p->exec_fd = ex[0];
+    p->stdin_fd = in[1];
+    p->out_fd = out[0];
+    p->err_fd = err[0];
+    return 0;
+}
+
+int run_launched(run_job_t *job, run_proc_t *p)
+{
+    run_app_t *app = &job->opts->apps[p->app];
+    /* until the child runs its program, or says why it cannot */
+    int exec_errno = 0;
+    ssize_t n;
+    do {
+        n = read(p->exec_fd, &exec_errno, sizeof(exec_errno));
+    } while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof(exec_errno))
+        exec_errno = 0;
+    else
+        while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    close(p->exec_fd);
+    p->exec_fd = -1;
+    if (exec_errno != 0) {
+        close(p->out_fd);
+        close(p->err_fd);
+        if (p->stdin_fd >= 0)
+            close(p->stdin_fd);
+        p->out_fd = p->err_fd = p->stdin_fd = -1;
+        errno = exec_errno;
+        return -1;
     }
+    if (p->stdin_fd >= 0) {
+        fcntl(p->stdin_fd, F_SETFL, fcntl(p->stdin_fd, F_GETFL) | O_NONBLOCK);
+        run_tool_set_stdin(p->stdin_fd);
+        p->stdin_fd = -1;
+    }
+    pid_t pid = p->pid;
     /* also here, should the child not have made its own session: no race
      * with the child's own call (EPERM when it did) */
     setpgid(pid, pid);
-    p->pid = pid;
-    p->out_fd = out[0];
-    p->err_fd = err[0];
     if (job->opts->verbose)
         fprintf(stderr, "switchyard-run: rank %u: pid %ld, %s%s%s\n", p->rank, (long)pid,
                 app->argv[0], p->locality ? ", bound to " : "", p->locality ? p->locality : "");
     return 0;
+}
+
+int run_start(run_job_t *job, run_proc_t *p)
+{
+    return run_launch(job, p) != 0 ? -1 : run_launched(job, p);
 }
 
 /* The launcher starts stopping the job: the end is explained (by the
@@ -439,6 +463,8 @@ int main(int argc, char **argv)
                                         .app = a,
                                         .app_rank = k,
                                         .out_fd = -1,
+                                        .exec_fd = -1,
+                                        .stdin_fd = -1,
                                         .err_fd = -1,
                                         .out_file = -1,
                                         .err_file = -1};
@@ -548,34 +574,51 @@ int main(int argc, char **argv)
 
     bool timed_out = false;
     double term_at = 0, kill_at = 0, deadline = opts.timeout > 0 ? now_s() + opts.timeout : 0;
-    for (unsigned r = 0; r < job.nprocs; r++) {
-        /* a signal stops the launch too: the ranks not started never run */
-        int failed = got_signal != 0 ? -1 : run_start(&job, &job.procs[r]);
-        if (failed != 0 && got_signal != 0) {
-            stop_all(&job, &kill_at);
-            for (unsigned k = r; k < job.nprocs; k++) {
-                job.procs[k].exited = true;
-                job.procs[k].status = (128 + got_signal) << 8;
-                job.nexited++;
-            }
+    /* Fork every rank first, then wait for each exec: the children exec
+     * side by side instead of one after the other. */
+    unsigned launched = 0;
+    int launch_errno = 0;
+    while (launched < job.nprocs && got_signal == 0) {
+        if (run_launch(&job, &job.procs[launched]) != 0) {
+            launch_errno = errno;
             break;
         }
-        if (failed != 0) {
-            fprintf(stderr, "switchyard-run: cannot start %s (rank %u): %s\n",
-                    opts.apps[job.procs[r].app].argv[0], r, strerror(errno));
-            run_host_lock();
-            if (job.first_failed < 0)
-                job.first_failed = (int)r;
-            run_host_unlock();
-            stop_all(&job, &kill_at);
-            /* the ranks never started count as exited */
-            for (unsigned k = r; k < job.nprocs; k++) {
-                job.procs[k].exited = true;
-                job.procs[k].status = 127 << 8;
-                job.nexited++;
-            }
-            break;
+        launched++;
+    }
+    int failed_rank = -1, failed_errno = 0;
+    for (unsigned r = 0; r < launched; r++) {
+        if (run_launched(&job, &job.procs[r]) == 0)
+            continue;
+        /* reaped already: it never ran its program */
+        job.procs[r].exited = true;
+        job.procs[r].status = 127 << 8;
+        job.nexited++;
+        if (failed_rank < 0) {
+            failed_rank = (int)r;
+            failed_errno = errno;
         }
+    }
+    if (failed_rank < 0 && launched < job.nprocs && got_signal == 0) {
+        failed_rank = (int)launched; /* fork failed */
+        failed_errno = launch_errno;
+    }
+    if (failed_rank >= 0) {
+        fprintf(stderr, "switchyard-run: cannot start %s (rank %d): %s\n",
+                opts.apps[job.procs[failed_rank].app].argv[0], failed_rank, strerror(failed_errno));
+        run_host_lock();
+        if (job.first_failed < 0)
+            job.first_failed = failed_rank;
+        run_host_unlock();
+        stop_all(&job, &kill_at);
+    } else if (launched < job.nprocs) {
+        /* a signal stopped the launch: the ranks not started never run */
+        stop_all(&job, &kill_at);
+    }
+    /* the ranks never started count as exited */
+    for (unsigned k = launched; k < job.nprocs; k++) {
+        job.procs[k].exited = true;
+        job.procs[k].status = failed_rank >= 0 ? 127 << 8 : (128 + got_signal) << 8;
+        job.nexited++;
     }
     /* a system server with no job serves until it is told to stop */
     while (job.nexited < job.nprocs || run_spawn_active() || (job.nprocs == 0 && got_signal == 0)) {

@@ -356,6 +356,8 @@ static void start_child(run_job_t *main_job, request_t *r)
                                        .app_rank = i,
                                        .out_fd = -1,
                                        .err_fd = -1,
+                                       .exec_fd = -1,
+                                       .stdin_fd = -1,
                                        .out_file = -1,
                                        .err_file = -1};
     if (rc == PMIX_SUCCESS && (run_register(j) != 0 || run_iof_setup(j) != 0))
