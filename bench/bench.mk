@@ -57,3 +57,7 @@ EXTRA_DIST += bench/mpich-compare.sh
 # PMI-1 barrier / PMI-2 kvs-fence over the wire, switchyard-run vs
 # mpiexec.hydra (bench/pmi-compare.sh builds pmi_barrier.c itself).
 EXTRA_DIST += bench/pmi-compare.sh bench/pmi_barrier.c
+# Mixed pairs (issue 19): launch and modex with the host on one library and
+# the clients on the other (-c), all four pairings, ratios to OpenPMIx
+# under OpenPMIx (bench/interop-compare.sh builds the OpenPMIx variants).
+EXTRA_DIST += bench/interop-compare.sh

@@ -14,8 +14,12 @@
  * repetitions of: max Init over ranks, mean Get latency over ranks, max
  * Finalize, and launch-to-all-exited.
  *
- *   launch [-n "1 2 4 8"] [-r REPS] [-g GETS]      (host)
- * Output: one line per N, "N init_us getjob_ns getproc_ns fin_us total_us". */
+ *   launch [-n "1 2 4 8"] [-r REPS] [-g GETS] [-c CLIENT] [-l]      (host)
+ * Output: one line per N, "N init_us getjob_ns getproc_ns fin_us total_us".
+ * -c CLIENT: exec CLIENT for the clients instead of this program (the same
+ * source built against the other library: bench/interop-compare.sh); every
+ * client reports the libpmix it runs on and a launch whose clients do not
+ * agree fails.  -l: first print "lib server PATH" and "lib client PATH". */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,13 +78,17 @@ static int client(int fd, long gets, uint32_t want, const char *barrier)
     if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS)
         return 4;
     double t_fin = fh_now_us() - t0;
-    char line[256];
-    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f\n", me.rank, t_init, t_job,
-                       t_proc, t_fin);
+    char line[1400], lib[1024];
+    fh_libpmix(lib, sizeof lib);
+    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %s\n", me.rank, t_init, t_job,
+                       t_proc, t_fin, lib);
     return write(fd, line, (size_t)len) == len ? 0 : 5;
 }
 
 /* ---------------- host ---------------- */
+static const char *client_prog; /* -c, or NULL: this program */
+static char client_lib[1024];   /* the libpmix the clients reported */
+
 /* One launch of n clients; fills the per-launch figures. */
 static int launch(unsigned n, int run, long gets, double out[5])
 {
@@ -99,7 +107,7 @@ static int launch(unsigned n, int run, long gets, double out[5])
     char *args[] = {"client", fdbuf, gbuf, nbuf, NULL};
     fh_barrier_t b;
     pid_t pids[1024];
-    if (fh_start_job(nspace, n, args, &b, pids) != 0)
+    if (fh_start_job_prog(client_prog, nspace, n, args, &b, pids) != 0)
         return -1;
     close(pfd[1]);
     /* Two barriers: after Init, and before Finalize. */
@@ -123,7 +131,14 @@ static int launch(unsigned n, int run, long gets, double out[5])
     double init_max = 0, job_sum = 0, proc_sum = 0, fin_max = 0;
     unsigned lines = 0, rank;
     double a, b1, c, d;
-    while (f != NULL && fscanf(f, "%u %lf %lf %lf %lf", &rank, &a, &b1, &c, &d) == 5) {
+    char lib[1024];
+    while (f != NULL && fscanf(f, "%u %lf %lf %lf %lf %1023s", &rank, &a, &b1, &c, &d, lib) == 6) {
+        if (client_lib[0] == '\0')
+            snprintf(client_lib, sizeof client_lib, "%s", lib);
+        else if (strcmp(lib, client_lib) != 0) {
+            fprintf(stderr, "launch: clients on %s and %s\n", client_lib, lib);
+            failed = 1;
+        }
         init_max = a > init_max ? a : init_max;
         job_sum += b1;
         proc_sum += c;
@@ -155,13 +170,18 @@ int main(int argc, char **argv)
     int reps = 5;
     long gets = 20000;
     int opt;
-    while ((opt = getopt(argc, argv, "n:r:g:")) != -1) {
+    bool libs = false;
+    while ((opt = getopt(argc, argv, "n:r:g:c:l")) != -1) {
         if (opt == 'n')
             sizes = optarg;
         else if (opt == 'r')
             reps = atoi(optarg);
         else if (opt == 'g')
             gets = atol(optarg);
+        else if (opt == 'c')
+            client_prog = optarg;
+        else if (opt == 'l')
+            libs = true;
     }
     if (reps < 1 || reps > 100 || gets < 1)
         return 2;
@@ -189,6 +209,12 @@ int main(int argc, char **argv)
             }
             for (int i = 0; i < 5; i++)
                 fig[i][run] = out[i];
+        }
+        if (rc == 0 && libs) {
+            char server_lib[1024];
+            fh_libpmix(server_lib, sizeof server_lib);
+            printf("lib server %s\nlib client %s\n", server_lib, client_lib);
+            libs = false;
         }
         if (rc == 0)
             printf("%u %.1f %.1f %.1f %.1f %.1f\n", n, fh_median(fig[0], reps),

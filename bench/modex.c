@@ -33,9 +33,13 @@
  * barrier before it; and the pipe barrier's slowest rank and last-in to
  * all-out.
  *
- *   modex [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS]
+ *   modex [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS] [-c CLIENT] [-l]
  * Output: "N size fence_us getall_us total_us fence_calls dmodex_calls
- *          fence_lastin_us barrier_us barrier_lastin_us" */
+ *          fence_lastin_us barrier_us barrier_lastin_us"
+ * -c CLIENT: exec CLIENT for the clients instead of this program (the same
+ * source built against the other library: bench/interop-compare.sh); every
+ * client reports the libpmix it runs on and a launch whose clients do not
+ * agree fails.  -l: first print "lib server PATH" and "lib client PATH". */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdatomic.h>
@@ -150,14 +154,17 @@ static int client(int fd, size_t size, const char *barrier)
         return 6;
     if (PMIx_Finalize(NULL, 0) != PMIX_SUCCESS)
         return 7;
-    char line[200];
-    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f\n", me.rank, t_enter, t_exit,
-                       t_getall, b_enter, b_exit);
+    char line[1400], lib[1024];
+    fh_libpmix(lib, sizeof lib);
+    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f %s\n", me.rank, t_enter,
+                       t_exit, t_getall, b_enter, b_exit, lib);
     return write(fd, line, (size_t)len) == len ? 0 : 8;
 }
 
 /* ---------------- host ---------------- */
 static atomic_int fence_calls, dmodex_calls;
+static const char *client_prog; /* -c, or NULL: this program */
+static char client_lib[1024];   /* the libpmix the clients reported */
 
 static void release_copy(void *cbdata)
 {
@@ -225,7 +232,7 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     char *args[] = {"client", fdbuf, sbuf, NULL};
     fh_barrier_t b;
     pid_t pids[1024];
-    if (fh_start_job(nspace, n, args, &b, pids) != 0)
+    if (fh_start_job_prog(client_prog, nspace, n, args, &b, pids) != 0)
         return -1;
     close(pfd[1]);
     bool hung = false;
@@ -253,8 +260,15 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     phase_t fence = {0}, bar = {0};
     double getall_max = 0, fin, fout, ga, bin, bout;
     unsigned lines = 0, rank;
-    while (f != NULL &&
-           fscanf(f, "%u %lf %lf %lf %lf %lf", &rank, &fin, &fout, &ga, &bin, &bout) == 6) {
+    char lib[1024];
+    while (f != NULL && fscanf(f, "%u %lf %lf %lf %lf %lf %1023s", &rank, &fin, &fout, &ga, &bin,
+                               &bout, lib) == 7) {
+        if (client_lib[0] == '\0')
+            snprintf(client_lib, sizeof client_lib, "%s", lib);
+        else if (strcmp(lib, client_lib) != 0) {
+            fprintf(stderr, "modex: clients on %s and %s\n", client_lib, lib);
+            failed = 1;
+        }
         phase_add(&fence, fin, fout);
         phase_add(&bar, bin, bout);
         getall_max = ga > getall_max ? ga : getall_max;
@@ -286,13 +300,18 @@ int main(int argc, char **argv)
     }
     const char *counts = "2 4 8 16 32", *sizes = "64 4096";
     int reps = 5, opt;
-    while ((opt = getopt(argc, argv, "n:s:r:")) != -1) {
+    bool libs = false;
+    while ((opt = getopt(argc, argv, "n:s:r:c:l")) != -1) {
         if (opt == 'n')
             counts = optarg;
         else if (opt == 's')
             sizes = optarg;
         else if (opt == 'r')
             reps = atoi(optarg);
+        else if (opt == 'c')
+            client_prog = optarg;
+        else if (opt == 'l')
+            libs = true;
     }
     if (reps < 1 || reps > 100)
         return 2;
@@ -335,6 +354,12 @@ int main(int argc, char **argv)
                 }
                 for (int i = 0; i < NFIG; i++)
                     fig[i][run] = out[i];
+            }
+            if (rc == 0 && libs) {
+                char server_lib[1024];
+                fh_libpmix(server_lib, sizeof server_lib);
+                printf("lib server %s\nlib client %s\n", server_lib, client_lib);
+                libs = false;
             }
             if (rc == 0)
                 printf("%u %zu %.1f %.1f %.1f %d %d %.1f %.1f %.1f\n", n, size,

@@ -322,24 +322,27 @@ static inline pid_t fh_start(const char *nspace, pmix_rank_t rank, char *const a
     return pid;
 }
 
-/* Start ranks 0..n-1 of nspace, each this program run with args (a
- * NULL-terminated list) and the barrier's argument last; pids[n] gets
- * their pids (-1: not started).  b is opened here and ready for the host
- * once this returns 0; -1 when anything failed. */
-static inline int fh_start_job(const char *nspace, unsigned n, char *const args[], fh_barrier_t *b,
-                               pid_t *pids)
+/* Start ranks 0..n-1 of nspace, each the program prog (NULL: this
+ * program) run with args (a NULL-terminated list) and the barrier's
+ * argument last; pids[n] gets their pids (-1: not started).  b is opened
+ * here and ready for the host once this returns 0; -1 when anything
+ * failed.  Another prog is the same source built against another PMIx
+ * library: a host on one library with clients on the other. */
+static inline int fh_start_job_prog(const char *prog, const char *nspace, unsigned n,
+                                    char *const args[], fh_barrier_t *b, pid_t *pids)
 {
     char self[4096], barg[64];
     size_t nargs = 0;
     while (args[nargs] != NULL)
         nargs++;
     char **argv = calloc(nargs + 3, sizeof(char *));
-    if (argv == NULL || fh_self(self, sizeof self) != 0 || fh_barrier_open(b) != 0) {
+    if (argv == NULL || (prog == NULL && fh_self(self, sizeof self) != 0) ||
+        fh_barrier_open(b) != 0) {
         free(argv);
         return -1;
     }
     fh_barrier_arg(b, barg, sizeof barg);
-    argv[0] = self;
+    argv[0] = prog != NULL ? (char *)prog : self;
     memcpy(argv + 1, args, nargs * sizeof(char *));
     argv[nargs + 1] = barg;
     int rc = 0;
@@ -351,6 +354,33 @@ static inline int fh_start_job(const char *nspace, unsigned n, char *const args[
     free(argv);
     fh_barrier_started(b);
     return rc;
+}
+
+static inline int fh_start_job(const char *nspace, unsigned n, char *const args[], fh_barrier_t *b,
+                               pid_t *pids)
+{
+    return fh_start_job_prog(NULL, nspace, n, args, b, pids);
+}
+
+/* The path of the libpmix this process runs on, from /proc/self/maps
+ * ("none" when there is none): benchmarks pairing a host on one library
+ * with clients on another report it, so a wrong pairing fails instead of
+ * giving figures. */
+static inline void fh_libpmix(char *buf, size_t len)
+{
+    snprintf(buf, len, "none");
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        char *path = strchr(line, '/');
+        if (path != NULL && strstr(path, "/libpmix.so") != NULL) {
+            path[strcspn(path, "\n")] = '\0';
+            snprintf(buf, len, "%s", path);
+            break;
+        }
+    }
+    if (f != NULL)
+        fclose(f);
 }
 
 /* ---- for the benchmarks ---- */
