@@ -92,8 +92,10 @@ pmix_status_t sy_srv_fork_env_add(const char *nspace, const pmix_info_t info[], 
     if (all == NULL) {
         rc = PMIX_ERR_NOMEM;
     } else {
-        /* a later call adds to what an earlier one set up */
-        memcpy(all, e->dirs, e->n * sizeof(*all));
+        /* a later call adds to what an earlier one set up (none yet: no
+         * array to copy from) */
+        if (e->n > 0)
+            memcpy(all, e->dirs, e->n * sizeof(*all));
         memcpy(all + e->n, dirs, k * sizeof(*all));
         free(e->dirs);
         e->dirs = all;
