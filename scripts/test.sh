@@ -8,7 +8,7 @@
 #      python3-pmix, OpenPMIx's examples: not built with TSan, they cannot
 #      load a TSan library; see check-tsan in Makefile.am)
 #   4. libFuzzer targets (tests/fuzz/fuzz.mk) built in build-fuzz/, each run
-#      for FUZZ_TIME seconds (default: FUZZ_BUDGET, 240 s, shared evenly by
+#      for FUZZ_TIME seconds (default: FUZZ_BUDGET, 120 s, shared evenly by
 #      the targets, at least 20 s each, so that a new target does not push
 #      the suite past its 30 minutes; long fuzzing runs are a bench/ job)
 # Keeps going after a failing stage, exits non-zero if anything failed, and
@@ -18,7 +18,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-FUZZ_BUDGET=${FUZZ_BUDGET:-240}
+FUZZ_BUDGET=${FUZZ_BUDGET:-120}
 ASAN_BUILDDIR=$top/build-asan
 TSAN_BUILDDIR=$top/build-tsan
 FUZZ_BUILDDIR=$top/build-fuzz

@@ -16,7 +16,7 @@
 # and linked in one step with -fsanitize=fuzzer against the convenience
 # archives src/.libs/libsyfabric.a and libswitchyard.a, giving build-fuzz/tests/fuzz/fuzz_<name>.
 # The fuzzers are not part of `make check`; scripts/test.sh runs each one for
-# a bounded time (FUZZ_TIME seconds each; by default a 240 s budget shared
+# a bounded time (FUZZ_TIME seconds each; by default a 120 s budget shared
 # by the targets).
 
 FUZZ_TARGETS +=
