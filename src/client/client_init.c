@@ -203,25 +203,20 @@ static pmix_status_t connect_server(const pmix_info_t info[], size_t ninfo)
     return rc;
 }
 
-/* No server: a namespace of one process, described in a private segment
- * whose file is gone as soon as it is mapped. */
-static pmix_status_t become_singleton(void)
+/* A job's data built here (fill), published as a private segment under
+ * $TMPDIR/switchyard-<what>.<pid>.XXXXXX and attached as nspace's; the
+ * file is gone as soon as it is mapped (the pid in the name lets a server
+ * sweep it if we die in between). */
+pmix_status_t sy_client_attach_private_job(const char *nspace, const char *what,
+                                           sy_client_job_fill_t fill, void *arg)
 {
-    char host[256] = "localhost";
-    gethostname(host, sizeof(host) - 1);
-    char nspace[PMIX_MAX_NSLEN + 1];
-    snprintf(nspace, sizeof(nspace), "singleton.%.200s.%ld", host, (long)getpid());
-    PMIX_LOAD_PROCID(&sy_client.me, nspace, 0);
-    sy_client.singleton = true;
-
     const char *t = getenv("TMPDIR");
     char *dir = NULL, *path = NULL;
-    /* the pid in the name lets a server sweep it if we die right here */
-    if (asprintf(&dir, "%s/switchyard-singleton.%ld.XXXXXX", t != NULL && *t == '/' ? t : "/tmp",
+    if (asprintf(&dir, "%s/switchyard-%s.%ld.XXXXXX", t != NULL && *t == '/' ? t : "/tmp", what,
                  (long)getpid()) < 0)
         return PMIX_ERR_NOMEM;
     if (mkdtemp(dir) == NULL) {
-        sy_log(SY_LOG_WARN, "PMIx_Init: no private directory for the singleton's data");
+        sy_log(SY_LOG_WARN, "PMIx_Init: no private directory for the %s job data", what);
         free(dir);
         return PMIX_ERR_NO_PERMISSIONS;
     }
@@ -230,7 +225,7 @@ static pmix_status_t become_singleton(void)
     if (rc == PMIX_SUCCESS)
         rc = sy_jseg_builder_new(nspace, &b);
     if (rc == PMIX_SUCCESS)
-        rc = sy_jobinfo_compile_singleton(nspace, host, getpid(), b);
+        rc = fill(b, arg);
     if (rc == PMIX_SUCCESS)
         rc = sy_jseg_publish(b, path, 0600);
     if (rc == PMIX_SUCCESS)
@@ -242,6 +237,23 @@ static pmix_status_t become_singleton(void)
     free(path);
     free(dir);
     return rc;
+}
+
+static pmix_status_t fill_singleton(sy_jseg_builder_t *b, void *host)
+{
+    return sy_jobinfo_compile_singleton(sy_client.me.nspace, host, getpid(), b);
+}
+
+/* No server: a namespace of one process. */
+static pmix_status_t become_singleton(void)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    char nspace[PMIX_MAX_NSLEN + 1];
+    snprintf(nspace, sizeof(nspace), "singleton.%.200s.%ld", host, (long)getpid());
+    PMIX_LOAD_PROCID(&sy_client.me, nspace, 0);
+    sy_client.singleton = true;
+    return sy_client_attach_private_job(nspace, "singleton", fill_singleton, host);
 }
 
 static void reset_state(void)

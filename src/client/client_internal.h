@@ -75,6 +75,14 @@ pmix_status_t sy_client_unpack_status(pmix_data_buffer_t *b, pmix_status_t *stat
 pmix_status_t sy_client_reply_over(pmix_data_buffer_t *rb, void *body, size_t len);
 /* Make b read `body` (taken; freed by sy_buffer_destruct). */
 void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len);
+/* Build a job's data (fill writes it into the builder), publish it as a
+ * private segment under $TMPDIR/switchyard-<what>.<pid>.XXXXXX and attach
+ * it as nspace's; the file is removed once mapped (client_init.c).  Used
+ * by a singleton and by a client of an OpenPMIx server. */
+struct sy_jseg_builder;
+typedef pmix_status_t (*sy_client_job_fill_t)(struct sy_jseg_builder *b, void *arg);
+pmix_status_t sy_client_attach_private_job(const char *nspace, const char *what,
+                                           sy_client_job_fill_t fill, void *arg);
 
 #define SY_REQUEST_WAIT 30.0
 

@@ -3,8 +3,6 @@
  * job-data segment, then a connection with OpenPMIx's framing, over which
  * every request goes through the OpenPMIx codec (sy_client_codec). */
 #define _GNU_SOURCE
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,7 +14,6 @@
 #include "common/log.h"
 #include "common/opx_bfrops.h"
 #include "common/opx_client.h"
-#include "common/store.h"
 
 #define SY_OPX_INIT_WAIT 30.0
 
@@ -38,37 +35,15 @@ static void server_from_uri(const char *uri, pmix_proc_t *server)
     PMIX_LOAD_PROCID(server, ns, (pmix_rank_t)strtoul(dot + 1, NULL, 10));
 }
 
-/* The job data as a private segment, attached as our namespace's; its
- * file is gone as soon as it is mapped. */
+static pmix_status_t fill_job(sy_jseg_builder_t *b, void *reply)
+{
+    return sy_opx_jobinfo_compile(reply, &sy_client.me, b);
+}
+
+/* The job data as a private segment, attached as our namespace's. */
 static pmix_status_t attach_job(pmix_data_buffer_t *reply)
 {
-    const char *t = getenv("TMPDIR");
-    char *dir = NULL, *path = NULL;
-    if (asprintf(&dir, "%s/switchyard-opx.%ld.XXXXXX", t != NULL && *t == '/' ? t : "/tmp",
-                 (long)getpid()) < 0)
-        return PMIX_ERR_NOMEM;
-    if (mkdtemp(dir) == NULL) {
-        sy_log(SY_LOG_WARN, "PMIx_Init: no private directory for the job data");
-        free(dir);
-        return PMIX_ERR_NO_PERMISSIONS;
-    }
-    sy_jseg_builder_t *b = NULL;
-    pmix_status_t rc = asprintf(&path, "%s/job", dir) < 0 ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
-    if (rc == PMIX_SUCCESS)
-        rc = sy_jseg_builder_new(sy_client.me.nspace, &b);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_opx_jobinfo_compile(reply, &sy_client.me, b);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_jseg_publish(b, path, 0600);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_store_attach(sy_client.me.nspace, path);
-    sy_jseg_builder_free(b);
-    if (path != NULL)
-        unlink(path);
-    rmdir(dir);
-    free(path);
-    free(dir);
-    return rc;
+    return sy_client_attach_private_job(sy_client.me.nspace, "opx", fill_job, reply);
 }
 
 pmix_status_t sy_client_opx_connect(const char *uri)
