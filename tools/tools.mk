@@ -25,7 +25,7 @@ bin_PROGRAMS += tools/switchyard-run
 tools_switchyard_run_SOURCES = tools/run/run_main.c tools/run/run_opts.c tools/run/run_bind.c \
 	tools/run/run_job.c tools/run/run_host.c tools/run/run_iof.c tools/run/run_pubsub.c \
 	tools/run/run_ops.c tools/run/run_spawn.c tools/run/run_fabric.c tools/run/run_group.c \
-	tools/run/run_tool.c tools/run/run_debug.c \
+	tools/run/run_tool.c tools/run/run_debug.c tools/run/run_il.c \
 	tools/run/run.h
 tools_switchyard_run_LDADD = src/libpmix.la $(HWLOC_LIBS)
 # run_tool.c registers the host's attributes as src/common/attr_support.txt

@@ -61,14 +61,18 @@ static void deregistered(size_t ref, const pmix_status_t *codes, size_t ncodes)
     sy_client_send_nb(server_conn(), SY_WMSG_EVENT_DEREGISTER_REQ, &m);
 }
 
-void sy_client_event_init(const pmix_info_t info[], size_t ninfo)
+/* The hooks are ours (not a server's of this same process). */
+static bool hooked;
+
+void sy_client_event_init(const pmix_info_t info[], size_t ninfo, bool route)
 {
     sy_event_set_self(&sy_client.me);
     /* a tool may get its server later: the forwarder looks at send time */
-    if (sy_client.conn != NULL || sy_client.tool) {
-        sy_event_set_forwarder(forward);
-        sy_event_set_register_hook(registered);
-        sy_event_set_deregister_hook(deregistered);
+    hooked = route && (sy_client.conn != NULL || sy_client.tool);
+    if (hooked) {
+        sy_event_set_forwarder(SY_EVENT_ROUTE_CLIENT, forward);
+        sy_event_set_register_hook(SY_EVENT_ROUTE_CLIENT, registered);
+        sy_event_set_deregister_hook(SY_EVENT_ROUTE_CLIENT, deregistered);
     }
     /* PMIX_MODEL_DECLARED: a programming model announced itself at init */
     for (size_t i = 0; info != NULL && i < ninfo; i++) {
@@ -124,7 +128,10 @@ void sy_client_event_finalize(void)
             sy_sync_wait_progress(&s, p);
         sy_sync_destroy(&s);
     }
-    sy_event_set_forwarder(NULL);
-    sy_event_set_register_hook(NULL);
-    sy_event_set_deregister_hook(NULL);
+    if (hooked) {
+        sy_event_set_forwarder(SY_EVENT_ROUTE_CLIENT, NULL);
+        sy_event_set_register_hook(SY_EVENT_ROUTE_CLIENT, NULL);
+        sy_event_set_deregister_hook(SY_EVENT_ROUTE_CLIENT, NULL);
+    }
+    hooked = false;
 }

@@ -209,6 +209,15 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_
 
 /* ---- Spawn ---- */
 
+static sy_client_local_spawn_fn local_spawn; /* under sy_client_lock */
+
+void sy_client_set_local_spawn(sy_client_local_spawn_fn fn)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    local_spawn = fn;
+    pthread_mutex_unlock(&sy_client_lock);
+}
+
 static void spawn_reply(pmix_status_t status, sy_wire_msg_id_t id, void *reply, sy_client_cb_t user,
                         void *cbdata)
 {
@@ -228,6 +237,12 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t nin
 {
     if (apps == NULL || napps == 0 || (job_info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
+    pthread_mutex_lock(&sy_client_lock);
+    sy_client_local_spawn_fn local = local_spawn;
+    bool unconnected = sy_client.refcount > 0 && sy_client.tool && sy_client.conn == NULL;
+    pthread_mutex_unlock(&sy_client_lock);
+    if (unconnected && local != NULL)
+        return local(job_info, ninfo, apps, napps, cbfunc, cbdata);
     sy_wire_spawn_req_t m = {.job_info = (pmix_info_t *)job_info,
                              .njob_info = ninfo,
                              .apps = (pmix_app_t *)apps,

@@ -28,6 +28,13 @@ typedef struct {
 extern pthread_mutex_t sy_client_lock;
 extern sy_client_t sy_client;
 
+/* PMIx_Spawn of a tool with no server to ask: the tool role starts the
+ * processes itself when it can (set while such a tool is initialized). */
+typedef pmix_status_t (*sy_client_local_spawn_fn)(const pmix_info_t job_info[], size_t ninfo,
+                                                  const pmix_app_t apps[], size_t napps,
+                                                  pmix_spawn_cbfunc_t cbfunc, void *cbdata);
+void sy_client_set_local_spawn(sy_client_local_spawn_fn fn);
+
 /* ---- client_rpc.c: requests to the server over sy_client.conn ---- */
 /* The connection's callbacks (the context is unused). */
 extern const sy_conn_callbacks_t sy_client_conn_callbacks;
@@ -233,7 +240,10 @@ void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay);
 void sy_client_event_lost_connection(void);
 void sy_client_event_finalize(void);
 /* After a successful init: the forwarder, our identity, PMIX_MODEL_DECLARED. */
-void sy_client_event_init(const pmix_info_t info[], size_t ninfo);
+/* route: this process's events go to its server and its handlers are
+ * registered there (false for a tool inside a process whose own server
+ * routes them: a launcher started by a tool). */
+void sy_client_event_init(const pmix_info_t info[], size_t ninfo, bool route);
 
 /* ---- client_fabric.c: the fabric route (issue 8) ---- */
 void sy_client_fabric_init(void);

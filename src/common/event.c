@@ -40,31 +40,31 @@ static handler_t *handlers; /* in chain order, FIRST/LAST placed at delivery */
  * they were given. */
 static size_t next_ref = 1;
 #define PUBLIC_REF(ref) ((ref)-1)
-static sy_event_forward_fn forwarder;
-static sy_event_register_fn register_hook;
-static sy_event_deregister_fn deregister_hook;
+static sy_event_forward_fn forwarder[SY_EVENT_ROUTES];
+static sy_event_register_fn register_hook[SY_EVENT_ROUTES];
+static sy_event_deregister_fn deregister_hook[SY_EVENT_ROUTES];
 static sy_event_outcome_fn outcome_hook;
 static pmix_proc_t self_proc;
 static sy_event_intercept_fn intercept;
 
-void sy_event_set_forwarder(sy_event_forward_fn fn)
+void sy_event_set_forwarder(unsigned route, sy_event_forward_fn fn)
 {
     pthread_mutex_lock(&ev_lock);
-    forwarder = fn;
+    forwarder[route] = fn;
     pthread_mutex_unlock(&ev_lock);
 }
 
-void sy_event_set_register_hook(sy_event_register_fn fn)
+void sy_event_set_register_hook(unsigned route, sy_event_register_fn fn)
 {
     pthread_mutex_lock(&ev_lock);
-    register_hook = fn;
+    register_hook[route] = fn;
     pthread_mutex_unlock(&ev_lock);
 }
 
-void sy_event_set_deregister_hook(sy_event_deregister_fn fn)
+void sy_event_set_deregister_hook(unsigned route, sy_event_deregister_fn fn)
 {
     pthread_mutex_lock(&ev_lock);
-    deregister_hook = fn;
+    deregister_hook[route] = fn;
     pthread_mutex_unlock(&ev_lock);
 }
 
@@ -270,10 +270,12 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
     pmix_status_t rc = do_register(codes, ncodes, info, ninfo, evhdlr, cbdata, &ref);
     if (rc == PMIX_SUCCESS) {
         pthread_mutex_lock(&ev_lock);
-        sy_event_register_fn hook = register_hook;
+        sy_event_register_fn hook[SY_EVENT_ROUTES];
+        memcpy(hook, register_hook, sizeof(hook));
         pthread_mutex_unlock(&ev_lock);
-        if (hook != NULL) /* events cached elsewhere may be owed to it */
-            hook(ref, codes, ncodes);
+        for (unsigned k = 0; k < SY_EVENT_ROUTES; k++)
+            if (hook[k] != NULL) /* events cached elsewhere may be owed to it */
+                hook[k](ref, codes, ncodes);
     }
     if (cbfunc == NULL) /* blocking form: the reference is the answer */
         return rc == PMIX_SUCCESS ? (pmix_status_t)PUBLIC_REF(ref) : rc;
@@ -335,13 +337,15 @@ PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_
             break;
         }
     }
-    sy_event_deregister_fn hook = deregister_hook;
+    sy_event_deregister_fn hook[SY_EVENT_ROUTES];
+    memcpy(hook, deregister_hook, sizeof(hook));
     pthread_mutex_unlock(&ev_lock);
     /* an id never given out: the standard's answer */
     pmix_status_t rc = gone != NULL ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
     if (gone != NULL) {
-        if (hook != NULL) /* whoever was told of the registration */
-            hook(gone->ref, gone->codes, gone->ncodes);
+        for (unsigned k = 0; k < SY_EVENT_ROUTES; k++)
+            if (hook[k] != NULL) /* whoever was told of the registration */
+                hook[k](gone->ref, gone->codes, gone->ncodes);
         handler_free(gone);
     }
     if (cbfunc == NULL)
@@ -668,9 +672,9 @@ void sy_event_clear(void)
             chain_free(st->c);
         free(st);
     }
-    forwarder = NULL;
-    register_hook = NULL;
-    deregister_hook = NULL;
+    memset(forwarder, 0, sizeof(forwarder));
+    memset(register_hook, 0, sizeof(register_hook));
+    memset(deregister_hook, 0, sizeof(deregister_hook));
     outcome_hook = NULL;
     pthread_mutex_unlock(&ev_lock);
 }
@@ -803,13 +807,15 @@ static void notify_on_loop(void *arg)
 {
     notify_t *n = arg;
     pthread_mutex_lock(&ev_lock);
-    sy_event_forward_fn fwd = forwarder;
+    sy_event_forward_fn fwd[SY_EVENT_ROUTES];
+    memcpy(fwd, forwarder, sizeof(fwd));
     pthread_mutex_unlock(&ev_lock);
     /* this process is in every range but RM */
     if (n->range != PMIX_RANGE_RM)
         sy_event_deliver(n->status, &n->source, n->range, n->info, n->ninfo);
-    if (n->range != PMIX_RANGE_PROC_LOCAL && fwd != NULL)
-        fwd(n->status, &n->source, n->range, n->info, n->ninfo);
+    for (unsigned k = 0; k < SY_EVENT_ROUTES; k++)
+        if (n->range != PMIX_RANGE_PROC_LOCAL && fwd[k] != NULL)
+            fwd[k](n->status, &n->source, n->range, n->info, n->ninfo);
     if (n->cbfunc != NULL)
         n->cbfunc(PMIX_SUCCESS, n->cbdata);
     if (n->info != NULL)

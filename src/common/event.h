@@ -22,12 +22,19 @@
 
 #include <pmix_common.h>
 
+/* The roles of one process (a server, and a client or tool of another
+ * server) each route events through their own slot: the forwarder, the
+ * registration hooks.  A launcher a tool started is both. */
+#define SY_EVENT_ROUTES 2
+#define SY_EVENT_ROUTE_SERVER 0u
+#define SY_EVENT_ROUTE_CLIENT 1u
+
 /* Forward an event beyond this process (ranges other than PROC_LOCAL);
  * called on the loop, after local delivery started. */
 typedef void (*sy_event_forward_fn)(pmix_status_t status, const pmix_proc_t *source,
                                     pmix_data_range_t range, const pmix_info_t info[],
                                     size_t ninfo);
-void sy_event_set_forwarder(sy_event_forward_fn fn);
+void sy_event_set_forwarder(unsigned route, sy_event_forward_fn fn);
 
 /* Deliver to this process's handlers; on the loop.  info is copied. */
 void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
@@ -40,11 +47,11 @@ void sy_event_deliver_to(size_t ref, pmix_status_t status, const pmix_proc_t *so
 /* Told of every new registration (reference, codes; ncodes 0 = default),
  * so that a role can ask for the events cached before it. */
 typedef void (*sy_event_register_fn)(size_t ref, const pmix_status_t *codes, size_t ncodes);
-void sy_event_set_register_hook(sy_event_register_fn fn);
+void sy_event_set_register_hook(unsigned route, sy_event_register_fn fn);
 /* Told when a registration goes (PMIx_Deregister_event_handler), with the
  * codes it had, on the deregistering thread. */
 typedef void (*sy_event_deregister_fn)(size_t ref, const pmix_status_t *codes, size_t ncodes);
-void sy_event_set_deregister_hook(sy_event_deregister_fn fn);
+void sy_event_set_deregister_hook(unsigned route, sy_event_deregister_fn fn);
 
 /* Told how each event delivered to this process's handlers ended (not the
  * replays of cached events to one handler): its code and info, the first

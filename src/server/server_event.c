@@ -437,12 +437,38 @@ typedef struct {
     size_t ncodes;
 } own_reg_t;
 
+/* A handler of this process registered: the cached events a custom range
+ * aimed at this very process (a debugger's release of a launcher that is
+ * still starting) reach it, as a client's late handler gets its own. */
+static void replay_aimed_at_us(size_t ref, const pmix_status_t *codes, size_t ncodes)
+{
+    const pmix_proc_t *me = &sy_srv->me;
+    for (cached_t *c = cache_head; c != NULL; c = c->next) {
+        bool wanted = ncodes == 0;
+        for (size_t i = 0; i < ncodes && !wanted; i++)
+            wanted = codes[i] == c->status;
+        if (!wanted || c->range != PMIX_RANGE_CUSTOM)
+            continue;
+        bool aimed = false;
+        for (size_t i = 0; i < c->ninfo && !aimed; i++) {
+            size_t n;
+            const pmix_proc_t *procs = custom_procs(&c->info[i], &n);
+            for (size_t k = 0; k < n && !aimed; k++)
+                aimed = PMIX_CHECK_NSPACE(procs[k].nspace, me->nspace) &&
+                        (procs[k].rank == me->rank || procs[k].rank == PMIX_RANK_WILDCARD);
+        }
+        if (aimed)
+            sy_event_deliver_to(ref, c->status, &c->source, c->info, c->ninfo);
+    }
+}
+
 static void own_reg_on_loop(void *arg)
 {
     own_reg_t *o = arg;
-    if (o->registering)
+    if (o->registering) {
         add_reg(NULL, o->ref, o->codes, o->ncodes, getuid(), getgid());
-    else
+        replay_aimed_at_us(o->ref, o->codes, o->ncodes);
+    } else
         drop_regs_of(NULL, o->ref, false);
     free(o->codes);
     free(o);
@@ -548,17 +574,17 @@ void sy_srv_event_peer_gone(sy_srv_peer_t *peer, bool finalized)
 void sy_srv_event_init(sy_srv_t *s)
 {
     sy_event_set_self(&s->me);
-    sy_event_set_forwarder(forward);
-    sy_event_set_register_hook(own_registered);
-    sy_event_set_deregister_hook(own_deregistered);
+    sy_event_set_forwarder(SY_EVENT_ROUTE_SERVER, forward);
+    sy_event_set_register_hook(SY_EVENT_ROUTE_SERVER, own_registered);
+    sy_event_set_deregister_hook(SY_EVENT_ROUTE_SERVER, own_deregistered);
 }
 
 void sy_srv_event_finalize(sy_srv_t *s)
 {
     (void)s;
-    sy_event_set_forwarder(NULL);
-    sy_event_set_register_hook(NULL);
-    sy_event_set_deregister_hook(NULL);
+    sy_event_set_forwarder(SY_EVENT_ROUTE_SERVER, NULL);
+    sy_event_set_register_hook(SY_EVENT_ROUTE_SERVER, NULL);
+    sy_event_set_deregister_hook(SY_EVENT_ROUTE_SERVER, NULL);
     while (regs != NULL) { /* the host is going too: nothing to tell it */
         reg_t *r = regs;
         regs = r->next;

@@ -506,6 +506,23 @@ static void set_module_on_loop(void *arg)
     sy_srv_op_finish(&m->op, PMIX_SUCCESS);
 }
 
+bool sy_srv_running(void)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    bool up = srv_refcount > 0;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    return up;
+}
+
+char *sy_srv_uri_dup(void)
+{
+    pthread_mutex_lock(&sy_srv_life_lock);
+    char *uri =
+        srv_refcount > 0 && sy_srv != NULL && sy_srv->uri != NULL ? strdup(sy_srv->uri) : NULL;
+    pthread_mutex_unlock(&sy_srv_life_lock);
+    return uri;
+}
+
 pmix_status_t sy_srv_set_module(const pmix_server_module_t *module)
 {
     set_module_t *m = calloc(1, sizeof(*m));

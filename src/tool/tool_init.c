@@ -58,6 +58,18 @@ static pmix_status_t parse(const pmix_info_t info[], size_t ninfo, init_opts_t *
     }
     if (o->me.nspace[0] != '\0' && !rank_given)
         o->me.rank = 0;
+    /* started by another tool: the identity it gave us, unless we chose */
+    if (o->me.nspace[0] == '\0' && !rank_given)
+        sy_tool_rndz_identity(&o->me);
+    /* a launcher with no server to name it names itself: the processes
+     * it starts are known under its namespace */
+    if (o->me.nspace[0] == '\0' && o->launcher) {
+        char host[64] = "localhost";
+        gethostname(host, sizeof(host) - 1);
+        char ns[PMIX_MAX_NSLEN + 1];
+        snprintf(ns, sizeof(ns), "switchyard-tool.%.64s.%ld", host, (long)getpid());
+        PMIX_LOAD_PROCID(&o->me, ns, 0);
+    }
     if (o->me.nspace[0] == '\0' && rank_given)
         return PMIX_ERR_BAD_PARAM; /* a rank in no namespace */
     return PMIX_SUCCESS;
@@ -86,7 +98,7 @@ static pmix_status_t start_launcher(const pmix_info_t info[], size_t ninfo, cons
                                        PMIX_USOCK_DISABLE,    NULL};
     pmix_info_t *sinfo;
     size_t n = 0;
-    PMIX_INFO_CREATE(sinfo, ninfo + 2);
+    PMIX_INFO_CREATE(sinfo, ninfo + 3);
     if (sinfo == NULL)
         return PMIX_ERR_NOMEM;
     for (size_t i = 0; info != NULL && i < ninfo; i++)
@@ -99,10 +111,14 @@ static pmix_status_t start_launcher(const pmix_info_t info[], size_t ninfo, cons
         PMIX_INFO_LOAD(&sinfo[n], PMIX_SERVER_RANK, &me->rank, PMIX_PROC_RANK);
         n++;
     }
+    /* the tools it starts connect back to it (PMIX_LAUNCHER_RNDZ_URI) */
+    PMIX_INFO_LOAD(&sinfo[n], PMIX_SERVER_TOOL_SUPPORT, NULL, PMIX_BOOL);
+    n++;
     pmix_server_module_t none;
     memset(&none, 0, sizeof(none));
+    sy_tool_spawn_module(&none);
     pmix_status_t rc = PMIx_server_init(&none, sinfo, n);
-    PMIX_INFO_FREE(sinfo, ninfo + 2);
+    PMIX_INFO_FREE(sinfo, ninfo + 3);
     return rc;
 }
 
@@ -153,6 +169,9 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], 
     pthread_mutex_unlock(&sy_tool_lock);
     sy_store_set_resolver(sy_client_resolve_nspace, NULL);
     sy_store_set_provider(PMIX_DEVICE_DISTANCES, sy_client_device_distances);
+    /* a launcher a tool started runs its own server first: its events
+     * keep going out through that server */
+    bool own_server = sy_srv_running() && !o.launcher;
     if (o.launcher) {
         rc = start_launcher(info, ninfo, &o.me);
         if (rc != PMIX_SUCCESS)
@@ -161,7 +180,8 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], 
         else
             set_launcher(true);
     }
-    if (rc == PMIX_SUCCESS && !o.do_not_connect) {
+    /* a tool another tool started connects back to it, and only there */
+    if (rc == PMIX_SUCCESS && !o.do_not_connect && !sy_tool_rndz_given()) {
         rc = sy_tool_attach(info, ninfo, true, NULL);
         if (rc != PMIX_SUCCESS && o.optional) {
             sy_log(SY_LOG_INFO, "PMIx_tool_init: no server (%s); going on unconnected",
@@ -188,7 +208,20 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], 
     pthread_mutex_lock(&sy_client_lock);
     pmix_proc_t me = sy_client.me;
     pthread_mutex_unlock(&sy_client_lock);
-    sy_client_event_init(info, ninfo);
+    sy_client_event_init(info, ninfo, !own_server);
+    pthread_mutex_lock(&sy_tool_lock);
+    bool serving = sy_tool.launcher;
+    pthread_mutex_unlock(&sy_tool_lock);
+    if (serving)
+        sy_client_set_local_spawn(sy_tool_self_spawn);
+    rc = sy_tool_rndz_connect(&me);
+    if (rc != PMIX_SUCCESS) {
+        PMIx_tool_finalize();
+        return rc;
+    }
+    pthread_mutex_lock(&sy_client_lock);
+    me = sy_client.me;
+    pthread_mutex_unlock(&sy_client_lock);
     if (proc != NULL)
         *proc = me;
     return PMIX_SUCCESS;
@@ -206,6 +239,8 @@ PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void)
         return PMIX_SUCCESS;
     }
     pthread_mutex_unlock(&sy_tool_lock);
+    sy_client_set_local_spawn(NULL);
+    sy_tool_rndz_finalize();
     sy_client_iof_finalize();
     sy_client_event_finalize();
     /* each server hears that we leave (its host's client_finalized) */
@@ -223,8 +258,10 @@ PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void)
     sy_store_set_resolver(NULL, NULL);
     sy_store_set_provider(PMIX_DEVICE_DISTANCES, NULL);
     sy_tool_close_all();
-    if (set_launcher(false))
+    if (set_launcher(false)) {
+        sy_tool_spawn_finalize();
         PMIx_server_finalize();
+    }
     pthread_mutex_lock(&sy_client_lock);
     pmix_proc_t me = sy_client.me;
     pthread_mutex_unlock(&sy_client_lock);
@@ -372,6 +409,17 @@ PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server, pmix_i
         pthread_mutex_unlock(&sy_tool_lock);
         if (s != NULL)
             return PMIX_SUCCESS;
+        /* a launcher we started connected back to us ("the specified
+         * process has connected to the requesting tool"): we attach to
+         * its server, announced under its namespace */
+        if (sy_tool_spawn_connected(server)) {
+            pmix_info_t by_ns;
+            PMIX_INFO_LOAD(&by_ns, PMIX_SERVER_NSPACE, server->nspace, PMIX_STRING);
+            pmix_status_t rc = sy_tool_attach(&by_ns, 1, true, NULL);
+            PMIX_INFO_DESTRUCT(&by_ns);
+            if (rc == PMIX_SUCCESS)
+                return PMIX_SUCCESS;
+        }
         if (mono() >= deadline)
             return wait ? PMIX_ERR_TIMEOUT : PMIX_ERR_NOT_FOUND;
         struct timespec ts = {.tv_nsec = 20 * 1000 * 1000};

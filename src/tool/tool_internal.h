@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <pmix_common.h>
+#include <pmix_server.h>
 
 #include "common/frame.h"
 
@@ -51,5 +52,24 @@ void sy_tool_make_primary(sy_tool_server_t *s);
 void sy_tool_close_all(void);
 /* Tell the server we leave, close and forget it. */
 pmix_status_t sy_tool_drop(sy_tool_server_t *s);
+
+/* ---- tool_rndz.c: a tool started by another tool ---- */
+/* PMIX_LAUNCHER_RNDZ_URI is set, and the identity given with it. */
+bool sy_tool_rndz_given(void);
+bool sy_tool_rndz_identity(pmix_proc_t *me);
+/* Watch PMIX_KEEPALIVE_PIPE; connect back to PMIX_LAUNCHER_RNDZ_URI,
+ * record PMIX_PARENT_ID and pause while asked to stop in init. */
+pmix_status_t sy_tool_rndz_connect(const pmix_proc_t *me);
+void sy_tool_rndz_finalize(void);
+
+/* ---- tool_spawn.c: tools started by a launcher tool with no server ---- */
+pmix_status_t sy_tool_self_spawn(const pmix_info_t job_info[], size_t ninfo,
+                                 const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
+                                 void *cbdata);
+/* The launcher server's default host answers (tool_connected). */
+void sy_tool_spawn_module(pmix_server_module_t *module);
+/* A process we started has connected back to our server. */
+bool sy_tool_spawn_connected(const pmix_proc_t *proc);
+void sy_tool_spawn_finalize(void);
 
 #endif

@@ -167,3 +167,12 @@ tests_integration_test_debug_LDADD = src/libpmix.la
 tests_integration_test_debug_LDFLAGS = -no-install
 TESTS += tests/tools/debug.sh
 EXTRA_DIST += tests/tools/debug.sh
+# A tool that starts switchyard-run as its intermediate launcher
+# (PMIX_SPAWN_TOOL, PMIX_LAUNCHER_RNDZ_URI, PMIX_KEEPALIVE_PIPE;
+# tests/tools/spawn-tool.sh).
+check_PROGRAMS += tests/integration/test_spawn_tool
+tests_integration_test_spawn_tool_SOURCES = tests/integration/test_spawn_tool.c
+tests_integration_test_spawn_tool_LDADD = src/libpmix.la
+tests_integration_test_spawn_tool_LDFLAGS = -no-install
+TESTS += tests/tools/spawn-tool.sh
+EXTRA_DIST += tests/tools/spawn-tool.sh

@@ -226,6 +226,23 @@ bool run_tool_redirected(const char *nspace, pmix_rank_t rank, int stream);
 /* Before the server goes: refuse what waits, free. */
 void run_tool_finish(void);
 
+/* run_il.c: switchyard-run started by a tool (PMIX_LAUNCHER_RNDZ_URI):
+ * the server's namespace the tool gave us (NULL: not started so), the
+ * connection back to the tool on a thread (run_il_start), held until the
+ * tool releases us (run_il_holding); then its directives apply to the job
+ * and it becomes the job's parent (run_il_released, -1 on failure); it
+ * hears the launch (run_il_launched) and the end (run_il_ended); if it
+ * goes first, run_il_parent_gone. */
+bool run_il_requested(void);
+const char *run_il_server_nspace(void);
+int run_il_start(int wake_fd);
+bool run_il_holding(void);
+bool run_il_parent_gone(void);
+int run_il_released(run_job_t *job);
+void run_il_launched(const run_job_t *job);
+void run_il_ended(const run_job_t *job, int code);
+void run_il_finish(void);
+
 /* run_debug.c: debugger support for spawned jobs (pauses in init, at
  * exec or in the application; debugger daemons beside a job; releases).
  * run_debug_module sets notify_event and remembers the main job;

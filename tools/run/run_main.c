@@ -525,6 +525,10 @@ int main(int argc, char **argv)
     pmix_info_t sinfo[9];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
+    /* started by a tool: the identity it gave us, which it looks us up by */
+    const char *given_ns = run_il_server_nspace();
+    if (given_ns != NULL)
+        snprintf(srv_ns, sizeof(srv_ns), "%s", given_ns);
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_NSPACE, srv_ns, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[1], PMIX_HOSTNAME, job.hostname, PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[2], PMIX_SERVER_TMPDIR, session_dir, PMIX_STRING);
@@ -563,6 +567,19 @@ int main(int argc, char **argv)
     if (run_tool_register_attrs() != 0 || run_debug_init() != 0)
         goto out;
     run_host_watch_losses();
+    /* started by a tool: held until it releases us, answering tools (it
+     * attaches to us meanwhile); then its directives apply to the job */
+    if (run_il_start(wake_pipe[1]) != 0)
+        goto out;
+    while (run_il_holding() && got_signal == 0) {
+        run_iof_poll(&job, wake_pipe[0], 100);
+        run_tool_service();
+        char drain[64];
+        while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
+            ;
+    }
+    if (got_signal != 0 || run_il_released(&job) != 0)
+        goto out;
     /* a system server alone has no job of its own to register */
     if (job.nprocs > 0 && run_register(&job) != 0)
         goto out;
@@ -613,6 +630,8 @@ int main(int argc, char **argv)
     } else if (launched < job.nprocs) {
         /* a signal stopped the launch: the ranks not started never run */
         stop_all(&job, &kill_at);
+    } else {
+        run_il_launched(&job);
     }
     /* the ranks never started count as exited */
     for (unsigned k = launched; k < job.nprocs; k++) {
@@ -636,7 +655,7 @@ int main(int argc, char **argv)
         bool aborted = job.aborted;
         double extra = job.extra_time;
         run_host_unlock();
-        if ((got_signal != 0 || aborted) && !job.failing)
+        if ((got_signal != 0 || aborted || run_il_parent_gone()) && !job.failing)
             stop_all(&job, &kill_at);
         if (deadline > 0 && t > deadline + extra && !job.failing) {
             timed_out = true;
@@ -655,7 +674,9 @@ int main(int argc, char **argv)
     }
     run_iof_drain(&job);
     code = report(&job, timed_out);
+    run_il_ended(&job, code);
 out:
+    run_il_finish();
     run_iof_close(&job);
     run_tool_finish();
     run_debug_finish(); /* before the jobs it looks at go */

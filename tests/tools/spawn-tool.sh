@@ -1,0 +1,79 @@
+#!/bin/sh
+# A tool starting switchyard-run as its intermediate launcher, the
+# standard's "IL-based command line parsing" flow
+# (tests/integration/test_spawn_tool.c): the launcher connects back,
+# pauses in PMIx_tool_init until the tool releases it, takes the tool's
+# PMIX_LAUNCH_DIRECTIVES, and reports the launch and the job's end; a tool
+# that vanishes takes the launcher and its ranks with it (keepalive pipe).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir/build}"
+R="$top_builddir/tools/switchyard-run"
+S="$top_builddir/tests/integration/test_spawn_tool"
+for f in "$R" "$S"; do
+    test -x "$f" || { echo "not built: $f"; exit 99; }
+done
+R=$(cd "$(dirname "$R")" && pwd)/switchyard-run
+S=$(cd "$(dirname "$S")" && pwd)/test_spawn_tool
+T=$(mktemp -d "${TMPDIR:-/tmp}/sy-spawn-tool.XXXXXX")
+cleanup() {
+    for f in "$T"/*/past.*; do
+        [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
+    done
+    rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
+printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
+export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+
+for mode in plain app-init; do
+    mkdir -p "$T/$mode"
+    timeout 90 "$S" initiator "$T/$mode" $mode -- "$R" -n 2 --oversubscribe \
+        "$S" app "$T/$mode" > "$T/$mode.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q '^initiator: ok$' "$T/$mode.out" &&
+        grep -q '^initiator: launcher held$' "$T/$mode.out" &&
+        [ -s "$T/$mode/past.0" ] && [ -s "$T/$mode/past.1" ]; then
+        ok "$mode: launcher held in init, released, launch complete, job end"
+    else
+        bad "$mode: status $rc"
+        sed 's/^/#   /' "$T/$mode.out" | tail -12
+    fi
+done
+if grep -q '^initiator: job held in init$' "$T/app-init.out"; then
+    ok "launch directives: the job paused in PMIx_Init until released"
+else
+    bad "launch directives: the job did not pause"
+fi
+
+# the tool vanishes: the launcher stops its ranks and ends
+mkdir -p "$T/vanish"
+timeout 60 "$S" initiator "$T/vanish" vanish -- "$R" -n 2 --oversubscribe \
+    "$S" app "$T/vanish" sleep > "$T/vanish.out" 2>&1
+rc=$?
+gone=no
+if [ $rc -eq 0 ] && grep -q '^initiator: vanishing$' "$T/vanish.out"; then
+    for _ in $(seq 100); do
+        alive=0
+        for f in "$T"/vanish/past.*; do
+            kill -0 "$(cat "$f")" 2>/dev/null && alive=$((alive + 1))
+        done
+        pgrep -f "^$R -n 2 --oversubscribe $S app $T/vanish" > /dev/null || [ $alive -ne 0 ] ||
+            { gone=yes; break; }
+        sleep 0.1
+    done
+fi
+if [ $gone = yes ]; then
+    ok "the tool gone: its launcher and the ranks ended"
+else
+    bad "the tool gone: status $rc, launcher or ranks left"
+    sed 's/^/#   /' "$T/vanish.out" | tail -8
+fi
+echo "1..$n"
+[ $fails -eq 0 ]
