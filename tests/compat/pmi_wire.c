@@ -23,6 +23,10 @@
  *                      connection ends, the process waits to be stopped;
  *                      kill: SIGKILL): the others' fence or barrier must
  *                      fail, not hang
+ *   pmi_wire wait      even ranks PMI-1, odd ranks PMI-2: init, then the
+ *                      pid in $PMI_WIRE_SYNC/pid.<rank>, then wait for
+ *                      $PMI_WIRE_SYNC/stop (a tool looks meanwhile), then
+ *                      a barrier / fence and finalize
  * Prints "wire <mode> ok rank R" on success. */
 #include <errno.h>
 #include <signal.h>
@@ -388,6 +392,50 @@ static void mixed(const char *how)
         exit(2);
 }
 
+/* ---- wait mode: PMI processes a tool looks at ---- */
+
+static void wait_for_tool(void)
+{
+    char r[2048], path[4096], tmp[4096];
+    const char *dir = getenv("PMI_WIRE_SYNC");
+    if (dir == NULL)
+        die("PMI_WIRE_SYNC is not set");
+    bool v1 = rank % 2 == 0;
+    if (v1) {
+        req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+        expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+    } else {
+        req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+        req2("cmd=fullinit;pmirank=0;threaded=FALSE;", false, r, sizeof(r));
+        if (strncmp(r, "cmd=fullinit-response;", 22) != 0)
+            die("fullinit: '%s'", r);
+    }
+    /* written whole, then renamed: the script never reads half a pid */
+    snprintf(tmp, sizeof(tmp), "%s/.pid.%d", dir, rank);
+    snprintf(path, sizeof(path), "%s/pid.%d", dir, rank);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0 ||
+        rename(tmp, path) != 0)
+        die("cannot write %s", path);
+    snprintf(path, sizeof(path), "%s/stop", dir);
+    for (int tries = 0; access(path, F_OK) != 0; tries++) {
+        if (tries > 6000)
+            die("never told to stop");
+        usleep(10000);
+    }
+    if (v1) {
+        req1("cmd=barrier_in\n", r, sizeof(r));
+        expect(r, "cmd=barrier_out");
+        req1("cmd=finalize\n", r, sizeof(r));
+        expect(r, "cmd=finalize_ack");
+    } else {
+        req2("cmd=kvs-fence;", false, r, sizeof(r));
+        expect(r, "cmd=kvs-fence-response;rc=0;");
+        req2("cmd=finalize;", false, r, sizeof(r));
+        expect(r, "cmd=finalize-response;rc=0;");
+    }
+}
+
 /* ---- PMI_PORT mode ---- */
 
 static void port_connect(void)
@@ -595,8 +643,11 @@ int main(int argc, char **argv)
         child(mode[5] - '0');
     else if (strcmp(mode, "die") == 0 && argc > 2)
         mixed(argv[2]);
+    else if (strcmp(mode, "wait") == 0)
+        wait_for_tool();
     else
-        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|bad MODE|die close|kill");
+        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|wait|bad MODE|die "
+            "close|kill");
     if (fails == 0)
         printf("wire %s ok rank %d\n", mode, rank);
     return fails == 0 ? 0 : 1;
