@@ -78,8 +78,9 @@ static void barrier_done(sy_pmi_conn_t *c, pmix_status_t status)
     sy_pmi_drop(c, why);
 }
 
-static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
+    (void)thrid;
     (void)port;
     if (rc == PMIX_SUCCESS)
         reply(c, "cmd=publish_result info=ok rc=0 msg=success");
@@ -88,8 +89,9 @@ static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
               rc == PMIX_ERR_DUPLICATE_KEY ? "key_already_present" : "publish_failed");
 }
 
-static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
+    (void)thrid;
     (void)port;
     if (rc == PMIX_SUCCESS)
         reply(c, "cmd=unpublish_result info=ok rc=0 msg=success");
@@ -97,8 +99,9 @@ static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
         reply(c, "cmd=unpublish_result info=ok rc=1 msg=service_not_found");
 }
 
-static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
+    (void)thrid;
     if (rc == PMIX_SUCCESS && port != NULL && strchr(port, ' ') == NULL)
         reply(c, "cmd=lookup_result port=%s info=ok rc=0 msg=success", port);
     else
@@ -361,19 +364,19 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
         if (svc == NULL || port == NULL)
             reply(c, "cmd=publish_result info=ok rc=1 msg=invalid_arguments");
         else
-            sy_pmi_publish(c, svc, port, publish_done);
+            sy_pmi_publish(c, svc, port, NULL, publish_done);
     } else if (strcmp(cmd, "unpublish_name") == 0) {
         const char *svc = get(&p, "service");
         if (svc == NULL)
             reply(c, "cmd=unpublish_result info=ok rc=1 msg=invalid_arguments");
         else
-            sy_pmi_unpublish(c, svc, unpublish_done);
+            sy_pmi_unpublish(c, svc, NULL, unpublish_done);
     } else if (strcmp(cmd, "lookup_name") == 0) {
         const char *svc = get(&p, "service");
         if (svc == NULL)
             reply(c, "cmd=lookup_result rc=1 msg=invalid_arguments");
         else
-            sy_pmi_lookup(c, svc, lookup_done);
+            sy_pmi_lookup(c, svc, NULL, lookup_done);
     } else {
         char why[96];
         snprintf(why, sizeof(why), "unknown PMI-1 command '%.40s'", cmd);

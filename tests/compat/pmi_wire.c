@@ -23,6 +23,10 @@
  *                      connection ends, the process waits to be stopped;
  *                      kill: SIGKILL): the others' fence or barrier must
  *                      fail, not hang
+ *   pmi_wire threads   a threaded PMI-2 client with several requests out
+ *                      on its one connection (two node attribute waits, a
+ *                      name publish and lookup): each reply carries the
+ *                      thrid of its own request
  *   pmi_wire wait      even ranks PMI-1, odd ranks PMI-2: init, then the
  *                      pid in $PMI_WIRE_SYNC/pid.<rank>, then wait for
  *                      $PMI_WIRE_SYNC/stop (a tool looks meanwhile), then
@@ -392,6 +396,91 @@ static void mixed(const char *how)
         exit(2);
 }
 
+/* ---- threads mode: several threaded PMI-2 requests out at once ---- */
+
+static void send2(const char *cmd)
+{
+    char hdr[32];
+    snprintf(hdr, sizeof(hdr), "%-6zu", strlen(cmd));
+    put_all(hdr, 6);
+    put_all(cmd, strlen(cmd));
+}
+
+static void recv2(char *reply, size_t len)
+{
+    char hdr[7];
+    get_all(hdr, 6);
+    hdr[6] = '\0';
+    size_t rl = (size_t)atoi(hdr);
+    if (rl + 1 > len)
+        die("PMI-2 reply too long");
+    get_all(reply, rl);
+    reply[rl] = '\0';
+}
+
+/* The next n replies, in any order, must be exactly want[0..n). */
+static void expect_set(const char *const *want, int n)
+{
+    char r[1024];
+    bool seen[8] = {false};
+    for (int i = 0; i < n; i++) {
+        recv2(r, sizeof(r));
+        int k = 0;
+        while (k < n && (seen[k] || strcmp(r, want[k]) != 0))
+            k++;
+        if (k == n) {
+            fprintf(stderr, "pmi_wire rank %d: unexpected reply '%s'\n", rank, r);
+            fails++;
+        } else {
+            seen[k] = true;
+        }
+    }
+}
+
+static void threads(void)
+{
+    char r[1024], port[128], cmd[512], want[512];
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    req2("cmd=fullinit;pmirank=0;threaded=TRUE;", false, r, sizeof(r));
+    if (strncmp(r, "cmd=fullinit-response;", 22) != 0)
+        die("fullinit: '%s'", r);
+    /* thread A waits for a node attribute; thread B publishes meanwhile:
+     * only B's reply can come, with B's thrid */
+    snprintf(port, sizeof(port), "port-of-%d", rank);
+    send2("cmd=info-getnodeattr;thrid=0xA;key=attr-a;wait=TRUE;");
+    snprintf(cmd, sizeof(cmd), "cmd=name-publish;thrid=0xB;name=svc-%d;port=%s;", rank, port);
+    send2(cmd);
+    recv2(r, sizeof(r));
+    expect(r, "cmd=name-publish-response;thrid=0xB;rc=0;");
+    /* C looks the name up while A and a second wait E are out */
+    send2("cmd=info-getnodeattr;thrid=0xE;key=attr-e;wait=TRUE;");
+    snprintf(cmd, sizeof(cmd), "cmd=name-lookup;thrid=0xC;name=svc-%d;", rank);
+    send2(cmd);
+    recv2(r, sizeof(r));
+    snprintf(want, sizeof(want), "cmd=name-lookup-response;thrid=0xC;port=%s;found=TRUE;rc=0;",
+             port);
+    expect(r, want);
+    /* D puts A's attribute: D's and A's replies, each with its thrid */
+    send2("cmd=info-putnodeattr;thrid=0xD;key=attr-a;value=va;");
+    const char *ad[] = {"cmd=info-putnodeattr-response;thrid=0xD;rc=0;",
+                        "cmd=info-getnodeattr-response;thrid=0xA;found=TRUE;value=va;rc=0;"};
+    expect_set(ad, 2);
+    /* E still waits; F (no wait) and G (unpublish) answer meanwhile */
+    send2("cmd=info-getnodeattr;thrid=0xF;key=attr-e;");
+    recv2(r, sizeof(r));
+    expect(r, "cmd=info-getnodeattr-response;thrid=0xF;found=FALSE;rc=0;");
+    snprintf(cmd, sizeof(cmd), "cmd=name-unpublish;thrid=0xG;name=svc-%d;", rank);
+    send2(cmd);
+    recv2(r, sizeof(r));
+    expect(r, "cmd=name-unpublish-response;thrid=0xG;rc=0;");
+    send2("cmd=info-putnodeattr;thrid=0xH;key=attr-e;value=ve;");
+    const char *eh[] = {"cmd=info-putnodeattr-response;thrid=0xH;rc=0;",
+                        "cmd=info-getnodeattr-response;thrid=0xE;found=TRUE;value=ve;rc=0;"};
+    expect_set(eh, 2);
+    req2("cmd=finalize;", false, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
 /* ---- wait mode: PMI processes a tool looks at ---- */
 
 static void wait_for_tool(void)
@@ -645,8 +734,10 @@ int main(int argc, char **argv)
         mixed(argv[2]);
     else if (strcmp(mode, "wait") == 0)
         wait_for_tool();
+    else if (strcmp(mode, "threads") == 0)
+        threads();
     else
-        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|wait|bad MODE|die "
+        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|wait|threads|bad MODE|die "
             "close|kill");
     if (fails == 0)
         printf("wire %s ok rank %d\n", mode, rank);
