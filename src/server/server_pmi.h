@@ -103,6 +103,14 @@ void sy_pmi_job_free_nspace(const char *nspace);
  * >= 0; then c's own; then the lowest rank), NULL when absent. */
 bool sy_pmi_kvs_put(sy_pmi_conn_t *c, const char *key, const char *val);
 const char *sy_pmi_kvs_get(const sy_pmi_conn_t *c, const char *nspace, long srcid, const char *key);
+/* A key the job's data here lacks, asked of the job's processes served
+ * elsewhere (server_pmi_remote.c: the host's direct_modex; only srcid
+ * when it names one of them): done(c, value, thrid) later on the loop
+ * (value NULL: nobody has it), unless c closed.  false: nobody to ask
+ * (every process is here, or the host has no direct_modex); answer now. */
+typedef void (*sy_pmi_get_done_fn)(sy_pmi_conn_t *c, const char *value, const char *thrid);
+bool sy_pmi_kvs_get_remote(sy_pmi_conn_t *c, const char *nspace, long srcid, const char *key,
+                           const char *thrid, sy_pmi_get_done_fn done);
 /* Node attributes (PMI-2). */
 bool sy_pmi_nodeattr_put(sy_pmi_job_t *j, const char *key, const char *val);
 const char *sy_pmi_nodeattr_get(const sy_pmi_job_t *j, const char *key);

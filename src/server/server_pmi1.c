@@ -114,6 +114,17 @@ static bool plain(const char *s, size_t max)
     return s != NULL && strlen(s) < max && strchr(s, ' ') == NULL;
 }
 
+/* (thrid: the key, for the not-found message) */
+static void get_reply(sy_pmi_conn_t *c, const char *v, const char *key)
+{
+    if (v != NULL && strlen(v) > VALUE_MAX)
+        reply(c, "cmd=get_result rc=-1 msg=value_not_representable_in_pmi1 value=unknown");
+    else if (v != NULL)
+        reply(c, GET_PREFIX "%s", v);
+    else
+        reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found value=unknown", key);
+}
+
 static void do_get(sy_pmi_conn_t *c, const pairs_t *p)
 {
     const char *kvs = get(p, "kvsname"), *key = get(p, "key");
@@ -139,12 +150,9 @@ static void do_get(sy_pmi_conn_t *c, const pairs_t *p)
         return;
     }
     const char *v = sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), -1, key);
-    if (v != NULL && strlen(v) > VALUE_MAX)
-        reply(c, "cmd=get_result rc=-1 msg=value_not_representable_in_pmi1 value=unknown");
-    else if (v != NULL)
-        reply(c, GET_PREFIX "%s", v);
-    else
-        reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found value=unknown", key);
+    /* not here: the job's processes on other nodes, the reply later */
+    if (v != NULL || !sy_pmi_kvs_get_remote(c, sy_pmi_job_nspace(j), -1, key, key, get_reply))
+        get_reply(c, v, key);
 }
 
 /* "cmd=put kvsname=K key=k value=<rest of the line>": the value is taken

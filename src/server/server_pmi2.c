@@ -245,6 +245,16 @@ static bool nodeattr_wait(sy_pmi_conn_t *c, const char *key, const char *thrid)
     return true;
 }
 
+static void kvs_get_reply(sy_pmi_conn_t *c, const char *val, const char *thrid)
+{
+    out_t o;
+    start(&o, "kvs-get-response", thrid);
+    add(&o, "found", val != NULL ? "TRUE" : "FALSE");
+    if (val != NULL)
+        add(&o, "value", val);
+    finish(c, &o, 0);
+}
+
 static void job_attr(sy_pmi_conn_t *c, const char *thrid, const char *key)
 {
     char buf[VALLEN_MAX];
@@ -459,16 +469,13 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
         const char *jobid = get(&p, "jobid"), *key = get(&p, "key"), *src = get(&p, "srcid");
         sy_pmi_job_t *j =
             jobid == NULL || strcmp(jobid, c->proc.nspace) == 0 ? c->job : sy_pmi_job_get(jobid);
+        long srcid = src != NULL ? atol(src) : -1;
         const char *val =
-            j != NULL && key != NULL
-                ? sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), src != NULL ? atol(src) : -1, key)
-                : NULL;
-        out_t o;
-        start(&o, "kvs-get-response", thrid);
-        add(&o, "found", val != NULL ? "TRUE" : "FALSE");
-        if (val != NULL)
-            add(&o, "value", val);
-        finish(c, &o, 0);
+            j != NULL && key != NULL ? sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), srcid, key) : NULL;
+        /* not here: the job's processes on other nodes, the reply later */
+        if (val != NULL || j == NULL || key == NULL ||
+            !sy_pmi_kvs_get_remote(c, sy_pmi_job_nspace(j), srcid, key, thrid, kvs_get_reply))
+            kvs_get_reply(c, val, thrid);
     } else if (strcmp(cmd, "finalize") == 0) {
         sy_pmi_conn_finalized(c);
         simple(c, "finalize-response", thrid, 0);

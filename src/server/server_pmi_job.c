@@ -249,6 +249,17 @@ static void barrier_notify(pmix_status_t status, void *ctx)
         free(n);
 }
 
+/* c's data counts as committed: another node's direct modex for this
+ * process is answered now, even when it put nothing. */
+static void commit_own(const sy_pmi_conn_t *c)
+{
+    sy_srv_posted_t *p = sy_srv_posted_find(&c->proc, true);
+    if (p != NULL && !p->committed) {
+        p->committed = true;
+        sy_srv_dmodex_poke(&c->proc);
+    }
+}
+
 void sy_pmi_barrier_enter(sy_pmi_conn_t *c, sy_pmi_barrier_fn done)
 {
     if (c->in_barrier) {
@@ -257,6 +268,7 @@ void sy_pmi_barrier_enter(sy_pmi_conn_t *c, sy_pmi_barrier_fn done)
     }
     c->in_barrier = true;
     c->barrier_done = done;
+    commit_own(c); /* as PMI_Barrier is Commit + Fence */
     pmix_status_t rc =
         sy_srv_coll_fence_job(&c->proc, barrier_notify, (void *)(uintptr_t)c->serial);
     if (rc != PMIX_SUCCESS)
@@ -296,6 +308,7 @@ void sy_pmi_conn_started(sy_pmi_conn_t *c)
 void sy_pmi_conn_finalized(sy_pmi_conn_t *c)
 {
     c->finalized = true;
+    commit_own(c); /* nothing more will come */
     sy_srv_t *s = sy_srv;
     if (s->module.client_finalized == NULL)
         return;

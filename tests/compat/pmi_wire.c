@@ -27,6 +27,11 @@
  *                      on its one connection (two node attribute waits, a
  *                      name publish and lookup): each reply carries the
  *                      thrid of its own request
+ *   pmi_wire remote    (under pmi_twohost: ranks 0-1 on one server, 2-3 on
+ *                      another) even ranks PMI-1, odd ranks PMI-2: put,
+ *                      barrier / fence, then get every other rank's key,
+ *                      the other node's through the servers' direct
+ *                      modex, and a key nobody put: not found
  *   pmi_wire wait      even ranks PMI-1, odd ranks PMI-2: init, then the
  *                      pid in $PMI_WIRE_SYNC/pid.<rank>, then wait for
  *                      $PMI_WIRE_SYNC/stop (a tool looks meanwhile), then
@@ -481,6 +486,64 @@ static void threads(void)
     expect(r, "cmd=finalize-response;rc=0;");
 }
 
+/* ---- remote mode: keys of ranks served by another server ---- */
+
+static void remote(void)
+{
+    char r[2048], line[2048], want[2048], kvs[300];
+    if (rank % 2 == 0) {
+        pmi1_start(kvs);
+        snprintf(line, sizeof(line), "cmd=put kvsname=%s key=rk-%d value=from %d\n", kvs, rank,
+                 rank);
+        req1(line, r, sizeof(r));
+        expect(r, "cmd=put_result rc=0 msg=success");
+        req1("cmd=barrier_in\n", r, sizeof(r));
+        expect(r, "cmd=barrier_out");
+        for (int q = 0; q < size; q++) {
+            snprintf(line, sizeof(line), "cmd=get kvsname=%s key=rk-%d\n", kvs, q);
+            req1(line, r, sizeof(r));
+            snprintf(want, sizeof(want), "cmd=get_result rc=0 msg=success value=from %d", q);
+            expect(r, want);
+        }
+        snprintf(line, sizeof(line), "cmd=get kvsname=%s key=nokey\n", kvs);
+        req1(line, r, sizeof(r));
+        expect(r, "cmd=get_result rc=-1 msg=key_nokey_not_found value=unknown");
+        req1("cmd=barrier_in\n", r, sizeof(r));
+        expect(r, "cmd=barrier_out");
+        req1("cmd=finalize\n", r, sizeof(r));
+        expect(r, "cmd=finalize_ack");
+        return;
+    }
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    req2("cmd=fullinit;pmirank=0;threaded=FALSE;", false, r, sizeof(r));
+    req2("cmd=job-getid;", false, r, sizeof(r));
+    if (sscanf(r, "cmd=job-getid-response;jobid=%299[^;]", kvs) != 1)
+        die("jobid: '%s'", r);
+    snprintf(line, sizeof(line), "cmd=kvs-put;key=rk-%d;value=from %d;", rank, rank);
+    req2(line, false, r, sizeof(r));
+    expect(r, "cmd=kvs-put-response;rc=0;");
+    req2("cmd=kvs-fence;", false, r, sizeof(r));
+    expect(r, "cmd=kvs-fence-response;rc=0;");
+    for (int q = 0; q < size; q++) {
+        /* the source named (srcid) and not (-1), with a thrid */
+        for (int hint = 0; hint < 2; hint++) {
+            snprintf(line, sizeof(line), "cmd=kvs-get;thrid=0x%d;jobid=%s;srcid=%d;key=rk-%d;", q,
+                     kvs, hint ? q : -1, q);
+            req2(line, false, r, sizeof(r));
+            snprintf(want, sizeof(want),
+                     "cmd=kvs-get-response;thrid=0x%d;found=TRUE;value=from %d;rc=0;", q, q);
+            expect(r, want);
+        }
+    }
+    snprintf(line, sizeof(line), "cmd=kvs-get;jobid=%s;srcid=-1;key=nokey;", kvs);
+    req2(line, false, r, sizeof(r));
+    expect(r, "cmd=kvs-get-response;found=FALSE;rc=0;");
+    req2("cmd=kvs-fence;", false, r, sizeof(r));
+    expect(r, "cmd=kvs-fence-response;rc=0;");
+    req2("cmd=finalize;", false, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
 /* ---- wait mode: PMI processes a tool looks at ---- */
 
 static void wait_for_tool(void)
@@ -736,8 +799,11 @@ int main(int argc, char **argv)
         wait_for_tool();
     else if (strcmp(mode, "threads") == 0)
         threads();
+    else if (strcmp(mode, "remote") == 0)
+        remote();
     else
-        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|wait|threads|bad MODE|die "
+        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|wait|threads|remote|bad "
+            "MODE|die "
             "close|kill");
     if (fails == 0)
         printf("wire %s ok rank %d\n", mode, rank);
