@@ -289,7 +289,10 @@ static int daemon_main(char **client)
             failed++;
         }
     }
-    printf("node-%c: %u direct modex requests\n", 'a' + node, ndmx);
+    pthread_mutex_lock(&lock);
+    unsigned sent = ndmx;
+    pthread_mutex_unlock(&lock);
+    printf("node-%c: %u direct modex requests\n", 'a' + node, sent);
     fflush(stdout);
     /* the other node's ranks may still ask ours for data */
     send_msg(M_DONE, 0, 0, 0, NULL, 0);
