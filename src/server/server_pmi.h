@@ -11,7 +11,8 @@
  * hooks below), server_pmi_job.c (the PMI process as a process of its
  * job: its data in the modex store, its barrier in the collective engine,
  * its life told to the host; node attributes; the host upcalls),
- * server_pmi_spawn.c (spawn), server_pmi_port.c (PMI_PORT), server_pmi1.c
+ * server_pmi_spawn.c (spawn), server_pmi_port.c (PMI_PORT),
+ * server_pmi_remote.c (a get of another node's key), server_pmi1.c
  * and server_pmi2.c (the commands).  Everything runs on the server's
  * loop. */
 #ifndef SWITCHYARD_SERVER_PMI_H
