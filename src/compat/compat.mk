@@ -42,6 +42,17 @@ tests_compat_pmi_wire_LDADD = src/libpmix.la
 TESTS += tests/compat/pmi-wire.sh
 EXTRA_DIST += tests/compat/pmi-wire.sh
 
+# PMI gets across servers: two node daemons relaying direct modex.
+check_PROGRAMS += tests/compat/pmi_twohost
+tests_compat_pmi_twohost_SOURCES = tests/compat/pmi_twohost.c
+tests_compat_pmi_twohost_LDADD = src/libpmix.la
+TESTS += tests/compat/pmi-remote.sh
+EXTRA_DIST += tests/compat/pmi-remote.sh
+
+# Tools see PMI wire processes (PMIX_QUERY_PROC_TABLE / _LOCAL_PROC_TABLE).
+TESTS += tests/compat/pmi-tool.sh
+EXTRA_DIST += tests/compat/pmi-tool.sh
+
 # Debian's MPICH 4.0.2 under switchyard-run (PMI-1 wire).
 TESTS += tests/external/mpich.sh
 EXTRA_DIST += tests/external/mpich.sh tests/external/mpich/mpi_check.c

@@ -27,5 +27,5 @@ TESTS += tests/unit/test_server
 # PMI-1 / PMI-2 wire protocols (issue 18, docs/pmi.md).
 src_libswitchyard_la_SOURCES += src/server/server_pmi_wire.c src/server/server_pmi_job.c \
 	src/server/server_pmi1.c src/server/server_pmi2.c src/server/server_pmi_spawn.c \
-	src/server/server_pmi_port.c
+	src/server/server_pmi_port.c src/server/server_pmi_remote.c
 noinst_HEADERS += src/server/server_pmi.h src/server/server_opx.h

@@ -139,6 +139,8 @@ typedef struct {
     pmix_proc_t target; /* given to the host: ours until it calls back */
     pmix_info_t *info;  /* the client's directives + PMIX_REQUIRED_KEY */
     size_t ninfo;
+    sy_srv_dmodex_fn own_done; /* the library's own request (no peer) */
+    void *own_arg;
 } host_dmx_t;
 
 static void host_dmx_free(sy_srv_req_t *req)
@@ -193,7 +195,12 @@ static void host_dmx_done(sy_srv_req_t *req)
             sy_value_destruct(&v);
         }
     }
-    if (found)
+    if (h->own_done != NULL)
+        h->own_done(found                    ? PMIX_SUCCESS
+                    : status == PMIX_SUCCESS ? PMIX_ERR_NOT_FOUND
+                                             : status,
+                    found ? &rep.value : NULL, h->own_arg);
+    else if (found)
         sy_srv_peer_reply_msg(req->peer, req->tag, PMIX_SUCCESS, SY_WMSG_DMODEX_REP, &rep);
     else
         sy_srv_peer_reply_status(req->peer, req->tag,
@@ -203,6 +210,17 @@ static void host_dmx_done(sy_srv_req_t *req)
 
 static const sy_srv_req_type_t dmx_type = {
     .name = "direct_modex", .done = host_dmx_done, .free = host_dmx_free};
+
+/* The server goes while the library's own request is out: its owner
+ * frees what it holds (PMIX_ERR_INIT; maybe not on the loop). */
+static void own_dmx_gone(sy_srv_req_t *req)
+{
+    host_dmx_t *h = (host_dmx_t *)req;
+    h->own_done(PMIX_ERR_INIT, NULL, h->own_arg);
+}
+
+static const sy_srv_req_type_t own_dmx_type = {
+    .name = "direct_modex", .done = host_dmx_done, .gone = own_dmx_gone, .free = host_dmx_free};
 
 static void host_dmx_cb(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
                         pmix_release_cbfunc_t release_fn, void *release_cbdata)
@@ -315,6 +333,30 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     /* held until the target commits, dies, or the timeout passes */
     if (t > 0)
         sy_progress_timer(s->progress, t, waiter_timeout, w, &w->timer);
+}
+
+pmix_status_t sy_srv_dmodex_ask(const pmix_proc_t *target, const char *key, sy_srv_dmodex_fn done,
+                                void *arg)
+{
+    sy_srv_t *s = sy_srv;
+    if (s->module.direct_modex == NULL)
+        return PMIX_ERR_NOT_SUPPORTED;
+    host_dmx_t *h = calloc(1, sizeof(*h));
+    if (h == NULL || (h->key = strdup(key)) == NULL ||
+        host_dmx_infos(h, key, NULL, 0) != PMIX_SUCCESS) {
+        if (h != NULL) {
+            free(h->key);
+            free(h);
+        }
+        return PMIX_ERR_NOMEM;
+    }
+    sy_srv_req_init(&h->req, &own_dmx_type, NULL, 0);
+    h->target = *target;
+    h->own_done = done;
+    h->own_arg = arg;
+    sy_srv_req_returned(&h->req, s->module.direct_modex(&h->target, h->info, h->ninfo, host_dmx_cb,
+                                                        sy_srv_req_ticket(&h->req)));
+    return PMIX_SUCCESS;
 }
 
 /* ---- lifecycle ---- */

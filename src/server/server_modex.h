@@ -77,6 +77,15 @@ void sy_srv_coll_finalize(void);
 void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b);
 /* proc committed: the requests held for it may be answerable now. */
 void sy_srv_dmodex_poke(const pmix_proc_t *proc);
+/* The library's own direct modex (a PMI get, server_pmi.h): the host's
+ * direct_modex for key of target, on another node.  done(status, value,
+ * arg) once, on the loop (value lent, NULL unless found), or with
+ * PMIX_ERR_INIT, maybe on another thread, when the server goes first
+ * (then free arg only).  PMIX_ERR_NOT_SUPPORTED (done never called):
+ * the host has no direct_modex. */
+typedef void (*sy_srv_dmodex_fn)(pmix_status_t status, const pmix_value_t *value, void *arg);
+pmix_status_t sy_srv_dmodex_ask(const pmix_proc_t *target, const char *key, sy_srv_dmodex_fn done,
+                                void *arg);
 void sy_srv_dmodex_peer_gone(sy_srv_peer_t *peer, bool finalized);
 void sy_srv_dmodex_proc_gone(const pmix_proc_t *proc, bool finalized);
 void sy_srv_dmodex_finalize(void);

@@ -11,7 +11,8 @@
  * hooks below), server_pmi_job.c (the PMI process as a process of its
  * job: its data in the modex store, its barrier in the collective engine,
  * its life told to the host; node attributes; the host upcalls),
- * server_pmi_spawn.c (spawn), server_pmi_port.c (PMI_PORT), server_pmi1.c
+ * server_pmi_spawn.c (spawn), server_pmi_port.c (PMI_PORT),
+ * server_pmi_remote.c (a get of another node's key), server_pmi1.c
  * and server_pmi2.c (the commands).  Everything runs on the server's
  * loop. */
 #ifndef SWITCHYARD_SERVER_PMI_H
@@ -42,6 +43,12 @@ struct sy_pmi_conn;
 typedef struct sy_pmi_spawn sy_pmi_spawn_t;
 typedef void (*sy_pmi_barrier_fn)(struct sy_pmi_conn *c, pmix_status_t status);
 
+/* A PMI-2 info-getnodeattr with wait=TRUE, held until the key is put. */
+typedef struct sy_pmi_nodewait {
+    char *key, *thrid; /* thrid NULL: none was sent */
+    struct sy_pmi_nodewait *next;
+} sy_pmi_nodewait_t;
+
 typedef struct sy_pmi_conn {
     int fd;
     struct event *rev, *wev;
@@ -57,8 +64,10 @@ typedef struct sy_pmi_conn {
     sy_pmi_barrier_fn barrier_done; /* while in_barrier */
     sy_pmi_spawn_t *spawn;          /* PMI-1: the mcmd=spawn blocks so far */
     char *fence_thrid;              /* PMI-2: the thrid= of the pending kvs-fence */
-    char *wait_key;                 /* PMI-2: the node attribute waited for */
-    char *wait_thrid;
+    /* PMI-2: node attributes waited for; a threaded client may wait for
+     * several at once, each answered with its own thrid */
+    struct sy_pmi_nodewait *waits;
+    unsigned nwaits;
     struct sy_pmi_conn *next;
 } sy_pmi_conn_t;
 
@@ -95,6 +104,14 @@ void sy_pmi_job_free_nspace(const char *nspace);
  * >= 0; then c's own; then the lowest rank), NULL when absent. */
 bool sy_pmi_kvs_put(sy_pmi_conn_t *c, const char *key, const char *val);
 const char *sy_pmi_kvs_get(const sy_pmi_conn_t *c, const char *nspace, long srcid, const char *key);
+/* A key the job's data here lacks, asked of the job's processes served
+ * elsewhere (server_pmi_remote.c: the host's direct_modex; only srcid
+ * when it names one of them): done(c, value, thrid) later on the loop
+ * (value NULL: nobody has it), unless c closed.  false: nobody to ask
+ * (every process is here, or the host has no direct_modex); answer now. */
+typedef void (*sy_pmi_get_done_fn)(sy_pmi_conn_t *c, const char *value, const char *thrid);
+bool sy_pmi_kvs_get_remote(sy_pmi_conn_t *c, const char *nspace, long srcid, const char *key,
+                           const char *thrid, sy_pmi_get_done_fn done);
 /* Node attributes (PMI-2). */
 bool sy_pmi_nodeattr_put(sy_pmi_job_t *j, const char *key, const char *val);
 const char *sy_pmi_nodeattr_get(const sy_pmi_job_t *j, const char *key);
@@ -113,13 +130,17 @@ long sy_pmi_universe(const sy_pmi_job_t *j);
 bool sy_pmi_mapping(const sy_pmi_job_t *j, char *out, size_t len);
 /* The host's abort upcall for c's process. */
 void sy_pmi_abort(sy_pmi_conn_t *c, int status, const char *msg);
-/* Name service through the host: done(c, rc, port) on the loop (c still
- * open; port NULL unless a lookup found it). */
-typedef void (*sy_pmi_ns_done_fn)(sy_pmi_conn_t *c, pmix_status_t rc, const char *port);
-void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port,
+/* Name service through the host: done(c, rc, port, thrid) on the loop
+ * (c still open; port NULL unless a lookup found it; thrid the request's,
+ * copied: a threaded PMI-2 client may have several out at once). */
+typedef void (*sy_pmi_ns_done_fn)(sy_pmi_conn_t *c, pmix_status_t rc, const char *port,
+                                  const char *thrid);
+void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port, const char *thrid,
                     sy_pmi_ns_done_fn done);
-void sy_pmi_unpublish(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
-void sy_pmi_lookup(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done);
+void sy_pmi_unpublish(sy_pmi_conn_t *c, const char *service, const char *thrid,
+                      sy_pmi_ns_done_fn done);
+void sy_pmi_lookup(sy_pmi_conn_t *c, const char *service, const char *thrid,
+                   sy_pmi_ns_done_fn done);
 
 /* ---- server_pmi_port.c: hydra's PMI_PORT mode ---- */
 /* On the loop: a fresh secret id naming proc to a PMI_PORT connection

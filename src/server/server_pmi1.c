@@ -78,8 +78,9 @@ static void barrier_done(sy_pmi_conn_t *c, pmix_status_t status)
     sy_pmi_drop(c, why);
 }
 
-static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
+    (void)thrid;
     (void)port;
     if (rc == PMIX_SUCCESS)
         reply(c, "cmd=publish_result info=ok rc=0 msg=success");
@@ -88,8 +89,9 @@ static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
               rc == PMIX_ERR_DUPLICATE_KEY ? "key_already_present" : "publish_failed");
 }
 
-static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
+    (void)thrid;
     (void)port;
     if (rc == PMIX_SUCCESS)
         reply(c, "cmd=unpublish_result info=ok rc=0 msg=success");
@@ -97,8 +99,9 @@ static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
         reply(c, "cmd=unpublish_result info=ok rc=1 msg=service_not_found");
 }
 
-static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
+    (void)thrid;
     if (rc == PMIX_SUCCESS && port != NULL && strchr(port, ' ') == NULL)
         reply(c, "cmd=lookup_result port=%s info=ok rc=0 msg=success", port);
     else
@@ -109,6 +112,17 @@ static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
 static bool plain(const char *s, size_t max)
 {
     return s != NULL && strlen(s) < max && strchr(s, ' ') == NULL;
+}
+
+/* (thrid: the key, for the not-found message) */
+static void get_reply(sy_pmi_conn_t *c, const char *v, const char *key)
+{
+    if (v != NULL && strlen(v) > VALUE_MAX)
+        reply(c, "cmd=get_result rc=-1 msg=value_not_representable_in_pmi1 value=unknown");
+    else if (v != NULL)
+        reply(c, GET_PREFIX "%s", v);
+    else
+        reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found value=unknown", key);
 }
 
 static void do_get(sy_pmi_conn_t *c, const pairs_t *p)
@@ -136,12 +150,9 @@ static void do_get(sy_pmi_conn_t *c, const pairs_t *p)
         return;
     }
     const char *v = sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), -1, key);
-    if (v != NULL && strlen(v) > VALUE_MAX)
-        reply(c, "cmd=get_result rc=-1 msg=value_not_representable_in_pmi1 value=unknown");
-    else if (v != NULL)
-        reply(c, GET_PREFIX "%s", v);
-    else
-        reply(c, "cmd=get_result rc=-1 msg=key_%s_not_found value=unknown", key);
+    /* not here: the job's processes on other nodes, the reply later */
+    if (v != NULL || !sy_pmi_kvs_get_remote(c, sy_pmi_job_nspace(j), -1, key, key, get_reply))
+        get_reply(c, v, key);
 }
 
 /* "cmd=put kvsname=K key=k value=<rest of the line>": the value is taken
@@ -361,19 +372,19 @@ void sy_pmi1_command(sy_pmi_conn_t *c, char *msg, size_t len)
         if (svc == NULL || port == NULL)
             reply(c, "cmd=publish_result info=ok rc=1 msg=invalid_arguments");
         else
-            sy_pmi_publish(c, svc, port, publish_done);
+            sy_pmi_publish(c, svc, port, NULL, publish_done);
     } else if (strcmp(cmd, "unpublish_name") == 0) {
         const char *svc = get(&p, "service");
         if (svc == NULL)
             reply(c, "cmd=unpublish_result info=ok rc=1 msg=invalid_arguments");
         else
-            sy_pmi_unpublish(c, svc, unpublish_done);
+            sy_pmi_unpublish(c, svc, NULL, unpublish_done);
     } else if (strcmp(cmd, "lookup_name") == 0) {
         const char *svc = get(&p, "service");
         if (svc == NULL)
             reply(c, "cmd=lookup_result rc=1 msg=invalid_arguments");
         else
-            sy_pmi_lookup(c, svc, lookup_done);
+            sy_pmi_lookup(c, svc, NULL, lookup_done);
     } else {
         char why[96];
         snprintf(why, sizeof(why), "unknown PMI-1 command '%.40s'", cmd);

@@ -15,6 +15,9 @@
 #define MAX_PAIRS 256
 #define KEYLEN_MAX 64
 #define VALLEN_MAX 1024
+/* node attributes one connection may wait for at once (a threaded
+ * client's threads each wait for one or two) */
+#define MAX_NODE_WAITS 64
 
 typedef struct {
     char *key[MAX_PAIRS], *val[MAX_PAIRS];
@@ -129,14 +132,14 @@ static char *dup_opt(const char *s)
     return s != NULL ? strdup(s) : NULL;
 }
 
-/* ---- name service: the reply comes later; its thrid is kept in
- * wait_thrid (a PMI-2 client waits for one reply at a time) ---- */
+/* ---- name service: the reply comes later, with the thrid of its own
+ * request (a threaded client may have several out at once) ---- */
 
-static void ns_reply(sy_pmi_conn_t *c, const char *cmd, pmix_status_t rc, const char *port,
-                     const char *failmsg)
+static void ns_reply(sy_pmi_conn_t *c, const char *cmd, const char *thrid, pmix_status_t rc,
+                     const char *port, const char *failmsg)
 {
     out_t o;
-    start(&o, cmd, c->wait_thrid);
+    start(&o, cmd, thrid);
     if (port != NULL) {
         add(&o, "port", port);
         add(&o, "found", "TRUE");
@@ -145,26 +148,25 @@ static void ns_reply(sy_pmi_conn_t *c, const char *cmd, pmix_status_t rc, const 
     }
     if (rc != PMIX_SUCCESS)
         add(&o, "errmsg", failmsg);
-    free(c->wait_thrid);
-    c->wait_thrid = NULL;
     finish(c, &o, rc == PMIX_SUCCESS ? 0 : 1);
 }
 
-static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void publish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
     (void)port;
-    ns_reply(c, "name-publish-response", rc, NULL, "duplicate_service");
+    ns_reply(c, "name-publish-response", thrid, rc, NULL, "duplicate_service");
 }
 
-static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void unpublish_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
     (void)port;
-    ns_reply(c, "name-unpublish-response", rc, NULL, "service_not_found");
+    ns_reply(c, "name-unpublish-response", thrid, rc, NULL, "service_not_found");
 }
 
-static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port)
+static void lookup_done(sy_pmi_conn_t *c, pmix_status_t rc, const char *port, const char *thrid)
 {
-    ns_reply(c, "name-lookup-response", rc, rc == PMIX_SUCCESS ? port : NULL, "service_not_found");
+    ns_reply(c, "name-lookup-response", thrid, rc, rc == PMIX_SUCCESS ? port : NULL,
+             "service_not_found");
 }
 
 /* ---- fences and node attributes: answered when complete ---- */
@@ -191,20 +193,66 @@ static void nodeattr_reply(sy_pmi_conn_t *c, const char *thrid, const char *val)
     finish(c, &o, 0);
 }
 
-/* A node attribute was put: answer who waited for it. */
+/* A node attribute was put: answer every wait for it, each with its own
+ * thrid. */
 static void wake_waiters(sy_pmi_job_t *j, const char *key, const char *val)
 {
     for (sy_pmi_conn_t *c = sy_pmi_conns(), *next; c != NULL; c = next) {
         next = c->next;
-        if (c->job != j || c->wait_key == NULL || strcmp(c->wait_key, key) != 0)
+        if (c->job != j)
             continue;
-        char *thrid = c->wait_thrid;
-        free(c->wait_key);
-        c->wait_key = NULL;
-        c->wait_thrid = NULL;
-        nodeattr_reply(c, thrid, val); /* may drop c, never another */
-        free(thrid);
+        unsigned long serial = c->serial;
+        for (sy_pmi_nodewait_t **pp = &c->waits; *pp != NULL;) {
+            sy_pmi_nodewait_t *nw = *pp;
+            if (strcmp(nw->key, key) != 0) {
+                pp = &nw->next;
+                continue;
+            }
+            *pp = nw->next;
+            c->nwaits--;
+            nodeattr_reply(c, nw->thrid, val); /* may drop c, never another */
+            free(nw->key);
+            free(nw->thrid);
+            free(nw);
+            if (sy_pmi_conn_by_serial(serial) != c)
+                break;
+        }
     }
+}
+
+/* Hold a wait=TRUE get of key until it is put: false when c was dropped. */
+static bool nodeattr_wait(sy_pmi_conn_t *c, const char *key, const char *thrid)
+{
+    if (c->nwaits >= MAX_NODE_WAITS) {
+        sy_pmi_drop(c, "too many node attributes waited for at once");
+        return false;
+    }
+    sy_pmi_nodewait_t *nw = calloc(1, sizeof(*nw));
+    if (nw == NULL || (nw->key = strdup(key)) == NULL ||
+        (thrid != NULL && (nw->thrid = strdup(thrid)) == NULL)) {
+        if (nw != NULL)
+            free(nw->key);
+        free(nw);
+        sy_pmi_drop(c, "out of memory");
+        return false;
+    }
+    /* appended: waits for one key are answered in the order they came */
+    sy_pmi_nodewait_t **pp = &c->waits;
+    while (*pp != NULL)
+        pp = &(*pp)->next;
+    *pp = nw;
+    c->nwaits++;
+    return true;
+}
+
+static void kvs_get_reply(sy_pmi_conn_t *c, const char *val, const char *thrid)
+{
+    out_t o;
+    start(&o, "kvs-get-response", thrid);
+    add(&o, "found", val != NULL ? "TRUE" : "FALSE");
+    if (val != NULL)
+        add(&o, "value", val);
+    finish(c, &o, 0);
 }
 
 static void job_attr(sy_pmi_conn_t *c, const char *thrid, const char *key)
@@ -399,21 +447,15 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
         wake_waiters(j, key, val);
     } else if (strcmp(cmd, "info-getnodeattr") == 0) {
         const char *key = get(&p, "key"), *wait = get(&p, "wait");
-        if (key == NULL) {
+        if (!ok_len(key, KEYLEN_MAX)) {
             simple(c, "info-getnodeattr-response", thrid, -1);
             return;
         }
         const char *val = sy_pmi_nodeattr_get(c->job, key);
-        if (val != NULL || wait == NULL || strcmp(wait, "TRUE") != 0) {
+        if (val != NULL || wait == NULL || strcmp(wait, "TRUE") != 0)
             nodeattr_reply(c, thrid, val);
-        } else if (c->wait_key != NULL) {
-            sy_pmi_drop(c, "a second node attribute waited for at once");
-        } else {
-            c->wait_key = strdup(key);
-            c->wait_thrid = dup_opt(thrid);
-            if (c->wait_key == NULL)
-                sy_pmi_drop(c, "out of memory");
-        }
+        else
+            nodeattr_wait(c, key, thrid);
     } else if (strcmp(cmd, "kvs-put") == 0) {
         const char *key = get(&p, "key"), *val = get(&p, "value");
         bool ok = ok_len(key, KEYLEN_MAX) && key[0] != '\0' && ok_len(val, VALLEN_MAX) &&
@@ -427,16 +469,13 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
         const char *jobid = get(&p, "jobid"), *key = get(&p, "key"), *src = get(&p, "srcid");
         sy_pmi_job_t *j =
             jobid == NULL || strcmp(jobid, c->proc.nspace) == 0 ? c->job : sy_pmi_job_get(jobid);
+        long srcid = src != NULL ? atol(src) : -1;
         const char *val =
-            j != NULL && key != NULL
-                ? sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), src != NULL ? atol(src) : -1, key)
-                : NULL;
-        out_t o;
-        start(&o, "kvs-get-response", thrid);
-        add(&o, "found", val != NULL ? "TRUE" : "FALSE");
-        if (val != NULL)
-            add(&o, "value", val);
-        finish(c, &o, 0);
+            j != NULL && key != NULL ? sy_pmi_kvs_get(c, sy_pmi_job_nspace(j), srcid, key) : NULL;
+        /* not here: the job's processes on other nodes, the reply later */
+        if (val != NULL || j == NULL || key == NULL ||
+            !sy_pmi_kvs_get_remote(c, sy_pmi_job_nspace(j), srcid, key, thrid, kvs_get_reply))
+            kvs_get_reply(c, val, thrid);
     } else if (strcmp(cmd, "finalize") == 0) {
         sy_pmi_conn_finalized(c);
         simple(c, "finalize-response", thrid, 0);
@@ -453,14 +492,12 @@ void sy_pmi2_command(sy_pmi_conn_t *c, char *msg, size_t len)
             simple(c, resp, thrid, -1);
             return;
         }
-        free(c->wait_thrid);
-        c->wait_thrid = dup_opt(thrid);
         if (cmd[5] == 'p')
-            sy_pmi_publish(c, name, port, publish_done);
+            sy_pmi_publish(c, name, port, thrid, publish_done);
         else if (cmd[5] == 'u')
-            sy_pmi_unpublish(c, name, unpublish_done);
+            sy_pmi_unpublish(c, name, thrid, unpublish_done);
         else
-            sy_pmi_lookup(c, name, lookup_done);
+            sy_pmi_lookup(c, name, thrid, lookup_done);
     } else if (strcmp(cmd, "job-connect") == 0 || strcmp(cmd, "job-disconnect") == 0) {
         out_t o;
         start(&o,

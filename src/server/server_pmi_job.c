@@ -249,6 +249,17 @@ static void barrier_notify(pmix_status_t status, void *ctx)
         free(n);
 }
 
+/* c's data counts as committed: another node's direct modex for this
+ * process is answered now, even when it put nothing. */
+static void commit_own(const sy_pmi_conn_t *c)
+{
+    sy_srv_posted_t *p = sy_srv_posted_find(&c->proc, true);
+    if (p != NULL && !p->committed) {
+        p->committed = true;
+        sy_srv_dmodex_poke(&c->proc);
+    }
+}
+
 void sy_pmi_barrier_enter(sy_pmi_conn_t *c, sy_pmi_barrier_fn done)
 {
     if (c->in_barrier) {
@@ -257,6 +268,7 @@ void sy_pmi_barrier_enter(sy_pmi_conn_t *c, sy_pmi_barrier_fn done)
     }
     c->in_barrier = true;
     c->barrier_done = done;
+    commit_own(c); /* as PMI_Barrier is Commit + Fence */
     pmix_status_t rc =
         sy_srv_coll_fence_job(&c->proc, barrier_notify, (void *)(uintptr_t)c->serial);
     if (rc != PMIX_SUCCESS)
@@ -296,6 +308,7 @@ void sy_pmi_conn_started(sy_pmi_conn_t *c)
 void sy_pmi_conn_finalized(sy_pmi_conn_t *c)
 {
     c->finalized = true;
+    commit_own(c); /* nothing more will come */
     sy_srv_t *s = sy_srv;
     if (s->module.client_finalized == NULL)
         return;
@@ -401,6 +414,7 @@ typedef struct {
     unsigned long serial;
     sy_pmi_ns_done_fn done;
     char *port;
+    char *thrid; /* the client's, echoed */
     pmix_info_t *info;
     size_t ninfo;
     char *keys[2];
@@ -413,6 +427,7 @@ static void ns_req_free(sy_srv_req_t *req)
         PMIX_INFO_FREE(r->info, r->ninfo);
     free(r->keys[0]);
     free(r->port);
+    free(r->thrid);
     free(r);
 }
 
@@ -423,7 +438,7 @@ static void ns_req_done(sy_srv_req_t *req)
     sy_pmi_conn_t *c = sy_pmi_conn_by_serial(r->serial);
     pmix_status_t status = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : req->status;
     if (c != NULL)
-        r->done(c, status, status == PMIX_SUCCESS ? r->port : NULL);
+        r->done(c, status, status == PMIX_SUCCESS ? r->port : NULL, r->thrid);
 }
 
 static const sy_srv_req_type_t ns_req_type = {
@@ -454,12 +469,15 @@ static void ns_lookup_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata
 typedef enum { NS_PUBLISH, NS_UNPUBLISH, NS_LOOKUP } ns_kind_t;
 
 static void ns_call(sy_pmi_conn_t *c, ns_kind_t kind, const char *service, const char *port,
-                    sy_pmi_ns_done_fn done)
+                    const char *thrid, sy_pmi_ns_done_fn done)
 {
     ns_req_t *r = calloc(1, sizeof(*r));
-    if (r == NULL || (r->keys[0] = strdup(service)) == NULL) {
+    if (r == NULL || (r->keys[0] = strdup(service)) == NULL ||
+        (thrid != NULL && (r->thrid = strdup(thrid)) == NULL)) {
+        if (r != NULL)
+            free(r->keys[0]);
         free(r);
-        done(c, PMIX_ERR_NOMEM, NULL);
+        done(c, PMIX_ERR_NOMEM, NULL, thrid);
         return;
     }
     sy_srv_req_init(&r->req, &ns_req_type, NULL, 0);
@@ -494,17 +512,19 @@ static void ns_call(sy_pmi_conn_t *c, ns_kind_t kind, const char *service, const
     sy_srv_req_returned(&r->req, rc);
 }
 
-void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port, sy_pmi_ns_done_fn done)
+void sy_pmi_publish(sy_pmi_conn_t *c, const char *service, const char *port, const char *thrid,
+                    sy_pmi_ns_done_fn done)
 {
-    ns_call(c, NS_PUBLISH, service, port, done);
+    ns_call(c, NS_PUBLISH, service, port, thrid, done);
 }
 
-void sy_pmi_unpublish(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done)
+void sy_pmi_unpublish(sy_pmi_conn_t *c, const char *service, const char *thrid,
+                      sy_pmi_ns_done_fn done)
 {
-    ns_call(c, NS_UNPUBLISH, service, NULL, done);
+    ns_call(c, NS_UNPUBLISH, service, NULL, thrid, done);
 }
 
-void sy_pmi_lookup(sy_pmi_conn_t *c, const char *service, sy_pmi_ns_done_fn done)
+void sy_pmi_lookup(sy_pmi_conn_t *c, const char *service, const char *thrid, sy_pmi_ns_done_fn done)
 {
-    ns_call(c, NS_LOOKUP, service, NULL, done);
+    ns_call(c, NS_LOOKUP, service, NULL, thrid, done);
 }

@@ -66,8 +66,13 @@ static void conn_free(sy_pmi_conn_t *c, bool tell)
     free(c->out);
     sy_pmi_spawn_free(c->spawn);
     free(c->fence_thrid);
-    free(c->wait_key);
-    free(c->wait_thrid);
+    while (c->waits != NULL) {
+        sy_pmi_nodewait_t *nw = c->waits;
+        c->waits = nw->next;
+        free(nw->key);
+        free(nw->thrid);
+        free(nw);
+    }
     free(c);
 }
 

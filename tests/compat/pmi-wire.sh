@@ -21,6 +21,14 @@ for np in 1 2 4; do
     done
 done
 
+# A threaded PMI-2 client: several requests out at once on one connection
+# (two node attribute waits, publish, lookup, unpublish), each reply with
+# its own thrid.
+timeout 60 "$R" -n 1 "$W" threads > "$T/out" 2> "$T/err"
+rc=$?
+check "PMI-2 threaded requests: each reply carries its own thrid" \
+    "test $rc -eq 0 && grep -q '^wire threads ok rank 0' '$T/out' && ! grep -q warning '$T/err'"
+
 # A violation closes the connection (the rank sees EOF).  Before init the
 # process is no PMI client yet and exits quietly; after init it is a
 # client of its job gone without finalizing, and the job fails, as under

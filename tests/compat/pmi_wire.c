@@ -23,6 +23,19 @@
  *                      connection ends, the process waits to be stopped;
  *                      kill: SIGKILL): the others' fence or barrier must
  *                      fail, not hang
+ *   pmi_wire threads   a threaded PMI-2 client with several requests out
+ *                      on its one connection (two node attribute waits, a
+ *                      name publish and lookup): each reply carries the
+ *                      thrid of its own request
+ *   pmi_wire remote    (under pmi_twohost: ranks 0-1 on one server, 2-3 on
+ *                      another) even ranks PMI-1, odd ranks PMI-2: put,
+ *                      barrier / fence, then get every other rank's key,
+ *                      the other node's through the servers' direct
+ *                      modex, and a key nobody put: not found
+ *   pmi_wire wait      even ranks PMI-1, odd ranks PMI-2: init, then the
+ *                      pid in $PMI_WIRE_SYNC/pid.<rank>, then wait for
+ *                      $PMI_WIRE_SYNC/stop (a tool looks meanwhile), then
+ *                      a barrier / fence and finalize
  * Prints "wire <mode> ok rank R" on success. */
 #include <errno.h>
 #include <signal.h>
@@ -388,6 +401,193 @@ static void mixed(const char *how)
         exit(2);
 }
 
+/* ---- threads mode: several threaded PMI-2 requests out at once ---- */
+
+static void send2(const char *cmd)
+{
+    char hdr[32];
+    snprintf(hdr, sizeof(hdr), "%-6zu", strlen(cmd));
+    put_all(hdr, 6);
+    put_all(cmd, strlen(cmd));
+}
+
+static void recv2(char *reply, size_t len)
+{
+    char hdr[7];
+    get_all(hdr, 6);
+    hdr[6] = '\0';
+    size_t rl = (size_t)atoi(hdr);
+    if (rl + 1 > len)
+        die("PMI-2 reply too long");
+    get_all(reply, rl);
+    reply[rl] = '\0';
+}
+
+/* The next n replies, in any order, must be exactly want[0..n). */
+static void expect_set(const char *const *want, int n)
+{
+    char r[1024];
+    bool seen[8] = {false};
+    for (int i = 0; i < n; i++) {
+        recv2(r, sizeof(r));
+        int k = 0;
+        while (k < n && (seen[k] || strcmp(r, want[k]) != 0))
+            k++;
+        if (k == n) {
+            fprintf(stderr, "pmi_wire rank %d: unexpected reply '%s'\n", rank, r);
+            fails++;
+        } else {
+            seen[k] = true;
+        }
+    }
+}
+
+static void threads(void)
+{
+    char r[1024], port[128], cmd[512], want[512];
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    req2("cmd=fullinit;pmirank=0;threaded=TRUE;", false, r, sizeof(r));
+    if (strncmp(r, "cmd=fullinit-response;", 22) != 0)
+        die("fullinit: '%s'", r);
+    /* thread A waits for a node attribute; thread B publishes meanwhile:
+     * only B's reply can come, with B's thrid */
+    snprintf(port, sizeof(port), "port-of-%d", rank);
+    send2("cmd=info-getnodeattr;thrid=0xA;key=attr-a;wait=TRUE;");
+    snprintf(cmd, sizeof(cmd), "cmd=name-publish;thrid=0xB;name=svc-%d;port=%s;", rank, port);
+    send2(cmd);
+    recv2(r, sizeof(r));
+    expect(r, "cmd=name-publish-response;thrid=0xB;rc=0;");
+    /* C looks the name up while A and a second wait E are out */
+    send2("cmd=info-getnodeattr;thrid=0xE;key=attr-e;wait=TRUE;");
+    snprintf(cmd, sizeof(cmd), "cmd=name-lookup;thrid=0xC;name=svc-%d;", rank);
+    send2(cmd);
+    recv2(r, sizeof(r));
+    snprintf(want, sizeof(want), "cmd=name-lookup-response;thrid=0xC;port=%s;found=TRUE;rc=0;",
+             port);
+    expect(r, want);
+    /* D puts A's attribute: D's and A's replies, each with its thrid */
+    send2("cmd=info-putnodeattr;thrid=0xD;key=attr-a;value=va;");
+    const char *ad[] = {"cmd=info-putnodeattr-response;thrid=0xD;rc=0;",
+                        "cmd=info-getnodeattr-response;thrid=0xA;found=TRUE;value=va;rc=0;"};
+    expect_set(ad, 2);
+    /* E still waits; F (no wait) and G (unpublish) answer meanwhile */
+    send2("cmd=info-getnodeattr;thrid=0xF;key=attr-e;");
+    recv2(r, sizeof(r));
+    expect(r, "cmd=info-getnodeattr-response;thrid=0xF;found=FALSE;rc=0;");
+    snprintf(cmd, sizeof(cmd), "cmd=name-unpublish;thrid=0xG;name=svc-%d;", rank);
+    send2(cmd);
+    recv2(r, sizeof(r));
+    expect(r, "cmd=name-unpublish-response;thrid=0xG;rc=0;");
+    send2("cmd=info-putnodeattr;thrid=0xH;key=attr-e;value=ve;");
+    const char *eh[] = {"cmd=info-putnodeattr-response;thrid=0xH;rc=0;",
+                        "cmd=info-getnodeattr-response;thrid=0xE;found=TRUE;value=ve;rc=0;"};
+    expect_set(eh, 2);
+    req2("cmd=finalize;", false, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
+/* ---- remote mode: keys of ranks served by another server ---- */
+
+static void remote(void)
+{
+    char r[2048], line[2048], want[2048], kvs[300];
+    if (rank % 2 == 0) {
+        pmi1_start(kvs);
+        snprintf(line, sizeof(line), "cmd=put kvsname=%s key=rk-%d value=from %d\n", kvs, rank,
+                 rank);
+        req1(line, r, sizeof(r));
+        expect(r, "cmd=put_result rc=0 msg=success");
+        req1("cmd=barrier_in\n", r, sizeof(r));
+        expect(r, "cmd=barrier_out");
+        for (int q = 0; q < size; q++) {
+            snprintf(line, sizeof(line), "cmd=get kvsname=%s key=rk-%d\n", kvs, q);
+            req1(line, r, sizeof(r));
+            snprintf(want, sizeof(want), "cmd=get_result rc=0 msg=success value=from %d", q);
+            expect(r, want);
+        }
+        snprintf(line, sizeof(line), "cmd=get kvsname=%s key=nokey\n", kvs);
+        req1(line, r, sizeof(r));
+        expect(r, "cmd=get_result rc=-1 msg=key_nokey_not_found value=unknown");
+        req1("cmd=barrier_in\n", r, sizeof(r));
+        expect(r, "cmd=barrier_out");
+        req1("cmd=finalize\n", r, sizeof(r));
+        expect(r, "cmd=finalize_ack");
+        return;
+    }
+    req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+    req2("cmd=fullinit;pmirank=0;threaded=FALSE;", false, r, sizeof(r));
+    req2("cmd=job-getid;", false, r, sizeof(r));
+    if (sscanf(r, "cmd=job-getid-response;jobid=%299[^;]", kvs) != 1)
+        die("jobid: '%s'", r);
+    snprintf(line, sizeof(line), "cmd=kvs-put;key=rk-%d;value=from %d;", rank, rank);
+    req2(line, false, r, sizeof(r));
+    expect(r, "cmd=kvs-put-response;rc=0;");
+    req2("cmd=kvs-fence;", false, r, sizeof(r));
+    expect(r, "cmd=kvs-fence-response;rc=0;");
+    for (int q = 0; q < size; q++) {
+        /* the source named (srcid) and not (-1), with a thrid */
+        for (int hint = 0; hint < 2; hint++) {
+            snprintf(line, sizeof(line), "cmd=kvs-get;thrid=0x%d;jobid=%s;srcid=%d;key=rk-%d;", q,
+                     kvs, hint ? q : -1, q);
+            req2(line, false, r, sizeof(r));
+            snprintf(want, sizeof(want),
+                     "cmd=kvs-get-response;thrid=0x%d;found=TRUE;value=from %d;rc=0;", q, q);
+            expect(r, want);
+        }
+    }
+    snprintf(line, sizeof(line), "cmd=kvs-get;jobid=%s;srcid=-1;key=nokey;", kvs);
+    req2(line, false, r, sizeof(r));
+    expect(r, "cmd=kvs-get-response;found=FALSE;rc=0;");
+    req2("cmd=kvs-fence;", false, r, sizeof(r));
+    expect(r, "cmd=kvs-fence-response;rc=0;");
+    req2("cmd=finalize;", false, r, sizeof(r));
+    expect(r, "cmd=finalize-response;rc=0;");
+}
+
+/* ---- wait mode: PMI processes a tool looks at ---- */
+
+static void wait_for_tool(void)
+{
+    char r[2048], path[4096], tmp[4096];
+    const char *dir = getenv("PMI_WIRE_SYNC");
+    if (dir == NULL)
+        die("PMI_WIRE_SYNC is not set");
+    bool v1 = rank % 2 == 0;
+    if (v1) {
+        req1("cmd=init pmi_version=1 pmi_subversion=1\n", r, sizeof(r));
+        expect(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+    } else {
+        req1("cmd=init pmi_version=2 pmi_subversion=0\n", r, sizeof(r));
+        req2("cmd=fullinit;pmirank=0;threaded=FALSE;", false, r, sizeof(r));
+        if (strncmp(r, "cmd=fullinit-response;", 22) != 0)
+            die("fullinit: '%s'", r);
+    }
+    /* written whole, then renamed: the script never reads half a pid */
+    snprintf(tmp, sizeof(tmp), "%s/.pid.%d", dir, rank);
+    snprintf(path, sizeof(path), "%s/pid.%d", dir, rank);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0 ||
+        rename(tmp, path) != 0)
+        die("cannot write %s", path);
+    snprintf(path, sizeof(path), "%s/stop", dir);
+    for (int tries = 0; access(path, F_OK) != 0; tries++) {
+        if (tries > 6000)
+            die("never told to stop");
+        usleep(10000);
+    }
+    if (v1) {
+        req1("cmd=barrier_in\n", r, sizeof(r));
+        expect(r, "cmd=barrier_out");
+        req1("cmd=finalize\n", r, sizeof(r));
+        expect(r, "cmd=finalize_ack");
+    } else {
+        req2("cmd=kvs-fence;", false, r, sizeof(r));
+        expect(r, "cmd=kvs-fence-response;rc=0;");
+        req2("cmd=finalize;", false, r, sizeof(r));
+        expect(r, "cmd=finalize-response;rc=0;");
+    }
+}
+
 /* ---- PMI_PORT mode ---- */
 
 static void port_connect(void)
@@ -595,8 +795,16 @@ int main(int argc, char **argv)
         child(mode[5] - '0');
     else if (strcmp(mode, "die") == 0 && argc > 2)
         mixed(argv[2]);
+    else if (strcmp(mode, "wait") == 0)
+        wait_for_tool();
+    else if (strcmp(mode, "threads") == 0)
+        threads();
+    else if (strcmp(mode, "remote") == 0)
+        remote();
     else
-        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|bad MODE|die close|kill");
+        die("usage: pmi_wire pmi1|pmi2|mixed|spawn1|spawn2|child1|child2|wait|threads|remote|bad "
+            "MODE|die "
+            "close|kill");
     if (fails == 0)
         printf("wire %s ok rank %d\n", mode, rank);
     return fails == 0 ? 0 : 1;
