@@ -176,3 +176,4 @@ tests_integration_test_spawn_tool_LDADD = src/libpmix.la
 tests_integration_test_spawn_tool_LDFLAGS = -no-install
 TESTS += tests/tools/spawn-tool.sh
 EXTRA_DIST += tests/tools/spawn-tool.sh
+EXTRA_DIST += tests/tools/tool-lib.sh

@@ -101,8 +101,8 @@ static void release(const pmix_proc_t *target)
     pmix_info_t info[2];
     PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, target, PMIX_PROC);
     PMIX_INFO_LOAD(&info[1], PMIX_EVENT_NON_DEFAULT, NULL, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, NULL, PMIX_RANGE_CUSTOM, info, 2,
-                                         NULL, NULL);
+    pmix_status_t rc =
+        PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, NULL, PMIX_RANGE_CUSTOM, info, 2, NULL, NULL);
     if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
         FAIL("release: %s", PMIx_Error_string(rc));
 }
@@ -223,8 +223,9 @@ int main(int argc, char **argv)
         return app(argv[2], argc > 3 && strcmp(argv[3], "sleep") == 0);
     if (argc >= 6 && strcmp(argv[1], "initiator") == 0 && strcmp(argv[4], "--") == 0)
         return initiator(argv[2], argv[3], argc - 5, argv + 5);
-    fprintf(stderr, "usage: %s initiator DIR plain|app-init|vanish -- LAUNCHER ARGS...\n"
-                    "       %s app DIR [sleep]\n",
+    fprintf(stderr,
+            "usage: %s initiator DIR plain|app-init|vanish -- LAUNCHER ARGS...\n"
+            "       %s app DIR [sleep]\n",
             argv[0], argv[0]);
     return 2;
 }

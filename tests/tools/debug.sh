@@ -8,31 +8,9 @@
 # debugger beside a running job started by switchyard-run: daemons, one per
 # process, for that job.  Every server is stopped by its pid.
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-R="$top_builddir/tools/switchyard-run"
-D="$top_builddir/tests/integration/test_debug"
-for f in "$R" "$D"; do
-    test -x "$f" || { echo "not built: $f"; exit 99; }
-done
-D=$(cd "$(dirname "$D")" && pwd)/test_debug
-T=$(mktemp -d "${TMPDIR:-/tmp}/sy-debug-test.XXXXXX")
-pids=""
-cleanup() {
-    touch "$T/stop"
-    for p in $pids; do kill -9 "$p" 2>/dev/null; done
-    rm -rf "$T"
-}
-trap cleanup EXIT INT TERM
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
-printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
-export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+NAME=debug-test NEED=tests/integration/test_debug
+. "$(dirname "$0")/tool-lib.sh"
+D=$(cd "$top_builddir/tests/integration" && pwd)/test_debug
 
 # the system server, its output kept
 timeout 300 "$R" --system --oversubscribe > "$T/sys.out" 2>&1 &

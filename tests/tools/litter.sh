@@ -9,30 +9,12 @@
 # named after one of our processes in /tmp or /dev/shm.
 #   LITTER_ROUNDS (default 20)
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-R="$top_builddir/tools/switchyard-run"
+NAME=litter-test NEED=tests/integration/test_security
+. "$(dirname "$0")/tool-lib.sh"
 X="$top_builddir/tests/integration/test_security"
-for f in "$R" "$X"; do
-    test -x "$f" || { echo "not built: $f"; exit 99; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/sy-litter-test.XXXXXX")
-cleanup() {
+on_exit() {
     for p in $(ranks); do kill -9 "$p" 2> /dev/null; done
-    rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
-printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
-export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 rounds=${LITTER_ROUNDS:-20}
 
 # ranks: the pids of our ranks still running (their stop files are under $T)

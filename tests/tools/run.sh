@@ -7,29 +7,10 @@
 # credentials, allocations, events), and no file left in /tmp by the
 # server.
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-R="$top_builddir/tools/switchyard-run"
+NAME=run-test NEED=tools/examples/pmix-hello
+. "$(dirname "$0")/tool-lib.sh"
 H="$top_builddir/tools/examples/pmix-hello"
 C="$top_builddir/tests/integration/test_client"
-for f in "$R" "$H"; do
-    test -x "$f" || { echo "not built: $f"; exit 99; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/sy-run-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
-# Under ASan: hwloc 2.9's PCI discovery (libpciaccess, in a plugin unloaded
-# before LeakSanitizer reports) leaks once per topology load in the server;
-# suppress exactly that (full stacks are needed to see hwloc_topology_load).
-printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
-export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 
 "$R" --oversubscribe -n 2 "$H" : -n 1 "$H" > "$T/out" 2> "$T/err"
 rc=$?

@@ -6,31 +6,15 @@
 # PMIX_LAUNCH_DIRECTIVES, and reports the launch and the job's end; a tool
 # that vanishes takes the launcher and its ranks with it (keepalive pipe).
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-R="$top_builddir/tools/switchyard-run"
-S="$top_builddir/tests/integration/test_spawn_tool"
-for f in "$R" "$S"; do
-    test -x "$f" || { echo "not built: $f"; exit 99; }
-done
-R=$(cd "$(dirname "$R")" && pwd)/switchyard-run
-S=$(cd "$(dirname "$S")" && pwd)/test_spawn_tool
-T=$(mktemp -d "${TMPDIR:-/tmp}/sy-spawn-tool.XXXXXX")
-cleanup() {
+NAME=spawn-tool NEED=tests/integration/test_spawn_tool
+. "$(dirname "$0")/tool-lib.sh"
+R=$(cd "$top_builddir/tools" && pwd)/switchyard-run
+S=$(cd "$top_builddir/tests/integration" && pwd)/test_spawn_tool
+on_exit() {
     for f in "$T"/*/past.*; do
-        [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
+        [ -f "$f" ] && kill -9 "$(cat "$f")" 2> /dev/null
     done
-    rm -rf "$T"
 }
-trap cleanup EXIT INT TERM
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
-printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
-export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
 for mode in plain app-init; do
     mkdir -p "$T/$mode"

@@ -6,32 +6,10 @@
 # dies, the ways tool_init fails (no server, another user), what Open
 # MPI's ORTE tools do, and the switchyard-tool program.
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-R="$top_builddir/tools/switchyard-run"
+NAME=tool-test NEED="tools/switchyard-tool tests/integration/test_tool"
+. "$(dirname "$0")/tool-lib.sh"
 ST="$top_builddir/tools/switchyard-tool"
 X="$top_builddir/tests/integration/test_tool"
-for f in "$R" "$ST" "$X"; do
-    test -x "$f" || { echo "not built: $f"; exit 99; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/sy-tool-test.XXXXXX")
-pids=""
-cleanup() {
-    touch "$T/stop"
-    for p in $pids; do kill -9 "$p" 2>/dev/null; done
-    rm -rf "$T"
-}
-trap cleanup EXIT INT TERM
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
-printf 'leak:hwloc_topology_load\n' > "$T/lsan.supp"
-export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 host=$(hostname)
 
 # start_job NAME ARGS...: a launcher in the background; $job is its pid,
