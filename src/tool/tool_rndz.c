@@ -152,8 +152,9 @@ pmix_status_t sy_tool_rndz_connect(const pmix_proc_t *me)
     PMIX_INFO_DESTRUCT(&info[0]);
     PMIX_INFO_DESTRUCT(&info[1]);
     if (rc != PMIX_SUCCESS) {
-        sy_log(SY_LOG_WARN, "PMIx_tool_init: cannot connect back to the tool that started us at %s: %s",
-               uri, PMIx_Error_string(rc));
+        sy_log(SY_LOG_WARN,
+               "PMIx_tool_init: cannot connect back to the tool that started us at %s: %s", uri,
+               PMIx_Error_string(rc));
         free(uri);
         return PMIX_ERR_UNREACH;
     }

@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -151,6 +152,23 @@ static void wait_done(int *done, pmix_status_t rc)
         usleep(1000);
 }
 
+/* The server's directory (its socket, rendezvous files): the fuzzer ends
+ * with exit(), never with PMIx_server_finalize, so it goes at exit. */
+static char *server_dir;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_server_dir(void)
+{
+    if (server_dir != NULL)
+        nftw(server_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 static int setup(void)
 {
     static char tmpl[] = "/tmp/sy-fuzz-server.XXXXXX";
@@ -162,6 +180,8 @@ static int setup(void)
         dir = strdup(tmpl);
     if (dir == NULL || mkdtemp(dir) == NULL)
         return -1;
+    server_dir = strdup(dir);
+    atexit(remove_server_dir);
     setenv("SWITCHYARD_LOG", "error", 0); /* refusals are the point here */
     static pmix_server_module_t m;
     m.client_connected = ok_op;

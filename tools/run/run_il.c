@@ -27,7 +27,7 @@
 
 #include "run.h"
 
-static bool il;              /* we were started by a tool */
+static bool il; /* we were started by a tool */
 static pthread_t init_thread;
 static bool thread_started;
 static atomic_bool init_done, parent_gone;
@@ -102,8 +102,8 @@ static void on_job_end(size_t id, pmix_status_t status, const pmix_proc_t *sourc
     (void)nresults;
     bool ours = source != NULL && PMIX_CHECK_NSPACE(source->nspace, parent.nspace);
     for (size_t i = 0; i < ninfo && !ours; i++)
-        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
-            info[i].value.type == PMIX_PROC && info[i].value.data.proc != NULL)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC &&
+            info[i].value.data.proc != NULL)
             ours = PMIX_CHECK_NSPACE(info[i].value.data.proc->nspace, parent.nspace);
     if (ours) {
         fprintf(stderr, "switchyard-run: the tool that started us is gone; stopping the job\n");
@@ -133,9 +133,8 @@ static int apply_directives(run_opts_t *o)
         ret = -1;
     } else {
         pmix_app_t *apps = calloc(o->napps, sizeof(pmix_app_t));
-        if (apps == NULL ||
-            run_debug_parse(o, v->data.darray->array, v->data.darray->size, apps, o->napps) !=
-                PMIX_SUCCESS) {
+        if (apps == NULL || run_debug_parse(o, v->data.darray->array, v->data.darray->size, apps,
+                                            o->napps) != PMIX_SUCCESS) {
             fprintf(stderr, "switchyard-run: the launch directives cannot be applied\n");
             ret = -1;
         }
