@@ -67,8 +67,9 @@ EXTRA_DIST += tests/external/openmpi.sh tests/external/openmpi/sy_mapcheck.h \
 	tests/external/openmpi/abort.c tests/external/openmpi/nofinalize.c
 # Debian's Slurm 22.05 (slurmctld, slurmd, srun --mpi=pmix) on our library,
 # one node and two (docs/slurm.md).
-TESTS += tests/external/slurm.sh
-EXTRA_DIST += tests/external/slurm.sh tests/external/slurm/cluster.sh \
+# slurm-mixed.sh: Slurm on stock OpenPMIx, the tasks on ours.
+TESTS += tests/external/slurm.sh tests/external/slurm-mixed.sh
+EXTRA_DIST += tests/external/slurm.sh tests/external/slurm-mixed.sh tests/external/slurm/cluster.sh \
 	tests/external/slurm/mapped.h tests/external/slurm/pmix_client.c \
 	tests/external/slurm/pmix_abort.c tests/external/slurm/pmix_pubsub.c \
 	tests/external/slurm/mpi_hello.c

@@ -10,7 +10,10 @@
 # OpenPMIx's plugins; the slurmds are checked the same way.
 #
 # SY_SLURM_LIB=openpmix runs the same cases on Debian's OpenPMIx 4.2.2
-# (no bind mount), to compare.  Installs the packages it needs when absent;
+# (no bind mount), to compare; SY_SLURM_LIB=mixed runs them with Slurm on
+# stock OpenPMIx (its slurmstepd the PMIx server) and the tasks on ours
+# (LD_LIBRARY_PATH through srun --export): our client speaking OpenPMIx's
+# protocol to Slurm's mpi_pmix_v4 (tests/external/slurm-mixed.sh).  Installs the packages it needs when absent;
 # skipped (77) when they cannot be installed, when not root, or when
 # namespaces cannot be made.
 set -u
@@ -100,10 +103,21 @@ done
 OURS_INO=$(stat -L -c %i "$SY_LIB")
 THEIRS_INO=$(stat -L -c %i "$PMIX2/lib/libpmix.so.2.6.2")
 if [ "$MODE" = ours ]; then WANT_INO=$OURS_INO; else WANT_INO=$THEIRS_INO; fi
+# the daemons' library, and the tasks' (they differ only in mixed mode)
+DAEMON_INO=$WANT_INO
+TASK_INO=$WANT_INO
+CLUSTER_LIB=$MODE
+EXPORT=
+if [ "$MODE" = mixed ]; then
+    DAEMON_INO=$THEIRS_INO
+    TASK_INO=$OURS_INO
+    CLUSTER_LIB=openpmix
+    EXPORT="--export=ALL,LD_LIBRARY_PATH=$LIBDIR"
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset LD_LIBRARY_PATH
 
-if ! sy_cluster_start "$B" 2 "$MODE"; then
+if ! sy_cluster_start "$B" 2 "$CLUSTER_LIB"; then
     echo "Bail out! the cluster did not start: $sy_cluster_error"
     tail -n 20 "$B"/log/*.log 2> /dev/null
     exit 1
@@ -125,19 +139,21 @@ bad() {
 run() {
     t=$1
     shift
-    timeout "$t" nsenter --net="/run/netns/${SY_NSP}h" srun -t 2 "$@" > "$T/out" 2>&1
+    timeout "$t" nsenter --net="/run/netns/${SY_NSP}h" srun -t 2 $EXPORT "$@" > "$T/out" 2>&1
     rc=$?
 }
 count() { grep -c -- "$1" "$T/out"; }
 # Every task and its slurmstepd mapped the wanted libpmix (at least `1`
-# reports of each), and nothing of OpenPMIx's plugins when it is ours.
+# reports of each), and nothing of OpenPMIx's plugins in a task of ours.
 mapped() {
     tasks=$(grep -c '^task libpmix ' "$T/out")
     stepds=$(grep -c '^stepd libpmix ' "$T/out")
-    wrong=$(grep -E '^(task|stepd) libpmix ' "$T/out" | awk -v w="$WANT_INO" '$3 != w' | wc -l)
-    plugins=$(grep -c 'openpmix-plugin' "$T/out")
+    wrong=$(grep -E '^task libpmix ' "$T/out" | awk -v w="$TASK_INO" '$3 != w' | wc -l)
+    wrong=$((wrong + $(grep -E '^stepd libpmix ' "$T/out" | awk -v w="$DAEMON_INO" '$3 != w' | wc -l)))
+    plugins=$(grep -c '^task openpmix-plugin' "$T/out")
+    [ "$MODE" = mixed ] || plugins=$((plugins + $(grep -c '^stepd openpmix-plugin' "$T/out")))
     [ "$tasks" -ge "$1" ] && [ "$stepds" -ge "$1" ] && [ "$wrong" -eq 0 ] &&
-        { [ "$MODE" != ours ] || [ "$plugins" -eq 0 ]; }
+        { [ "$MODE" = openpmix ] || [ "$plugins" -eq 0 ]; }
 }
 
 # ---- one node ----
@@ -223,10 +239,10 @@ good=y
 for k in 1 2; do
     pid=$(sy_slurmd_pid $k)
     inos=$(awk '/libpmix\.so/ { print $5 }' "/proc/$pid/maps" 2> /dev/null | sort -u)
-    [ "$inos" = "$WANT_INO" ] || good=n
+    [ "$inos" = "$DAEMON_INO" ] || good=n
 done
 if [ "$good" = y ]; then
-    ok "slurmd on both nodes mapped the $MODE libpmix.so.2 (inode $WANT_INO)"
+    ok "slurmd on both nodes mapped the $CLUSTER_LIB libpmix.so.2 (inode $DAEMON_INO)"
 else
     echo "slurmd maps: $(for k in 1 2; do awk '/libpmix/ { print $5, $6 }' "/proc/$(sy_slurmd_pid $k)/maps"; done | sort -u)" > "$T/out"
     bad "slurmd mapped another libpmix"
