@@ -40,6 +40,7 @@ static const struct {
     {12, SY_CMD_EVENT_NOTIFY}, {13, SY_CMD_EVENT_REGISTER},
     {9, SY_CMD_SPAWN},         {15, SY_CMD_QUERY},
     {16, SY_CMD_LOG},          {18, SY_CMD_JOB_CONTROL},
+    {10, SY_CMD_CONNECT},      {11, SY_CMD_DISCONNECT},
 };
 
 int32_t sy_wire_opx_cmd_from(uint8_t opx)
@@ -227,6 +228,8 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         return rc;
     }
     case SY_CMD_COMMIT: return unpack_commit(b, msg);
+    case SY_CMD_CONNECT:
+    case SY_CMD_DISCONNECT: /* one shape with FENCE's (server_coll.c checks) */
     case SY_CMD_FENCE: {
         sy_wire_fence_req_t *m = msg;
         void *procs = NULL, *info = NULL;
@@ -418,8 +421,13 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
     case SY_CMD_UNPUBLISH:
     case SY_CMD_EVENT_REGISTER:
     case SY_CMD_EVENT_NOTIFY:
+    case SY_CMD_DISCONNECT:
         /* OpenPMIx answers these with the status alone: the data a fence
          * exchanged is fetched with GETNB */
+        return PMIX_SUCCESS;
+    case SY_CMD_CONNECT:
+        /* the status; the job data of the other namespaces follows it,
+         * appended by the server (server_opx.c), which has them */
         return PMIX_SUCCESS;
     case SY_CMD_LOOKUP: return pack_lookup_rep(b, msg);
     case SY_CMD_LOG: return PMIX_SUCCESS;

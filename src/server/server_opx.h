@@ -15,4 +15,12 @@ void sy_srv_opx_answer_connect(sy_srv_peer_t *peer, pmix_status_t status);
 /* An OpenPMIx command that maps to no message of ours (REQ, or one we do
  * not serve: a clear status and one log line). */
 void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b);
+/* CONNECT's reply to an OpenPMIx client: the status, then the job data
+ * of the other namespaces in procs. */
+void sy_srv_opx_connect_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                              const pmix_proc_t *procs, size_t nprocs);
+/* GETNB (PMIX_IMMEDIATE) of a "pmix." key of target from the job data;
+ * false (nothing sent) when the job data has no such value. */
+bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
+                          const char *key);
 #endif

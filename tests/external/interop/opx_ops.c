@@ -1,0 +1,252 @@
+/* An OpenPMIx client for tests/external/interop.sh: the less common
+ * client->server commands, each printed as "ok <rank> <what>" or
+ * "FAIL <rank> <what>: <status>".  Modes (argv[1]):
+ *   connect  PMIx_Connect / PMIx_Disconnect of the whole job;
+ *   spawn    rank 0 spawns 2 of this program ("child"), and the parent job
+ *            and the children connect: each side then reads the other's
+ *            job size, which only the connect's job data tells it;
+ *   ops      allocation, monitor + heartbeat, credential get/validate,
+ *            group construct/destruct, IOF pull (refused) and push
+ *            (to rank 0's stdin: switchyard-run --stdin tools), fabric
+ *            register/update. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_tool.h>
+
+static pmix_proc_t me;
+
+static void report(const char *what, pmix_status_t rc, pmix_status_t want)
+{
+    if (rc == want)
+        printf("ok %u %s\n", me.rank, what);
+    else
+        printf("FAIL %u %s: %s\n", me.rank, what, PMIx_Error_string(rc));
+    fflush(stdout);
+}
+
+static uint32_t job_size_of(const char *nspace)
+{
+    pmix_proc_t wild;
+    pmix_value_t *v = NULL;
+    PMIX_LOAD_PROCID(&wild, nspace, PMIX_RANK_WILDCARD);
+    if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v) != PMIX_SUCCESS || v == NULL)
+        return 0;
+    uint32_t n = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    return n;
+}
+
+static void connect_job(void)
+{
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    report("connect", PMIx_Connect(&all, 1, NULL, 0), PMIX_SUCCESS);
+    report("disconnect", PMIx_Disconnect(&all, 1, NULL, 0), PMIX_SUCCESS);
+}
+
+/* parent: the other job is the spawned one; child: its parent's */
+static void connect_jobs(const char *mine, const char *other)
+{
+    pmix_proc_t both[2];
+    PMIX_LOAD_PROCID(&both[0], mine, PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&both[1], other, PMIX_RANK_WILDCARD);
+    report("connect jobs", PMIx_Connect(both, 2, NULL, 0), PMIX_SUCCESS);
+    uint32_t n = job_size_of(other);
+    printf("%s %u other job size %u\n", n > 0 ? "ok" : "FAIL", me.rank, n);
+    report("disconnect jobs", PMIx_Disconnect(both, 2, NULL, 0), PMIX_SUCCESS);
+}
+
+static void spawn_and_connect(const char *self)
+{
+    char nspace[PMIX_MAX_NSLEN + 1] = "";
+    if (me.rank == 0) {
+        pmix_app_t app;
+        PMIX_APP_CONSTRUCT(&app);
+        app.cmd = strdup(self);
+        app.argv = calloc(3, sizeof(char *));
+        app.argv[0] = strdup(self);
+        app.argv[1] = strdup("child");
+        app.maxprocs = 2;
+        pmix_status_t rc = PMIx_Spawn(NULL, 0, &app, 1, nspace);
+        report("spawn", rc, PMIX_SUCCESS);
+        PMIX_APP_DESTRUCT(&app);
+    }
+    /* rank 0 tells the others the child namespace through put/fence */
+    pmix_value_t val, *v = NULL;
+    pmix_proc_t wild, zero;
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&zero, me.nspace, 0);
+    if (me.rank == 0) {
+        val.type = PMIX_STRING;
+        val.data.string = nspace;
+        PMIx_Put(PMIX_GLOBAL, "interop.child", &val);
+    }
+    PMIx_Commit();
+    pmix_info_t collect;
+    bool t = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
+    PMIx_Fence(&wild, 1, &collect, 1);
+    if (PMIx_Get(&zero, "interop.child", NULL, 0, &v) == PMIX_SUCCESS && v != NULL) {
+        PMIX_LOAD_NSPACE(nspace, v->data.string);
+        PMIX_VALUE_RELEASE(v);
+    }
+    connect_jobs(me.nspace, nspace);
+}
+
+static void child(void)
+{
+    /* of its own rank, as Open MPI asks: not in what a client is given at
+     * init (it is job-level data), so the client asks its server */
+    pmix_value_t *v = NULL;
+    if (PMIx_Get(&me, PMIX_PARENT_ID, NULL, 0, &v) != PMIX_SUCCESS || v == NULL) {
+        printf("FAIL %u child without PMIX_PARENT_ID\n", me.rank);
+        return;
+    }
+    char parent[PMIX_MAX_NSLEN + 1];
+    PMIX_LOAD_NSPACE(parent, v->data.proc->nspace);
+    PMIX_VALUE_RELEASE(v);
+    connect_jobs(me.nspace, parent);
+}
+
+static volatile int pushed;
+static pmix_status_t push_status;
+
+static void push_done(pmix_status_t status, void *cbdata)
+{
+    (void)cbdata;
+    push_status = status;
+    __atomic_store_n(&pushed, 2, __ATOMIC_SEQ_CST);
+}
+
+static void ops(void)
+{
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    pmix_status_t rc;
+    char what[128];
+
+    /* an allocation request without amounts: this node's resources */
+    rc = PMIx_Allocation_request(PMIX_ALLOC_NEW, NULL, 0, &res, &nres);
+    report("allocation request answered with results", rc == PMIX_SUCCESS && nres > 0 ? 0 : rc,
+           PMIX_SUCCESS);
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+
+    /* a heartbeat monitor, a beat (one-way), then its cancellation: the
+     * host still knows the monitor, and the connection survived the beat */
+    pmix_info_t mon, dirs[2];
+    uint32_t secs = 30;
+    bool t = true;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, &t, PMIX_BOOL);
+    PMIX_INFO_LOAD(&dirs[0], PMIX_MONITOR_HEARTBEAT_TIME, &secs, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dirs[1], PMIX_MONITOR_ID, "interop", PMIX_STRING);
+    rc = PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, dirs, 2, &res, &nres);
+    report("monitor heartbeat", rc, PMIX_SUCCESS);
+    PMIx_Heartbeat();
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_CANCEL, "interop", PMIX_STRING);
+    rc = PMIx_Process_monitor(&mon, PMIX_SUCCESS, NULL, 0, &res, &nres);
+    report("monitor cancelled after a heartbeat", rc, PMIX_SUCCESS);
+
+    /* a credential from the server, and its validation */
+    pmix_byte_object_t cred = {0};
+    rc = PMIx_Get_credential(NULL, 0, &cred);
+    report("get credential", rc == PMIX_SUCCESS && cred.size > 0 ? 0 : rc, PMIX_SUCCESS);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Validate_credential(&cred, NULL, 0, &res, &nres);
+        report("validate credential", rc, PMIX_SUCCESS);
+        if (res != NULL)
+            PMIX_INFO_FREE(res, nres);
+        cred.bytes[cred.size / 2] ^= 0x5a; /* tampered */
+        rc = PMIx_Validate_credential(&cred, NULL, 0, &res, &nres);
+        report("tampered credential refused", rc != PMIX_SUCCESS ? 0 : -1, PMIX_SUCCESS);
+        if (res != NULL)
+            PMIX_INFO_FREE(res, nres);
+        free(cred.bytes);
+    }
+
+    /* a group of the whole job, with a context id */
+    pmix_proc_t all;
+    pmix_info_t ctx;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&ctx, PMIX_GROUP_ASSIGN_CONTEXT_ID, &t, PMIX_BOOL);
+    res = NULL;
+    nres = 0;
+    rc = PMIx_Group_construct("interop-grp", &all, 1, &ctx, 1, &res, &nres);
+    size_t cid = SIZE_MAX;
+    for (size_t i = 0; i < nres; i++)
+        if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_CONTEXT_ID))
+            cid = res[i].value.data.size;
+    snprintf(what, sizeof(what), "group construct (context id %s)",
+             cid != SIZE_MAX ? "given" : "missing");
+    report(what, rc == PMIX_SUCCESS && cid == SIZE_MAX ? -1 : rc, PMIX_SUCCESS);
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    rc = PMIx_Group_destruct("interop-grp", NULL, 0);
+    report("group destruct", rc, PMIX_SUCCESS);
+
+    /* IOF: a pull is refused at once; rank 0 pushes a line to its own
+     * stdin (switchyard-run --stdin tools), closes it, and reads it back */
+    rc = PMIx_IOF_pull(&all, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, NULL);
+    snprintf(what, sizeof(what), "iof pull answered (%s)", PMIx_Error_string(rc));
+    report(what, rc < 0 ? 0 : -1, PMIX_SUCCESS);
+    if (me.rank == 0) {
+        pmix_proc_t zero;
+        pmix_info_t done;
+        char line[64] = "interop stdin\n";
+        pmix_byte_object_t bo = {.bytes = line, .size = strlen(line)};
+        PMIX_LOAD_PROCID(&zero, me.nspace, 0);
+        PMIX_INFO_LOAD(&done, PMIX_IOF_COMPLETE, &t, PMIX_BOOL);
+        /* with a callback: 4.2.2's blocking form frees its wait object in
+         * the reply's handler and can hang when the reply comes first */
+        pushed = 1;
+        rc = PMIx_IOF_push(&zero, 1, &bo, &done, 1, push_done, NULL);
+        if (rc == PMIX_SUCCESS)
+            while (__atomic_load_n(&pushed, __ATOMIC_SEQ_CST) == 1)
+                usleep(1000);
+        if (rc == PMIX_SUCCESS)
+            rc = push_status;
+        report("iof push", rc, PMIX_SUCCESS);
+        memset(line, 0, sizeof(line));
+        if (rc == PMIX_SUCCESS && fgets(line, sizeof(line), stdin) != NULL &&
+            strcmp(line, "interop stdin\n") == 0)
+            report("iof push reached stdin", PMIX_SUCCESS, PMIX_SUCCESS);
+        else
+            report("iof push reached stdin", PMIX_ERR_NOT_FOUND, PMIX_SUCCESS);
+    }
+
+    /* fabric: the launcher's (switchyard-run --fabric), its index updated */
+    pmix_fabric_t fab;
+    PMIX_FABRIC_CONSTRUCT(&fab);
+    rc = PMIx_Fabric_register(&fab, NULL, 0);
+    report("fabric register", rc == PMIX_SUCCESS && fab.ninfo > 0 ? 0 : rc, PMIX_SUCCESS);
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Fabric_update(&fab);
+        report("fabric update", rc, PMIX_SUCCESS);
+        PMIx_Fabric_deregister(&fab);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "PMIx_Init: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    const char *mode = argc > 1 ? argv[1] : "ops";
+    if (strcmp(mode, "connect") == 0)
+        connect_job();
+    else if (strcmp(mode, "spawn") == 0)
+        spawn_and_connect(argv[0]);
+    else if (strcmp(mode, "child") == 0)
+        child();
+    else
+        ops();
+    rc = PMIx_Finalize(NULL, 0);
+    report("finalize", rc, PMIX_SUCCESS);
+    return 0;
+}
