@@ -373,6 +373,34 @@ bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *
     return true;
 }
 
+/* ---- heartbeats (tag 1, no body) ---- */
+
+static void beat_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)status;
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    sy_srv_release_later(release_fn, release_cbdata);
+}
+
+void sy_srv_opx_heartbeat(sy_srv_peer_t *peer)
+{
+    /* PMIx_Heartbeat of an OpenPMIx client: a one-way frame, our
+     * MONITOR with PMIX_SEND_HEARTBEAT to the host, nothing answered */
+    static pmix_info_t beat = {.key = PMIX_SEND_HEARTBEAT,
+                               .value = {.type = PMIX_BOOL, .data.flag = true}};
+    pmix_server_module_t *m = &sy_srv->module;
+    if (peer->client == NULL || m->monitor == NULL)
+        return;
+    pmix_status_t rc =
+        m->monitor(&peer->client->proc, &beat, PMIX_SUCCESS, NULL, 0, beat_done, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+        sy_log(SY_LOG_DEBUG, "server: heartbeat of %s:%u: %s", peer->proc.nspace, peer->proc.rank,
+               PMIx_Error_string(rc));
+}
+
 /* ---- commands with no message of ours ---- */
 
 void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b)
@@ -388,7 +416,14 @@ void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix
         sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
         return;
     }
-    sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u is not supported",
-           peer->proc.nspace, peer->proc.rank, opx_cmd);
+    /* the commands we do not serve, by OpenPMIx's names */
+    static const char *const names[] = {[22] = "IOF_PULL",
+                                        [25] = "GROUP_JOIN",
+                                        [26] = "GROUP_INVITE",
+                                        [29] = "IOF_DEREG",
+                                        [32] = "COMPUTE_DEVICE_DISTANCES"};
+    const char *name = opx_cmd < sizeof(names) / sizeof(names[0]) ? names[opx_cmd] : NULL;
+    sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u (%s) is not supported",
+           peer->proc.nspace, peer->proc.rank, opx_cmd, name != NULL ? name : "unknown");
     sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
 }

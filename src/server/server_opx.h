@@ -23,4 +23,6 @@ void sy_srv_opx_connect_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t s
  * false (nothing sent) when the job data has no such value. */
 bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
                           const char *key);
+/* A heartbeat frame (tag 1) of an OpenPMIx client. */
+void sy_srv_opx_heartbeat(sy_srv_peer_t *peer);
 #endif

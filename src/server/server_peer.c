@@ -662,6 +662,11 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         }
         peer = peer->main; /* set while the channel is open (peer_detach) */
     }
+    if (peer->opx && tag == 1) { /* OpenPMIx's heartbeat channel */
+        sy_srv_opx_heartbeat(peer);
+        sy_buffer_destruct(&b);
+        return;
+    }
     int32_t cmd = 0;
     if (sy_wire_unpack_head(sy_srv_codec(peer), &b, SY_WIRE_REQUEST, &cmd) != PMIX_SUCCESS) {
         if (peer->opx)

@@ -7,7 +7,8 @@
 #   1. OpenPMIx clients under our server (switchyard-run): init, job keys,
 #      put/commit/fence with collect, every peer's key, finalize; a mixed
 #      job (half on each library) fencing together; PMIx_Abort's status;
-#      connect/disconnect (also with a spawned job) (interop/opx_ops.c).
+#      connect/disconnect (also with a spawned job), allocation, monitor,
+#      credentials, groups, IOF, fabric (interop/opx_ops.c).
 #      interop/opx_client.c is built twice: against Debian's headers with
 #      its libpmix pinned by DT_RPATH, and against ours.
 #   2. Our clients under an OpenPMIx server (Debian's mpirun.openmpi, which
@@ -145,6 +146,15 @@ done
 # parent rank 0: spawn + 4, rank 1: 4, each child: 4
 ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the other's job" 17 \
     -n 2 ./opx_ops spawn
+# per rank: allocation, monitor x2, credential x3, group x2, iof pull,
+# fabric x2, finalize; rank 0 also iof push x2
+ops_job "OpenPMIx clients: allocation, monitor+heartbeat, credentials, group, IOF, fabric" 26 \
+    --stdin tools --fabric torus:4x4 -n 2 ./opx_ops ops
+if grep -q 'command 22 (IOF_PULL) is not supported' "$T/out"; then
+    ok "an OpenPMIx client's IOF pull is refused with one log line"
+else
+    bad "an OpenPMIx client's IOF pull is refused with one log line"
+fi
 
 # ---- 2. our clients under an OpenPMIx server ----
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
