@@ -46,6 +46,7 @@ static const struct {
     {23, SY_CMD_IOF_PUSH},     {24, SY_CMD_GROUP_CONSTRUCT},
     {27, SY_CMD_GROUP_LEAVE},  {28, SY_CMD_GROUP_DESTRUCT},
     {30, SY_CMD_FABRIC},       {31, SY_CMD_FABRIC},
+    {22, SY_CMD_IOF_PULL},     {29, SY_CMD_IOF_DEREG},
 };
 
 int32_t sy_wire_opx_cmd_from(uint8_t opx)
@@ -240,6 +241,30 @@ static pmix_status_t unpack_fabric(pmix_data_buffer_t *b, sy_wire_fabric_req_t *
         return PMIX_ERR_NOMEM;
     m->ndirectives = 1;
     PMIX_INFO_LOAD(&m->directives[0], PMIX_FABRIC_INDEX, &index, PMIX_SIZE);
+    return PMIX_SUCCESS;
+}
+
+/* IOF_PULL: SIZE n, procs, SIZE ndirs, dirs, IOF_CHANNEL, SIZE the
+ * client's id for the registration (a last directive, wire_codec.h). */
+static pmix_status_t unpack_iof_pull(pmix_data_buffer_t *b, sy_wire_iof_pull_req_t *m)
+{
+    void *procs = NULL, *dirs = NULL;
+    pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
+    m->procs = procs;
+    TRY(rc);
+    rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+    m->directives = dirs;
+    TRY(rc);
+    size_t id;
+    TRY(get_one(b, &m->channels, PMIX_IOF_CHANNEL));
+    TRY(get_one(b, &id, PMIX_SIZE));
+    pmix_info_t *grown = realloc(m->directives, (m->ndirectives + 1) * sizeof(*grown));
+    if (grown == NULL)
+        return PMIX_ERR_NOMEM;
+    m->directives = grown;
+    memset(&grown[m->ndirectives], 0, sizeof(*grown));
+    PMIX_INFO_LOAD(&grown[m->ndirectives], SY_WIRE_OPX_IOF_ID, &id, PMIX_SIZE);
+    m->ndirectives++;
     return PMIX_SUCCESS;
 }
 
@@ -438,6 +463,18 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         return rc;
     }
     case SY_CMD_FABRIC: return unpack_fabric(b, msg);
+    case SY_CMD_IOF_PULL: return unpack_iof_pull(b, msg);
+    case SY_CMD_IOF_DEREG: {
+        /* SIZE ndirs, dirs (nothing we use), SIZE our registration id */
+        sy_wire_iof_dereg_req_t *m = msg;
+        void *dirs = NULL;
+        size_t ndirs = 0;
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &dirs, &ndirs);
+        if (dirs != NULL)
+            sy_array_free(dirs, ndirs, PMIX_INFO);
+        TRY(rc);
+        return get_one(b, &m->ref, PMIX_SIZE);
+    }
     default: return PMIX_ERR_NOT_SUPPORTED;
     }
 }
@@ -544,6 +581,21 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
         const sy_wire_event_replay_msg_t *m = msg;
         return pack_event(b, m->code, &m->source, m->info, m->ninfo);
     }
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_IOF) {
+        /* forwarded output (tag 2): source PROC, IOF_CHANNEL, SIZE the
+         * client's registration id, SIZE ninfo, infos, BYTE_OBJECT */
+        const sy_wire_iof_msg_t *m = msg;
+        size_t n = m->info == NULL ? 0 : m->ninfo;
+        TRY(put_one(b, &m->source, PMIX_PROC));
+        TRY(put_one(b, &m->channel, PMIX_IOF_CHANNEL));
+        TRY(put_one(b, &m->ref, PMIX_SIZE));
+        TRY(put_one(b, &n, PMIX_SIZE));
+        if (n > INT32_MAX)
+            return PMIX_ERR_BAD_PARAM;
+        if (n > 0)
+            TRY(sy_opx_pack(b, m->info, (int32_t)n, PMIX_INFO));
+        return put_one(b, &m->data, PMIX_BYTE_OBJECT);
+    }
     if (d->part != SY_WIRE_REPLY)
         return PMIX_ERR_NOT_SUPPORTED;
     switch (d->code) {
@@ -585,6 +637,11 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
         return pack_results(b, m->info, m->ninfo);
     }
     case SY_CMD_FABRIC: return pack_fabric_rep(b, msg);
+    case SY_CMD_IOF_PULL: {
+        const sy_wire_iof_pull_rep_t *m = msg;
+        return put_one(b, &m->ref, PMIX_SIZE);
+    }
+    case SY_CMD_IOF_DEREG: return PMIX_SUCCESS;
     case SY_CMD_GROUP_CONSTRUCT: {
         /* the context id alone (SIZE), when the host assigned one */
         const sy_wire_group_construct_rep_t *m = msg;
@@ -620,6 +677,8 @@ static pmix_status_t opx_pack_head(pmix_data_buffer_t *b, sy_wire_part_t part, i
         uint8_t cmd = 12; /* PMIX_NOTIFY_CMD */
         return put_one(b, &cmd, PMIX_COMMAND);
     }
+    if (part == SY_WIRE_MESSAGE && value == SY_MSG_IOF)
+        return PMIX_SUCCESS; /* no command: the tag says what it is */
     if (part == SY_WIRE_REPLY) {
         pmix_status_t st = value;
         return put_one(b, &st, PMIX_STATUS);

@@ -373,6 +373,24 @@ bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *
     return true;
 }
 
+/* ---- IOF_PULL: the client's id for its registration ---- */
+
+pmix_status_t sy_srv_opx_take_iof_id(pmix_info_t **dirs, size_t *ndirs, size_t *id)
+{
+    size_t n = *dirs != NULL ? *ndirs : 0;
+    if (n == 0 || !PMIX_CHECK_KEY(&(*dirs)[n - 1], SY_WIRE_OPX_IOF_ID) ||
+        (*dirs)[n - 1].value.type != PMIX_SIZE)
+        return PMIX_ERR_UNPACK_FAILURE;
+    *id = (*dirs)[n - 1].value.data.size;
+    PMIX_INFO_DESTRUCT(&(*dirs)[n - 1]);
+    if (--n == 0) {
+        free(*dirs);
+        *dirs = NULL;
+    }
+    *ndirs = n;
+    return PMIX_SUCCESS;
+}
+
 /* ---- heartbeats (tag 1, no body) ---- */
 
 static void beat_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,

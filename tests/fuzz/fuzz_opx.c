@@ -14,8 +14,10 @@
  *          time: the two must agree in size
  *   128..  a request body of CONNECT, DISCONNECT, ALLOC, MONITOR,
  *          GET_CRED, VALIDATE_CRED, IOF_PUSH, GROUP_CONSTRUCT,
- *          GROUP_DESTRUCT, GROUP_LEAVE or FABRIC (selector - 128), read as
- *          above; then its reply packed, empty
+ *          GROUP_DESTRUCT, GROUP_LEAVE, FABRIC, IOF_PULL or IOF_DEREG
+ *          (selector - 128), read as above; then its reply packed, empty
+ *          (IOF_PULL: with output forwarded under its id, the directives
+ *          as the output's infos)
  * Nothing may crash, leak, hang or read out of bounds.
  */
 #include "config.h"
@@ -51,7 +53,8 @@ static const sy_wire_msg_id_t later[] = {
     SY_WMSG_CONNECT_REQ,     SY_WMSG_DISCONNECT_REQ,      SY_WMSG_ALLOC_REQ,
     SY_WMSG_MONITOR_REQ,     SY_WMSG_GET_CRED_REQ,        SY_WMSG_VALIDATE_CRED_REQ,
     SY_WMSG_IOF_PUSH_REQ,    SY_WMSG_GROUP_CONSTRUCT_REQ, SY_WMSG_GROUP_DESTRUCT_REQ,
-    SY_WMSG_GROUP_LEAVE_REQ, SY_WMSG_FABRIC_REQ};
+    SY_WMSG_GROUP_LEAVE_REQ, SY_WMSG_FABRIC_REQ,          SY_WMSG_IOF_PULL_REQ,
+    SY_WMSG_IOF_DEREG_REQ};
 
 static const pmix_data_type_t types[] = {
     PMIX_BOOL,       PMIX_BYTE,        PMIX_STRING,      PMIX_SIZE,
@@ -146,6 +149,8 @@ static void later_request(sy_wire_msg_id_t id, const uint8_t *data, size_t size)
         sy_wire_group_construct_req_t construct;
         sy_wire_group_destruct_req_t destruct;
         sy_wire_fabric_req_t fabric;
+        sy_wire_iof_pull_req_t pull;
+        sy_wire_iof_dereg_req_t dereg;
     } m;
     if (sy_wire_unpack(&sy_wire_openpmix, &b, id, &m) == PMIX_SUCCESS) {
         union {
@@ -162,6 +167,17 @@ static void later_request(sy_wire_msg_id_t id, const uint8_t *data, size_t size)
             empty.fabric.ninfo = m.fabric.ndirectives;
         }
         (void)sy_wire_pack(&sy_wire_openpmix, &out, sy_wire_reply_of(id), &empty);
+        if (id == SY_WMSG_IOF_PULL_REQ && m.pull.nprocs > 0) {
+            sy_wire_iof_msg_t iof = {.source = m.pull.procs[0],
+                                     .channel = m.pull.channels,
+                                     .data = {.bytes = (char *)"x", .size = 1},
+                                     .info = m.pull.directives,
+                                     .ninfo = m.pull.ndirectives};
+            pmix_data_buffer_t fwd; /* initialised by the call */
+            if (sy_wire_pack_message(&sy_wire_openpmix, &fwd, SY_WMSG_IOF_MSG, &iof) ==
+                PMIX_SUCCESS)
+                sy_buffer_destruct(&fwd);
+        }
         sy_buffer_destruct(&out);
         sy_wire_free(id, &m);
     }

@@ -6,9 +6,11 @@
  *            and the children connect: each side then reads the other's
  *            job size, which only the connect's job data tells it;
  *   ops      allocation, monitor + heartbeat, credential get/validate,
- *            group construct/destruct, IOF pull (refused) and push
- *            (to rank 0's stdin: switchyard-run --stdin tools), fabric
+ *            group construct/destruct, IOF pull (rank 0, of the last
+ *            rank's stdout) and push (to rank 0's stdin: switchyard-run
+ *            --stdin tools), fabric
  *            register/update. */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +114,26 @@ static void child(void)
     connect_jobs(me.nspace, parent);
 }
 
+static volatile int got_output;
+
+static void on_output(size_t ref, pmix_iof_channel_t channel, pmix_proc_t *source,
+                      pmix_byte_object_t *payload, pmix_info_t info[], size_t ninfo)
+{
+    (void)ref, (void)channel, (void)source, (void)info, (void)ninfo;
+    if (payload != NULL && payload->bytes != NULL &&
+        memmem(payload->bytes, payload->size, "interop output of the last rank", 31) != NULL)
+        __atomic_store_n(&got_output, 1, __ATOMIC_SEQ_CST);
+}
+
+static uint32_t nprocs;
+
+static void fence_all(void)
+{
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    PMIx_Fence(&all, 1, NULL, 0);
+}
+
 static volatile int pushed;
 static pmix_status_t push_status;
 
@@ -128,6 +150,7 @@ static void ops(void)
     size_t nres = 0;
     pmix_status_t rc;
     char what[128];
+    nprocs = job_size_of(me.nspace);
 
     /* an allocation request without amounts: this node's resources */
     rc = PMIx_Allocation_request(PMIX_ALLOC_NEW, NULL, 0, &res, &nres);
@@ -188,11 +211,33 @@ static void ops(void)
     rc = PMIx_Group_destruct("interop-grp", NULL, 0);
     report("group destruct", rc, PMIX_SUCCESS);
 
-    /* IOF: a pull is refused at once; rank 0 pushes a line to its own
-     * stdin (switchyard-run --stdin tools), closes it, and reads it back */
-    rc = PMIx_IOF_pull(&all, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, NULL, NULL, NULL);
-    snprintf(what, sizeof(what), "iof pull answered (%s)", PMIx_Error_string(rc));
-    report(what, rc < 0 ? 0 : -1, PMIX_SUCCESS);
+    /* IOF: the last rank's stdout, pulled by rank 0 (tag 2 brings it,
+     * under rank 0's own id for the registration), then deregistered */
+    pmix_proc_t last;
+    PMIX_LOAD_PROCID(&last, me.nspace, nprocs - 1);
+    size_t iofref = SIZE_MAX;
+    if (me.rank == 0) {
+        /* a copy: the launcher prints the last rank's output too */
+        pmix_info_t copy;
+        PMIX_INFO_LOAD(&copy, PMIX_IOF_COPY, &t, PMIX_BOOL);
+        rc = PMIx_IOF_pull(&last, 1, &copy, 1, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+        report("iof pull", rc >= 0 ? 0 : rc, PMIX_SUCCESS);
+        if (rc >= 0)
+            iofref = (size_t)rc;
+    }
+    fence_all();
+    if (me.rank == nprocs - 1) {
+        printf("interop output of the last rank\n");
+        fflush(stdout);
+    }
+    if (me.rank == 0 && iofref != SIZE_MAX) {
+        /* bounded: a lost line fails the check instead of hanging */
+        for (int i = 0; i < 20000 && !__atomic_load_n(&got_output, __ATOMIC_SEQ_CST); i++)
+            usleep(1000);
+        report("iof pull brought the last rank's line",
+               __atomic_load_n(&got_output, __ATOMIC_SEQ_CST) ? 0 : PMIX_ERR_TIMEOUT, PMIX_SUCCESS);
+        report("iof deregister", PMIx_IOF_deregister(iofref, NULL, 0, NULL, NULL), PMIX_SUCCESS);
+    }
     if (me.rank == 0) {
         pmix_proc_t zero;
         pmix_info_t done;
