@@ -435,11 +435,8 @@ void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix
         return;
     }
     /* the commands we do not serve, by OpenPMIx's names */
-    static const char *const names[] = {[22] = "IOF_PULL",
-                                        [25] = "GROUP_JOIN",
-                                        [26] = "GROUP_INVITE",
-                                        [29] = "IOF_DEREG",
-                                        [32] = "COMPUTE_DEVICE_DISTANCES"};
+    static const char *const names[] = {
+        [25] = "GROUP_JOIN", [26] = "GROUP_INVITE", [32] = "COMPUTE_DEVICE_DISTANCES"};
     const char *name = opx_cmd < sizeof(names) / sizeof(names[0]) ? names[opx_cmd] : NULL;
     sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u (%s) is not supported",
            peer->proc.nspace, peer->proc.rank, opx_cmd, name != NULL ? name : "unknown");
