@@ -139,10 +139,19 @@ if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$top_srcdir/tests/external/interop/opx_ops.
     echo "Bail out! opx_ops does not build"
     exit 99
 fi
+if ! $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" "$top_srcdir/tests/external/interop/opx_ops.c" \
+        -o "$T/our_ops" -L"$OURS" -lpmix -Wl,--disable-new-dtags,-rpath,"$OURS" \
+        > "$T/build.log" 2>&1; then
+    sed 's/^/#   /' "$T/build.log" | head -10
+    echo "Bail out! opx_ops does not build on our library"
+    exit 99
+fi
 for np in 2 4; do
     ops_job "$np OpenPMIx clients: PMIx_Connect / PMIx_Disconnect of their job" $((np * 3)) \
         -n $np ./opx_ops connect
 done
+ops_job "mixed job: 2 OpenPMIx + 2 of ours connect and disconnect together" 12 \
+    -n 2 ./opx_ops connect : -n 2 ./our_ops connect
 # parent rank 0: spawn + 4, rank 1: 4, each child: 4
 ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the other's job" 17 \
     -n 2 ./opx_ops spawn
