@@ -236,7 +236,14 @@ static void ops(void)
             usleep(1000);
         report("iof pull brought the last rank's line",
                __atomic_load_n(&got_output, __ATOMIC_SEQ_CST) ? 0 : PMIX_ERR_TIMEOUT, PMIX_SUCCESS);
-        report("iof deregister", PMIx_IOF_deregister(iofref, NULL, 0, NULL, NULL), PMIX_SUCCESS);
+        /* with a callback, as the push below: 4.2.2's blocking form
+         * releases its wait object in the reply's handler too */
+        pushed = 1;
+        rc = PMIx_IOF_deregister(iofref, NULL, 0, push_done, NULL);
+        if (rc == PMIX_SUCCESS)
+            while (__atomic_load_n(&pushed, __ATOMIC_SEQ_CST) == 1)
+                usleep(1000);
+        report("iof deregister", rc == PMIX_SUCCESS ? push_status : rc, PMIX_SUCCESS);
     }
     if (me.rank == 0) {
         pmix_proc_t zero;
@@ -246,7 +253,8 @@ static void ops(void)
         PMIX_LOAD_PROCID(&zero, me.nspace, 0);
         PMIX_INFO_LOAD(&done, PMIX_IOF_COMPLETE, &t, PMIX_BOOL);
         /* with a callback: 4.2.2's blocking form frees its wait object in
-         * the reply's handler and can hang when the reply comes first */
+         * the reply's handler and can hang when the reply comes first
+         * (likewise its blocking IOF deregistration) */
         pushed = 1;
         rc = PMIx_IOF_push(&zero, 1, &bo, &done, 1, push_done, NULL);
         if (rc == PMIX_SUCCESS)
