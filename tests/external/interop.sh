@@ -7,8 +7,9 @@
 #   1. OpenPMIx clients under our server (switchyard-run): init, job keys,
 #      put/commit/fence with collect, every peer's key, finalize; a mixed
 #      job (half on each library) fencing together; PMIx_Abort's status;
-#      connect/disconnect (also with a spawned job), allocation, monitor,
-#      credentials, groups, IOF, fabric (interop/opx_ops.c).
+#      connect/disconnect (also with a spawned job), group invite/join,
+#      allocation, monitor, credentials, groups, IOF, fabric
+#      (interop/opx_ops.c).
 #      interop/opx_client.c is built twice: against Debian's headers with
 #      its libpmix pinned by DT_RPATH, and against ours.
 #   2. Our clients under an OpenPMIx server (Debian's mpirun.openmpi, which
@@ -152,6 +153,9 @@ for np in 2 4; do
 done
 ops_job "mixed job: 2 OpenPMIx + 2 of ours connect and disconnect together" 12 \
     -n 2 ./opx_ops connect : -n 2 ./our_ops connect
+# rank 0: invite + finalize; each other rank: join, invited, finalize
+ops_job "OpenPMIx clients: PMIx_Group_invite / PMIx_Group_join (through events)" 8 \
+    -n 3 ./opx_ops invite
 # parent rank 0: spawn + 4, rank 1: 4, each child: 4
 ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the other's job" 17 \
     -n 2 ./opx_ops spawn

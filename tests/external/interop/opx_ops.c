@@ -5,6 +5,7 @@
  *   spawn    rank 0 spawns 2 of this program ("child"), and the parent job
  *            and the children connect: each side then reads the other's
  *            job size, which only the connect's job data tells it;
+ *   invite   rank 0 invites the whole job to a group, the others join;
  *   ops      allocation, monitor + heartbeat, credential get/validate,
  *            group construct/destruct, IOF pull (rank 0, of the last
  *            rank's stdout) and push (to rank 0's stdin: switchyard-run
@@ -142,6 +143,51 @@ static void push_done(pmix_status_t status, void *cbdata)
     (void)cbdata;
     push_status = status;
     __atomic_store_n(&pushed, 2, __ATOMIC_SEQ_CST);
+}
+
+/* invite: 4.2.2's client invites and joins with events alone (NOTIFY of
+ * PMIX_GROUP_INVITED to the invitees, their PMIX_GROUP_INVITE_ACCEPTED
+ * back to the leader): rank 0 invites every rank, the others accept */
+static volatile int invited;
+
+static void on_invite(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                      pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                      pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)status, (void)info, (void)ninfo, (void)results, (void)nresults;
+    if (source->rank != me.rank) {
+        report("group join",
+               PMIx_Group_join_nb("interop-inv", source, PMIX_GROUP_ACCEPT, NULL, 0, NULL, NULL),
+               PMIX_SUCCESS);
+        __atomic_store_n(&invited, 1, __ATOMIC_SEQ_CST);
+    }
+    if (cbfunc != NULL)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void invite(void)
+{
+    pmix_status_t code = PMIX_GROUP_INVITED;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, on_invite, NULL, NULL);
+    nprocs = job_size_of(me.nspace);
+    fence_all(); /* every handler is in place */
+    if (me.rank == 0) {
+        pmix_proc_t all;
+        PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        report("group invite accepted by all",
+               PMIx_Group_invite("interop-inv", &all, 1, NULL, 0, &res, &nres), PMIX_SUCCESS);
+        if (res != NULL)
+            PMIX_INFO_FREE(res, nres);
+    } else {
+        /* bounded: a lost invitation fails the check instead of hanging */
+        for (int i = 0; i < 20000 && !__atomic_load_n(&invited, __ATOMIC_SEQ_CST); i++)
+            usleep(1000);
+        report("invited", __atomic_load_n(&invited, __ATOMIC_SEQ_CST) ? 0 : PMIX_ERR_TIMEOUT,
+               PMIX_SUCCESS);
+    }
+    fence_all();
 }
 
 static void ops(void)
@@ -297,6 +343,8 @@ int main(int argc, char **argv)
         spawn_and_connect(argv[0]);
     else if (strcmp(mode, "child") == 0)
         child();
+    else if (strcmp(mode, "invite") == 0)
+        invite();
     else
         ops();
     rc = PMIx_Finalize(NULL, 0);
