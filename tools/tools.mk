@@ -54,7 +54,8 @@ EXTRA_DIST += tests/external/openpmix-examples.sh
 # Wire interop with Debian's OpenPMIx 4.2.2 library (issue 19): its
 # clients under our server, mixed jobs (docs/wire-protocol.md).
 TESTS += tests/external/interop.sh
-EXTRA_DIST += tests/external/interop.sh tests/external/interop/opx_client.c
+EXTRA_DIST += tests/external/interop.sh tests/external/interop/opx_client.c \
+	tests/external/interop/opx_ops.c
 # opx_check: reads OpenPMIx's own PMIx_Data_pack output with our decoder.
 check_PROGRAMS += tests/external/interop/opx_check
 # Debian's Open MPI 4.1 (mpirun, orted, ranks) on our library, and

@@ -78,6 +78,11 @@ extern const sy_wire_codec_t sy_wire_native;
  * its OpenPMIx code (for the role to serve or refuse). */
 extern const sy_wire_codec_t sy_wire_openpmix;
 #define SY_WIRE_OPX_UNMAPPED 1000
+/* An OpenPMIx IOF_PULL names the client's own id for the registration,
+ * which output forwarded to it must carry: the codec hands it to the
+ * server as a last directive of this key (a size_t), which the server
+ * takes out before anyone else sees the directives. */
+#define SY_WIRE_OPX_IOF_ID "sy.opx.iofid"
 int32_t sy_wire_opx_cmd_from(uint8_t opx_cmd);
 
 /* A message id (SY_WMSG_* of wire_msgs.h). */

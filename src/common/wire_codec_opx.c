@@ -40,6 +40,13 @@ static const struct {
     {12, SY_CMD_EVENT_NOTIFY}, {13, SY_CMD_EVENT_REGISTER},
     {9, SY_CMD_SPAWN},         {15, SY_CMD_QUERY},
     {16, SY_CMD_LOG},          {18, SY_CMD_JOB_CONTROL},
+    {10, SY_CMD_CONNECT},      {11, SY_CMD_DISCONNECT},
+    {17, SY_CMD_ALLOC},        {19, SY_CMD_MONITOR},
+    {20, SY_CMD_GET_CRED},     {21, SY_CMD_VALIDATE_CRED},
+    {23, SY_CMD_IOF_PUSH},     {24, SY_CMD_GROUP_CONSTRUCT},
+    {27, SY_CMD_GROUP_LEAVE},  {28, SY_CMD_GROUP_DESTRUCT},
+    {30, SY_CMD_FABRIC},       {31, SY_CMD_FABRIC},
+    {22, SY_CMD_IOF_PULL},     {29, SY_CMD_IOF_DEREG},
 };
 
 int32_t sy_wire_opx_cmd_from(uint8_t opx)
@@ -211,6 +218,56 @@ static size_t next_ref(void)
     return __atomic_add_fetch(&ref, 1, __ATOMIC_RELAXED);
 }
 
+/* FABRIC_REGISTER (30): SIZE ndirs, dirs.  FABRIC_UPDATE (31): SIZE the
+ * fabric's index, which becomes our update's PMIX_FABRIC_INDEX.  Both map
+ * to our FABRIC, so the command is read back from the byte before the body
+ * (the head was a pack call of one COMMAND byte, in this same buffer). */
+static pmix_status_t unpack_fabric(pmix_data_buffer_t *b, sy_wire_fabric_req_t *m)
+{
+    const uint8_t *at = (const uint8_t *)b->unpack_ptr;
+    bool update = b->unpack_ptr != NULL && at > (const uint8_t *)b->base_ptr && at[-1] == 31;
+    if (!update) {
+        void *dirs = NULL;
+        m->op = PMIX_FABRIC_REQUEST_INFO;
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+        m->directives = dirs;
+        return rc;
+    }
+    size_t index;
+    TRY(get_one(b, &index, PMIX_SIZE));
+    m->op = PMIX_FABRIC_UPDATE_INFO;
+    m->directives = calloc(1, sizeof(*m->directives));
+    if (m->directives == NULL)
+        return PMIX_ERR_NOMEM;
+    m->ndirectives = 1;
+    PMIX_INFO_LOAD(&m->directives[0], PMIX_FABRIC_INDEX, &index, PMIX_SIZE);
+    return PMIX_SUCCESS;
+}
+
+/* IOF_PULL: SIZE n, procs, SIZE ndirs, dirs, IOF_CHANNEL, SIZE the
+ * client's id for the registration (a last directive, wire_codec.h). */
+static pmix_status_t unpack_iof_pull(pmix_data_buffer_t *b, sy_wire_iof_pull_req_t *m)
+{
+    void *procs = NULL, *dirs = NULL;
+    pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
+    m->procs = procs;
+    TRY(rc);
+    rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+    m->directives = dirs;
+    TRY(rc);
+    size_t id;
+    TRY(get_one(b, &m->channels, PMIX_IOF_CHANNEL));
+    TRY(get_one(b, &id, PMIX_SIZE));
+    pmix_info_t *grown = realloc(m->directives, (m->ndirectives + 1) * sizeof(*grown));
+    if (grown == NULL)
+        return PMIX_ERR_NOMEM;
+    m->directives = grown;
+    memset(&grown[m->ndirectives], 0, sizeof(*grown));
+    PMIX_INFO_LOAD(&grown[m->ndirectives], SY_WIRE_OPX_IOF_ID, &id, PMIX_SIZE);
+    m->ndirectives++;
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg)
 {
     if (d->part != SY_WIRE_REQUEST)
@@ -227,6 +284,8 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         return rc;
     }
     case SY_CMD_COMMIT: return unpack_commit(b, msg);
+    case SY_CMD_CONNECT:
+    case SY_CMD_DISCONNECT: /* one shape with FENCE's (server_coll.c checks) */
     case SY_CMD_FENCE: {
         sy_wire_fence_req_t *m = msg;
         void *procs = NULL, *info = NULL;
@@ -327,6 +386,95 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         m->directives = dirs;
         return rc;
     }
+    case SY_CMD_ALLOC: {
+        /* ALLOC_DIRECTIVE, SIZE ninfo, infos */
+        sy_wire_alloc_req_t *m = msg;
+        void *info = NULL;
+        TRY(get_one(b, &m->directive, PMIX_ALLOC_DIRECTIVE));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    case SY_CMD_MONITOR: {
+        /* a pack call of one INFO (the monitor), STATUS, SIZE ndirs, dirs */
+        sy_wire_monitor_req_t *m = msg;
+        void *mon = NULL, *dirs = NULL;
+        pmix_status_t rc = sy_opx_unpack_alloc(b, PMIX_INFO, &mon, &m->nmonitor);
+        m->monitor = mon;
+        TRY(rc);
+        TRY(get_one(b, &m->error, PMIX_STATUS));
+        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+        m->directives = dirs;
+        return rc;
+    }
+    case SY_CMD_GET_CRED: {
+        sy_wire_get_cred_req_t *m = msg;
+        void *info = NULL;
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    case SY_CMD_VALIDATE_CRED: {
+        /* BYTE_OBJECT credential, SIZE ndirs, dirs */
+        sy_wire_validate_cred_req_t *m = msg;
+        void *info = NULL;
+        TRY(get_one(b, &m->cred, PMIX_BYTE_OBJECT));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    case SY_CMD_IOF_PUSH: {
+        /* SIZE ntargets, targets, SIZE ndirs, dirs, then the data unless
+         * the push only closes stdin (PMIX_IOF_COMPLETE) */
+        sy_wire_iof_push_req_t *m = msg;
+        void *targets = NULL, *dirs = NULL;
+        pmix_status_t rc = get_counted(b, PMIX_PROC, &targets, &m->ntargets);
+        m->targets = targets;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
+        m->directives = dirs;
+        TRY(rc);
+        if (sy_buffer_remaining(b) > 0)
+            TRY(get_one(b, &m->data, PMIX_BYTE_OBJECT));
+        return PMIX_SUCCESS;
+    }
+    case SY_CMD_GROUP_CONSTRUCT: {
+        /* group id, SIZE nprocs, procs, SIZE ninfo, infos */
+        sy_wire_group_construct_req_t *m = msg;
+        void *procs = NULL, *info = NULL;
+        TRY(get_one(b, &m->grp, PMIX_STRING));
+        pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
+        m->procs = procs;
+        TRY(rc);
+        rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    case SY_CMD_GROUP_DESTRUCT:
+    case SY_CMD_GROUP_LEAVE: {
+        /* group id, SIZE ninfo, infos */
+        _Static_assert(sizeof(sy_wire_group_destruct_req_t) == sizeof(sy_wire_group_leave_req_t),
+                       "GROUP_DESTRUCT and GROUP_LEAVE differ");
+        sy_wire_group_destruct_req_t *m = msg;
+        void *info = NULL;
+        TRY(get_one(b, &m->grp, PMIX_STRING));
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
+        m->info = info;
+        return rc;
+    }
+    case SY_CMD_FABRIC: return unpack_fabric(b, msg);
+    case SY_CMD_IOF_PULL: return unpack_iof_pull(b, msg);
+    case SY_CMD_IOF_DEREG: {
+        /* SIZE ndirs, dirs (nothing we use), SIZE our registration id */
+        sy_wire_iof_dereg_req_t *m = msg;
+        void *dirs = NULL;
+        size_t ndirs = 0;
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &dirs, &ndirs);
+        if (dirs != NULL)
+            sy_array_free(dirs, ndirs, PMIX_INFO);
+        TRY(rc);
+        return get_one(b, &m->ref, PMIX_SIZE);
+    }
     default: return PMIX_ERR_NOT_SUPPORTED;
     }
 }
@@ -339,6 +487,32 @@ static pmix_status_t pack_results(pmix_data_buffer_t *b, const pmix_info_t *info
     if (n > INT32_MAX)
         return PMIX_ERR_BAD_PARAM;
     return n == 0 ? PMIX_SUCCESS : sy_opx_pack(b, info, (int32_t)n, PMIX_INFO);
+}
+
+/* FABRIC's answer: SIZE n, infos.  OpenPMIx cannot hold an array of
+ * arrays (its unpack fails the whole reply): a per-plane value of one
+ * plane goes as that plane's array, one of several planes is left out. */
+static pmix_status_t pack_fabric_rep(pmix_data_buffer_t *b, const sy_wire_fabric_rep_t *m)
+{
+    size_t n = m->info == NULL ? 0 : m->ninfo;
+    pmix_info_t *out = n > 0 ? calloc(n, sizeof(*out)) : NULL;
+    if (n > 0 && out == NULL)
+        return PMIX_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pmix_info_t *in = &m->info[i];
+        const pmix_data_array_t *da = in->value.data.darray;
+        out[k] = *in; /* borrowed */
+        if (in->value.type == PMIX_DATA_ARRAY && da != NULL && da->type == PMIX_DATA_ARRAY) {
+            if (da->size != 1)
+                continue;
+            out[k].value.data.darray = (pmix_data_array_t *)da->array;
+        }
+        k++;
+    }
+    pmix_status_t rc = pack_results(b, out, k);
+    free(out);
+    return rc;
 }
 
 /* LOOKUP's answer: SIZE n, then one pack call of n PDATA. */
@@ -407,6 +581,21 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
         const sy_wire_event_replay_msg_t *m = msg;
         return pack_event(b, m->code, &m->source, m->info, m->ninfo);
     }
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_IOF) {
+        /* forwarded output (tag 2): source PROC, IOF_CHANNEL, SIZE the
+         * client's registration id, SIZE ninfo, infos, BYTE_OBJECT */
+        const sy_wire_iof_msg_t *m = msg;
+        size_t n = m->info == NULL ? 0 : m->ninfo;
+        TRY(put_one(b, &m->source, PMIX_PROC));
+        TRY(put_one(b, &m->channel, PMIX_IOF_CHANNEL));
+        TRY(put_one(b, &m->ref, PMIX_SIZE));
+        TRY(put_one(b, &n, PMIX_SIZE));
+        if (n > INT32_MAX)
+            return PMIX_ERR_BAD_PARAM;
+        if (n > 0)
+            TRY(sy_opx_pack(b, m->info, (int32_t)n, PMIX_INFO));
+        return put_one(b, &m->data, PMIX_BYTE_OBJECT);
+    }
     if (d->part != SY_WIRE_REPLY)
         return PMIX_ERR_NOT_SUPPORTED;
     switch (d->code) {
@@ -418,9 +607,51 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
     case SY_CMD_UNPUBLISH:
     case SY_CMD_EVENT_REGISTER:
     case SY_CMD_EVENT_NOTIFY:
+    case SY_CMD_DISCONNECT:
+    case SY_CMD_IOF_PUSH:
+    case SY_CMD_GROUP_DESTRUCT:
+    case SY_CMD_GROUP_LEAVE:
         /* OpenPMIx answers these with the status alone: the data a fence
          * exchanged is fetched with GETNB */
         return PMIX_SUCCESS;
+    case SY_CMD_CONNECT:
+        /* the status; the job data of the other namespaces follows it,
+         * appended by the server (server_opx.c), which has them */
+        return PMIX_SUCCESS;
+    case SY_CMD_ALLOC: {
+        const sy_wire_alloc_rep_t *m = msg;
+        return pack_results(b, m->results, m->nresults);
+    }
+    case SY_CMD_MONITOR: {
+        const sy_wire_monitor_rep_t *m = msg;
+        return pack_results(b, m->results, m->nresults);
+    }
+    case SY_CMD_GET_CRED: {
+        /* BYTE_OBJECT credential, SIZE n, infos */
+        const sy_wire_get_cred_rep_t *m = msg;
+        TRY(put_one(b, &m->cred, PMIX_BYTE_OBJECT));
+        return pack_results(b, m->info, m->ninfo);
+    }
+    case SY_CMD_VALIDATE_CRED: {
+        const sy_wire_validate_cred_rep_t *m = msg;
+        return pack_results(b, m->info, m->ninfo);
+    }
+    case SY_CMD_FABRIC: return pack_fabric_rep(b, msg);
+    case SY_CMD_IOF_PULL: {
+        const sy_wire_iof_pull_rep_t *m = msg;
+        return put_one(b, &m->ref, PMIX_SIZE);
+    }
+    case SY_CMD_IOF_DEREG: return PMIX_SUCCESS;
+    case SY_CMD_GROUP_CONSTRUCT: {
+        /* the context id alone (SIZE), when the host assigned one */
+        const sy_wire_group_construct_rep_t *m = msg;
+        for (size_t i = 0; m->results != NULL && i < m->nresults; i++) {
+            const pmix_info_t *r = &m->results[i];
+            if (PMIX_CHECK_KEY(r, PMIX_GROUP_CONTEXT_ID) && r->value.type == PMIX_SIZE)
+                return put_one(b, &r->value.data.size, PMIX_SIZE);
+        }
+        return PMIX_SUCCESS;
+    }
     case SY_CMD_LOOKUP: return pack_lookup_rep(b, msg);
     case SY_CMD_LOG: return PMIX_SUCCESS;
     case SY_CMD_SPAWN: {
@@ -446,6 +677,8 @@ static pmix_status_t opx_pack_head(pmix_data_buffer_t *b, sy_wire_part_t part, i
         uint8_t cmd = 12; /* PMIX_NOTIFY_CMD */
         return put_one(b, &cmd, PMIX_COMMAND);
     }
+    if (part == SY_WIRE_MESSAGE && value == SY_MSG_IOF)
+        return PMIX_SUCCESS; /* no command: the tag says what it is */
     if (part == SY_WIRE_REPLY) {
         pmix_status_t st = value;
         return put_one(b, &st, PMIX_STATUS);

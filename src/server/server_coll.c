@@ -29,6 +29,7 @@
 #include "server/server_util.h"
 #include "server/server_modex.h"
 #include "server/server_msg.h"
+#include "server/server_opx.h"
 
 typedef struct member {
     sy_srv_peer_t *peer; /* NULL: a process without a connection of ours */
@@ -136,7 +137,10 @@ static void fence_finish(fence_t *f, pmix_status_t status, sy_wire_msg_id_t id, 
     while (f->members != NULL) {
         member_t *m = f->members;
         f->members = m->next;
-        if (m->peer != NULL) {
+        if (m->peer != NULL && m->peer->opx && f->kind == SY_CMD_CONNECT && f->ops == NULL) {
+            sy_srv_opx_connect_reply(m->peer, m->tag, status, f->procs, f->nprocs);
+            sy_srv_peer_release(m->peer);
+        } else if (m->peer != NULL) {
             sy_srv_peer_reply_msg(m->peer, m->tag, status, id, msg);
             sy_srv_peer_release(m->peer);
         } else {

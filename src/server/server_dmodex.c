@@ -22,6 +22,7 @@
 #include "server/server_util.h"
 #include "server/server_modex.h"
 #include "server/server_msg.h"
+#include "server/server_opx.h"
 
 typedef struct waiter {
     sy_srv_peer_t *peer; /* NULL: a host's dmodex_request */
@@ -311,6 +312,10 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     }
     if (info != NULL)
         PMIX_INFO_FREE(info, ninfo);
+    if (peer->opx && immediate && sy_srv_opx_job_value(peer, tag, &target, key)) {
+        free(key); /* OpenPMIx's fallback for a reserved key (server_opx.c) */
+        return;
+    }
     waiter_t *w = calloc(1, sizeof(*w));
     if (w == NULL) {
         free(key);

@@ -28,6 +28,7 @@
 #include "server/server_internal.h"
 #include "server/server_iof.h"
 #include "server/server_msg.h"
+#include "server/server_opx.h"
 #include "server/server_peer.h"
 #include "server/server_upcall.h"
 #include "server/server_util.h"
@@ -49,6 +50,7 @@ typedef struct chunk {
 
 typedef struct sub {
     size_t id;
+    size_t peer_ref; /* an OpenPMIx peer's own id for it (server_opx.c) */
     sy_srv_peer_t *peer;
     pmix_proc_t *procs;
     size_t nprocs;
@@ -129,7 +131,7 @@ static bool matches(const sub_t *s, const pmix_proc_t *src, pmix_iof_channel_t c
 
 static pmix_status_t send_chunk(sub_t *s, const chunk_t *c)
 {
-    sy_wire_iof_msg_t m = {.ref = s->id,
+    sy_wire_iof_msg_t m = {.ref = s->peer->opx ? s->peer_ref : s->id,
                            .source = c->source,
                            .channel = c->channel,
                            .data = {.bytes = c->data, .size = c->len},
@@ -500,6 +502,8 @@ static void handle_pull(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b
     s->dirs = m.directives;
     s->ndirs = m.ndirectives;
     s->channels = m.channels;
+    if (rc == PMIX_SUCCESS && peer->opx)
+        rc = sy_srv_opx_take_iof_id(&s->dirs, &s->ndirs, &s->peer_ref);
     if (rc != PMIX_SUCCESS)
         rc = PMIX_ERR_UNPACK_FAILURE;
     else if (s->nprocs == 0 || s->channels == PMIX_FWD_NO_CHANNELS)

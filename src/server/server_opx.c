@@ -310,6 +310,115 @@ static void answer_req(sy_srv_peer_t *peer, uint32_t tag)
     sy_srv_peer_reply(peer, tag, &b);
 }
 
+/* ---- CONNECT: the job data of the other namespaces ---- */
+
+void sy_srv_opx_connect_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                              const pmix_proc_t *procs, size_t nprocs)
+{
+    /* after the status, one byte object per namespace taking part other
+     * than the peer's own: the namespace, then its job data as at REQ
+     * (what the client's gds/hash stores, so that it can get the other
+     * job's keys and ranks) */
+    pmix_data_buffer_t rest = {0};
+    pmix_status_t rc = PMIX_SUCCESS;
+    bool ok = status == PMIX_SUCCESS || status == PMIX_ERR_PARTIAL_SUCCESS;
+    for (size_t i = 0; ok && rc == PMIX_SUCCESS && i < nprocs; i++) {
+        const char *name = procs[i].nspace;
+        bool seen = PMIX_CHECK_NSPACE(name, peer->proc.nspace);
+        for (size_t j = 0; !seen && j < i; j++)
+            seen = PMIX_CHECK_NSPACE(name, procs[j].nspace);
+        sy_srv_nspace_t *ns = seen ? NULL : sy_srv_nspace_find(sy_srv, name);
+        if (ns == NULL || ns->seg_path == NULL)
+            continue; /* a namespace served elsewhere: its host's to tell */
+        pmix_data_buffer_t one = {0};
+        rc = pack_job_info(ns, &one);
+        if (rc == PMIX_SUCCESS) {
+            pmix_byte_object_t bo = {.bytes = one.base_ptr, .size = one.bytes_used};
+            rc = sy_opx_pack(&rest, &bo, 1, PMIX_BYTE_OBJECT);
+        }
+        sy_buffer_destruct(&one);
+    }
+    if (rc != PMIX_SUCCESS)
+        sy_log(SY_LOG_WARN, "server: no job data for OpenPMIx client %s:%u's connect: %s",
+               peer->proc.nspace, peer->proc.rank, PMIx_Error_string(rc));
+    sy_srv_peer_reply_with(peer, tag, rc == PMIX_SUCCESS ? status : rc, &rest);
+    sy_buffer_destruct(&rest);
+}
+
+/* ---- GETNB of a reserved key: the job data ---- */
+
+bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
+                          const char *key)
+{
+    /* An OpenPMIx client asks its server (PMIX_IMMEDIATE) for a "pmix."
+     * key it did not find in what it was given, e.g. PMIX_PARENT_ID of
+     * its own rank, which we keep at job level: the rank's value, else
+     * the job's. */
+    sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, target->nspace);
+    if (ns == NULL || ns->seg_path == NULL || strncmp(key, "pmix.", 5) != 0 ||
+        target->rank >= PMIX_RANK_VALID || target->rank >= ns->summary.job_size)
+        return false;
+    sy_jseg_t *seg = NULL;
+    if (sy_jseg_open(ns->seg_path, &seg) != PMIX_SUCCESS)
+        return false;
+    pmix_value_t *v = NULL;
+    if (sy_jseg_get(seg, SY_REALM_PROC, target->rank, key, &v) != PMIX_SUCCESS)
+        (void)sy_jseg_get(seg, SY_REALM_JOB, 0, key, &v);
+    sy_jseg_close(seg);
+    if (v == NULL)
+        return false;
+    sy_wire_dmodex_rep_t rep = {.owner = *target, .key = (char *)key, .value = *v};
+    sy_srv_peer_reply_msg(peer, tag, PMIX_SUCCESS, SY_WMSG_DMODEX_REP, &rep);
+    PMIX_VALUE_RELEASE(v);
+    return true;
+}
+
+/* ---- IOF_PULL: the client's id for its registration ---- */
+
+pmix_status_t sy_srv_opx_take_iof_id(pmix_info_t **dirs, size_t *ndirs, size_t *id)
+{
+    size_t n = *dirs != NULL ? *ndirs : 0;
+    if (n == 0 || !PMIX_CHECK_KEY(&(*dirs)[n - 1], SY_WIRE_OPX_IOF_ID) ||
+        (*dirs)[n - 1].value.type != PMIX_SIZE)
+        return PMIX_ERR_UNPACK_FAILURE;
+    *id = (*dirs)[n - 1].value.data.size;
+    PMIX_INFO_DESTRUCT(&(*dirs)[n - 1]);
+    if (--n == 0) {
+        free(*dirs);
+        *dirs = NULL;
+    }
+    *ndirs = n;
+    return PMIX_SUCCESS;
+}
+
+/* ---- heartbeats (tag 1, no body) ---- */
+
+static void beat_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    (void)status;
+    (void)info;
+    (void)ninfo;
+    (void)cbdata;
+    sy_srv_release_later(release_fn, release_cbdata);
+}
+
+void sy_srv_opx_heartbeat(sy_srv_peer_t *peer)
+{
+    /* PMIx_Heartbeat of an OpenPMIx client: a one-way frame, our
+     * MONITOR with PMIX_SEND_HEARTBEAT to the host, nothing answered */
+    static pmix_info_t beat = {.key = PMIX_SEND_HEARTBEAT,
+                               .value = {.type = PMIX_BOOL, .data.flag = true}};
+    pmix_server_module_t *m = &sy_srv->module;
+    if (peer->client == NULL || m->monitor == NULL)
+        return;
+    pmix_status_t rc =
+        m->monitor(&peer->client->proc, &beat, PMIX_SUCCESS, NULL, 0, beat_done, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+        sy_log(SY_LOG_DEBUG, "server: heartbeat of %s:%u: %s", peer->proc.nspace, peer->proc.rank,
+               PMIx_Error_string(rc));
+}
+
 /* ---- commands with no message of ours ---- */
 
 void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b)
@@ -325,7 +434,11 @@ void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix
         sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
         return;
     }
-    sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u is not supported",
-           peer->proc.nspace, peer->proc.rank, opx_cmd);
+    /* the commands we do not serve, by OpenPMIx's names */
+    static const char *const names[] = {
+        [25] = "GROUP_JOIN", [26] = "GROUP_INVITE", [32] = "COMPUTE_DEVICE_DISTANCES"};
+    const char *name = opx_cmd < sizeof(names) / sizeof(names[0]) ? names[opx_cmd] : NULL;
+    sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u (%s) is not supported",
+           peer->proc.nspace, peer->proc.rank, opx_cmd, name != NULL ? name : "unknown");
     sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
 }

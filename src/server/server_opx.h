@@ -15,4 +15,17 @@ void sy_srv_opx_answer_connect(sy_srv_peer_t *peer, pmix_status_t status);
 /* An OpenPMIx command that maps to no message of ours (REQ, or one we do
  * not serve: a clear status and one log line). */
 void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b);
+/* CONNECT's reply to an OpenPMIx client: the status, then the job data
+ * of the other namespaces in procs. */
+void sy_srv_opx_connect_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                              const pmix_proc_t *procs, size_t nprocs);
+/* GETNB (PMIX_IMMEDIATE) of a "pmix." key of target from the job data;
+ * false (nothing sent) when the job data has no such value. */
+bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
+                          const char *key);
+/* Takes the OpenPMIx client's id for an IOF_PULL registration (the
+ * codec's last directive, SY_WIRE_OPX_IOF_ID) out of the directives. */
+pmix_status_t sy_srv_opx_take_iof_id(pmix_info_t **dirs, size_t *ndirs, size_t *id);
+/* A heartbeat frame (tag 1) of an OpenPMIx client. */
+void sy_srv_opx_heartbeat(sy_srv_peer_t *peer);
 #endif

@@ -205,11 +205,16 @@ void sy_srv_peer_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *bu
 
 pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf)
 {
+    return sy_srv_peer_send_tagged(peer, 0, buf);
+}
+
+pmix_status_t sy_srv_peer_send_tagged(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *buf)
+{
     if (peer->state != SY_PEER_READY) {
         sy_buffer_destruct(buf);
         return PMIX_ERR_UNREACH;
     }
-    pmix_status_t rc = sy_conn_send_owned(peer->conn, 0, 0, buf->base_ptr, buf->bytes_used);
+    pmix_status_t rc = sy_conn_send_owned(peer->conn, tag, 0, buf->base_ptr, buf->bytes_used);
     memset(buf, 0, sizeof(*buf));
     return rc;
 }
@@ -661,6 +666,11 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
             return;
         }
         peer = peer->main; /* set while the channel is open (peer_detach) */
+    }
+    if (peer->opx && tag == 1) { /* OpenPMIx's heartbeat channel */
+        sy_srv_opx_heartbeat(peer);
+        sy_buffer_destruct(&b);
+        return;
     }
     int32_t cmd = 0;
     if (sy_wire_unpack_head(sy_srv_codec(peer), &b, SY_WIRE_REQUEST, &cmd) != PMIX_SUCCESS) {

@@ -23,6 +23,8 @@ void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t s
 void sy_srv_peer_reply_with(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
                             const pmix_data_buffer_t *rest);
 pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf);
+/* The same on an unsolicited channel of its own (OpenPMIx's IOF: 2). */
+pmix_status_t sy_srv_peer_send_tagged(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *buf);
 /* Keep a peer's memory valid while an operation on its behalf is pending
  * (it may close meanwhile: test sy_srv_peer_open before using it). */
 void sy_srv_peer_hold(sy_srv_peer_t *peer);

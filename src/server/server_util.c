@@ -213,8 +213,9 @@ pmix_status_t sy_srv_peer_send_msg(sy_srv_peer_t *peer, sy_wire_msg_id_t id, con
         return PMIX_ERR_BAD_PARAM;
     pmix_data_buffer_t b;
     pmix_status_t rc = sy_wire_pack_message(sy_srv_codec(peer), &b, id, msg);
+    /* OpenPMIx reads forwarded output on its IOF channel, tag 2 */
     if (rc == PMIX_SUCCESS)
-        rc = sy_srv_peer_send(peer, &b);
+        rc = sy_srv_peer_send_tagged(peer, peer->opx && id == SY_WMSG_IOF_MSG ? 2 : 0, &b);
     sy_buffer_destruct(&b);
     return rc;
 }

@@ -6,7 +6,10 @@
 # meant to.  Sections:
 #   1. OpenPMIx clients under our server (switchyard-run): init, job keys,
 #      put/commit/fence with collect, every peer's key, finalize; a mixed
-#      job (half on each library) fencing together; PMIx_Abort's status.
+#      job (half on each library) fencing together; PMIx_Abort's status;
+#      connect/disconnect (also with a spawned job), group invite/join,
+#      allocation, monitor, credentials, groups, IOF, fabric
+#      (interop/opx_ops.c).
 #      interop/opx_client.c is built twice: against Debian's headers with
 #      its libpmix pinned by DT_RPATH, and against ours.
 #   2. Our clients under an OpenPMIx server (Debian's mpirun.openmpi, which
@@ -113,6 +116,53 @@ if grep -q 'called PMIx_Abort with status 7' "$T/out"; then
 else
     bad "the launcher reports the OpenPMIx client's abort"
 fi
+
+# The less common commands of OpenPMIx clients (interop/opx_ops.c): each
+# check line is "ok <rank> <what>" or "FAIL <rank> <what>: <status>".
+# name ok-lines run-args...
+ops_job() {
+    name=$1 want=$2
+    shift 2
+    (cd "$T" && timeout 60 "$R" --oversubscribe --timeout 45 "$@") > "$T/out" 2>&1
+    rc=$?
+    got=$(grep -c '^ok ' "$T/out")
+    if [ "$rc" -eq 0 ] && [ "$got" -eq "$want" ] && ! grep -q '^FAIL' "$T/out"; then
+        ok "$name"
+    else
+        bad "$name (exit $rc; $got of $want checks ok)"
+        grep -v '^ok ' "$T/out" | sed 's/^/#   /' | tail -15
+    fi
+}
+if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$top_srcdir/tests/external/interop/opx_ops.c" \
+        -o "$T/opx_ops" -L"$OPX_LIB" -lpmix -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" \
+        > "$T/build.log" 2>&1; then
+    sed 's/^/#   /' "$T/build.log" | head -10
+    echo "Bail out! opx_ops does not build"
+    exit 99
+fi
+if ! $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" "$top_srcdir/tests/external/interop/opx_ops.c" \
+        -o "$T/our_ops" -L"$OURS" -lpmix -Wl,--disable-new-dtags,-rpath,"$OURS" \
+        > "$T/build.log" 2>&1; then
+    sed 's/^/#   /' "$T/build.log" | head -10
+    echo "Bail out! opx_ops does not build on our library"
+    exit 99
+fi
+for np in 2 4; do
+    ops_job "$np OpenPMIx clients: PMIx_Connect / PMIx_Disconnect of their job" $((np * 3)) \
+        -n $np ./opx_ops connect
+done
+ops_job "mixed job: 2 OpenPMIx + 2 of ours connect and disconnect together" 12 \
+    -n 2 ./opx_ops connect : -n 2 ./our_ops connect
+# rank 0: invite + finalize; each other rank: join, invited, finalize
+ops_job "OpenPMIx clients: PMIx_Group_invite / PMIx_Group_join (through events)" 8 \
+    -n 3 ./opx_ops invite
+# parent rank 0: spawn + 4, rank 1: 4, each child: 4
+ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the other's job" 17 \
+    -n 2 ./opx_ops spawn
+# per rank: allocation, monitor x2, credential x3, group x2, fabric x2,
+# finalize; rank 0 also IOF pull of the last rank's stdout x3, push x2
+ops_job "OpenPMIx clients: allocation, monitor+heartbeat, credentials, group, IOF, fabric" 27 \
+    --stdin tools --fabric torus:4x4 -n 2 ./opx_ops ops
 
 # ---- 2. our clients under an OpenPMIx server ----
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -9,9 +9,15 @@
  *          codec as the server reads it; then the reply is packed (DMODEX,
  *          LOOKUP and QUERY with values taken from the request's infos)
  *   14     a request's head (the command)
- *   15..   one pack call of a data type (selector - 15 indexes the list
+ *   15..127  one pack call of a data type (selector - 15 indexes the list
  *          below), then the elements packed again and unpacked a second
  *          time: the two must agree in size
+ *   128..  a request body of CONNECT, DISCONNECT, ALLOC, MONITOR,
+ *          GET_CRED, VALIDATE_CRED, IOF_PUSH, GROUP_CONSTRUCT,
+ *          GROUP_DESTRUCT, GROUP_LEAVE, FABRIC, IOF_PULL or IOF_DEREG
+ *          (selector - 128), read as above; then its reply packed, empty
+ *          (IOF_PULL: with output forwarded under its id, the directives
+ *          as the output's infos)
  * Nothing may crash, leak, hang or read out of bounds.
  */
 #include "config.h"
@@ -40,6 +46,15 @@ static const sy_wire_msg_id_t replies[] = {
     SY_WMSG_LOOKUP_REP,       SY_WMSG_UNPUBLISH_REP,  SY_WMSG_EVENT_REGISTER_REP,
     SY_WMSG_EVENT_NOTIFY_REP, SY_WMSG_SPAWN_REP,      SY_WMSG_QUERY_REP,
     SY_WMSG_LOG_REP,          SY_WMSG_JOB_CONTROL_REP};
+
+/* the commands served later, on selectors of their own (the seeds of
+ * the ones above keep their meaning) */
+static const sy_wire_msg_id_t later[] = {
+    SY_WMSG_CONNECT_REQ,     SY_WMSG_DISCONNECT_REQ,      SY_WMSG_ALLOC_REQ,
+    SY_WMSG_MONITOR_REQ,     SY_WMSG_GET_CRED_REQ,        SY_WMSG_VALIDATE_CRED_REQ,
+    SY_WMSG_IOF_PUSH_REQ,    SY_WMSG_GROUP_CONSTRUCT_REQ, SY_WMSG_GROUP_DESTRUCT_REQ,
+    SY_WMSG_GROUP_LEAVE_REQ, SY_WMSG_FABRIC_REQ,          SY_WMSG_IOF_PULL_REQ,
+    SY_WMSG_IOF_DEREG_REQ};
 
 static const pmix_data_type_t types[] = {
     PMIX_BOOL,       PMIX_BYTE,        PMIX_STRING,      PMIX_SIZE,
@@ -120,6 +135,55 @@ static void request(size_t i, const uint8_t *data, size_t size)
     sy_buffer_destruct(&b);
 }
 
+static void later_request(sy_wire_msg_id_t id, const uint8_t *data, size_t size)
+{
+    pmix_data_buffer_t b;
+    load(&b, data, size);
+    union {
+        sy_wire_connect_req_t connect;
+        sy_wire_alloc_req_t alloc;
+        sy_wire_monitor_req_t monitor;
+        sy_wire_get_cred_req_t get_cred;
+        sy_wire_validate_cred_req_t validate;
+        sy_wire_iof_push_req_t push;
+        sy_wire_group_construct_req_t construct;
+        sy_wire_group_destruct_req_t destruct;
+        sy_wire_fabric_req_t fabric;
+        sy_wire_iof_pull_req_t pull;
+        sy_wire_iof_dereg_req_t dereg;
+    } m;
+    if (sy_wire_unpack(&sy_wire_openpmix, &b, id, &m) == PMIX_SUCCESS) {
+        union {
+            sy_wire_connect_rep_t connect;
+            sy_wire_alloc_rep_t alloc;
+            sy_wire_get_cred_rep_t get_cred;
+            sy_wire_group_construct_rep_t construct;
+            sy_wire_fabric_rep_t fabric;
+        } empty;
+        memset(&empty, 0, sizeof(empty));
+        pmix_data_buffer_t out = {0};
+        if (id == SY_WMSG_FABRIC_REQ) { /* the directives as the answer */
+            empty.fabric.info = m.fabric.directives;
+            empty.fabric.ninfo = m.fabric.ndirectives;
+        }
+        (void)sy_wire_pack(&sy_wire_openpmix, &out, sy_wire_reply_of(id), &empty);
+        if (id == SY_WMSG_IOF_PULL_REQ && m.pull.nprocs > 0) {
+            sy_wire_iof_msg_t iof = {.source = m.pull.procs[0],
+                                     .channel = m.pull.channels,
+                                     .data = {.bytes = (char *)"x", .size = 1},
+                                     .info = m.pull.directives,
+                                     .ninfo = m.pull.ndirectives};
+            pmix_data_buffer_t fwd; /* initialised by the call */
+            if (sy_wire_pack_message(&sy_wire_openpmix, &fwd, SY_WMSG_IOF_MSG, &iof) ==
+                PMIX_SUCCESS)
+                sy_buffer_destruct(&fwd);
+        }
+        sy_buffer_destruct(&out);
+        sy_wire_free(id, &m);
+    }
+    sy_buffer_destruct(&b);
+}
+
 static void typed(pmix_data_type_t type, const uint8_t *data, size_t size)
 {
     pmix_data_buffer_t b;
@@ -159,6 +223,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         load(&b, data, size);
         (void)sy_wire_unpack_head(&sy_wire_openpmix, &b, SY_WIRE_REQUEST, &cmd);
         sy_buffer_destruct(&b);
+    } else if (sel >= 128) {
+        later_request(later[(sel - 128) % (sizeof(later) / sizeof(later[0]))], data, size);
     } else {
         typed(types[(sel - nreq - 1) % (sizeof(types) / sizeof(types[0]))], data, size);
     }
