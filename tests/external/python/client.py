@@ -1,5 +1,6 @@
 """A PMIx client in Python (Debian's python3-pmix, the Cython bindings of
-OpenPMIx 4.2.2) running on Switchyard's libpmix.so.2 under switchyard-run:
+OpenPMIx 4.2.2) running on Switchyard's libpmix.so.2, or on Debian's (then
+speaking OpenPMIx's protocol to our server), under switchyard-run:
 init, job keys, put/commit/fence, a peer's key, finalize.  Prints
 "python rank N: ok" when every check held; each failure is a FAIL line."""
 import os
@@ -68,6 +69,11 @@ if got != "from-python-%d" % peer['rank']:
 rc = client.finalize([])
 if rc != PMIX_SUCCESS:
     fail("PMIx_Finalize: %d" % rc)
+if os.environ.get('SY_PY_MAPS'):
+    # which libpmix.so.2 this process runs on (the test wants one or the other)
+    with open("/proc/self/maps") as maps:
+        for path in sorted({l.split()[-1] for l in maps if "/libpmix.so" in l}):
+            print("python rank %d libpmix %s" % (me['rank'], path), flush=True)
 if failures == 0:
     print("python rank %d: ok" % me['rank'], flush=True)
 sys.exit(1 if failures else 0)

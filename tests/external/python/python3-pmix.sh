@@ -6,6 +6,8 @@
 # and finalize (client.py).  /usr/bin/python3, not a python3 on PATH that
 # cannot see Debian's dist-packages.  python3-pmix (and with it python3) is
 # installed with apt when absent; without network the test is skipped (77).
+# Then the same two ranks on Debian's own libpmix under switchyard-run: an
+# OpenPMIx client of our server, from Python.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
@@ -100,6 +102,23 @@ if test $rc -eq 0 && test "$(grep -c ': ok$' "$T/out")" -eq 2; then
 else
     bad "two Python ranks (status $rc)"
     sed 's/^/#   /' "$T/err" | grep -v 'CLIENT STARTING\|THREAD STARTED' | tail -8
+fi
+# python3-pmix on Debian's own libpmix (OpenPMIx 4.2.2) under our server:
+# the OpenPMIx protocol from a Python client (the ranks inherit no
+# LD_LIBRARY_PATH of ours)
+timeout 120 "$R" --oversubscribe -x SY_PY_MAPS=1 -n 2 env -u LD_LIBRARY_PATH /usr/bin/python3 \
+    "$top_srcdir/tests/external/python/client.py" > "$T/out" 2> "$T/err"
+rc=$?
+# (counted as matches: the bindings' own prints may share a line with ours)
+theirs=$(grep -o 'rank [01] libpmix /usr/lib/x86_64-linux-gnu/' "$T/out" | wc -l)
+ours=$(grep -o "rank [01] libpmix $LIB/" "$T/out" | wc -l)
+if test $rc -eq 0 && test "$(grep -o 'python rank [01]: ok' "$T/out" | wc -l)" -eq 2 &&
+    test "$theirs" -ge 2 &&
+    test "$ours" -eq 0; then
+    ok "two Python ranks on OpenPMIx 4.2.2 under our server: the same checks"
+else
+    bad "two Python ranks on OpenPMIx 4.2.2 under our server (status $rc, $theirs on Debian's library, $ours on ours)"
+    sed 's/^/#   /' "$T/out" "$T/err" | grep -v 'CLIENT STARTING\|THREAD STARTED' | tail -8
 fi
 echo "1..$n"
 test $fails -eq 0
