@@ -276,6 +276,15 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     double t = 0;
     if (rc == PMIX_SUCCESS)
         rc = sy_info_timeout(info, ninfo, &t);
+    /* an OpenPMIx client asks for a reserved key it was not given at
+     * init (its PMIX_PARENT_ID; any key of a job it spawned): from the
+     * job's data, wherever the rank runs (server_opx.c) */
+    if (rc == PMIX_SUCCESS && peer->opx && sy_srv_opx_job_value(peer, tag, &target, key)) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
+        free(key);
+        return;
+    }
     /* PMIX_IMMEDIATE: what this server holds now, never the host's */
     bool immediate = rc == PMIX_SUCCESS && sy_info_flag(info, ninfo, PMIX_IMMEDIATE);
     bool remote =
@@ -312,10 +321,6 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     }
     if (info != NULL)
         PMIX_INFO_FREE(info, ninfo);
-    if (peer->opx && immediate && sy_srv_opx_job_value(peer, tag, &target, key)) {
-        free(key); /* OpenPMIx's fallback for a reserved key (server_opx.c) */
-        return;
-    }
     waiter_t *w = calloc(1, sizeof(*w));
     if (w == NULL) {
         free(key);

@@ -347,6 +347,48 @@ void sy_srv_opx_connect_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t s
 
 /* ---- GETNB of a reserved key: the job data ---- */
 
+/* One byte object of a GETNB reply: the process, then its pairs, each
+ * its own pack call (the client unpacks them one at a time). */
+static pmix_status_t put_proc_pairs(pmix_data_buffer_t *b, const char *nspace, pmix_rank_t rank,
+                                    const pmix_info_t *infos, size_t n)
+{
+    pmix_data_buffer_t in = {0};
+    pmix_proc_t who;
+    PMIX_LOAD_PROCID(&who, nspace, rank);
+    pmix_status_t rc = sy_opx_pack(&in, &who, 1, PMIX_PROC);
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
+        if (!skipped_job_key(infos[i].key))
+            rc = put_kval(&in, infos[i].key, &infos[i].value);
+    if (rc == PMIX_SUCCESS) {
+        pmix_byte_object_t bo = {.bytes = in.base_ptr, .size = in.bytes_used};
+        rc = sy_opx_pack(b, &bo, 1, PMIX_BYTE_OBJECT);
+    }
+    sy_buffer_destruct(&in);
+    return rc;
+}
+
+/* A job's data as GETNB answers carry it: the job level under the
+ * wildcard rank, then each rank's values (derived ones included). */
+static pmix_status_t pack_job_by_proc(sy_srv_nspace_t *ns, sy_jseg_t *seg, pmix_data_buffer_t *b)
+{
+    pmix_info_t *infos = NULL;
+    size_t n = 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (sy_jseg_get_all(seg, SY_REALM_JOB, 0, &infos, &n) == PMIX_SUCCESS) {
+        rc = put_proc_pairs(b, ns->name, PMIX_RANK_WILDCARD, infos, n);
+        PMIX_INFO_FREE(infos, n);
+    }
+    for (uint32_t r = 0; rc == PMIX_SUCCESS && r < ns->summary.job_size; r++) {
+        infos = NULL;
+        n = 0;
+        if (sy_jseg_get_all(seg, SY_REALM_PROC, r, &infos, &n) != PMIX_SUCCESS)
+            continue;
+        rc = put_proc_pairs(b, ns->name, r, infos, n);
+        PMIX_INFO_FREE(infos, n);
+    }
+    return rc;
+}
+
 bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
                           const char *key)
 {
@@ -354,16 +396,31 @@ bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *
      * key it did not find in what it was given, e.g. PMIX_PARENT_ID of
      * its own rank, which we keep at job level: the rank's value, else
      * the job's. */
+    /* A job-level key of another namespace (the wildcard rank: a job it
+     * spawned or connected to) comes the same way. */
+    bool job = target->rank == PMIX_RANK_WILDCARD;
     sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, target->nspace);
     if (ns == NULL || ns->seg_path == NULL || strncmp(key, "pmix.", 5) != 0 ||
-        target->rank >= PMIX_RANK_VALID || target->rank >= ns->summary.job_size)
+        (!job && (target->rank >= PMIX_RANK_VALID || target->rank >= ns->summary.job_size)))
         return false;
     sy_jseg_t *seg = NULL;
     if (sy_jseg_open(ns->seg_path, &seg) != PMIX_SUCCESS)
         return false;
     pmix_value_t *v = NULL;
-    if (sy_jseg_get(seg, SY_REALM_PROC, target->rank, key, &v) != PMIX_SUCCESS)
+    if (job || sy_jseg_get(seg, SY_REALM_PROC, target->rank, key, &v) != PMIX_SUCCESS)
         (void)sy_jseg_get(seg, SY_REALM_JOB, 0, key, &v);
+    if (v != NULL && !PMIX_CHECK_NSPACE(target->nspace, peer->proc.nspace)) {
+        /* another job's: all of its data, which the client keeps (it asks
+         * no more for that namespace's reserved keys) */
+        PMIX_VALUE_RELEASE(v);
+        pmix_data_buffer_t rest = {0};
+        pmix_status_t rc = pack_job_by_proc(ns, seg, &rest);
+        sy_jseg_close(seg);
+        if (rc == PMIX_SUCCESS)
+            sy_srv_peer_reply_with(peer, tag, PMIX_SUCCESS, &rest);
+        sy_buffer_destruct(&rest);
+        return rc == PMIX_SUCCESS;
+    }
     sy_jseg_close(seg);
     if (v == NULL)
         return false;
