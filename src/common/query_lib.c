@@ -1,6 +1,7 @@
 /* Queries the library answers itself (query_lib.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pmix.h>
 
@@ -73,7 +74,7 @@ bool sy_query_local_only(const pmix_query_t q[], size_t n, const sy_query_ctx_t 
 static pmix_status_t server_entry(const sy_rndz_t *r, pmix_info_t *out)
 {
     pmix_info_t *in;
-    size_t n = 0, cap = 8;
+    size_t n = 0, cap = 10;
     PMIX_INFO_CREATE(in, cap);
     if (in == NULL)
         return PMIX_ERR_NOMEM;
@@ -90,6 +91,13 @@ static pmix_status_t server_entry(const sy_rndz_t *r, pmix_info_t *out)
         PMIX_INFO_LOAD(&in[n++], PMIX_VERSION_INFO, r->version, PMIX_STRING);
     if (r->system)
         PMIX_INFO_LOAD(&in[n++], PMIX_SERVER_SYSTEM_SUPPORT, NULL, PMIX_BOOL);
+    /* when it began serving (wrote its rendezvous file), as ctime() puts it */
+    time_t start = (time_t)r->start;
+    char when[64];
+    if (r->start > 0 && ctime_r(&start, when) != NULL) {
+        when[strcspn(when, "\n")] = '\0';
+        PMIX_INFO_LOAD(&in[n++], PMIX_SERVER_START_TIME, when, PMIX_STRING);
+    }
     pmix_data_array_t *da = malloc(sizeof(*da));
     if (da == NULL) {
         PMIX_INFO_FREE(in, cap);

@@ -74,6 +74,8 @@ static const char *const known_keys[] = {PMIX_SERVER_NSPACE,
                                          SWITCHYARD_FABRIC_GENERATE,
                                          SWITCHYARD_FABRIC_WATCH,
                                          SWITCHYARD_SERVER_MAX_MSG_SIZE,
+                                         PMIX_HOMOGENEOUS_SYSTEM,
+                                         PMIX_SINGLETON,
                                          PMIX_FABRIC_VENDOR,
                                          PMIX_FABRIC_IDENTIFIER,
                                          NULL};
@@ -156,6 +158,44 @@ static void free_list(char **l)
     free(l);
 }
 
+/* PMIX_SINGLETON: the server was started for a process that began on
+ * its own ("nspace.rank"); it becomes the one process of its job here,
+ * so that it can connect (its identity, a job of size one on this node,
+ * our user's). */
+static pmix_status_t register_singleton(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    char *end = NULL;
+    unsigned long r = dot != NULL ? strtoul(dot + 1, &end, 10) : 0;
+    if (dot == NULL || dot == name || end == dot + 1 || *end != '\0' || r >= PMIX_RANK_VALID ||
+        (size_t)(dot - name) > PMIX_MAX_NSLEN) {
+        sy_log(SY_LOG_WARN, "PMIx_server_init: PMIX_SINGLETON %s is no \"nspace.rank\"", name);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    pmix_proc_t proc;
+    char ns[PMIX_MAX_NSLEN + 1];
+    snprintf(ns, sizeof(ns), "%.*s", (int)(dot - name), name);
+    PMIX_LOAD_PROCID(&proc, ns, (pmix_rank_t)r);
+    uint32_t one = 1;
+    char rank[16];
+    snprintf(rank, sizeof(rank), "%u", proc.rank);
+    pmix_info_t info[5];
+    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &one, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[1], PMIX_LOCAL_SIZE, &one, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[2], PMIX_UNIV_SIZE, &one, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[3], PMIX_LOCAL_PEERS, rank, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[4], PMIX_SINGLETON, name, PMIX_STRING);
+    pmix_status_t rc = PMIx_server_register_nspace(ns, 1, info, 5, NULL, NULL);
+    for (size_t i = 0; i < 5; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, NULL, NULL);
+    if (rc != PMIX_SUCCESS)
+        sy_log(SY_LOG_WARN, "PMIx_server_init: cannot register the singleton %s: %s", name,
+               PMIx_Error_string(rc));
+    return rc;
+}
+
 static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t ninfo)
 {
     pmix_status_t rc = PMIX_SUCCESS;
@@ -231,6 +271,10 @@ static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t n
                     s->max_msg = (size_t)num;
                 }
             }
+        } else if (sy_info_is(inf, PMIX_HOMOGENEOUS_SYSTEM)) {
+            rc = take_bool(inf, &s->homogeneous);
+        } else if (sy_info_is(inf, PMIX_SINGLETON)) {
+            rc = take_string(inf, &s->singleton);
         } else if (sy_info_is(inf, PMIX_HOSTNAME)) {
             if ((rc = take_string(inf, &str)) == PMIX_SUCCESS)
                 snprintf(s->hostname, sizeof(s->hostname), "%s", str);
@@ -298,6 +342,7 @@ static void srv_free(sy_srv_t *s)
     free(s->system_tmpdir);
     free(s->usock_path);
     free(s->uri);
+    free(s->singleton);
     free(s->res_path);
     free_list(s->if_include);
     free_list(s->if_exclude);
@@ -464,7 +509,13 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_in
         pthread_mutex_lock(&sy_srv_life_lock);
         s->started = true;
         pthread_mutex_unlock(&sy_srv_life_lock);
-        return PMIX_SUCCESS;
+        if (s->singleton == NULL)
+            return PMIX_SUCCESS;
+        rc = register_singleton(s->singleton);
+        if (rc == PMIX_SUCCESS)
+            return PMIX_SUCCESS;
+        PMIx_server_finalize();
+        return rc;
     }
 
     pthread_mutex_lock(&sy_srv_life_lock);

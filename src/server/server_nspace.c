@@ -77,6 +77,18 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
         PMIX_LOAD_NSPACE(ns->name, r->nspace);
         ns->id = ++s->next_nspace_id;
         ns->summary.nodeid = UINT32_MAX;
+        /* PMIX_HOMOGENEOUS_SYSTEM of the server: every job's clients
+         * read it, unless their host says otherwise */
+        bool said = false;
+        for (size_t i = 0; i < r->ninfo; i++)
+            said = said || PMIX_CHECK_KEY(&r->info[i], PMIX_HOMOGENEOUS_SYSTEM);
+        if (s->homogeneous && !said) {
+            PMIX_INFO_CREATE(ns->local_info, 1);
+            if (ns->local_info != NULL) {
+                PMIX_INFO_LOAD(&ns->local_info[0], PMIX_HOMOGENEOUS_SYSTEM, NULL, PMIX_BOOL);
+                ns->nlocal_info = 1;
+            }
+        }
     }
     sy_jseg_builder_t *b = NULL;
     sy_jobinfo_summary_t summary = {0};
@@ -95,8 +107,11 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
     free(err);
     if (rc != PMIX_SUCCESS) {
         sy_jobinfo_summary_free(&summary);
-        if (fresh)
+        if (fresh) {
+            if (ns->local_info != NULL)
+                PMIX_INFO_FREE(ns->local_info, ns->nlocal_info);
             free(ns);
+        }
         return rc;
     }
     ns->nlocalprocs = r->nlocalprocs;

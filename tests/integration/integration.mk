@@ -177,3 +177,10 @@ tests_integration_test_spawn_tool_LDFLAGS = -no-install
 TESTS += tests/tools/spawn-tool.sh
 EXTRA_DIST += tests/tools/spawn-tool.sh
 EXTRA_DIST += tests/tools/tool-lib.sh
+# PMIx_server_init's PMIX_SINGLETON and PMIX_HOMOGENEOUS_SYSTEM, with the
+# singleton's real process connecting.
+check_PROGRAMS += tests/integration/test_singleton_srv
+tests_integration_test_singleton_srv_SOURCES = tests/integration/test_singleton_srv.c
+tests_integration_test_singleton_srv_LDADD = src/libpmix.la
+tests_integration_test_singleton_srv_LDFLAGS = -no-install
+TESTS += tests/integration/test_singleton_srv

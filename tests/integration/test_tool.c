@@ -888,18 +888,32 @@ static int nosrv(void)
     pmix_info_t all[4] = {info[0], info[1], info[2], ns};
     EXPECT_RC(PMIx_tool_init(&me, all, 4), PMIX_SUCCESS);
     EXPECT_RC(query1(PMIX_QUERY_AVAIL_SERVERS, NULL, 0, &res, &n), PMIX_SUCCESS);
-    bool listed = false;
+    bool listed = false, started = false;
     pmix_data_array_t *srvs = n == 1 ? res[0].value.data.darray : NULL;
     for (size_t i = 0; srvs != NULL && i < srvs->size; i++) {
         pmix_data_array_t *e = ((pmix_info_t *)srvs->array)[i].value.data.darray;
+        bool ours = false;
+        const char *when = NULL;
         for (size_t k = 0; k < e->size; k++) {
             pmix_info_t *x = &((pmix_info_t *)e->array)[k];
             if (strcmp(x->key, PMIX_NSPACE) == 0 &&
                 strcmp(x->value.data.string, "launcher-tool") == 0)
-                listed = true;
+                ours = true;
+            if (strcmp(x->key, PMIX_SERVER_START_TIME) == 0 && x->value.type == PMIX_STRING)
+                when = x->value.data.string;
+        }
+        if (ours) {
+            listed = true;
+            /* ctime's form, this year: "Fri Nov 27 14:25:01 2026" */
+            time_t now = time(NULL);
+            struct tm tm;
+            char year[16];
+            strftime(year, sizeof year, " %Y", localtime_r(&now, &tm));
+            started = when != NULL && strlen(when) == 24 && strstr(when, year) != NULL;
         }
     }
     EXPECT(listed, "the launcher's own server among the node's servers");
+    EXPECT(started, "its PMIX_SERVER_START_TIME, in ctime's form");
     if (res != NULL)
         PMIX_INFO_FREE(res, n);
     /* its server API works: setup_fork of a registered process */
