@@ -2,6 +2,7 @@
  * (attr_support.h, Chap_API_Query.tex "Accessing attribute support
  * information"). */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,49 @@ static bool lib_has(const char *fn, int level)
     return false;
 }
 
+/* The machine-usable range a note ends with, "{min=N max=M}" or
+ * "{enum=A|B|C}" (attr_support.txt).  The 4.2 ABI's pmix_regattr_t has no
+ * info array (the standard's v5 struct does), so each bound is one more
+ * string of the description, led by the key the standard names for it:
+ * "pmix.descr.minval=N", "pmix.descr.maxval=M", "pmix.descr.enum=A,B,C"
+ * (PMIX_MIN_VALUE, PMIX_MAX_VALUE, PMIX_ENUM_VALUE). */
+static char **describe(const char *note)
+{
+    char **d = calloc(5, sizeof(char *));
+    if (d == NULL || (d[0] = strdup(note)) == NULL) {
+        free(d);
+        return NULL;
+    }
+    const char *open = strrchr(note, '{');
+    size_t len = strlen(note), k = 1;
+    if (open == NULL || note[len - 1] != '}')
+        return d;
+    char *body = strndup(open + 1, (size_t)(note + len - 1 - (open + 1)));
+    char *save = NULL;
+    for (char *tok = body != NULL ? strtok_r(body, " ", &save) : NULL; tok != NULL && k < 4;
+         tok = strtok_r(NULL, " ", &save)) {
+        bool names = strncmp(tok, "enum=", 5) == 0;
+        const char *key = strncmp(tok, "min=", 4) == 0   ? PMIX_MIN_VALUE
+                          : strncmp(tok, "max=", 4) == 0 ? PMIX_MAX_VALUE
+                          : names                        ? PMIX_ENUM_VALUE
+                                                         : NULL;
+        if (key == NULL)
+            continue;
+        char *v = strchr(tok, '=') + 1;
+        long long num = strtoll(v, NULL, 0);
+        for (char *c = v; names && *c != '\0'; c++)
+            if (*c == '|')
+                *c = ',';
+        int rc = names ? asprintf(&d[k], "%s=%s", key, v) : asprintf(&d[k], "%s=%lld", key, num);
+        if (rc < 0)
+            d[k] = NULL;
+        else
+            k++;
+    }
+    free(body);
+    return d;
+}
+
 /* name: a macro name or a key; string: its key when known (our own
  * attributes are in no table of the standard's). */
 static pmix_status_t load_regattr(pmix_regattr_t *ra, const char *name, const char *string,
@@ -185,11 +229,8 @@ static pmix_status_t load_regattr(pmix_regattr_t *ra, const char *name, const ch
     ra->name = strdup(a != NULL ? a->name : name);
     PMIX_LOAD_KEY(ra->string, a != NULL ? a->string : string != NULL ? string : name);
     ra->type = a != NULL ? a->type : PMIX_UNDEF;
-    if (note != NULL) {
-        ra->description = calloc(2, sizeof(char *));
-        if (ra->description != NULL)
-            ra->description[0] = strdup(note);
-    }
+    if (note != NULL && (ra->description = describe(note)) == NULL)
+        return PMIX_ERR_NOMEM;
     return ra->name != NULL ? PMIX_SUCCESS : PMIX_ERR_NOMEM;
 }
 

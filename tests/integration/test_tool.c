@@ -137,6 +137,55 @@ static bool has_attr(pmix_info_t *res, size_t n, const char *fn, const char *lev
     return false;
 }
 
+/* The registration of `attr` for fn at `level` in an attribute-support
+ * answer, or NULL. */
+static const pmix_regattr_t *find_regattr(pmix_info_t *res, size_t n, const char *fn,
+                                          const char *level, const char *attr)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(res[i].key, fn) != 0 || res[i].value.type != PMIX_DATA_ARRAY)
+            continue;
+        pmix_data_array_t *lv = res[i].value.data.darray;
+        for (size_t l = 0; l < lv->size; l++) {
+            pmix_info_t *li = &((pmix_info_t *)lv->array)[l];
+            if (strcmp(li->key, level) != 0 || li->value.type != PMIX_DATA_ARRAY ||
+                li->value.data.darray->type != PMIX_REGATTR)
+                continue;
+            pmix_data_array_t *ra = li->value.data.darray;
+            for (size_t k = 0; k < ra->size; k++)
+                if (strcmp(((pmix_regattr_t *)ra->array)[k].name, attr) == 0)
+                    return &((pmix_regattr_t *)ra->array)[k];
+        }
+    }
+    return NULL;
+}
+
+/* Its range bound `key` (description "pmix.descr.minval=N"), -1: none. */
+static long long range_of(const pmix_regattr_t *r, const char *key)
+{
+    size_t len = strlen(key);
+    for (size_t i = 0; r != NULL && r->description != NULL && r->description[i] != NULL; i++)
+        if (strncmp(r->description[i], key, len) == 0 && r->description[i][len] == '=')
+            return strtoll(r->description[i] + len + 1, NULL, 10);
+    return -1;
+}
+
+static bool enum_has(const pmix_regattr_t *r, const char *name)
+{
+    size_t len = strlen(PMIX_ENUM_VALUE);
+    for (size_t i = 0; r != NULL && r->description != NULL && r->description[i] != NULL; i++) {
+        const char *d = r->description[i];
+        if (strncmp(d, PMIX_ENUM_VALUE, len) != 0 || d[len] != '=')
+            continue;
+        char list[512];
+        snprintf(list, sizeof list, ",%s,", d + len + 1);
+        char want[128];
+        snprintf(want, sizeof want, ",%s,", name);
+        return strstr(list, want) != NULL;
+    }
+    return false;
+}
+
 static pmix_status_t attr_query(char **keys, const char *level, pmix_info_t **res, size_t *n)
 {
     pmix_info_t qual;
@@ -168,6 +217,30 @@ static void check_attr_support(bool with_host)
     EXPECT_RC(attr_query(k2, PMIX_CLIENT_ATTRIBUTES, &res, &n), PMIX_SUCCESS);
     EXPECT(has_attr(res, n, "PMIx_Get_nb", PMIX_CLIENT_ATTRIBUTES, "PMIX_TIMEOUT"),
            "client level of PMIx_Get_nb lacks PMIX_TIMEOUT");
+    PMIX_INFO_FREE(res, n);
+
+    /* machine-usable ranges (PMIX_MIN_VALUE, PMIX_MAX_VALUE, PMIX_ENUM_VALUE),
+     * from the server, across the wire */
+    char *kr[] = {PMIX_QUERY_ATTRIBUTE_SUPPORT, "PMIx_server_init", NULL};
+    EXPECT_RC(attr_query(kr, PMIX_SERVER_ATTRIBUTES, &res, &n), PMIX_SUCCESS);
+    const pmix_regattr_t *port =
+        find_regattr(res, n, "PMIx_server_init", PMIX_SERVER_ATTRIBUTES, "PMIX_TCP_IPV4_PORT");
+    EXPECT(port != NULL && range_of(port, PMIX_MIN_VALUE) == 0 &&
+               range_of(port, PMIX_MAX_VALUE) == 65535,
+           "PMIX_TCP_IPV4_PORT's range 0..65535");
+    const pmix_regattr_t *sockmode =
+        find_regattr(res, n, "PMIx_server_init", PMIX_SERVER_ATTRIBUTES, "PMIX_SOCKET_MODE");
+    EXPECT(sockmode != NULL && range_of(sockmode, PMIX_MAX_VALUE) == 0777,
+           "PMIX_SOCKET_MODE's range");
+    const pmix_regattr_t *fmt = find_regattr(res, n, "PMIx_server_init", PMIX_SERVER_ATTRIBUTES,
+                                             "SWITCHYARD_FABRIC_FORMAT");
+    EXPECT(fmt != NULL && enum_has(fmt, "ibnet") && enum_has(fmt, "slurm") &&
+               !enum_has(fmt, "xml") && range_of(fmt, PMIX_MIN_VALUE) == -1,
+           "SWITCHYARD_FABRIC_FORMAT's names");
+    const pmix_regattr_t *host =
+        find_regattr(res, n, "PMIx_server_init", PMIX_SERVER_ATTRIBUTES, "PMIX_HOSTNAME");
+    EXPECT(host != NULL && range_of(host, PMIX_MIN_VALUE) == -1 && !enum_has(host, "x"),
+           "PMIX_HOSTNAME has no range");
     PMIX_INFO_FREE(res, n);
 
     char *k3[] = {PMIX_QUERY_ATTRIBUTE_SUPPORT, "PMIx_No_such_function", NULL};
