@@ -117,8 +117,6 @@ static void release_results(void *cbdata)
 
 /* ---- PMIX_GROUP_INFO ---- */
 
-#define SY_GRPINFO_PREFIX "sy.grpinfo."
-
 typedef struct cid_seen {
     size_t cid;
     pmix_nspace_t grp;

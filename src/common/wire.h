@@ -37,6 +37,10 @@
 #define SY_WIRE_TAG_DIRECT 0x80000000u
 /* HELLO info key (PMIX_BOOL) opening a direct channel */
 #define SY_HELLO_DIRECT "switchyard.direct"
+/* Posted-data key prefix of a member's PMIX_GROUP_INFO elements:
+ * "sy.grpinfo.<grp>.<key>" (client_group.c posts them; the server does
+ * for OpenPMIx clients, server_group_info.c). */
+#define SY_GRPINFO_PREFIX "sy.grpinfo."
 
 typedef enum {
     SY_PEER_CLIENT = 1,

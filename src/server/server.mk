@@ -8,7 +8,8 @@ src_libswitchyard_la_SOURCES += src/server/server_init.c src/server/server_liste
 	src/server/server_modex.c src/server/server_coll.c src/server/server_dmodex.c \
 	src/server/server_event.c src/server/server_pubsub.c \
 	src/server/server_hostops.c src/server/server_fabric.c src/server/server_setup.c \
-	src/server/server_group.c src/server/server_group_reg.c src/server/server_pset.c \
+	src/server/server_group.c src/server/server_group_info.c src/server/server_group_reg.c \
+	src/server/server_pset.c \
 	src/server/server_setquery.c src/server/server_cred.c src/server/server_cred_munge.c \
 	src/server/server_query.c src/server/server_tool.c src/server/server_iof.c
 # Host upcall tickets and job-control cleanup registrations (issue 16).

@@ -15,6 +15,7 @@
 #include "common/info.h"
 #include "common/log.h"
 #include "common/pack.h"
+#include "server/server_group.h"
 #include "server/server_internal.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
@@ -276,6 +277,15 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     double t = 0;
     if (rc == PMIX_SUCCESS)
         rc = sy_info_timeout(info, ninfo, &t);
+    /* an OpenPMIx client's Get qualified by a group's context id
+     * (PMIX_GROUP_INFO, server_group_info.c) */
+    if (rc == PMIX_SUCCESS && peer->opx &&
+        sy_srv_group_info_get(peer, tag, &target, key, info, ninfo)) {
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
+        free(key);
+        return;
+    }
     /* an OpenPMIx client asks for a reserved key it was not given at
      * init (its PMIX_PARENT_ID; any key of a job it spawned): from the
      * job's data, wherever the rank runs (server_opx.c) */

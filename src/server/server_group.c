@@ -324,6 +324,8 @@ static void complete(gop_t *g, const void *remote, size_t nremote, const pmix_pr
         rc = make_results(res, &nres, g, mem, nmem, has_ctxid, ctxid);
     if (rc == PMIX_SUCCESS)
         rc = sy_group_add(g->id, mem, nmem, has_ctxid, ctxid, g->notify_term, g->host_called);
+    if (rc == PMIX_SUCCESS && has_ctxid)
+        sy_srv_group_info_cid(g->id, ctxid);
     if (rc != PMIX_SUCCESS) {
         for (size_t i = 0; i < nres; i++)
             PMIX_INFO_DESTRUCT(&res[i]);
@@ -844,6 +846,10 @@ static void handle_construct(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer
         rc = expand_members(&r);
     if (rc == PMIX_SUCCESS && !in_list(r.procs, r.nprocs, &peer->proc))
         rc = PMIX_ERR_BAD_PARAM; /* a group the caller is no member of */
+    /* an OpenPMIx client's PMIX_GROUP_INFO, posted for it before the
+     * construct collects the members' data (ours post it themselves) */
+    if (rc == PMIX_SUCCESS && peer->opx)
+        rc = sy_srv_group_info_post(&peer->proc, r.grp, r.dirs, r.ndirs);
     gop_t *g = rc == PMIX_SUCCESS ? op_find(SY_CMD_GROUP_CONSTRUCT, r.grp) : NULL;
     bool fresh = false;
     if (rc == PMIX_SUCCESS && g != NULL && !same_members(g->want, g->nwant, r.procs, r.nprocs))

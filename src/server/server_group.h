@@ -28,6 +28,19 @@ pmix_status_t sy_srv_group_members(const char *grp, pmix_value_t *out);
  * needs. */
 pmix_status_t sy_srv_group_expand(pmix_proc_t **procs, size_t *nprocs);
 
+/* ---- server_group_info.c: PMIX_GROUP_INFO of OpenPMIx clients ---- */
+/* Post the elements of a PMIX_GROUP_INFO directive among dirs (if any)
+ * as member's data of group grp. */
+pmix_status_t sy_srv_group_info_post(const pmix_proc_t *member, const char *grp,
+                                     const pmix_info_t *dirs, size_t ndirs);
+/* Group grp has context id cid (kept until finalize). */
+void sy_srv_group_info_cid(const char *grp, size_t cid);
+/* A GETNB qualified by PMIX_GROUP_CONTEXT_ID: answered (true), else false. */
+struct sy_srv_peer;
+bool sy_srv_group_info_get(struct sy_srv_peer *peer, uint32_t tag, const pmix_proc_t *target,
+                           const char *key, const pmix_info_t *info, size_t ninfo);
+void sy_srv_group_info_finalize(void);
+
 /* ---- between server_group.c and server_group_reg.c ---- */
 
 /* A constructed group with at least one member on this node. */

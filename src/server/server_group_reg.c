@@ -292,6 +292,7 @@ void sy_srv_group_event(pmix_status_t status, const pmix_proc_t *source, const p
 void sy_srv_group_finalize(sy_srv_t *s)
 {
     (void)s;
+    sy_srv_group_info_finalize();
     while (ended != NULL) {
         ended_t *e = ended;
         ended = e->next;

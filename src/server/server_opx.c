@@ -487,8 +487,11 @@ void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix
     }
     if (opx_cmd == 14) {
         /* PMIX_DEREGEVENTS_CMD names no registration of ours: the
-         * client's handlers go with it, ours with the connection */
-        sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
+         * client's handlers go with it, ours with the connection.  No
+         * reply: the client sends it without waiting for one (OpenPMIx's
+         * server answers none), so a reply would reach it as an
+         * UNEXPECTED MESSAGE under a tag nobody waits on. */
+        (void)tag;
         return;
     }
     /* the commands we do not serve, by OpenPMIx's names */

@@ -8,6 +8,7 @@
 #      put/commit/fence with collect, every peer's key, finalize; a mixed
 #      job (half on each library) fencing together; PMIx_Abort's status;
 #      connect/disconnect (also with a spawned job), group invite/join,
+#      group info read back by the context id (mixed with ours),
 #      allocation, monitor, credentials, groups, IOF, fabric
 #      (interop/opx_ops.c).
 #      interop/opx_client.c is built twice: against Debian's headers with
@@ -153,6 +154,9 @@ for np in 2 4; do
 done
 ops_job "mixed job: 2 OpenPMIx + 2 of ours connect and disconnect together" 12 \
     -n 2 ./opx_ops connect : -n 2 ./our_ops connect
+# per rank: construct, each member's PMIX_GROUP_INFO value, finalize
+ops_job "mixed job: 2 OpenPMIx + 2 of ours read each member's PMIX_GROUP_INFO" 24 \
+    -n 2 ./opx_ops grpinfo : -n 2 ./our_ops grpinfo
 # rank 0: invite + finalize; each other rank: join, invited, finalize
 ops_job "OpenPMIx clients: PMIx_Group_invite / PMIx_Group_join (through events)" 8 \
     -n 3 ./opx_ops invite

@@ -278,11 +278,12 @@ run fault examples 2 nonzero
 for p in asyncio doubleget get_put_example hybrid; do run $p test/simple 2 0; done
 run abi_with_init examples 2 0 'ABI \(Stable\): String: 0\.0'
 for p in group asyncgroup group_dmodex; do run $p examples 3 0; done
+# each member's PMIX_GROUP_INFO kept by the server and read back by the
+# context id (a GETNB with the qualifier, after the group is destructed)
+run group_lcl_cid examples 2 0 'LOCAL CID for rank 1 SUCCESS value: .*PMIX_SIZE.*1235'
 # alloc at -n 2 only: its rank 2 and up pass PMIx_Query_info_nb a query
 # whose nqual is never set, and OpenPMIx 4.2.2's library crashes on it
-# (under Debian's mpirun.openmpi too).  Not run: group_lcl_cid, whose Get
-# of PMIX_GROUP_LOCAL_CID qualified by the context id our server does not
-# answer an OpenPMIx client yet.
+# (under Debian's mpirun.openmpi too).
 run alloc examples 2 0 ':1\] Allocation returned status: SUCCESS'
 W=$T
 echo "1..$n"

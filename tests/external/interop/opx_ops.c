@@ -6,6 +6,10 @@
  *            and the children connect: each side then reads the other's
  *            job size, which only the connect's job data tells it;
  *   invite   rank 0 invites the whole job to a group, the others join;
+ *   grpinfo  a group of the whole job with a context id, each member
+ *            giving PMIX_GROUP_LOCAL_CID 500 + rank in PMIX_GROUP_INFO;
+ *            after the destruct, every member's value read back by the
+ *            context id (Open MPI 5's communicator path);
  *   ops      allocation, monitor + heartbeat, credential get/validate,
  *            group construct/destruct, IOF pull (rank 0, of the last
  *            rank's stdout) and push (to rank 0's stdin: switchyard-run
@@ -329,6 +333,59 @@ static void ops(void)
     }
 }
 
+static void group_info(void)
+{
+    uint32_t n = job_size_of(me.nspace);
+    pmix_proc_t *procs = calloc(n ? n : 1, sizeof(*procs));
+    if (n == 0 || procs == NULL) {
+        report("grpinfo job size", PMIX_ERR_NOT_FOUND, PMIX_SUCCESS);
+        free(procs);
+        return;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        PMIX_LOAD_PROCID(&procs[r], me.nspace, r);
+    size_t lcid = 500 + me.rank;
+    pmix_info_t el;
+    PMIX_INFO_LOAD(&el, PMIX_GROUP_LOCAL_CID, &lcid, PMIX_SIZE);
+    pmix_data_array_t da = {.type = PMIX_INFO, .size = 1, .array = &el};
+    pmix_info_t dirs[2];
+    PMIX_INFO_LOAD(&dirs[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, NULL, PMIX_BOOL);
+    PMIX_INFO_LOAD(&dirs[1], PMIX_GROUP_INFO, &da, PMIX_DATA_ARRAY);
+    pmix_info_t *res = NULL;
+    size_t nres = 0, cid = 0;
+    pmix_status_t rc = PMIx_Group_construct("ifogrp", procs, n, dirs, 2, &res, &nres);
+    bool got_cid = false;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < nres; i++)
+        if (PMIX_CHECK_KEY(&res[i], PMIX_GROUP_CONTEXT_ID) && res[i].value.type == PMIX_SIZE) {
+            cid = res[i].value.data.size;
+            got_cid = true;
+        }
+    report("grpinfo construct with a context id",
+           rc == PMIX_SUCCESS && !got_cid ? PMIX_ERR_NOT_FOUND : rc, PMIX_SUCCESS);
+    if (res != NULL)
+        PMIX_INFO_FREE(res, nres);
+    free(procs);
+    if (!got_cid)
+        return;
+    PMIx_Group_destruct("ifogrp", NULL, 0);
+    pmix_info_t q;
+    PMIX_INFO_LOAD(&q, PMIX_GROUP_CONTEXT_ID, &cid, PMIX_SIZE);
+    PMIX_INFO_SET_QUALIFIER(&q);
+    for (uint32_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+        pmix_value_t *v = NULL;
+        char what[64];
+        PMIX_LOAD_PROCID(&p, me.nspace, r);
+        rc = PMIx_Get(&p, PMIX_GROUP_LOCAL_CID, &q, 1, &v);
+        if (rc == PMIX_SUCCESS && (v == NULL || v->type != PMIX_SIZE || v->data.size != 500 + r))
+            rc = PMIX_ERR_BAD_PARAM;
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
+        snprintf(what, sizeof(what), "grpinfo LOCAL_CID of rank %u", r);
+        report(what, rc, PMIX_SUCCESS);
+    }
+}
+
 int main(int argc, char **argv)
 {
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -345,6 +402,8 @@ int main(int argc, char **argv)
         child();
     else if (strcmp(mode, "invite") == 0)
         invite();
+    else if (strcmp(mode, "grpinfo") == 0)
+        group_info();
     else
         ops();
     rc = PMIx_Finalize(NULL, 0);
