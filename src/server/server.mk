@@ -11,10 +11,11 @@ src_libswitchyard_la_SOURCES += src/server/server_init.c src/server/server_liste
 	src/server/server_group.c src/server/server_group_info.c src/server/server_group_reg.c \
 	src/server/server_pset.c \
 	src/server/server_setquery.c src/server/server_cred.c src/server/server_cred_munge.c \
-	src/server/server_query.c src/server/server_tool.c src/server/server_iof.c
+	src/server/server_query.c src/server/server_tool.c src/server/server_iof.c \
+	src/server/server_monitor.c
 # Host upcall tickets and job-control cleanup registrations (issue 16).
 src_libswitchyard_la_SOURCES += src/server/server_upcall.c src/server/server_cleanup.c
-noinst_HEADERS += src/server/server_internal.h src/server/server_group.h \
+noinst_HEADERS += src/server/server_internal.h src/server/server_group.h src/server/server_monitor.h \
 	src/server/server_modex.h src/server/server_coll.h src/server/server_cleanup.h \
 	src/server/server_cred.h src/server/server_event.h src/server/server_fabric.h \
 	src/server/server_hostops.h src/server/server_iof.h src/server/server_listen.h \

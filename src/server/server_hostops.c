@@ -21,6 +21,7 @@
 #include "common/wire.h"
 #include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_monitor.h"
 #include "server/server_hostops.h"
 #include "server/server_cleanup.h"
 #include "server/server_msg.h"
@@ -248,10 +249,11 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     pmix_server_module_t *m = &s->module;
     /* the library answers part of any query itself (server_query.c) */
     /* ... and cleanup registrations (server_cleanup.c) */
-    bool have =
-        cmd == SY_CMD_QUERY || cmd == SY_CMD_JOB_CONTROL || (cmd == SY_CMD_LOG && m->log != NULL) ||
-        (cmd == SY_CMD_ALLOC && m->allocate != NULL) ||
-        (cmd == SY_CMD_MONITOR && m->monitor != NULL) || (cmd == SY_CMD_SPAWN && m->spawn != NULL);
+    bool have = cmd == SY_CMD_QUERY || cmd == SY_CMD_JOB_CONTROL ||
+                (cmd == SY_CMD_LOG && m->log != NULL) ||
+                (cmd == SY_CMD_ALLOC && m->allocate != NULL) ||
+                (cmd == SY_CMD_MONITOR && (m->monitor != NULL || s->monitoring)) ||
+                (cmd == SY_CMD_SPAWN && m->spawn != NULL);
     if (c == NULL || !have) {
         sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
         return;
@@ -282,6 +284,19 @@ void sy_srv_hostops_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix
     } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_MONITOR && r->m.monitor.nmonitor != 1) {
         rc = PMIX_ERR_BAD_PARAM; /* the monitor request is one info */
     } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_MONITOR) {
+        /* PMIX_SERVER_ENABLE_MONITORING: heartbeats are ours to watch */
+        pmix_status_t st = PMIX_SUCCESS;
+        sy_wire_monitor_req_t *mr = &r->m.monitor;
+        if (s->monitoring && sy_srv_monitor_take(&c->proc, mr->monitor, mr->error, mr->directives,
+                                                 mr->ndirectives, &st)) {
+            pack_infos(r, st, NULL, 0);
+            sy_srv_req_complete(&r->req, st);
+            return;
+        }
+        if (m->monitor == NULL) {
+            sy_srv_req_complete(&r->req, PMIX_ERR_NOT_SUPPORTED);
+            return;
+        }
         rc = sy_srv_add_ids(&r->m.monitor.directives, &r->m.monitor.ndirectives, c);
     } else if (rc == PMIX_SUCCESS && cmd == SY_CMD_LOG) {
         rc = sy_srv_add_ids(&r->m.log.directives, &r->m.log.ndirectives, c);

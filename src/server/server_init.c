@@ -38,6 +38,7 @@
 #include "server/server_modex.h"
 #include "server/server_pmi.h"
 #include "server/server_module.h"
+#include "server/server_monitor.h"
 #include "server/server_topology.h"
 #include "switchyard.h"
 
@@ -75,6 +76,7 @@ static const char *const known_keys[] = {PMIX_SERVER_NSPACE,
                                          SWITCHYARD_FABRIC_WATCH,
                                          SWITCHYARD_SERVER_MAX_MSG_SIZE,
                                          PMIX_HOMOGENEOUS_SYSTEM,
+                                         PMIX_SERVER_ENABLE_MONITORING,
                                          PMIX_SINGLETON,
                                          PMIX_FABRIC_VENDOR,
                                          PMIX_FABRIC_IDENTIFIER,
@@ -271,6 +273,8 @@ static pmix_status_t parse_attrs(sy_srv_t *s, const pmix_info_t info[], size_t n
                     s->max_msg = (size_t)num;
                 }
             }
+        } else if (sy_info_is(inf, PMIX_SERVER_ENABLE_MONITORING)) {
+            rc = take_bool(inf, &s->monitoring);
         } else if (sy_info_is(inf, PMIX_HOMOGENEOUS_SYSTEM)) {
             rc = take_bool(inf, &s->homogeneous);
         } else if (sy_info_is(inf, PMIX_SINGLETON)) {
@@ -383,6 +387,7 @@ static void stop_on_loop(void *arg)
     sy_srv_pmi_finalize();
     sy_srv_modex_finalize(s);
     sy_srv_fabric_finalize(s);
+    sy_srv_monitor_finalize();
     sy_srv_group_finalize(s);
     sy_srv_pset_finalize(s);
     sy_srv_cred_finalize(s);

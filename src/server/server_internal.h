@@ -105,6 +105,7 @@ typedef struct {
     bool tool_support, system_support, session_support, gateway, scheduler, remote;
     bool single_listener, usock_disable, tcp4_disable, tcp6_disable;
     bool homogeneous; /* PMIX_HOMOGENEOUS_SYSTEM: told to every job's clients */
+    bool monitoring;  /* PMIX_SERVER_ENABLE_MONITORING: heartbeats served here */
     char *singleton;  /* PMIX_SINGLETON: "nspace.rank" registered at init, or NULL */
     mode_t sock_mode;
     size_t max_msg;           /* largest frame body of an authenticated peer (0: the default) */

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/opx_bfrops.h"
 #include "server/server_internal.h"
+#include "server/server_monitor.h"
 #include "server/server_msg.h"
 #include "server/server_opx.h"
 #include "server/server_peer.h"
@@ -467,6 +468,10 @@ void sy_srv_opx_heartbeat(sy_srv_peer_t *peer)
     static pmix_info_t beat = {.key = PMIX_SEND_HEARTBEAT,
                                .value = {.type = PMIX_BOOL, .data.flag = true}};
     pmix_server_module_t *m = &sy_srv->module;
+    pmix_status_t st;
+    if (peer->client != NULL && sy_srv->monitoring &&
+        sy_srv_monitor_take(&peer->client->proc, &beat, PMIX_SUCCESS, NULL, 0, &st))
+        return; /* PMIX_SERVER_ENABLE_MONITORING: ours to count */
     if (peer->client == NULL || m->monitor == NULL)
         return;
     pmix_status_t rc =

@@ -21,6 +21,7 @@
 #include "common/wire.h"
 #include "common/info.h"
 #include "server/server_internal.h"
+#include "server/server_monitor.h"
 #include "server/server_peer.h"
 #include "server/server_cleanup.h"
 #include "server/server_cred.h"
@@ -131,6 +132,7 @@ static void peer_detach(sy_srv_peer_t *peer)
         sy_srv_tool_gone(peer);
         if (peer->tool == NULL)
             sy_srv_cleanup_proc_gone(&peer->proc);
+        sy_srv_monitor_proc_gone(&peer->proc);
     }
     if (peer->client != NULL && peer->client->peer == peer)
         peer->client->peer = NULL;

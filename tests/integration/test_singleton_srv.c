@@ -4,7 +4,10 @@
  *     process given that identity (PMIx_server_setup_fork) connects, is
  *     rank 3 of a job of one, and reads PMIX_SINGLETON back;
  *   - PMIX_HOMOGENEOUS_SYSTEM reaches that job's clients as true;
- *   - a PMIX_SINGLETON that names no "nspace.rank" fails the init.
+ *   - a PMIX_SINGLETON that names no "nspace.rank" fails the init;
+ *   - without PMIX_SERVER_ENABLE_MONITORING (and no host monitor upcall)
+ *     heartbeat monitoring is PMIX_ERR_NOT_SUPPORTED (switchyard-run
+ *     enables it: tests/tools/run.sh's heartbeat case is the library's).
  * Exit 0 when every check held. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -57,6 +60,13 @@ static int child(void)
            "PMIX_HOMOGENEOUS_SYSTEM: %s", PMIx_Error_string(rc));
     if (v != NULL)
         PMIX_VALUE_RELEASE(v);
+    /* no PMIX_SERVER_ENABLE_MONITORING and no host monitor: not served */
+    pmix_info_t mon;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, NULL, PMIX_POINTER);
+    rc = PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, NULL, 0, NULL, NULL);
+    EXPECT(rc == PMIX_ERR_NOT_SUPPORTED, "heartbeat monitoring without the library's: %s",
+           PMIx_Error_string(rc));
+    PMIX_INFO_DESTRUCT(&mon);
     EXPECT(PMIx_Finalize(NULL, 0) == PMIX_SUCCESS, "PMIx_Finalize");
     return failures == 0 ? 0 : 1;
 }

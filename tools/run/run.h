@@ -152,18 +152,16 @@ void run_pubsub_tick(void);
 void run_pubsub_proc_gone(const pmix_proc_t *proc);
 void run_pubsub_free(void);
 
-/* run_ops.c: query, log, job control (cleanup registrations are the
- * library's: src/server/server_cleanup.c); run_ops_cleanup frees what the
- * monitors hold at the end of the job. */
+/* run_ops.c: query, log, job control (cleanup registrations and heartbeat
+ * monitoring are the library's: src/server/server_cleanup.c,
+ * server_monitor.c); run_ops_cleanup answers what is still parked. */
 void run_ops_module(pmix_server_module_t *m, run_job_t *job);
 void run_ops_cleanup(void);
-/* From the main loop: heartbeat alerts for processes that went quiet. */
+/* From the main loop: parked requests whose time came. */
 void run_ops_tick(void);
 /* An allocation request was decided: status queries waiting for it are
  * answered.  Any thread. */
 void run_ops_alloc_decided(void);
-/* A process exited: its monitors go. */
-void run_ops_proc_gone(const pmix_proc_t *proc);
 
 /* run_group.c: the group and allocate upcalls; the process sets of a
  * job's app contexts (--pset), defined once it is registered and deleted

@@ -339,7 +339,6 @@ static void reap(run_job_t *job, double *term_at, double *kill_at)
             pmix_proc_t who;
             PMIX_LOAD_PROCID(&who, job->nspace, p->rank);
             run_pubsub_proc_gone(&who);
-            run_ops_proc_gone(&who);
             bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
             run_host_lock();
             /* unless the job's end is explained by something else: then
@@ -522,7 +521,7 @@ int main(int argc, char **argv)
     run_spawn_module(&module, wake_pipe[1]);
     run_tool_module(&module, &job, wake_pipe[1]);
     run_debug_module(&module, &job);
-    pmix_info_t sinfo[9];
+    pmix_info_t sinfo[10];
     char srv_ns[PMIX_MAX_NSLEN + 1];
     snprintf(srv_ns, sizeof(srv_ns), "switchyard-run.%ld", (long)getpid());
     /* started by a tool: the identity it gave us, which it looks us up by */
@@ -537,7 +536,9 @@ int main(int argc, char **argv)
     /* MPICH's ranks speak PMI-1 over PMI_FD (docs/pmi.md) */
     bool pmi_wire = true;
     PMIX_INFO_LOAD(&sinfo[4], SWITCHYARD_SERVER_PMI, &pmi_wire, PMIX_BOOL);
-    size_t nsinfo = 5;
+    /* heartbeats (PMIx_Process_monitor, PMIx_Heartbeat): the library's */
+    PMIX_INFO_LOAD(&sinfo[5], PMIX_SERVER_ENABLE_MONITORING, NULL, PMIX_BOOL);
+    size_t nsinfo = 6;
     /* --system: pmix.sys.<host>, written safely by the library, which
      * refuses to start beside a live system server */
     if (opts.system)

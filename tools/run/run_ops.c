@@ -207,7 +207,12 @@ typedef struct parked {
 static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
 static parked_t *parked;
 
-static double mono(void);
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 static pmix_status_t answer_query(pmix_query_t *queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
                                   void *cbdata);
 
@@ -440,129 +445,13 @@ static pmix_status_t job_control(const pmix_proc_t *requestor, const pmix_proc_t
     return PMIX_SUCCESS;
 }
 
-/* ---- heartbeat monitoring ---- */
+/* Heartbeat monitoring is the server library's (PMIX_SERVER_ENABLE_MONITORING,
+ * given at PMIx_server_init); no other kind is served. */
 
-typedef struct monitor {
-    pmix_proc_t proc;
-    char *id;
-    pmix_status_t alert;
-    double period; /* seconds between beats */
-    unsigned drops;
-    double last; /* last beat (or registration) */
-    struct monitor *next;
-} monitor_t;
-
-static pthread_mutex_t monitor_lock = PTHREAD_MUTEX_INITIALIZER;
-static monitor_t *monitors;
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static pmix_status_t monitor(const pmix_proc_t *requestor, const pmix_info_t *mon,
-                             pmix_status_t error, const pmix_info_t directives[], size_t ndirs,
-                             pmix_info_cbfunc_t cbfunc, void *cbdata)
-{
-    pmix_status_t st = PMIX_ERR_NOT_SUPPORTED;
-    pthread_mutex_lock(&monitor_lock);
-    if (PMIX_CHECK_KEY(mon, PMIX_SEND_HEARTBEAT)) {
-        st = PMIX_ERR_NOT_FOUND;
-        for (monitor_t *m = monitors; m != NULL; m = m->next)
-            if (PMIX_CHECK_PROCID(&m->proc, requestor)) {
-                m->last = mono();
-                st = PMIX_SUCCESS;
-            }
-    } else if (PMIX_CHECK_KEY(mon, PMIX_MONITOR_HEARTBEAT)) {
-        monitor_t *m = calloc(1, sizeof(*m));
-        if (m != NULL) {
-            m->proc = *requestor;
-            m->alert = error;
-            m->period = 1;
-            m->drops = 1;
-            for (size_t i = 0; i < ndirs; i++) {
-                const pmix_info_t *d = &directives[i];
-                if (PMIX_CHECK_KEY(d, PMIX_MONITOR_ID) && d->value.type == PMIX_STRING &&
-                    d->value.data.string)
-                    m->id = strdup(d->value.data.string);
-                else if (PMIX_CHECK_KEY(d, PMIX_MONITOR_HEARTBEAT_TIME) &&
-                         d->value.type == PMIX_UINT32)
-                    m->period = d->value.data.uint32;
-                else if (PMIX_CHECK_KEY(d, PMIX_MONITOR_HEARTBEAT_DROPS) &&
-                         d->value.type == PMIX_UINT32)
-                    m->drops = d->value.data.uint32;
-            }
-            m->last = mono();
-            m->next = monitors;
-            monitors = m;
-            st = PMIX_SUCCESS;
-        } else {
-            st = PMIX_ERR_NOMEM;
-        }
-    } else if (PMIX_CHECK_KEY(mon, PMIX_MONITOR_CANCEL)) {
-        const char *id = mon->value.type == PMIX_STRING ? mon->value.data.string : NULL;
-        st = PMIX_ERR_NOT_FOUND;
-        for (monitor_t **pp = &monitors; *pp != NULL;) {
-            monitor_t *m = *pp;
-            if (PMIX_CHECK_PROCID(&m->proc, requestor) &&
-                (id == NULL || (m->id != NULL && strcmp(m->id, id) == 0))) {
-                *pp = m->next;
-                free(m->id);
-                free(m);
-                st = PMIX_SUCCESS;
-            } else {
-                pp = &m->next;
-            }
-        }
-    }
-    pthread_mutex_unlock(&monitor_lock);
-    if (cbfunc != NULL)
-        cbfunc(st, NULL, 0, cbdata, NULL, NULL);
-    return PMIX_SUCCESS;
-}
-
-void run_ops_proc_gone(const pmix_proc_t *proc)
-{
-    pthread_mutex_lock(&monitor_lock);
-    for (monitor_t **pp = &monitors; *pp != NULL;) {
-        monitor_t *m = *pp;
-        if (PMIX_CHECK_PROCID(&m->proc, proc)) {
-            *pp = m->next;
-            free(m->id);
-            free(m);
-        } else {
-            pp = &m->next;
-        }
-    }
-    pthread_mutex_unlock(&monitor_lock);
-}
-
-/* From the main loop: a process that missed its beats gets its alert. */
+/* From the main loop: parked requests whose time came. */
 void run_ops_tick(void)
 {
     unpark(false);
-    double now = mono();
-    pthread_mutex_lock(&monitor_lock);
-    for (monitor_t **pp = &monitors; *pp != NULL;) {
-        monitor_t *m = *pp;
-        if (now - m->last <= m->period * (m->drops + 1)) {
-            pp = &m->next;
-            continue;
-        }
-        *pp = m->next;
-        pmix_info_t info[2];
-        pmix_data_array_t range = {.type = PMIX_PROC, .size = 1, .array = &m->proc};
-        PMIX_INFO_LOAD(&info[0], PMIX_EVENT_AFFECTED_PROC, &m->proc, PMIX_PROC);
-        PMIX_INFO_LOAD(&info[1], PMIX_EVENT_CUSTOM_RANGE, &range, PMIX_DATA_ARRAY);
-        PMIx_Notify_event(m->alert, &m->proc, PMIX_RANGE_CUSTOM, info, 2, NULL, NULL);
-        PMIX_INFO_DESTRUCT(&info[0]);
-        PMIX_INFO_DESTRUCT(&info[1]);
-        free(m->id);
-        free(m);
-    }
-    pthread_mutex_unlock(&monitor_lock);
 }
 
 void run_ops_module(pmix_server_module_t *m, run_job_t *job)
@@ -571,18 +460,9 @@ void run_ops_module(pmix_server_module_t *m, run_job_t *job)
     m->query = query;
     m->log = log_upcall;
     m->job_control = job_control;
-    m->monitor = monitor;
 }
 
 void run_ops_cleanup(void)
 {
     unpark(true);
-    pthread_mutex_lock(&monitor_lock);
-    while (monitors != NULL) {
-        monitor_t *m = monitors;
-        monitors = m->next;
-        free(m->id);
-        free(m);
-    }
-    pthread_mutex_unlock(&monitor_lock);
 }
