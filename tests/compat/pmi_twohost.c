@@ -110,7 +110,10 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void)procs, (void)nprocs, (void)info, (void)ninfo, (void)data, (void)ndata;
+    (void)procs, (void)nprocs, (void)info, (void)ninfo, (void)ndata;
+    /* the node's blob is the host's to free (OpenPMIx's rule too); this
+     * host relays no data */
+    free(data);
     pthread_mutex_lock(&lock);
     local_fences++;
     fence_cb = cbfunc;
