@@ -239,6 +239,8 @@ static int daemon_main(char **client)
     PMIX_INFO_LOAD(&si[4], PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);
     if (PMIx_server_init(&module, si, 5) != PMIX_SUCCESS)
         die("PMIx_server_init");
+    for (int i = 0; i < 5; i++)
+        PMIX_INFO_DESTRUCT(&si[i]);
     pthread_t th;
     if (pthread_create(&th, NULL, relay, NULL) != 0)
         die("pthread_create");
@@ -254,6 +256,7 @@ static int daemon_main(char **client)
     bool done = false;
     check("register_nspace", PMIx_server_register_nspace(nspace, PER_NODE, ji, 4, op_done, &done),
           &done);
+    PMIX_INFO_DESTRUCT(&ji[2]); /* the one that holds memory */
     pid_t pids[PER_NODE];
     for (int i = 0; i < PER_NODE; i++) {
         pmix_proc_t p;

@@ -103,6 +103,8 @@ static void release(const pmix_proc_t *target)
     PMIX_INFO_LOAD(&info[1], PMIX_EVENT_NON_DEFAULT, NULL, PMIX_BOOL);
     pmix_status_t rc =
         PMIx_Notify_event(PMIX_DEBUGGER_RELEASE, NULL, PMIX_RANGE_CUSTOM, info, 2, NULL, NULL);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
     if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
         FAIL("release: %s", PMIx_Error_string(rc));
 }
@@ -115,6 +117,8 @@ static int initiator(const char *dir, const char *mode, int argc, char **argv)
     PMIX_INFO_LOAD(&tinfo[1], PMIX_TOOL_DO_NOT_CONNECT, NULL, PMIX_BOOL);
     pmix_proc_t me;
     pmix_status_t rc = PMIx_tool_init(&me, tinfo, 2);
+    PMIX_INFO_DESTRUCT(&tinfo[0]);
+    PMIX_INFO_DESTRUCT(&tinfo[1]);
     if (rc != PMIX_SUCCESS)
         FAIL("PMIx_tool_init: %s", PMIx_Error_string(rc));
 
@@ -137,6 +141,9 @@ static int initiator(const char *dir, const char *mode, int argc, char **argv)
         PMIX_INFO_LOAD(&jinfo[nj++], PMIX_LAUNCH_DIRECTIVES, &darray, PMIX_DATA_ARRAY);
     pmix_nspace_t ilns;
     rc = PMIx_Spawn(jinfo, nj, &app, 1, ilns);
+    for (size_t i = 0; i < nj; i++)
+        PMIX_INFO_DESTRUCT(&jinfo[i]);
+    PMIX_INFO_DESTRUCT(&dirs[0]);
     if (rc != PMIX_SUCCESS)
         FAIL("PMIx_Spawn of the launcher: %s", PMIx_Error_string(rc));
     printf("initiator: launcher %s\n", ilns);
@@ -149,6 +156,8 @@ static int initiator(const char *dir, const char *mode, int argc, char **argv)
     PMIX_INFO_LOAD(&sinfo[0], PMIX_WAIT_FOR_CONNECTION, NULL, PMIX_BOOL);
     PMIX_INFO_LOAD(&sinfo[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
     rc = PMIx_tool_set_server(&il, sinfo, 2);
+    PMIX_INFO_DESTRUCT(&sinfo[0]);
+    PMIX_INFO_DESTRUCT(&sinfo[1]);
     if (rc != PMIX_SUCCESS)
         FAIL("PMIx_tool_set_server(%s): %s", ilns, PMIx_Error_string(rc));
     pmix_status_t codes[3] = {PMIX_LAUNCH_COMPLETE, PMIX_READY_FOR_DEBUG, PMIX_EVENT_JOB_END};
