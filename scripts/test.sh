@@ -8,9 +8,10 @@
 #      python3-pmix, OpenPMIx's examples: not built with TSan, they cannot
 #      load a TSan library; see check-tsan in Makefile.am)
 #   4. libFuzzer targets (tests/fuzz/fuzz.mk) built in build-fuzz/, each run
-#      for FUZZ_TIME seconds (default: FUZZ_BUDGET, 120 s, shared evenly by
-#      the targets, at least 20 s each, so that a new target does not push
-#      the suite past its 30 minutes; long fuzzing runs are a bench/ job)
+#      for FUZZ_TIME seconds, two at a time (default: FUZZ_BUDGET, 120 s,
+#      shared evenly by the targets, at least 20 s each, so that a new
+#      target does not push the suite past its 30 minutes; long fuzzing
+#      runs are a bench/ job)
 # Keeps going after a failing stage, exits non-zero if anything failed, and
 # ends with the line "N passed, N failed": the automake harness counts of
 # both check runs plus one result per fuzz target.
@@ -94,26 +95,44 @@ if test -n "$targets"; then
         failed=$((failed + $(echo $targets | wc -w)))
         finish
     fi
-    for t in $targets; do
+    # fuzz_one T: run one target; its result goes to $logs/T.result.
+    fuzz_one() {
+        t=$1
         # New inputs go to a scratch corpus (first directory); the seeds in
         # the source tree are only read.  Crash files go to artifacts/.
         corpus=$FUZZ_BUILDDIR/corpus/$t
         mkdir -p "$corpus" "$FUZZ_BUILDDIR/artifacts"
         seeds=$top/tests/fuzz/corpus/$t
         test -d "$seeds" || seeds=
-        echo "== fuzz: $t (${FUZZ_TIME}s)"
         if UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
            "$FUZZ_BUILDDIR/tests/fuzz/$t" -max_total_time="$FUZZ_TIME" -timeout=25 \
                -rss_limit_mb=2048 -print_final_stats=1 \
                -artifact_prefix="$FUZZ_BUILDDIR/artifacts/$t-" \
                "$corpus" $seeds > "$logs/$t.log" 2>&1; then
-            echo "PASS: $t ($(grep -m1 'stat::number_of_executed_units' "$logs/$t.log" | awk '{ print $2 }') runs)"
-            passed=$((passed + 1))
+            echo pass > "$logs/$t.result"
         else
-            echo "FAIL: $t (log: $logs/$t.log)"
-            tail -n 60 "$logs/$t.log"
-            failed=$((failed + 1))
+            echo fail > "$logs/$t.result"
         fi
+    }
+    # Two targets at a time: one per core, half the wall time.
+    set -- $targets
+    while test $# -gt 0; do
+        batch=$1
+        shift
+        if test $# -gt 0; then batch="$batch $1"; shift; fi
+        echo "== fuzz: $batch (${FUZZ_TIME}s)"
+        for t in $batch; do fuzz_one "$t" & done
+        wait
+        for t in $batch; do
+            if test "$(cat "$logs/$t.result" 2>/dev/null)" = pass; then
+                echo "PASS: $t ($(grep -m1 'stat::number_of_executed_units' "$logs/$t.log" | awk '{ print $2 }') runs)"
+                passed=$((passed + 1))
+            else
+                echo "FAIL: $t (log: $logs/$t.log)"
+                tail -n 60 "$logs/$t.log"
+                failed=$((failed + 1))
+            fi
+        done
     done
 fi
 
