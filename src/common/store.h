@@ -63,6 +63,9 @@ void sy_store_modex_drop(const char *nspace);
 void sy_store_modex_forget(const char *nspace, const char *path);
 pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_rank_t *who,
                                  pmix_value_t **out);
+/* Everything a rank posted, from the newest segment holding it (an infos
+ * array to PMIX_INFO_FREE); PMIX_ERR_NOT_FOUND when no segment has it. */
+pmix_status_t sy_store_modex_record(const pmix_proc_t *proc, pmix_info_t **infos, size_t *n);
 
 /* A special key whose value this process computes rather than reads (a
  * process's PMIX_DEVICE_DISTANCES from its cpuset): set by the role that

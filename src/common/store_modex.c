@@ -173,3 +173,22 @@ pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_
         *who = found;
     return rc;
 }
+
+pmix_status_t sy_store_modex_record(const pmix_proc_t *proc, pmix_info_t **infos, size_t *n)
+{
+    if (proc == NULL || infos == NULL || n == NULL || proc->rank >= PMIX_RANK_VALID)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    pthread_rwlock_rdlock(&sy_store_lock);
+    if (unchecked(proc->nspace)) {
+        pthread_rwlock_unlock(&sy_store_lock);
+        check_nspace(proc->nspace);
+        pthread_rwlock_rdlock(&sy_store_lock);
+    }
+    /* the newest segment holding the rank has all it committed by then */
+    for (modex_seg_t *m = segs; m != NULL && rc == PMIX_ERR_NOT_FOUND; m = m->next)
+        if (m->checked && !m->bad && PMIX_CHECK_NSPACE(m->nspace, proc->nspace))
+            rc = sy_jseg_get_all(m->seg, SY_REALM_PROC, proc->rank, infos, n);
+    pthread_rwlock_unlock(&sy_store_lock);
+    return rc;
+}

@@ -288,8 +288,11 @@ void sy_srv_dmodex_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     }
     /* an OpenPMIx client asks for a reserved key it was not given at
      * init (its PMIX_PARENT_ID; any key of a job it spawned): from the
-     * job's data, wherever the rank runs (server_opx.c) */
-    if (rc == PMIX_SUCCESS && peer->opx && sy_srv_opx_job_value(peer, tag, &target, key)) {
+     * job's data, wherever the rank runs; or for a key a fence collected:
+     * a batch of records from the modex segments (server_opx.c) */
+    if (rc == PMIX_SUCCESS && peer->opx &&
+        (sy_srv_opx_job_value(peer, tag, &target, key) ||
+         sy_srv_opx_modex_value(peer, tag, &target, key))) {
         if (info != NULL)
             PMIX_INFO_FREE(info, ninfo);
         free(key);

@@ -20,6 +20,7 @@
 #include "common/jseg.h"
 #include "common/log.h"
 #include "common/opx_bfrops.h"
+#include "common/store.h"
 #include "server/server_internal.h"
 #include "server/server_monitor.h"
 #include "server/server_msg.h"
@@ -429,6 +430,49 @@ bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *
     sy_srv_peer_reply_msg(peer, tag, PMIX_SUCCESS, SY_WMSG_DMODEX_REP, &rep);
     PMIX_VALUE_RELEASE(v);
     return true;
+}
+
+/* ---- GETNB of a key a fence collected: records in batches ---- */
+
+/* An OpenPMIx client keeps every record a GETNB reply carries and looks
+ * in them before asking again; an OpenPMIx server gives its own clients
+ * the collected data in shared memory (ds21), which we do not offer.  So
+ * the answer to "rank R's key" is R's whole record plus the records of
+ * the ranks after R, up to a batch: a loop over the job's peers asks once
+ * per batch instead of once per peer and key.  The batch is bounded so
+ * that a large job's clients do not each receive everyone's data. */
+enum { OPX_BATCH_RANKS = 64, OPX_BATCH_BYTES = 512 * 1024 };
+
+bool sy_srv_opx_modex_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
+                            const char *key)
+{
+    if (target->rank >= PMIX_RANK_VALID)
+        return false;
+    pmix_value_t *v = NULL;
+    if (sy_store_get_modex(target, key, NULL, &v) != PMIX_SUCCESS)
+        return false; /* not collected (yet): the usual path holds it */
+    PMIX_VALUE_RELEASE(v);
+    pmix_data_buffer_t rest = {0};
+    pmix_status_t rc = PMIX_SUCCESS;
+    pmix_rank_t end = target->rank + OPX_BATCH_RANKS;
+    if (end > PMIX_RANK_VALID || end < target->rank)
+        end = PMIX_RANK_VALID;
+    for (pmix_rank_t r = target->rank; rc == PMIX_SUCCESS && r < end; r++) {
+        if (r != target->rank && rest.bytes_used >= OPX_BATCH_BYTES)
+            break;
+        pmix_proc_t who;
+        PMIX_LOAD_PROCID(&who, target->nspace, r);
+        pmix_info_t *infos = NULL;
+        size_t n = 0;
+        if (sy_store_modex_record(&who, &infos, &n) != PMIX_SUCCESS)
+            continue;
+        rc = put_proc_pairs(&rest, target->nspace, r, infos, n);
+        PMIX_INFO_FREE(infos, n);
+    }
+    if (rc == PMIX_SUCCESS)
+        sy_srv_peer_reply_with(peer, tag, PMIX_SUCCESS, &rest);
+    sy_buffer_destruct(&rest);
+    return rc == PMIX_SUCCESS;
 }
 
 /* ---- IOF_PULL: the client's id for its registration ---- */

@@ -23,6 +23,11 @@ void sy_srv_opx_connect_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t s
  * false (nothing sent) when the job data has no such value. */
 bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
                           const char *key);
+/* GETNB of a key that a fence collected for target: target's record and
+ * the next ranks' (a batch) from the modex segments; false (nothing
+ * sent) when the segments do not have it. */
+bool sy_srv_opx_modex_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
+                            const char *key);
 /* Takes the OpenPMIx client's id for an IOF_PULL registration (the
  * codec's last directive, SY_WIRE_OPX_IOF_ID) out of the directives. */
 pmix_status_t sy_srv_opx_take_iof_id(pmix_info_t **dirs, size_t *ndirs, size_t *id);

@@ -189,6 +189,17 @@ int main(int argc, char **argv)
     rc = PMIx_Put(PMIX_GLOBAL, "interop.key", &val);
     CHECK("PMIx_Put", rc);
     PMIX_VALUE_DESTRUCT(&val);
+    /* every peer runs on this node: its LOCAL key is visible, its REMOTE
+     * one is not (the scopes survive whichever library serves them) */
+    snprintf(want, sizeof(want), "local-of-%u", me.rank);
+    PMIX_VALUE_LOAD(&val, want, PMIX_STRING);
+    rc = PMIx_Put(PMIX_LOCAL, "interop.local", &val);
+    CHECK("PMIx_Put local", rc);
+    PMIX_VALUE_DESTRUCT(&val);
+    PMIX_VALUE_LOAD(&val, "remote-only", PMIX_STRING);
+    rc = PMIx_Put(PMIX_REMOTE, "interop.remote", &val);
+    CHECK("PMIx_Put remote", rc);
+    PMIX_VALUE_DESTRUCT(&val);
     rc = PMIx_Commit();
     CHECK("PMIx_Commit", rc);
     pmix_info_t info;
@@ -207,6 +218,24 @@ int main(int argc, char **argv)
             return 1;
         }
         PMIX_VALUE_RELEASE(v);
+        if (r == me.rank)
+            continue;
+        rc = PMIx_Get(&peer, "interop.local", NULL, 0, &v);
+        snprintf(key, sizeof(key), "Get interop.local of rank %u", r);
+        CHECK(key, rc);
+        snprintf(want, sizeof(want), "local-of-%u", r);
+        if (v->type != PMIX_STRING || strcmp(v->data.string, want) != 0) {
+            fprintf(stderr, "rank %u: rank %u's local key is wrong\n", me.rank, r);
+            return 1;
+        }
+        PMIX_VALUE_RELEASE(v);
+        v = NULL;
+        rc = PMIx_Get(&peer, "interop.remote", NULL, 0, &v);
+        if (rc == PMIX_SUCCESS) {
+            fprintf(stderr, "rank %u: rank %u's REMOTE-scoped key was visible on its node\n",
+                    me.rank, r);
+            return 1;
+        }
     }
     pmix_pdata_t pd;
     PMIX_PDATA_CONSTRUCT(&pd);
