@@ -412,6 +412,9 @@ pmix_status_t sy_tool_self_spawn(const pmix_info_t job_info[], size_t ninfo,
                 k->ev = event_new(sy_progress_base(sy_runtime()), k->pidfd, EV_READ | EV_PERSIST,
                                   on_exit_of, k);
             if (k->ev == NULL) {
+                /* without a way to see it exit, the tool is not started */
+                sy_log(SY_LOG_WARN, "tool: cannot watch the spawned tool (pid %d): %s", (int)k->pid,
+                       k->pidfd < 0 ? strerror(errno) : "no event");
                 rc = PMIX_ERR_SYS_OTHER;
                 started--;
                 kill(k->pid, SIGKILL);
