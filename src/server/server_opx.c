@@ -441,7 +441,7 @@ bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *
  * the ranks after R, up to a batch: a loop over the job's peers asks once
  * per batch instead of once per peer and key.  The batch is bounded so
  * that a large job's clients do not each receive everyone's data. */
-enum { OPX_BATCH_RANKS = 64, OPX_BATCH_BYTES = 512 * 1024 };
+enum { OPX_BATCH_RANKS = 64, OPX_BATCH_BYTES = 256 * 1024 };
 
 bool sy_srv_opx_modex_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
                             const char *key)
