@@ -167,6 +167,10 @@ static void child_exec(const child_plan_t *c)
         return;
     }
     size_t flen = strlen(file);
+    if (flen == 0) {
+        errno = ENOENT;
+        return;
+    }
     bool denied = false;
     char buf[PATH_MAX];
     for (const char *dir = c->path;; dir++) {
