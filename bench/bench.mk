@@ -53,7 +53,7 @@ EXTRA_DIST += bench/scale-compare.sh
 # builds slurm_reaper.c itself).
 EXTRA_DIST += bench/slurm-compare.sh bench/slurm_reaper.c
 # MPICH hello under switchyard-run vs mpiexec.hydra (issue 18).
-EXTRA_DIST += bench/mpich-compare.sh
+EXTRA_DIST += bench/mpich-compare.sh bench/hydra-launch-compare.sh
 # PMI-1 barrier / PMI-2 kvs-fence over the wire, switchyard-run vs
 # mpiexec.hydra (bench/pmi-compare.sh builds pmi_barrier.c itself).
 EXTRA_DIST += bench/pmi-compare.sh bench/pmi_barrier.c

@@ -22,10 +22,10 @@ tools_switchyard_fabric_LDADD = $(FABRIC_LDADD) $(LIBPNG_LIBS) $(JANSSON_LIBS)
 # switchyard-run: the one-machine launcher (docs/launcher.md).  A host of
 # the public server API, so it links libpmix.la, plus hwloc for binding.
 bin_PROGRAMS += tools/switchyard-run
-tools_switchyard_run_SOURCES = tools/run/run_main.c tools/run/run_opts.c tools/run/run_bind.c \
-	tools/run/run_job.c tools/run/run_host.c tools/run/run_iof.c tools/run/run_pubsub.c \
-	tools/run/run_ops.c tools/run/run_spawn.c tools/run/run_fabric.c tools/run/run_group.c \
-	tools/run/run_tool.c tools/run/run_debug.c tools/run/run_il.c \
+tools_switchyard_run_SOURCES = tools/run/run_main.c tools/run/run_launch.c tools/run/run_opts.c \
+	tools/run/run_bind.c tools/run/run_job.c tools/run/run_host.c tools/run/run_iof.c \
+	tools/run/run_pubsub.c tools/run/run_ops.c tools/run/run_spawn.c tools/run/run_fabric.c \
+	tools/run/run_group.c tools/run/run_tool.c tools/run/run_debug.c tools/run/run_il.c \
 	tools/run/run.h
 tools_switchyard_run_LDADD = src/libpmix.la $(HWLOC_LIBS)
 # run_tool.c registers the host's attributes as src/common/attr_support.txt

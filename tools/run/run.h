@@ -4,6 +4,7 @@
  *   run_opts.c  command line            run_job.c   registering the job
  *   run_host.c  the host module         run_iof.c   output forwarding
  *   run_bind.c  mapping and binding     run_main.c  launch, wait, exit status
+ *   run_launch.c  starting one process (vfork, exec)
  *   run_pubsub.c  the publish/lookup datastore
  *   run_ops.c   query, log, job control
  *   run_group.c process groups, allocations, process sets
@@ -175,13 +176,15 @@ char *run_alloc_status(const char *id);
 void run_alloc_free(void);
 void run_psets_delete(run_job_t *job);
 
-/* run_main.c: start one process of a job: 0 once it runs its program, -1
+/* run_launch.c: start one process of a job: 0 once it runs its program, -1
  * with errno when it could not be started (fork failed, or the program
  * could not be executed: ENOENT, EACCES, ...; that child is reaped).
- * run_start is run_launch (fork: -1 with errno when that failed) then
+ * run_start is run_launch (vfork: -1 with errno when that failed) then
  * run_launched (wait until the child ran its program or said why it
- * could not); a job's ranks are all launched before the first is waited
- * for, so that they exec side by side. */
+ * could not).  A rank started with vfork has exec'd (or failed to) when
+ * run_launch returns; one traced with fork (PMIX_DEBUG_STOP_ON_EXEC) may
+ * not have, hence a job's ranks are all launched before the first is
+ * waited for. */
 int run_start(run_job_t *job, run_proc_t *p);
 int run_launch(run_job_t *job, run_proc_t *p);
 int run_launched(run_job_t *job, run_proc_t *p);

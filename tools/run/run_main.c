@@ -1,5 +1,5 @@
 /* switchyard-run: start the job, forward its output, wait for it, and exit
- * with its status (docs/launcher.md). */
+ * with its status (docs/launcher.md).  Starting each process: run_launch.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,8 +17,6 @@
 #include <switchyard.h>
 
 #include "run.h"
-
-extern char **environ;
 
 static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t got_signal;
@@ -42,247 +38,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Put "NAME=value" into a malloc'd environment; an existing NAME is kept
- * unless overwrite.  false when out of memory. */
-static bool env_put(char ***envp, const char *entry, bool overwrite)
-{
-    char **env = *envp;
-    size_t nl = (size_t)(strchr(entry, '=') - entry);
-    size_t i = 0;
-    for (; env[i] != NULL; i++)
-        if (strncmp(env[i], entry, nl) == 0 && env[i][nl] == '=')
-            break;
-    if (env[i] != NULL && !overwrite)
-        return true;
-    char *copy = strdup(entry);
-    if (copy == NULL)
-        return false;
-    if (env[i] == NULL) {
-        char **g = realloc(env, (i + 2) * sizeof(char *));
-        if (g == NULL) {
-            free(copy);
-            return false;
-        }
-        *envp = env = g;
-        env[i + 1] = NULL;
-    } else {
-        free(env[i]);
-    }
-    env[i] = copy;
-    return true;
-}
-
-static char **build_env(run_job_t *job, const run_proc_t *p)
-{
-    size_t n = 0;
-    while (environ[n] != NULL)
-        n++;
-    char **env = calloc(n + 1, sizeof(char *));
-    if (env == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        env[i] = strdup(environ[i]);
-    pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, job->nspace, p->rank);
-    bool ok = PMIx_server_setup_fork(&proc, &env) == PMIX_SUCCESS;
-    /* Open MPI 4.1 takes a process that no mpirun started for a singleton
-     * unless a launcher it knows (Slurm, jsrun, Flux) says otherwise;
-     * without its ORTE detector its ranks use the PMIx server they were
-     * given, as under srun.  The user's own setting wins. */
-    ok = ok && env_put(&env, "OMPI_MCA_schizo=^orte", false);
-    /* -x / --env last, so the user has the final word */
-    for (size_t k = 0; ok && k < job->opts->nenv; k++)
-        ok = env_put(&env, job->opts->env[k], true);
-    char **app_env = job->opts->apps[p->app].env;
-    for (size_t k = 0; ok && app_env != NULL && app_env[k] != NULL; k++)
-        ok = env_put(&env, app_env[k], true);
-    if (!ok) {
-        for (size_t i = 0; env[i] != NULL; i++)
-            free(env[i]);
-        free(env);
-        return NULL;
-    }
-    return env;
-}
-
-/* The descriptor the server made for the child's PMI (PMI_FD), which
- * this process closes once the child has it; -1 when none. */
-static int env_pmi_fd(char **env)
-{
-    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
-        if (strncmp(env[i], "PMI_FD=", 7) == 0)
-            return atoi(env[i] + 7);
-    return -1;
-}
-
-static void free_env(char **env)
-{
-    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
-        free(env[i]);
-    free(env);
-}
-
-int run_launch(run_job_t *job, run_proc_t *p)
-{
-    run_app_t *app = &job->opts->apps[p->app];
-    int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) != 0)
-        return -1;
-    if (pipe2(err, O_CLOEXEC) != 0) {
-        close(out[0]);
-        close(out[1]);
-        return -1;
-    }
-    /* --stdin tools: rank 0 reads what tools push (run_tool.c) */
-    int in[2] = {-1, -1};
-    bool tools_in = p->rank == 0 && !job->spawned && job->opts->stdin_mode == RUN_STDIN_TOOLS;
-    /* exec status: a successful exec closes it, a failure writes errno */
-    int ex[2] = {-1, -1};
-    char **env = build_env(job, p);
-    int pmi_fd = env_pmi_fd(env);
-    if (env == NULL || (tools_in && pipe2(in, O_CLOEXEC) != 0) || pipe2(ex, O_CLOEXEC) != 0) {
-        if (in[0] >= 0) {
-            close(in[0]);
-            close(in[1]);
-        }
-        free_env(env);
-        if (pmi_fd >= 0)
-            close(pmi_fd);
-        close(out[0]);
-        close(out[1]);
-        close(err[0]);
-        close(err[1]);
-        return -1;
-    }
-    const char *wdir = app->wdir ? app->wdir : job->opts->wdir;
-    /* The child dies with the thread that forks it (PR_SET_PDEATHSIG is
-     * tied to that thread, not to the process): ranks are started from the
-     * main thread only, which lives as long as the launcher. */
-    pid_t launcher = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* a rank never outlives its launcher, even one killed with
-         * SIGKILL; a launcher that died before this line is seen by
-         * getppid (the child was reparented) */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher)
-            _exit(127);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGCHLD, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        /* a session, hence a process group, of its own: stopping a rank
-         * stops what it started too (a shell's children would otherwise
-         * keep running and hold its output pipes open).  A session rather
-         * than only a group, as mpiexec.hydra does: with the kernel's
-         * autogroup scheduling a rank left in the caller's session shares
-         * one CPU share with everything else started from that terminal
-         * (an MPICH job ran 3x slower than under hydra on a busy machine
-         * for that alone). */
-        if (setsid() < 0)
-            setpgid(0, 0);
-        dup2(out[1], STDOUT_FILENO);
-        dup2(err[1], STDERR_FILENO);
-        if (in[0] >= 0) {
-            dup2(in[0], STDIN_FILENO);
-        } else if (p->rank != 0 || job->opts->stdin_mode == RUN_STDIN_NONE) {
-            int devnull = open("/dev/null", O_RDONLY);
-            if (devnull >= 0)
-                dup2(devnull, STDIN_FILENO);
-        }
-        close(ex[0]);
-        int e = 0;
-        if (wdir != NULL && chdir(wdir) != 0) {
-            e = errno;
-            fprintf(stderr, "switchyard-run: rank %u: cannot enter %s: %s\n", p->rank, wdir,
-                    strerror(e));
-        } else {
-            if (p->cpuset != NULL)
-                hwloc_set_cpubind(job->topo, p->cpuset, HWLOC_CPUBIND_PROCESS);
-            environ = env;
-            /* PMIX_DEBUG_STOP_ON_EXEC: traced, so the exec stops it
-             * (run_debug_exec_stopped); the debugger releases it */
-            if (run_debug_stop_on_exec(job, p))
-                ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-            execvp(app->argv[0], app->argv);
-            e = errno;
-        }
-        if (write(ex[1], &e, sizeof(e)) < 0) {
-            /* the launcher then sees the exit status only */
-        }
-        _exit(127);
-    }
-    free_env(env);
-    if (pmi_fd >= 0)
-        close(pmi_fd);
-    close(out[1]);
-    close(err[1]);
-    close(ex[1]);
-    if (in[0] >= 0)
-        close(in[0]);
-    if (pid < 0) {
-        int fork_errno = errno;
-        close(ex[0]);
-        close(out[0]);
-        close(err[0]);
-        if (in[1] >= 0)
-            close(in[1]);
-        p->pid = 0;
-        errno = fork_errno;
-        return -1;
-    }
-    p->pid = pid;
-    p->exec_fd = ex[0];
-    p->stdin_fd = in[1];
-    p->out_fd = out[0];
-    p->err_fd = err[0];
-    return 0;
-}
-
-int run_launched(run_job_t *job, run_proc_t *p)
-{
-    run_app_t *app = &job->opts->apps[p->app];
-    /* until the child runs its program, or says why it cannot */
-    int exec_errno = 0;
-    ssize_t n;
-    do {
-        n = read(p->exec_fd, &exec_errno, sizeof(exec_errno));
-    } while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)sizeof(exec_errno))
-        exec_errno = 0;
-    else
-        while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-    close(p->exec_fd);
-    p->exec_fd = -1;
-    if (exec_errno != 0) {
-        close(p->out_fd);
-        close(p->err_fd);
-        if (p->stdin_fd >= 0)
-            close(p->stdin_fd);
-        p->out_fd = p->err_fd = p->stdin_fd = -1;
-        errno = exec_errno;
-        return -1;
-    }
-    if (p->stdin_fd >= 0) {
-        fcntl(p->stdin_fd, F_SETFL, fcntl(p->stdin_fd, F_GETFL) | O_NONBLOCK);
-        run_tool_set_stdin(p->stdin_fd);
-        p->stdin_fd = -1;
-    }
-    pid_t pid = p->pid;
-    /* also here, should the child not have made its own session: no race
-     * with the child's own call (EPERM when it did) */
-    setpgid(pid, pid);
-    if (job->opts->verbose)
-        fprintf(stderr, "switchyard-run: rank %u: pid %ld, %s%s%s\n", p->rank, (long)pid,
-                app->argv[0], p->locality ? ", bound to " : "", p->locality ? p->locality : "");
-    return 0;
-}
-
-int run_start(run_job_t *job, run_proc_t *p)
-{
-    return run_launch(job, p) != 0 ? -1 : run_launched(job, p);
 }
 
 /* The launcher starts stopping the job: the end is explained (by the
@@ -592,8 +347,8 @@ int main(int argc, char **argv)
 
     bool timed_out = false;
     double term_at = 0, kill_at = 0, deadline = opts.timeout > 0 ? now_s() + opts.timeout : 0;
-    /* Fork every rank first, then wait for each exec: the children exec
-     * side by side instead of one after the other. */
+    /* Start every rank, then read each one's exec status (a rank traced
+     * for PMIX_DEBUG_STOP_ON_EXEC is forked and may not have exec'd yet). */
     unsigned launched = 0;
     int launch_errno = 0;
     while (launched < job.nprocs && got_signal == 0) {
