@@ -161,6 +161,12 @@ if test -x "$E"; then
     rm -rf "$TMPDIR"/switchyard* "$TMPDIR"/pmix.*
 fi
 
+# a working directory the rank cannot enter: the launcher says so (the
+# child has no output of its own yet) and the job fails
+"$R" -n 1 --wdir "$T/no-such-dir" /bin/true > /dev/null 2> "$T/err"
+rc=$?
+check "--wdir that cannot be entered: the launcher names it, the job fails" "test $rc -ne 0 && grep -q 'cannot enter $T/no-such-dir' '$T/err'"
+
 # Ctrl-C: the whole job goes, the exit status says so, nothing is left
 "$R" --oversubscribe -n 2 sh -c "echo \$\$ > '$T/started.'\$PMIX_RANK; exec sleep 30" > /dev/null 2> "$T/err" &
 rpid=$!
