@@ -299,8 +299,9 @@ void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
         return;
     }
     if (type != OPX_SIMPLE_CLIENT) {
+        /* a singleton that found a system server: left to run alone */
         refuse(peer, PMIX_ERR_NOT_SUPPORTED,
-               type == OPX_SINGLETON ? "OpenPMIx singletons are not served"
+               type == OPX_SINGLETON ? "OpenPMIx singletons are not served (they run alone)"
                                      : "unknown OpenPMIx process type");
         return;
     }
@@ -402,8 +403,14 @@ static void answer_tool(sy_srv_peer_t *peer)
 
 void sy_srv_opx_answer_connect(sy_srv_peer_t *peer, pmix_status_t status)
 {
-    if (status == PMIX_SUCCESS && peer->opx_kind != OPX_SIMPLE_CLIENT) {
-        answer_tool(peer);
+    if (peer->opx_kind != OPX_SIMPLE_CLIENT) {
+        /* A refused tool or singleton gets no answer, only the close:
+         * OpenPMIx 4.2.2 ignores the status of a tool's handshake (it
+         * would go on as if connected and wait forever), but a connection
+         * closed before the status fails its connect: PMIx_tool_init says
+         * PMIX_ERR_UNREACH, a singleton runs alone. */
+        if (status == PMIX_SUCCESS)
+            answer_tool(peer);
         return;
     }
     /* a raw status, then (accepted) our index for the peer; both in

@@ -12,7 +12,9 @@
 #      allocation, monitor, credentials, groups, IOF, fabric
 #      (interop/opx_ops.c).  OpenPMIx tools attached to a running
 #      switchyard-run (interop/opx_tool.c, Debian's pps): identity from the
-#      launcher, namespaces and process table by query, finalize.
+#      launcher, namespaces and process table by query, finalize; a refused
+#      one told at once.  OpenPMIx singletons run alone, also beside a
+#      system server of ours (interop/opx_singleton.c).
 #      interop/opx_client.c is built twice: against Debian's headers with
 #      its libpmix pinned by DT_RPATH, and against ours.
 #   2. Our clients under an OpenPMIx server (Debian's mpirun.openmpi, which
@@ -234,20 +236,80 @@ section_opx_tools() {
         bad "Debian's pps --pid <switchyard-run> lists the job's namespace (exit $rc)"
         sed 's/^/#   /' "$T/pps.out" | tail -10
     fi
+    # a tool claiming rank 0 of the job as its own identity: refused, and
+    # told so at once (its connect fails) rather than left waiting
+    (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool claim "$job" "$ns") > "$T/tool.out" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q '^FAIL PMIx_tool_init: UNREACHABLE$' "$T/tool.out" &&
+       [ "$(grep -c "refused OpenPMIx peer .*identity belongs to another process" \
+            "$T/job.out")" -eq 1 ]; then
+        ok "an OpenPMIx tool claiming a rank's identity is refused at once, one log line"
+    else
+        bad "an OpenPMIx tool claiming a rank's identity is refused at once (exit $rc)"
+        sed 's/^/#   /' "$T/tool.out" "$T/job.out" | tail -10
+    fi
     alive=0
     while read -r rns rrank rpid; do kill -0 "$rpid" 2> /dev/null && alive=$((alive + 1)); done \
         < "$T/ranks"
     touch "$T/stop"
     wait $job
     rc=$?
-    if [ $alive -eq 2 ] && [ $rc -eq 0 ] && ! grep -q -i -E 'warn|error|refused' "$T/job.out"; then
-        ok "the job outlives its OpenPMIx tools and ends normally, nothing logged"
+    if [ $alive -eq 2 ] && [ $rc -eq 0 ] &&
+       ! grep -v 'identity belongs to another process' "$T/job.out" |
+           grep -q -i -E 'warn|error|refused'; then
+        ok "the job outlives its OpenPMIx tools and ends normally, nothing else logged"
     else
         bad "the job outlives its OpenPMIx tools (ranks alive $alive of 2, exit $rc)"
         sed 's/^/#   /' "$T/job.out" | tail -10
     fi
 }
 section_opx_tools
+
+# An OpenPMIx singleton (a client started with no server in its
+# environment) runs alone: with no server at all, and beside a system
+# server of ours (switchyard-run --system, pmix.sys.<host> in its tmpdir),
+# which it finds and which declines it (one log line) by closing before
+# any answer, so that its PMIx_Init goes on alone (PMIX_ERR_UNREACH, as
+# OpenPMIx 4.2.2 says of a singleton).
+section_opx_singleton() {
+    if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$top_srcdir/tests/external/interop/opx_singleton.c" \
+            -o "$T/opx_singleton" -L"$OPX_LIB" -lpmix \
+            -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" > "$T/build.log" 2>&1; then
+        sed 's/^/#   /' "$T/build.log" | head -10
+        echo "Bail out! opx_singleton does not build"
+        exit 99
+    fi
+    single() { # what tmpdir
+        (cd "$T" && env -u PMIX_NAMESPACE -u PMIX_SERVER_URI41 -u PMIX_SERVER_URI4 \
+            TMPDIR="$2" timeout 60 ./opx_singleton) > "$T/single.out" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && grep -q '^singleton ok$' "$T/single.out" &&
+           grep -q '^singleton singleton\.[^ ]*:0 size 1$' "$T/single.out"; then
+            ok "$1"
+        else
+            bad "$1 (exit $rc)"
+            sed 's/^/#   /' "$T/single.out" | tail -5
+        fi
+    }
+    mkdir -p "$T/alone" "$T/sys"
+    single "an OpenPMIx singleton runs alone: init, put/commit/fence, get, finalize" "$T/alone"
+    rm -f "$T/stop"
+    (cd "$T" && TMPDIR="$T/sys" exec "$R" --system --timeout 100 -n 1 sh -c \
+        "while [ ! -e '$T/stop' ]; do sleep 0.1; done") > "$T/job.out" 2>&1 &
+    job=$!
+    for _ in $(seq 150); do ls "$T/sys"/pmix.sys.* > /dev/null 2>&1 && break; sleep 0.1; done
+    single "an OpenPMIx singleton beside a system switchyard-run still runs alone" "$T/sys"
+    touch "$T/stop"
+    wait $job
+    rc=$?
+    if [ $rc -eq 0 ] && [ "$(grep -c 'OpenPMIx singletons are not served' "$T/job.out")" -eq 1 ]; then
+        ok "the system server declines the OpenPMIx singleton with one log line"
+    else
+        bad "the system server declines the OpenPMIx singleton with one log line (exit $rc)"
+        sed 's/^/#   /' "$T/job.out" | tail -5
+    fi
+}
+section_opx_singleton
 
 # ---- 2. our clients under an OpenPMIx server ----
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

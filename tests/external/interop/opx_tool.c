@@ -1,7 +1,9 @@
 /* An OpenPMIx tool (built against Debian's libpmix, rpath-pinned) attaching
  * to a running switchyard-run (tests/external/interop.sh): PMIx_tool_init
  * with PMIX_SERVER_PIDINFO (argv[1] "pid" argv[2]) or with no attributes
- * (argv[1] "none": the rendezvous files of the tmpdir), then
+ * (argv[1] "none": the rendezvous files of the tmpdir), or by pid claiming
+ * an identity (argv[1] "claim" argv[2] argv[3]: PMIX_TOOL_NSPACE, rank 0),
+ * then
  * PMIx_Query_info_nb for the namespaces and each one's process table,
  * PMIx_tool_finalize.  Prints one line per finding for the script to check:
  *   tool id <nspace>:<rank>
@@ -90,15 +92,23 @@ static int proc_table(const char *nspace)
 
 int main(int argc, char **argv)
 {
-    pmix_info_t info[1];
+    pmix_info_t info[3];
     size_t ninfo = 0;
-    if (argc >= 3 && strcmp(argv[1], "pid") == 0) {
+    if (argc >= 3 && (strcmp(argv[1], "pid") == 0 || strcmp(argv[1], "claim") == 0)) {
         pid_t pid = (pid_t)strtol(argv[2], NULL, 10);
         PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
         ninfo = 1;
     } else if (argc < 2 || strcmp(argv[1], "none") != 0) {
-        fprintf(stderr, "usage: %s pid <server pid> | none\n", argv[0]);
+        fprintf(stderr, "usage: %s pid <server pid> | none | claim <server pid> <nspace>\n",
+                argv[0]);
         return 2;
+    }
+    if (strcmp(argv[1], "claim") == 0 && argc >= 4) {
+        /* an identity of its own choosing: rank 0 of that namespace */
+        pmix_rank_t rank = 0;
+        PMIX_INFO_LOAD(&info[1], PMIX_TOOL_NSPACE, argv[3], PMIX_STRING);
+        PMIX_INFO_LOAD(&info[2], PMIX_TOOL_RANK, &rank, PMIX_PROC_RANK);
+        ninfo = 3;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     pmix_proc_t me;
