@@ -12,8 +12,9 @@
 #      allocation, monitor, credentials, groups, IOF, fabric
 #      (interop/opx_ops.c).  OpenPMIx tools attached to a running
 #      switchyard-run (interop/opx_tool.c, Debian's pps): identity from the
-#      launcher, namespaces and process table by query, finalize; a refused
-#      one told at once.  OpenPMIx singletons run alone, also beside a
+#      launcher, namespaces and process table by query, finalize;
+#      attach_to_server; events between two tools; a refused one told at
+#      once.  OpenPMIx singletons run alone, also beside a
 #      system server of ours (interop/opx_singleton.c).
 #      interop/opx_client.c is built twice: against Debian's headers with
 #      its libpmix pinned by DT_RPATH, and against ours.
@@ -235,6 +236,32 @@ section_opx_tools() {
     else
         bad "Debian's pps --pid <switchyard-run> lists the job's namespace (exit $rc)"
         sed 's/^/#   /' "$T/pps.out" | tail -10
+    fi
+    # PMIx_tool_attach_to_server after an unconnected init
+    (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool attach "$job") > "$T/tool.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q '^attached to switchyard-run\.' "$T/tool.out" &&
+       [ "$(grep -c "^proc $ns " "$T/tool.out")" -eq 2 ] && ! grep -q '^FAIL' "$T/tool.out"; then
+        ok "an OpenPMIx tool's PMIx_tool_attach_to_server, then the process table"
+    else
+        bad "an OpenPMIx tool's PMIx_tool_attach_to_server (exit $rc)"
+        sed 's/^/#   /' "$T/tool.out" | tail -10
+    fi
+    # events: one tool registers for a code, another notifies it
+    (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool listen "$job") > "$T/listen.out" 2>&1 &
+    listener=$!
+    for _ in $(seq 150); do grep -q '^listening$' "$T/listen.out" && break; sleep 0.1; done
+    (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool notify "$job") > "$T/tool.out" 2>&1
+    rc=$?
+    wait $listener
+    lrc=$?
+    nid=$(sed -n 's/^tool id //p' "$T/tool.out")
+    if [ $rc -eq 0 ] && [ $lrc -eq 0 ] && [ -n "$nid" ] &&
+       grep -q "^event -3042 from $nid\$" "$T/listen.out"; then
+        ok "OpenPMIx tools: one's event registration hears another's PMIx_Notify_event"
+    else
+        bad "OpenPMIx tools: event registration and notify (exit $rc, listener $lrc)"
+        sed 's/^/#   /' "$T/listen.out" "$T/tool.out" | tail -10
     fi
     # a tool claiming rank 0 of the job as its own identity: refused, and
     # told so at once (its connect fails) rather than left waiting

@@ -37,7 +37,8 @@ int main(void)
     pmix_value_t put = {.type = PMIX_STRING, .data.string = "alone"};
     int fails = 0;
     if ((rc = PMIx_Put(PMIX_GLOBAL, "interop.single", &put)) != PMIX_SUCCESS ||
-        (rc = PMIx_Commit()) != PMIX_SUCCESS || (rc = PMIx_Fence(&wild, 1, NULL, 0)) != PMIX_SUCCESS) {
+        (rc = PMIx_Commit()) != PMIX_SUCCESS ||
+        (rc = PMIx_Fence(&wild, 1, NULL, 0)) != PMIX_SUCCESS) {
         printf("FAIL put/commit/fence: %s\n", PMIx_Error_string(rc));
         fails++;
     }

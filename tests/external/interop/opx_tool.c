@@ -3,15 +3,20 @@
  * with PMIX_SERVER_PIDINFO (argv[1] "pid" argv[2]) or with no attributes
  * (argv[1] "none": the rendezvous files of the tmpdir), or by pid claiming
  * an identity (argv[1] "claim" argv[2] argv[3]: PMIX_TOOL_NSPACE, rank 0),
- * then
+ * or unconnected then PMIx_tool_attach_to_server (argv[1] "attach" argv[2]:
+ * prints "attached to <server>"), then
  * PMIx_Query_info_nb for the namespaces and each one's process table,
  * PMIx_tool_finalize.  Prints one line per finding for the script to check:
  *   tool id <nspace>:<rank>
  *   namespaces <comma-separated list>
  *   proc <nspace> <rank> <hostname> <pid> <state>
  *   tool finalized
- * and "FAIL <what>: <status>" on any failure (exit 1). */
+ * and "FAIL <what>: <status>" on any failure (exit 1).  argv[1] "listen"
+ * argv[2] registers for an event code and waits for it ("listening", then
+ * "event <code> from <source>"); "notify" argv[2] sends it, range GLOBAL
+ * ("notified"): two tools, the server between them. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +95,93 @@ static int proc_table(const char *nspace)
     return 0;
 }
 
+/* ---- events between two tools ---- */
+
+#define EVENT_CODE (PMIX_EXTERNAL_ERR_BASE - 42)
+
+static wait_t heard;
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                     size_t ninfo, pmix_info_t results[], size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    printf("event %d from %s:%u\n", status, source != NULL ? source->nspace : "-",
+           source != NULL ? source->rank : 0);
+    pthread_mutex_lock(&heard.m);
+    heard.done = 1;
+    pthread_cond_signal(&heard.c);
+    pthread_mutex_unlock(&heard.m);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void registered(pmix_status_t status, size_t ref, void *cbdata)
+{
+    (void)ref;
+    wait_t *w = cbdata;
+    pthread_mutex_lock(&w->m);
+    w->status = status;
+    w->done = 1;
+    pthread_cond_signal(&w->c);
+    pthread_mutex_unlock(&w->m);
+}
+
+static void wait_for(wait_t *w)
+{
+    pthread_mutex_lock(&w->m);
+    while (!w->done)
+        pthread_cond_wait(&w->c, &w->m);
+    pthread_mutex_unlock(&w->m);
+}
+
+/* listen: register for EVENT_CODE, say so, wait for it.  notify: send
+ * it to everyone. */
+static int events(const char *mode)
+{
+    pmix_status_t rc;
+    if (strcmp(mode, "listen") == 0) {
+        wait_t reg;
+        memset(&reg, 0, sizeof(reg));
+        memset(&heard, 0, sizeof(heard));
+        pthread_mutex_init(&reg.m, NULL);
+        pthread_cond_init(&reg.c, NULL);
+        pthread_mutex_init(&heard.m, NULL);
+        pthread_cond_init(&heard.c, NULL);
+        pmix_status_t code = EVENT_CODE;
+        rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, registered, &reg);
+        if (rc == PMIX_SUCCESS)
+            wait_for(&reg);
+        if (rc != PMIX_SUCCESS || reg.status != PMIX_SUCCESS) {
+            printf("FAIL event registration: %s\n",
+                   PMIx_Error_string(rc != PMIX_SUCCESS ? rc : reg.status));
+            return 1;
+        }
+        printf("listening\n");
+        wait_for(&heard);
+        return 0;
+    }
+    rc = PMIx_Notify_event(EVENT_CODE, NULL, PMIX_RANGE_GLOBAL, NULL, 0, NULL, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
+        printf("FAIL notify: %s\n", PMIx_Error_string(rc));
+        return 1;
+    }
+    printf("notified\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     pmix_info_t info[3];
     size_t ninfo = 0;
-    if (argc >= 3 && (strcmp(argv[1], "pid") == 0 || strcmp(argv[1], "claim") == 0)) {
+    const char *mode = argc >= 2 ? argv[1] : "";
+    bool attach = strcmp(mode, "attach") == 0;
+    bool evmode = strcmp(mode, "listen") == 0 || strcmp(mode, "notify") == 0;
+    if (argc >= 3 && (strcmp(mode, "pid") == 0 || strcmp(mode, "claim") == 0 || attach || evmode)) {
         pid_t pid = (pid_t)strtol(argv[2], NULL, 10);
         PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
         ninfo = 1;
@@ -112,13 +199,38 @@ int main(int argc, char **argv)
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     pmix_proc_t me;
-    pmix_status_t rc = PMIx_tool_init(&me, ninfo > 0 ? info : NULL, ninfo);
+    pmix_status_t rc;
+    if (attach) {
+        /* init unconnected, then PMIx_tool_attach_to_server */
+        pmix_info_t alone;
+        PMIX_INFO_LOAD(&alone, PMIX_TOOL_DO_NOT_CONNECT, NULL, PMIX_BOOL);
+        rc = PMIx_tool_init(&me, &alone, 1);
+        pmix_proc_t server;
+        /* the server it attaches to is the one its requests go to */
+        PMIX_INFO_LOAD(&info[ninfo], PMIX_PRIMARY_SERVER, NULL, PMIX_BOOL);
+        ninfo++;
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_tool_attach_to_server(&me, &server, info, ninfo);
+        if (rc != PMIX_SUCCESS) {
+            printf("FAIL PMIx_tool_attach_to_server: %s\n", PMIx_Error_string(rc));
+            return 1;
+        }
+        printf("attached to %s:%u\n", server.nspace, server.rank);
+    } else {
+        rc = PMIx_tool_init(&me, ninfo > 0 ? info : NULL, ninfo);
+    }
     if (rc != PMIX_SUCCESS) {
         printf("FAIL PMIx_tool_init: %s\n", PMIx_Error_string(rc));
         return 1;
     }
     printf("tool id %s:%u\n", me.nspace, me.rank);
     int fails = 0;
+    if (evmode) {
+        fails += events(mode);
+        rc = PMIx_tool_finalize();
+        printf(rc == PMIX_SUCCESS ? "tool finalized\n" : "FAIL PMIx_tool_finalize\n");
+        return fails == 0 && rc == PMIX_SUCCESS ? 0 : 1;
+    }
     wait_t w;
     rc = query(PMIX_QUERY_NAMESPACES, NULL, &w);
     if (rc != PMIX_SUCCESS || w.ninfo < 1 || w.info[0].value.type != PMIX_STRING) {
