@@ -369,36 +369,36 @@ void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
     sy_srv_peer_connect(peer, tag, cl, NULL, 0);
 }
 
+static uint8_t *put_raw_u32(uint8_t *p, uint32_t v)
+{
+    uint32_t be = htonl(v);
+    memcpy(p, &be, sizeof(be));
+    return p + sizeof(be);
+}
+
+static uint8_t *put_raw_nspace(uint8_t *p, const char *nspace)
+{
+    memset(p, 0, PMIX_MAX_NSLEN + 1);
+    memcpy(p, nspace, strnlen(nspace, PMIX_MAX_NSLEN));
+    return p + PMIX_MAX_NSLEN + 1;
+}
+
 /* What a tool reads after the status: the identity it was given (when it
  * asked for one), the server's, each namespace in a fixed field of
  * PMIX_MAX_NSLEN + 1 bytes and the rank a network-order u32, then the
  * status of the credential's check. */
 static void answer_tool(sy_srv_peer_t *peer)
 {
-    struct {
-        uint32_t status;
-        char nspace[PMIX_MAX_NSLEN + 1];
-        uint32_t rank;
-    } __attribute__((packed)) given;
-    struct {
-        char nspace[PMIX_MAX_NSLEN + 1];
-        uint32_t rank;
-        uint32_t cred_status;
-    } __attribute__((packed)) server;
-    memset(&given, 0, sizeof(given));
-    memset(&server, 0, sizeof(server));
-    given.status = htonl((uint32_t)PMIX_SUCCESS);
-    size_t first = sizeof(given.status);
+    uint8_t msg[2 * (PMIX_MAX_NSLEN + 1) + 4 * sizeof(uint32_t)];
+    uint8_t *p = put_raw_u32(msg, (uint32_t)PMIX_SUCCESS);
     if (needs_id(peer->opx_kind)) {
-        PMIX_LOAD_NSPACE(given.nspace, peer->proc.nspace);
-        given.rank = htonl(peer->proc.rank);
-        first = sizeof(given);
+        p = put_raw_nspace(p, peer->proc.nspace);
+        p = put_raw_u32(p, peer->proc.rank);
     }
-    PMIX_LOAD_NSPACE(server.nspace, sy_srv->me.nspace);
-    server.rank = htonl(sy_srv->me.rank);
-    server.cred_status = htonl((uint32_t)PMIX_SUCCESS);
-    sy_conn_send_raw(peer->conn, &given, first);
-    sy_conn_send_raw(peer->conn, &server, sizeof(server));
+    p = put_raw_nspace(p, sy_srv->me.nspace);
+    p = put_raw_u32(p, sy_srv->me.rank);
+    p = put_raw_u32(p, (uint32_t)PMIX_SUCCESS); /* the credential's check */
+    sy_conn_send_raw(peer->conn, msg, (size_t)(p - msg));
 }
 
 void sy_srv_opx_answer_connect(sy_srv_peer_t *peer, pmix_status_t status)

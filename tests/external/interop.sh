@@ -291,6 +291,18 @@ section_opx_tools() {
     fi
 }
 section_opx_tools
+# An OpenPMIx tool started by switchyard-run as its rank (its environment
+# names the server): it is that rank, and queries its own job.
+(cd "$T" && timeout 60 "$R" --timeout 45 -n 1 ./opx_tool none) > "$T/out" 2>&1
+rc=$?
+id=$(sed -n 's/^tool id \(.*\):0$/\1/p' "$T/out")
+if [ $rc -eq 0 ] && [ -n "$id" ] && grep -q "^proc $id 0 " "$T/out" &&
+   grep -q '^tool finalized$' "$T/out" && ! grep -q -E '^FAIL|warn' "$T/out"; then
+    ok "an OpenPMIx tool launched as a rank is that rank and queries its job"
+else
+    bad "an OpenPMIx tool launched as a rank (exit $rc)"
+    sed 's/^/#   /' "$T/out" | tail -10
+fi
 
 # An OpenPMIx singleton (a client started with no server in its
 # environment) runs alone: with no server at all, and beside a system
