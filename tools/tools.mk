@@ -55,7 +55,8 @@ EXTRA_DIST += tests/external/openpmix-examples.sh
 # clients under our server, mixed jobs (docs/wire-protocol.md).
 TESTS += tests/external/interop.sh
 EXTRA_DIST += tests/external/interop.sh tests/external/interop/opx_client.c \
-	tests/external/interop/opx_ops.c
+	tests/external/interop/opx_ops.c tests/external/interop/opx_tool.c \
+	tests/external/interop/opx_singleton.c
 # opx_check: reads OpenPMIx's own PMIx_Data_pack output with our decoder.
 check_PROGRAMS += tests/external/interop/opx_check
 # Debian's Open MPI 4.1 (mpirun, orted, ranks) on our library, and

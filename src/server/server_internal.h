@@ -80,6 +80,7 @@ typedef struct sy_srv_peer {
     pmix_proc_t proc;
     bool finalized;             /* FINALIZE received */
     bool opx;                   /* speaks OpenPMIx's protocol (server_opx.c) */
+    uint8_t opx_kind;           /* ... and its connect message's process type */
     struct sy_srv_peer *direct; /* READY: its direct channel, if open */
     struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
     unsigned long serial;       /* names it to host callbacks that may come late */

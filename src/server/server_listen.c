@@ -299,14 +299,20 @@ static pmix_status_t write_rendezvous(sy_srv_t *s, const char *dir, const char *
         }
     /* who the server is, and the secret a tool shows over TCP (the file is
      * readable by the server's user only); pstart tells a later reader a
-     * reused pid from this process */
-    int len = asprintf(&text,
-                       "%s\nversion:%ld.%ld.%ld\npid:%ld\nstart:%lld\npstart:%llu\nusock:%s\n"
-                       "nspace:%s\nrank:%u\nhostname:%s\ntoken:%s\n",
-                       s->uri != NULL ? s->uri : "", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
-                       PMIX_VERSION_RELEASE, (long)getpid(), (long long)s->start_time,
-                       sy_proc_start_ticks(getpid()), s->usock_path != NULL ? s->usock_path : "",
-                       s->me.nspace, s->me.rank, s->hostname, s->tool_token);
+     * reused pid from this process.  The first five lines are OpenPMIx's
+     * (URI, bare version, pid, uid:gid, start), so that its tools find us
+     * too; our keyed lines follow (docs/wire-protocol.md). */
+    int len =
+        asprintf(&text,
+                 "%s\n%ld.%ld.%ld\n%ld\n%lu:%lu\n%lld\n"
+                 "version:%ld.%ld.%ld\npid:%ld\nstart:%lld\npstart:%llu\nusock:%s\n"
+                 "nspace:%s\nrank:%u\nhostname:%s\ntoken:%s\n",
+                 s->uri != NULL ? s->uri : "", PMIX_VERSION_MAJOR, PMIX_VERSION_MINOR,
+                 PMIX_VERSION_RELEASE, (long)getpid(), (unsigned long)geteuid(),
+                 (unsigned long)getegid(), (long long)s->start_time, PMIX_VERSION_MAJOR,
+                 PMIX_VERSION_MINOR, PMIX_VERSION_RELEASE, (long)getpid(), (long long)s->start_time,
+                 sy_proc_start_ticks(getpid()), s->usock_path != NULL ? s->usock_path : "",
+                 s->me.nspace, s->me.rank, s->hostname, s->tool_token);
     if (len < 0) {
         free(path);
         return PMIX_ERR_NOMEM;

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
@@ -27,8 +30,16 @@
 #include "server/server_opx.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
+#include "server/server_tool.h"
 
+/* the process types of OpenPMIx's connect message */
 #define OPX_SIMPLE_CLIENT 0
+#define OPX_TOOL_NEEDS_ID 3
+#define OPX_TOOL_GIVEN_ID 4
+#define OPX_TOOL_CLIENT 5
+#define OPX_LAUNCHER_NEEDS_ID 6
+#define OPX_LAUNCHER_CLIENT 8
+#define OPX_SINGLETON 9
 
 /* ---- who is on the other end of a loopback TCP connection ---- */
 
@@ -99,6 +110,168 @@ static void refuse(sy_srv_peer_t *peer, pmix_status_t status, const char *why)
     sy_srv_peer_refuse(peer, UINT32_MAX, status, why);
 }
 
+/* ---- tools ---- */
+
+static bool needs_id(uint8_t kind)
+{
+    return kind == OPX_TOOL_NEEDS_ID || kind == OPX_LAUNCHER_NEEDS_ID;
+}
+
+/* Is gid one of uid's groups (its primary one or a supplementary one)? */
+static bool gid_of_user(uid_t uid, gid_t gid)
+{
+    long sz = sysconf(_SC_GETPW_R_SIZE_MAX);
+    size_t bufsz = sz > 0 ? (size_t)sz : 16384;
+    char *buf = malloc(bufsz);
+    struct passwd pw, *res = NULL;
+    bool ok = false;
+    if (buf != NULL && getpwuid_r(uid, &pw, buf, bufsz, &res) == 0 && res != NULL) {
+        if (pw.pw_gid == gid) {
+            ok = true;
+        } else {
+            int n = 64;
+            gid_t *groups = malloc((size_t)n * sizeof(*groups));
+            if (groups != NULL && getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0 && n > 64) {
+                gid_t *more = realloc(groups, (size_t)n * sizeof(*groups));
+                if (more == NULL || getgrouplist(pw.pw_name, pw.pw_gid, more, &n) < 0)
+                    n = 0;
+                groups = more != NULL ? more : groups;
+            }
+            for (int i = 0; groups != NULL && i < n && !ok; i++)
+                ok = groups[i] == gid;
+            free(groups);
+        }
+    }
+    free(buf);
+    return ok;
+}
+
+/* The infos an OpenPMIx tool appends to its connect message: a pack call
+ * of one SIZE, then a pack call of that many INFO.  *pid is the
+ * PMIX_PROC_PID among them (what the tool says: over TCP nothing else
+ * tells). */
+static pmix_status_t take_tool_infos(cursor_t *c, pmix_info_t **info, size_t *ninfo, pid_t *pid)
+{
+    *info = NULL;
+    *ninfo = 0;
+    if (c->left == 0)
+        return PMIX_SUCCESS;
+    pmix_data_buffer_t b = {0};
+    pmix_status_t rc = sy_buffer_append(&b, c->p, c->left);
+    size_t n = 0;
+    int32_t one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(&b, &n, &one, PMIX_SIZE);
+    void *arr = NULL;
+    size_t got = 0;
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_opx_unpack_alloc(&b, PMIX_INFO, &arr, &got);
+    sy_buffer_destruct(&b);
+    if (rc != PMIX_SUCCESS || got != n) {
+        if (arr != NULL)
+            sy_array_free(arr, got, PMIX_INFO);
+        return rc != PMIX_SUCCESS ? rc : PMIX_ERR_UNPACK_FAILURE;
+    }
+    *info = arr;
+    *ninfo = got;
+    for (size_t i = 0; i < got; i++)
+        if (PMIX_CHECK_KEY(&(*info)[i], PMIX_PROC_PID) && (*info)[i].value.type == PMIX_PID)
+            *pid = (*info)[i].value.data.pid;
+    return PMIX_SUCCESS;
+}
+
+/* An OpenPMIx tool (or launcher): after the type, u32 uid and gid, its
+ * identity unless it needs one, then the version, bfrops, buffer type,
+ * gds and its infos.  Served as our own tools are (server_tool.c): the
+ * host's tool_connected assigns the identity. */
+static void opx_tool_hello(sy_srv_peer_t *peer, uint32_t tag, const char *psec, const uint8_t *cred,
+                           uint32_t credlen, cursor_t *c)
+{
+    uint32_t uid, gid, rank = PMIX_RANK_UNDEF;
+    const char *nspace = "", *version = NULL, *bfrops = NULL, *gds = NULL;
+    if (!take_u32(c, &uid) || !take_u32(c, &gid) ||
+        (!needs_id(peer->opx_kind) && ((nspace = take_string(c)) == NULL || !take_u32(c, &rank))) ||
+        (version = take_string(c)) == NULL || (bfrops = take_string(c)) == NULL || c->left < 1) {
+        refuse(peer, PMIX_ERR_BAD_PARAM, "malformed OpenPMIx tool connect message");
+        return;
+    }
+    uint8_t buftype = c->p[0];
+    c->p++;
+    c->left--;
+    if ((gds = take_string(c)) == NULL) {
+        refuse(peer, PMIX_ERR_BAD_PARAM, "malformed OpenPMIx tool connect message");
+        return;
+    }
+    if (strlen(nspace) > PMIX_MAX_NSLEN) {
+        refuse(peer, PMIX_ERR_BAD_PARAM, "OpenPMIx tool's namespace is too long");
+        return;
+    }
+    if (strcmp(psec, "native") != 0) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx security module other than native");
+        return;
+    }
+    if (strcmp(bfrops, "v41") != 0 && strcmp(bfrops, "v4") != 0) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx bfrops other than v41/v4");
+        return;
+    }
+    if (buftype != SY_OPX_BUFFER_NON_DESC) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx fully described buffers");
+        return;
+    }
+    /* who the tool is: the kernel's owner of its socket, which the
+     * credential and the uid it names must both be; its gid must be one
+     * of that user's groups */
+    uid_t kuid;
+    uint32_t claimed[2];
+    if (tcp_peer_uid(sy_conn_fd(peer->conn), &kuid) != PMIX_SUCCESS) {
+        refuse(peer, PMIX_ERR_NO_PERMISSIONS, "cannot tell who owns the OpenPMIx peer's socket");
+        return;
+    }
+    if (credlen != sizeof(claimed)) {
+        refuse(peer, PMIX_ERR_NO_PERMISSIONS, "malformed native credential");
+        return;
+    }
+    memcpy(claimed, cred, sizeof(claimed));
+    if (kuid != claimed[0] || uid != kuid || claimed[1] != gid || !gid_of_user(kuid, gid)) {
+        refuse(peer, PMIX_ERR_NO_PERMISSIONS, "the tool's uid/gid are not its socket's owner's");
+        return;
+    }
+    pmix_info_t *info = NULL;
+    size_t ninfo = 0;
+    pid_t pid = 0;
+    if (take_tool_infos(c, &info, &ninfo, &pid) != PMIX_SUCCESS) {
+        refuse(peer, PMIX_ERR_BAD_PARAM, "malformed infos in the OpenPMIx tool connect message");
+        return;
+    }
+    peer->uid = kuid;
+    peer->gid = gid;
+    peer->pid = pid;
+    peer->cred_known = true;
+    pmix_proc_t who;
+    PMIX_LOAD_PROCID(&who, nspace, rank);
+    sy_srv_client_t *cl = peer->opx_kind == OPX_TOOL_CLIENT || peer->opx_kind == OPX_LAUNCHER_CLIENT
+                              ? sy_srv_client_find(sy_srv, &who)
+                              : NULL;
+    if (cl != NULL && cl->registered && !cl->tool) {
+        /* a process the host launched as a client, now a tool: it is
+         * that client, on the registration's terms */
+        if (info != NULL)
+            PMIX_INFO_FREE(info, ninfo);
+        if (kuid != cl->uid || gid != cl->gid) {
+            refuse(peer, PMIX_ERR_NO_PERMISSIONS, "uid/gid differ from the registration");
+        } else if (cl->peer != NULL) {
+            refuse(peer, PMIX_EXISTS, "this client is already connected");
+        } else {
+            PMIX_LOAD_PROCID(&peer->proc, nspace, rank);
+            sy_srv_peer_connect(peer, tag, cl, NULL, 0);
+        }
+        return;
+    }
+    sy_log(SY_LOG_DEBUG, "server: OpenPMIx %s tool (type %u, gds %s), pid %ld", version,
+           peer->opx_kind, gds, (long)pid);
+    sy_srv_tool_hello(peer, tag, &who, NULL, info, ninfo);
+}
+
 void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
     sy_srv_t *s = sy_srv;
@@ -121,9 +294,16 @@ void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
     type = c.p[0];
     c.p++;
     c.left--;
+    peer->opx_kind = type;
+    if (type >= OPX_TOOL_NEEDS_ID && type <= OPX_LAUNCHER_CLIENT) {
+        opx_tool_hello(peer, tag, psec, cred, credlen, &c);
+        return;
+    }
     if (type != OPX_SIMPLE_CLIENT) {
+        /* a singleton that found a system server: left to run alone */
         refuse(peer, PMIX_ERR_NOT_SUPPORTED,
-               "OpenPMIx tools and singletons are not served (only clients)");
+               type == OPX_SINGLETON ? "OpenPMIx singletons are not served (they run alone)"
+                                     : "unknown OpenPMIx process type");
         return;
     }
     const char *nspace = take_string(&c);
@@ -190,8 +370,50 @@ void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
     sy_srv_peer_connect(peer, tag, cl, NULL, 0);
 }
 
+static uint8_t *put_raw_u32(uint8_t *p, uint32_t v)
+{
+    uint32_t be = htonl(v);
+    memcpy(p, &be, sizeof(be));
+    return p + sizeof(be);
+}
+
+static uint8_t *put_raw_nspace(uint8_t *p, const char *nspace)
+{
+    memset(p, 0, PMIX_MAX_NSLEN + 1);
+    memcpy(p, nspace, strnlen(nspace, PMIX_MAX_NSLEN));
+    return p + PMIX_MAX_NSLEN + 1;
+}
+
+/* What a tool reads after the status: the identity it was given (when it
+ * asked for one), the server's, each namespace in a fixed field of
+ * PMIX_MAX_NSLEN + 1 bytes and the rank a network-order u32, then the
+ * status of the credential's check. */
+static void answer_tool(sy_srv_peer_t *peer)
+{
+    uint8_t msg[2 * (PMIX_MAX_NSLEN + 1) + 4 * sizeof(uint32_t)];
+    uint8_t *p = put_raw_u32(msg, (uint32_t)PMIX_SUCCESS);
+    if (needs_id(peer->opx_kind)) {
+        p = put_raw_nspace(p, peer->proc.nspace);
+        p = put_raw_u32(p, peer->proc.rank);
+    }
+    p = put_raw_nspace(p, sy_srv->me.nspace);
+    p = put_raw_u32(p, sy_srv->me.rank);
+    p = put_raw_u32(p, (uint32_t)PMIX_SUCCESS); /* the credential's check */
+    sy_conn_send_raw(peer->conn, msg, (size_t)(p - msg));
+}
+
 void sy_srv_opx_answer_connect(sy_srv_peer_t *peer, pmix_status_t status)
 {
+    if (peer->opx_kind != OPX_SIMPLE_CLIENT) {
+        /* A refused tool or singleton gets no answer, only the close:
+         * OpenPMIx 4.2.2 ignores the status of a tool's handshake (it
+         * would go on as if connected and wait forever), but a connection
+         * closed before the status fails its connect: PMIx_tool_init says
+         * PMIX_ERR_UNREACH, a singleton runs alone. */
+        if (status == PMIX_SUCCESS)
+            answer_tool(peer);
+        return;
+    }
     /* a raw status, then (accepted) our index for the peer; both in
      * network order, no header */
     uint32_t words[2] = {htonl((uint32_t)status), htonl((uint32_t)(peer->serial & 0x7fffffff))};
@@ -299,8 +521,15 @@ static void answer_req(sy_srv_peer_t *peer, uint32_t tag)
 {
     sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, peer->proc.nspace);
     pmix_data_buffer_t b = {0};
-    pmix_status_t rc =
-        ns == NULL || ns->seg_path == NULL ? PMIX_ERR_NOT_FOUND : pack_job_info(ns, &b);
+    pmix_status_t rc;
+    if (peer->tool != NULL && ns == NULL) {
+        /* a tool's own namespace has no job data here: the name alone,
+         * as OpenPMIx's server answers (the tool makes up the rest) */
+        char *name = peer->proc.nspace;
+        rc = sy_opx_pack(&b, &name, 1, PMIX_STRING);
+    } else {
+        rc = ns == NULL || ns->seg_path == NULL ? PMIX_ERR_NOT_FOUND : pack_job_info(ns, &b);
+    }
     if (rc != PMIX_SUCCESS) {
         /* the client takes a reply without its namespace as a failure */
         sy_log(SY_LOG_WARN, "server: no job data for OpenPMIx client %s:%u: %s", peer->proc.nspace,

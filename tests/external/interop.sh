@@ -10,7 +10,12 @@
 #      connect/disconnect (also with a spawned job), group invite/join,
 #      group info read back by the context id (mixed with ours),
 #      allocation, monitor, credentials, groups, IOF, fabric
-#      (interop/opx_ops.c).
+#      (interop/opx_ops.c).  OpenPMIx tools attached to a running
+#      switchyard-run (interop/opx_tool.c, Debian's pps): identity from the
+#      launcher, namespaces and process table by query, finalize;
+#      attach_to_server; events between two tools; a refused one told at
+#      once.  OpenPMIx singletons run alone, also beside a
+#      system server of ours (interop/opx_singleton.c).
 #      interop/opx_client.c is built twice: against Debian's headers with
 #      its libpmix pinned by DT_RPATH, and against ours.
 #   2. Our clients under an OpenPMIx server (Debian's mpirun.openmpi, which
@@ -26,8 +31,9 @@ OPX_INC=/usr/lib/x86_64-linux-gnu/pmix2/include
 OPX_LIB=/usr/lib/x86_64-linux-gnu/pmix2/lib
 test -x "$R" || { echo "switchyard-run not built"; exit 99; }
 if ! command -v mpicc.openmpi > /dev/null || ! command -v mpirun.openmpi > /dev/null ||
+   ! command -v pps > /dev/null ||
    ! test -e "$OPX_LIB/libpmix.so.2" || ! test -e "$OPX_INC/pmix.h"; then
-    pk="openmpi-bin libopenmpi-dev libpmix-dev"
+    pk="openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin"
     if test "$(id -u)" -ne 0 ||
        ! timeout 600 env DEBIAN_FRONTEND=noninteractive apt-get install -y \
             --no-install-recommends $pk > /dev/null 2>&1; then
@@ -167,6 +173,182 @@ ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the othe
 # finalize; rank 0 also IOF pull of the last rank's stdout x3, push x2
 ops_job "OpenPMIx clients: allocation, monitor+heartbeat, credentials, group, IOF, fabric" 27 \
     --stdin tools --fabric torus:4x4 -n 2 ./opx_ops ops
+
+# OpenPMIx tools attached to a running job: interop/opx_tool.c (on
+# Debian's libpmix, pinned) and Debian's own pps find switchyard-run
+# through the rendezvous files of a private TMPDIR (by the launcher's pid,
+# or with no attribute at all), get an identity the launcher assigns, ask
+# for the namespaces and each one's process table, and detach; the job
+# keeps running and ends normally, with nothing logged.
+section_opx_tools() {
+    if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$top_srcdir/tests/external/interop/opx_tool.c" \
+            -o "$T/opx_tool" -L"$OPX_LIB" -lpmix -lpthread \
+            -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" > "$T/build.log" 2>&1; then
+        sed 's/^/#   /' "$T/build.log" | head -10
+        echo "Bail out! opx_tool does not build"
+        exit 99
+    fi
+    rdv="$T/rdv"
+    mkdir -p "$rdv"
+    rm -f "$T/stop" "$T/ranks"
+    # exec: $! is the launcher itself, whose pid the tools are given
+    (cd "$T" && TMPDIR="$rdv" exec "$R" --timeout 100 -n 2 sh -c \
+        "echo \"\$PMIX_NAMESPACE \$PMIX_RANK \$\$\" >> '$T/ranks'
+         while [ ! -e '$T/stop' ]; do sleep 0.1; done") > "$T/job.out" 2>&1 &
+    job=$!
+    for _ in $(seq 150); do
+        [ "$(cat "$T/ranks" 2>/dev/null | wc -l)" -ge 2 ] && break
+        sleep 0.1
+    done
+    ns=$(awk 'NR == 1 { print $1 }' "$T/ranks" 2>/dev/null)
+    ids=
+    for how in pid none; do
+        args=$how
+        [ $how = pid ] && args="pid $job"
+        (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool $args) > "$T/tool.out" 2>&1
+        rc=$?
+        id=$(sed -n 's/^tool id //p' "$T/tool.out")
+        good=yes
+        [ $rc -eq 0 ] && [ -n "$ns" ] && ! grep -q '^FAIL' "$T/tool.out" &&
+            grep -q '^tool finalized$' "$T/tool.out" &&
+            grep -q "^namespaces \(.*,\)\{0,1\}$ns\(,.*\)\{0,1\}\$" "$T/tool.out" || good=no
+        # an identity of the launcher's making, a new one for each tool
+        case "$id" in "" | "$ns":* | *" "*) good=no ;; esac
+        for other in $ids; do [ "$other" = "$id" ] && good=no; done
+        ids="$ids $id"
+        # every rank, with the pid it really has
+        while read -r rns rrank rpid; do
+            grep -q "^proc $rns $rrank [^ ]* $rpid " "$T/tool.out" || good=no
+        done < "$T/ranks"
+        [ "$(grep -c "^proc $ns " "$T/tool.out")" -eq 2 ] || good=no
+        what="an OpenPMIx tool attaches to switchyard-run ($how): id, namespaces, process table"
+        if [ $good = yes ]; then ok "$what"; else
+            bad "$what (exit $rc, id '$id')"
+            sed 's/^/#   /' "$T/tool.out" | tail -10
+        fi
+    done
+    # Debian's pps (4.2.2 prints the active namespaces), on OpenPMIx's library
+    (cd "$T" && TMPDIR="$rdv" LD_LIBRARY_PATH="$OPX_LIB" timeout 60 pps --pid "$job") \
+        > "$T/pps.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && [ -n "$ns" ] && grep -q "^Active nspaces: .*$ns" "$T/pps.out"; then
+        ok "Debian's pps --pid <switchyard-run> lists the job's namespace"
+    else
+        bad "Debian's pps --pid <switchyard-run> lists the job's namespace (exit $rc)"
+        sed 's/^/#   /' "$T/pps.out" | tail -10
+    fi
+    # PMIx_tool_attach_to_server after an unconnected init
+    (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool attach "$job") > "$T/tool.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q '^attached to switchyard-run\.' "$T/tool.out" &&
+       [ "$(grep -c "^proc $ns " "$T/tool.out")" -eq 2 ] && ! grep -q '^FAIL' "$T/tool.out"; then
+        ok "an OpenPMIx tool's PMIx_tool_attach_to_server, then the process table"
+    else
+        bad "an OpenPMIx tool's PMIx_tool_attach_to_server (exit $rc)"
+        sed 's/^/#   /' "$T/tool.out" | tail -10
+    fi
+    # events: one tool registers for a code, another notifies it
+    (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool listen "$job") > "$T/listen.out" 2>&1 &
+    listener=$!
+    for _ in $(seq 150); do grep -q '^listening$' "$T/listen.out" && break; sleep 0.1; done
+    (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool notify "$job") > "$T/tool.out" 2>&1
+    rc=$?
+    wait $listener
+    lrc=$?
+    nid=$(sed -n 's/^tool id //p' "$T/tool.out")
+    if [ $rc -eq 0 ] && [ $lrc -eq 0 ] && [ -n "$nid" ] &&
+       grep -q "^event -3042 from $nid\$" "$T/listen.out"; then
+        ok "OpenPMIx tools: one's event registration hears another's PMIx_Notify_event"
+    else
+        bad "OpenPMIx tools: event registration and notify (exit $rc, listener $lrc)"
+        sed 's/^/#   /' "$T/listen.out" "$T/tool.out" | tail -10
+    fi
+    # a tool claiming rank 0 of the job as its own identity: refused, and
+    # told so at once (its connect fails) rather than left waiting
+    (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool claim "$job" "$ns") > "$T/tool.out" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q '^FAIL PMIx_tool_init: UNREACHABLE$' "$T/tool.out" &&
+       [ "$(grep -c "refused OpenPMIx peer .*identity belongs to another process" \
+            "$T/job.out")" -eq 1 ]; then
+        ok "an OpenPMIx tool claiming a rank's identity is refused at once, one log line"
+    else
+        bad "an OpenPMIx tool claiming a rank's identity is refused at once (exit $rc)"
+        sed 's/^/#   /' "$T/tool.out" "$T/job.out" | tail -10
+    fi
+    alive=0
+    while read -r rns rrank rpid; do kill -0 "$rpid" 2> /dev/null && alive=$((alive + 1)); done \
+        < "$T/ranks"
+    touch "$T/stop"
+    wait $job
+    rc=$?
+    if [ $alive -eq 2 ] && [ $rc -eq 0 ] &&
+       ! grep -v 'identity belongs to another process' "$T/job.out" |
+           grep -q -i -E 'warn|error|refused'; then
+        ok "the job outlives its OpenPMIx tools and ends normally, nothing else logged"
+    else
+        bad "the job outlives its OpenPMIx tools (ranks alive $alive of 2, exit $rc)"
+        sed 's/^/#   /' "$T/job.out" | tail -10
+    fi
+}
+section_opx_tools
+# An OpenPMIx tool started by switchyard-run as its rank (its environment
+# names the server): it is that rank, and queries its own job.
+(cd "$T" && timeout 60 "$R" --timeout 45 -n 1 ./opx_tool none) > "$T/out" 2>&1
+rc=$?
+id=$(sed -n 's/^tool id \(.*\):0$/\1/p' "$T/out")
+if [ $rc -eq 0 ] && [ -n "$id" ] && grep -q "^proc $id 0 " "$T/out" &&
+   grep -q '^tool finalized$' "$T/out" && ! grep -q -E '^FAIL|warn' "$T/out"; then
+    ok "an OpenPMIx tool launched as a rank is that rank and queries its job"
+else
+    bad "an OpenPMIx tool launched as a rank (exit $rc)"
+    sed 's/^/#   /' "$T/out" | tail -10
+fi
+
+# An OpenPMIx singleton (a client started with no server in its
+# environment) runs alone: with no server at all, and beside a system
+# server of ours (switchyard-run --system, pmix.sys.<host> in its tmpdir),
+# which it finds and which declines it (one log line) by closing before
+# any answer, so that its PMIx_Init goes on alone (PMIX_ERR_UNREACH, as
+# OpenPMIx 4.2.2 says of a singleton).
+section_opx_singleton() {
+    if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$top_srcdir/tests/external/interop/opx_singleton.c" \
+            -o "$T/opx_singleton" -L"$OPX_LIB" -lpmix \
+            -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" > "$T/build.log" 2>&1; then
+        sed 's/^/#   /' "$T/build.log" | head -10
+        echo "Bail out! opx_singleton does not build"
+        exit 99
+    fi
+    single() { # what tmpdir
+        (cd "$T" && env -u PMIX_NAMESPACE -u PMIX_SERVER_URI41 -u PMIX_SERVER_URI4 \
+            TMPDIR="$2" timeout 60 ./opx_singleton) > "$T/single.out" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && grep -q '^singleton ok$' "$T/single.out" &&
+           grep -q '^singleton singleton\.[^ ]*:0 size 1$' "$T/single.out"; then
+            ok "$1"
+        else
+            bad "$1 (exit $rc)"
+            sed 's/^/#   /' "$T/single.out" | tail -5
+        fi
+    }
+    mkdir -p "$T/alone" "$T/sys"
+    single "an OpenPMIx singleton runs alone: init, put/commit/fence, get, finalize" "$T/alone"
+    rm -f "$T/stop"
+    (cd "$T" && TMPDIR="$T/sys" exec "$R" --system --timeout 100 -n 1 sh -c \
+        "while [ ! -e '$T/stop' ]; do sleep 0.1; done") > "$T/job.out" 2>&1 &
+    job=$!
+    for _ in $(seq 150); do ls "$T/sys"/pmix.sys.* > /dev/null 2>&1 && break; sleep 0.1; done
+    single "an OpenPMIx singleton beside a system switchyard-run still runs alone" "$T/sys"
+    touch "$T/stop"
+    wait $job
+    rc=$?
+    if [ $rc -eq 0 ] && [ "$(grep -c 'OpenPMIx singletons are not served' "$T/job.out")" -eq 1 ]; then
+        ok "the system server declines the OpenPMIx singleton with one log line"
+    else
+        bad "the system server declines the OpenPMIx singleton with one log line (exit $rc)"
+        sed 's/^/#   /' "$T/job.out" | tail -5
+    fi
+}
+section_opx_singleton
 
 # ---- 2. our clients under an OpenPMIx server ----
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

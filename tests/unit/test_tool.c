@@ -53,10 +53,13 @@ static void test_rendezvous(void **state)
     long long started = (long long)time(NULL);
     char path[256], text[512];
     snprintf(path, sizeof path, "%s/pmix.h.tool.%ld", dir, (long)getpid());
+    /* as the server writes it: OpenPMIx's five lines (URI, version, pid,
+     * uid:gid, start), then ours, which are the ones read */
     snprintf(text, sizeof text,
-             "srv.3;tcp4://127.0.0.1:4000\nversion:4.2.2\npid:%ld\nstart:%lld\n"
+             "srv.3;tcp4://127.0.0.1:4000\n4.2.2\n%ld\n1000:1000\n%lld\n"
+             "version:4.2.2\npid:%ld\nstart:%lld\n"
              "usock:/x/pmix.sock\nnspace:srv\nrank:3\nhostname:h\ntoken:abc\n",
-             (long)getpid(), started);
+             (long)getpid(), started, (long)getpid(), started);
     write_file(path, text);
     sy_rndz_t r;
     assert_int_equal(sy_rndz_read(path, &r), PMIX_SUCCESS);
