@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/opx_bfrops.h"
 #include "common/opx_client.h"
+#include "common/store.h"
 
 #define SY_OPX_INIT_WAIT 30.0
 
@@ -37,7 +38,7 @@ static void server_from_uri(const char *uri, pmix_proc_t *server)
 
 static pmix_status_t fill_job(sy_jseg_builder_t *b, void *reply)
 {
-    return sy_opx_jobinfo_compile(reply, &sy_client.me, b);
+    return sy_opx_jobinfo_compile(reply, &sy_client.me, NULL, b);
 }
 
 /* The job data as a private segment, attached as our namespace's. */
@@ -87,4 +88,81 @@ pmix_status_t sy_client_opx_connect(const char *uri)
         sy_client.opx = true;
     }
     return rc;
+}
+
+/* ---- CONNECT: the job data of the other namespaces ---- */
+
+typedef struct {
+    pmix_data_buffer_t *blob;
+    pmix_proc_t job;
+    const char *here;
+} other_job_t;
+
+static pmix_status_t fill_other(sy_jseg_builder_t *b, void *arg)
+{
+    other_job_t *o = arg;
+    return sy_opx_jobinfo_compile(o->blob, &o->job, o->here, b);
+}
+
+/* Our node's name as our own job data gives it (the other job's data
+ * names its nodes the same way), else NULL. */
+static char *our_hostname(void)
+{
+    pmix_value_t *v = NULL;
+    char *host = NULL;
+    if (sy_store_get(&sy_client.me, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS &&
+        v->type == PMIX_STRING && v->data.string != NULL)
+        host = strdup(v->data.string);
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
+    return host;
+}
+
+/* One byte object: the namespace, then its job data as at REQ. */
+static pmix_status_t store_other_job(const pmix_byte_object_t *bo, const char *here)
+{
+    pmix_data_buffer_t blob = {0};
+    pmix_status_t rc = sy_buffer_set_copy(&blob, bo->bytes, bo->size);
+    char *ns = NULL;
+    int32_t one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(&blob, &ns, &one, PMIX_STRING);
+    if (rc == PMIX_SUCCESS && (ns == NULL || ns[0] == '\0' || strlen(ns) > PMIX_MAX_NSLEN))
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    if (rc == PMIX_SUCCESS && !PMIX_CHECK_NSPACE(ns, sy_client.me.nspace)) {
+        /* the parser reads the namespace again */
+        blob.unpack_ptr = blob.base_ptr;
+        other_job_t o = {.blob = &blob, .here = here};
+        PMIX_LOAD_PROCID(&o.job, ns, PMIX_RANK_WILDCARD);
+        rc = sy_client_attach_private_job(ns, "opx", fill_other, &o);
+    }
+    if (rc != PMIX_SUCCESS)
+        sy_log(SY_LOG_WARN, "PMIx_Connect: the OpenPMIx server's data of job '%s' is unusable: %s",
+               ns != NULL ? ns : "?", PMIx_Error_string(rc));
+    free(ns);
+    sy_buffer_destruct(&blob);
+    return rc;
+}
+
+pmix_status_t sy_client_opx_connect_jobs(pmix_data_buffer_t *rest)
+{
+    pmix_status_t status = PMIX_SUCCESS;
+    char *here = our_hostname();
+    while (sy_buffer_remaining(rest) > 0) {
+        pmix_byte_object_t bo = {0};
+        int32_t one = 1;
+        pmix_status_t rc = sy_opx_unpack(rest, &bo, &one, PMIX_BYTE_OBJECT);
+        if (rc != PMIX_SUCCESS) {
+            sy_log(SY_LOG_WARN, "PMIx_Connect: a malformed reply from the OpenPMIx server: %s",
+                   PMIx_Error_string(rc));
+            status = PMIX_ERR_UNPACK_FAILURE;
+            break;
+        }
+        rc = store_other_job(&bo, here);
+        if (rc != PMIX_SUCCESS)
+            status = rc;
+        free(bo.bytes);
+    }
+    free(here);
+    return status;
 }

@@ -438,7 +438,7 @@ static int local_count(const pmix_info_t *info, size_t n, const char *host)
 }
 
 pmix_status_t sy_opx_jobinfo_compile(pmix_data_buffer_t *reply, const pmix_proc_t *me,
-                                     sy_jseg_builder_t *b)
+                                     const char *here, sy_jseg_builder_t *b)
 {
     pmix_info_t *info = NULL;
     size_t n = 0;
@@ -446,7 +446,10 @@ pmix_status_t sy_opx_jobinfo_compile(pmix_data_buffer_t *reply, const pmix_proc_
     if (rc != PMIX_SUCCESS)
         return rc;
     char host[256];
-    local_hostname(info, n, me->rank, host, sizeof(host));
+    if (here != NULL)
+        snprintf(host, sizeof(host), "%s", here);
+    else
+        local_hostname(info, n, me->rank, host, sizeof(host));
     sy_jobinfo_summary_t summary;
     memset(&summary, 0, sizeof(summary));
     char *error = NULL;
