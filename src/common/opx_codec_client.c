@@ -135,6 +135,40 @@ static pmix_status_t put_commit(pmix_data_buffer_t *b, const sy_wire_commit_req_
     return rc;
 }
 
+/* SPAWN's apps as an OpenPMIx client completes them before they go: an
+ * OpenPMIx host starts an app without a working directory in its own
+ * (Open MPI's orted: not where the caller runs, so a relative command is
+ * not found), and takes argv[0] to be the command's name.  So the
+ * caller's directory goes with an app that names none, and an app
+ * without argv gets the command's base name as its one argument. */
+static pmix_status_t put_apps(pmix_data_buffer_t *b, const pmix_app_t *apps, size_t n)
+{
+    if (n == 0 || apps == NULL)
+        return put_array(b, NULL, 0, PMIX_APP);
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_app_t *copy = malloc(n * sizeof(*copy));
+    char **argv0 = calloc(2 * n, sizeof(*argv0)); /* per app: name, NULL */
+    char *cwd = getcwd(NULL, 0);
+    pmix_status_t rc = copy == NULL || argv0 == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        copy[i] = apps[i]; /* shallow: only read */
+        if (copy[i].cwd == NULL)
+            copy[i].cwd = cwd;
+        if (copy[i].argv == NULL && copy[i].cmd != NULL) {
+            const char *slash = strrchr(copy[i].cmd, '/');
+            argv0[2 * i] = (char *)(slash != NULL ? slash + 1 : copy[i].cmd);
+            copy[i].argv = &argv0[2 * i];
+        }
+    }
+    if (rc == PMIX_SUCCESS)
+        rc = put_array(b, copy, n, PMIX_APP);
+    free(copy);
+    free(argv0);
+    free(cwd);
+    return rc;
+}
+
 static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
 {
     if (d->part != SY_WIRE_REQUEST)
@@ -210,7 +244,7 @@ static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d,
         const sy_wire_spawn_req_t *m = msg;
         pmix_status_t rc = put_array(b, m->job_info, m->njob_info, PMIX_INFO);
         if (rc == PMIX_SUCCESS)
-            rc = put_array(b, m->apps, m->napps, PMIX_APP);
+            rc = put_apps(b, m->apps, m->napps);
         return rc;
     }
     case SY_CMD_LOG: {
