@@ -118,11 +118,11 @@ static char *our_hostname(void)
     return host;
 }
 
-/* One byte object: the namespace, then its job data as at REQ. */
-static pmix_status_t store_other_job(const pmix_byte_object_t *bo, const char *here)
+/* A job's data: the namespace, then its pairs as at REQ (bytes of n). */
+static pmix_status_t store_other_job(const void *bytes, size_t n, const char *here)
 {
     pmix_data_buffer_t blob = {0};
-    pmix_status_t rc = sy_buffer_set_copy(&blob, bo->bytes, bo->size);
+    pmix_status_t rc = sy_buffer_set_copy(&blob, bytes, n);
     char *ns = NULL;
     int32_t one = 1;
     if (rc == PMIX_SUCCESS)
@@ -137,7 +137,7 @@ static pmix_status_t store_other_job(const pmix_byte_object_t *bo, const char *h
         rc = sy_client_attach_private_job(ns, "opx", fill_other, &o);
     }
     if (rc != PMIX_SUCCESS)
-        sy_log(SY_LOG_WARN, "PMIx_Connect: the OpenPMIx server's data of job '%s' is unusable: %s",
+        sy_log(SY_LOG_WARN, "OpenPMIx server: its data of job '%s' is unusable: %s",
                ns != NULL ? ns : "?", PMIx_Error_string(rc));
     free(ns);
     sy_buffer_destruct(&blob);
@@ -158,11 +158,73 @@ pmix_status_t sy_client_opx_connect_jobs(pmix_data_buffer_t *rest)
             status = PMIX_ERR_UNPACK_FAILURE;
             break;
         }
-        rc = store_other_job(&bo, here);
+        rc = store_other_job(bo.bytes, bo.size, here);
         if (rc != PMIX_SUCCESS)
             status = rc;
         free(bo.bytes);
     }
     free(here);
     return status;
+}
+
+/* ---- SPAWN: the new job's data after its namespace ---- */
+
+typedef struct {
+    pmix_spawn_cbfunc_t cbfunc;
+    void *cbdata;
+} opx_spawn_t;
+
+/* The new job's pairs (what follows the namespace) as its job data, so
+ * that the parent can get the spawned job's keys before any connect, as
+ * OpenPMIx's own client can.  A failure costs one log line, not the
+ * spawn. */
+static void store_spawned(const char *nspace, pmix_data_buffer_t *rest)
+{
+    pmix_data_buffer_t blob = {0};
+    pmix_status_t rc = sy_opx_pack(&blob, &nspace, 1, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_buffer_append(&blob, rest->unpack_ptr, sy_buffer_remaining(rest));
+    if (rc == PMIX_SUCCESS) {
+        char *here = our_hostname();
+        (void)store_other_job(blob.base_ptr, blob.bytes_used, here);
+        free(here);
+    }
+    sy_buffer_destruct(&blob);
+}
+
+static void opx_spawn_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    opx_spawn_t *c = cbdata;
+    sy_wire_spawn_rep_t m;
+    pmix_nspace_t nspace;
+    memset(nspace, 0, sizeof(nspace));
+    pmix_status_t rc = sy_wire_unpack(&sy_wire_opx_client, reply, SY_WMSG_SPAWN_REP, &m);
+    if (rc != PMIX_SUCCESS && status == PMIX_SUCCESS)
+        status = rc;
+    if (status == PMIX_SUCCESS && m.nspace != NULL) {
+        PMIX_LOAD_NSPACE(nspace, m.nspace);
+        if (sy_buffer_remaining(reply) > 0)
+            store_spawned(nspace, reply);
+    }
+    sy_wire_spawn_rep_free(&m);
+    if (c->cbfunc != NULL)
+        c->cbfunc(status, nspace, c->cbdata);
+    free(c);
+}
+
+pmix_status_t sy_client_opx_spawn_nb(sy_conn_t *conn, const sy_wire_spawn_req_t *m,
+                                     pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+{
+    opx_spawn_t *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return PMIX_ERR_NOMEM;
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_wire_pack_request(&sy_wire_opx_client, &req, SY_WMSG_SPAWN_REQ, m);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_request_nb(conn, &req, opx_spawn_reply, c);
+    if (rc != PMIX_SUCCESS)
+        free(c);
+    return rc;
 }

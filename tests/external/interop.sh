@@ -16,7 +16,8 @@
 #   2. Our clients under an OpenPMIx server (Debian's mpirun.openmpi, which
 #      runs on Debian's libpmix; our directory reaches only the ranks): a
 #      PMIx client, MPI hello, ring, publish/lookup, PMIx_Connect of a
-#      job, MPI_Comm_spawn (-np 1 and 2, 2 children), abort.
+#      job, PMIx_Spawn and the new job's size, MPI_Comm_spawn (-np 1 and
+#      2, 2 children), abort.
 # Missing packages are installed; without them the test is skipped (77).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -255,6 +256,14 @@ section_ours_under_openpmix() {
         ok "ours under OpenPMIx: PMIx_Connect / PMIx_Disconnect of the job"
     else
         bad2 "ours under OpenPMIx: PMIx_Connect / PMIx_Disconnect of the job (exit $rc)"
+    fi
+    # PMIx_Spawn, then the new job's size at once (the spawn's reply
+    # carries its job data): rank 0 spawn + size + finalize, 2 finalizes
+    run 60 mpirun.openmpi --oversubscribe -np 1 $X ./ops spawnsize
+    if [ $rc -eq 0 ] && [ "$(count '^ok [0-9]')" -eq 5 ] && ! grep -q '^FAIL' "$T/out"; then
+        ok "ours under OpenPMIx: PMIx_Spawn, then the spawned job's size"
+    else
+        bad2 "ours under OpenPMIx: PMIx_Spawn, then the spawned job's size (exit $rc)"
     fi
     # MPI_Comm_spawn: spawn, connect (the CONNECT reply brings the other
     # job's data), messages over the intercommunicator, disconnect; the
