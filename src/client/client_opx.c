@@ -10,6 +10,7 @@
 
 #include "client/client_internal.h"
 #include "common/buffer.h"
+#include "common/datatype.h"
 #include "common/jseg.h"
 #include "common/log.h"
 #include "common/opx_bfrops.h"
@@ -36,15 +37,38 @@ static void server_from_uri(const char *uri, pmix_proc_t *server)
     PMIX_LOAD_PROCID(server, ns, (pmix_rank_t)strtoul(dot + 1, NULL, 10));
 }
 
-static pmix_status_t fill_job(sy_jseg_builder_t *b, void *reply)
+/* A job's data to compile: the reply it is read from, the job, this
+ * node's name (NULL: as the job data names it), and the parsed infos the
+ * builder points into, freed once the segment is published. */
+typedef struct {
+    pmix_data_buffer_t *blob;
+    pmix_proc_t job;
+    const char *here;
+    pmix_info_t *held;
+    size_t nheld;
+} opx_job_t;
+
+static pmix_status_t fill_job(sy_jseg_builder_t *b, void *arg)
 {
-    return sy_opx_jobinfo_compile(reply, &sy_client.me, NULL, b);
+    opx_job_t *o = arg;
+    return sy_opx_jobinfo_compile(o->blob, &o->job, o->here, b, &o->held, &o->nheld);
 }
 
-/* The job data as a private segment, attached as our namespace's. */
+/* A job's data as a private segment, attached as its namespace's. */
+static pmix_status_t attach_opx_job(opx_job_t *o)
+{
+    pmix_status_t rc = sy_client_attach_private_job(o->job.nspace, "opx", fill_job, o);
+    sy_array_free(o->held, o->nheld, PMIX_INFO);
+    o->held = NULL;
+    o->nheld = 0;
+    return rc;
+}
+
+/* Our own job's data. */
 static pmix_status_t attach_job(pmix_data_buffer_t *reply)
 {
-    return sy_client_attach_private_job(sy_client.me.nspace, "opx", fill_job, reply);
+    opx_job_t o = {.blob = reply, .job = sy_client.me};
+    return attach_opx_job(&o);
 }
 
 pmix_status_t sy_client_opx_connect(const char *uri)
@@ -92,18 +116,6 @@ pmix_status_t sy_client_opx_connect(const char *uri)
 
 /* ---- CONNECT: the job data of the other namespaces ---- */
 
-typedef struct {
-    pmix_data_buffer_t *blob;
-    pmix_proc_t job;
-    const char *here;
-} other_job_t;
-
-static pmix_status_t fill_other(sy_jseg_builder_t *b, void *arg)
-{
-    other_job_t *o = arg;
-    return sy_opx_jobinfo_compile(o->blob, &o->job, o->here, b);
-}
-
 /* Our node's name as our own job data gives it (the other job's data
  * names its nodes the same way), else NULL. */
 static char *our_hostname(void)
@@ -132,9 +144,9 @@ static pmix_status_t store_other_job(const void *bytes, size_t n, const char *he
     if (rc == PMIX_SUCCESS && !PMIX_CHECK_NSPACE(ns, sy_client.me.nspace)) {
         /* the parser reads the namespace again */
         blob.unpack_ptr = blob.base_ptr;
-        other_job_t o = {.blob = &blob, .here = here};
+        opx_job_t o = {.blob = &blob, .here = here};
         PMIX_LOAD_PROCID(&o.job, ns, PMIX_RANK_WILDCARD);
-        rc = sy_client_attach_private_job(ns, "opx", fill_other, &o);
+        rc = attach_opx_job(&o);
     }
     if (rc != PMIX_SUCCESS)
         sy_log(SY_LOG_WARN, "OpenPMIx server: its data of job '%s' is unusable: %s",

@@ -68,10 +68,13 @@ pmix_status_t sy_opx_jobinfo_parse(pmix_data_buffer_t *b, const char *nspace, pm
 /* The same compiled into a job-data segment builder for me->nspace
  * (jobinfo.h), this node being `here` (NULL: the node me runs on, as the
  * job data names it).  Also for another job's data (a CONNECT reply's):
- * me is then that namespace with any rank, here our node's name. */
+ * me is then that namespace with any rank, here our node's name.  The
+ * builder points into the parsed infos, handed back in *held / *nheld
+ * (also on failure): sy_array_free them once the builder is done with. */
 struct sy_jseg_builder;
 pmix_status_t sy_opx_jobinfo_compile(pmix_data_buffer_t *reply, const pmix_proc_t *me,
-                                     const char *here, struct sy_jseg_builder *b);
+                                     const char *here, struct sy_jseg_builder *b,
+                                     pmix_info_t **held, size_t *nheld);
 
 /* The OpenPMIx codec, client direction (opx_codec_client.c): requests
  * packed as an OpenPMIx 4.2 client packs them, replies read back.  A
