@@ -247,6 +247,9 @@ PMIX_EXPORT pmix_status_t PMIx_Spawn_nb(const pmix_info_t job_info[], size_t nin
                              .njob_info = ninfo,
                              .apps = (pmix_app_t *)apps,
                              .napps = napps};
+    sy_conn_t *conn = NULL;
+    if (sy_client.opx && sy_client_server_conn(&conn) == PMIX_SUCCESS)
+        return sy_client_opx_spawn_nb(conn, &m, cbfunc, cbdata);
     return sy_client_call_nb(SY_WMSG_SPAWN_REQ, &m, spawn_reply, (sy_client_cb_t){.spawn = cbfunc},
                              cbdata);
 }

@@ -38,8 +38,12 @@ pmix_status_t sy_client_resolve_nspace(const char *nspace, const pmix_info_t inf
     (void)ctx;
     pthread_mutex_lock(&sy_client_lock);
     sy_conn_t *conn = sy_client.refcount > 0 ? sy_client.conn : NULL;
+    bool opx = sy_client.opx;
     pthread_mutex_unlock(&sy_client_lock);
-    if (conn == NULL)
+    /* An OpenPMIx server has no such request: the job data of another
+     * namespace comes with the CONNECT reply (client_opx.c), its pairs
+     * with a GETNB of one of its processes (client_modex.c). */
+    if (conn == NULL || opx)
         return PMIX_ERR_NOT_FOUND;
     sy_wire_jobseg_req_t m = {.nspace = (char *)nspace};
     sy_wire_jobseg_rep_t rep;

@@ -157,6 +157,16 @@ pmix_status_t sy_client_resolve_nspace(const char *nspace, const pmix_info_t inf
 
 /* ---- client_opx.c: PMIx_Init under an OpenPMIx server at uri ---- */
 pmix_status_t sy_client_opx_connect(const char *uri);
+/* What follows the status of an OpenPMIx server's CONNECT reply: per
+ * other namespace taking part, a byte object holding the namespace and
+ * its job data (as at init), each attached as that namespace's job-data
+ * segment.  A malformed or unusable one: one log line, its status. */
+pmix_status_t sy_client_opx_connect_jobs(pmix_data_buffer_t *rest);
+/* PMIx_Spawn_nb to an OpenPMIx server on conn: its reply's namespace goes
+ * to cbfunc, and the job-level pairs that follow it are attached as that
+ * namespace's job data first (one log line when they cannot be). */
+pmix_status_t sy_client_opx_spawn_nb(sy_conn_t *conn, const sy_wire_spawn_req_t *m,
+                                     pmix_spawn_cbfunc_t cbfunc, void *cbdata);
 
 /* ---- client_iof.c: PMIx_IOF_pull / deregister / push ---- */
 /* An unsolicited SY_MSG_IOF on conn, kind already unpacked (on the loop). */

@@ -243,6 +243,61 @@ static pmix_status_t collective_req(const pmix_proc_t procs[], size_t nprocs,
     return PMIX_SUCCESS;
 }
 
+/* An OpenPMIx server appends the job data of the other namespaces to the
+ * status of its CONNECT reply, outside the codec's fields (as our server
+ * does for OpenPMIx clients, server_opx.c): client_opx.c reads it. */
+typedef struct {
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+} opx_connect_t;
+
+static pmix_status_t opx_connect_done(pmix_status_t status, pmix_data_buffer_t *rest)
+{
+    if (status != PMIX_SUCCESS && status != PMIX_ERR_PARTIAL_SUCCESS)
+        return status;
+    pmix_status_t rc = sy_client_opx_connect_jobs(rest);
+    return rc != PMIX_SUCCESS ? rc : status;
+}
+
+static void opx_connect_reply(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata)
+{
+    opx_connect_t *c = cbdata;
+    status = opx_connect_done(status, reply);
+    if (c->cbfunc != NULL)
+        c->cbfunc(status, c->cbdata);
+    free(c);
+}
+
+static pmix_status_t opx_connect_nb(sy_conn_t *conn, const sy_wire_fence_req_t *m,
+                                    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    opx_connect_t *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return PMIX_ERR_NOMEM;
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    pmix_data_buffer_t req;
+    pmix_status_t rc = sy_wire_pack_request(sy_client_codec(), &req, SY_WMSG_CONNECT_REQ, m);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_request_nb(conn, &req, opx_connect_reply, c);
+    if (rc != PMIX_SUCCESS)
+        free(c);
+    return rc;
+}
+
+static pmix_status_t opx_connect_wait(const sy_wire_fence_req_t *m)
+{
+    pmix_data_buffer_t req, rb;
+    pmix_status_t rc = sy_wire_pack_request(sy_client_codec(), &req, SY_WMSG_CONNECT_REQ, m);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    /* no time limit of ours: PMIX_TIMEOUT is the server's */
+    rc = sy_client_rpc_direct(&req, 365.0 * 86400, &rb);
+    rc = opx_connect_done(rc, &rb);
+    sy_buffer_destruct(&rb);
+    return rc;
+}
+
 static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size_t nprocs,
                                    const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                    void *cbdata)
@@ -253,6 +308,8 @@ static pmix_status_t collective_nb(sy_cmd_t cmd, const pmix_proc_t procs[], size
     pmix_status_t rc = collective_req(procs, nprocs, info, ninfo, &conn, &own, &m);
     if (rc != PMIX_SUCCESS)
         return rc;
+    if (cmd == SY_CMD_CONNECT && sy_client.opx)
+        return opx_connect_nb(conn, &m, cbfunc, cbdata);
     return sy_client_call_nb_on(conn, collective_id(cmd), &m, fence_reply,
                                 (sy_client_cb_t){.op = cbfunc}, cbdata);
 }
@@ -272,6 +329,8 @@ static pmix_status_t collective_wait(sy_cmd_t cmd, const pmix_proc_t procs[], si
         return PMIX_SUCCESS;
     if (rc != PMIX_SUCCESS)
         return rc;
+    if (cmd == SY_CMD_CONNECT && sy_client.opx)
+        return opx_connect_wait(&m);
     /* no time limit of ours: PMIX_TIMEOUT is the server's */
     sy_wire_fence_rep_t rep;
     rc = sy_client_call_direct(collective_id(cmd), &m, 365.0 * 86400, &rep);
@@ -331,25 +390,52 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
 
 /* ---- Get of a peer's key ---- */
 
-/* An OpenPMIx server answers with all the process's pairs: cache them
- * all, return the one asked for. */
-static pmix_status_t opx_pick(sy_wire_dmodex_rep_t *rep, const char *key, pmix_value_t **val)
+/* An OpenPMIx server answers with all the process's pairs (and, for a
+ * process of another job, its job's pairs under the wildcard rank), one
+ * PMIX_PROC_DATA array per process (opx_codec_client.c): cache them all
+ * under their owners, return the one asked for (the process's own, else
+ * its job's). */
+static pmix_status_t opx_pick(sy_wire_dmodex_rep_t *rep, const pmix_proc_t *proc, const char *key,
+                              pmix_value_t **val)
 {
-    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    const pmix_value_t *found = NULL;
+    bool own = false;
     const pmix_data_array_t *da = rep->value.data.darray;
     if (rep->value.type == PMIX_DATA_ARRAY && da != NULL && da->type == PMIX_INFO) {
-        const pmix_info_t *all = da->array;
+        const pmix_info_t *blobs = da->array;
         for (size_t i = 0; i < da->size; i++) {
-            sy_store_internal_put(&rep->owner, all[i].key, &all[i].value);
-            if (rc != PMIX_ERR_NOT_FOUND || strcmp(all[i].key, key) != 0)
+            const pmix_data_array_t *pa = blobs[i].value.data.darray;
+            if (blobs[i].value.type != PMIX_DATA_ARRAY || pa == NULL || pa->type != PMIX_INFO ||
+                pa->size == 0)
                 continue;
-            pmix_value_t *v = calloc(1, sizeof(*v));
-            rc = v == NULL ? PMIX_ERR_NOMEM : sy_value_copy(v, &all[i].value);
-            if (rc == PMIX_SUCCESS)
-                *val = v;
-            else
-                free(v);
+            const pmix_info_t *pairs = pa->array;
+            if (pairs[0].value.type != PMIX_PROC || pairs[0].value.data.proc == NULL)
+                continue;
+            const pmix_proc_t *who = pairs[0].value.data.proc;
+            /* PMIX_RANK_UNDEF: any process of the namespace */
+            bool mine = proc->rank == PMIX_RANK_UNDEF
+                            ? who->rank != PMIX_RANK_WILDCARD &&
+                                  PMIX_CHECK_NSPACE(who->nspace, proc->nspace)
+                            : PMIX_CHECK_PROCID(who, proc);
+            bool job =
+                who->rank == PMIX_RANK_WILDCARD && PMIX_CHECK_NSPACE(who->nspace, proc->nspace);
+            for (size_t k = 1; k < pa->size; k++) {
+                sy_store_internal_put(who, pairs[k].key, &pairs[k].value);
+                if (strcmp(pairs[k].key, key) != 0 || own || !(mine || (job && found == NULL)))
+                    continue;
+                found = &pairs[k].value;
+                own = mine;
+            }
         }
+    }
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    if (found != NULL) {
+        pmix_value_t *v = calloc(1, sizeof(*v));
+        rc = v == NULL ? PMIX_ERR_NOMEM : sy_value_copy(v, found);
+        if (rc == PMIX_SUCCESS)
+            *val = v;
+        else
+            free(v);
     }
     sy_wire_dmodex_rep_free(rep);
     return rc;
@@ -367,11 +453,11 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
     sy_wire_dmodex_rep_t rep;
     /* no time limit of ours: the server enforces PMIX_TIMEOUT */
     pmix_status_t rc = sy_client_call_direct(SY_WMSG_DMODEX_REQ, &m, 365.0 * 86400, &rep);
+    if (rc == PMIX_SUCCESS && sy_client.opx)
+        return opx_pick(&rep, proc, key, val);
     pmix_value_t *v = rc == PMIX_SUCCESS ? malloc(sizeof(*v)) : NULL;
     if (rc == PMIX_SUCCESS && v == NULL)
         rc = PMIX_ERR_NOMEM;
-    if (rc == PMIX_SUCCESS && sy_client.opx)
-        return opx_pick(&rep, key, val);
     if (rc == PMIX_SUCCESS) {
         /* the value is taken; cached for the next Get, attributed to the
          * real owner */

@@ -66,15 +66,24 @@ pmix_status_t sy_opx_map_decode(const void *bytes, size_t len, char **out);
 pmix_status_t sy_opx_jobinfo_parse(pmix_data_buffer_t *b, const char *nspace, pmix_info_t **info,
                                    size_t *ninfo);
 /* The same compiled into a job-data segment builder for me->nspace
- * (jobinfo.h), this node being the one me runs on. */
+ * (jobinfo.h), this node being `here` (NULL: the node me runs on, as the
+ * job data names it).  Also for another job's data (a CONNECT reply's):
+ * me is then that namespace with any rank, here our node's name.  The
+ * builder points into the parsed infos, handed back in *held / *nheld
+ * (also on failure): sy_array_free them once the builder is done with. */
 struct sy_jseg_builder;
 pmix_status_t sy_opx_jobinfo_compile(pmix_data_buffer_t *reply, const pmix_proc_t *me,
-                                     struct sy_jseg_builder *b);
+                                     const char *here, struct sy_jseg_builder *b,
+                                     pmix_info_t **held, size_t *nheld);
 
 /* The OpenPMIx codec, client direction (opx_codec_client.c): requests
  * packed as an OpenPMIx 4.2 client packs them, replies read back.  A
- * DMODEX reply's value is every pair of the process (a PMIX_DATA_ARRAY of
- * PMIX_INFO): OpenPMIx answers with all of them. */
+ * DMODEX reply's value is every pair OpenPMIx answers with: a
+ * PMIX_DATA_ARRAY of PMIX_PROC_DATA infos, one per process (the wildcard
+ * rank for job-level pairs of another job), each an array of PMIX_INFO
+ * whose first is PMIX_PROCID (a PMIX_PROC), the pairs after it.  A
+ * CONNECT reply's job data follows the status outside the codec's fields
+ * (client_opx.c reads it). */
 struct sy_wire_codec;
 extern const struct sy_wire_codec sy_wire_opx_client;
 #endif

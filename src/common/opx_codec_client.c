@@ -135,6 +135,40 @@ static pmix_status_t put_commit(pmix_data_buffer_t *b, const sy_wire_commit_req_
     return rc;
 }
 
+/* SPAWN's apps as an OpenPMIx client completes them before they go: an
+ * OpenPMIx host starts an app without a working directory in its own
+ * (Open MPI's orted: not where the caller runs, so a relative command is
+ * not found), and takes argv[0] to be the command's name.  So the
+ * caller's directory goes with an app that names none, and an app
+ * without argv gets the command's base name as its one argument. */
+static pmix_status_t put_apps(pmix_data_buffer_t *b, const pmix_app_t *apps, size_t n)
+{
+    if (n == 0 || apps == NULL)
+        return put_array(b, NULL, 0, PMIX_APP);
+    if (n > INT32_MAX)
+        return PMIX_ERR_BAD_PARAM;
+    pmix_app_t *copy = malloc(n * sizeof(*copy));
+    char **argv0 = calloc(2 * n, sizeof(*argv0)); /* per app: name, NULL */
+    char *cwd = getcwd(NULL, 0);
+    pmix_status_t rc = copy == NULL || argv0 == NULL ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        copy[i] = apps[i]; /* shallow: only read */
+        if (copy[i].cwd == NULL)
+            copy[i].cwd = cwd;
+        if (copy[i].argv == NULL && copy[i].cmd != NULL) {
+            const char *slash = strrchr(copy[i].cmd, '/');
+            argv0[2 * i] = (char *)(slash != NULL ? slash + 1 : copy[i].cmd);
+            copy[i].argv = &argv0[2 * i];
+        }
+    }
+    if (rc == PMIX_SUCCESS)
+        rc = put_array(b, copy, n, PMIX_APP);
+    free(copy);
+    free(argv0);
+    free(cwd);
+    return rc;
+}
+
 static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
 {
     if (d->part != SY_WIRE_REQUEST)
@@ -210,7 +244,7 @@ static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d,
         const sy_wire_spawn_req_t *m = msg;
         pmix_status_t rc = put_array(b, m->job_info, m->njob_info, PMIX_INFO);
         if (rc == PMIX_SUCCESS)
-            rc = put_array(b, m->apps, m->napps, PMIX_APP);
+            rc = put_apps(b, m->apps, m->napps);
         return rc;
     }
     case SY_CMD_LOG: {
@@ -245,15 +279,89 @@ static pmix_status_t client_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d,
 
 /* ---- replies ---- */
 
-/* GETNB: byte objects, each a process id and its pairs; as one value, a
- * PMIX_DATA_ARRAY of PMIX_INFO (the key asked for is the caller's to
- * pick: client_modex.c), the owner the first blob's process. */
+/* Append an info (key; the value is taken, val left zeroed) to a growing array. */
+static pmix_status_t info_append(pmix_info_t **v, size_t *n, size_t *cap, const char *key,
+                                 pmix_value_t *val)
+{
+    if (*n == *cap) {
+        size_t c = *cap > 0 ? 2 * *cap : 16;
+        pmix_info_t *g = realloc(*v, c * sizeof(*g));
+        if (g == NULL) {
+            sy_value_destruct(val);
+            return PMIX_ERR_NOMEM;
+        }
+        *v = g;
+        *cap = c;
+    }
+    memset(&(*v)[*n], 0, sizeof((*v)[*n]));
+    PMIX_LOAD_KEY((*v)[*n].key, key);
+    (*v)[*n].value = *val;
+    memset(val, 0, sizeof(*val));
+    (*n)++;
+    return PMIX_SUCCESS;
+}
+
+static pmix_data_array_t *info_array(pmix_info_t *v, size_t n)
+{
+    pmix_data_array_t *da = calloc(1, sizeof(*da));
+    if (da != NULL) {
+        da->type = PMIX_INFO;
+        da->size = n;
+        da->array = v;
+    }
+    return da;
+}
+
+/* One byte object of a GETNB reply: a process id, then its pairs, as a
+ * PMIX_PROC_DATA info whose array starts with PMIX_PROCID (the process)
+ * and goes on with the pairs. */
+static pmix_status_t get_dmodex_blob(pmix_data_buffer_t *sub, pmix_info_t **all, size_t *n,
+                                     size_t *cap)
+{
+    pmix_proc_t who;
+    int32_t one = 1;
+    pmix_status_t rc = sy_opx_unpack(sub, &who, &one, PMIX_PROC);
+    pmix_info_t *pairs = NULL;
+    size_t np = 0, pcap = 0;
+    pmix_value_t v = {.type = PMIX_PROC};
+    if (rc == PMIX_SUCCESS && (v.data.proc = malloc(sizeof(who))) == NULL)
+        rc = PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS) {
+        *v.data.proc = who;
+        rc = info_append(&pairs, &np, &pcap, PMIX_PROCID, &v);
+    }
+    while (rc == PMIX_SUCCESS && sy_buffer_remaining(sub) > 0) {
+        int64_t cnt = 0;
+        char *key = NULL;
+        rc = sy_opx_get_int(sub, 1, 1, &cnt);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_opx_unpack_kval(sub, &key, &v);
+        if (rc == PMIX_SUCCESS)
+            rc = key != NULL ? info_append(&pairs, &np, &pcap, key, &v) : PMIX_ERR_UNPACK_FAILURE;
+        free(key);
+    }
+    pmix_data_array_t *da = rc == PMIX_SUCCESS ? info_array(pairs, np) : NULL;
+    if (rc == PMIX_SUCCESS && da == NULL)
+        rc = PMIX_ERR_NOMEM;
+    if (rc != PMIX_SUCCESS) {
+        sy_array_free(pairs, np, PMIX_INFO);
+        return rc;
+    }
+    v = (pmix_value_t){.type = PMIX_DATA_ARRAY, .data.darray = da};
+    return info_append(all, n, cap, PMIX_PROC_DATA, &v);
+}
+
+/* GETNB: byte objects, each a process id and its pairs (the job-level
+ * ones of the wildcard rank come first when the target is of another
+ * job).  As one value: a PMIX_DATA_ARRAY of PMIX_PROC_DATA infos, one per
+ * byte object (get_dmodex_blob), so that each pair keeps its owner; the
+ * key asked for is the caller's to pick (client_modex.c).  The owner is
+ * the first byte object's process. */
 static pmix_status_t get_dmodex(pmix_data_buffer_t *b, sy_wire_dmodex_rep_t *m)
 {
     pmix_info_t *all = NULL;
     size_t n = 0, cap = 0;
     pmix_status_t rc = PMIX_SUCCESS;
-    bool first = true;
     while (rc == PMIX_SUCCESS && sy_buffer_remaining(b) > 0) {
         pmix_byte_object_t bo = {0};
         int32_t one = 1;
@@ -263,56 +371,24 @@ static pmix_status_t get_dmodex(pmix_data_buffer_t *b, sy_wire_dmodex_rep_t *m)
         pmix_data_buffer_t sub = {0};
         rc = sy_buffer_set_copy(&sub, bo.bytes, bo.size);
         free(bo.bytes);
-        if (rc != PMIX_SUCCESS)
-            break;
-        pmix_proc_t who;
-        one = 1;
-        rc = sy_opx_unpack(&sub, &who, &one, PMIX_PROC);
-        if (rc == PMIX_SUCCESS && first)
-            m->owner = who;
-        first = false;
-        while (rc == PMIX_SUCCESS && sy_buffer_remaining(&sub) > 0) {
-            int64_t cnt = 0;
-            rc = sy_opx_get_int(&sub, 1, 1, &cnt);
-            char *key = NULL;
-            pmix_value_t v;
-            if (rc == PMIX_SUCCESS)
-                rc = sy_opx_unpack_kval(&sub, &key, &v);
-            if (rc == PMIX_SUCCESS && n == cap) {
-                cap = cap > 0 ? 2 * cap : 16;
-                pmix_info_t *g = realloc(all, cap * sizeof(*g));
-                if (g == NULL) {
-                    rc = PMIX_ERR_NOMEM;
-                    sy_value_destruct(&v);
-                } else {
-                    all = g;
-                }
-            }
-            if (rc == PMIX_SUCCESS) {
-                memset(&all[n], 0, sizeof(all[n]));
-                PMIX_LOAD_KEY(all[n].key, key);
-                all[n].value = v;
-                n++;
-            }
-            free(key);
-        }
+        if (rc == PMIX_SUCCESS)
+            rc = get_dmodex_blob(&sub, &all, &n, &cap);
         sy_buffer_destruct(&sub);
     }
-    if (rc == PMIX_SUCCESS) {
-        pmix_data_array_t *da = calloc(1, sizeof(*da));
-        if (da == NULL) {
-            rc = PMIX_ERR_NOMEM;
-        } else {
-            da->type = PMIX_INFO;
-            da->size = n;
-            da->array = all;
-            m->value.type = PMIX_DATA_ARRAY;
-            m->value.data.darray = da;
-            return PMIX_SUCCESS;
-        }
+    pmix_data_array_t *da = rc == PMIX_SUCCESS ? info_array(all, n) : NULL;
+    if (rc == PMIX_SUCCESS && da == NULL)
+        rc = PMIX_ERR_NOMEM;
+    if (rc != PMIX_SUCCESS) {
+        sy_array_free(all, n, PMIX_INFO);
+        return rc;
     }
-    sy_array_free(all, n, PMIX_INFO);
-    return rc;
+    if (n > 0) {
+        const pmix_info_t *first = all[0].value.data.darray->array;
+        m->owner = *first[0].value.data.proc;
+    }
+    m->value.type = PMIX_DATA_ARRAY;
+    m->value.data.darray = da;
+    return PMIX_SUCCESS;
 }
 
 static pmix_status_t get_lookup(pmix_data_buffer_t *b, sy_wire_lookup_rep_t *m)

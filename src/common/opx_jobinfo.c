@@ -438,15 +438,21 @@ static int local_count(const pmix_info_t *info, size_t n, const char *host)
 }
 
 pmix_status_t sy_opx_jobinfo_compile(pmix_data_buffer_t *reply, const pmix_proc_t *me,
-                                     sy_jseg_builder_t *b)
+                                     const char *here, sy_jseg_builder_t *b, pmix_info_t **held,
+                                     size_t *nheld)
 {
     pmix_info_t *info = NULL;
     size_t n = 0;
+    *held = NULL;
+    *nheld = 0;
     pmix_status_t rc = sy_opx_jobinfo_parse(reply, me->nspace, &info, &n);
     if (rc != PMIX_SUCCESS)
         return rc;
     char host[256];
-    local_hostname(info, n, me->rank, host, sizeof(host));
+    if (here != NULL)
+        snprintf(host, sizeof(host), "%s", here);
+    else
+        local_hostname(info, n, me->rank, host, sizeof(host));
     sy_jobinfo_summary_t summary;
     memset(&summary, 0, sizeof(summary));
     char *error = NULL;
@@ -457,6 +463,9 @@ pmix_status_t sy_opx_jobinfo_compile(pmix_data_buffer_t *reply, const pmix_proc_
                error != NULL ? error : PMIx_Error_string(rc));
     free(error);
     sy_jobinfo_summary_free(&summary);
-    sy_array_free(info, n, PMIX_INFO);
+    /* the builder points into info: it lives until the caller has
+     * published the segment */
+    *held = info;
+    *nheld = n;
     return rc;
 }

@@ -20,7 +20,9 @@
 #      its libpmix pinned by DT_RPATH, and against ours.
 #   2. Our clients under an OpenPMIx server (Debian's mpirun.openmpi, which
 #      runs on Debian's libpmix; our directory reaches only the ranks): a
-#      PMIx client, MPI hello, ring, publish/lookup, abort.
+#      PMIx client, MPI hello, ring, publish/lookup, PMIx_Connect of a
+#      job, PMIx_Spawn and the new job's size, MPI_Comm_spawn (-np 1 and
+#      2, 2 children), abort.
 # Missing packages are installed; without them the test is skipped (77).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -386,7 +388,12 @@ section_ours_under_openpmix() {
         echo "Bail out! cc fence_get"
         exit 99
     fi
-    for p in hello ring pubsub abort; do
+    if ! cc -O1 -Wall -I"$OPINC" -o "$T/ops" "$S/interop/opx_ops.c" -lpmix > "$T/build" 2>&1; then
+        cat "$T/build"
+        echo "Bail out! cc opx_ops"
+        exit 99
+    fi
+    for p in hello ring pubsub abort spawn; do
         if ! mpicc.openmpi -O1 -Wall -I"$S/openmpi" -o "$T/$p" "$S/openmpi/$p.c" \
                 > "$T/build" 2>&1; then
             cat "$T/build"
@@ -425,6 +432,34 @@ section_ours_under_openpmix() {
     else
         bad2 "ours under OpenPMIx: publish/lookup/unpublish (exit $rc)"
     fi
+    # PMIx_Connect / Disconnect of the whole job: per rank 3 checks
+    run 60 mpirun.openmpi --oversubscribe -np 2 $X ./ops connect
+    if [ $rc -eq 0 ] && [ "$(count '^ok [0-9]')" -eq 6 ] && ! grep -q '^FAIL' "$T/out"; then
+        ok "ours under OpenPMIx: PMIx_Connect / PMIx_Disconnect of the job"
+    else
+        bad2 "ours under OpenPMIx: PMIx_Connect / PMIx_Disconnect of the job (exit $rc)"
+    fi
+    # PMIx_Spawn, then the new job's size at once (the spawn's reply
+    # carries its job data): rank 0 spawn + size + finalize, 2 finalizes
+    run 60 mpirun.openmpi --oversubscribe -np 1 $X ./ops spawnsize
+    if [ $rc -eq 0 ] && [ "$(count '^ok [0-9]')" -eq 5 ] && ! grep -q '^FAIL' "$T/out"; then
+        ok "ours under OpenPMIx: PMIx_Spawn, then the spawned job's size"
+    else
+        bad2 "ours under OpenPMIx: PMIx_Spawn, then the spawned job's size (exit $rc)"
+    fi
+    # MPI_Comm_spawn: spawn, connect (the CONNECT reply brings the other
+    # job's data), messages over the intercommunicator, disconnect; the
+    # children too run on ours (orted/mpirun launches them)
+    for np in 1 2; do
+        run 90 mpirun.openmpi --oversubscribe -np $np $X ./spawn
+        if [ $rc -eq 0 ] && [ "$(count '^parent .: 2 children, got 20[01] from child')" -eq 2 ] &&
+           [ "$(count "^child . of 2: $np parents, got 10[01]$")" -eq 2 ] &&
+           ranks_ours_parent_theirs $((np + 2)); then
+            ok "ours under OpenPMIx: MPI_Comm_spawn -np $np + 2 children, intercomm, disconnect"
+        else
+            bad2 "ours under OpenPMIx: MPI_Comm_spawn -np $np (exit $rc)"
+        fi
+    done
     run 60 mpirun.openmpi --oversubscribe -np 3 $X ./abort
     if [ $rc -eq 3 ]; then
         ok "ours under OpenPMIx: MPI_Abort(3), mpirun exits 3"

@@ -1,7 +1,8 @@
 /* Unit test: the client side of OpenPMIx's protocol that needs no server
- * (src/common/opx_connect.c, opx_map.c): telling an OpenPMIx server's
- * environment from ours, the bytes of the connect message, and the three
- * node/proc map encodings, with malformed blobs refused. */
+ * (src/common/opx_connect.c, opx_map.c, opx_codec_client.c): telling an
+ * OpenPMIx server's environment from ours, the bytes of the connect
+ * message, the three node/proc map encodings, with malformed blobs
+ * refused, and a GETNB reply's pairs kept with their processes. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -17,9 +18,14 @@
 
 #include <pmix_common.h>
 
+#include "common/buffer.h"
+#include "common/datatype.h"
 #include "common/frame.h"
+#include "common/opx_bfrops.h"
 #include "common/opx_client.h"
 #include "common/wire.h"
+#include "common/wire_codec.h"
+#include "common/wire_msgs.h"
 
 static void clear_env(void)
 {
@@ -170,12 +176,89 @@ static void test_maps(void **state)
     assert_int_equal(PMIX_ERR_BAD_PARAM, sy_opx_map_decode(bad, len, &s));
 }
 
+/* One GETNB byte object: the process, then its pairs, a KVAL pack call
+ * each (as OpenPMIx's server packs them). */
+static void put_blob(pmix_data_buffer_t *reply, const char *ns, pmix_rank_t rank, const char *key,
+                     uint32_t value)
+{
+    pmix_data_buffer_t blob = {0};
+    pmix_proc_t who;
+    PMIX_LOAD_PROCID(&who, ns, rank);
+    assert_int_equal(PMIX_SUCCESS, sy_opx_pack(&blob, &who, 1, PMIX_PROC));
+    pmix_value_t v = {.type = PMIX_UINT32, .data.uint32 = value};
+    assert_int_equal(PMIX_SUCCESS, sy_opx_put_int(&blob, 1));
+    assert_int_equal(PMIX_SUCCESS, sy_opx_pack_kval(&blob, key, &v));
+    pmix_byte_object_t bo = {.bytes = (char *)blob.base_ptr, .size = blob.bytes_used};
+    assert_int_equal(PMIX_SUCCESS, sy_opx_pack(reply, &bo, 1, PMIX_BYTE_OBJECT));
+    sy_buffer_destruct(&blob);
+}
+
+/* A GETNB reply for a process of another job opens with that job's pairs
+ * under the wildcard rank: every pair must keep its own process (one
+ * PMIX_PROC_DATA array per byte object, PMIX_PROCID first), or the job's
+ * values would pass for the target's and the next target's for this
+ * one's. */
+static void test_dmodex_owners(void **state)
+{
+    (void)state;
+    pmix_data_buffer_t b = {0};
+    put_blob(&b, "other.job", PMIX_RANK_WILDCARD, "pmix.job.size", 2);
+    put_blob(&b, "other.job", 1, "btl.addr", 71);
+    sy_wire_dmodex_rep_t m;
+    assert_int_equal(PMIX_SUCCESS, sy_wire_unpack(&sy_wire_opx_client, &b, SY_WMSG_DMODEX_REP, &m));
+    assert_string_equal("other.job", m.owner.nspace);
+    assert_int_equal(PMIX_RANK_WILDCARD, m.owner.rank);
+    assert_int_equal(PMIX_DATA_ARRAY, m.value.type);
+    const pmix_data_array_t *da = m.value.data.darray;
+    assert_int_equal(PMIX_INFO, da->type);
+    assert_int_equal(2, da->size);
+    const pmix_info_t *blobs = da->array;
+    const pmix_rank_t ranks[2] = {PMIX_RANK_WILDCARD, 1};
+    const char *keys[2] = {"pmix.job.size", "btl.addr"};
+    const uint32_t values[2] = {2, 71};
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(PMIX_PROC_DATA, blobs[i].key);
+        assert_int_equal(PMIX_DATA_ARRAY, blobs[i].value.type);
+        const pmix_data_array_t *pa = blobs[i].value.data.darray;
+        assert_int_equal(2, pa->size);
+        const pmix_info_t *pairs = pa->array;
+        assert_string_equal(PMIX_PROCID, pairs[0].key);
+        assert_int_equal(PMIX_PROC, pairs[0].value.type);
+        assert_string_equal("other.job", pairs[0].value.data.proc->nspace);
+        assert_int_equal(ranks[i], pairs[0].value.data.proc->rank);
+        assert_string_equal(keys[i], pairs[1].key);
+        assert_int_equal(values[i], pairs[1].value.data.uint32);
+    }
+    sy_wire_dmodex_rep_free(&m);
+    sy_buffer_destruct(&b);
+    /* cut anywhere but between the byte objects: refused */
+    pmix_data_buffer_t whole = {0};
+    put_blob(&whole, "other.job", PMIX_RANK_WILDCARD, "pmix.job.size", 2);
+    size_t first = whole.bytes_used;
+    put_blob(&whole, "other.job", 1, "btl.addr", 71);
+    for (size_t cut = 1; cut < whole.bytes_used; cut++) {
+        pmix_data_buffer_t part = {0};
+        assert_int_equal(PMIX_SUCCESS, sy_buffer_set_copy(&part, whole.base_ptr, cut));
+        pmix_status_t rc = sy_wire_unpack(&sy_wire_opx_client, &part, SY_WMSG_DMODEX_REP, &m);
+        if (cut == first) {
+            assert_int_equal(PMIX_SUCCESS, rc);
+            assert_int_equal(1, m.value.data.darray->size);
+            sy_wire_dmodex_rep_free(&m);
+        } else {
+            assert_int_not_equal(PMIX_SUCCESS, rc);
+        }
+        sy_buffer_destruct(&part);
+    }
+    sy_buffer_destruct(&whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_which_server),
         cmocka_unit_test(test_connect_msg),
         cmocka_unit_test(test_maps),
+        cmocka_unit_test(test_dmodex_owners),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,9 @@
  *   spawn    rank 0 spawns 2 of this program ("child"), and the parent job
  *            and the children connect: each side then reads the other's
  *            job size, which only the connect's job data tells it;
+ *   spawnsize  rank 0 spawns 2 of this program (idle: init and finalize)
+ *            and reads the new job's size at once, before any connect: the
+ *            spawn's reply brings it;
  *   invite   rank 0 invites the whole job to a group, the others join;
  *   grpinfo  a group of the whole job with a context id, each member
  *            giving PMIX_GROUP_LOCAL_CID 500 + rank in PMIX_GROUP_INFO;
@@ -102,6 +105,24 @@ static void spawn_and_connect(const char *self)
         PMIX_VALUE_RELEASE(v);
     }
     connect_jobs(me.nspace, nspace);
+}
+
+static void spawn_size(const char *self)
+{
+    if (me.rank != 0)
+        return;
+    pmix_app_t app;
+    PMIX_APP_CONSTRUCT(&app);
+    app.cmd = strdup(self);
+    app.argv = calloc(3, sizeof(char *));
+    app.argv[0] = strdup(self);
+    app.argv[1] = strdup("idle");
+    app.maxprocs = 2;
+    char nspace[PMIX_MAX_NSLEN + 1] = "";
+    report("spawn", PMIx_Spawn(NULL, 0, &app, 1, nspace), PMIX_SUCCESS);
+    PMIX_APP_DESTRUCT(&app);
+    uint32_t n = job_size_of(nspace);
+    printf("%s %u spawned job size %u\n", n == 2 ? "ok" : "FAIL", me.rank, n);
 }
 
 static void child(void)
@@ -398,6 +419,10 @@ int main(int argc, char **argv)
         connect_job();
     else if (strcmp(mode, "spawn") == 0)
         spawn_and_connect(argv[0]);
+    else if (strcmp(mode, "spawnsize") == 0)
+        spawn_size(argv[0]);
+    else if (strcmp(mode, "idle") == 0)
+        ;
     else if (strcmp(mode, "child") == 0)
         child();
     else if (strcmp(mode, "invite") == 0)

@@ -1,8 +1,12 @@
 /* MPI_Comm_spawn: the parents spawn 2 children of this same binary; child
  * c pairs with parent c % nparents, they exchange a value over the
- * intercommunicator, then disconnect. */
+ * intercommunicator, then disconnect.  Every process, parent or child,
+ * reports which libpmix it and its parent (the launcher) mapped. */
 #include <mpi.h>
 #include <stdio.h>
+#include <unistd.h>
+
+#include "sy_mapcheck.h"
 
 int main(int argc, char **argv)
 {
@@ -37,6 +41,9 @@ int main(int argc, char **argv)
         inter = parent;
     }
     MPI_Comm_disconnect(&inter);
+    /* (reported, not counted: openmpi.sh and interop.sh check the lines) */
+    sy_mapcheck("rank", 0);
+    sy_mapcheck("parent", getppid());
     MPI_Finalize();
     return rc;
 }
