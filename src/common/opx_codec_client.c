@@ -146,6 +146,18 @@ static pmix_status_t put_queries(pmix_data_buffer_t *b, const sy_wire_query_req_
     pmix_status_t rc = PMIX_SUCCESS;
     /* the records' keys are NULL-terminated lists: borrowed, not copied */
     for (size_t i = 0; i < m->nqueries; i++) {
+        for (size_t k = 0; k < m->queries[i].nkeys; k++) {
+            if (strcmp(m->queries[i].keys[k], PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0) {
+                /* an OpenPMIx 4.2.2 server dies of it (a segfault, with
+                 * its own tools too): never sent */
+                sy_log(SY_LOG_WARN,
+                       "OpenPMIx server: not asked for %s (OpenPMIx 4.2.2 servers "
+                       "crash on it): not supported",
+                       PMIX_QUERY_ATTRIBUTE_SUPPORT);
+                free(q);
+                return PMIX_ERR_NOT_SUPPORTED;
+            }
+        }
         q[i].keys = m->queries[i].keys;
         q[i].qualifiers = m->queries[i].qualifiers;
         q[i].nqual = m->queries[i].nqualifiers;

@@ -9,7 +9,8 @@
 # PMIX_SERVER_URI and by PMIX_TCP_URI; get an identity from its host;
 # query the namespaces and the process table; get an event a rank sends
 # and the job's end; finalize.  A request the codec has no OpenPMIx form
-# for fails at once with one log line.  OpenPMIx's own tool runs first,
+# for (IOF), or that OpenPMIx servers die of (attribute support), fails at
+# once with one log line.  OpenPMIx's own tool runs first,
 # against the same host, to show the host works.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -129,6 +130,16 @@ if [ $rc -ne 0 ] && [ $rc -ne 124 ] && has 'not supported\|NOT-SUPPORTED\|NOT_SU
     sed 's/^/#   /' "$T/out"
 else
     bad "switchyard-tool attach against the OpenPMIx server (exit $rc)"
+fi
+
+# attribute support: OpenPMIx 4.2.2 servers crash on the query (their own
+# tools' too): never sent, NOT_SUPPORTED and one log line
+timeout 30 "$ST" --pid "$HOST_PID" attrs PMIx_Query_info > "$T/out" 2>&1
+rc=$?
+if [ $rc -ne 124 ] && has 'NOT-SUPPORTED' && has 'crash on it' && kill -0 "$HOST_PID"; then
+    ok "switchyard-tool attrs (not sent to OpenPMIx): NOT_SUPPORTED, the server lives"
+else
+    bad "switchyard-tool attrs against the OpenPMIx server (exit $rc)"
 fi
 
 for how in tcp uri; do
