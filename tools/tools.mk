@@ -57,6 +57,11 @@ TESTS += tests/external/interop.sh
 EXTRA_DIST += tests/external/interop.sh tests/external/interop/opx_client.c \
 	tests/external/interop/opx_ops.c tests/external/interop/opx_tool.c \
 	tests/external/interop/opx_singleton.c
+# Our tool role attached to an OpenPMIx 4.2.2 server (a host built on
+# Debian's libpmix): rendezvous, handshake, queries, events, finalize.
+TESTS += tests/external/opx-tool.sh
+EXTRA_DIST += tests/external/opx-tool.sh tests/external/interop/opx_host.c \
+	tests/external/interop/opx_waiter.c tests/external/interop/opx_attach_tool.c
 # opx_check: reads OpenPMIx's own PMIx_Data_pack output with our decoder.
 check_PROGRAMS += tests/external/interop/opx_check
 # Debian's Open MPI 4.1 (mpirun, orted, ranks) on our library, and

@@ -24,6 +24,13 @@
 #define SY_OPX_GDS "hash"
 #define SY_OPX_PSEC "native"
 
+/* The kind of process a connect message announces (OpenPMIx's
+ * "rendezvous flag", one byte): a client its server launched, a tool that
+ * asks the server's host for an identity, a tool that brings its own. */
+#define SY_OPX_PEER_CLIENT 0
+#define SY_OPX_PEER_TOOL_NEEDS_ID 3
+#define SY_OPX_PEER_TOOL_GIVEN_ID 4
+
 /* OpenPMIx's command codes (a PMIX_COMMAND, one byte) */
 #define SY_OPX_CMD_REQ 0
 
@@ -43,6 +50,15 @@ pmix_status_t sy_opx_connect_msg(const pmix_proc_t *me, uint8_t **msg, size_t *l
  * returned as is; transport failures as PMIX_ERR_UNREACH. */
 pmix_status_t sy_opx_connect(const char *uri, const pmix_proc_t *me, double seconds, int *fd,
                              int32_t *pindex);
+
+/* A tool's connect to the OpenPMIx server at uri: as the identity me, or,
+ * with me->nspace empty, as a tool asking for one (blocking, within
+ * `seconds`).  *assigned receives the identity we have on that server,
+ * *server the server's own; the socket is left in *fd.  Every later
+ * header carries pindex 0 (tools are never told one).  A refusal's
+ * status is returned as is, with one log line. */
+pmix_status_t sy_opx_tool_connect(const char *uri, const pmix_proc_t *me, double seconds, int *fd,
+                                  pmix_proc_t *assigned, pmix_proc_t *server);
 
 /* One framed request on fd (blocking) and the body of the frame carrying
  * its tag (malloc'd; frames of other tags before it are dropped with a

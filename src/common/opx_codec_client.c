@@ -37,6 +37,7 @@ enum {
     OPX_DISCONNECTNB = 11,
     OPX_NOTIFY = 12,
     OPX_REGEVENTS = 13,
+    OPX_QUERY = 15,
     OPX_LOG = 16,
     OPX_JOB_CONTROL = 18,
 };
@@ -57,6 +58,7 @@ static const struct {
     {SY_CMD_SPAWN, OPX_SPAWNNB},
     {SY_CMD_CONNECT, OPX_CONNECTNB},
     {SY_CMD_DISCONNECT, OPX_DISCONNECTNB},
+    {SY_CMD_QUERY, OPX_QUERY},
     {SY_CMD_LOG, OPX_LOG},
     {SY_CMD_JOB_CONTROL, OPX_JOB_CONTROL},
 };
@@ -169,6 +171,36 @@ static pmix_status_t put_apps(pmix_data_buffer_t *b, const pmix_app_t *apps, siz
     return rc;
 }
 
+/* QUERY: SIZE n, then the n queries in one pack call (keys, qualifiers) */
+static pmix_status_t put_queries(pmix_data_buffer_t *b, const sy_wire_query_req_t *m)
+{
+    pmix_query_t *q = m->nqueries > 0 ? calloc(m->nqueries, sizeof(*q)) : NULL;
+    if (m->nqueries > 0 && q == NULL)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = PMIX_SUCCESS;
+    /* the records' keys are NULL-terminated lists: borrowed, not copied */
+    for (size_t i = 0; i < m->nqueries; i++) {
+        for (size_t k = 0; k < m->queries[i].nkeys; k++) {
+            if (strcmp(m->queries[i].keys[k], PMIX_QUERY_ATTRIBUTE_SUPPORT) == 0) {
+                /* an OpenPMIx 4.2.2 server dies of it (a segfault, with
+                 * its own tools too): never sent */
+                sy_log(SY_LOG_WARN,
+                       "OpenPMIx server: not asked for %s (OpenPMIx 4.2.2 servers "
+                       "crash on it): not supported",
+                       PMIX_QUERY_ATTRIBUTE_SUPPORT);
+                free(q);
+                return PMIX_ERR_NOT_SUPPORTED;
+            }
+        }
+        q[i].keys = m->queries[i].keys;
+        q[i].qualifiers = m->queries[i].qualifiers;
+        q[i].nqual = m->queries[i].nqualifiers;
+    }
+    rc = put_array(b, q, m->nqueries, PMIX_QUERY);
+    free(q);
+    return rc;
+}
+
 static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
 {
     if (d->part != SY_WIRE_REQUEST)
@@ -247,6 +279,7 @@ static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d,
             rc = put_apps(b, m->apps, m->napps);
         return rc;
     }
+    case SY_CMD_QUERY: return put_queries(b, msg);
     case SY_CMD_LOG: {
         const sy_wire_log_req_t *m = msg;
         time_t stamp = 0; /* "not taken" */
@@ -451,6 +484,15 @@ static pmix_status_t client_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *
     switch (d->code) {
     case SY_CMD_DMODEX: return get_dmodex(b, msg);
     case SY_CMD_LOOKUP: return get_lookup(b, msg);
+    case SY_CMD_QUERY: {
+        sy_wire_query_rep_t *m = msg;
+        size_t n = 0;
+        int32_t one = 1;
+        pmix_status_t rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS && n > 0)
+            rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->results, &m->nresults);
+        return rc;
+    }
     case SY_CMD_JOB_CONTROL: {
         sy_wire_job_control_rep_t *m = msg;
         size_t n = 0;

@@ -1,6 +1,7 @@
-/* OpenPMIx's 4.2.x connect handshake, the client's side: which server the
- * environment names, the connect message, the status and peer index that
- * answer it (docs/wire-protocol.md, "OpenPMIx protocol, client side"). */
+/* OpenPMIx's 4.2.x connect handshake, from a client or a tool: which
+ * server the environment names, the connect message, what answers it (a
+ * client's status and peer index; a tool's status, identity and the
+ * server's) (docs/wire-protocol.md, "OpenPMIx protocol, client side"). */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include <pmix.h>
 
+#include "common/buffer.h"
 #include "common/frame.h"
 #include "common/log.h"
 #include "common/opx_bfrops.h"
@@ -115,15 +117,41 @@ static void put_str(uint8_t *msg, size_t *off, const char *s)
     *off += n;
 }
 
-pmix_status_t sy_opx_connect_msg(const pmix_proc_t *me, uint8_t **msg, size_t *len)
+/* The connect message of a process of kind `flag` (a simple client, or a
+ * tool that needs or was given an identity), header included.  A tool
+ * sends its uid and gid (network order) before its identity, and after
+ * the job-store name a packed list of infos (SIZE, then INFO). */
+static pmix_status_t connect_msg(uint8_t flag, const pmix_proc_t *id, uint8_t **msg, size_t *len)
 {
-    size_t nslen = strnlen(me->nspace, PMIX_MAX_NSLEN);
+    bool tool = flag != SY_OPX_PEER_CLIENT;
+    bool with_id = flag != SY_OPX_PEER_TOOL_NEEDS_ID;
+    size_t nslen = with_id ? strnlen(id->nspace, PMIX_MAX_NSLEN) : 0;
+    pmix_data_buffer_t extra = {0};
+    if (tool) {
+        /* what an OpenPMIx tool tells its server's host about itself */
+        pmix_info_t pid;
+        pid_t me = getpid();
+        size_t one = 1;
+        PMIX_INFO_LOAD(&pid, PMIX_PROC_PID, &me, PMIX_PID);
+        pmix_status_t rc = sy_opx_pack(&extra, &one, 1, PMIX_SIZE);
+        if (rc == PMIX_SUCCESS)
+            rc = sy_opx_pack(&extra, &pid, 1, PMIX_INFO);
+        PMIX_INFO_DESTRUCT(&pid);
+        if (rc != PMIX_SUCCESS) {
+            sy_buffer_destruct(&extra);
+            return rc;
+        }
+    }
     size_t body = sizeof(SY_OPX_PSEC) + 4 + 8 /* the credential's length, the credential */ +
-                  1 /* type */ + nslen + 1 + 4 /* rank */ + sizeof(SY_OPX_VERSION) +
-                  sizeof(SY_OPX_BFROPS) + 1 /* buffer type */ + sizeof(SY_OPX_GDS);
+                  1 /* type */ + (tool ? 8 : 0) /* uid, gid */ +
+                  (with_id ? nslen + 1 + 4 : 0) /* nspace, rank */ + sizeof(SY_OPX_VERSION) +
+                  sizeof(SY_OPX_BFROPS) + 1 /* buffer type */ + sizeof(SY_OPX_GDS) +
+                  extra.bytes_used;
     uint8_t *m = calloc(1, SY_FRAME_HEADER_SIZE + body);
-    if (m == NULL)
+    if (m == NULL) {
+        sy_buffer_destruct(&extra);
         return PMIX_ERR_NOMEM;
+    }
     /* The wart: this one header is in host order (pindex -1, the wildcard
      * tag, the length), read by the server without conversion. */
     int32_t pindex = -1;
@@ -137,61 +165,146 @@ pmix_status_t sy_opx_connect_msg(const pmix_proc_t *me, uint8_t **msg, size_t *l
      * host order (the server then checks them against the job's) */
     put_be32(m + off, 8);
     off += 4;
-    uint32_t id = (uint32_t)geteuid();
-    memcpy(m + off, &id, 4);
-    id = (uint32_t)getegid();
-    memcpy(m + off + 4, &id, 4);
+    uint32_t uid = (uint32_t)geteuid(), gid = (uint32_t)getegid();
+    memcpy(m + off, &uid, 4);
+    memcpy(m + off + 4, &gid, 4);
     off += 8;
-    m[off++] = 0; /* a simple client, launched by the server */
-    memcpy(m + off, me->nspace, nslen);
-    off += nslen + 1;
-    put_be32(m + off, me->rank);
-    off += 4;
+    m[off++] = flag;
+    if (tool) {
+        put_be32(m + off, uid);
+        put_be32(m + off + 4, gid);
+        off += 8;
+    }
+    if (with_id) {
+        memcpy(m + off, id->nspace, nslen);
+        off += nslen + 1;
+        put_be32(m + off, id->rank);
+        off += 4;
+    }
     put_str(m, &off, SY_OPX_VERSION);
     put_str(m, &off, SY_OPX_BFROPS);
     m[off++] = SY_OPX_BUFFER_NON_DESC;
     put_str(m, &off, SY_OPX_GDS);
+    if (extra.bytes_used > 0)
+        memcpy(m + off, extra.base_ptr, extra.bytes_used);
+    off += extra.bytes_used;
+    sy_buffer_destruct(&extra);
     *msg = m;
     *len = off;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_opx_connect_msg(const pmix_proc_t *me, uint8_t **msg, size_t *len)
+{
+    return connect_msg(SY_OPX_PEER_CLIENT, me, msg, len);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+/* Dial uri and send the connect message of `flag`; the socket in *fd. */
+static pmix_status_t dial_and_send(const char *what, const char *uri, uint8_t flag,
+                                   const pmix_proc_t *id, double deadline, int *fd)
+{
+    char host[256];
+    int port = 0;
+    *fd = -1;
+    if (sy_rndz_parse_uri(uri, host, sizeof(host), &port) != PMIX_SUCCESS) {
+        sy_log(SY_LOG_WARN, "%s: cannot parse the OpenPMIx server URI '%s'", what, uri);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    int s = -1;
+    if (sy_tcp_connect(host, port, &s) != PMIX_SUCCESS) {
+        sy_log(SY_LOG_WARN, "%s: cannot reach the OpenPMIx server at %s", what, uri);
+        return PMIX_ERR_UNREACH;
+    }
+    uint8_t *msg = NULL;
+    size_t len = 0;
+    pmix_status_t rc = connect_msg(flag, id, &msg, &len);
+    if (rc == PMIX_SUCCESS)
+        rc = put(s, msg, len, deadline);
+    free(msg);
+    if (rc != PMIX_SUCCESS) {
+        close(s);
+        return rc == PMIX_ERR_TIMEOUT ? rc : PMIX_ERR_UNREACH;
+    }
+    *fd = s;
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_opx_tool_connect(const char *uri, const pmix_proc_t *me, double seconds, int *fd,
+                                  pmix_proc_t *assigned, pmix_proc_t *server)
+{
+    static const char what[] = "PMIx_tool_init";
+    bool need_id = me->nspace[0] == '\0';
+    uint8_t flag = need_id ? SY_OPX_PEER_TOOL_NEEDS_ID : SY_OPX_PEER_TOOL_GIVEN_ID;
+    double deadline = now() + seconds;
+    int s = -1;
+    pmix_status_t rc = dial_and_send(what, uri, flag, me, deadline, &s);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    /* the host's answer; then, for a tool that asked for one, the identity
+     * it gave us (a fixed-size nspace field and a rank); the server's own
+     * identity the same way; last the status of the credential check */
+    uint8_t word[4], ns[PMIX_MAX_NSLEN + 1];
+    rc = get(s, word, 4, deadline);
+    pmix_status_t status = rc == PMIX_SUCCESS ? (pmix_status_t)be32(word) : rc;
+    if (status == PMIX_SUCCESS) {
+        *assigned = *me;
+        if (need_id && (rc = get(s, ns, sizeof(ns), deadline)) == PMIX_SUCCESS &&
+            (rc = get(s, word, 4, deadline)) == PMIX_SUCCESS) {
+            ns[PMIX_MAX_NSLEN] = '\0';
+            PMIX_LOAD_PROCID(assigned, (const char *)ns, be32(word));
+        }
+        if (rc == PMIX_SUCCESS && (rc = get(s, ns, sizeof(ns), deadline)) == PMIX_SUCCESS &&
+            (rc = get(s, word, 4, deadline)) == PMIX_SUCCESS) {
+            ns[PMIX_MAX_NSLEN] = '\0';
+            PMIX_LOAD_PROCID(server, (const char *)ns, be32(word));
+        }
+        if (rc == PMIX_SUCCESS && (rc = get(s, word, 4, deadline)) == PMIX_SUCCESS)
+            status = (pmix_status_t)be32(word);
+        else
+            status = rc;
+    }
+    if (status != PMIX_SUCCESS) {
+        /* PMIX_ERR_READY_FOR_HANDSHAKE asks for an interactive security
+         * exchange (munge and the like): not one "native" ever asks for */
+        sy_log(SY_LOG_WARN, "%s: the OpenPMIx server at %s %s: %s", what, uri,
+               rc == PMIX_SUCCESS ? "refused us" : "did not complete our handshake",
+               PMIx_Error_string(status));
+        close(s);
+        return rc == PMIX_SUCCESS || rc == PMIX_ERR_TIMEOUT ? status : PMIX_ERR_UNREACH;
+    }
+    if (assigned->nspace[0] == '\0') {
+        sy_log(SY_LOG_WARN, "%s: the OpenPMIx server at %s gave us no identity", what, uri);
+        close(s);
+        return PMIX_ERR_UNREACH;
+    }
+    *fd = s;
     return PMIX_SUCCESS;
 }
 
 pmix_status_t sy_opx_connect(const char *uri, const pmix_proc_t *me, double seconds, int *fd,
                              int32_t *pindex)
 {
-    char host[256];
-    int port = 0;
     *fd = -1;
-    if (sy_rndz_parse_uri(uri, host, sizeof(host), &port) != PMIX_SUCCESS) {
-        sy_log(SY_LOG_WARN, "PMIx_Init: cannot parse the OpenPMIx server URI '%s'", uri);
-        return PMIX_ERR_BAD_PARAM;
-    }
-    int s = -1;
-    if (sy_tcp_connect(host, port, &s) != PMIX_SUCCESS) {
-        sy_log(SY_LOG_WARN, "PMIx_Init: cannot reach the OpenPMIx server at %s", uri);
-        return PMIX_ERR_UNREACH;
-    }
     double deadline = now() + seconds;
-    uint8_t *msg = NULL;
-    size_t len = 0;
-    pmix_status_t rc = sy_opx_connect_msg(me, &msg, &len);
-    if (rc == PMIX_SUCCESS)
-        rc = put(s, msg, len, deadline);
-    free(msg);
+    int s = -1;
+    pmix_status_t rc = dial_and_send("PMIx_Init", uri, SY_OPX_PEER_CLIENT, me, deadline, &s);
+    if (rc != PMIX_SUCCESS)
+        return rc;
     uint8_t word[4];
-    if (rc == PMIX_SUCCESS)
-        rc = get(s, word, 4, deadline);
+    rc = get(s, word, 4, deadline);
     if (rc != PMIX_SUCCESS) {
         sy_log(SY_LOG_WARN, "PMIx_Init: the OpenPMIx server at %s did not answer our handshake: %s",
                uri, PMIx_Error_string(rc));
         close(s);
         return rc == PMIX_ERR_TIMEOUT ? rc : PMIX_ERR_UNREACH;
     }
-    pmix_status_t status = (pmix_status_t)(((uint32_t)word[0] << 24) | ((uint32_t)word[1] << 16) |
-                                           ((uint32_t)word[2] << 8) | (uint32_t)word[3]);
+    pmix_status_t status = (pmix_status_t)be32(word);
     if (status != PMIX_SUCCESS) {
-        /* PMIX_ERR_READY_FOR_HANDSHAKE asks for an interactive security
-         * exchange (munge and the like): not one "native" ever asks for */
         sy_log(SY_LOG_WARN, "PMIx_Init: the OpenPMIx server at %s refused us: %s", uri,
                PMIx_Error_string(status));
         close(s);
@@ -202,8 +315,7 @@ pmix_status_t sy_opx_connect(const char *uri, const pmix_proc_t *me, double seco
         close(s);
         return PMIX_ERR_UNREACH;
     }
-    *pindex = (int32_t)(((uint32_t)word[0] << 24) | ((uint32_t)word[1] << 16) |
-                        ((uint32_t)word[2] << 8) | (uint32_t)word[3]);
+    *pindex = (int32_t)be32(word);
     *fd = s;
     return PMIX_SUCCESS;
 }

@@ -15,6 +15,8 @@
 #include "common/safefile.h"
 
 #define SY_RNDZ_MAX_FILE 8192
+/* Open MPI's mpirun keeps them in <tmpdir>/ompi.<host>.<uid>/pid.<pid>/ */
+#define SY_RNDZ_NAMED_DEPTH 4
 
 pmix_status_t sy_rndz_parse_uri(const char *uri, char *host, size_t hostlen, int *port)
 {
@@ -103,8 +105,42 @@ static void identity_from_uri(sy_rndz_t *r)
     PMIX_LOAD_PROCID(&r->server, ns, (pmix_rank_t)strtoul(dot + 1, NULL, 10));
 }
 
+/* OpenPMIx's own files (its ptl base writes them): the URI, then its
+ * version, its pid, "uid:gid" and the ctime() of when it was written,
+ * one a line and without keys.  Recognised by a version line with no
+ * colon followed by a line of digits. */
+static bool parse_openpmix(const char *text, sy_rndz_t *r)
+{
+    char *lines[5] = {0};
+    char *copy = strdup(text), *save = NULL;
+    if (copy == NULL)
+        return false;
+    int n = 0;
+    /* the URI line is never empty in these files */
+    for (char *l = strtok_r(copy, "\n", &save); l != NULL && n < 5; l = strtok_r(NULL, "\n", &save))
+        lines[n++] = l;
+    bool yes = n >= 3 && strchr(lines[0], ';') != NULL && strchr(lines[1], ':') == NULL &&
+               lines[2][0] != '\0' && strspn(lines[2], "0123456789") == strlen(lines[2]);
+    if (yes) {
+        r->uri = strdup(lines[0]);
+        r->version = strdup(lines[1]);
+        r->pid = (pid_t)strtol(lines[2], NULL, 10);
+        struct tm tm;
+        memset(&tm, 0, sizeof(tm));
+        tm.tm_isdst = -1;
+        if (n >= 5 && strptime(lines[4], "%a %b %d %H:%M:%S %Y", &tm) != NULL)
+            r->start = (long long)mktime(&tm);
+        r->openpmix = true;
+        identity_from_uri(r);
+    }
+    free(copy);
+    return yes;
+}
+
 static pmix_status_t parse(char *text, sy_rndz_t *r)
 {
+    if (text[0] != '\n' && parse_openpmix(text, r))
+        return r->uri != NULL && r->pid > 0 ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
     char *save = NULL;
     char *line = strtok_r(text, "\n", &save);
     if (line == NULL)
@@ -264,6 +300,43 @@ static void scan_dir(found_t *f, const char *dir, int depth)
         free(path);
     }
     closedir(d);
+}
+
+static bool find_named(const char *dir, const char *name, int depth, sy_rndz_t *out)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *path = NULL;
+        if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+            break;
+        if (strcmp(e->d_name, name) == 0) {
+            found = sy_rndz_read(path, out) == PMIX_SUCCESS;
+            if (found && !sy_rndz_alive(out)) {
+                sy_rndz_free(out);
+                found = false;
+            }
+        } else if (depth > 0) {
+            struct stat st;
+            if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+                (st.st_uid == geteuid() || st.st_uid == 0))
+                found = find_named(path, name, depth - 1, out);
+        }
+        free(path);
+    }
+    closedir(d);
+    return found;
+}
+
+pmix_status_t sy_rndz_find_named(const char *dir, const char *name, sy_rndz_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    return find_named(dir, name, SY_RNDZ_NAMED_DEPTH, out) ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
 }
 
 static int newest_first(const void *a, const void *b)

@@ -5,7 +5,9 @@
  *
  * A file is text: the server's URI on the first line (empty without TCP),
  * then "key:value" lines (version, pid, start, pstart, usock, nspace,
- * rank, hostname, token).  Only files owned by this user or by root are
+ * rank, hostname, token).  OpenPMIx's servers write the URI, version,
+ * pid, "uid:gid" and a date, one a line, without keys: those are read too
+ * (sy_rndz_t.openpmix).  Only files owned by this user or by root are
  * trusted: anyone can create files in /tmp, and a tool must not hand its
  * stdin to a stranger's server. */
 #ifndef SWITCHYARD_COMMON_RENDEZVOUS_H
@@ -28,6 +30,7 @@ typedef struct {
     long long start;           /* when it started serving, seconds since the epoch */
     unsigned long long pstart; /* its process's start, ticks since boot (0: unknown) */
     bool system;               /* a pmix.sys.<host> file */
+    bool openpmix;             /* written by an OpenPMIx server: speak its protocol */
 } sy_rndz_t;
 
 /* Parse one file.  PMIX_ERR_NOT_FOUND: no such file; PMIX_ERR_NO_PERMISSIONS:
@@ -48,6 +51,11 @@ bool sy_rndz_alive(const sy_rndz_t *r);
  * (sy_rndz_list_free). */
 pmix_status_t sy_rndz_scan(const char *dir, sy_rndz_t **list, size_t *n);
 void sy_rndz_list_free(sy_rndz_t *list, size_t n);
+/* The live server announced by a file called `name` (e.g.
+ * "pmix.<host>.tool.<pid>") in dir or a directory below it, a few levels
+ * down (OpenPMIx servers write theirs into their session directories),
+ * through directories of ours or root's only.  PMIX_ERR_NOT_FOUND. */
+pmix_status_t sy_rndz_find_named(const char *dir, const char *name, sy_rndz_t *out);
 
 /* The directory tools search by default: $TMPDIR when absolute, else /tmp. */
 const char *sy_rndz_default_dir(void);

@@ -16,6 +16,7 @@
 #include "client/client_internal.h"
 #include "common/buffer.h"
 #include "common/log.h"
+#include "common/opx_client.h"
 #include "common/rendezvous.h"
 #include "common/sync.h"
 #include "common/usock.h"
@@ -224,30 +225,107 @@ static pmix_info_t *hello_info(const pmix_info_t info[], size_t ninfo, size_t *n
     return out;
 }
 
+/* How long an OpenPMIx server's handshake may take. */
+#define SY_TOOL_OPX_WAIT 30.0
+
+/* A server we have no rendezvous file of ours for (OpenPMIx's own file, or
+ * a bare URI: our servers take no tool over TCP without the token of their
+ * file) speaks OpenPMIx's protocol. */
+static bool speaks_openpmix(const sy_rndz_t *r)
+{
+    return r->openpmix || (r->path == NULL && r->uri != NULL);
+}
+
+/* The client's codec is one for all of a tool's connections: every server
+ * it attaches to speaks the protocol of the first one. */
+static pmix_status_t same_protocol(const sy_rndz_t *r, bool opx)
+{
+    pthread_mutex_lock(&sy_tool_lock);
+    bool mixed = sy_tool.servers != NULL && sy_tool.servers->opx != opx;
+    pthread_mutex_unlock(&sy_tool_lock);
+    if (!mixed)
+        return PMIX_SUCCESS;
+    sy_log(SY_LOG_WARN,
+           "tool: not attaching to %s: it speaks %s protocol, the servers this tool is "
+           "attached to the other one",
+           r->uri != NULL     ? r->uri
+           : r->usock != NULL ? r->usock
+                              : "a server",
+           opx ? "OpenPMIx's" : "Switchyard's");
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+/* The OpenPMIx handshake of a tool (opx_connect.c); the host's answer is
+ * its identity for us and the server's own. */
+static pmix_status_t hello_openpmix(const sy_rndz_t *r, const pmix_proc_t *me, int *fd,
+                                    sy_tool_server_t *s, pmix_proc_t *assigned)
+{
+    if (r->uri == NULL)
+        return PMIX_ERR_UNREACH;
+    pmix_status_t rc = sy_opx_tool_connect(r->uri, me, SY_TOOL_OPX_WAIT, fd, assigned, &s->proc);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    s->host = strdup(host);
+    s->opx = true;
+    if (s->host == NULL) {
+        close(*fd);
+        *fd = -1;
+        return PMIX_ERR_NOMEM;
+    }
+    return PMIX_SUCCESS;
+}
+
+/* Our own HELLO as a tool. */
+static pmix_status_t hello_native(const sy_rndz_t *r, bool tcp_only, const pmix_info_t info[],
+                                  size_t ninfo, const pmix_proc_t *me, int *fd, sy_tool_server_t *s,
+                                  pmix_proc_t *assigned)
+{
+    pmix_status_t rc = dial(r, tcp_only, fd);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    size_t nh = 0;
+    pmix_info_t *hinfo = hello_info(info, ninfo, &nh);
+    if (hinfo == NULL)
+        return PMIX_ERR_NOMEM;
+    rc = sy_client_hello(*fd, SY_PEER_TOOL, me, r->token, hinfo, nh, &s->proc, &s->host, assigned);
+    PMIX_INFO_FREE(hinfo, nh);
+    return rc;
+}
+
 static pmix_status_t connect_one(const sy_rndz_t *r, bool tcp_only, const pmix_info_t info[],
                                  size_t ninfo, bool primary, pmix_proc_t *server)
 {
-    int fd = -1;
-    pmix_status_t rc = dial(r, tcp_only, &fd);
+    bool opx = speaks_openpmix(r);
+    pmix_status_t rc = same_protocol(r, opx);
     if (rc != PMIX_SUCCESS)
         return rc;
+    int fd = -1;
     pthread_mutex_lock(&sy_client_lock);
     pmix_proc_t me = sy_client.me;
     pthread_mutex_unlock(&sy_client_lock);
     if (me.nspace[0] == '\0')
         me.rank = PMIX_RANK_UNDEF;
-    size_t nh = 0;
-    pmix_info_t *hinfo = hello_info(info, ninfo, &nh);
     sy_tool_server_t *s = calloc(1, sizeof(*s));
     pmix_proc_t assigned = {0};
-    if (hinfo == NULL || s == NULL) {
-        rc = PMIX_ERR_NOMEM;
+    if (s == NULL)
+        return PMIX_ERR_NOMEM;
+    if (opx) {
+        rc = hello_openpmix(r, &me, &fd, s, &assigned);
+        /* a bare URI that refused OpenPMIx's handshake may be one of our
+         * servers: its own answer to our HELLO is the one to give */
+        if (rc != PMIX_SUCCESS && rc != PMIX_ERR_UNREACH && !r->openpmix &&
+            same_protocol(r, false) == PMIX_SUCCESS) {
+            opx = false;
+            pmix_status_t native = hello_native(r, tcp_only, info, ninfo, &me, &fd, s, &assigned);
+            if (native != PMIX_ERR_UNREACH && native != PMIX_ERR_LOST_CONNECTION &&
+                native != PMIX_ERR_TIMEOUT)
+                rc = native;
+        }
     } else {
-        rc = sy_client_hello(fd, SY_PEER_TOOL, &me, r->token, hinfo, nh, &s->proc, &s->host,
-                             &assigned);
+        rc = hello_native(r, tcp_only, info, ninfo, &me, &fd, s, &assigned);
     }
-    if (hinfo != NULL)
-        PMIX_INFO_FREE(hinfo, nh);
     if (rc == PMIX_SUCCESS && me.nspace[0] != '\0' && !PMIX_CHECK_PROCID(&me, &assigned)) {
         /* our identity is ours everywhere (the standard's rule) */
         sy_log(SY_LOG_WARN, "tool: server %s:%u gave us %s:%u, but we are %s:%u", s->proc.nspace,
@@ -255,9 +333,9 @@ static pmix_status_t connect_one(const sy_rndz_t *r, bool tcp_only, const pmix_i
         rc = PMIX_ERR_NOT_SUPPORTED;
     }
     if (rc != PMIX_SUCCESS) {
-        close(fd);
-        if (s != NULL)
-            server_free(s);
+        if (fd >= 0)
+            close(fd);
+        server_free(s);
         return rc;
     }
     s->pid = r->pid;
@@ -265,7 +343,10 @@ static pmix_status_t connect_one(const sy_rndz_t *r, bool tcp_only, const pmix_i
     /* the client's messages, our own end of the connection */
     sy_conn_callbacks_t cbs = {.on_message = sy_client_conn_callbacks.on_message,
                                .on_close = on_close};
-    rc = sy_conn_create(sy_progress_base(sy_client.progress), fd, &cbs, s, 0, &s->conn);
+    /* OpenPMIx never tells a tool its peer index: its headers carry 0 */
+    rc = sy_conn_create_framed(sy_progress_base(sy_client.progress), fd,
+                               opx ? SY_FRAMING_OPENPMIX : SY_FRAMING_NATIVE, 0, &cbs, s, 0,
+                               &s->conn);
     if (rc != PMIX_SUCCESS) {
         server_free(s);
         return rc;
@@ -275,11 +356,11 @@ static pmix_status_t connect_one(const sy_rndz_t *r, bool tcp_only, const pmix_i
     while (*tail != NULL)
         tail = &(*tail)->next;
     *tail = s;
-    if (me.nspace[0] == '\0') {
-        pthread_mutex_lock(&sy_client_lock);
+    pthread_mutex_lock(&sy_client_lock);
+    if (me.nspace[0] == '\0')
         sy_client.me = assigned;
-        pthread_mutex_unlock(&sy_client_lock);
-    }
+    sy_client.opx = opx; /* the codec of every request from now on */
+    pthread_mutex_unlock(&sy_client_lock);
     if (primary || sy_tool.primary == NULL)
         sy_tool_make_primary(s);
     if (server != NULL)
@@ -364,6 +445,22 @@ static pmix_status_t find_rndz(chain_t *c, match_fn m, const void *arg, bool bot
     return PMIX_ERR_NOT_FOUND;
 }
 
+/* The file "pmix.<host>.tool.<pid or nspace>" a few levels down the
+ * server directory, where OpenPMIx servers (Open MPI's mpirun) keep theirs
+ * in session directories. */
+static pmix_status_t find_named(chain_t *c, long pid, const char *ns, sy_rndz_t *out)
+{
+    char host[256] = "localhost", *name = NULL;
+    gethostname(host, sizeof(host) - 1);
+    int n = ns != NULL ? asprintf(&name, "pmix.%s.tool.%s", host, ns)
+                       : asprintf(&name, "pmix.%s.tool.%ld", host, pid);
+    if (n < 0)
+        return PMIX_ERR_NOMEM;
+    pmix_status_t rc = sy_rndz_find_named(c->server_dir, name, out);
+    free(name);
+    return rc;
+}
+
 /* One named target, with the retries PMIX_CONNECT_MAX_RETRIES asks for. */
 typedef enum { T_FILE, T_URI, T_TCP_URI, T_PID, T_NSPACE, T_SYSTEM } target_t;
 
@@ -390,9 +487,18 @@ static pmix_status_t try_target(chain_t *c, target_t t, const void *arg)
             rc = PMIX_SUCCESS;
         }
         break;
-    /* the standard looks for these in PMIX_SERVER_TMPDIR only */
-    case T_PID: rc = find_rndz(c, match_pid, arg, false, &r); break;
-    case T_NSPACE: rc = find_rndz(c, match_nspace, arg, false, &r); break;
+    /* the standard looks for these in PMIX_SERVER_TMPDIR only; OpenPMIx
+     * servers (Open MPI's mpirun) name their files so, deeper down */
+    case T_PID:
+        rc = find_rndz(c, match_pid, arg, false, &r);
+        if (rc != PMIX_SUCCESS)
+            rc = find_named(c, (long)*(const pid_t *)arg, NULL, &r);
+        break;
+    case T_NSPACE:
+        rc = find_rndz(c, match_nspace, arg, false, &r);
+        if (rc != PMIX_SUCCESS)
+            rc = find_named(c, 0, (const char *)arg, &r);
+        break;
     default:
         gethostname(host, sizeof(host) - 1);
         if (asprintf(&path, "%s/pmix.sys.%s", c->system_dir, host) < 0)

@@ -21,6 +21,7 @@ typedef struct sy_tool_server {
     char *host;
     char *uri;
     pid_t pid;
+    bool opx;                    /* an OpenPMIx server: its protocol on this connection */
     struct sy_tool_server *next; /* in order of attachment */
 } sy_tool_server_t;
 

@@ -124,6 +124,54 @@ static void test_rendezvous(void **state)
     rmdir(dir);
 }
 
+/* An OpenPMIx server's file (URI, version, pid, uid:gid, date; no keys),
+ * two directories down, found by its name. */
+static void test_rendezvous_openpmix(void **state)
+{
+    (void)state;
+    char top[] = "/tmp/sy-rndzopx-XXXXXX";
+    assert_non_null(mkdtemp(top));
+    char sub[300], sub2[320], path[400], text[512];
+    snprintf(sub, sizeof sub, "%s/ompi.h.0", top);
+    snprintf(sub2, sizeof sub2, "%s/pid.1", sub);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    assert_int_equal(mkdir(sub2, 0700), 0);
+    snprintf(path, sizeof path, "%s/pmix.h.tool.%ld", sub2, (long)getpid());
+    time_t now = time(NULL);
+    snprintf(text, sizeof text, "4242.0;tcp4://127.0.0.1:5000\n4.2.2rc2\n%ld\n%lu:%lu\n%s\n",
+             (long)getpid(), (unsigned long)geteuid(), (unsigned long)getegid(), ctime(&now));
+    write_file(path, text);
+    sy_rndz_t r;
+    assert_int_equal(sy_rndz_read(path, &r), PMIX_SUCCESS);
+    assert_true(r.openpmix);
+    assert_string_equal(r.uri, "4242.0;tcp4://127.0.0.1:5000");
+    assert_string_equal(r.version, "4.2.2rc2");
+    assert_int_equal(r.pid, getpid());
+    assert_string_equal(r.server.nspace, "4242");
+    assert_int_equal(r.server.rank, 0);
+    assert_null(r.token);
+    assert_true(r.start > 0);
+    assert_true(sy_rndz_alive(&r));
+    sy_rndz_free(&r);
+    char name[64];
+    snprintf(name, sizeof name, "pmix.h.tool.%ld", (long)getpid());
+    assert_int_equal(sy_rndz_find_named(top, name, &r), PMIX_SUCCESS);
+    assert_true(r.openpmix);
+    sy_rndz_free(&r);
+    assert_int_equal(sy_rndz_find_named(top, "pmix.h.tool.1", &r), PMIX_ERR_NOT_FOUND);
+    /* ours are never taken for OpenPMIx's */
+    snprintf(text, sizeof text, "x.0;tcp4://127.0.0.1:1\nversion:4.2.2\npid:%ld\ntoken:ab\n",
+             (long)getpid());
+    write_file(path, text);
+    assert_int_equal(sy_rndz_read(path, &r), PMIX_SUCCESS);
+    assert_false(r.openpmix);
+    sy_rndz_free(&r);
+    unlink(path);
+    rmdir(sub2);
+    rmdir(sub);
+    rmdir(top);
+}
+
 /* ---- output formatting ---- */
 
 static void format(const sy_iof_opts_t *o, sy_bytes_t *partial, const char *in, bool flush,
@@ -413,9 +461,9 @@ static void test_server_side(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rendezvous),  cmocka_unit_test(test_iof_format),
-        cmocka_unit_test(test_iof_opts),    cmocka_unit_test(test_support_table),
-        cmocka_unit_test(test_server_side),
+        cmocka_unit_test(test_rendezvous),    cmocka_unit_test(test_rendezvous_openpmix),
+        cmocka_unit_test(test_iof_format),    cmocka_unit_test(test_iof_opts),
+        cmocka_unit_test(test_support_table), cmocka_unit_test(test_server_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
