@@ -56,7 +56,9 @@ pmix_status_t sy_opx_connect(const char *uri, const pmix_proc_t *me, double seco
  * `seconds`).  *assigned receives the identity we have on that server,
  * *server the server's own; the socket is left in *fd.  Every later
  * header carries pindex 0 (tools are never told one).  A refusal's
- * status is returned as is, with one log line. */
+ * status is returned as is, with one log line; a server that closed the
+ * connection unanswered (how tools of OpenPMIx are refused) gives
+ * PMIX_ERR_LOST_CONNECTION, nobody listening PMIX_ERR_UNREACH. */
 pmix_status_t sy_opx_tool_connect(const char *uri, const pmix_proc_t *me, double seconds, int *fd,
                                   pmix_proc_t *assigned, pmix_proc_t *server);
 

@@ -275,7 +275,12 @@ pmix_status_t sy_opx_tool_connect(const char *uri, const pmix_proc_t *me, double
                rc == PMIX_SUCCESS ? "refused us" : "did not complete our handshake",
                PMIx_Error_string(status));
         close(s);
-        return rc == PMIX_SUCCESS || rc == PMIX_ERR_TIMEOUT ? status : PMIX_ERR_UNREACH;
+        /* closed unanswered: refused the way an OpenPMIx tool must be (it
+         * ignores a refusal's status), which the caller tells from nobody
+         * listening (UNREACH) */
+        return rc == PMIX_SUCCESS || rc == PMIX_ERR_TIMEOUT || rc == PMIX_ERR_LOST_CONNECTION
+                   ? status
+                   : PMIX_ERR_UNREACH;
     }
     if (assigned->nspace[0] == '\0') {
         sy_log(SY_LOG_WARN, "%s: the OpenPMIx server at %s gave us no identity", what, uri);

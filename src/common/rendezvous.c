@@ -139,7 +139,10 @@ static bool parse_openpmix(const char *text, sy_rndz_t *r)
 
 static pmix_status_t parse(char *text, sy_rndz_t *r)
 {
-    if (text[0] != '\n' && parse_openpmix(text, r))
+    /* our servers' files start with OpenPMIx's five lines too (so that its
+     * tools can read them), then our keyed lines: a "pid:" line says ours */
+    bool ours = strstr(text, "\npid:") != NULL;
+    if (text[0] != '\n' && !ours && parse_openpmix(text, r))
         return r->uri != NULL && r->pid > 0 ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
     char *save = NULL;
     char *line = strtok_r(text, "\n", &save);

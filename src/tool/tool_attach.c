@@ -323,6 +323,8 @@ static pmix_status_t connect_one(const sy_rndz_t *r, bool tcp_only, const pmix_i
                 native != PMIX_ERR_TIMEOUT)
                 rc = native;
         }
+        if (rc == PMIX_ERR_LOST_CONNECTION)
+            rc = PMIX_ERR_UNREACH; /* closed on us by whoever listens there */
     } else {
         rc = hello_native(r, tcp_only, info, ninfo, &me, &fd, s, &assigned);
     }

@@ -30,9 +30,13 @@ if ! command -v mpicc > /dev/null || ! command -v mpirun > /dev/null ||
 fi
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/sy-openmpi.XXXXXX")
+# Each scenario runs under timeout(1), which makes itself the leader of a
+# process group that mpirun, orted and the ranks join: those groups are
+# what the test started, and all it kills.
+pgids=""
 cleanup() {
     # nothing of a failed scenario may outlive the test
-    pkill -KILL -f "$T/" 2> /dev/null
+    for pg in $pgids; do kill -KILL -- "-$pg" 2> /dev/null; done
     rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
@@ -87,14 +91,18 @@ chmod +x "$T/fakersh"
 run() {
     t=$1
     shift
-    (cd "$T" && timeout "$t" env $PRE "$@") > "$T/out" 2>&1
+    (cd "$T" && exec timeout "$t" env $PRE "$@") > "$T/out" 2>&1 &
+    pgids="$pgids $!"
+    wait $!
     rc=$?
 }
 # runsy SECONDS SWITCHYARD-RUN-ARGS...: the same for our launcher
 runsy() {
     t=$1
     shift
-    (cd "$T" && timeout "$t" "$R" $XPRE "$@") > "$T/out" 2>&1
+    (cd "$T" && exec timeout "$t" "$R" $XPRE "$@") > "$T/out" 2>&1 &
+    pgids="$pgids $!"
+    wait $!
     rc=$?
 }
 # every libpmix mapped is ours, and there were N reports of it
