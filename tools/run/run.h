@@ -57,7 +57,8 @@ typedef struct {
     run_bind_t bind_to;
     bool bind_given;
     run_stdin_t stdin_mode;
-    run_debug_t *debug; /* spawned jobs: debugger directives, or NULL */
+    run_debug_t *debug; /* debugger directives (a spawned job's, or the launch
+                         * directives of the tool that started us), or NULL */
 } run_opts_t;
 
 /* One process of the job. */

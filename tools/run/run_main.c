@@ -462,6 +462,8 @@ out:
         close(wake_pipe[0]);
         close(wake_pipe[1]);
     }
+    /* the launch directives of the tool that started us (run_il.c) */
+    run_debug_free(opts.debug);
     run_opts_free(&opts);
     return code;
 }
