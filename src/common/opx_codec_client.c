@@ -369,8 +369,12 @@ static pmix_status_t get_dmodex_blob(pmix_data_buffer_t *sub, pmix_info_t **all,
         rc = sy_opx_get_int(sub, 1, 1, &cnt);
         if (rc == PMIX_SUCCESS)
             rc = sy_opx_unpack_kval(sub, &key, &v);
-        if (rc == PMIX_SUCCESS)
-            rc = key != NULL ? info_append(&pairs, &np, &pcap, key, &v) : PMIX_ERR_UNPACK_FAILURE;
+        if (rc == PMIX_SUCCESS && key == NULL) {
+            sy_value_destruct(&v); /* a pair without a key: nowhere to keep it */
+            rc = PMIX_ERR_UNPACK_FAILURE;
+        } else if (rc == PMIX_SUCCESS) {
+            rc = info_append(&pairs, &np, &pcap, key, &v);
+        }
         free(key);
     }
     pmix_data_array_t *da = rc == PMIX_SUCCESS ? info_array(pairs, np) : NULL;
