@@ -127,6 +127,18 @@ static void check_nspace(const char *nspace)
     pthread_rwlock_unlock(&sy_store_lock);
 }
 
+/* Take the read lock with every segment of nspace mapped and checked
+ * (a segment attached meanwhile is still unchecked: skipped this time). */
+static void rdlock_checked(const char *nspace)
+{
+    pthread_rwlock_rdlock(&sy_store_lock);
+    if (unchecked(nspace)) {
+        pthread_rwlock_unlock(&sy_store_lock);
+        check_nspace(nspace);
+        pthread_rwlock_rdlock(&sy_store_lock);
+    }
+}
+
 /* Under the read lock: rank's value of key in one segment; with rank
  * PMIX_RANK_UNDEF, the first rank that has it (*who receives it). */
 static pmix_status_t seg_lookup(const sy_jseg_t *seg, pmix_rank_t rank, const char *key,
@@ -158,13 +170,7 @@ pmix_status_t sy_store_get_modex(const pmix_proc_t *proc, const char *key, pmix_
         return PMIX_ERR_BAD_PARAM;
     pmix_rank_t found = proc->rank;
     pmix_status_t rc = PMIX_ERR_NOT_FOUND;
-    pthread_rwlock_rdlock(&sy_store_lock);
-    if (unchecked(proc->nspace)) {
-        pthread_rwlock_unlock(&sy_store_lock);
-        check_nspace(proc->nspace);
-        pthread_rwlock_rdlock(&sy_store_lock);
-    }
-    /* a segment attached meanwhile is still unchecked: skipped this time */
+    rdlock_checked(proc->nspace);
     for (modex_seg_t *m = segs; m != NULL && rc == PMIX_ERR_NOT_FOUND; m = m->next)
         if (m->checked && !m->bad && PMIX_CHECK_NSPACE(m->nspace, proc->nspace))
             rc = seg_lookup(m->seg, proc->rank, key, &found, out);
@@ -179,12 +185,7 @@ pmix_status_t sy_store_modex_record(const pmix_proc_t *proc, pmix_info_t **infos
     if (proc == NULL || infos == NULL || n == NULL || proc->rank >= PMIX_RANK_VALID)
         return PMIX_ERR_BAD_PARAM;
     pmix_status_t rc = PMIX_ERR_NOT_FOUND;
-    pthread_rwlock_rdlock(&sy_store_lock);
-    if (unchecked(proc->nspace)) {
-        pthread_rwlock_unlock(&sy_store_lock);
-        check_nspace(proc->nspace);
-        pthread_rwlock_rdlock(&sy_store_lock);
-    }
+    rdlock_checked(proc->nspace);
     /* the newest segment holding the rank has all it committed by then */
     for (modex_seg_t *m = segs; m != NULL && rc == PMIX_ERR_NOT_FOUND; m = m->next)
         if (m->checked && !m->bad && PMIX_CHECK_NSPACE(m->nspace, proc->nspace))
