@@ -44,10 +44,10 @@ static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_r
 }
 
 /* A new handler: the server replays the events it cached that it wants. */
-static void registered(size_t ref, const pmix_status_t *codes, size_t ncodes)
+static void registered(size_t ref, const pmix_status_t *codes, size_t ncodes, uint64_t seen)
 {
     sy_wire_event_register_req_t m = {
-        .ref = ref, .codes = (pmix_status_t *)codes, .ncodes = ncodes};
+        .ref = ref, .codes = (pmix_status_t *)codes, .ncodes = ncodes, .seen = seen};
     sy_client_send_nb(server_conn(), SY_WMSG_EVENT_REGISTER_REQ, &m);
 }
 
@@ -84,7 +84,7 @@ void sy_client_event_init(const pmix_info_t info[], size_t ninfo, bool route)
     }
 }
 
-void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay)
+void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay, bool primary)
 {
     if (replay) {
         sy_wire_event_replay_msg_t m;
@@ -97,7 +97,11 @@ void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay)
     sy_wire_event_msg_t m;
     if (sy_wire_event_msg_unpack(sy_client_codec(), msg, &m) != PMIX_SUCCESS)
         return;
-    sy_event_deliver(m.code, &m.source, (pmix_data_range_t)m.range, m.info, m.ninfo);
+    /* the registrations' `seen` counts the events of the server they go to */
+    if (primary)
+        sy_event_deliver_counted(m.code, &m.source, (pmix_data_range_t)m.range, m.info, m.ninfo);
+    else
+        sy_event_deliver(m.code, &m.source, (pmix_data_range_t)m.range, m.info, m.ninfo);
     sy_wire_event_msg_free(&m);
 }
 

@@ -245,7 +245,7 @@ void sy_client_group_finalize(void);
 
 /* ---- client_event.c: events (issue 4) ---- */
 /* An unsolicited SY_MSG_EVENT message, kind already unpacked; on the loop. */
-void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay);
+void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay, bool primary);
 /* The connection to the server died (on the loop). */
 void sy_client_event_lost_connection(void);
 void sy_client_event_finalize(void);

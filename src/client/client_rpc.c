@@ -136,9 +136,14 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
             if (sy_wire_unpack_head(sy_client_codec(), &msg, SY_WIRE_MESSAGE, &kind) !=
                 PMIX_SUCCESS)
                 kind = 0;
-            if (kind == SY_MSG_EVENT || kind == SY_MSG_EVENT_REPLAY)
-                sy_client_event_unsolicited(&msg, kind == SY_MSG_EVENT_REPLAY);
-            else if (kind == SY_MSG_IOF)
+            if (kind == SY_MSG_EVENT || kind == SY_MSG_EVENT_REPLAY) {
+                /* (no connection yet: Init's, whose first events may come
+                 * before it is recorded) */
+                pthread_mutex_lock(&sy_client_lock);
+                bool primary = sy_client.conn == NULL || conn == sy_client.conn;
+                pthread_mutex_unlock(&sy_client_lock);
+                sy_client_event_unsolicited(&msg, kind == SY_MSG_EVENT_REPLAY, primary);
+            } else if (kind == SY_MSG_IOF)
                 sy_client_iof_unsolicited(conn, &msg);
             sy_buffer_destruct(&msg);
         }

@@ -46,6 +46,8 @@ static sy_event_deregister_fn deregister_hook[SY_EVENT_ROUTES];
 static sy_event_outcome_fn outcome_hook;
 static pmix_proc_t self_proc;
 static sy_event_intercept_fn intercept;
+/* sy_event_deliver_counted's deliveries so far (see event.h) */
+static uint64_t counted;
 
 void sy_event_set_forwarder(unsigned route, sy_event_forward_fn fn)
 {
@@ -179,7 +181,8 @@ static void insert(handler_t *h, bool prepend, const char *before, const char *a
 }
 
 static pmix_status_t do_register(pmix_status_t codes[], size_t ncodes, const pmix_info_t info[],
-                                 size_t ninfo, pmix_notification_fn_t fn, void *cbdata, size_t *ref)
+                                 size_t ninfo, pmix_notification_fn_t fn, void *cbdata, size_t *ref,
+                                 uint64_t *seen)
 {
     handler_t *h = calloc(1, sizeof(*h));
     if (h == NULL)
@@ -238,6 +241,7 @@ static pmix_status_t do_register(pmix_status_t codes[], size_t ncodes, const pmi
     h->ref = next_ref++;
     insert(h, prepend, before, after);
     *ref = h->ref;
+    *seen = counted;
     pthread_mutex_unlock(&ev_lock);
     return PMIX_SUCCESS;
 }
@@ -267,7 +271,8 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
     if (evhdlr == NULL || (codes == NULL && ncodes > 0) || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
     size_t ref = 0;
-    pmix_status_t rc = do_register(codes, ncodes, info, ninfo, evhdlr, cbdata, &ref);
+    uint64_t seen = 0;
+    pmix_status_t rc = do_register(codes, ncodes, info, ninfo, evhdlr, cbdata, &ref, &seen);
     if (rc == PMIX_SUCCESS) {
         pthread_mutex_lock(&ev_lock);
         sy_event_register_fn hook[SY_EVENT_ROUTES];
@@ -275,7 +280,7 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
         pthread_mutex_unlock(&ev_lock);
         for (unsigned k = 0; k < SY_EVENT_ROUTES; k++)
             if (hook[k] != NULL) /* events cached elsewhere may be owed to it */
-                hook[k](ref, codes, ncodes);
+                hook[k](ref, codes, ncodes, seen);
     }
     if (cbfunc == NULL) /* blocking form: the reference is the answer */
         return rc == PMIX_SUCCESS ? (pmix_status_t)PUBLIC_REF(ref) : rc;
@@ -676,6 +681,7 @@ void sy_event_clear(void)
     memset(register_hook, 0, sizeof(register_hook));
     memset(deregister_hook, 0, sizeof(deregister_hook));
     outcome_hook = NULL;
+    counted = 0; /* a next init numbers a new connection's events */
     pthread_mutex_unlock(&ev_lock);
 }
 
@@ -701,37 +707,58 @@ static void affected_of(const pmix_info_t *info, size_t ninfo, const pmix_proc_t
 }
 
 static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
-                    size_t ninfo, size_t only_ref, sy_event_done_fn done, void *done_arg);
+                    size_t ninfo, size_t only_ref, bool count, sy_event_done_fn done,
+                    void *done_arg);
+
+static void deliver_live(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
+                         size_t ninfo, bool count)
+{
+    pthread_mutex_lock(&ev_lock);
+    sy_event_intercept_fn fn = intercept;
+    pthread_mutex_unlock(&ev_lock);
+    if (fn != NULL && fn(status, source, info, ninfo)) {
+        if (count) { /* no handler gets it, and none is owed a replay of it */
+            pthread_mutex_lock(&ev_lock);
+            counted++;
+            pthread_mutex_unlock(&ev_lock);
+        }
+        return;
+    }
+    deliver(status, source, info, ninfo, 0, count, NULL, NULL);
+}
 
 void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                       const pmix_info_t info[], size_t ninfo)
 {
     (void)range;
-    pthread_mutex_lock(&ev_lock);
-    sy_event_intercept_fn fn = intercept;
-    pthread_mutex_unlock(&ev_lock);
-    if (fn != NULL && fn(status, source, info, ninfo))
-        return;
-    deliver(status, source, info, ninfo, 0, NULL, NULL);
+    deliver_live(status, source, info, ninfo, false);
+}
+
+void sy_event_deliver_counted(pmix_status_t status, const pmix_proc_t *source,
+                              pmix_data_range_t range, const pmix_info_t info[], size_t ninfo)
+{
+    (void)range;
+    deliver_live(status, source, info, ninfo, true);
 }
 
 void sy_event_deliver_cb(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
                          size_t ninfo, sy_event_done_fn done, void *arg)
 {
-    deliver(status, source, info, ninfo, 0, done, arg);
+    deliver(status, source, info, ninfo, 0, false, done, arg);
 }
 
 void sy_event_deliver_to(size_t ref, pmix_status_t status, const pmix_proc_t *source,
                          const pmix_info_t info[], size_t ninfo)
 {
     if (ref != 0)
-        deliver(status, source, info, ninfo, ref, NULL, NULL);
+        deliver(status, source, info, ninfo, ref, false, NULL, NULL);
 }
 
 /* only_ref != 0: to that handler alone (a cached event replayed for a
  * registration that came after it). */
 static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_info_t info[],
-                    size_t ninfo, size_t only_ref, sy_event_done_fn done, void *done_arg)
+                    size_t ninfo, size_t only_ref, bool count, sy_event_done_fn done,
+                    void *done_arg)
 {
     const pmix_proc_t *affected;
     size_t naffected;
@@ -739,6 +766,9 @@ static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_
     affected_of(info, ninfo, &affected, &naffected, &non_default);
     chain_t *c = calloc(1, sizeof(*c));
     if (c == NULL) {
+        pthread_mutex_lock(&ev_lock);
+        counted += count; /* lost to every handler alike */
+        pthread_mutex_unlock(&ev_lock);
         if (done != NULL)
             done(done_arg);
         return;
@@ -753,6 +783,9 @@ static void deliver(pmix_status_t status, const pmix_proc_t *source, const pmix_
     if (source != NULL)
         c->source = *source;
     pthread_mutex_lock(&ev_lock);
+    /* the handlers chosen below are the ones a registration counted it for */
+    if (count)
+        counted++;
     size_t n = 0;
     for (handler_t *h = handlers; h != NULL; h = h->next)
         n++;

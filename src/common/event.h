@@ -39,14 +39,24 @@ void sy_event_set_forwarder(unsigned route, sy_event_forward_fn fn);
 /* Deliver to this process's handlers; on the loop.  info is copied. */
 void sy_event_deliver(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                       const pmix_info_t info[], size_t ninfo);
+/* The same for the live events of the one server that replays cached
+ * events to this process: each is counted at the moment the handlers that
+ * get it are chosen, so that a registration can tell that server which of
+ * them it already had. */
+void sy_event_deliver_counted(pmix_status_t status, const pmix_proc_t *source,
+                              pmix_data_range_t range, const pmix_info_t info[], size_t ninfo);
 
 /* To one handler only (cached events replayed for a late registration). */
 void sy_event_deliver_to(size_t ref, pmix_status_t status, const pmix_proc_t *source,
                          const pmix_info_t info[], size_t ninfo);
 
 /* Told of every new registration (reference, codes; ncodes 0 = default),
- * so that a role can ask for the events cached before it. */
-typedef void (*sy_event_register_fn)(size_t ref, const pmix_status_t *codes, size_t ncodes);
+ * so that a role can ask for the events cached before it; `seen` is how
+ * many counted deliveries (below) had happened when the handler joined the
+ * list: the ones after it reached the handler live and must not be
+ * replayed to it. */
+typedef void (*sy_event_register_fn)(size_t ref, const pmix_status_t *codes, size_t ncodes,
+                                     uint64_t seen);
 void sy_event_set_register_hook(unsigned route, sy_event_register_fn fn);
 /* Told when a registration goes (PMIx_Deregister_event_handler), with the
  * codes it had, on the deregistering thread. */

@@ -331,6 +331,7 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         void *codes = NULL, *info = NULL;
         size_t ninfo = 0;
         m->ref = next_ref();
+        m->seen = UINT64_MAX; /* OpenPMIx clients are replayed every cached event they want */
         pmix_status_t rc = get_counted(b, PMIX_STATUS, &codes, &m->ncodes);
         m->codes = codes;
         TRY(rc);

@@ -35,6 +35,7 @@
 #define SY_EVENT_CACHE_MAX 128
 
 typedef struct cached {
+    uint64_t id; /* the event's number (event_ids) */
     pmix_status_t status;
     pmix_proc_t source;
     pmix_data_range_t range;
@@ -45,6 +46,8 @@ typedef struct cached {
 
 static cached_t *cache_head, *cache_tail;
 static size_t cache_len;
+/* every event this server sends, cached or not, numbered in order */
+static uint64_t event_ids;
 
 static void cached_free(cached_t *c)
 {
@@ -53,15 +56,18 @@ static void cached_free(cached_t *c)
     free(c);
 }
 
-static void cache_event(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
-                        const pmix_info_t info[], size_t ninfo)
+/* Numbers the event and keeps it (unless asked not to); the number. */
+static uint64_t cache_event(pmix_status_t status, const pmix_proc_t *source,
+                            pmix_data_range_t range, const pmix_info_t info[], size_t ninfo)
 {
+    uint64_t id = ++event_ids;
     for (size_t i = 0; i < ninfo; i++)
         if (sy_info_is(&info[i], PMIX_EVENT_DO_NOT_CACHE) && sy_info_true(&info[i]))
-            return;
+            return id;
     cached_t *c = calloc(1, sizeof(*c));
     if (c == NULL)
-        return;
+        return id;
+    c->id = id;
     c->status = status;
     c->source = *source;
     c->range = range;
@@ -69,7 +75,7 @@ static void cache_event(pmix_status_t status, const pmix_proc_t *source, pmix_da
         PMIX_INFO_CREATE(c->info, ninfo);
         if (c->info == NULL) {
             free(c);
-            return;
+            return id;
         }
         c->ninfo = ninfo;
         for (size_t i = 0; i < ninfo; i++)
@@ -86,6 +92,7 @@ static void cache_event(pmix_status_t status, const pmix_proc_t *source, pmix_da
         cached_free(old);
         cache_len--;
     }
+    return id;
 }
 
 /* The processes a PMIX_EVENT_CUSTOM_RANGE info names (none for another
@@ -132,9 +139,28 @@ static bool in_range(pmix_data_range_t range, const pmix_proc_t *source, const p
     }
 }
 
+/* A live event sent to a peer: which one, in the order the peer gets them. */
+static void note_sent(sy_srv_peer_t *peer, uint64_t id)
+{
+    peer->events_sent_ids[peer->events_sent % SY_PEER_EVENT_IDS] = id;
+    peer->events_sent++;
+}
+
+/* The first cached event a registration made when the peer had received
+ * `seen` live events must not get replayed: it and those after it reached
+ * the new handler live (the connection keeps their order). */
+static uint64_t replay_limit(const sy_srv_peer_t *peer, uint64_t seen)
+{
+    if (seen >= peer->events_sent)
+        return UINT64_MAX;                            /* none in flight: replay all it wants */
+    if (peer->events_sent - seen > SY_PEER_EVENT_IDS) /* too many in flight: the oldest known */
+        seen = peer->events_sent - SY_PEER_EVENT_IDS;
+    return peer->events_sent_ids[seen % SY_PEER_EVENT_IDS];
+}
+
 /* One event message to one peer; ref != 0 makes it a replay for that
- * registration. */
-static void send_event(sy_srv_peer_t *peer, size_t ref, pmix_status_t status,
+ * registration, else id is its number. */
+static void send_event(sy_srv_peer_t *peer, size_t ref, uint64_t id, pmix_status_t status,
                        const pmix_proc_t *source, pmix_data_range_t range, const pmix_info_t info[],
                        size_t ninfo)
 {
@@ -155,12 +181,14 @@ static void send_event(sy_srv_peer_t *peer, size_t ref, pmix_status_t status,
                                  .info = inf,
                                  .ninfo = ninfo};
         sy_srv_peer_send_msg(peer, SY_WMSG_EVENT_MSG, &m);
+        note_sent(peer, id);
     }
 }
 
 /* Send the event to every connected client in range but `except`. */
-static void to_clients(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
-                       const pmix_info_t info[], size_t ninfo, const sy_srv_peer_t *except)
+static void to_clients(uint64_t id, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                       const sy_srv_peer_t *except)
 {
     sy_srv_t *s = sy_srv;
     if (s == NULL)
@@ -169,7 +197,7 @@ static void to_clients(pmix_status_t status, const pmix_proc_t *source, pmix_dat
         if (peer == except || !sy_srv_peer_open(peer) || peer->client == NULL ||
             !in_range(range, source, info, ninfo, &peer->client->proc))
             continue;
-        send_event(peer, 0, status, source, range, info, ninfo);
+        send_event(peer, 0, id, status, source, range, info, ninfo);
     }
 }
 
@@ -183,8 +211,8 @@ static bool beyond_node(pmix_data_range_t range)
 static void forward(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                     const pmix_info_t info[], size_t ninfo)
 {
-    cache_event(status, source, range, info, ninfo);
-    to_clients(status, source, range, info, ninfo, NULL);
+    uint64_t id = cache_event(status, source, range, info, ninfo);
+    to_clients(id, status, source, range, info, ninfo, NULL);
     sy_srv_group_event(status, source, info, ninfo);
 }
 
@@ -244,8 +272,8 @@ static bool reaches_elsewhere(const pmix_info_t *info, size_t ninfo)
 void sy_srv_event_raise(pmix_status_t status, const pmix_proc_t *source, pmix_data_range_t range,
                         const pmix_info_t info[], size_t ninfo)
 {
-    cache_event(status, source, range, info, ninfo);
-    to_clients(status, source, range, info, ninfo, NULL);
+    uint64_t id = cache_event(status, source, range, info, ninfo);
+    to_clients(id, status, source, range, info, ninfo, NULL);
     bool elsewhere =
         range == PMIX_RANGE_CUSTOM ? reaches_elsewhere(info, ninfo) : beyond_node(range);
     if (!elsewhere || sy_srv->module.notify_event == NULL)
@@ -278,10 +306,10 @@ static void handle_notify(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         source = peer->client->proc;
     pmix_data_range_t r = (pmix_data_range_t)range;
     sy_srv_peer_reply_status(peer, tag, PMIX_SUCCESS);
-    cache_event(status, &source, r, info, n);
+    uint64_t id = cache_event(status, &source, r, info, n);
     if (r != PMIX_RANGE_PROC_LOCAL && r != PMIX_RANGE_RM)
         sy_event_deliver(status, &source, r, info, n);
-    to_clients(status, &source, r, info, n, peer);
+    to_clients(id, status, &source, r, info, n, peer);
     sy_srv_group_event(status, &source, info, n);
     if (beyond_node(r)) {
         to_host(status, &source, r, info, n);
@@ -496,8 +524,9 @@ static void own_reg(bool registering, size_t ref, const pmix_status_t *codes, si
     }
 }
 
-static void own_registered(size_t ref, const pmix_status_t *codes, size_t ncodes)
+static void own_registered(size_t ref, const pmix_status_t *codes, size_t ncodes, uint64_t seen)
 {
+    (void)seen; /* this process's own events reach its handlers on the loop */
     own_reg(true, ref, codes, ncodes);
 }
 
@@ -519,7 +548,8 @@ static void handle_register(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_
     sy_srv_peer_reply_status(peer, tag, rc);
     if (rc == PMIX_SUCCESS && peer->client != NULL) {
         const pmix_proc_t *me = &peer->client->proc;
-        for (cached_t *c = cache_head; c != NULL; c = c->next) {
+        uint64_t limit = replay_limit(peer, m.seen);
+        for (cached_t *c = cache_head; c != NULL && c->id < limit; c = c->next) {
             bool wanted = n == 0;
             for (size_t i = 0; i < n && !wanted; i++)
                 wanted = codes[i] == c->status;
@@ -528,7 +558,7 @@ static void handle_register(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_
             bool own =
                 PMIX_CHECK_NSPACE(c->source.nspace, me->nspace) && c->source.rank == me->rank;
             if (wanted && !own && in_range(c->range, &c->source, c->info, c->ninfo, me))
-                send_event(peer, ref, c->status, &c->source, c->range, c->info, c->ninfo);
+                send_event(peer, ref, 0, c->status, &c->source, c->range, c->info, c->ninfo);
         }
         add_reg(peer, ref, codes, n, peer->client->uid, peer->client->gid);
     }

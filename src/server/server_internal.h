@@ -65,6 +65,10 @@ typedef enum {
     SY_PEER_CLOSED
 } sy_peer_state_t;
 
+/* Live events a peer may have in flight when it registers a handler and
+ * still be replayed exactly the ones it missed. */
+#define SY_PEER_EVENT_IDS 64
+
 typedef struct sy_srv_peer {
     sy_conn_t *conn;
     bool tcp;
@@ -84,6 +88,9 @@ typedef struct sy_srv_peer {
     struct sy_srv_peer *direct; /* READY: its direct channel, if open */
     struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
     unsigned long serial;       /* names it to host callbacks that may come late */
+    /* live events sent, and the numbers of the last few (server_event.c) */
+    uint64_t events_sent;
+    uint64_t events_sent_ids[SY_PEER_EVENT_IDS];
     struct sy_srv_peer *next;
     struct sy_srv_peer *prev;
 } sy_srv_peer_t;

@@ -11,7 +11,12 @@
  *   direct channel); when the server is killed, both must fail and
  *   PMIX_ERR_LOST_CONNECTION be delivered; the outcome goes to FILE (READY
  *   is touched when waiting).  It clears the death signal the launcher
- *   gave it, so that it outlives the launcher's SIGKILL. */
+ *   gave it, so that it outlives the launcher's SIGKILL.
+ *   test_events storm (2 ranks): rank 0 notifies STORM_EVENTS events,
+ *   numbered, while rank 1 registers STORM_HANDLERS handlers for them one
+ *   after another: each handler must get every event exactly once, live or
+ *   replayed from the server's cache, whatever was in flight when it
+ *   registered. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -234,12 +239,93 @@ static int lost(const char *file, const char *ready)
     return 0;
 }
 
+#define STORM_EVENTS 100
+#define STORM_HANDLERS 24
+static int storm_seen[STORM_HANDLERS][STORM_EVENTS];
+static int storm_total;
+
+static size_t storm_ids[STORM_HANDLERS];
+static int storm_nids;
+
+/* Counts, per registration (its id) and event number, what it was given. */
+static void h_storm(size_t id, pmix_status_t st, const pmix_proc_t *src, pmix_info_t info[],
+                    size_t ninfo, pmix_info_t *res, size_t nres,
+                    pmix_event_notification_cbfunc_fn_t cb, void *cbdata)
+{
+    (void)st, (void)src, (void)res, (void)nres;
+    int n = -1;
+    for (size_t i = 0; i < ninfo; i++)
+        if (strcmp(info[i].key, "sy.storm.n") == 0 && info[i].value.type == PMIX_INT)
+            n = info[i].value.data.integer;
+    pthread_mutex_lock(&lock);
+    int h = -1;
+    for (int k = 0; k < storm_nids; k++)
+        if (storm_ids[k] == id)
+            h = k;
+    if (h >= 0 && n >= 0 && n < STORM_EVENTS) {
+        storm_seen[h][n]++;
+        storm_total++;
+    }
+    pthread_mutex_unlock(&lock);
+    cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void storm(void)
+{
+    pmix_status_t code = 3000;
+    PMIx_Fence(NULL, 0, NULL, 0);
+    if (me.rank == 0) {
+        for (int n = 0; n < STORM_EVENTS; n++) {
+            pmix_info_t i;
+            PMIX_INFO_LOAD(&i, "sy.storm.n", &n, PMIX_INT);
+            pmix_status_t rc =
+                PMIx_Notify_event(code, NULL, PMIX_RANGE_NAMESPACE, &i, 1, NULL, NULL);
+            if (rc != PMIX_SUCCESS)
+                FAIL("Notify_event %d: %s", n, PMIx_Error_string(rc));
+            PMIX_INFO_DESTRUCT(&i);
+            if (n % 10 == 0)
+                usleep(1000);
+        }
+    } else {
+        for (int k = 0; k < STORM_HANDLERS; k++) {
+            /* the lock keeps a delivery from looking before the id is known */
+            pthread_mutex_lock(&lock);
+            pmix_status_t rc = PMIx_Register_event_handler(&code, 1, NULL, 0, h_storm, NULL, NULL);
+            if (rc >= 0)
+                storm_ids[storm_nids++] = (size_t)rc;
+            pthread_mutex_unlock(&lock);
+            if (rc < 0)
+                FAIL("Register_event_handler %d: %s", k, PMIx_Error_string(rc));
+            usleep(500);
+        }
+        wait_for(&storm_total, storm_nids * STORM_EVENTS);
+        usleep(200000); /* a duplicate would come late */
+        pthread_mutex_lock(&lock);
+        int bad = 0;
+        for (int k = 0; k < storm_nids; k++)
+            for (int n = 0; n < STORM_EVENTS; n++)
+                if (storm_seen[k][n] != 1 && bad++ < 5)
+                    FAIL("handler %d got event %d %d times", k, n, storm_seen[k][n]);
+        pthread_mutex_unlock(&lock);
+    }
+    PMIx_Fence(NULL, 0, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "lost") == 0) {
         if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
             return 1;
         return lost(argv[2], argv[3]);
+    }
+    if (argc == 2 && strcmp(argv[1], "storm") == 0) {
+        if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
+            return 1;
+        storm();
+        PMIx_Finalize(NULL, 0);
+        if (failures == 0)
+            printf("test_events storm rank %u: ok\n", me.rank);
+        return failures == 0 ? 0 : 1;
     }
     signal(SIGTERM, SIG_IGN); /* see rank 2's death through; SIGKILL ends us */
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);

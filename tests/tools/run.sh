@@ -150,6 +150,9 @@ if test -x "$E"; then
     "$R" --oversubscribe -n 3 "$E" > "$T/out" 2> "$T/err"
     rc=$?
     check "event ordering, chaining, ranges, PROC_TERMINATED of a dead rank" "test $rc -eq 137 && test \$(grep -c ': ok$' '$T/out') -eq 2 && ! grep -q FAIL '$T/err'"
+    "$R" -n 2 "$E" storm > "$T/out" 2> "$T/err"
+    rc=$?
+    check "handlers registered while events arrive: each event once, live or replayed" "test $rc -eq 0 && test \$(grep -c ': ok$' '$T/out') -eq 2"
     "$R" -n 1 "$E" lost "$T/lost" "$T/ready" > /dev/null 2>&1 &
     rpid=$!
     for i in $(seq 100); do test -e "$T/ready" && break; sleep 0.05; done
