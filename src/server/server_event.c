@@ -32,8 +32,6 @@
 /* ---- the cache the standard requires: every event this server saw, in
  * order, replayed to clients that register for it later ---- */
 
-#define SY_EVENT_CACHE_MAX 128
-
 typedef struct cached {
     uint64_t id; /* the event's number (event_ids) */
     pmix_status_t status;
@@ -142,7 +140,10 @@ static bool in_range(pmix_data_range_t range, const pmix_proc_t *source, const p
 /* A live event sent to a peer: which one, in the order the peer gets them. */
 static void note_sent(sy_srv_peer_t *peer, uint64_t id)
 {
-    peer->events_sent_ids[peer->events_sent % SY_PEER_EVENT_IDS] = id;
+    if (peer->events_sent_ids == NULL &&
+        (peer->events_sent_ids = calloc(SY_EVENT_CACHE_MAX, sizeof(uint64_t))) == NULL)
+        return; /* its registrations get every cached event they want */
+    peer->events_sent_ids[peer->events_sent % SY_EVENT_CACHE_MAX] = id;
     peer->events_sent++;
 }
 
@@ -152,10 +153,12 @@ static void note_sent(sy_srv_peer_t *peer, uint64_t id)
 static uint64_t replay_limit(const sy_srv_peer_t *peer, uint64_t seen)
 {
     if (seen >= peer->events_sent)
-        return UINT64_MAX;                            /* none in flight: replay all it wants */
-    if (peer->events_sent - seen > SY_PEER_EVENT_IDS) /* too many in flight: the oldest known */
-        seen = peer->events_sent - SY_PEER_EVENT_IDS;
-    return peer->events_sent_ids[seen % SY_PEER_EVENT_IDS];
+        return UINT64_MAX; /* none in flight: replay all it wants */
+    /* more in flight than it remembers (the cache's size): from the oldest
+     * it knows, the safe side being a duplicate, not a loss */
+    if (peer->events_sent - seen > SY_EVENT_CACHE_MAX)
+        seen = peer->events_sent - SY_EVENT_CACHE_MAX;
+    return peer->events_sent_ids[seen % SY_EVENT_CACHE_MAX];
 }
 
 /* One event message to one peer; ref != 0 makes it a replay for that

@@ -65,9 +65,10 @@ typedef enum {
     SY_PEER_CLOSED
 } sy_peer_state_t;
 
-/* Live events a peer may have in flight when it registers a handler and
- * still be replayed exactly the ones it missed. */
-#define SY_PEER_EVENT_IDS 64
+/* The events a server keeps for late registrations; also how many live
+ * events a peer may have in flight when it registers a handler and still
+ * be replayed exactly the ones it missed (server_event.c). */
+#define SY_EVENT_CACHE_MAX 128
 
 typedef struct sy_srv_peer {
     sy_conn_t *conn;
@@ -88,9 +89,10 @@ typedef struct sy_srv_peer {
     struct sy_srv_peer *direct; /* READY: its direct channel, if open */
     struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
     unsigned long serial;       /* names it to host callbacks that may come late */
-    /* live events sent, and the numbers of the last few (server_event.c) */
+    /* live events sent, and the numbers of the last SY_EVENT_CACHE_MAX
+     * (allocated with the first) */
     uint64_t events_sent;
-    uint64_t events_sent_ids[SY_PEER_EVENT_IDS];
+    uint64_t *events_sent_ids;
     struct sy_srv_peer *next;
     struct sy_srv_peer *prev;
 } sy_srv_peer_t;

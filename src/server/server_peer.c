@@ -96,6 +96,7 @@ static void peer_maybe_free(sy_srv_peer_t *peer)
         peer->next->prev = peer->prev;
     sy_conn_free(peer->conn);
     free(peer->tool);
+    free(peer->events_sent_ids);
     free(peer);
     if (s != NULL)
         sy_srv_accept_resume(s); /* a descriptor is free */
@@ -797,6 +798,7 @@ void sy_srv_peers_close_all(sy_srv_t *s)
         drop_timer(peer);
         sy_conn_free(peer->conn);
         free(peer->tool);
+        free(peer->events_sent_ids);
         free(peer);
     }
 }
