@@ -36,11 +36,12 @@ extern char **environ;
 static struct {
     const char *listen, *node, *topology, *format, *generate, *hostname;
     const char *auth, *key_file;
+    const char *shm; /* auto, always, never */
     double watch;
     bool watch_given, no_inventory, verbose;
     unsigned np;
     char **argv; /* the program, or NULL */
-} opt = {.np = 1};
+} opt = {.np = 1, .shm = "auto"};
 
 static void usage(FILE *f)
 {
@@ -63,6 +64,9 @@ static void usage(FILE *f)
                "  --format F        slurm, ibnet, osm-lst, ibsim or native (default: detect)\n"
                "  --generate SPEC   fattree:k=4, dragonfly:a=4,p=2,h=2,g=9, torus:4x4x4\n"
                "  --watch SECONDS   how often the topology file is checked (default 2, 0 never)\n"
+               "  --shm MODE        matrices above 8 MiB to a node on this host: in shared\n"
+               "                    memory (always), in chunks through the socket (never), or\n"
+               "                    shared memory when it gets huge pages here (auto, default)\n"
                "  --hostname NAME   the node's name (default: this host's)\n"
                "  --no-inventory    do not collect and deliver this node's inventory\n"
                "  -n N              run N copies of the program (ranks 0..N-1)\n"
@@ -98,6 +102,11 @@ static int parse(int argc, char **argv)
             opt.generate = argv[++i];
         } else if (!strcmp(a, "--auth") && arg) {
             opt.auth = argv[++i];
+        } else if (!strcmp(a, "--shm") && arg) {
+            opt.shm = argv[++i];
+            if (strcmp(opt.shm, "auto") != 0 && strcmp(opt.shm, "always") != 0 &&
+                strcmp(opt.shm, "never") != 0)
+                return -1;
         } else if (!strcmp(a, "--key-file") && arg) {
             opt.key_file = argv[++i];
         } else if (!strcmp(a, "--hostname") && arg) {
@@ -149,6 +158,7 @@ static link_t *node_links[MAX_NODES]; /* NULL once that node left */
 static size_t nnodes, nthreads;       /* live connections, their threads */
 static bool stopping;
 static link_auth_t auth;
+static bool use_shm; /* --shm, decided at start */
 
 /* Streams of matrices in flight: an update waits for them (the matrix
  * they read is the engine's, valid until this process's PENDING chain
@@ -232,7 +242,7 @@ static void *stream_thread(void *arg)
     /* a node on this host maps a copy; a remote one gets chunks (and so
      * does a local one when the memfd cannot be made) */
     int shm = -1;
-    if (msize > LINK_CHUNK_BYTES && m != NULL && link_is_local(f->link)) {
+    if (use_shm && msize > LINK_CHUNK_BYTES && m != NULL && link_is_local(f->link)) {
         shm = shm_export(m, msize);
         if (shm < 0)
             say("request %u: no shared memory (%s): chunks instead", f->id, strerror(errno));
@@ -658,6 +668,10 @@ int main(int argc, char **argv)
         return 1;
     }
     say("link authentication: %s", link_auth_name(auth.method));
+    use_shm = strcmp(opt.shm, "always") == 0 || (strcmp(opt.shm, "auto") == 0 && shm_fast());
+    if (opt.listen != NULL)
+        say("big matrices to nodes on this host: %s",
+            use_shm ? "shared memory" : "chunks through the socket");
 
     pmix_server_module_t module;
     memset(&module, 0, sizeof(module));

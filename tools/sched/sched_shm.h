@@ -8,8 +8,15 @@
 #ifndef SWITCHYARD_TOOLS_SCHED_SHM_H
 #define SWITCHYARD_TOOLS_SCHED_SHM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+/* Whether shared memory gets transparent huge pages on this host
+ * (/sys/kernel/mm/transparent_hugepage/shmem_enabled not "never" or
+ * "deny").  Without them a big matrix costs one 4 KiB page table entry
+ * per page on each side, which on a virtual machine made shared memory
+ * ten times slower than the socket (docs/performance.md). */
+bool shm_fast(void);
 /* A sealed (no write, shrink or grow) memfd holding p[0..n), or -1 with
  * errno set. */
 int shm_export(const void *p, size_t n);
