@@ -138,7 +138,7 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
     test -S "$T/s4.sock" && break
     sleep 0.5
 done
-listing() { ls "$T" | grep -v -x -e big.out -e rows.out -e before.lst -e after.lst; }
+listing() { ls "$T" | grep -v -x -e big.out -e rows.out -e rows2.out -e before.lst -e after.lst; }
 listing > "$T/before.lst"
 digest() { sed -n 's/^ok cost matrix of .* (fnv1a \([0-9a-f]*\))$/\1/p' "$1"; }
 if "$S" --node "$T/s4.sock" --hostname n7 --no-inventory --verbose -- "$D/fabric_bfs" \
@@ -151,6 +151,14 @@ if "$S" --node "$T/s4.sock" --hostname n7 --no-inventory --verbose -- "$D/fabric
         grep -q '^ok cost matrix of 6 devices' "$T/rows.out"; then
     ok "a subset of rows (PMIX_FABRIC_DEVICE_INDEX): their submatrix, in that order"
 else bad "subset of rows"; show "$T/rows.out"; fi
+# a subset above one chunk (2,100 rows, 8.8 MB, backwards) by shared memory
+ROWS=$(seq 2661 -1 562 | paste -s -d, -)
+if "$S" --node "$T/s4.sock" --hostname n7 --no-inventory --verbose -- "$D/fabric_bfs" \
+        "$T/big.txt" "$ROWS" > "$T/rows2.out" 2>&1 &&
+        grep -q '^ok cost matrix of 2100 devices' "$T/rows2.out" &&
+        grep -q 'a matrix of 8820000 bytes mapped from shared memory' "$T/rows2.out"; then
+    ok "a subset of 2,100 rows (8.8 MB) by shared memory: their submatrix"
+else bad "big subset of rows by shared memory"; show "$T/rows2.out"; fi
 # nothing of the shared memory stays: no memfd open or mapped in the
 # scheduler, no new name in TMPDIR (but the outputs) or /dev/shm
 listing > "$T/after.lst"
