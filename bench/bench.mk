@@ -11,7 +11,7 @@ bench_targets = bench/fabric_cost$(EXEEXT)
 # result computed, the matrix exported in chunks, against the memory
 # floor measured in the same run (docs/performance.md).
 EXTRA_PROGRAMS += bench/fabric_e2e
-bench_fabric_e2e_SOURCES = bench/fabric_e2e.c
+bench_fabric_e2e_SOURCES = bench/fabric_e2e.c tools/sched/sched_shm.c
 bench_fabric_e2e_LDADD = $(FABRIC_LDADD) -lpthread
 bench_targets += bench/fabric_e2e$(EXEEXT)
 

@@ -10,9 +10,15 @@
  *          planes, peers, cost matrix, groups, coordinates, shapes), and
  *          export the matrix the way the scheduler hands it to a remote
  *          requester: streamed in 8 MiB chunks through a socket to a reader
- *          thread that checks every entry it receives.
+ *          thread that checks every entry it receives;
+ *   shm    (in the same child, after ours) the export to a requester on the
+ *          same host: the matrix copied into a sealed memfd
+ *          (tools/sched/sched_shm.c, what switchyard-sched does), mapped
+ *          read-only and every entry read; "ours shm" is load + compute +
+ *          this export.
  *
- * Times are wall clock, best of --reps; RSS is the child's ru_maxrss.  The
+ * Times are wall clock, best of --reps (the load's CPU time is printed
+ * too: on a shared machine it moves less); RSS is the child's ru_maxrss.  The
  * issue's targets: ours <= 2x floor, peak RSS <= 1.1x the matrix.
  *
  *   make -C build bench && build/bench/fabric_e2e [--k 40] [--reps 3] [--threads T]
@@ -36,10 +42,12 @@
 #include "fabric/engine.h"
 #include "fabric/topo.h"
 
+#include "../tools/sched/sched_shm.h"
+
 #define CHUNK (8u << 20)
 
 typedef struct {
-    double secs, load, compute, export;
+    double secs, load, compute, export, shm, load_cpu;
     long maxrss_kb;
     uint64_t check;
     int ok;
@@ -50,6 +58,14 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
 /* ---- the capture ---- */
@@ -168,8 +184,33 @@ static void *reader(void *arg)
     return NULL;
 }
 
+/* The same-host export: a sealed memfd, mapped read-only, every entry
+ * read.  0 when it failed. */
+static double export_shm(const sy_cost_t *c, uint64_t *sum)
+{
+    size_t bytes = (size_t)c->n * c->n * sizeof(uint16_t);
+    double t0 = now();
+    int fd = shm_export(c->m, bytes);
+    const char *why = "";
+    const uint16_t *v = fd >= 0 ? shm_map(fd, bytes, &why) : NULL;
+    if (v == NULL) {
+        fprintf(stderr, "shm: %s\n", fd < 0 ? "no memfd" : why);
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    uint64_t s = 0;
+    for (size_t i = 0; i < bytes / 2; i++)
+        s += v[i];
+    munmap((void *)v, bytes);
+    close(fd);
+    *sum = s;
+    return now() - t0;
+}
+
 static void run_ours(const char *path, unsigned threads, result_t *r)
 {
+    double c0 = cpu_now();
     double t0 = now();
     sy_fabric_engine_opts_t opts;
     memset(&opts, 0, sizeof(opts));
@@ -182,6 +223,7 @@ static void run_ours(const char *path, unsigned threads, result_t *r)
         return;
     }
     double t1 = now();
+    r->load_cpu = cpu_now() - c0;
     const sy_cost_t *c;
     if (sy_fabric_engine_refresh(eng) != PMIX_SUCCESS ||
         sy_fabric_engine_cost(eng, &c) != PMIX_SUCCESS) {
@@ -212,7 +254,14 @@ static void run_ours(const char *path, unsigned threads, result_t *r)
     r->export = t3 - t2;
     r->secs = t3 - t0;
     r->check = rd.sum;
-    r->ok = rd.ok;
+    /* the peak RSS of the path through the socket, before the memfd adds
+     * a second matrix */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    r->maxrss_kb = ru.ru_maxrss;
+    uint64_t shm_sum = 0;
+    r->shm = export_shm(c, &shm_sum);
+    r->ok = rd.ok && r->shm > 0 && shm_sum == rd.sum;
     sy_fabric_engine_free(eng);
 }
 
@@ -233,7 +282,8 @@ static result_t measure(bool floor, const char *path, uint32_t n, unsigned threa
             run_ours(path, threads, &r);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        r.maxrss_kb = ru.ru_maxrss;
+        if (r.maxrss_kb == 0)
+            r.maxrss_kb = ru.ru_maxrss;
         if (write(p[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
             _exit(1);
         _exit(0);
@@ -279,7 +329,7 @@ int main(int argc, char **argv)
     printf("# fabric end-to-end: %s, %u devices, ibnetdiscover -p capture of %.1f MB, "
            "matrix %.1f MiB\n# load average at start: %.2f %.2f %.2f\n",
            spec, n, (double)fsize / 1e6, (double)n * n * 2 / 1048576.0, la[0], la[1], la[2]);
-    result_t best_floor = {0}, best = {0};
+    result_t best_floor = {0}, best = {0}, best_shm = {0};
     for (int r = 0; r < reps; r++) {
         result_t fl = measure(true, path, n, threads);
         result_t ou = measure(false, path, n, threads);
@@ -287,20 +337,29 @@ int main(int argc, char **argv)
             best_floor = fl;
         if (ou.ok && (best.secs == 0 || ou.secs < best.secs))
             best = ou;
-        printf("# run %d: floor %.3f s, ours %.3f s (load %.3f, compute %.3f, export %.3f)\n", r,
-               fl.secs, ou.secs, ou.load, ou.compute, ou.export);
+        double ou_shm = ou.load + ou.compute + ou.shm;
+        if (ou.ok && (best_shm.secs == 0 || ou_shm < best_shm.secs)) {
+            best_shm = ou;
+            best_shm.secs = ou_shm;
+        }
+        printf("# run %d: floor %.3f s, ours %.3f s (load %.3f [cpu %.3f], compute %.3f, export "
+               "%.3f; by shm %.3f)\n",
+               r, fl.secs, ou.secs, ou.load, ou.load_cpu, ou.compute, ou.export, ou.shm);
         fflush(stdout);
     }
     unlink(path);
     getloadavg(la, 3);
     double mib = (double)n * n * 2 / 1048576.0;
     printf("# load average at end: %.2f %.2f %.2f\n", la[0], la[1], la[2]);
-    printf("| devices | matrix MiB | floor s | ours s | load s | compute s | export s | "
-           "ours/floor | floor RSS MiB | ours RSS MiB | ours RSS/matrix |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    printf("| %u | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.0f | %.0f | %.3f |\n", n, mib,
-           best_floor.secs, best.secs, best.load, best.compute, best.export,
-           best_floor.secs > 0 ? best.secs / best_floor.secs : 0, best_floor.maxrss_kb / 1024.0,
+    printf("| devices | matrix MiB | floor s | ours s | load s | load cpu s | compute s | "
+           "export s | ours/floor | ours shm s | export shm s | ours shm/floor | floor RSS MiB "
+           "| ours RSS MiB | ours RSS/matrix |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| %u | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f | "
+           "%.0f | %.0f | %.3f |\n",
+           n, mib, best_floor.secs, best.secs, best.load, best.load_cpu, best.compute, best.export,
+           best_floor.secs > 0 ? best.secs / best_floor.secs : 0, best_shm.secs, best_shm.shm,
+           best_floor.secs > 0 ? best_shm.secs / best_floor.secs : 0, best_floor.maxrss_kb / 1024.0,
            best.maxrss_kb / 1024.0, best.maxrss_kb / 1024.0 / mib);
     return best.ok && best_floor.ok ? 0 : 1;
 }

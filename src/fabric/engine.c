@@ -397,7 +397,7 @@ pmix_status_t sy_fabric_engine_load(const char *path, const char *format,
     sy_topo_t *t = NULL;
     rc = sy_topo_load_buffer(buf, len, path, format, NULL, &t, errmsg);
     uint64_t h = fnv1a(buf, len);
-    free(buf);
+    sy_big_free(buf);
     if (rc != PMIX_SUCCESS) {
         return rc;
     }
@@ -590,13 +590,13 @@ pmix_status_t sy_fabric_engine_reload(sy_fabric_engine_t *eng)
     uint64_t h = fnv1a(buf, len);
     if (h == eng->hash) {
         /* Touched but identical: remember the new stat, change nothing. */
-        free(buf);
+        sy_big_free(buf);
         eng->st = st;
         return PMIX_SUCCESS;
     }
     sy_topo_t *t = NULL;
     rc = sy_topo_load_buffer(buf, len, eng->path, eng->format, NULL, &t, &msg);
-    free(buf);
+    sy_big_free(buf);
     if (rc != PMIX_SUCCESS) {
         set_err(eng, "%s", msg != NULL ? msg : "parse failed");
         free(msg);

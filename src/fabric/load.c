@@ -215,6 +215,6 @@ pmix_status_t sy_topo_load(const char *path, const char *format, sy_topo_t **out
     if (rc == PMIX_SUCCESS) {
         rc = sy_topo_load_buffer(buf, len, path, format, NULL, out, errmsg);
     }
-    free(buf);
+    sy_big_free(buf);
     return rc;
 }

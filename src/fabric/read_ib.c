@@ -14,7 +14,7 @@
 
 void sy_ib_cables_free(sy_ib_cables_t *c)
 {
-    free(c->l);
+    sy_big_free(c->l);
     c->l = NULL;
     c->n = c->cap = 0;
 }
@@ -23,7 +23,10 @@ pmix_status_t sy_ib_cables_reserve(sy_ib_cables_t *c, size_t n)
 {
     if (n <= c->cap)
         return PMIX_SUCCESS;
-    sy_ib_cable_t *g = realloc(c->l, n * sizeof(*g));
+    if (n > SIZE_MAX / sizeof(sy_ib_cable_t)) {
+        return PMIX_SUCCESS;
+    }
+    sy_ib_cable_t *g = sy_big_realloc(c->l, n * sizeof(*g));
     if (g == NULL)
         return PMIX_SUCCESS; /* push grows it as it can */
     c->l = g;
@@ -35,7 +38,7 @@ pmix_status_t sy_ib_cables_push(sy_ib_cables_t *c, sy_ib_cable_t *l)
 {
     if (c->n == c->cap) {
         size_t ncap = c->cap ? c->cap * 2 : 256;
-        sy_ib_cable_t *n = realloc(c->l, ncap * sizeof(*n));
+        sy_ib_cable_t *n = sy_big_realloc(c->l, ncap * sizeof(*n));
         if (n == NULL) {
             return sy_read_error(c->errmsg, c->name, l->line, "out of memory");
         }
@@ -133,11 +136,13 @@ uint64_t sy_ib_speed(const char *width, size_t wn, const char *rate, size_t rn)
 
 /* ------------------------------------------------------------ resolve */
 
-/* GUID -> vertex, open addressing; key 0 is never a GUID we look up. */
+/* GUID -> vertex, open addressing; key 0 is never a GUID we look up.
+ * Grown as GUIDs come (load <= 1/2): a capture names each vertex many
+ * times, so sizing it by the cable count would touch far more memory. */
 typedef struct {
     uint64_t *key;
     uint32_t *vid;
-    size_t cap;
+    size_t cap, count;
 } guid_map_t;
 
 static uint64_t mix(uint64_t x)
@@ -149,12 +154,59 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+static bool map_init(guid_map_t *m, size_t cap)
+{
+    m->key = calloc(cap, sizeof(uint64_t));
+    m->vid = malloc(cap * sizeof(uint32_t));
+    m->cap = cap;
+    m->count = 0;
+    if (m->key == NULL || m->vid == NULL) {
+        return false;
+    }
+    memset(m->vid, 0xff, cap * sizeof(uint32_t));
+    return true;
+}
+
+static void map_free(guid_map_t *m)
+{
+    free(m->key);
+    free(m->vid);
+    m->key = NULL;
+    m->vid = NULL;
+}
+
+/* The slot of key, inserted when absent (its vid then SY_TOPO_NONE);
+ * NULL when out of memory. */
 static uint32_t *map_slot(guid_map_t *m, uint64_t key)
 {
+    if ((m->count + 1) * 2 > m->cap) {
+        guid_map_t g;
+        if (!map_init(&g, m->cap * 2)) {
+            map_free(&g);
+            return NULL;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (m->key[i] != 0) {
+                size_t j = mix(m->key[i]) & (g.cap - 1);
+                while (g.key[j] != 0) {
+                    j = (j + 1) & (g.cap - 1);
+                }
+                g.key[j] = m->key[i];
+                g.vid[j] = m->vid[i];
+            }
+        }
+        g.count = m->count;
+        map_free(m);
+        *m = g;
+    }
     size_t mask = m->cap - 1;
     for (size_t i = mix(key) & mask;; i = (i + 1) & mask) {
-        if (m->key[i] == key || m->key[i] == 0) {
+        if (m->key[i] == key) {
+            return &m->vid[i];
+        }
+        if (m->key[i] == 0) {
             m->key[i] = key;
+            m->count++;
             return &m->vid[i];
         }
     }
@@ -264,6 +316,9 @@ static pmix_status_t resolve(resolver_t *r, sy_ib_end_t *ep, size_t line)
         return add_vertex(r, ep, "0x0000000000000000", 0, line);
     }
     uint32_t *slot = map_slot(&r->map, pg);
+    if (slot == NULL) {
+        return sy_read_error(r->c->errmsg, r->c->name, line, "out of memory");
+    }
     if (*slot != SY_TOPO_NONE) {
         ep->vid = *slot;
         if ((SY_IB_CA == ep->type) != (r->t->v[ep->vid].kind == SY_TOPO_DEVICE)) {
@@ -278,6 +333,7 @@ static pmix_status_t resolve(resolver_t *r, sy_ib_end_t *ep, size_t line)
     guid_text(name, pg);
     pmix_status_t rc = add_vertex(r, ep, name, pg, line);
     if (rc == PMIX_SUCCESS) {
+        /* add_vertex does not touch the map: the slot is still ours */
         *slot = ep->vid;
     }
     return rc;
@@ -305,22 +361,21 @@ static int cable_cmp(const void *x, const void *y)
 pmix_status_t sy_ib_cables_build(sy_ib_cables_t *c, sy_topo_t *t)
 {
     resolver_t r = {.c = c, .t = t};
-    size_t cap = 64;
-    while (cap < 4 * c->n + 64) {
-        cap *= 2;
+    /* captures name a vertex about five times (a port line from each
+     * end): room for n/2 GUIDs is rarely regrown and not oversized */
+    size_t mcap = 1024;
+    while (mcap < c->n / 2) {
+        mcap *= 2;
     }
-    r.map.cap = cap;
-    r.map.key = calloc(cap, sizeof(uint64_t));
-    r.map.vid = malloc(cap * sizeof(uint32_t));
+    bool map_ok = map_init(&r.map, mcap);
     obs_t *obs = malloc((2 * c->n + 1) * sizeof(*obs));
     cable_key_t *cab = malloc((c->n + 1) * sizeof(*cab));
     bool *keep = calloc(c->n + 1, sizeof(bool));
     pmix_status_t rc = PMIX_SUCCESS;
-    if (r.map.key == NULL || r.map.vid == NULL || obs == NULL || cab == NULL || keep == NULL) {
+    if (!map_ok || obs == NULL || cab == NULL || keep == NULL) {
         rc = sy_read_error(c->errmsg, c->name, 0, "out of memory");
         goto out;
     }
-    memset(r.map.vid, 0xff, cap * sizeof(uint32_t));
     size_t nobs = 0, ncab = 0;
     for (size_t i = 0; i < c->n; i++) {
         sy_ib_end_t *e[2] = {&c->l[i].a, &c->l[i].b};
@@ -370,8 +425,7 @@ pmix_status_t sy_ib_cables_build(sy_ib_cables_t *c, sy_topo_t *t)
         }
     }
 out:
-    free(r.map.key);
-    free(r.map.vid);
+    map_free(&r.map);
     free(obs);
     free(cab);
     free(keep);

@@ -426,8 +426,10 @@ pmix_status_t sy_topo_read_ibnet_buffer(const char *buf, size_t len, const char 
         return PMIX_ERR_BAD_PARAM;
     }
     ib_ctx_t c = {.cab = {.name = name, .errmsg = errmsg}};
-    /* about one cable end per 100 bytes of a capture: no regrowth */
-    pmix_status_t rc = sy_ib_cables_reserve(&c.cab, len / 100 + 16);
+    /* cable lines of real captures are 60-100 bytes: no regrowth, and the
+     * part of the reservation no cable uses is never touched
+     * (sy_big_alloc); pathological short lines make push grow it */
+    pmix_status_t rc = sy_ib_cables_reserve(&c.cab, len / 48 + 16);
     /* descriptions point into buf: no copy per cable end */
     sy_lines_t it;
     int more = 0;

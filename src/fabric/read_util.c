@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "fabric/read_util.h"
@@ -45,6 +47,9 @@ void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name
     it->next_lineno = 1;
     it->name = name;
     it->continuation = continuation;
+    /* one scan for a NUL byte, not one per line */
+    const char *nul = memchr(it->buf, '\0', it->len);
+    it->nul_at = nul != NULL ? (size_t)(nul - it->buf) : it->len;
 }
 
 void sy_lines_done(sy_lines_t *it)
@@ -95,9 +100,11 @@ int sy_lines_next(sy_lines_t *it, char **errmsg)
         size_t rest = it->len - it->pos;
         const char *nl = memchr(start, '\n', rest);
         size_t n = (nl != NULL) ? (size_t)(nl - start) : rest;
+        size_t off = it->pos;
         it->pos += n + (nl != NULL ? 1 : 0);
         it->next_lineno++;
-        if (memchr(start, '\0', n) != NULL) {
+        /* lines before it had none: the first NUL is in this one or later */
+        if (it->nul_at < off + n) {
             sy_read_error(errmsg, it->name, it->next_lineno - 1,
                           "unexpected NUL byte (binary data?)");
             return -1;
@@ -488,6 +495,89 @@ pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name, co
     return PMIX_SUCCESS;
 }
 
+/* ---------------------------------------------------------- big buffers */
+
+/* Every buffer starts with a header: how it was made (0 for malloc, else
+ * the length of its mapping, which starts at the header) and its size. */
+#define BIG_HEAD ((size_t)64)
+#define BIG_MIN ((size_t)1 << 20)
+#define BIG_ALIGN ((size_t)2 << 20)
+
+void *sy_big_alloc(size_t bytes)
+{
+    if (bytes > SIZE_MAX / 2) {
+        return NULL;
+    }
+    size_t need = bytes + BIG_HEAD;
+    if (need < BIG_MIN) {
+        char *p = malloc(need);
+        if (p == NULL) {
+            return NULL;
+        }
+        ((size_t *)p)[0] = 0;
+        ((size_t *)p)[1] = bytes;
+        return p + BIG_HEAD;
+    }
+    size_t keep = (need + 4095) & ~(size_t)4095, maplen = keep + BIG_ALIGN;
+    char *p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        return NULL;
+    }
+    char *a = (char *)(((uintptr_t)p + BIG_ALIGN - 1) & ~(uintptr_t)(BIG_ALIGN - 1));
+    size_t head = (size_t)(a - p);
+    if (head > 0) {
+        munmap(p, head);
+    }
+    if (maplen - head > keep) {
+        munmap(a + keep, maplen - head - keep);
+    }
+#ifdef MADV_HUGEPAGE
+    (void)madvise(a, keep, MADV_HUGEPAGE);
+#endif
+    ((size_t *)a)[0] = keep;
+    ((size_t *)a)[1] = keep - BIG_HEAD;
+    return a + BIG_HEAD;
+}
+
+void sy_big_free(void *p)
+{
+    if (p == NULL) {
+        return;
+    }
+    char *h = (char *)p - BIG_HEAD;
+    size_t maplen = ((size_t *)h)[0];
+    if (maplen == 0) {
+        free(h);
+    } else {
+        munmap(h, maplen);
+    }
+}
+
+void *sy_big_realloc(void *p, size_t bytes)
+{
+    if (p == NULL) {
+        return sy_big_alloc(bytes);
+    }
+    char *h = (char *)p - BIG_HEAD;
+    size_t maplen = ((size_t *)h)[0], old = ((size_t *)h)[1];
+    if (maplen == 0 && bytes + BIG_HEAD < BIG_MIN) {
+        char *n = realloc(h, bytes + BIG_HEAD);
+        if (n != NULL) {
+            ((size_t *)n)[1] = bytes;
+        }
+        return n != NULL ? n + BIG_HEAD : NULL;
+    }
+    if (maplen != 0 && bytes <= old) {
+        return p;
+    }
+    char *n = sy_big_alloc(bytes);
+    if (n != NULL) {
+        memcpy(n, p, old < bytes ? old : bytes);
+        sy_big_free(p);
+    }
+    return n;
+}
+
 pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
 {
     *buf = NULL;
@@ -500,19 +590,19 @@ pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
         (uint64_t)st.st_size < SY_TOPO_MAX_FILE) {
         cap = (size_t)st.st_size + 1;
     }
-    char *b = malloc(cap);
+    char *b = sy_big_alloc(cap);
     if (b == NULL) {
         return PMIX_ERR_NOMEM;
     }
     for (;;) {
         if (n == cap) {
             if (cap >= SY_TOPO_MAX_FILE) {
-                free(b);
+                sy_big_free(b);
                 return PMIX_ERR_OUT_OF_RESOURCE;
             }
-            char *nb = realloc(b, cap * 2);
+            char *nb = sy_big_realloc(b, cap * 2);
             if (nb == NULL) {
-                free(b);
+                sy_big_free(b);
                 return PMIX_ERR_NOMEM;
             }
             b = nb;
@@ -523,7 +613,7 @@ pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len)
         if (got == 0) {
             if (ferror(f)) {
                 int saved = errno; /* free() may not keep it */
-                free(b);
+                sy_big_free(b);
                 errno = saved;
                 return PMIX_ERR_FILE_READ_FAILURE;
             }

@@ -23,6 +23,7 @@ typedef struct {
     bool continuation; /* a trailing backslash joins the next line */
     const char *name;  /* for messages */
     size_t line_off;   /* offset of the line's first byte in buf */
+    size_t nul_at;     /* offset of the first NUL byte in buf, or len */
 } sy_lines_t;
 
 void sy_lines_init(sy_lines_t *it, const char *buf, size_t len, const char *name,
@@ -64,11 +65,22 @@ typedef pmix_status_t (*sy_hostlist_emit_fn)(void *ctx, const char *name);
 pmix_status_t sy_hostlist_expand(const char *expr, uint64_t *budget, sy_hostlist_emit_fn emit,
                                  void *ctx, const char **why);
 
-/* Read f to its end into a malloc'd buffer, in growing chunks rather
- * than trusting the size: pipes and /proc files report none.  Returns
- * PMIX_ERR_NOMEM, PMIX_ERR_OUT_OF_RESOURCE once SY_TOPO_MAX_FILE bytes
- * were read and more may follow, or PMIX_ERR_FILE_READ_FAILURE (errno
- * from the read left as it was); *buf is NULL on failure.  f stays open. */
+/* Big scratch buffers (a capture, its cable list): above 1 MiB an
+ * anonymous mapping aligned to 2 MiB and advised for transparent huge
+ * pages, so that filling it costs a few faults instead of one per 4 KiB
+ * page (page faults dominate a reader's time on a virtual machine), and
+ * pages never touched cost nothing; below, plain malloc.  Free only with
+ * sy_big_free; sy_big_realloc keeps the first min(old, new) bytes. */
+void *sy_big_alloc(size_t bytes);
+void *sy_big_realloc(void *p, size_t bytes);
+void sy_big_free(void *p);
+
+/* Read f to its end into a buffer of sy_big_alloc (free it with
+ * sy_big_free), in growing chunks rather than trusting the size: pipes
+ * and /proc files report none.  Returns PMIX_ERR_NOMEM,
+ * PMIX_ERR_OUT_OF_RESOURCE once SY_TOPO_MAX_FILE bytes were read and more
+ * may follow, or PMIX_ERR_FILE_READ_FAILURE (errno from the read left as
+ * it was); *buf is NULL on failure.  f stays open. */
 pmix_status_t sy_read_stream(FILE *f, char **buf, size_t *len);
 
 /* Lines a reader passed over because they are not topology (what the

@@ -154,8 +154,13 @@ int main(int argc, char **argv)
                         names[t], got, want);
         }
     }
+    /* a digest, so that two routes to the same matrix can be compared */
+    unsigned long long h = 1469598103934665603ULL;
+    const unsigned char *bytes = (const unsigned char *)m;
+    for (size_t i = 0; !bad && i < n * n * sizeof(uint16_t); i++)
+        h = (h ^ bytes[i]) * 1099511628211ULL;
     if (!bad)
-        printf("ok cost matrix of %zu devices matches BFS\n", n);
+        printf("ok cost matrix of %zu devices matches BFS (fnv1a %016llx)\n", n, h);
     PMIx_Fabric_deregister(&fab);
     PMIx_Finalize(NULL, 0);
     return bad ? 1 : 0;

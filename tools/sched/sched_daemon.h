@@ -15,8 +15,10 @@
  *   LINK_FABRIC     node -> sched: UINT32 id, UINT8 op, SIZE n, n INFO
  *   LINK_REPLY      sched -> node: UINT32 id, STATUS, SIZE n, n INFO; a
  *                   cost matrix larger than one chunk is left out of the
- *                   infos (LINK_STREAMED = its size) and follows as
- *                   LINK_CHUNK frames
+ *                   infos: on a UNIX socket it comes as a sealed memfd
+ *                   attached to this frame (LINK_SHM = its size;
+ *                   sched_shm.h), else it follows as LINK_CHUNK frames
+ *                   (LINK_STREAMED = its size)
  *   LINK_CHUNK      sched -> node: UINT32 id, UINT64 offset, BYTE_OBJECT
  *   LINK_INVENTORY  node -> sched: SIZE n, n INFO (collect_inventory's result)
  *   LINK_EVENT      sched -> node: STATUS code, PROC source, SIZE n, n INFO
@@ -42,6 +44,8 @@ enum {
 
 /* The size of a streamed matrix, in place of PMIX_FABRIC_COST_MATRIX. */
 #define LINK_STREAMED "syfab.cm.streamed"
+/* The size of a matrix in the shared memory the frame brings. */
+#define LINK_SHM "syfab.cm.shm"
 /* Matrix chunks: bounded frames, whatever the fabric's size. */
 #define LINK_CHUNK_BYTES (8u << 20)
 
@@ -81,6 +85,14 @@ link_t *link_connect(const char *addr, const link_auth_t *auth, const char *host
 /* One frame; serialised by a lock of the link.  -1 on error. */
 int link_send(link_t *l, pmix_data_buffer_t *buf);
 int link_send_bytes(link_t *l, const pmix_byte_object_t *bo);
+/* A frame with a descriptor attached (UNIX sockets only: SCM_RIGHTS); the
+ * caller keeps fd. */
+int link_send_fd(link_t *l, pmix_data_buffer_t *buf, int fd);
+/* The descriptor the last frame link_recv returned brought, or -1; the
+ * caller owns it (one not taken is closed at the next link_recv). */
+int link_take_fd(link_t *l);
+/* A UNIX socket: the peer is on this host. */
+bool link_is_local(const link_t *l);
 /* The next frame into buf (constructed here); -1 at EOF, on error, or on
  * a frame whose MAC is wrong (the link is then dead). */
 int link_recv(link_t *l, pmix_data_buffer_t *buf);

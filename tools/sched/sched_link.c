@@ -30,6 +30,7 @@
 
 struct link {
     int fd;
+    int rx_fd; /* a descriptor the last frame brought (UNIX sockets), or -1 */
     pthread_mutex_t send_lock;
     bool mac;
     uint8_t key[32];
@@ -82,6 +83,7 @@ link_t *link_new(int fd, const uint8_t *session_key, bool is_node)
     if (l == NULL)
         return NULL;
     l->fd = fd;
+    l->rx_fd = -1;
     pthread_mutex_init(&l->send_lock, NULL);
     if (session_key != NULL) {
         l->mac = true;
@@ -103,6 +105,8 @@ void link_free(link_t *l)
     if (l == NULL)
         return;
     close(l->fd);
+    if (l->rx_fd >= 0)
+        close(l->rx_fd);
     pthread_mutex_destroy(&l->send_lock);
     memset(l->key, 0, sizeof(l->key));
     free(l);
@@ -125,14 +129,108 @@ static void frame_mac(const link_t *l, char dir, uint64_t counter, const void *p
     hmac_sha256_digest(&ctx, MAC_LEN, out);
 }
 
-int link_send_bytes(link_t *l, const pmix_byte_object_t *bo)
+/* The frame's length, with fd riding on it when fd >= 0 (SCM_RIGHTS:
+ * ancillary data sticks to the first byte of what one sendmsg sends, so
+ * the receiver finds it with the header). */
+static int send_head(int fd, uint32_t be, int pass)
+{
+    if (pass < 0)
+        return link_write_all(fd, &be, 4);
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    memset(&ctl, 0, sizeof(ctl));
+    struct iovec iov = {.iov_base = &be, .iov_len = 4};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = ctl.buf,
+                         .msg_controllen = sizeof(ctl.buf)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &pass, sizeof(int));
+    ssize_t w;
+    do
+        w = sendmsg(fd, &msg, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (w <= 0)
+        return -1;
+    /* the descriptor went with the first byte; the rest is plain data */
+    return w == 4 ? 0 : link_write_all(fd, (char *)&be + w, 4 - (size_t)w);
+}
+
+/* Keep the first descriptor of a SCM_RIGHTS message (closing one an
+ * earlier frame brought and nobody took); close any other. */
+static void take_rights(link_t *l, struct msghdr *msg)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < nfd; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            if (l->rx_fd >= 0)
+                close(l->rx_fd);
+            l->rx_fd = fd;
+        }
+    }
+}
+
+/* The frame's length; a descriptor sent with it is kept in l->rx_fd. */
+static int read_head(link_t *l, uint32_t *be)
+{
+    char *c = (char *)be;
+    size_t n = 4;
+    if (l->rx_fd >= 0) {
+        close(l->rx_fd); /* the last frame's, not taken */
+        l->rx_fd = -1;
+    }
+    while (n > 0) {
+        union {
+            char buf[CMSG_SPACE(4 * sizeof(int))];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = {.iov_base = c, .iov_len = n};
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = ctl.buf,
+                             .msg_controllen = sizeof(ctl.buf)};
+        ssize_t r = recvmsg(l->fd, &msg, MSG_CMSG_CLOEXEC);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        take_rights(l, &msg);
+        c += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+int link_take_fd(link_t *l)
+{
+    int fd = l->rx_fd;
+    l->rx_fd = -1;
+    return fd;
+}
+
+bool link_is_local(const link_t *l)
+{
+    int domain = 0;
+    socklen_t len = sizeof(domain);
+    return getsockopt(l->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+}
+
+static int send_frame(link_t *l, const pmix_byte_object_t *bo, int pass)
 {
     if (bo->size == 0 || bo->size > LINK_MAX_FRAME)
         return -1;
     uint32_t len = (uint32_t)bo->size, be = htonl(len);
     pthread_mutex_lock(&l->send_lock);
-    int rc =
-        link_write_all(l->fd, &be, 4) == 0 && link_write_all(l->fd, bo->bytes, len) == 0 ? 0 : -1;
+    int rc = send_head(l->fd, be, pass) == 0 && link_write_all(l->fd, bo->bytes, len) == 0 ? 0 : -1;
     if (rc == 0 && l->mac) {
         uint8_t mac[MAC_LEN];
         frame_mac(l, l->send_dir, l->sent++, bo->bytes, len, mac);
@@ -142,21 +240,31 @@ int link_send_bytes(link_t *l, const pmix_byte_object_t *bo)
     return rc;
 }
 
-int link_send(link_t *l, pmix_data_buffer_t *buf)
+int link_send_bytes(link_t *l, const pmix_byte_object_t *bo)
+{
+    return send_frame(l, bo, -1);
+}
+
+int link_send_fd(link_t *l, pmix_data_buffer_t *buf, int fd)
 {
     pmix_byte_object_t bo = {0};
     if (PMIx_Data_unload(buf, &bo) != PMIX_SUCCESS)
         return -1;
-    int rc = link_send_bytes(l, &bo);
+    int rc = send_frame(l, &bo, fd);
     free(bo.bytes);
     return rc;
+}
+
+int link_send(link_t *l, pmix_data_buffer_t *buf)
+{
+    return link_send_fd(l, buf, -1);
 }
 
 int link_recv(link_t *l, pmix_data_buffer_t *buf)
 {
     uint32_t len;
     PMIX_DATA_BUFFER_CONSTRUCT(buf);
-    if (link_read_all(l->fd, &len, 4) != 0)
+    if (read_head(l, &len) != 0)
         return -1;
     len = ntohl(len);
     if (len == 0 || len > LINK_MAX_FRAME)

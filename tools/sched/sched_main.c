@@ -29,17 +29,19 @@
 #include <switchyard.h>
 
 #include "sched_daemon.h"
+#include "sched_shm.h"
 
 extern char **environ;
 
 static struct {
     const char *listen, *node, *topology, *format, *generate, *hostname;
     const char *auth, *key_file;
+    const char *shm; /* auto, always, never */
     double watch;
     bool watch_given, no_inventory, verbose;
     unsigned np;
     char **argv; /* the program, or NULL */
-} opt = {.np = 1};
+} opt = {.np = 1, .shm = "auto"};
 
 static void usage(FILE *f)
 {
@@ -62,6 +64,9 @@ static void usage(FILE *f)
                "  --format F        slurm, ibnet, osm-lst, ibsim or native (default: detect)\n"
                "  --generate SPEC   fattree:k=4, dragonfly:a=4,p=2,h=2,g=9, torus:4x4x4\n"
                "  --watch SECONDS   how often the topology file is checked (default 2, 0 never)\n"
+               "  --shm MODE        matrices above 8 MiB to a node on this host: in shared\n"
+               "                    memory (always), in chunks through the socket (never), or\n"
+               "                    shared memory when it gets huge pages here (auto, default)\n"
                "  --hostname NAME   the node's name (default: this host's)\n"
                "  --no-inventory    do not collect and deliver this node's inventory\n"
                "  -n N              run N copies of the program (ranks 0..N-1)\n"
@@ -97,6 +102,11 @@ static int parse(int argc, char **argv)
             opt.generate = argv[++i];
         } else if (!strcmp(a, "--auth") && arg) {
             opt.auth = argv[++i];
+        } else if (!strcmp(a, "--shm") && arg) {
+            opt.shm = argv[++i];
+            if (strcmp(opt.shm, "auto") != 0 && strcmp(opt.shm, "always") != 0 &&
+                strcmp(opt.shm, "never") != 0)
+                return -1;
         } else if (!strcmp(a, "--key-file") && arg) {
             opt.key_file = argv[++i];
         } else if (!strcmp(a, "--hostname") && arg) {
@@ -148,6 +158,7 @@ static link_t *node_links[MAX_NODES]; /* NULL once that node left */
 static size_t nnodes, nthreads;       /* live connections, their threads */
 static bool stopping;
 static link_auth_t auth;
+static bool use_shm; /* --shm, decided at start */
 
 /* Streams of matrices in flight: an update waits for them (the matrix
  * they read is the engine's, valid until this process's PENDING chain
@@ -162,8 +173,9 @@ typedef struct {
     pmix_fabric_t fabric;
 } fwd_t;
 
-static void send_reply(link_t *l, uint32_t id, pmix_status_t status, const pmix_info_t *info,
-                       size_t n)
+/* The reply; fd >= 0 rides on it (the matrix in shared memory). */
+static int send_reply_fd(link_t *l, uint32_t id, pmix_status_t status, const pmix_info_t *info,
+                         size_t n, int fd)
 {
     pmix_data_buffer_t b;
     PMIX_DATA_BUFFER_CONSTRUCT(&b);
@@ -172,8 +184,15 @@ static void send_reply(link_t *l, uint32_t id, pmix_status_t status, const pmix_
     PMIx_Data_pack(NULL, &b, &id, 1, PMIX_UINT32);
     PMIx_Data_pack(NULL, &b, &status, 1, PMIX_STATUS);
     link_pack_infos(&b, status == PMIX_SUCCESS ? info : NULL, status == PMIX_SUCCESS ? n : 0);
-    link_send(l, &b);
+    int rc = link_send_fd(l, &b, fd);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
+    return rc;
+}
+
+static void send_reply(link_t *l, uint32_t id, pmix_status_t status, const pmix_info_t *info,
+                       size_t n)
+{
+    send_reply_fd(l, id, status, info, n, -1);
 }
 
 static void fwd_free(pmix_status_t status, void *cbdata)
@@ -197,8 +216,9 @@ static void stream_end(void)
         cb(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
 
-/* The reply, its matrix in bounded chunks after it, then the
- * registration goes (on a thread of its own: the matrix may be GBs). */
+/* The reply, its matrix in bounded chunks after it (or, to a node on
+ * this host, in shared memory), then the registration goes (on a thread
+ * of its own: the matrix may be GBs). */
 static void *stream_thread(void *arg)
 {
     fwd_t *f = arg;
@@ -219,6 +239,14 @@ static void *stream_thread(void *arg)
         m = info[at].value.data.bo.bytes;
         msize = info[at].value.data.bo.size;
     }
+    /* a node on this host maps a copy; a remote one gets chunks (and so
+     * does a local one when the memfd cannot be made) */
+    int shm = -1;
+    if (use_shm && msize > LINK_CHUNK_BYTES && m != NULL && link_is_local(f->link)) {
+        shm = shm_export(m, msize);
+        if (shm < 0)
+            say("request %u: no shared memory (%s): chunks instead", f->id, strerror(errno));
+    }
     /* the infos as sent: the matrix inline when small, else its size */
     pmix_info_t *out;
     PMIX_INFO_CREATE(out, n > 0 ? n : 1);
@@ -229,14 +257,20 @@ static void *stream_thread(void *arg)
             pmix_byte_object_t bo = {.bytes = (char *)m, .size = msize};
             PMIX_INFO_LOAD(&out[i], PMIX_FABRIC_COST_MATRIX, &bo, PMIX_BYTE_OBJECT);
         } else {
-            PMIX_INFO_LOAD(&out[i], LINK_STREAMED, &msize, PMIX_SIZE);
+            PMIX_INFO_LOAD(&out[i], shm >= 0 ? LINK_SHM : LINK_STREAMED, &msize, PMIX_SIZE);
         }
     }
     bool sent = out != NULL;
-    send_reply(f->link, f->id, sent ? PMIX_SUCCESS : PMIX_ERR_NOMEM, out, n);
+    send_reply_fd(f->link, f->id, sent ? PMIX_SUCCESS : PMIX_ERR_NOMEM, out, n, sent ? shm : -1);
     if (out != NULL)
         PMIX_INFO_FREE(out, n > 0 ? n : 1);
-    for (size_t off = 0; sent && msize > LINK_CHUNK_BYTES && off < msize;) {
+    /* the node holds its own descriptor now: ours goes, and with the
+     * node's the memory (a memfd has no name to remove) */
+    if (shm >= 0) {
+        close(shm);
+        say("request %u: the matrix (%zu bytes) passed in shared memory", f->id, msize);
+    }
+    for (size_t off = 0; sent && shm < 0 && msize > LINK_CHUNK_BYTES && off < msize;) {
         size_t len = msize - off < LINK_CHUNK_BYTES ? msize - off : LINK_CHUNK_BYTES;
         pmix_data_buffer_t b;
         PMIX_DATA_BUFFER_CONSTRUCT(&b);
@@ -634,6 +668,10 @@ int main(int argc, char **argv)
         return 1;
     }
     say("link authentication: %s", link_auth_name(auth.method));
+    use_shm = strcmp(opt.shm, "always") == 0 || (strcmp(opt.shm, "auto") == 0 && shm_fast());
+    if (opt.listen != NULL)
+        say("big matrices to nodes on this host: %s",
+            use_shm ? "shared memory" : "chunks through the socket");
 
     pmix_server_module_t module;
     memset(&module, 0, sizeof(module));

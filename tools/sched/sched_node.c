@@ -17,7 +17,11 @@
 #include <pmix_server.h>
 #include <switchyard.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "sched_daemon.h"
+#include "sched_shm.h"
 
 typedef struct pend {
     uint32_t id;
@@ -354,7 +358,37 @@ pmix_status_t node_fabric(const pmix_proc_t *requestor, pmix_fabric_operation_t 
 
 /* ---- frames from the scheduler ---- */
 
-static void node_reply(pmix_data_buffer_t *b)
+/* The matrix of a reply in shared memory (the descriptor came with the
+ * frame): mapped read-only, copied into the answer's byte object, and
+ * let go, so that nothing of it stays behind.  PMIX_SUCCESS, or why not. */
+static pmix_status_t shm_matrix(link_t *l, pmix_info_t *inf)
+{
+    size_t size = inf->value.data.size;
+    int fd = link_take_fd(l);
+    const char *why = "no descriptor came with the reply";
+    const void *m = fd >= 0 ? shm_map(fd, size, &why) : NULL;
+    char *copy = m != NULL ? malloc(size) : NULL;
+    if (copy != NULL)
+        memcpy(copy, m, size);
+    if (m != NULL)
+        munmap((void *)m, size);
+    if (fd >= 0)
+        close(fd);
+    if (copy == NULL) {
+        fprintf(stderr, "switchyard-sched: a matrix in shared memory refused: %s\n",
+                m != NULL ? "out of memory" : why);
+        return m != NULL ? PMIX_ERR_NOMEM : PMIX_ERR_BAD_PARAM;
+    }
+    PMIX_INFO_DESTRUCT(inf);
+    PMIX_LOAD_KEY(inf->key, PMIX_FABRIC_COST_MATRIX);
+    inf->value.type = PMIX_BYTE_OBJECT;
+    inf->value.data.bo.bytes = copy;
+    inf->value.data.bo.size = size;
+    say("a matrix of %zu bytes mapped from shared memory", size);
+    return PMIX_SUCCESS;
+}
+
+static void node_reply(link_t *l, pmix_data_buffer_t *b)
 {
     uint32_t id;
     pmix_status_t status;
@@ -372,6 +406,10 @@ static void node_reply(pmix_data_buffer_t *b)
             PMIX_INFO_FREE(info, n);
         return;
     }
+    /* a matrix in shared memory */
+    for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++)
+        if (PMIX_CHECK_KEY(&info[i], LINK_SHM) && info[i].value.type == PMIX_SIZE)
+            status = shm_matrix(l, &info[i]);
     /* a matrix that follows in chunks */
     size_t streamed = 0;
     for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++)
@@ -587,7 +625,7 @@ static void *link_thread(void *arg)
             int32_t one = 1;
             if (PMIx_Data_unpack(NULL, &b, &kind, &one, PMIX_UINT8) == PMIX_SUCCESS) {
                 if (kind == LINK_REPLY)
-                    node_reply(&b);
+                    node_reply(l, &b);
                 else if (kind == LINK_CHUNK)
                     node_chunk(&b);
                 else if (kind == LINK_EVENT)
