@@ -470,10 +470,39 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
     return rc;
 }
 
+/* Job data of another job than ours from an OpenPMIx server, which holds
+ * what its host registered of every job: asked as OpenPMIx's own client
+ * and tool ask (GETNB of the wildcard rank, or of the process, with
+ * PMIX_IMMEDIATE: the server answers from what it holds, with the job's
+ * pairs), the pairs cached under their owners.  A tool gets no job data
+ * at its handshake; a client gets only its own. */
+static pmix_status_t opx_other_job(const pmix_proc_t *proc, const char *key,
+                                   const pmix_info_t info[], size_t ni, pmix_value_t **val)
+{
+    pmix_info_t *all;
+    PMIX_INFO_CREATE(all, ni + 1);
+    if (all == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < ni; i++)
+        all[i] = info[i]; /* borrowed */
+    PMIX_INFO_LOAD(&all[ni], PMIX_IMMEDIATE, NULL, PMIX_BOOL);
+    pmix_status_t rc = direct_modex(proc, key, all, ni + 1, val);
+    free(all); /* the borrowed infos stay the caller's */
+    return rc;
+}
+
 pmix_status_t sy_client_dmodex_get(const pmix_proc_t *proc, const char *key,
                                    const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
     size_t ni = info != NULL ? ninfo : 0;
+    if (sy_client.opx && (reserved(key) || proc->rank == PMIX_RANK_WILDCARD) &&
+        !sy_info_flag(info, ni, PMIX_OPTIONAL)) {
+        sy_conn_t *conn;
+        pmix_proc_t me;
+        if (server_conn(&conn, &me) == PMIX_SUCCESS && conn != NULL &&
+            !PMIX_CHECK_NSPACE(proc->nspace, me.nspace))
+            return opx_other_job(proc, key, info, ni, val);
+    }
     /* A reserved key the host did not give is not waited for: what a peer
      * posted of itself is in the collected data or nowhere. */
     if (reserved(key))

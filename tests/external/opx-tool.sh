@@ -7,7 +7,8 @@
 # own library attaches, so it is not the server here).  Tools on our
 # library (interop/opx_attach_tool.c, switchyard-tool) find it by pid, by
 # PMIX_SERVER_URI and by PMIX_TCP_URI; get an identity from its host;
-# query the namespaces and the process table; get an event a rank sends
+# query the namespaces and the process table; get the job's size
+# (PMIx_Get of job data the server holds); get an event a rank sends
 # and the job's end; pull the job's output (switchyard-tool attach);
 # finalize.  A request that OpenPMIx servers die of (attribute support)
 # fails at once with one log line.  OpenPMIx's own tool runs first,
@@ -95,7 +96,8 @@ has() { grep -q "$1" "$T/out"; }
 on_ours() { grep -q "^tool libpmix $OURS/" "$T/out" && ! grep "^tool libpmix " "$T/out" | grep -v -q " $OURS/"; }
 queried() {
     has '^tool attached as opx-host-tool\.[0-9]*:0$' && has '^tool namespaces opxjob (SUCCESS)$' &&
-        has '^tool proctable opxjob 2 procs (SUCCESS)$' && has '^tool finalized: SUCCESS$'
+        has '^tool proctable opxjob 2 procs (SUCCESS)$' && has '^tool finalized: SUCCESS$' &&
+        has '^tool jobsize opxjob 2 (SUCCESS)$'
 }
 
 tool tool_op pid "$HOST_PID" - -
