@@ -37,6 +37,7 @@ enum {
     OPX_DISCONNECTNB = 11,
     OPX_NOTIFY = 12,
     OPX_REGEVENTS = 13,
+    OPX_DEREGEVENTS = 14,
     OPX_QUERY = 15,
     OPX_LOG = 16,
     OPX_JOB_CONTROL = 18,
@@ -613,6 +614,18 @@ static pmix_status_t client_unpack_head(pmix_data_buffer_t *b, sy_wire_part_t pa
         return PMIX_ERR_UNPACK_FAILURE;
     *value = st;
     return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_opx_pack_deregevents(pmix_data_buffer_t *b, const pmix_status_t *codes, size_t n)
+{
+    memset(b, 0, sizeof(*b));
+    uint8_t c = OPX_DEREGEVENTS;
+    pmix_status_t rc = sy_opx_pack(b, &c, 1, PMIX_UINT8);
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
+        rc = sy_opx_pack(b, &codes[i], 1, PMIX_STATUS);
+    if (rc != PMIX_SUCCESS)
+        sy_buffer_destruct(b);
+    return rc;
 }
 
 const sy_wire_codec_t sy_wire_opx_client = {

@@ -70,7 +70,9 @@ fi
 # the server's session directory, as mpirun's: $TMPDIR/ompi.<host>.<uid>/pid.<pid>
 D="$T/ompi.test.0/pid.1"
 mkdir -p "$D"
-"$T/opx_host" "$D" 2 "$T/opx_waiter" "$T/go" "$T/done" > "$T/host.out" 2>&1 &
+# (the server's event log shows the deregistrations it receives)
+PMIX_MCA_pmix_server_event_verbose=2 \
+    "$T/opx_host" "$D" 2 "$T/opx_waiter" "$T/go" "$T/done" > "$T/host.out" 2>&1 &
 HOST_PID=$!
 for _ in $(seq 1 100); do
     grep -q '^host [0-9]* ready' "$T/host.out" && test -s "$D/pmix.$(hostname).tool.$HOST_PID" &&
@@ -159,9 +161,11 @@ for how in tcp uri; do
 done
 
 tool tool_ours pid "$HOST_PID" "$T/go" "$T/done"
+id=$(sed -n 's/^tool attached as \(.*\):0$/\1/p' "$T/out")
 if [ $rc -eq 0 ] && queried && on_ours && has '^tool event from opxjob:0$' &&
-   has '^tool job end$'; then
-    ok "our tool by PMIX_SERVER_PIDINFO: queries, a rank's event, PMIX_EVENT_JOB_END, finalize"
+   has '^tool job end$' && has '^tool deregistered: SUCCESS$' && [ -n "$id" ] &&
+   grep -q "recvd deregister events from \\[$id,0\\]" "$T/host.out"; then
+    ok "our tool by PMIX_SERVER_PIDINFO: queries, a rank's event, PMIX_EVENT_JOB_END, deregistration (DEREGEVENTS), finalize"
 else
     bad "our tool by PMIX_SERVER_PIDINFO (exit $rc)"
 fi
