@@ -357,12 +357,38 @@ PMIX_EXPORT pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t npro
     return collective_nb(SY_CMD_CONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
+/* Under an OpenPMIx server, what a connect (or spawn) brought of another
+ * job is a private copy: a disconnect drops it, as OpenPMIx's own client
+ * drops those namespaces when its disconnect starts (so Open MPI expects
+ * nothing of them after it).  A later Get of such a job's keys asks the
+ * server again (sy_client_dmodex_get). */
+static void opx_forget_jobs(const pmix_proc_t procs[], size_t nprocs)
+{
+    pmix_proc_t me;
+    pthread_mutex_lock(&sy_client_lock);
+    me = sy_client.me;
+    pthread_mutex_unlock(&sy_client_lock);
+    for (size_t i = 0; i < nprocs; i++) {
+        if (PMIX_CHECK_NSPACE(procs[i].nspace, me.nspace))
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = PMIX_CHECK_NSPACE(procs[j].nspace, procs[i].nspace);
+        if (seen)
+            continue;
+        sy_store_detach(procs[i].nspace);
+        sy_store_internal_forget(procs[i].nspace);
+    }
+}
+
 PMIX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t nprocs,
                                              const pmix_info_t info[], size_t ninfo,
                                              pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     if (procs == NULL || nprocs == 0)
         return PMIX_ERR_BAD_PARAM;
+    if (sy_client.opx)
+        opx_forget_jobs(procs, nprocs);
     return collective_nb(SY_CMD_DISCONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
@@ -379,6 +405,8 @@ PMIX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t npro
 {
     if (procs == NULL || nprocs == 0)
         return PMIX_ERR_BAD_PARAM;
+    if (sy_client.opx)
+        opx_forget_jobs(procs, nprocs);
     return collective_wait(SY_CMD_DISCONNECT, procs, nprocs, info, ninfo);
 }
 

@@ -168,8 +168,8 @@ ops_job "mixed job: 2 OpenPMIx + 2 of ours read each member's PMIX_GROUP_INFO" 2
 # rank 0: invite + finalize; each other rank: join, invited, finalize
 ops_job "OpenPMIx clients: PMIx_Group_invite / PMIx_Group_join (through events)" 8 \
     -n 3 ./opx_ops invite
-# parent rank 0: spawn + 4, rank 1: 4, each child: 4
-ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the other's job" 17 \
+# parent rank 0: spawn + 5, rank 1: 5, each child: 5
+ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the other's job, forgets it at disconnect" 21 \
     -n 2 ./opx_ops spawn
 # per rank: allocation, monitor x2, credential x3, group x2, fabric x2,
 # finalize; rank 0 also IOF pull of the last rank's stdout x3, push x2
