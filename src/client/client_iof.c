@@ -23,6 +23,7 @@
 #include "common/pack.h"
 #include "common/runtime.h"
 #include "common/sync.h"
+#include "common/wire_codec.h"
 
 typedef struct stream {
     pmix_proc_t source;
@@ -182,9 +183,11 @@ void sy_client_iof_unsolicited(sy_conn_t *conn, pmix_data_buffer_t *msg)
     sy_wire_iof_msg_t m;
     if (sy_wire_iof_msg_unpack(sy_client_codec(), msg, &m) != PMIX_SUCCESS)
         return;
+    /* an OpenPMIx server names the registration by our id, which our
+     * IOF_PULL gave it; ours by its own */
     pthread_mutex_lock(&iof_lock);
     reg_t *r = regs;
-    while (r != NULL && !(r->conn == conn && r->sid == m.ref))
+    while (r != NULL && !(r->conn == conn && (sy_client.opx ? r->id : r->sid) == m.ref))
         r = r->next;
     pthread_mutex_unlock(&iof_lock);
     /* A registration goes only on the loop, where we are: r stays valid. */
@@ -247,19 +250,36 @@ PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs
     r->regcbfunc = regcbfunc;
     r->regcbdata = regcbdata;
     r->opts = opts;
+    pthread_mutex_lock(&iof_lock);
+    r->id = next_id++;
+    pthread_mutex_unlock(&iof_lock);
+    /* An OpenPMIx server is told our id (its output names it): the codec
+     * takes it from a last directive */
+    pmix_info_t *dirs = (pmix_info_t *)directives;
+    if (sy_client.opx) {
+        PMIX_INFO_CREATE(dirs, ndirs + 1);
+        if (dirs == NULL) {
+            free(r);
+            return PMIX_ERR_NOMEM;
+        }
+        for (size_t i = 0; i < ndirs; i++)
+            dirs[i] = directives[i]; /* borrowed */
+        PMIX_INFO_LOAD(&dirs[ndirs], SY_WIRE_OPX_IOF_ID, &r->id, PMIX_SIZE);
+    }
     pmix_data_buffer_t req;
     sy_wire_iof_pull_req_t m = {.procs = (pmix_proc_t *)procs,
                                 .nprocs = nprocs,
-                                .directives = (pmix_info_t *)directives,
-                                .ndirectives = ndirs,
+                                .directives = dirs,
+                                .ndirectives = ndirs + (sy_client.opx ? 1 : 0),
                                 .channels = channel};
     rc = sy_wire_iof_pull_req_pack(sy_client_codec(), &req, &m);
+    if (dirs != directives)
+        free(dirs); /* the borrowed ones stay the caller's; the id is a plain size */
     if (rc != PMIX_SUCCESS) {
         free(r);
         return rc;
     }
     pthread_mutex_lock(&iof_lock);
-    r->id = next_id++;
     r->next = regs;
     regs = r;
     pthread_mutex_unlock(&iof_lock);

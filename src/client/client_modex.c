@@ -357,12 +357,38 @@ PMIX_EXPORT pmix_status_t PMIx_Connect_nb(const pmix_proc_t procs[], size_t npro
     return collective_nb(SY_CMD_CONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
+/* Under an OpenPMIx server, what a connect (or spawn) brought of another
+ * job is a private copy: a disconnect drops it, as OpenPMIx's own client
+ * drops those namespaces when its disconnect starts (so Open MPI expects
+ * nothing of them after it).  A later Get of such a job's keys asks the
+ * server again (sy_client_dmodex_get). */
+static void opx_forget_jobs(const pmix_proc_t procs[], size_t nprocs)
+{
+    pmix_proc_t me;
+    pthread_mutex_lock(&sy_client_lock);
+    me = sy_client.me;
+    pthread_mutex_unlock(&sy_client_lock);
+    for (size_t i = 0; i < nprocs; i++) {
+        if (PMIX_CHECK_NSPACE(procs[i].nspace, me.nspace))
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = PMIX_CHECK_NSPACE(procs[j].nspace, procs[i].nspace);
+        if (seen)
+            continue;
+        sy_store_detach(procs[i].nspace);
+        sy_store_internal_forget(procs[i].nspace);
+    }
+}
+
 PMIX_EXPORT pmix_status_t PMIx_Disconnect_nb(const pmix_proc_t procs[], size_t nprocs,
                                              const pmix_info_t info[], size_t ninfo,
                                              pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     if (procs == NULL || nprocs == 0)
         return PMIX_ERR_BAD_PARAM;
+    if (sy_client.opx)
+        opx_forget_jobs(procs, nprocs);
     return collective_nb(SY_CMD_DISCONNECT, procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
@@ -379,6 +405,8 @@ PMIX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t npro
 {
     if (procs == NULL || nprocs == 0)
         return PMIX_ERR_BAD_PARAM;
+    if (sy_client.opx)
+        opx_forget_jobs(procs, nprocs);
     return collective_wait(SY_CMD_DISCONNECT, procs, nprocs, info, ninfo);
 }
 
@@ -470,10 +498,39 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc, const char *key,
     return rc;
 }
 
+/* Job data of another job than ours from an OpenPMIx server, which holds
+ * what its host registered of every job: asked as OpenPMIx's own client
+ * and tool ask (GETNB of the wildcard rank, or of the process, with
+ * PMIX_IMMEDIATE: the server answers from what it holds, with the job's
+ * pairs), the pairs cached under their owners.  A tool gets no job data
+ * at its handshake; a client gets only its own. */
+static pmix_status_t opx_other_job(const pmix_proc_t *proc, const char *key,
+                                   const pmix_info_t info[], size_t ni, pmix_value_t **val)
+{
+    pmix_info_t *all;
+    PMIX_INFO_CREATE(all, ni + 1);
+    if (all == NULL)
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < ni; i++)
+        all[i] = info[i]; /* borrowed */
+    PMIX_INFO_LOAD(&all[ni], PMIX_IMMEDIATE, NULL, PMIX_BOOL);
+    pmix_status_t rc = direct_modex(proc, key, all, ni + 1, val);
+    free(all); /* the borrowed infos stay the caller's */
+    return rc;
+}
+
 pmix_status_t sy_client_dmodex_get(const pmix_proc_t *proc, const char *key,
                                    const pmix_info_t info[], size_t ninfo, pmix_value_t **val)
 {
     size_t ni = info != NULL ? ninfo : 0;
+    if (sy_client.opx && (reserved(key) || proc->rank == PMIX_RANK_WILDCARD) &&
+        !sy_info_flag(info, ni, PMIX_OPTIONAL)) {
+        sy_conn_t *conn;
+        pmix_proc_t me;
+        if (server_conn(&conn, &me) == PMIX_SUCCESS && conn != NULL &&
+            !PMIX_CHECK_NSPACE(proc->nspace, me.nspace))
+            return opx_other_job(proc, key, info, ni, val);
+    }
     /* A reserved key the host did not give is not waited for: what a peer
      * posted of itself is in the collected data or nowhere. */
     if (reserved(key))

@@ -118,9 +118,17 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
 {
     (void)ctx;
     /* OpenPMIx frames have no flags: replies carry a request's tag */
-    if (sy_client.opx && tag >= SY_OPX_TAG_DYNAMIC)
+    if (sy_client.opx && tag >= SY_OPX_TAG_DYNAMIC) {
         flags |= SY_WIRE_F_REPLY;
-    else if (sy_client.opx && tag != SY_OPX_TAG_NOTIFY) {
+    } else if (sy_client.opx && tag == SY_OPX_TAG_IOF) {
+        /* forwarded output: no command, the tag says what it is */
+        pmix_data_buffer_t msg = {0};
+        if (sy_buffer_set_copy(&msg, body, len) == PMIX_SUCCESS) {
+            sy_client_iof_unsolicited(conn, &msg);
+            sy_buffer_destruct(&msg);
+        }
+        return;
+    } else if (sy_client.opx && tag != SY_OPX_TAG_NOTIFY) {
         sy_log(SY_LOG_INFO, "client: an OpenPMIx message of tag %u, not handled yet: dropped", tag);
         return;
     }

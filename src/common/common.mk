@@ -21,6 +21,7 @@ src_libswitchyard_la_SOURCES += \
 	src/common/regex.c \
 	src/common/opx_bfrops.c \
 	src/common/opx_elems.c \
+	src/common/opx_attrs.c \
 	src/common/wire_codec_opx.c
 
 # --- strings / attribute table ---
@@ -30,7 +31,8 @@ src_libswitchyard_la_SOURCES += \
 # BUILT_SOURCES, so that it also holds when a single test or the library
 # alone is built (they all include the public headers anyway, so this costs
 # no extra rebuilds).
-noinst_HEADERS += src/common/attr_table.h src/common/info.h src/common/opx_bfrops.h
+noinst_HEADERS += src/common/attr_table.h src/common/info.h src/common/opx_bfrops.h \
+	src/common/opx_attrs.h
 EXTRA_DIST += src/common/attr_table.awk
 CLEANFILES += src/common/attr_table.inc
 src/common/attr_table.inc: $(top_srcdir)/include/pmix_attributes.h $(top_srcdir)/src/common/attr_table.awk

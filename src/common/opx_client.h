@@ -104,4 +104,9 @@ pmix_status_t sy_opx_jobinfo_compile(pmix_data_buffer_t *reply, const pmix_proc_
  * (client_opx.c reads it). */
 struct sy_wire_codec;
 extern const struct sy_wire_codec sy_wire_opx_client;
+
+/* DEREGEVENTS (14), which our EVENT_DEREGISTER (a reference) cannot
+ * carry: the command, then one pack call of one STATUS per code no
+ * handler of ours wants any more, into a fresh b.  No reply comes. */
+pmix_status_t sy_opx_pack_deregevents(pmix_data_buffer_t *b, const pmix_status_t *codes, size_t n);
 #endif

@@ -37,9 +37,12 @@ enum {
     OPX_DISCONNECTNB = 11,
     OPX_NOTIFY = 12,
     OPX_REGEVENTS = 13,
+    OPX_DEREGEVENTS = 14,
     OPX_QUERY = 15,
     OPX_LOG = 16,
     OPX_JOB_CONTROL = 18,
+    OPX_IOF_PULL = 22,
+    OPX_IOF_DEREG = 29,
 };
 
 static const struct {
@@ -61,6 +64,8 @@ static const struct {
     {SY_CMD_QUERY, OPX_QUERY},
     {SY_CMD_LOG, OPX_LOG},
     {SY_CMD_JOB_CONTROL, OPX_JOB_CONTROL},
+    {SY_CMD_IOF_PULL, OPX_IOF_PULL},
+    {SY_CMD_IOF_DEREG, OPX_IOF_DEREG},
 };
 
 static int theirs(int32_t ours)
@@ -201,6 +206,24 @@ static pmix_status_t put_queries(pmix_data_buffer_t *b, const sy_wire_query_req_
     return rc;
 }
 
+/* IOF_PULL: SIZE n, n PROC, SIZE ndirs, directives, the channels, then
+ * the id our output is to name, which the client passes as the last
+ * directive (SY_WIRE_OPX_IOF_ID) and which does not travel as one. */
+static pmix_status_t put_iof_pull(pmix_data_buffer_t *b, const sy_wire_iof_pull_req_t *m)
+{
+    size_t nd = m->directives == NULL ? 0 : m->ndirectives;
+    if (nd == 0 || !PMIX_CHECK_KEY(&m->directives[nd - 1], SY_WIRE_OPX_IOF_ID) ||
+        m->directives[nd - 1].value.type != PMIX_SIZE)
+        return PMIX_ERR_BAD_PARAM;
+    size_t id = m->directives[nd - 1].value.data.size;
+    pmix_status_t rc = put_array(b, m->procs, m->nprocs, PMIX_PROC);
+    if (rc == PMIX_SUCCESS)
+        rc = put_array(b, m->directives, nd - 1, PMIX_INFO);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_pack(b, &m->channels, 1, PMIX_IOF_CHANNEL);
+    return rc == PMIX_SUCCESS ? put_size(b, id) : rc;
+}
+
 static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d, const void *msg)
 {
     if (d->part != SY_WIRE_REQUEST)
@@ -296,6 +319,13 @@ static pmix_status_t pack_fields(pmix_data_buffer_t *b, const sy_wire_desc_t *d,
         if (rc == PMIX_SUCCESS)
             rc = put_array(b, m->directives, m->ndirectives, PMIX_INFO);
         return rc;
+    }
+    case SY_CMD_IOF_PULL: return put_iof_pull(b, msg);
+    case SY_CMD_IOF_DEREG: {
+        /* no directives (4.2.2's server reads none), the server's id */
+        const sy_wire_iof_dereg_req_t *m = msg;
+        pmix_status_t rc = put_size(b, 0);
+        return rc == PMIX_SUCCESS ? put_size(b, m->ref) : rc;
     }
     default: return PMIX_ERR_NOT_SUPPORTED;
     }
@@ -476,10 +506,38 @@ static pmix_status_t get_event(pmix_data_buffer_t *b, sy_wire_event_msg_t *m)
     return rc;
 }
 
+/* Forwarded output (tag 2, no command): source PROC, channel, SIZE the id
+ * our IOF_PULL gave, SIZE ninfo, infos, the data. */
+static pmix_status_t get_iof(pmix_data_buffer_t *b, sy_wire_iof_msg_t *m)
+{
+    int32_t one = 1;
+    pmix_status_t rc = sy_opx_unpack(b, &m->source, &one, PMIX_PROC);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(b, &m->channel, &one, PMIX_IOF_CHANNEL);
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(b, &m->ref, &one, PMIX_SIZE);
+    size_t n = 0;
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->info, &m->ninfo);
+    if (rc == PMIX_SUCCESS && n != m->ninfo)
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    one = 1;
+    if (rc == PMIX_SUCCESS)
+        rc = sy_opx_unpack(b, &m->data, &one, PMIX_BYTE_OBJECT);
+    return rc;
+}
+
 static pmix_status_t client_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, void *msg)
 {
     if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_EVENT)
         return get_event(b, msg);
+    if (d->part == SY_WIRE_MESSAGE && d->code == SY_MSG_IOF)
+        return get_iof(b, msg);
     if (d->part != SY_WIRE_REPLY)
         return PMIX_ERR_NOT_SUPPORTED;
     /* an error reply stops after its status */
@@ -510,6 +568,11 @@ static pmix_status_t client_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *
         sy_wire_spawn_rep_t *m = msg;
         int32_t one = 1;
         return sy_opx_unpack(b, &m->nspace, &one, PMIX_STRING);
+    }
+    case SY_CMD_IOF_PULL: {
+        sy_wire_iof_pull_rep_t *m = msg;
+        int32_t one = 1;
+        return sy_opx_unpack(b, &m->ref, &one, PMIX_SIZE);
     }
     default:
         /* FENCE's collected data stays in the server's store (a GETNB
@@ -551,6 +614,18 @@ static pmix_status_t client_unpack_head(pmix_data_buffer_t *b, sy_wire_part_t pa
         return PMIX_ERR_UNPACK_FAILURE;
     *value = st;
     return PMIX_SUCCESS;
+}
+
+pmix_status_t sy_opx_pack_deregevents(pmix_data_buffer_t *b, const pmix_status_t *codes, size_t n)
+{
+    memset(b, 0, sizeof(*b));
+    uint8_t c = OPX_DEREGEVENTS;
+    pmix_status_t rc = sy_opx_pack(b, &c, 1, PMIX_UINT8);
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
+        rc = sy_opx_pack(b, &codes[i], 1, PMIX_STATUS);
+    if (rc != PMIX_SUCCESS)
+        sy_buffer_destruct(b);
+    return rc;
 }
 
 const sy_wire_codec_t sy_wire_opx_client = {

@@ -16,6 +16,7 @@
 
 #include "common/buffer.h"
 #include "common/datatype.h"
+#include "common/opx_attrs.h"
 #include "common/opx_bfrops.h"
 #include "common/wire.h"
 #include "common/wire_codec.h"
@@ -660,8 +661,18 @@ static pmix_status_t opx_pack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, co
         return put_one(b, &m->nspace, PMIX_STRING);
     }
     case SY_CMD_QUERY: {
+        /* attribute support in the layout OpenPMIx's tools read */
         const sy_wire_query_rep_t *m = msg;
-        return pack_results(b, m->results, m->nresults);
+        pmix_info_t *shaped;
+        size_t nshaped;
+        bool reshaped;
+        TRY(sy_opx_attrs_reshape(m->results, m->nresults, &shaped, &nshaped, &reshaped));
+        if (!reshaped)
+            return pack_results(b, m->results, m->nresults);
+        pmix_status_t rc = pack_results(b, shaped, nshaped);
+        if (shaped != NULL)
+            PMIX_INFO_FREE(shaped, nshaped);
+        return rc;
     }
     case SY_CMD_JOB_CONTROL: {
         const sy_wire_job_control_rep_t *m = msg;

@@ -168,8 +168,8 @@ ops_job "mixed job: 2 OpenPMIx + 2 of ours read each member's PMIX_GROUP_INFO" 2
 # rank 0: invite + finalize; each other rank: join, invited, finalize
 ops_job "OpenPMIx clients: PMIx_Group_invite / PMIx_Group_join (through events)" 8 \
     -n 3 ./opx_ops invite
-# parent rank 0: spawn + 4, rank 1: 4, each child: 4
-ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the other's job" 17 \
+# parent rank 0: spawn + 5, rank 1: 5, each child: 5
+ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the other's job, forgets it at disconnect" 21 \
     -n 2 ./opx_ops spawn
 # per rank: allocation, monitor x2, credential x3, group x2, fabric x2,
 # finalize; rank 0 also IOF pull of the last rank's stdout x3, push x2
@@ -238,6 +238,27 @@ section_opx_tools() {
     else
         bad "Debian's pps --pid <switchyard-run> lists the job's namespace (exit $rc)"
         sed 's/^/#   /' "$T/pps.out" | tail -10
+    fi
+    # Debian's pattrs asks the server for the host's attributes
+    # (PMIX_QUERY_ATTRIBUTE_SUPPORT, read in OpenPMIx 4.2.2's layout): one
+    # row per attribute switchyard-run registers (attr_support.txt's host
+    # lines), and the host's function list
+    want=$(awk '!/^#/ && $2 == "host" && $3 != "-"' "$top_srcdir/src/common/attr_support.txt" |
+        wc -l)
+    (cd "$T" && TMPDIR="$rdv" LD_LIBRARY_PATH="$OPX_LIB" timeout 60 pattrs --pid "$job" \
+        --host all) > "$T/pattrs.out" 2>&1
+    rc=$?
+    got=$(grep -cE '^(PMIX|SWITCHYARD)_[A-Z0-9_]* ' "$T/pattrs.out")
+    (cd "$T" && TMPDIR="$rdv" LD_LIBRARY_PATH="$OPX_LIB" timeout 60 pattrs --pid "$job" \
+        --host-fns) > "$T/pattrs-fns.out" 2>&1
+    frc=$?
+    if [ $rc -eq 0 ] && [ "$got" -eq "$want" ] && grep -q '^PMIx_Spawn:$' "$T/pattrs.out" &&
+       [ $frc -eq 0 ] && grep -q '^HOST SUPPORTED FUNCTIONS:' "$T/pattrs-fns.out" &&
+       grep -q '^	PMIx_Spawn$' "$T/pattrs-fns.out"; then
+        ok "Debian's pattrs --host all / --host-fns: switchyard-run's $want attributes, functions"
+    else
+        bad "Debian's pattrs --host all / --host-fns (exit $rc/$frc, $got of $want attributes)"
+        sed 's/^/#   /' "$T/pattrs.out" "$T/pattrs-fns.out" | tail -10
     fi
     # PMIx_tool_attach_to_server after an unconnected init
     (cd "$T" && TMPDIR="$rdv" timeout 60 ./opx_tool attach "$job") > "$T/tool.out" 2>&1

@@ -7,10 +7,11 @@
 # own library attaches, so it is not the server here).  Tools on our
 # library (interop/opx_attach_tool.c, switchyard-tool) find it by pid, by
 # PMIX_SERVER_URI and by PMIX_TCP_URI; get an identity from its host;
-# query the namespaces and the process table; get an event a rank sends
-# and the job's end; finalize.  A request the codec has no OpenPMIx form
-# for (IOF), or that OpenPMIx servers die of (attribute support), fails at
-# once with one log line.  OpenPMIx's own tool runs first,
+# query the namespaces and the process table; get the job's size
+# (PMIx_Get of job data the server holds); get an event a rank sends
+# and the job's end; pull the job's output (switchyard-tool attach);
+# finalize.  A request that OpenPMIx servers die of (attribute support)
+# fails at once with one log line.  OpenPMIx's own tool runs first,
 # against the same host, to show the host works.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -53,7 +54,7 @@ bad() {
 
 S="$top_srcdir/tests/external/interop"
 PIN="-Wl,--disable-new-dtags,-rpath"
-if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$S/opx_host.c" -o "$T/opx_host" -L"$OPX_LIB" -lpmix \
+if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$S/opx_host.c" -o "$T/opx_host" -L"$OPX_LIB" -lpmix -lpthread \
         $PIN,"$OPX_LIB" > "$T/build.log" 2>&1 ||
    ! cc -std=gnu11 -O1 -I"$OPX_INC" "$S/opx_waiter.c" -o "$T/opx_waiter" -L"$OPX_LIB" -lpmix \
         $PIN,"$OPX_LIB" >> "$T/build.log" 2>&1 ||
@@ -69,7 +70,9 @@ fi
 # the server's session directory, as mpirun's: $TMPDIR/ompi.<host>.<uid>/pid.<pid>
 D="$T/ompi.test.0/pid.1"
 mkdir -p "$D"
-"$T/opx_host" "$D" 2 "$T/opx_waiter" "$T/go" "$T/done" > "$T/host.out" 2>&1 &
+# (the server's event log shows the deregistrations it receives)
+PMIX_MCA_pmix_server_event_verbose=2 \
+    "$T/opx_host" "$D" 2 "$T/opx_waiter" "$T/go" "$T/done" > "$T/host.out" 2>&1 &
 HOST_PID=$!
 for _ in $(seq 1 100); do
     grep -q '^host [0-9]* ready' "$T/host.out" && test -s "$D/pmix.$(hostname).tool.$HOST_PID" &&
@@ -95,7 +98,8 @@ has() { grep -q "$1" "$T/out"; }
 on_ours() { grep -q "^tool libpmix $OURS/" "$T/out" && ! grep "^tool libpmix " "$T/out" | grep -v -q " $OURS/"; }
 queried() {
     has '^tool attached as opx-host-tool\.[0-9]*:0$' && has '^tool namespaces opxjob (SUCCESS)$' &&
-        has '^tool proctable opxjob 2 procs (SUCCESS)$' && has '^tool finalized: SUCCESS$'
+        has '^tool proctable opxjob 2 procs (SUCCESS)$' && has '^tool finalized: SUCCESS$' &&
+        has '^tool jobsize opxjob 2 (SUCCESS)$'
 }
 
 tool tool_op pid "$HOST_PID" - -
@@ -122,12 +126,15 @@ else
     bad "switchyard-tool --uri query against the OpenPMIx server (exit $rc)"
 fi
 
-# IOF has no OpenPMIx form in our codec yet: a status at once, one log line
-timeout 30 "$ST" --pid "$HOST_PID" attach --job opxjob > "$T/out" 2>&1
+# IOF: the host forwards a line per rank and the end of each stream; the
+# OpenPMIx server sends them on its tag 2, our tool's handler prints them
+# and ends when every stream of the job's 2 ranks has ended
+timeout 30 "$ST" --pid "$HOST_PID" attach --job opxjob --tag > "$T/out" 2>&1
 rc=$?
-if [ $rc -ne 0 ] && [ $rc -ne 124 ] && has 'not supported\|NOT-SUPPORTED\|NOT_SUPPORTED'; then
-    ok "switchyard-tool attach (IOF, not served): a clear status, no hang"
-    sed 's/^/#   /' "$T/out"
+if [ $rc -eq 0 ] && grep -q '^host iof_pull of channels 0x6$' "$T/host.out" &&
+   has '^\[opxjob,0\]<stdout>: rank 0 says hello through the OpenPMIx host$' &&
+   has '^\[opxjob,1\]<stdout>: rank 1 says hello through the OpenPMIx host$'; then
+    ok "switchyard-tool attach: the OpenPMIx server's forwarded output, each stream's end"
 else
     bad "switchyard-tool attach against the OpenPMIx server (exit $rc)"
 fi
@@ -154,9 +161,11 @@ for how in tcp uri; do
 done
 
 tool tool_ours pid "$HOST_PID" "$T/go" "$T/done"
+id=$(sed -n 's/^tool attached as \(.*\):0$/\1/p' "$T/out")
 if [ $rc -eq 0 ] && queried && on_ours && has '^tool event from opxjob:0$' &&
-   has '^tool job end$'; then
-    ok "our tool by PMIX_SERVER_PIDINFO: queries, a rank's event, PMIX_EVENT_JOB_END, finalize"
+   has '^tool job end$' && has '^tool deregistered: SUCCESS$' && [ -n "$id" ] &&
+   grep -q "recvd deregister events from \\[$id,0\\]" "$T/host.out"; then
+    ok "our tool by PMIX_SERVER_PIDINFO: queries, a rank's event, PMIX_EVENT_JOB_END, deregistration (DEREGEVENTS), finalize"
 else
     bad "our tool by PMIX_SERVER_PIDINFO (exit $rc)"
 fi

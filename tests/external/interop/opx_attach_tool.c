@@ -3,10 +3,11 @@
  *   opx_attach_tool pid PID GO DONE | uri URI GO DONE | tcp URI GO DONE
  * attaches (PMIX_SERVER_PIDINFO, PMIX_SERVER_URI or PMIX_TCP_URI), prints
  * the identity the server gave it, queries the namespaces and each one's
- * process table, registers for the event a waiter rank sends
+ * process table, gets each one's PMIX_JOB_SIZE (job data the server
+ * holds), registers for the event a waiter rank sends
  * (opx_waiter.c) and for PMIX_EVENT_JOB_END, creates the file GO, waits
  * for the rank's event, creates DONE (the ranks then finalize and exit),
- * waits for the job's end, finalizes.  With DONE "-" it stops after the
+ * waits for the job's end, deregisters its handler, finalizes.  With DONE "-" it stops after the
  * rank's event, with GO "-" before registering.
  * One line per step; exit 1 at the first failure. */
 #include <pthread.h>
@@ -46,10 +47,13 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
+static size_t handler_ref;
+
 static void on_registered(pmix_status_t status, size_t ref, void *cbdata)
 {
-    (void)ref, (void)cbdata;
+    (void)cbdata;
     pthread_mutex_lock(&lock);
+    handler_ref = ref;
     reg_status = status;
     registered_done = 1;
     pthread_cond_broadcast(&cond);
@@ -132,6 +136,16 @@ int main(int argc, char **argv)
          ns = strtok_r(NULL, ",", &save)) {
         free(query_str(PMIX_QUERY_PROC_TABLE, ns, &rc, &cnt));
         printf("tool proctable %s %zu procs (%s)\n", ns, cnt, PMIx_Error_string(rc));
+        /* the job's data, which the server holds */
+        pmix_proc_t p;
+        pmix_value_t *v = NULL;
+        PMIX_LOAD_PROCID(&p, ns, PMIX_RANK_WILDCARD);
+        rc = PMIx_Get(&p, PMIX_JOB_SIZE, NULL, 0, &v);
+        printf("tool jobsize %s %u (%s)\n", ns,
+               rc == PMIX_SUCCESS && v->type == PMIX_UINT32 ? v->data.uint32 : 0,
+               PMIx_Error_string(rc));
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
     }
     free(all);
     fflush(stdout);
@@ -164,6 +178,10 @@ int main(int argc, char **argv)
                 printf("tool FAIL no job end\n");
             fails += !got_end;
         }
+        /* the last handler of its codes: the server is told */
+        rc = PMIx_Deregister_event_handler(handler_ref, NULL, NULL);
+        printf("tool deregistered: %s\n", PMIx_Error_string(rc));
+        fails += rc != PMIX_SUCCESS;
     }
     fflush(stdout);
     rc = PMIx_tool_finalize();

@@ -4,10 +4,15 @@
  * starts an OpenPMIx server with tool support whose rendezvous files go
  * into TMPDIR, registers the job "opxjob" of NPROCS local ranks, runs
  * PROGRAM ARGS as each rank, answers tools (an identity per tool) and the
- * queries PMIX_QUERY_NAMESPACES and PMIX_QUERY_PROC_TABLE, and when every
- * rank has exited notifies PMIX_EVENT_JOB_END.  It then waits for the file
+ * queries PMIX_QUERY_NAMESPACES and PMIX_QUERY_PROC_TABLE, forwards to a
+ * tool that pulls the job's output a line per rank and the end of both of
+ * each rank's streams (PMIX_IOF_COMPLETE; the ranks' real output stays in
+ * this host's), and when every rank has exited notifies
+ * PMIX_EVENT_JOB_END.  It then waits for the file
  * TMPDIR/quit (at most 60 s) and finalizes.  Prints "host ..." lines. */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,12 +103,74 @@ static pmix_status_t query(pmix_proc_t *who, pmix_query_t *queries, size_t nq,
     return PMIX_SUCCESS;
 }
 
+/* IOF_deliver keeps pointers to what it is given until its callback */
+static pthread_mutex_t iof_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t iof_cond = PTHREAD_COND_INITIALIZER;
+static int iof_done;
+
+static void delivered(pmix_status_t status, void *cbdata)
+{
+    (void)status, (void)cbdata;
+    pthread_mutex_lock(&iof_lock);
+    iof_done = 1;
+    pthread_cond_signal(&iof_cond);
+    pthread_mutex_unlock(&iof_lock);
+}
+
+static void deliver(const pmix_proc_t *src, pmix_iof_channel_t ch, const char *text, int complete)
+{
+    pmix_byte_object_t bo = {.bytes = (char *)text, .size = strlen(text)};
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_IOF_COMPLETE, NULL, PMIX_BOOL);
+    pthread_mutex_lock(&iof_lock);
+    iof_done = 0;
+    pthread_mutex_unlock(&iof_lock);
+    if (PMIx_server_IOF_deliver(src, ch, &bo, complete ? &info : NULL, complete ? 1 : 0, delivered,
+                                NULL) != PMIX_SUCCESS)
+        return;
+    pthread_mutex_lock(&iof_lock);
+    while (!iof_done)
+        pthread_cond_wait(&iof_cond, &iof_lock);
+    pthread_mutex_unlock(&iof_lock);
+}
+
+static void *forward(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < nprocs; i++) {
+        pmix_proc_t src;
+        char line[64];
+        PMIX_LOAD_PROCID(&src, JOB, (pmix_rank_t)i);
+        snprintf(line, sizeof(line), "rank %d says hello through the OpenPMIx host\n", i);
+        deliver(&src, PMIX_FWD_STDOUT_CHANNEL, line, 0);
+        deliver(&src, PMIX_FWD_STDOUT_CHANNEL, "", 1);
+        deliver(&src, PMIX_FWD_STDERR_CHANNEL, "", 1);
+    }
+    return NULL;
+}
+
+static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t np, const pmix_info_t dirs[],
+                              size_t ndirs, pmix_iof_channel_t channels, pmix_op_cbfunc_t cb,
+                              void *cbd)
+{
+    (void)procs, (void)np, (void)dirs, (void)ndirs, (void)cb, (void)cbd;
+    printf("host iof_pull of channels 0x%x\n", (unsigned)channels);
+    fflush(stdout);
+    /* off the server's thread: the deliveries wait for their callbacks */
+    pthread_t t;
+    if (pthread_create(&t, NULL, forward, NULL) != 0)
+        return PMIX_ERR_NOMEM;
+    pthread_detach(t);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
 static pmix_server_module_t module = {
     .client_connected = connected,
     .client_finalized = finalized,
     .fence_nb = fence,
     .query = query,
     .tool_connected = tool_connected,
+    .iof_pull = iof_pull,
 };
 
 static void registered(pmix_status_t status, void *cbdata)
@@ -178,11 +245,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: opx_host TMPDIR NPROCS PROGRAM ARGS...\n");
         return 2;
     }
-    pmix_info_t info[3];
+    /* forwarded output goes to tools only: 4.2.2's server, not a gateway,
+     * has no local sink to write it to (it would crash) */
+    bool no = false;
+    pmix_info_t info[4];
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TOOL_SUPPORT, NULL, PMIX_BOOL);
     PMIX_INFO_LOAD(&info[1], PMIX_SERVER_TMPDIR, argv[1], PMIX_STRING);
     PMIX_INFO_LOAD(&info[2], PMIX_SYSTEM_TMPDIR, argv[1], PMIX_STRING);
-    pmix_status_t rc = PMIx_server_init(&module, info, 3);
+    PMIX_INFO_LOAD(&info[3], PMIX_IOF_LOCAL_OUTPUT, &no, PMIX_BOOL);
+    pmix_status_t rc = PMIx_server_init(&module, info, 4);
     if (rc != PMIX_SUCCESS) {
         printf("host FAIL PMIx_server_init: %s\n", PMIx_Error_string(rc));
         return 1;

@@ -4,7 +4,8 @@
  *   connect  PMIx_Connect / PMIx_Disconnect of the whole job;
  *   spawn    rank 0 spawns 2 of this program ("child"), and the parent job
  *            and the children connect: each side then reads the other's
- *            job size, which only the connect's job data tells it;
+ *            job size, which only the connect's job data tells it, and
+ *            after the disconnect no longer has it (PMIX_OPTIONAL);
  *   spawnsize  rank 0 spawns 2 of this program (idle: init and finalize)
  *            and reads the new job's size at once, before any connect: the
  *            spawn's reply brings it;
@@ -68,6 +69,17 @@ static void connect_jobs(const char *mine, const char *other)
     uint32_t n = job_size_of(other);
     printf("%s %u other job size %u\n", n > 0 ? "ok" : "FAIL", me.rank, n);
     report("disconnect jobs", PMIx_Disconnect(both, 2, NULL, 0), PMIX_SUCCESS);
+    /* what the connect brought is gone with the disconnect (OpenPMIx's
+     * client drops the other namespace); PMIX_OPTIONAL: nothing asked */
+    pmix_proc_t wild;
+    pmix_value_t *v = NULL;
+    pmix_info_t opt;
+    bool t = true;
+    PMIX_LOAD_PROCID(&wild, other, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, &t, PMIX_BOOL);
+    report("other job forgotten", PMIx_Get(&wild, PMIX_JOB_SIZE, &opt, 1, &v), PMIX_ERR_NOT_FOUND);
+    if (v != NULL)
+        PMIX_VALUE_RELEASE(v);
 }
 
 static void spawn_and_connect(const char *self)
