@@ -29,9 +29,9 @@ static pmix_status_t compute(pmix_topology_t *topo, pmix_cpuset_t *cpuset, const
 {
     *dist = NULL;
     *ndist = 0;
-    if (cpuset == NULL || cpuset->bitmap == NULL || (info == NULL && ninfo > 0))
+    if ((cpuset != NULL && cpuset->bitmap == NULL) || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
-    if (cpuset->source != NULL && strncmp(cpuset->source, "hwloc", 5) != 0)
+    if (cpuset != NULL && cpuset->source != NULL && strncmp(cpuset->source, "hwloc", 5) != 0)
         return PMIX_ERR_NOT_SUPPORTED;
     hwloc_topology_t t = NULL;
     pmix_status_t rc;
@@ -61,7 +61,19 @@ static pmix_status_t compute(pmix_topology_t *topo, pmix_cpuset_t *cpuset, const
     /* a device named by id is looked for among every type */
     if (id != NULL && types == 0)
         types = ~(pmix_device_type_t)0;
-    rc = sy_device_distances(t, cpuset->bitmap, types, dist, ndist);
+    /* no cpuset: where this process is bound, as OpenPMIx takes it */
+    hwloc_bitmap_t own = NULL;
+    if (cpuset == NULL) {
+        own = hwloc_bitmap_alloc();
+        if (own == NULL)
+            return PMIX_ERR_NOMEM;
+        if (hwloc_get_cpubind(t, own, HWLOC_CPUBIND_PROCESS) != 0) {
+            hwloc_bitmap_free(own);
+            return PMIX_ERR_NOT_AVAILABLE;
+        }
+    }
+    rc = sy_device_distances(t, own != NULL ? own : cpuset->bitmap, types, dist, ndist);
+    hwloc_bitmap_free(own);
     if (rc != PMIX_SUCCESS || id == NULL)
         return rc;
     size_t k = 0;
@@ -124,7 +136,7 @@ PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo, pmix_
                                                     pmix_info_t info[], size_t ninfo,
                                                     pmix_device_dist_cbfunc_t cbfunc, void *cbdata)
 {
-    if (cbfunc == NULL || cpuset == NULL || (info == NULL && ninfo > 0))
+    if (cbfunc == NULL || (info == NULL && ninfo > 0))
         return PMIX_ERR_BAD_PARAM;
     sy_progress_t *p = sy_runtime();
     if (p == NULL)

@@ -87,6 +87,15 @@ int main(void)
         rc = PMIx_Compute_distances(NULL, &mine, &types, 1, &want, &nwant);
     if (rc != PMIX_SUCCESS)
         FAIL("rank %u: Compute_distances over its own binding: %s", me.rank, PMIx_Error_string(rc));
+    /* no cpuset: the same, as OpenPMIx takes it (its binding) */
+    pmix_device_distance_t *dflt = NULL;
+    size_t ndflt = 0;
+    rc = PMIx_Compute_distances(NULL, NULL, &types, 1, &dflt, &ndflt);
+    if (rc != PMIX_SUCCESS || !same(dflt, ndflt, want, nwant))
+        FAIL("rank %u: Compute_distances without a cpuset: %s, %zu devices where %zu", me.rank,
+             PMIx_Error_string(rc), ndflt, nwant);
+    if (dflt != NULL)
+        PMIX_DEVICE_DIST_FREE(dflt, ndflt);
 
     /* for the peers to compare with */
     char *mysum = summary(want, nwant);

@@ -507,8 +507,9 @@ int main(int argc, char **argv)
         CHECK(rc == PMIX_SUCCESS && nd >= 1 && dist[0].type == PMIX_DEVTYPE_GPU, "GPUs only");
         if (dist != NULL)
             PMIX_DEVICE_DIST_FREE(dist, nd);
-        rc = PMIx_Compute_distances(&t, NULL, NULL, 0, &dist, &nd);
-        CHECK(rc == PMIX_ERR_BAD_PARAM, "no cpuset: %s", PMIx_Error_string(rc));
+        pmix_cpuset_t nobits = {.source = "hwloc", .bitmap = NULL};
+        rc = PMIx_Compute_distances(&t, &nobits, NULL, 0, &dist, &nd);
+        CHECK(rc == PMIX_ERR_BAD_PARAM, "a cpuset without bits: %s", PMIx_Error_string(rc));
         hwloc_bitmap_free(pu0);
     } else {
         CHECK(0, "cannot load %s", argv[2]);
