@@ -307,7 +307,7 @@ static sy_srv_nspace_t *live_store(const char *nspace)
 {
     sy_srv_nspace_t *ns = sy_srv != NULL ? sy_srv_nspace_find(sy_srv, nspace) : NULL;
     return ns != NULL && ns->ds21 != NULL && ns->ds21_loaded && !sy_ds21_broken(ns->ds21) ? ns
-                                                                                           : NULL;
+                                                                                          : NULL;
 }
 
 static void add_posted(batch_t *b, const sy_srv_posted_t *p)
@@ -348,6 +348,9 @@ static void add_remote(sy_srv_nspace_t *ns, const pmix_data_buffer_t *remote, bo
         one = 1;
         if (rc == PMIX_SUCCESS)
             rc = sy_unpack(&view, &n, &one, PMIX_SIZE);
+        /* a count the bytes left cannot hold is a damaged blob */
+        if (rc == PMIX_SUCCESS && n > sy_buffer_remaining(&view))
+            rc = PMIX_ERR_UNPACK_FAILURE;
         bool mine = rc == PMIX_SUCCESS && PMIX_CHECK_NSPACE(p.nspace, ns->name) &&
                     p.rank < ns->summary.job_size && !sy_srv_rank_local(ns, p.rank);
         char **keys = mine && n > 0 ? calloc(n, sizeof(*keys)) : NULL;

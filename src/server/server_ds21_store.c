@@ -82,18 +82,10 @@ static char *file_path(const sy_ds21_t *d, file_kind_t kind, unsigned n)
     char *path = NULL;
     int rc = -1;
     switch (kind) {
-    case DS_LOCK:
-        rc = asprintf(&path, "%s/smlockseg-%s", d->dir, d->nspace);
-        break;
-    case DS_INITIAL:
-        rc = asprintf(&path, "%s/initial-pmix_shared-segment-%u", d->dir, n);
-        break;
-    case DS_META:
-        rc = asprintf(&path, "%s/smseg-%s-%u", d->dir, d->nspace, n);
-        break;
-    case DS_DATA:
-        rc = asprintf(&path, "%s/smdataseg-%s-%u", d->dir, d->nspace, n);
-        break;
+    case DS_LOCK: rc = asprintf(&path, "%s/smlockseg-%s", d->dir, d->nspace); break;
+    case DS_INITIAL: rc = asprintf(&path, "%s/initial-pmix_shared-segment-%u", d->dir, n); break;
+    case DS_META: rc = asprintf(&path, "%s/smseg-%s-%u", d->dir, d->nspace, n); break;
+    case DS_DATA: rc = asprintf(&path, "%s/smdataseg-%s-%u", d->dir, d->nspace, n); break;
     }
     return rc < 0 ? NULL : path;
 }
@@ -427,7 +419,7 @@ pmix_status_t sy_ds21_put(sy_ds21_t *d, pmix_rank_t rank, const sy_ds21_kv_t *kv
     rank_t_ *r = rank_of(d, rank);
     if (r == NULL || d->broken)
         return PMIX_ERR_BAD_PARAM;
-    size_t start = 0; /* where this batch's first record (or link) went */
+    size_t start = 0;    /* where this batch's first record (or link) went */
     size_t dead_end = 0; /* a link left at 0: no segment came after it */
     pmix_status_t rc = PMIX_SUCCESS;
     for (size_t i = 0; i < n && rc == PMIX_SUCCESS; i++) {

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -27,7 +29,7 @@
 
 #include "server/server_ds21_store.h"
 
-static char dir[128];
+static char dir[256];
 
 static uint8_t *map_file(const char *name, size_t *size)
 {
@@ -129,7 +131,7 @@ static const rec_t *find(const rec_t *r, size_t n, const char *key)
 static void test_store(void **state)
 {
     (void)state;
-    char d[256];
+    char d[300];
     snprintf(d, sizeof(d), "%s/ns", dir);
     sy_ds21_t *s = NULL;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -206,6 +208,64 @@ static void test_store(void **state)
     sy_ds21_destroy(s);
     struct stat st;
     assert_int_not_equal(stat(d, &st), 0); /* nothing left */
+    *strrchr(dir, '/') = '\0';
+}
+
+/* A reader's mutex, taken in another process as an OpenPMIx client
+ * takes it (its own mapping of the lock file). */
+static pid_t hold_reader_mutex(int slot, bool die, int ready[2])
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    size_t lsz;
+    uint8_t *lock = map_file("smlockseg-job.2", &lsz);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/smlockseg-job.2", dir);
+    int fd = open(path, O_RDWR);
+    uint8_t *rw = mmap(NULL, lsz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    pthread_mutex_t *m =
+        (pthread_mutex_t *)(rw + word(lock + 24) + word(lock + 16) * (2 * slot + 1));
+    int rc = pthread_mutex_lock(m);
+    if (write(ready[1], &rc, sizeof(rc)) != sizeof(rc))
+        _exit(1);
+    if (die)
+        _exit(0); /* dies holding it */
+    pause();
+    _exit(0);
+}
+
+static void test_dead_and_stuck_readers(void **state)
+{
+    (void)state;
+    char top[256], d[300];
+    snprintf(top, sizeof(top), "%s", dir);
+    snprintf(d, sizeof(d), "%s/ns2", top);
+    sy_ds21_t *s = NULL;
+    assert_int_equal(sy_ds21_create(d, "job.2", 2, 2, NULL, &s), PMIX_SUCCESS);
+    assert_true(snprintf(dir, sizeof(dir), "%s", d) < (int)sizeof(dir));
+    int ready[2], got = -1;
+    assert_int_equal(pipe(ready), 0);
+    /* a reader that died mid-read: the writer goes on */
+    pid_t pid = hold_reader_mutex(0, true, ready);
+    assert_int_equal(read(ready[0], &got, sizeof(got)), sizeof(got));
+    assert_int_equal(got, 0);
+    waitpid(pid, NULL, 0);
+    assert_int_equal(sy_ds21_lock(s, 5000), PMIX_SUCCESS);
+    sy_ds21_unlock(s);
+    /* a live reader that keeps it: the writer gives up, the store takes
+     * no more writes */
+    pid = hold_reader_mutex(1, false, ready);
+    assert_int_equal(read(ready[0], &got, sizeof(got)), sizeof(got));
+    assert_int_equal(got, 0);
+    assert_int_equal(sy_ds21_lock(s, 100), PMIX_ERR_TIMEOUT);
+    assert_true(sy_ds21_broken(s));
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(ready[0]);
+    close(ready[1]);
+    sy_ds21_destroy(s);
+    snprintf(dir, sizeof(dir), "%s", top);
 }
 
 int main(void)
@@ -216,7 +276,8 @@ int main(void)
         return 1;
     char top[256];
     snprintf(top, sizeof(top), "%s", dir);
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_store)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_store),
+                                       cmocka_unit_test(test_dead_and_stuck_readers)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(top);
     return rc;

@@ -55,8 +55,7 @@ static void check(const pmix_proc_t *me, const pmix_proc_t *peer, const char *ke
     if (v->type != PMIX_BYTE_OBJECT || v->data.bo.size != len ||
         memcmp(v->data.bo.bytes, want, len) != 0)
         FAIL("rank %u: %s of %u: wrong value (type %u, %zu bytes, want %zu)\n", me->rank, key,
-             peer->rank, (unsigned)v->type, v->type == PMIX_BYTE_OBJECT ? v->data.bo.size : 0,
-             len);
+             peer->rank, (unsigned)v->type, v->type == PMIX_BYTE_OBJECT ? v->data.bo.size : 0, len);
     free(want);
     PMIX_VALUE_RELEASE(v);
 }
@@ -113,8 +112,7 @@ int main(void)
             check(&me, &peer, keys[k].key, keys[k].len, 0);
         check(&me, &peer, "ds21.again", 300, 1);
         /* a job key of that rank */
-        if (PMIx_Get(&peer, PMIX_LOCAL_RANK, NULL, 0, &v) != PMIX_SUCCESS ||
-            v->data.uint16 != r)
+        if (PMIx_Get(&peer, PMIX_LOCAL_RANK, NULL, 0, &v) != PMIX_SUCCESS || v->data.uint16 != r)
             FAIL("rank %u: wrong or no local rank of %u\n", me.rank, r);
         PMIX_VALUE_RELEASE(v);
     }
