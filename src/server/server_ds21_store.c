@@ -38,6 +38,7 @@
 #define ENTRY_NDATA 280
 #define LOCK_HDR 32 /* size, nlocks (+pad), stride, mutex offset */
 #define DEFAULT_DATA_SIZE (4u << 20)
+#define CHUNK 1024 /* ranks per chunk of writer state */
 
 typedef struct {
     char *key;
@@ -59,13 +60,17 @@ struct sy_ds21 {
     sy_ds21_sizes_t sz;
     size_t page;
     uint32_t nranks, nlocks;
+    bool lock_made, init_made, active; /* active: mapped, segments made */
     uint8_t *lock;
     size_t lock_size, stride, mutex_offs;
     uint8_t *init, *meta;
     uint8_t **data;
     size_t ndata;
     size_t free_off; /* in the last data segment */
-    rank_t_ *ranks;  /* index rank + 1; 0: the wildcard rank */
+    /* index rank + 1 (0: the wildcard rank), in chunks made when a rank
+     * of theirs is first written: a job's size costs nothing until then */
+    rank_t_ **chunks;
+    size_t nchunks;
     bool broken;
 };
 
@@ -90,32 +95,49 @@ static char *file_path(const sy_ds21_t *d, file_kind_t kind, unsigned n)
     return rc < 0 ? NULL : path;
 }
 
-/* A new file of `size` bytes (sparse), mapped shared; never through a
- * name that existed. */
-static uint8_t *make_file(const char *path, size_t size)
+/* A file of `size` bytes (sparse) starting with `len` bytes of head,
+ * mapped shared when map; never through a name that existed (create), or
+ * only a regular file of ours (!create).  NULL on failure; (void *)1 for
+ * a file made and not mapped. */
+static uint8_t *open_file(const char *path, bool create, size_t size, const void *head, size_t len,
+                          bool map)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = create ? open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                    : open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-        sy_log(SY_LOG_WARN, "ds21: cannot create %s: %s", path, strerror(errno));
+        sy_log(SY_LOG_WARN, "ds21: cannot open %s: %s", path, strerror(errno));
         return NULL;
     }
     const char *why = NULL;
     void *p = MAP_FAILED;
     if (!sy_safe_fd_ours(fd, false, 077, &why))
         sy_log(SY_LOG_WARN, "ds21: %s %s", path, why);
-    else if (ftruncate(fd, (off_t)size) != 0)
+    else if (create && ftruncate(fd, (off_t)size) != 0)
         sy_log(SY_LOG_WARN, "ds21: cannot size %s: %s", path, strerror(errno));
+    else if (len > 0 && pwrite(fd, head, len, 0) != (ssize_t)len)
+        sy_log(SY_LOG_WARN, "ds21: cannot write %s: %s", path, strerror(errno));
+    else if (!map)
+        p = (void *)1;
     else
         p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     return p == MAP_FAILED ? NULL : p;
 }
 
+static uint8_t *make_file(const char *path, size_t size)
+{
+    return open_file(path, true, size, NULL, 0, true);
+}
+
+static pmix_status_t add_data_segment(sy_ds21_t *d);
+
 static pthread_mutex_t *mutex_at(const sy_ds21_t *d, uint32_t i)
 {
     return (pthread_mutex_t *)(d->lock + d->mutex_offs + d->stride * i);
 }
 
+/* The lock file, written whole and not mapped: until a client of the
+ * store connects (sy_ds21_lock), a namespace costs no mapping. */
 static pmix_status_t make_lock(sy_ds21_t *d)
 {
     long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
@@ -123,27 +145,57 @@ static pmix_status_t make_lock(sy_ds21_t *d)
     d->stride = round_up(sizeof(pthread_mutex_t), l);
     d->mutex_offs = round_up(LOCK_HDR + 4 * (size_t)d->nlocks, d->stride);
     d->lock_size = round_up(d->mutex_offs + 2 * (size_t)d->nlocks * d->stride, d->page);
-    char *path = file_path(d, DS_LOCK, 0);
-    d->lock = path != NULL ? make_file(path, d->lock_size) : NULL;
-    free(path);
-    if (d->lock == NULL)
-        return PMIX_ERR_FILE_OPEN_FAILURE;
-    memcpy(d->lock, &d->lock_size, sizeof(size_t));
-    memcpy(d->lock + 8, &d->nlocks, sizeof(uint32_t));
-    memcpy(d->lock + 16, &d->stride, sizeof(size_t));
-    memcpy(d->lock + 24, &d->mutex_offs, sizeof(size_t));
+    size_t used = d->mutex_offs + 2 * (size_t)d->nlocks * d->stride;
+    uint8_t *img = calloc(1, used);
+    if (img == NULL)
+        return PMIX_ERR_NOMEM;
+    memcpy(img, &d->lock_size, sizeof(size_t));
+    memcpy(img + 8, &d->nlocks, sizeof(uint32_t));
+    memcpy(img + 16, &d->stride, sizeof(size_t));
+    memcpy(img + 24, &d->mutex_offs, sizeof(size_t));
     pthread_mutexattr_t a;
-    if (pthread_mutexattr_init(&a) != 0)
-        return PMIX_ERR_INIT;
+    int e = pthread_mutexattr_init(&a);
     /* robust: a reader that dies holding its mutex must not stop the
-     * writer (a process-shared default mutex would, forever) */
-    int e = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+     * writer (a process-shared default mutex would, forever); an
+     * unlocked mutex is its bytes, written into the file as they are */
+    if (e == 0)
+        e = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
     if (e == 0)
         e = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
     for (uint32_t i = 0; e == 0 && i < 2 * d->nlocks; i++)
-        e = pthread_mutex_init(mutex_at(d, i), &a);
+        e = pthread_mutex_init((pthread_mutex_t *)(img + d->mutex_offs + d->stride * i), &a);
     pthread_mutexattr_destroy(&a);
-    return e == 0 ? PMIX_SUCCESS : PMIX_ERR_INIT;
+    char *path = e == 0 ? file_path(d, DS_LOCK, 0) : NULL;
+    d->lock_made = path != NULL && open_file(path, true, d->lock_size, img, used, false) != NULL;
+    free(path);
+    free(img);
+    return e != 0 ? PMIX_ERR_INIT : d->lock_made ? PMIX_SUCCESS : PMIX_ERR_FILE_OPEN_FAILURE;
+}
+
+/* Map the lock file and the initial segment; make the meta and first
+ * data segments; name them in the initial segment's entry. */
+static pmix_status_t activate(sy_ds21_t *d)
+{
+    char *path = file_path(d, DS_LOCK, 0);
+    d->lock = path != NULL ? open_file(path, false, d->lock_size, NULL, 0, true) : NULL;
+    free(path);
+    path = file_path(d, DS_INITIAL, 0);
+    d->init = path != NULL ? open_file(path, false, d->sz.initial, NULL, 0, true) : NULL;
+    free(path);
+    path = file_path(d, DS_META, 0);
+    d->meta =
+        path != NULL && d->lock != NULL && d->init != NULL ? make_file(path, d->sz.meta) : NULL;
+    free(path);
+    if (d->meta == NULL)
+        return PMIX_ERR_FILE_OPEN_FAILURE;
+    size_t one = 1;
+    memcpy(d->init + 16, d->nspace, strlen(d->nspace));
+    memcpy(d->init + 16 + ENTRY_NMETA, &one, sizeof(one));
+    pmix_status_t rc = add_data_segment(d);
+    if (rc == PMIX_SUCCESS)
+        memcpy(d->init, &one, sizeof(one)); /* one entry, not full */
+    d->active = rc == PMIX_SUCCESS;
+    return rc;
 }
 
 static pmix_status_t add_data_segment(sy_ds21_t *d)
@@ -192,10 +244,11 @@ pmix_status_t sy_ds21_create(const char *dir, const char *nspace, uint32_t nrank
     if (d->sz.initial < d->page || d->sz.meta < d->page || d->sz.data < d->page ||
         d->sz.initial < 16 + ENTRY_SIZE || d->sz.meta < meta_need)
         rc = PMIX_ERR_BAD_PARAM; /* one meta segment holds every rank */
-    d->ranks = rc == PMIX_SUCCESS ? calloc((size_t)nranks + 1, sizeof(*d->ranks)) : NULL;
+    d->nchunks = ((size_t)nranks + 1 + CHUNK - 1) / CHUNK;
+    d->chunks = rc == PMIX_SUCCESS ? calloc(d->nchunks, sizeof(*d->chunks)) : NULL;
     d->dir = strdup(dir);
     d->nspace = strdup(nspace);
-    if (rc == PMIX_SUCCESS && (d->ranks == NULL || d->dir == NULL || d->nspace == NULL))
+    if (rc == PMIX_SUCCESS && (d->chunks == NULL || d->dir == NULL || d->nspace == NULL))
         rc = PMIX_ERR_NOMEM;
     if (rc == PMIX_SUCCESS && mkdir(dir, 0700) != 0) {
         sy_log(SY_LOG_WARN, "ds21: cannot create %s: %s", dir, strerror(errno));
@@ -205,22 +258,12 @@ pmix_status_t sy_ds21_create(const char *dir, const char *nspace, uint32_t nrank
     }
     if (rc == PMIX_SUCCESS)
         rc = make_lock(d);
-    char *path = NULL;
     if (rc == PMIX_SUCCESS) {
-        path = file_path(d, DS_INITIAL, 0);
-        d->init = path != NULL ? make_file(path, d->sz.initial) : NULL;
+        /* no entry yet: it comes with the segments it names (activate) */
+        char *path = file_path(d, DS_INITIAL, 0);
+        d->init_made = path != NULL && open_file(path, true, d->sz.initial, NULL, 0, false) != NULL;
         free(path);
-        path = file_path(d, DS_META, 0);
-        d->meta = path != NULL ? make_file(path, d->sz.meta) : NULL;
-        free(path);
-        rc = d->init != NULL && d->meta != NULL ? PMIX_SUCCESS : PMIX_ERR_FILE_OPEN_FAILURE;
-    }
-    if (rc == PMIX_SUCCESS) {
-        size_t one = 1;
-        memcpy(d->init, &one, sizeof(one)); /* one entry, not full */
-        memcpy(d->init + 16, nspace, strlen(nspace));
-        memcpy(d->init + 16 + ENTRY_NMETA, &one, sizeof(one));
-        rc = add_data_segment(d);
+        rc = d->init_made ? PMIX_SUCCESS : PMIX_ERR_FILE_OPEN_FAILURE;
     }
     if (rc != PMIX_SUCCESS) {
         sy_ds21_destroy(d);
@@ -245,13 +288,13 @@ bool sy_ds21_broken(const sy_ds21_t *d)
     return d->broken;
 }
 
-static void unmap_unlink(const sy_ds21_t *d, uint8_t *map, size_t size, file_kind_t kind,
+static void unmap_unlink(const sy_ds21_t *d, uint8_t *map, size_t size, bool made, file_kind_t kind,
                          unsigned n)
 {
     if (map != NULL)
         munmap(map, size);
-    char *path = file_path(d, kind, n);
-    if (path != NULL && map != NULL)
+    char *path = made ? file_path(d, kind, n) : NULL;
+    if (path != NULL)
         unlink(path);
     free(path);
 }
@@ -261,23 +304,23 @@ void sy_ds21_destroy(sy_ds21_t *d)
     if (d == NULL)
         return;
     if (d->dir != NULL && d->nspace != NULL) {
-        if (d->lock != NULL)
-            for (uint32_t i = 0; i < 2 * d->nlocks; i++)
-                pthread_mutex_destroy(mutex_at(d, i));
-        unmap_unlink(d, d->lock, d->lock_size, DS_LOCK, 0);
-        unmap_unlink(d, d->init, d->sz.initial, DS_INITIAL, 0);
-        unmap_unlink(d, d->meta, d->sz.meta, DS_META, 0);
+        unmap_unlink(d, d->lock, d->lock_size, d->lock_made, DS_LOCK, 0);
+        unmap_unlink(d, d->init, d->sz.initial, d->init_made, DS_INITIAL, 0);
+        unmap_unlink(d, d->meta, d->sz.meta, d->meta != NULL, DS_META, 0);
         for (size_t i = 0; i < d->ndata; i++)
-            unmap_unlink(d, d->data[i], d->sz.data, DS_DATA, (unsigned)i);
+            unmap_unlink(d, d->data[i], d->sz.data, true, DS_DATA, (unsigned)i);
         if (rmdir(d->dir) != 0)
             sy_log(SY_LOG_WARN, "ds21: %s not removed: %s", d->dir, strerror(errno));
     }
-    for (size_t r = 0; d->ranks != NULL && r <= d->nranks; r++) {
-        for (size_t k = 0; k < d->ranks[r].nkeys; k++)
-            free(d->ranks[r].keys[k].key);
-        free(d->ranks[r].keys);
+    for (size_t c = 0; d->chunks != NULL && c < d->nchunks; c++) {
+        for (size_t r = 0; d->chunks[c] != NULL && r < CHUNK; r++) {
+            for (size_t k = 0; k < d->chunks[c][r].nkeys; k++)
+                free(d->chunks[c][r].keys[k].key);
+            free(d->chunks[c][r].keys);
+        }
+        free(d->chunks[c]);
     }
-    free(d->ranks);
+    free(d->chunks);
     free(d->data);
     free(d->dir);
     free(d->nspace);
@@ -301,6 +344,11 @@ pmix_status_t sy_ds21_lock(sy_ds21_t *d, unsigned timeout_ms)
 {
     if (d->broken)
         return PMIX_ERR_TIMEOUT;
+    if (!d->active && activate(d) != PMIX_SUCCESS) {
+        d->broken = true;
+        sy_log(SY_LOG_WARN, "ds21: the store of %s cannot be set up", d->nspace);
+        return PMIX_ERR_FILE_OPEN_FAILURE;
+    }
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += timeout_ms / 1000;
@@ -394,31 +442,39 @@ static void drop_key(rank_t_ *r, key_t_ *k)
     *k = r->keys[--r->nkeys];
 }
 
-static rank_t_ *rank_of(sy_ds21_t *d, pmix_rank_t rank)
+/* A rank's writer state, made when create (NULL: no such rank, or no
+ * memory for it). */
+static rank_t_ *rank_of(sy_ds21_t *d, pmix_rank_t rank, bool create)
 {
-    if (rank == PMIX_RANK_WILDCARD)
-        return &d->ranks[0];
-    return rank < d->nranks ? &d->ranks[rank + 1] : NULL;
+    if (rank != PMIX_RANK_WILDCARD && rank >= d->nranks)
+        return NULL;
+    size_t k = rank == PMIX_RANK_WILDCARD ? 0 : (size_t)rank + 1;
+    rank_t_ **c = &d->chunks[k / CHUNK];
+    if (*c == NULL && create)
+        *c = calloc(CHUNK, sizeof(**c));
+    return *c != NULL ? &(*c)[k % CHUNK] : NULL;
 }
 
 void sy_ds21_mark(sy_ds21_t *d, pmix_rank_t rank)
 {
-    rank_t_ *r = rank_of(d, rank);
+    rank_t_ *r = rank_of(d, rank, true);
     if (r != NULL)
         r->mark = true;
 }
 
 bool sy_ds21_marked(const sy_ds21_t *d, pmix_rank_t rank)
 {
-    rank_t_ *r = rank_of((sy_ds21_t *)d, rank);
+    rank_t_ *r = rank_of((sy_ds21_t *)d, rank, false);
     return r != NULL && r->mark;
 }
 
 pmix_status_t sy_ds21_put(sy_ds21_t *d, pmix_rank_t rank, const sy_ds21_kv_t *kvs, size_t n)
 {
-    rank_t_ *r = rank_of(d, rank);
-    if (r == NULL || d->broken)
+    if (d->broken || (rank != PMIX_RANK_WILDCARD && rank >= d->nranks))
         return PMIX_ERR_BAD_PARAM;
+    rank_t_ *r = rank_of(d, rank, true);
+    if (r == NULL)
+        return PMIX_ERR_NOMEM;
     size_t start = 0;    /* where this batch's first record (or link) went */
     size_t dead_end = 0; /* a link left at 0: no segment came after it */
     pmix_status_t rc = PMIX_SUCCESS;
