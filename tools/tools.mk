@@ -61,7 +61,8 @@ EXTRA_DIST += tests/external/interop.sh tests/external/interop/opx_client.c \
 # Debian's libpmix): rendezvous, handshake, queries, events, finalize.
 TESTS += tests/external/opx-tool.sh
 EXTRA_DIST += tests/external/opx-tool.sh tests/external/interop/opx_host.c \
-	tests/external/interop/opx_waiter.c tests/external/interop/opx_attach_tool.c
+	tests/external/interop/opx_waiter.c tests/external/interop/opx_attach_tool.c \
+	tests/external/interop/opx_ds21.c
 # opx_check: reads OpenPMIx's own PMIx_Data_pack output with our decoder.
 check_PROGRAMS += tests/external/interop/opx_check
 # Debian's Open MPI 4.1 (mpirun, orted, ranks) on our library, and

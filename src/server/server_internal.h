@@ -54,6 +54,10 @@ typedef struct sy_srv_nspace {
     int nlocalprocs;
     pmix_info_t *local_info;
     size_t nlocal_info;
+    /* the ds21 store OpenPMIx clients read (server_ds21.c), or NULL; its
+     * job data written yet */
+    struct sy_ds21 *ds21;
+    bool ds21_loaded;
     struct sy_srv_nspace *next;
 } sy_srv_nspace_t;
 
@@ -86,6 +90,7 @@ typedef struct sy_srv_peer {
     bool finalized;             /* FINALIZE received */
     bool opx;                   /* speaks OpenPMIx's protocol (server_opx.c) */
     uint8_t opx_kind;           /* ... and its connect message's process type */
+    bool opx_ds21;              /* ... and it reads the ds21 store (server_ds21.c) */
     struct sy_srv_peer *direct; /* READY: its direct channel, if open */
     struct sy_srv_peer *main;   /* DIRECT: the client it belongs to */
     unsigned long serial;       /* names it to host callbacks that may come late */

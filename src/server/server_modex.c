@@ -22,6 +22,7 @@
 #include "common/store.h"
 #include "common/wire.h"
 #include "server/server_coll.h"
+#include "server/server_ds21.h"
 #include "server/server_internal.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
@@ -322,6 +323,8 @@ pmix_status_t sy_srv_modex_publish(sy_srv_t *s, const pmix_proc_t *procs, size_t
                                    pmix_data_buffer_t *remote, sy_wire_fence_rep_t *out)
 {
     memset(out, 0, sizeof(*out));
+    /* the OpenPMIx clients reading shared memory: before any reply */
+    sy_srv_ds21_fence(s, procs, nprocs, remote);
     nsb_t *list = NULL;
     for (sy_srv_posted_t *p = posted_list; p != NULL; p = p->next) {
         if (!sy_srv_proc_in_set(procs, nprocs, &p->proc))
@@ -428,6 +431,8 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     }
     sy_wire_commit_req_free(&m);
     p->committed = true;
+    if (peer->opx_ds21)
+        sy_srv_ds21_commit(p); /* where its OpenPMIx peers read it */
     sy_srv_peer_reply_status(peer, tag, rc);
     /* held direct-modex requests for this process may be answerable now */
     sy_srv_dmodex_poke(&peer->proc);

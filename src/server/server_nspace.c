@@ -15,6 +15,7 @@
 #include "server/server_internal.h"
 #include "server/server_nspace.h"
 #include "server/server_cleanup.h"
+#include "server/server_ds21.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
 #include "server/server_util.h"
@@ -122,6 +123,7 @@ static pmix_status_t publish_nspace(sy_srv_t *s, nspace_req_t *r)
         ns->next = s->nspaces;
         s->nspaces = ns;
     }
+    sy_srv_ds21_nspace_registered(s, ns);
     return PMIX_SUCCESS;
 }
 
@@ -161,6 +163,7 @@ pmix_status_t sy_srv_nspace_add_info(sy_srv_t *s, sy_srv_nspace_t *ns, pmix_info
         ns->nlocal_info += ninfo;
         free(info);
         install_gen(ns, path);
+        sy_srv_ds21_job_changed(ns);
     } else if (info != NULL) {
         PMIX_INFO_FREE(info, ninfo);
     }

@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "common/opx_bfrops.h"
 #include "common/store.h"
+#include "server/server_ds21.h"
 #include "server/server_internal.h"
 #include "server/server_monitor.h"
 #include "server/server_msg.h"
@@ -335,8 +336,16 @@ void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
         refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx fully described buffers");
         return;
     }
-    if (strcmp(gds, "hash") != 0) {
-        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx gds other than hash");
+    /* its job and modex data: asked for (hash), or read from the ds21
+     * store we offered its namespace (server_ds21.c) */
+    sy_srv_nspace_t *ns = sy_srv_nspace_find(s, nspace);
+    bool ds21 = strcmp(gds, "ds21") == 0;
+    if (strcmp(gds, "hash") != 0 && !ds21) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx gds other than hash and ds21");
+        return;
+    }
+    if (ds21 && !sy_srv_ds21_offered(ns)) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx gds ds21 not offered to this namespace");
         return;
     }
     sy_srv_client_t *cl = sy_srv_client_find(s, &peer->proc);
@@ -366,7 +375,11 @@ void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
     peer->uid = kuid;
     peer->gid = cl->gid;
     peer->cred_known = true;
-    sy_log(SY_LOG_DEBUG, "server: OpenPMIx %s client %s:%u (%s)", version, nspace, rank, bfrops);
+    peer->opx_ds21 = ds21;
+    if (ds21)
+        sy_srv_ds21_client_ready(ns); /* its job data, before it asks */
+    sy_log(SY_LOG_DEBUG, "server: OpenPMIx %s client %s:%u (%s, %s)", version, nspace, rank, bfrops,
+           gds);
     sy_srv_peer_connect(peer, tag, cl, NULL, 0);
 }
 
@@ -454,7 +467,7 @@ static pmix_status_t put_array(pmix_data_buffer_t *b, const char *arraykey, cons
     return rc;
 }
 
-static bool skipped_job_key(const char *key)
+bool sy_srv_opx_skipped_key(const char *key)
 {
     /* the maps travel as the arrays below; containers have no place as
      * lone values */
@@ -496,7 +509,7 @@ static pmix_status_t pack_job_info(sy_srv_nspace_t *ns, pmix_data_buffer_t *b)
     size_t n = 0;
     if (rc == PMIX_SUCCESS && sy_jseg_get_all(seg, SY_REALM_JOB, 0, &infos, &n) == PMIX_SUCCESS) {
         for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
-            if (!skipped_job_key(infos[i].key))
+            if (!sy_srv_opx_skipped_key(infos[i].key))
                 rc = put_kval(b, infos[i].key, &infos[i].value);
         PMIX_INFO_FREE(infos, n);
     }
@@ -588,7 +601,7 @@ static pmix_status_t put_proc_pairs(pmix_data_buffer_t *b, const char *nspace, p
     PMIX_LOAD_PROCID(&who, nspace, rank);
     pmix_status_t rc = sy_opx_pack(&in, &who, 1, PMIX_PROC);
     for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
-        if (!skipped_job_key(infos[i].key))
+        if (!sy_srv_opx_skipped_key(infos[i].key))
             rc = put_kval(&in, infos[i].key, &infos[i].value);
     if (rc == PMIX_SUCCESS) {
         pmix_byte_object_t bo = {.bytes = in.base_ptr, .size = in.bytes_used};

@@ -33,4 +33,7 @@ bool sy_srv_opx_modex_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t
 pmix_status_t sy_srv_opx_take_iof_id(pmix_info_t **dirs, size_t *ndirs, size_t *id);
 /* A heartbeat frame (tag 1) of an OpenPMIx client. */
 void sy_srv_opx_heartbeat(sy_srv_peer_t *peer);
+/* Job data an OpenPMIx client is not given as a lone key (maps, arrays,
+ * per-process containers). */
+bool sy_srv_opx_skipped_key(const char *key);
 #endif

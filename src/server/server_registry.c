@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/store.h"
+#include "server/server_ds21.h"
 #include "server/server_fork.h"
 #include "server/server_internal.h"
 #include "server/server_registry.h"
@@ -114,6 +115,7 @@ void sy_srv_nspace_free(sy_srv_nspace_t *ns)
     sy_jobinfo_summary_free(&ns->summary);
     if (ns->local_info != NULL)
         PMIX_INFO_FREE(ns->local_info, ns->nlocal_info);
+    sy_srv_ds21_free(ns);
     sy_srv_fork_env_forget(ns->name);
     free(ns);
 }

@@ -123,3 +123,6 @@ TESTS += tests/unit/test_log
 # test_opx_bfrops: OpenPMIx's v41 payload encoding (issue 19).
 check_PROGRAMS += tests/unit/test_opx_bfrops
 TESTS += tests/unit/test_opx_bfrops
+# test_ds21: the ds21 store's files as an OpenPMIx client reads them.
+check_PROGRAMS += tests/unit/test_ds21
+TESTS += tests/unit/test_ds21
