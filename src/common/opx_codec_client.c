@@ -378,12 +378,31 @@ static pmix_data_array_t *info_array(pmix_info_t *v, size_t n)
 /* One byte object of a GETNB reply: a process id, then its pairs, as a
  * PMIX_PROC_DATA info whose array starts with PMIX_PROCID (the process)
  * and goes on with the pairs. */
+/* One record of type t, exactly. */
+static pmix_status_t get_one(pmix_data_buffer_t *b, void *dst, pmix_data_type_t t)
+{
+    int32_t one = 1;
+    pmix_status_t rc = sy_opx_unpack(b, dst, &one, t);
+    return rc == PMIX_SUCCESS && one != 1 ? PMIX_ERR_UNPACK_FAILURE : rc;
+}
+
+/* SIZE n, then (n > 0 only) n infos in one pack call. */
+static pmix_status_t get_infos(pmix_data_buffer_t *b, pmix_info_t **info, size_t *ninfo)
+{
+    size_t n = 0;
+    pmix_status_t rc = get_one(b, &n, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && n > 0)
+        rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)info, ninfo);
+    if (rc == PMIX_SUCCESS && n != *ninfo)
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    return rc;
+}
+
 static pmix_status_t get_dmodex_blob(pmix_data_buffer_t *sub, pmix_info_t **all, size_t *n,
                                      size_t *cap)
 {
     pmix_proc_t who;
-    int32_t one = 1;
-    pmix_status_t rc = sy_opx_unpack(sub, &who, &one, PMIX_PROC);
+    pmix_status_t rc = get_one(sub, &who, PMIX_PROC);
     pmix_info_t *pairs = NULL;
     size_t np = 0, pcap = 0;
     pmix_value_t v = {.type = PMIX_PROC};
@@ -431,8 +450,7 @@ static pmix_status_t get_dmodex(pmix_data_buffer_t *b, sy_wire_dmodex_rep_t *m)
     pmix_status_t rc = PMIX_SUCCESS;
     while (rc == PMIX_SUCCESS && sy_buffer_remaining(b) > 0) {
         pmix_byte_object_t bo = {0};
-        int32_t one = 1;
-        rc = sy_opx_unpack(b, &bo, &one, PMIX_BYTE_OBJECT);
+        rc = get_one(b, &bo, PMIX_BYTE_OBJECT);
         if (rc != PMIX_SUCCESS)
             break;
         pmix_data_buffer_t sub = {0};
@@ -461,8 +479,7 @@ static pmix_status_t get_dmodex(pmix_data_buffer_t *b, sy_wire_dmodex_rep_t *m)
 static pmix_status_t get_lookup(pmix_data_buffer_t *b, sy_wire_lookup_rep_t *m)
 {
     size_t n = 0;
-    int32_t one = 1;
-    pmix_status_t rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
+    pmix_status_t rc = get_one(b, &n, PMIX_SIZE);
     if (rc != PMIX_SUCCESS || n == 0)
         return rc;
     pmix_pdata_t *pd = NULL;
@@ -488,17 +505,11 @@ static pmix_status_t get_lookup(pmix_data_buffer_t *b, sy_wire_lookup_rep_t *m)
  * the range is the one the infos name, else undefined. */
 static pmix_status_t get_event(pmix_data_buffer_t *b, sy_wire_event_msg_t *m)
 {
-    int32_t one = 1;
-    pmix_status_t rc = sy_opx_unpack(b, &m->code, &one, PMIX_STATUS);
-    one = 1;
+    pmix_status_t rc = get_one(b, &m->code, PMIX_STATUS);
     if (rc == PMIX_SUCCESS)
-        rc = sy_opx_unpack(b, &m->source, &one, PMIX_PROC);
-    size_t n = 0;
-    one = 1;
+        rc = get_one(b, &m->source, PMIX_PROC);
     if (rc == PMIX_SUCCESS)
-        rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->info, &m->ninfo);
+        rc = get_infos(b, &m->info, &m->ninfo);
     m->range = PMIX_RANGE_UNDEF;
     for (size_t i = 0; rc == PMIX_SUCCESS && i < m->ninfo; i++)
         if (strcmp(m->info[i].key, PMIX_RANGE) == 0 && m->info[i].value.type == PMIX_DATA_RANGE)
@@ -510,25 +521,15 @@ static pmix_status_t get_event(pmix_data_buffer_t *b, sy_wire_event_msg_t *m)
  * our IOF_PULL gave, SIZE ninfo, infos, the data. */
 static pmix_status_t get_iof(pmix_data_buffer_t *b, sy_wire_iof_msg_t *m)
 {
-    int32_t one = 1;
-    pmix_status_t rc = sy_opx_unpack(b, &m->source, &one, PMIX_PROC);
-    one = 1;
+    pmix_status_t rc = get_one(b, &m->source, PMIX_PROC);
     if (rc == PMIX_SUCCESS)
-        rc = sy_opx_unpack(b, &m->channel, &one, PMIX_IOF_CHANNEL);
-    one = 1;
+        rc = get_one(b, &m->channel, PMIX_IOF_CHANNEL);
     if (rc == PMIX_SUCCESS)
-        rc = sy_opx_unpack(b, &m->ref, &one, PMIX_SIZE);
-    size_t n = 0;
-    one = 1;
+        rc = get_one(b, &m->ref, PMIX_SIZE);
     if (rc == PMIX_SUCCESS)
-        rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
-    if (rc == PMIX_SUCCESS && n > 0)
-        rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->info, &m->ninfo);
-    if (rc == PMIX_SUCCESS && n != m->ninfo)
-        rc = PMIX_ERR_UNPACK_FAILURE;
-    one = 1;
+        rc = get_infos(b, &m->info, &m->ninfo);
     if (rc == PMIX_SUCCESS)
-        rc = sy_opx_unpack(b, &m->data, &one, PMIX_BYTE_OBJECT);
+        rc = get_one(b, &m->data, PMIX_BYTE_OBJECT);
     return rc;
 }
 
@@ -548,32 +549,14 @@ static pmix_status_t client_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *
     case SY_CMD_LOOKUP: return get_lookup(b, msg);
     case SY_CMD_QUERY: {
         sy_wire_query_rep_t *m = msg;
-        size_t n = 0;
-        int32_t one = 1;
-        pmix_status_t rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS && n > 0)
-            rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->results, &m->nresults);
-        return rc;
+        return get_infos(b, &m->results, &m->nresults);
     }
     case SY_CMD_JOB_CONTROL: {
         sy_wire_job_control_rep_t *m = msg;
-        size_t n = 0;
-        int32_t one = 1;
-        pmix_status_t rc = sy_opx_unpack(b, &n, &one, PMIX_SIZE);
-        if (rc == PMIX_SUCCESS && n > 0)
-            rc = sy_opx_unpack_alloc(b, PMIX_INFO, (void **)&m->results, &m->nresults);
-        return rc;
+        return get_infos(b, &m->results, &m->nresults);
     }
-    case SY_CMD_SPAWN: {
-        sy_wire_spawn_rep_t *m = msg;
-        int32_t one = 1;
-        return sy_opx_unpack(b, &m->nspace, &one, PMIX_STRING);
-    }
-    case SY_CMD_IOF_PULL: {
-        sy_wire_iof_pull_rep_t *m = msg;
-        int32_t one = 1;
-        return sy_opx_unpack(b, &m->ref, &one, PMIX_SIZE);
-    }
+    case SY_CMD_SPAWN: return get_one(b, &((sy_wire_spawn_rep_t *)msg)->nspace, PMIX_STRING);
+    case SY_CMD_IOF_PULL: return get_one(b, &((sy_wire_iof_pull_rep_t *)msg)->ref, PMIX_SIZE);
     default:
         /* FENCE's collected data stays in the server's store (a GETNB
          * fetches it); the others carry nothing we read */
@@ -608,9 +591,7 @@ static pmix_status_t client_unpack_head(pmix_data_buffer_t *b, sy_wire_part_t pa
     if (part != SY_WIRE_REPLY)
         return PMIX_ERR_UNPACK_FAILURE;
     pmix_status_t st = PMIX_ERROR;
-    int32_t one = 1;
-    pmix_status_t rc = sy_opx_unpack(b, &st, &one, PMIX_STATUS);
-    if (rc != PMIX_SUCCESS || one != 1)
+    if (get_one(b, &st, PMIX_STATUS) != PMIX_SUCCESS)
         return PMIX_ERR_UNPACK_FAILURE;
     *value = st;
     return PMIX_SUCCESS;

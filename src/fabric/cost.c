@@ -2,6 +2,7 @@
  * (kernels in cost_bfs.c, conventions in cost.h). */
 #include "fabric/cost.h"
 #include "fabric/cost_impl.h"
+#include "fabric/huge_map.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -10,33 +11,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define HUGE_ALIGN ((size_t)2 << 20)
-
-/* One anonymous mapping aligned to 2 MiB so the kernel can back it with
- * transparent huge pages (first touch is 2-3x faster); madvise failing
- * (THP disabled, old kernel) is harmless. */
 static uint16_t *matrix_map(size_t bytes, void **base, size_t *len)
 {
-    size_t maplen = bytes + HUGE_ALIGN;
-    char *p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (MAP_FAILED == p) {
-        return NULL;
-    }
-    char *a = (char *)(((uintptr_t)p + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
-    size_t head = (size_t)(a - p);
-    size_t keep = (bytes + 4095) & ~(size_t)4095;
-    if (head > 0) {
-        munmap(p, head);
-    }
-    if (maplen - head > keep) {
-        munmap(a + keep, maplen - head - keep);
-    }
-#ifdef MADV_HUGEPAGE
-    (void)madvise(a, keep, MADV_HUGEPAGE);
-#endif
-    *base = a;
-    *len = keep;
-    return (uint16_t *)a;
+    *base = sy_huge_map(bytes, len);
+    return *base;
 }
 
 void sy_cost_free(sy_cost_t *c)
@@ -177,7 +155,7 @@ pmix_status_t sy_cost_compute(const sy_topo_t *t, const sy_devindex_t *ix,
     uint64_t n = ix->ndev;
     /* n <= SY_TOPO_MAX_VERTICES, so n*n*2 cannot overflow 64 bits */
     uint64_t bytes = n * n * sizeof(uint16_t);
-    if (bytes > cap || bytes > SIZE_MAX - HUGE_ALIGN) {
+    if (bytes > cap || bytes > SIZE_MAX / 2) {
         sy_devindex_free(&own);
         return PMIX_ERR_OUT_OF_RESOURCE;
     }

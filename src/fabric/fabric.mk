@@ -26,11 +26,12 @@ noinst_HEADERS += src/fabric/topo.h src/fabric/read_util.h src/fabric/read_ib.h
 # mmap'd); planes.c: components with devices; peers.c: attachment switches.
 src_libsyfabric_la_SOURCES += \
 	src/fabric/devindex.c \
+	src/fabric/huge_map.c \
 	src/fabric/cost.c \
 	src/fabric/cost_bfs.c \
 	src/fabric/planes.c \
 	src/fabric/peers.c
-noinst_HEADERS += src/fabric/devindex.h src/fabric/cost.h src/fabric/cost_impl.h \
+noinst_HEADERS += src/fabric/devindex.h src/fabric/huge_map.h src/fabric/cost.h src/fabric/cost_impl.h \
 	src/fabric/planes.h src/fabric/peers.h
 # --- levels, groups, coordinates, igraph guard (owner: groups engineer) ---
 # igraph_guard.c: serialised igraph with non-aborting handlers, igraph view

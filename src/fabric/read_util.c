@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "fabric/huge_map.h"
 #include "fabric/read_util.h"
 
 pmix_status_t sy_read_error(char **errmsg, const char *name, size_t line, const char *fmt, ...)
@@ -501,7 +502,6 @@ pmix_status_t sy_read_new_topo(const sy_topo_limits_t *lim, const char *name, co
  * the length of its mapping, which starts at the header) and its size. */
 #define BIG_HEAD ((size_t)64)
 #define BIG_MIN ((size_t)1 << 20)
-#define BIG_ALIGN ((size_t)2 << 20)
 
 void *sy_big_alloc(size_t bytes)
 {
@@ -518,22 +518,11 @@ void *sy_big_alloc(size_t bytes)
         ((size_t *)p)[1] = bytes;
         return p + BIG_HEAD;
     }
-    size_t keep = (need + 4095) & ~(size_t)4095, maplen = keep + BIG_ALIGN;
-    char *p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
+    size_t keep = 0;
+    char *a = sy_huge_map(need, &keep);
+    if (a == NULL) {
         return NULL;
     }
-    char *a = (char *)(((uintptr_t)p + BIG_ALIGN - 1) & ~(uintptr_t)(BIG_ALIGN - 1));
-    size_t head = (size_t)(a - p);
-    if (head > 0) {
-        munmap(p, head);
-    }
-    if (maplen - head > keep) {
-        munmap(a + keep, maplen - head - keep);
-    }
-#ifdef MADV_HUGEPAGE
-    (void)madvise(a, keep, MADV_HUGEPAGE);
-#endif
     ((size_t *)a)[0] = keep;
     ((size_t *)a)[1] = keep - BIG_HEAD;
     return a + BIG_HEAD;

@@ -685,15 +685,19 @@ bool sy_srv_opx_job_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *
  * that a large job's clients do not each receive everyone's data. */
 enum { OPX_BATCH_RANKS = 64, OPX_BATCH_BYTES = 256 * 1024 };
 
+static bool has_key(const pmix_info_t *infos, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (PMIX_CHECK_KEY(&infos[i], key))
+            return true;
+    return false;
+}
+
 bool sy_srv_opx_modex_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t *target,
                             const char *key)
 {
     if (target->rank >= PMIX_RANK_VALID)
         return false;
-    pmix_value_t *v = NULL;
-    if (sy_store_get_modex(target, key, NULL, &v) != PMIX_SUCCESS)
-        return false; /* not collected (yet): the usual path holds it */
-    PMIX_VALUE_RELEASE(v);
     pmix_data_buffer_t rest = {0};
     pmix_status_t rc = PMIX_SUCCESS;
     pmix_rank_t end = target->rank + OPX_BATCH_RANKS;
@@ -706,7 +710,13 @@ bool sy_srv_opx_modex_value(sy_srv_peer_t *peer, uint32_t tag, const pmix_proc_t
         PMIX_LOAD_PROCID(&who, target->nspace, r);
         pmix_info_t *infos = NULL;
         size_t n = 0;
-        if (sy_store_modex_record(&who, &infos, &n) != PMIX_SUCCESS)
+        bool have = sy_store_modex_record(&who, &infos, &n) == PMIX_SUCCESS;
+        if (r == target->rank && !(have && has_key(infos, n, key))) {
+            if (have)
+                PMIX_INFO_FREE(infos, n);
+            return false; /* not collected (yet): the usual path holds it */
+        }
+        if (!have)
             continue;
         rc = put_proc_pairs(&rest, target->nspace, r, infos, n);
         PMIX_INFO_FREE(infos, n);
