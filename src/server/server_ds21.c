@@ -303,11 +303,16 @@ void sy_srv_ds21_client_ready(sy_srv_nspace_t *ns)
 
 /* ---- modex data ---- */
 
+/* The namespace's store is written to: an OpenPMIx client uses it. */
+static bool store_live(const sy_srv_nspace_t *ns)
+{
+    return ns->ds21 != NULL && ns->ds21_loaded && !sy_ds21_broken(ns->ds21);
+}
+
 static sy_srv_nspace_t *live_store(const char *nspace)
 {
     sy_srv_nspace_t *ns = sy_srv != NULL ? sy_srv_nspace_find(sy_srv, nspace) : NULL;
-    return ns != NULL && ns->ds21 != NULL && ns->ds21_loaded && !sy_ds21_broken(ns->ds21) ? ns
-                                                                                          : NULL;
+    return ns != NULL && store_live(ns) ? ns : NULL;
 }
 
 static void add_posted(batch_t *b, const sy_srv_posted_t *p)
@@ -398,7 +403,7 @@ void sy_srv_ds21_fence(sy_srv_t *s, const pmix_proc_t *procs, size_t nprocs,
                        const pmix_data_buffer_t *remote)
 {
     for (sy_srv_nspace_t *ns = s->nspaces; ns != NULL; ns = ns->next) {
-        if (live_store(ns->name) == NULL)
+        if (!store_live(ns))
             continue;
         bool locked = false;
         batch_t b = {0};

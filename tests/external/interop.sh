@@ -66,15 +66,29 @@ if grep -q -- '--enable-sanitizers' "$top_builddir/config.status" 2>/dev/null; t
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi
 SRC="$top_srcdir/tests/external/interop/opx_client.c"
+# build_opx SRC OUT [LIBS...] / build_ours SRC OUT: a test program built
+# against OpenPMIx's library or ours; bails out (99) when it does not build.
 # DT_RPATH (not RUNPATH): it wins over any LD_LIBRARY_PATH a launcher sets
-if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$SRC" -o "$T/opx_client" -L"$OPX_LIB" -lpmix \
-        -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" > "$T/build.log" 2>&1 ||
-   ! $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" "$SRC" -o "$T/our_client" -L"$OURS" \
-        -lpmix -Wl,--disable-new-dtags,-rpath,"$OURS" >> "$T/build.log" 2>&1; then
-    sed 's/^/#   /' "$T/build.log" | head -10
-    echo "Bail out! the interop client does not build"
-    exit 99
-fi
+build_opx() {
+    bsrc=$1 bout=$2
+    shift 2
+    if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$bsrc" -o "$bout" -L"$OPX_LIB" -lpmix "$@" \
+            -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" > "$T/build.log" 2>&1; then
+        sed 's/^/#   /' "$T/build.log" | head -10
+        echo "Bail out! $(basename "$bsrc") does not build against OpenPMIx"
+        exit 99
+    fi
+}
+build_ours() {
+    if ! $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" "$1" -o "$2" -L"$OURS" -lpmix \
+            -Wl,--disable-new-dtags,-rpath,"$OURS" > "$T/build.log" 2>&1; then
+        sed 's/^/#   /' "$T/build.log" | head -10
+        echo "Bail out! $(basename "$1") does not build on our library"
+        exit 99
+    fi
+}
+build_opx "$SRC" "$T/opx_client"
+build_ours "$SRC" "$T/our_client"
 
 # name expected-exit pattern-count run-args...
 job() {
@@ -133,14 +147,8 @@ fi
 # SWITCHYARD_OPX_DS21=0 they ask instead; a mixed job exchanges through
 # both; nothing is left in the server's TMPDIR afterwards.
 DS="$top_srcdir/tests/external/interop/opx_ds21.c"
-if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$DS" -o "$T/opx_ds21" -L"$OPX_LIB" -lpmix \
-        -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" > "$T/build.log" 2>&1 ||
-   ! $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" "$DS" -o "$T/our_ds21" -L"$OURS" \
-        -lpmix -Wl,--disable-new-dtags,-rpath,"$OURS" >> "$T/build.log" 2>&1; then
-    sed 's/^/#   /' "$T/build.log" | head -10
-    echo "Bail out! opx_ds21 does not build"
-    exit 99
-fi
+build_opx "$DS" "$T/opx_ds21"
+build_ours "$DS" "$T/our_ds21"
 ds21_job() { # name ranks want-yes run-args...: in a private TMPDIR, left empty
     dname=$1 dranks=$2 dyes=$3
     shift 3
@@ -187,20 +195,8 @@ ops_job() {
         grep -v '^ok ' "$T/out" | sed 's/^/#   /' | tail -15
     fi
 }
-if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$top_srcdir/tests/external/interop/opx_ops.c" \
-        -o "$T/opx_ops" -L"$OPX_LIB" -lpmix -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" \
-        > "$T/build.log" 2>&1; then
-    sed 's/^/#   /' "$T/build.log" | head -10
-    echo "Bail out! opx_ops does not build"
-    exit 99
-fi
-if ! $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" "$top_srcdir/tests/external/interop/opx_ops.c" \
-        -o "$T/our_ops" -L"$OURS" -lpmix -Wl,--disable-new-dtags,-rpath,"$OURS" \
-        > "$T/build.log" 2>&1; then
-    sed 's/^/#   /' "$T/build.log" | head -10
-    echo "Bail out! opx_ops does not build on our library"
-    exit 99
-fi
+build_opx "$top_srcdir/tests/external/interop/opx_ops.c" "$T/opx_ops"
+build_ours "$top_srcdir/tests/external/interop/opx_ops.c" "$T/our_ops"
 for np in 2 4; do
     ops_job "$np OpenPMIx clients: PMIx_Connect / PMIx_Disconnect of their job" $((np * 3)) \
         -n $np ./opx_ops connect
@@ -233,13 +229,7 @@ ops_job "OpenPMIx clients: allocation, monitor+heartbeat, credentials, group, IO
 # for the namespaces and each one's process table, and detach; the job
 # keeps running and ends normally, with nothing logged.
 section_opx_tools() {
-    if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$top_srcdir/tests/external/interop/opx_tool.c" \
-            -o "$T/opx_tool" -L"$OPX_LIB" -lpmix -lpthread \
-            -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" > "$T/build.log" 2>&1; then
-        sed 's/^/#   /' "$T/build.log" | head -10
-        echo "Bail out! opx_tool does not build"
-        exit 99
-    fi
+    build_opx "$top_srcdir/tests/external/interop/opx_tool.c" "$T/opx_tool" -lpthread
     rdv="$T/rdv"
     mkdir -p "$rdv"
     rm -f "$T/stop" "$T/ranks"
@@ -384,13 +374,7 @@ fi
 # any answer, so that its PMIx_Init goes on alone (PMIX_ERR_UNREACH, as
 # OpenPMIx 4.2.2 says of a singleton).
 section_opx_singleton() {
-    if ! cc -std=gnu11 -O1 -I"$OPX_INC" "$top_srcdir/tests/external/interop/opx_singleton.c" \
-            -o "$T/opx_singleton" -L"$OPX_LIB" -lpmix \
-            -Wl,--disable-new-dtags,-rpath,"$OPX_LIB" > "$T/build.log" 2>&1; then
-        sed 's/^/#   /' "$T/build.log" | head -10
-        echo "Bail out! opx_singleton does not build"
-        exit 99
-    fi
+    build_opx "$top_srcdir/tests/external/interop/opx_singleton.c" "$T/opx_singleton"
     single() { # what tmpdir
         (cd "$T" && env -u PMIX_NAMESPACE -u PMIX_SERVER_URI41 -u PMIX_SERVER_URI4 \
             TMPDIR="$2" timeout 60 ./opx_singleton) > "$T/single.out" 2>&1
