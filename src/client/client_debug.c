@@ -7,6 +7,7 @@
  * one PMIX_READY_FOR_DEBUG for the debugger. */
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <pmix.h>
@@ -14,12 +15,17 @@
 #include "client/client_internal.h"
 #include "common/log.h"
 
-typedef struct {
+/* One hold for the process, never destroyed: a handler invocation chosen
+ * before the deregistration (a second release, the server lost) may still
+ * run after the wait returned, so its object must outlive the wait.  The
+ * generation tells a late invocation from the hold it belongs to. */
+static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
+    uintptr_t gen; /* of the hold waiting now */
     bool released;
     pmix_status_t why; /* the release, or the server lost */
-} hold_t;
+} hold = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static bool names_me(const pmix_value_t *v, const pmix_proc_t *me)
 {
@@ -59,18 +65,18 @@ static void released(size_t id, pmix_status_t status, const pmix_proc_t *source,
     (void)source;
     (void)results;
     (void)nresults;
-    hold_t *h = NULL;
+    uintptr_t gen = 0;
     for (size_t i = 0; i < ninfo; i++)
         if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_RETURN_OBJECT) &&
             info[i].value.type == PMIX_POINTER)
-            h = info[i].value.data.ptr;
-    if (h != NULL) {
-        pthread_mutex_lock(&h->lock);
-        h->released = true;
-        h->why = status;
-        pthread_cond_broadcast(&h->cond);
-        pthread_mutex_unlock(&h->lock);
+            gen = (uintptr_t)info[i].value.data.ptr;
+    pthread_mutex_lock(&hold.lock);
+    if (gen != 0 && gen == hold.gen && !hold.released) {
+        hold.released = true;
+        hold.why = status;
+        pthread_cond_broadcast(&hold.cond);
     }
+    pthread_mutex_unlock(&hold.lock);
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
 }
@@ -91,9 +97,15 @@ pmix_status_t sy_client_debug_hold(const pmix_proc_t *me)
     if (!stop)
         return PMIX_SUCCESS;
 
-    hold_t h = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    static uintptr_t last_gen;
+    pthread_mutex_lock(&hold.lock);
+    uintptr_t gen = ++last_gen;
+    hold.gen = gen;
+    hold.released = false;
+    hold.why = PMIX_SUCCESS;
+    pthread_mutex_unlock(&hold.lock);
     pmix_info_t ev[2];
-    PMIX_INFO_LOAD(&ev[0], PMIX_EVENT_RETURN_OBJECT, &h, PMIX_POINTER);
+    PMIX_INFO_LOAD(&ev[0], PMIX_EVENT_RETURN_OBJECT, (void *)gen, PMIX_POINTER);
     PMIX_INFO_LOAD(&ev[1], PMIX_EVENT_HDLR_NAME, "switchyard-debugger-release", PMIX_STRING);
     /* a server that goes away releases us too (PMIx_Init fails) */
     pmix_status_t codes[2] = {PMIX_DEBUGGER_RELEASE, PMIX_ERR_LOST_CONNECTION};
@@ -110,18 +122,19 @@ pmix_status_t sy_client_debug_hold(const pmix_proc_t *me)
     rc = PMIx_Notify_event(PMIX_READY_FOR_DEBUG, me, PMIX_RANGE_RM, ev, 2, NULL, NULL);
     PMIX_INFO_DESTRUCT(&ev[0]);
     PMIX_INFO_DESTRUCT(&ev[1]);
+    pmix_status_t why = PMIX_SUCCESS;
+    pthread_mutex_lock(&hold.lock);
     if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
-        pthread_mutex_lock(&h.lock);
-        while (!h.released)
-            pthread_cond_wait(&h.cond, &h.lock);
-        pthread_mutex_unlock(&h.lock);
+        while (!hold.released)
+            pthread_cond_wait(&hold.cond, &hold.lock);
+        why = hold.why;
     }
+    hold.gen = 0; /* late invocations find no hold */
+    pthread_mutex_unlock(&hold.lock);
     PMIx_Deregister_event_handler(ref, NULL, NULL);
-    pthread_mutex_destroy(&h.lock);
-    pthread_cond_destroy(&h.cond);
     if (rc == PMIX_OPERATION_SUCCEEDED)
         rc = PMIX_SUCCESS;
-    if (rc == PMIX_SUCCESS && h.why != PMIX_DEBUGGER_RELEASE)
+    if (rc == PMIX_SUCCESS && why != PMIX_DEBUGGER_RELEASE)
         rc = PMIX_ERR_UNREACH;
     return rc;
 }

@@ -27,7 +27,7 @@ for mode in plain app-init; do
         ok "$mode: launcher held in init, released, launch complete, job end"
     else
         bad "$mode: status $rc"
-        sed 's/^/#   /' "$T/$mode.out" | tail -12
+        sed 's/^/#   /' "$T/$mode.out" | tail -40
     fi
 done
 if grep -q '^initiator: job held in init$' "$T/app-init.out"; then

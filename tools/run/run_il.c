@@ -222,8 +222,10 @@ void run_il_ended(const run_job_t *job, int code)
     PMIX_INFO_LOAD(&extra[0], PMIX_JOB_TERM_STATUS, &term, PMIX_STATUS);
     PMIX_INFO_LOAD(&extra[1], PMIX_EXIT_CODE, &code, PMIX_INT);
     /* it has left through our server when the callback comes: only then
-     * may the server go */
-    atomic_bool done = false;
+     * may the server go; static, as the callback may come after we gave
+     * up waiting */
+    static atomic_bool done;
+    atomic_store(&done, false);
     tell_parent(PMIX_EVENT_JOB_END, job, extra, 2, sent, &done);
     PMIX_INFO_DESTRUCT(&extra[0]);
     PMIX_INFO_DESTRUCT(&extra[1]);
