@@ -79,6 +79,16 @@ static pmix_status_t get_counted(pmix_data_buffer_t *b, pmix_data_type_t type, v
     return got == count ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
 }
 
+/* GET_COUNTED(b, type, field, count): get_counted into a typed field; what
+ * was allocated is in the field even on failure, for the caller to free. */
+#define GET_COUNTED(b, type, field, count)                                                         \
+    do {                                                                                           \
+        void *arr_ = NULL;                                                                         \
+        pmix_status_t grc_ = get_counted((b), (type), &arr_, &(count));                            \
+        (field) = arr_;                                                                            \
+        TRY(grc_);                                                                                 \
+    } while (0)
+
 static pmix_status_t put_one(pmix_data_buffer_t *b, const void *src, pmix_data_type_t type)
 {
     return sy_opx_pack(b, src, 1, type);
@@ -228,11 +238,9 @@ static pmix_status_t unpack_fabric(pmix_data_buffer_t *b, sy_wire_fabric_req_t *
     const uint8_t *at = (const uint8_t *)b->unpack_ptr;
     bool update = b->unpack_ptr != NULL && at > (const uint8_t *)b->base_ptr && at[-1] == 31;
     if (!update) {
-        void *dirs = NULL;
         m->op = PMIX_FABRIC_REQUEST_INFO;
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
-        m->directives = dirs;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->directives, m->ndirectives);
+        return PMIX_SUCCESS;
     }
     size_t index;
     TRY(get_one(b, &index, PMIX_SIZE));
@@ -249,13 +257,8 @@ static pmix_status_t unpack_fabric(pmix_data_buffer_t *b, sy_wire_fabric_req_t *
  * client's id for the registration (a last directive, wire_codec.h). */
 static pmix_status_t unpack_iof_pull(pmix_data_buffer_t *b, sy_wire_iof_pull_req_t *m)
 {
-    void *procs = NULL, *dirs = NULL;
-    pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
-    m->procs = procs;
-    TRY(rc);
-    rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
-    m->directives = dirs;
-    TRY(rc);
+    GET_COUNTED(b, PMIX_PROC, m->procs, m->nprocs);
+    GET_COUNTED(b, PMIX_INFO, m->directives, m->ndirectives);
     size_t id;
     TRY(get_one(b, &m->channels, PMIX_IOF_CHANNEL));
     TRY(get_one(b, &id, PMIX_SIZE));
@@ -277,37 +280,28 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
     case SY_CMD_FINALIZE: return PMIX_SUCCESS; /* nothing we need follows */
     case SY_CMD_ABORT: {
         sy_wire_abort_req_t *m = msg;
-        void *procs = NULL;
         TRY(get_one(b, &m->status, PMIX_STATUS));
         TRY(get_one(b, &m->message, PMIX_STRING));
-        pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
-        m->procs = procs;
-        return rc;
+        GET_COUNTED(b, PMIX_PROC, m->procs, m->nprocs);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_COMMIT: return unpack_commit(b, msg);
     case SY_CMD_CONNECT:
     case SY_CMD_DISCONNECT: /* one shape with FENCE's (server_coll.c checks) */
     case SY_CMD_FENCE: {
         sy_wire_fence_req_t *m = msg;
-        void *procs = NULL, *info = NULL;
-        pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
-        m->procs = procs;
-        TRY(rc);
-        rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
-        m->info = info;
-        return rc;
+        GET_COUNTED(b, PMIX_PROC, m->procs, m->nprocs);
+        GET_COUNTED(b, PMIX_INFO, m->info, m->ninfo);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_DMODEX: {
         sy_wire_dmodex_req_t *m = msg;
         char *nspace = NULL;
-        void *info = NULL;
         TRY(get_one(b, &nspace, PMIX_STRING));
         PMIX_LOAD_PROCID(&m->proc, nspace, PMIX_RANK_UNDEF);
         free(nspace);
         TRY(get_one(b, &m->proc.rank, PMIX_PROC_RANK));
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
-        m->info = info;
-        TRY(rc);
+        GET_COUNTED(b, PMIX_INFO, m->info, m->ninfo);
         /* the key is left out when the client wants everything */
         if (sy_buffer_remaining(b) > 0)
             TRY(get_one(b, &m->key, PMIX_STRING));
@@ -329,14 +323,12 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         /* SIZE n, n STATUS, SIZE ninfo, infos (the infos stay with the
          * client: they filter what its handlers see) */
         sy_wire_event_register_req_t *m = msg;
-        void *codes = NULL, *info = NULL;
+        void *info = NULL;
         size_t ninfo = 0;
         m->ref = next_ref();
         m->seen = UINT64_MAX; /* OpenPMIx clients are replayed every cached event they want */
-        pmix_status_t rc = get_counted(b, PMIX_STATUS, &codes, &m->ncodes);
-        m->codes = codes;
-        TRY(rc);
-        rc = get_counted(b, PMIX_INFO, &info, &ninfo);
+        GET_COUNTED(b, PMIX_STATUS, m->codes, m->ncodes);
+        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &ninfo);
         if (info != NULL)
             sy_array_free(info, ninfo, PMIX_INFO);
         return rc;
@@ -345,97 +337,71 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         /* STATUS, DATA_RANGE, SIZE ninfo, infos; the source is the
          * requester (the server sets it) */
         sy_wire_event_notify_req_t *m = msg;
-        void *info = NULL;
         TRY(get_one(b, &m->code, PMIX_STATUS));
         TRY(get_one(b, &m->range, PMIX_DATA_RANGE));
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
-        m->info = info;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->info, m->ninfo);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_SPAWN: {
         /* SIZE ninfo, job infos, SIZE napps, apps */
         sy_wire_spawn_req_t *m = msg;
-        void *info = NULL, *apps = NULL;
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->njob_info);
-        m->job_info = info;
-        TRY(rc);
-        rc = get_counted(b, PMIX_APP, &apps, &m->napps);
-        m->apps = apps;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->job_info, m->njob_info);
+        GET_COUNTED(b, PMIX_APP, m->apps, m->napps);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_QUERY: return unpack_query(b, msg);
     case SY_CMD_LOG: {
         /* TIME stamp, SIZE ndata, data, SIZE ndirs, directives */
         sy_wire_log_req_t *m = msg;
         time_t stamp;
-        void *data = NULL, *dirs = NULL;
         TRY(get_one(b, &stamp, PMIX_TIME));
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &data, &m->ndata);
-        m->data = data;
-        TRY(rc);
-        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
-        m->directives = dirs;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->data, m->ndata);
+        GET_COUNTED(b, PMIX_INFO, m->directives, m->ndirectives);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_JOB_CONTROL: {
         /* SIZE ntargets, procs, SIZE ndirs, directives */
         sy_wire_job_control_req_t *m = msg;
-        void *targets = NULL, *dirs = NULL;
-        pmix_status_t rc = get_counted(b, PMIX_PROC, &targets, &m->ntargets);
-        m->targets = targets;
-        TRY(rc);
-        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
-        m->directives = dirs;
-        return rc;
+        GET_COUNTED(b, PMIX_PROC, m->targets, m->ntargets);
+        GET_COUNTED(b, PMIX_INFO, m->directives, m->ndirectives);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_ALLOC: {
         /* ALLOC_DIRECTIVE, SIZE ninfo, infos */
         sy_wire_alloc_req_t *m = msg;
-        void *info = NULL;
         TRY(get_one(b, &m->directive, PMIX_ALLOC_DIRECTIVE));
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
-        m->info = info;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->info, m->ninfo);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_MONITOR: {
         /* a pack call of one INFO (the monitor), STATUS, SIZE ndirs, dirs */
         sy_wire_monitor_req_t *m = msg;
-        void *mon = NULL, *dirs = NULL;
+        void *mon = NULL;
         pmix_status_t rc = sy_opx_unpack_alloc(b, PMIX_INFO, &mon, &m->nmonitor);
         m->monitor = mon;
         TRY(rc);
         TRY(get_one(b, &m->error, PMIX_STATUS));
-        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
-        m->directives = dirs;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->directives, m->ndirectives);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_GET_CRED: {
         sy_wire_get_cred_req_t *m = msg;
-        void *info = NULL;
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
-        m->info = info;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->info, m->ninfo);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_VALIDATE_CRED: {
         /* BYTE_OBJECT credential, SIZE ndirs, dirs */
         sy_wire_validate_cred_req_t *m = msg;
-        void *info = NULL;
         TRY(get_one(b, &m->cred, PMIX_BYTE_OBJECT));
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
-        m->info = info;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->info, m->ninfo);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_IOF_PUSH: {
         /* SIZE ntargets, targets, SIZE ndirs, dirs, then the data unless
          * the push only closes stdin (PMIX_IOF_COMPLETE) */
         sy_wire_iof_push_req_t *m = msg;
-        void *targets = NULL, *dirs = NULL;
-        pmix_status_t rc = get_counted(b, PMIX_PROC, &targets, &m->ntargets);
-        m->targets = targets;
-        TRY(rc);
-        rc = get_counted(b, PMIX_INFO, &dirs, &m->ndirectives);
-        m->directives = dirs;
-        TRY(rc);
+        GET_COUNTED(b, PMIX_PROC, m->targets, m->ntargets);
+        GET_COUNTED(b, PMIX_INFO, m->directives, m->ndirectives);
         if (sy_buffer_remaining(b) > 0)
             TRY(get_one(b, &m->data, PMIX_BYTE_OBJECT));
         return PMIX_SUCCESS;
@@ -443,14 +409,10 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
     case SY_CMD_GROUP_CONSTRUCT: {
         /* group id, SIZE nprocs, procs, SIZE ninfo, infos */
         sy_wire_group_construct_req_t *m = msg;
-        void *procs = NULL, *info = NULL;
         TRY(get_one(b, &m->grp, PMIX_STRING));
-        pmix_status_t rc = get_counted(b, PMIX_PROC, &procs, &m->nprocs);
-        m->procs = procs;
-        TRY(rc);
-        rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
-        m->info = info;
-        return rc;
+        GET_COUNTED(b, PMIX_PROC, m->procs, m->nprocs);
+        GET_COUNTED(b, PMIX_INFO, m->info, m->ninfo);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_GROUP_DESTRUCT:
     case SY_CMD_GROUP_LEAVE: {
@@ -458,11 +420,9 @@ static pmix_status_t opx_unpack(pmix_data_buffer_t *b, const sy_wire_desc_t *d, 
         _Static_assert(sizeof(sy_wire_group_destruct_req_t) == sizeof(sy_wire_group_leave_req_t),
                        "GROUP_DESTRUCT and GROUP_LEAVE differ");
         sy_wire_group_destruct_req_t *m = msg;
-        void *info = NULL;
         TRY(get_one(b, &m->grp, PMIX_STRING));
-        pmix_status_t rc = get_counted(b, PMIX_INFO, &info, &m->ninfo);
-        m->info = info;
-        return rc;
+        GET_COUNTED(b, PMIX_INFO, m->info, m->ninfo);
+        return PMIX_SUCCESS;
     }
     case SY_CMD_FABRIC: return unpack_fabric(b, msg);
     case SY_CMD_IOF_PULL: return unpack_iof_pull(b, msg);
