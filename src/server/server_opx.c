@@ -111,6 +111,27 @@ static void refuse(sy_srv_peer_t *peer, pmix_status_t status, const char *why)
     sy_srv_peer_refuse(peer, UINT32_MAX, status, why);
 }
 
+/* The modules a peer names in its connect message that we speak: native
+ * security, the v4/v41 encoding of non-described buffers.  Refuses the
+ * peer (one log line) otherwise. */
+static bool modules_supported(sy_srv_peer_t *peer, const char *psec, const char *bfrops,
+                              uint8_t buftype)
+{
+    if (strcmp(psec, "native") != 0) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx security module other than native");
+        return false;
+    }
+    if (strcmp(bfrops, "v41") != 0 && strcmp(bfrops, "v4") != 0) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx bfrops other than v41/v4");
+        return false;
+    }
+    if (buftype != SY_OPX_BUFFER_NON_DESC) {
+        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx fully described buffers");
+        return false;
+    }
+    return true;
+}
+
 /* ---- tools ---- */
 
 static bool needs_id(uint8_t kind)
@@ -207,18 +228,8 @@ static void opx_tool_hello(sy_srv_peer_t *peer, uint32_t tag, const char *psec, 
         refuse(peer, PMIX_ERR_BAD_PARAM, "OpenPMIx tool's namespace is too long");
         return;
     }
-    if (strcmp(psec, "native") != 0) {
-        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx security module other than native");
+    if (!modules_supported(peer, psec, bfrops, buftype))
         return;
-    }
-    if (strcmp(bfrops, "v41") != 0 && strcmp(bfrops, "v4") != 0) {
-        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx bfrops other than v41/v4");
-        return;
-    }
-    if (buftype != SY_OPX_BUFFER_NON_DESC) {
-        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx fully described buffers");
-        return;
-    }
     /* who the tool is: the kernel's owner of its socket, which the
      * credential and the uid it names must both be; its gid must be one
      * of that user's groups */
@@ -324,18 +335,8 @@ void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
         refuse(peer, PMIX_ERR_BAD_PARAM, "malformed OpenPMIx connect message");
         return;
     }
-    if (strcmp(psec, "native") != 0) {
-        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx security module other than native");
+    if (!modules_supported(peer, psec, bfrops, buftype))
         return;
-    }
-    if (strcmp(bfrops, "v41") != 0 && strcmp(bfrops, "v4") != 0) {
-        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx bfrops other than v41/v4");
-        return;
-    }
-    if (buftype != SY_OPX_BUFFER_NON_DESC) {
-        refuse(peer, PMIX_ERR_NOT_SUPPORTED, "OpenPMIx fully described buffers");
-        return;
-    }
     /* its job and modex data: asked for (hash), or read from the ds21
      * store we offered its namespace (server_ds21.c) */
     sy_srv_nspace_t *ns = sy_srv_nspace_find(s, nspace);
