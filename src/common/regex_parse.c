@@ -89,10 +89,11 @@ static void argv_free(char **argv)
     free(argv);
 }
 
+typedef pmix_status_t (*walk_fn)(const char *, size_t, form_t, sink_t *);
+
 /* Run `walk` in counting mode, then allocate the argv and run it again to
  * fill it. */
-static pmix_status_t two_pass(pmix_status_t (*walk)(const char *, size_t, form_t, sink_t *),
-                              const char *body, size_t n, form_t form, char ***out)
+static pmix_status_t two_pass(walk_fn walk, const char *body, size_t n, form_t form, char ***out)
 {
     sink_t k = {0, 0, 0, NULL};
     pmix_status_t rc = walk(body, n, form, &k);
@@ -314,9 +315,10 @@ static pmix_status_t walk_nodes(const char *body, size_t n, form_t form, sink_t 
     return rc;
 }
 
-pmix_status_t sy_regex_parse_nodes(const char *regex, char ***names_out)
+/* Either parser: the form prefix, then the body walked twice. */
+static pmix_status_t parse_with(walk_fn walk, const char *regex, char ***out)
 {
-    if (regex == NULL || names_out == NULL) {
+    if (regex == NULL || out == NULL) {
         return PMIX_ERR_BAD_PARAM;
     }
     const char *body;
@@ -326,7 +328,12 @@ pmix_status_t sy_regex_parse_nodes(const char *regex, char ***names_out)
     if (rc != PMIX_SUCCESS) {
         return rc;
     }
-    return two_pass(walk_nodes, body, n, form, names_out);
+    return two_pass(walk, body, n, form, out);
+}
+
+pmix_status_t sy_regex_parse_nodes(const char *regex, char ***names_out)
+{
+    return parse_with(walk_nodes, regex, names_out);
 }
 
 /* ---------------------------------------------------------------- procs */
@@ -408,17 +415,7 @@ static pmix_status_t walk_procs(const char *body, size_t n, form_t form, sink_t 
 
 pmix_status_t sy_regex_parse_procs(const char *regex, char ***per_node_out)
 {
-    if (regex == NULL || per_node_out == NULL) {
-        return PMIX_ERR_BAD_PARAM;
-    }
-    const char *body;
-    size_t n;
-    form_t form;
-    pmix_status_t rc = split_form(regex, &body, &n, &form);
-    if (rc != PMIX_SUCCESS) {
-        return rc;
-    }
-    return two_pass(walk_procs, body, n, form, per_node_out);
+    return parse_with(walk_procs, regex, per_node_out);
 }
 
 /* ------------------------------------------------------- procs as ranges */
