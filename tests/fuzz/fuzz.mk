@@ -12,7 +12,9 @@
 # there.  It configures a sibling build, ../build-fuzz (or $FUZZ_BUILDDIR),
 # with CC=clang --enable-sanitizers --enable-fuzzers (which adds
 # -fsanitize=fuzzer-no-link to CFLAGS), builds the library there and runs
-# `make fuzz` in it.  In that build (ENABLE_FUZZERS) each target is compiled
+# `make fuzz` in it.  scripts/test.sh points FUZZ_BUILDDIR at the ASan
+# build, which check-asan configured with --enable-fuzzers (ASAN_FUZZ=yes),
+# so the library is built once for both.  In that build (ENABLE_FUZZERS) each target is compiled
 # and linked in one step with -fsanitize=fuzzer against the convenience
 # archives src/.libs/libsyfabric.a and libswitchyard.a, giving build-fuzz/tests/fuzz/fuzz_<name>.
 # The fuzzers are not part of `make check`; scripts/test.sh runs each one for
@@ -40,7 +42,8 @@ fuzz:
 	@if test -z "$(FUZZ_TARGETS)"; then echo "fuzz: no FUZZ_TARGETS defined"; exit 0; fi; \
 	dir="$${FUZZ_BUILDDIR:-$(abs_top_builddir)/../build-fuzz}"; \
 	$(MKDIR_P) "$$dir" && cd "$$dir" && \
-	if test ! -f config.status || test "$(abs_top_srcdir)/configure" -nt config.status; then \
+	if test ! -f config.status || test "$(abs_top_srcdir)/configure" -nt config.status || \
+	   ! grep -q -e "--enable-fuzzers" config.status; then \
 	  echo "fuzz: configuring $$dir"; \
 	  "$(abs_top_srcdir)/configure" --enable-sanitizers --enable-fuzzers CC=clang || exit 1; \
 	fi && \
