@@ -539,42 +539,42 @@
 #define PMIX_TOPOLOGY_XML "pmix.topo.xml"                     /* char* */
 
 /* Defined by OpenPMIx 4.2 beyond the Standard; kept so programs written for it build */
-#define PMIX_ABORT_NON_ZERO_TERM "pmix.abnz"
-#define PMIX_AGGREGATE_HELP "pmix.agg.help"
-#define PMIX_BFROPS_MODULE "pmix.bfrops.mod"
-#define PMIX_BIND_PROGRESS_THREAD "pmix.bind.pt"
-#define PMIX_BIND_REQUIRED "pmix.bind.reqd"
-#define PMIX_COLOCATE_NPERNODE "pmix.colnum.node"
-#define PMIX_COLOCATE_NPERPROC "pmix.colnum.proc"
-#define PMIX_COLOCATE_PROCS "pmix.colproc"
-#define PMIX_DEBUG_APP_DIRECTIVES "pmix.dbg.adirs"
-#define PMIX_DEBUG_JOB_DIRECTIVES "pmix.dbg.jdirs"
-#define PMIX_DISPLAY_ALLOCATION "pmix.dispalloc"
-#define PMIX_DISPLAY_MAP_DETAILED "pmix.dispmapdet"
-#define PMIX_DISPLAY_TOPOLOGY "pmix.disptopo"
-#define PMIX_DO_NOT_LAUNCH "pmix.dnl"
-#define PMIX_EVENT_NO_TERMINATION "pmix.evnoterm"
-#define PMIX_EVENT_ONESHOT "pmix.evone"
-#define PMIX_EVENT_WANT_TERMINATION "pmix.evterm"
-#define PMIX_GDS_MODULE "pmix.gds.mod"
-#define PMIX_GROUP_ADD_MEMBERS "pmix.grp.add"
-#define PMIX_GROUP_INFO "pmix.grp.info"
-#define PMIX_GROUP_LOCAL_CID "pmix.grp.lclid"
-#define PMIX_IOF_STOP "pmix.iof.stop"
-#define PMIX_IOF_TAG_DETAILED_OUTPUT "pmix.iof.tagdet"
-#define PMIX_IOF_TAG_FULLNAME_OUTPUT "pmix.iof.tagfull"
-#define PMIX_LOG_AGG "pmix.log.agg"
-#define PMIX_LOG_KEY "pmix.log.key"
-#define PMIX_LOG_VAL "pmix.log.val"
-#define PMIX_MYSERVER_URI "pmix.mysrvr.uri"
-#define PMIX_NOTIFY_LAUNCH "pmix.note.lnch"
-#define PMIX_OUTPUT_NOCOPY "pmix.nocopy"
-#define PMIX_PNET_SETUP_APP "pmix.pnet.setapp"
-#define PMIX_QUALIFIED_VALUE "pmix.qual.val"
-#define PMIX_REPORT_CHILD_SEP "pmix.rptchildsep"
-#define PMIX_RUNTIME_OPTIONS "pmix.runopt"
-#define PMIX_SHOW_LAUNCH_PROGRESS "pmix.showprog"
-#define PMIX_SORTED_PROC_ARRAY "pmix.sorted.parr"
-#define PMIX_WDIR_USER_SPECIFIED "pmix.wdir.user"
+#define PMIX_ABORT_NON_ZERO_TERM "pmix.abnz"            /* bool */
+#define PMIX_AGGREGATE_HELP "pmix.agg.help"             /* bool */
+#define PMIX_BFROPS_MODULE "pmix.bfrops.mod"            /* char* */
+#define PMIX_BIND_PROGRESS_THREAD "pmix.bind.pt"        /* char* */
+#define PMIX_BIND_REQUIRED "pmix.bind.reqd"             /* bool */
+#define PMIX_COLOCATE_NPERNODE "pmix.colnum.node"       /* uint16_t */
+#define PMIX_COLOCATE_NPERPROC "pmix.colnum.proc"       /* uint16_t */
+#define PMIX_COLOCATE_PROCS "pmix.colproc"              /* pmix_data_array_t* */
+#define PMIX_DEBUG_APP_DIRECTIVES "pmix.dbg.adirs"      /* pmix_data_array_t* */
+#define PMIX_DEBUG_JOB_DIRECTIVES "pmix.dbg.jdirs"      /* pmix_data_array_t* */
+#define PMIX_DISPLAY_ALLOCATION "pmix.dispalloc"        /* bool */
+#define PMIX_DISPLAY_MAP_DETAILED "pmix.dispmapdet"     /* bool */
+#define PMIX_DISPLAY_TOPOLOGY "pmix.disptopo"           /* char* */
+#define PMIX_DO_NOT_LAUNCH "pmix.dnl"                   /* bool */
+#define PMIX_EVENT_NO_TERMINATION "pmix.evnoterm"       /* bool */
+#define PMIX_EVENT_ONESHOT "pmix.evone"                 /* bool */
+#define PMIX_EVENT_WANT_TERMINATION "pmix.evterm"       /* bool */
+#define PMIX_GDS_MODULE "pmix.gds.mod"                  /* char* */
+#define PMIX_GROUP_ADD_MEMBERS "pmix.grp.add"           /* pmix_data_array_t* */
+#define PMIX_GROUP_INFO "pmix.grp.info"                 /* pmix_data_array_t* */
+#define PMIX_GROUP_LOCAL_CID "pmix.grp.lclid"           /* size_t */
+#define PMIX_IOF_STOP "pmix.iof.stop"                   /* bool */
+#define PMIX_IOF_TAG_DETAILED_OUTPUT "pmix.iof.tagdet"  /* bool */
+#define PMIX_IOF_TAG_FULLNAME_OUTPUT "pmix.iof.tagfull" /* bool */
+#define PMIX_LOG_AGG "pmix.log.agg"                     /* bool */
+#define PMIX_LOG_KEY "pmix.log.key"                     /* char* */
+#define PMIX_LOG_VAL "pmix.log.val"                     /* char* */
+#define PMIX_MYSERVER_URI "pmix.mysrvr.uri"             /* char* */
+#define PMIX_NOTIFY_LAUNCH "pmix.note.lnch"             /* bool */
+#define PMIX_OUTPUT_NOCOPY "pmix.nocopy"                /* bool */
+#define PMIX_PNET_SETUP_APP "pmix.pnet.setapp"          /* pmix_byte_object_t */
+#define PMIX_QUALIFIED_VALUE "pmix.qual.val"            /* pmix_data_array_t* */
+#define PMIX_REPORT_CHILD_SEP "pmix.rptchildsep"        /* bool */
+#define PMIX_RUNTIME_OPTIONS "pmix.runopt"              /* char* */
+#define PMIX_SHOW_LAUNCH_PROGRESS "pmix.showprog"       /* bool */
+#define PMIX_SORTED_PROC_ARRAY "pmix.sorted.parr"       /* bool */
+#define PMIX_WDIR_USER_SPECIFIED "pmix.wdir.user"       /* bool */
 
 #endif /* PMIX_ATTRIBUTES_H */
