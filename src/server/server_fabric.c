@@ -2,8 +2,11 @@
  * engines when it is the scheduler, else the host's `fabric` upcall),
  * SY_CMD_FABRIC from clients, and the inventory calls
  * (PMIx_server_collect_inventory / deliver_inventory). */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
@@ -12,6 +15,7 @@
 #include "common/frame.h"
 #include "common/log.h"
 #include "common/pack.h"
+#include "common/sealed.h"
 #include "common/wire.h"
 #include "fabmod/fabmod.h"
 #include "sched/sched.h"
@@ -172,14 +176,93 @@ void sy_srv_fabric_finalize(sy_srv_t *s)
 /* A client's request on the route; the reply is packed in cmd_reply. */
 typedef struct {
     sy_srv_req_t req; /* first */
+    bool shm_ok;      /* the client maps a matrix from a memfd (SY_FABRIC_SHM_OK) */
+    int fd;           /* the memfd of the reply's matrix, or -1 */
 } cmd_req_t;
 
 static void cmd_req_free(sy_srv_req_t *req)
 {
+    cmd_req_t *c = (cmd_req_t *)req;
+    if (c->fd >= 0)
+        close(c->fd);
     free(req);
 }
 
-static const sy_srv_req_type_t cmd_type = {.name = "fabric request", .free = cmd_req_free};
+/* The reply, with the matrix's memfd when there is one. */
+static void cmd_done(sy_srv_req_t *req)
+{
+    cmd_req_t *c = (cmd_req_t *)req;
+    pmix_status_t st = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : req->status;
+    if (c->fd >= 0 && st == PMIX_SUCCESS && sy_srv_peer_open(req->peer)) {
+        int fd = c->fd;
+        c->fd = -1;
+        pmix_status_t rc = sy_srv_peer_reply_fd(req->peer, req->tag, st, &req->reply, fd);
+        if (rc == PMIX_SUCCESS || rc == PMIX_ERR_LOST_CONNECTION)
+            return;
+        /* the reply names a matrix that cannot come: say so instead */
+        sy_log(SY_LOG_WARN, "fabric: the matrix's descriptor cannot be passed: %s",
+               PMIx_Error_string(rc));
+        sy_srv_peer_reply_status(req->peer, req->tag, rc);
+        return;
+    }
+    sy_srv_peer_reply_with(req->peer, req->tag, st, &req->reply);
+}
+
+static const sy_srv_req_type_t cmd_type = {
+    .name = "fabric request", .done = cmd_done, .free = cmd_req_free};
+
+/* SWITCHYARD_FABRIC_SHM_MIN: bytes, or with a K, M or G suffix; 0 sends
+ * every matrix through a memfd (tests). */
+static size_t shm_min(void)
+{
+    const char *e = getenv(SY_FABRIC_SHM_MIN_ENV);
+    if (e == NULL || *e == '\0')
+        return SY_FABRIC_SHM_MIN_DEFAULT;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(e, &end, 10);
+    unsigned shift = *end == 'K' || *end == 'k'   ? 10
+                     : *end == 'M' || *end == 'm' ? 20
+                     : *end == 'G' || *end == 'g' ? 30
+                                                  : 0;
+    if (shift != 0)
+        end++;
+    if (end == e || *end != '\0' || errno != 0 || e[0] == '-' || v > (SIZE_MAX >> shift))
+        return SY_FABRIC_SHM_MIN_DEFAULT;
+    return (size_t)v << shift;
+}
+
+/* A matrix above the threshold goes in a sealed memfd to a client that
+ * maps it: the entry becomes SY_FABRIC_CM_SHM = its size, the copy is
+ * freed.  Else why not, for the log line of a reply too big for a frame. */
+static const char *matrix_to_memfd(cmd_req_t *c, pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        pmix_value_t *v = &info[i].value;
+        if (!PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX) || v->type != PMIX_BYTE_OBJECT ||
+            v->data.bo.bytes == NULL)
+            continue;
+        size_t size = v->data.bo.size;
+        if (size <= shm_min())
+            return "it is below the shared-memory threshold";
+        if (!c->shm_ok)
+            return c->req.peer->tcp ? "the client is connected by TCP"
+                                    : "the client cannot map shared memory";
+        int fd = sy_sealed_export(v->data.bo.bytes, size);
+        if (fd < 0) {
+            static char why[128];
+            snprintf(why, sizeof(why), "no memfd can be made (%s)", strerror(errno));
+            return why;
+        }
+        free(v->data.bo.bytes);
+        PMIX_LOAD_KEY(info[i].key, SY_FABRIC_CM_SHM);
+        v->type = PMIX_SIZE;
+        v->data.size = size;
+        c->fd = fd;
+        return NULL;
+    }
+    return "it holds no cost matrix";
+}
 
 static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg)
 {
@@ -189,20 +272,25 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
         size_t n = info != NULL ? ninfo : 0;
         if (n > 0)
             matrix_by_value(info, n);
+        const char *why_not = status == PMIX_SUCCESS ? matrix_to_memfd(c, info, n) : NULL;
         sy_wire_fabric_rep_t rep = {.info = info, .ninfo = n};
         pmix_status_t rc = sy_wire_fabric_rep_pack(sy_srv_codec(peer), &c->req.reply, &rep);
         /* a reply the client would refuse as a frame (its connection would
          * go): a status instead, and the way round it */
         if (rc == PMIX_SUCCESS && c->req.reply.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
             sy_log(SY_LOG_WARN,
-                   "fabric: a %zu-byte answer exceeds a frame; the client can ask for its "
-                   "devices' rows (PMIX_FABRIC_DEVICE_INDEX) or one plane",
-                   c->req.reply.bytes_used);
+                   "fabric: a %zu-byte answer exceeds a frame and cannot go in shared memory "
+                   "(%s); the client can ask for its devices' rows (PMIX_FABRIC_DEVICE_INDEX) "
+                   "or one plane",
+                   c->req.reply.bytes_used, why_not != NULL ? why_not : "?");
             rc = PMIX_ERR_VALUE_OUT_OF_BOUNDS;
         }
         if (rc != PMIX_SUCCESS) {
             sy_buffer_destruct(&c->req.reply);
             status = rc;
+            if (c->fd >= 0)
+                close(c->fd);
+            c->fd = -1;
         }
     }
     if (info != NULL)
@@ -226,9 +314,21 @@ void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         if (dirs == NULL)
             rc = PMIX_ERR_NOMEM;
     }
-    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
-        PMIx_Info_xfer(&dirs[i], &m.directives[i]);
+    /* the client's capability is ours, not the route's */
+    bool shm_ok = false;
+    size_t k = 0;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        if (PMIX_CHECK_KEY(&m.directives[i], SY_FABRIC_SHM_OK))
+            shm_ok = PMIX_INFO_TRUE(&m.directives[i]);
+        else
+            PMIx_Info_xfer(&dirs[k++], &m.directives[i]);
+    }
+    n = k;
     sy_wire_fabric_req_free(&m);
+    /* only on a UNIX socket of ours, and not on the direct channel, whose
+     * replies are read without a descriptor */
+    shm_ok = shm_ok && !peer->tcp && !peer->opx && peer->state == SY_PEER_READY &&
+             !(tag & SY_WIRE_TAG_DIRECT);
     if (rc == PMIX_SUCCESS && op != PMIX_FABRIC_REQUEST_INFO && op != PMIX_FABRIC_UPDATE_INFO)
         rc = PMIX_ERR_BAD_PARAM;
     cmd_req_t *c = rc == PMIX_SUCCESS ? calloc(1, sizeof(*c)) : NULL;
@@ -238,6 +338,8 @@ void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         bool t = true;
         PMIx_Info_load(&dirs[n], SWITCHYARD_FABRIC_BY_VALUE, &t, PMIX_BOOL);
         sy_srv_req_init(&c->req, &cmd_type, peer, tag);
+        c->shm_ok = shm_ok;
+        c->fd = -1;
         /* a tool has no client record: its claimed identity */
         rc = server_route(peer->client != NULL ? &peer->client->proc : &peer->proc,
                           (pmix_fabric_operation_t)op, dirs, n + 1, cmd_reply, c);
