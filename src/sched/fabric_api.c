@@ -50,6 +50,9 @@ typedef struct mapped {
     struct mapped *next;
 } mapped_t;
 static mapped_t *mappings;
+/* (the loop's, but a client's reply may come on the thread that saw its
+ * connection die) */
+static pthread_mutex_t mappings_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* the update protocol */
 static bool upd_running, upd_again;
@@ -87,8 +90,10 @@ void sy_fabric_adopt_mapping(pmix_info_t *e, void *map, size_t size)
     }
     m->p = map;
     m->size = size;
+    pthread_mutex_lock(&mappings_lock);
     m->next = mappings;
     mappings = m;
+    pthread_mutex_unlock(&mappings_lock);
     e->value.type = PMIX_POINTER;
     e->value.data.ptr = map;
 }
@@ -96,13 +101,16 @@ void sy_fabric_adopt_mapping(pmix_info_t *e, void *map, size_t size)
 /* The record of mapping p, taken out of the list; NULL for other memory. */
 static mapped_t *take_mapping(const void *p)
 {
+    mapped_t *m = NULL;
+    pthread_mutex_lock(&mappings_lock);
     for (mapped_t **pp = &mappings; p != NULL && *pp != NULL; pp = &(*pp)->next)
         if ((*pp)->p == p) {
-            mapped_t *m = *pp;
+            m = *pp;
             *pp = m->next;
-            return m;
+            break;
         }
-    return NULL;
+    pthread_mutex_unlock(&mappings_lock);
+    return m;
 }
 
 /* Our copy of a matrix: unmapped, or freed. */
@@ -208,8 +216,10 @@ static void install(reg_t *r, pmix_info_t *info, size_t ninfo)
             free(m);
         } else if (m != NULL) {
             /* ours until matrix_free */
+            pthread_mutex_lock(&mappings_lock);
             m->next = mappings;
             mappings = m;
+            pthread_mutex_unlock(&mappings_lock);
             owned = m->p;
         } else if (PMIX_CHECK_KEY(e, PMIX_FABRIC_COST_MATRIX) &&
                    e->value.type == PMIX_BYTE_OBJECT && !keep_bytes) {

@@ -3,6 +3,7 @@
  * SY_CMD_FABRIC from clients, and the inventory calls
  * (PMIx_server_collect_inventory / deliver_inventory). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,48 +233,38 @@ static size_t shm_min(void)
     return (size_t)v << shift;
 }
 
-/* A matrix above the threshold goes in a sealed memfd to a client that
- * maps it: the entry becomes SY_FABRIC_CM_SHM = its size, the copy is
- * freed.  Else why not, for the log line of a reply too big for a frame. */
-static const char *matrix_to_memfd(cmd_req_t *c, pmix_info_t *info, size_t ninfo)
+/* The cost matrix entry of a reply (a byte object), or NULL. */
+static pmix_info_t *matrix_entry(pmix_info_t *info, size_t ninfo)
 {
-    for (size_t i = 0; i < ninfo; i++) {
-        pmix_value_t *v = &info[i].value;
-        if (!PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX) || v->type != PMIX_BYTE_OBJECT ||
-            v->data.bo.bytes == NULL)
-            continue;
-        size_t size = v->data.bo.size;
-        if (size <= shm_min())
-            return "it is below the shared-memory threshold";
-        if (!c->shm_ok)
-            return c->req.peer->tcp ? "the client is connected by TCP"
-                                    : "the client cannot map shared memory";
-        int fd = sy_sealed_export(v->data.bo.bytes, size);
-        if (fd < 0) {
-            static char why[128];
-            snprintf(why, sizeof(why), "no memfd can be made (%s)", strerror(errno));
-            return why;
-        }
-        free(v->data.bo.bytes);
-        PMIX_LOAD_KEY(info[i].key, SY_FABRIC_CM_SHM);
-        v->type = PMIX_SIZE;
-        v->data.size = size;
-        c->fd = fd;
-        return NULL;
-    }
-    return "it holds no cost matrix";
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX) &&
+            info[i].value.type == PMIX_BYTE_OBJECT && info[i].value.data.bo.bytes != NULL)
+            return &info[i];
+    return NULL;
 }
 
-static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg)
+/* Why a matrix does not go in shared memory (for the log line of a reply
+ * too big for a frame), or NULL when it does. */
+static const char *shm_refusal(const cmd_req_t *c, const pmix_info_t *e)
 {
-    cmd_req_t *c = arg;
+    if (e == NULL)
+        return "it holds no cost matrix";
+    if (e->value.data.bo.size <= shm_min())
+        return "it is below the shared-memory threshold";
+    if (!c->shm_ok)
+        return c->req.peer->tcp ? "the client is connected by TCP"
+                                : "the client cannot map shared memory";
+    return NULL;
+}
+
+/* Pack the answer (the matrix by value, or named by SY_FABRIC_CM_SHM with
+ * c->fd set) and end the request; the infos are freed. */
+static void cmd_finish(cmd_req_t *c, pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                       const char *why_not)
+{
     sy_srv_peer_t *peer = c->req.peer;
     if (sy_srv_peer_open(peer)) {
-        size_t n = info != NULL ? ninfo : 0;
-        if (n > 0)
-            matrix_by_value(info, n);
-        const char *why_not = status == PMIX_SUCCESS ? matrix_to_memfd(c, info, n) : NULL;
-        sy_wire_fabric_rep_t rep = {.info = info, .ninfo = n};
+        sy_wire_fabric_rep_t rep = {.info = info, .ninfo = info != NULL ? ninfo : 0};
         pmix_status_t rc = sy_wire_fabric_rep_pack(sy_srv_codec(peer), &c->req.reply, &rep);
         /* a reply the client would refuse as a frame (its connection would
          * go): a status instead, and the way round it */
@@ -288,14 +279,116 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
         if (rc != PMIX_SUCCESS) {
             sy_buffer_destruct(&c->req.reply);
             status = rc;
-            if (c->fd >= 0)
-                close(c->fd);
-            c->fd = -1;
         }
+    }
+    if (status != PMIX_SUCCESS && c->fd >= 0) {
+        close(c->fd);
+        c->fd = -1;
     }
     if (info != NULL)
         PMIX_INFO_FREE(info, ninfo);
     sy_srv_req_complete(&c->req, status);
+}
+
+/* Filling a memfd touches every page of a new copy: seconds for a big
+ * matrix on a VM (about 16 us per 4 KiB page on ours), during which the
+ * server's loop would answer nobody.  A thread of its own fills it, then
+ * the answer goes on from the loop. */
+typedef struct {
+    cmd_req_t *c;
+    pmix_info_t *info;
+    size_t ninfo;
+    pmix_info_t *e; /* the matrix entry, in info */
+    int fd, err;
+} fill_t;
+
+static void fill_done(void *arg)
+{
+    fill_t *f = arg;
+    const char *why_not = NULL;
+    char why[128];
+    if (f->fd >= 0) {
+        size_t size = f->e->value.data.bo.size;
+        free(f->e->value.data.bo.bytes);
+        PMIX_LOAD_KEY(f->e->key, SY_FABRIC_CM_SHM);
+        f->e->value.type = PMIX_SIZE;
+        f->e->value.data.size = size;
+        f->c->fd = f->fd;
+    } else {
+        snprintf(why, sizeof(why), "no memfd can be made (%s)", strerror(f->err));
+        why_not = why;
+    }
+    cmd_finish(f->c, PMIX_SUCCESS, f->info, f->ninfo, why_not);
+    free(f);
+}
+
+/* The server went meanwhile: nobody to answer. */
+static void fill_drop(void *arg)
+{
+    fill_t *f = arg;
+    if (f->fd >= 0)
+        close(f->fd);
+    PMIX_INFO_FREE(f->info, f->ninfo);
+    sy_srv_req_gone(&f->c->req);
+    free(f);
+}
+
+static void *fill_thread(void *arg)
+{
+    fill_t *f = arg;
+    f->fd = sy_sealed_export(f->e->value.data.bo.bytes, f->e->value.data.bo.size);
+    f->err = f->fd < 0 ? errno : 0;
+    sy_srv_post_or_drop(fill_done, fill_drop, f);
+    return NULL;
+}
+
+/* A matrix above the threshold, to a client that maps one, goes in a
+ * sealed memfd filled on a thread; true when that started (it answers). */
+static bool fill_start(cmd_req_t *c, pmix_info_t *info, size_t ninfo, pmix_info_t *e)
+{
+    fill_t *f = calloc(1, sizeof(*f));
+    if (f == NULL)
+        return false;
+    *f = (fill_t){.c = c, .info = info, .ninfo = ninfo, .e = e, .fd = -1};
+    pthread_attr_t attr;
+    pthread_t tid;
+    bool started = pthread_attr_init(&attr) == 0;
+    if (started) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        started = pthread_create(&tid, &attr, fill_thread, f) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!started)
+        free(f);
+    return started;
+}
+
+static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg)
+{
+    cmd_req_t *c = arg;
+    const char *why_not = NULL;
+    if (info != NULL && sy_srv_peer_open(c->req.peer)) {
+        matrix_by_value(info, ninfo);
+        pmix_info_t *e = matrix_entry(info, ninfo);
+        why_not = status == PMIX_SUCCESS ? shm_refusal(c, e) : "the request failed";
+        if (why_not == NULL && fill_start(c, info, ninfo, e))
+            return;
+        if (why_not == NULL) {
+            /* no thread: filled here, the loop waits */
+            int fd = sy_sealed_export(e->value.data.bo.bytes, e->value.data.bo.size);
+            int err = fd < 0 ? errno : 0;
+            fill_t *f = calloc(1, sizeof(*f));
+            if (f != NULL) {
+                *f = (fill_t){.c = c, .info = info, .ninfo = ninfo, .e = e, .fd = fd, .err = err};
+                fill_done(f);
+                return;
+            }
+            if (fd >= 0)
+                close(fd);
+            why_not = "out of memory";
+        }
+    }
+    cmd_finish(c, status, info, ninfo, why_not);
 }
 
 /* FABRIC (wire_msgs.txt): the reply's infos carry the matrix as a byte

@@ -7,6 +7,8 @@
 #   - the whole matrix, mapped, = BFS; two PMIx_Fabric_update rounds, each
 #     checked, with only the current matrix mapped;
 #   - a subset of rows (PMIX_FABRIC_DEVICE_INDEX), mapped, = BFS;
+#   - a registration by value (SWITCHYARD_FABRIC_BY_VALUE) gets a byte
+#     object copied from the mapping, nothing stays mapped;
 #   - below the threshold the same matrix comes by value, same digest;
 #   - after deregistration no memfd is open or mapped in the client or its
 #     server, nothing new is in TMPDIR or /dev/shm;
@@ -50,7 +52,7 @@ SPID=$!
 i=0
 while ! test -S "$T/s.sock" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
-outputs="whole.out rows.out byvalue.out vg.out before.lst after.lst shm.before shm.after"
+outputs="whole.out rows.out bo.out byvalue.out vg.out before.lst after.lst shm.before shm.after"
 listing() { ls "$T" | grep -v -x $(for o in $outputs; do printf ' -e %s' "$o"; done); }
 listing > "$T/before.lst"
 ls /dev/shm > "$T/shm.before" 2>/dev/null
@@ -81,6 +83,16 @@ if [ $rr -eq 0 ] && grep -q '^ok cost matrix of 5 devices' "$T/rows.out" &&
         grep -q '^ok no memfd open' "$T/rows.out"; then
     ok "a subset of rows mapped from a memfd: their submatrix, in that order"
 else bad "subset by memfd (status $rr)"; show "$T/rows.out"; fi
+
+# a registration by value (SWITCHYARD_FABRIC_BY_VALUE) gets a byte object
+# copied from the mapping, which goes at once
+node "$T/bo.out" SWITCHYARD_FABRIC_SHM_MIN=0 FABRIC_BFS_SHM=0 FABRIC_BFS_BYVALUE=1 \
+    FABRIC_BFS_UPDATE=1 FABRIC_BFS_LEAKS=1 "$S" --node "$T/s.sock" --hostname n7 \
+    --no-inventory -- "$D/fabric_bfs" "$T/ft8.txt"; rb=$?
+if [ $rb -eq 0 ] && grep -q '^ok update 1' "$T/bo.out" && grep -q '^ok no memfd open' "$T/bo.out" &&
+        test "$(digest "$T/bo.out")" = "$(digest "$T/whole.out")"; then
+    ok "by value (SWITCHYARD_FABRIC_BY_VALUE): a byte object, nothing stays mapped"
+else bad "by-value registration from a memfd (status $rb)"; show "$T/bo.out"; fi
 
 node "$T/byvalue.out" FABRIC_BFS_SHM=0 \
     "$S" --node "$T/s.sock" --hostname n7 --no-inventory -- "$D/fabric_bfs" "$T/ft8.txt"; rv=$?

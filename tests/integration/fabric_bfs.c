@@ -10,6 +10,7 @@
  * (PMIX_FABRIC_DEVICE_INDEX): the matrix must be their square submatrix in
  * that order, and PMIX_FABRIC_DEVICE_INDEX must list them. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,9 @@ static int verify(const pmix_fabric_t *fabp, int subset, const uint32_t *urows, 
         else if (PMIX_CHECK_KEY(&fab.info[i], PMIX_FABRIC_COST_MATRIX) &&
                  fab.info[i].value.type == PMIX_POINTER)
             m = fab.info[i].value.data.ptr;
+        else if (PMIX_CHECK_KEY(&fab.info[i], PMIX_FABRIC_COST_MATRIX) &&
+                 fab.info[i].value.type == PMIX_BYTE_OBJECT)
+            m = (const uint16_t *)fab.info[i].value.data.bo.bytes;
         else if (PMIX_CHECK_KEY(&fab.info[i], PMIX_FABRIC_DEVICE_INDEX) &&
                  fab.info[i].value.type == PMIX_DATA_ARRAY)
             got_rows = fab.info[i].value.data.darray;
@@ -187,18 +191,25 @@ int main(int argc, char **argv)
         return 1;
     pmix_fabric_t fab;
     PMIX_FABRIC_CONSTRUCT(&fab);
-    pmix_info_t dir;
-    PMIX_INFO_CONSTRUCT(&dir);
+    pmix_info_t dirs[2];
+    size_t nd = 0;
+    PMIX_INFO_CONSTRUCT(&dirs[0]);
+    PMIX_INFO_CONSTRUCT(&dirs[1]);
     pmix_data_array_t want_rows = {.type = PMIX_UINT32, .size = (size_t)nrows};
     uint32_t urows[MAXV];
     for (int r = 0; r < nrows; r++)
         urows[r] = (uint32_t)rows[r];
     want_rows.array = urows;
     if (argc == 3)
-        PMIX_INFO_LOAD(&dir, PMIX_FABRIC_DEVICE_INDEX, &want_rows, PMIX_DATA_ARRAY);
-    pmix_status_t rc = PMIx_Fabric_register(&fab, argc == 3 ? &dir : NULL, argc == 3 ? 1 : 0);
-    if (argc == 3)
-        PMIX_INFO_DESTRUCT(&dir);
+        PMIX_INFO_LOAD(&dirs[nd++], PMIX_FABRIC_DEVICE_INDEX, &want_rows, PMIX_DATA_ARRAY);
+    /* FABRIC_BFS_BYVALUE=1: Switchyard's "sy.fab.byval" (the matrix as a
+     * byte object; any other library ignores it) */
+    bool t = true;
+    if (getenv("FABRIC_BFS_BYVALUE") != NULL)
+        PMIX_INFO_LOAD(&dirs[nd++], "sy.fab.byval", &t, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fabric_register(&fab, nd > 0 ? dirs : NULL, nd);
+    PMIX_INFO_DESTRUCT(&dirs[0]);
+    PMIX_INFO_DESTRUCT(&dirs[1]);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "fabric_bfs: PMIx_Fabric_register: %s\n", PMIx_Error_string(rc));
         PMIx_Finalize(NULL, 0);
