@@ -9,6 +9,7 @@
 #   - a subset of rows (PMIX_FABRIC_DEVICE_INDEX), mapped, = BFS;
 #   - a registration by value (SWITCHYARD_FABRIC_BY_VALUE) gets a byte
 #     object copied from the mapping, nothing stays mapped;
+#   - a client over TCP gets it by value;
 #   - below the threshold the same matrix comes by value, same digest;
 #   - after deregistration no memfd is open or mapped in the client or its
 #     server, nothing new is in TMPDIR or /dev/shm;
@@ -52,7 +53,7 @@ SPID=$!
 i=0
 while ! test -S "$T/s.sock" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
-outputs="whole.out rows.out bo.out byvalue.out vg.out before.lst after.lst shm.before shm.after"
+outputs="whole.out rows.out bo.out tcp.out byvalue.out vg.out before.lst after.lst shm.before shm.after"
 listing() { ls "$T" | grep -v -x $(for o in $outputs; do printf ' -e %s' "$o"; done); }
 listing > "$T/before.lst"
 ls /dev/shm > "$T/shm.before" 2>/dev/null
@@ -93,6 +94,16 @@ if [ $rb -eq 0 ] && grep -q '^ok update 1' "$T/bo.out" && grep -q '^ok no memfd 
         test "$(digest "$T/bo.out")" = "$(digest "$T/whole.out")"; then
     ok "by value (SWITCHYARD_FABRIC_BY_VALUE): a byte object, nothing stays mapped"
 else bad "by-value registration from a memfd (status $rb)"; show "$T/bo.out"; fi
+
+# a client connected by TCP (no UNIX socket named in its environment) gets
+# no descriptor: by value, whatever the threshold
+node "$T/tcp.out" SWITCHYARD_FABRIC_SHM_MIN=0 FABRIC_BFS_SHM=0 FABRIC_BFS_LEAKS=1 \
+    "$S" --node "$T/s.sock" --hostname n7 --no-inventory -- env -u SWITCHYARD_USOCK \
+    "$D/fabric_bfs" "$T/ft8.txt"; rt=$?
+if [ $rt -eq 0 ] && grep -q '^ok the matrix is a copy that came by value' "$T/tcp.out" &&
+        test "$(digest "$T/tcp.out")" = "$(digest "$T/whole.out")"; then
+    ok "a client over TCP: by value, the same bytes"
+else bad "client over TCP (status $rt)"; show "$T/tcp.out"; fi
 
 node "$T/byvalue.out" FABRIC_BFS_SHM=0 \
     "$S" --node "$T/s.sock" --hostname n7 --no-inventory -- "$D/fabric_bfs" "$T/ft8.txt"; rv=$?
