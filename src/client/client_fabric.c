@@ -34,7 +34,7 @@ static pmix_status_t map_matrix(pmix_info_t *info, size_t ninfo)
     else if (count > 1 || e->value.type != PMIX_SIZE)
         why = "the reply names it twice or without a size";
     else if (fd < 0)
-        why = "no descriptor came with the reply";
+        why = "its descriptor did not come (is this process's descriptor table full?)";
     else
         m = sy_sealed_map(fd, e->value.data.size, &why);
     if (fd >= 0)

@@ -79,6 +79,9 @@ struct sy_conn {
     int fdq[SY_CONN_MAX_FDS];
     int nfds;
     int frame_fd, msg_fd;
+    /* descriptors the kernel could not give us (our table full: it sets
+     * MSG_CTRUNC and closes them): frames flagged for them come without */
+    unsigned fds_lost;
 
     /* Shared with sending threads, under lock. */
     pthread_mutex_t lock;
@@ -696,7 +699,10 @@ static bool start_frame(sy_conn_t *c)
         return false;
     }
     c->flags = get_le16(c->hdr + 6);
-    if (c->flags & SY_FRAME_F_FD) {
+    if ((c->flags & SY_FRAME_F_FD) && c->nfds == 0 && c->fds_lost > 0) {
+        /* delivered without it: the command layer answers the failure */
+        c->fds_lost--;
+    } else if (c->flags & SY_FRAME_F_FD) {
         /* it came with the header's first byte, which has been read */
         if (c->nfds == 0) {
             die(c, PMIX_ERR_UNPACK_FAILURE,
@@ -776,7 +782,8 @@ static ssize_t read_some(sy_conn_t *c, void *buf, size_t len)
     ssize_t r = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
     if (r < 0)
         return r;
-    bool excess = (mh.msg_flags & MSG_CTRUNC) != 0;
+    bool excess = false;
+    int got_here = 0;
     for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
         if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
             continue;
@@ -784,6 +791,7 @@ static ssize_t read_some(sy_conn_t *c, void *buf, size_t len)
         for (size_t i = 0; i < k; i++) {
             int got;
             memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+            got_here++;
             if (c->nfds < SY_CONN_MAX_FDS) {
                 c->fdq[c->nfds++] = got;
             } else {
@@ -792,6 +800,12 @@ static ssize_t read_some(sy_conn_t *c, void *buf, size_t len)
             }
         }
     }
+    /* cut off: more than our buffer holds (a peer's doing), or none at all
+     * because our table is full (the kernel closed them) */
+    if ((mh.msg_flags & MSG_CTRUNC) && got_here > 0)
+        excess = true;
+    else if (mh.msg_flags & MSG_CTRUNC)
+        c->fds_lost++;
     if (excess) {
         die(c, PMIX_ERR_UNPACK_FAILURE,
             "the peer passed more descriptors than its frames announce (at most %d wait)",

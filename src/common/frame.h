@@ -73,7 +73,9 @@ typedef struct {
  * header (docs/wire-protocol.md, "Descriptors").  A receiver holds at most
  * SY_CONN_MAX_FDS descriptors whose frame has not come yet; one more, or a
  * frame flagged without one, is a protocol violation that closes the
- * connection (PMIX_ERR_UNPACK_FAILURE, one log line). */
+ * connection (PMIX_ERR_UNPACK_FAILURE, one log line).  But a descriptor the
+ * kernel could not give us (our descriptor table full) leaves the
+ * connection up: its frame comes without (sy_conn_take_fd() is -1). */
 #define SY_FRAME_F_FD 0x8000u
 #define SY_CONN_MAX_FDS 4
 

@@ -32,6 +32,7 @@
 #include "common/sealed.h"
 #include "common/usock.h"
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 /* ------------------------------------------------------------ helpers */
 
@@ -1183,6 +1184,71 @@ static void test_fd_hostile(void **state)
     assert_int_equal(before, open_fds());
 }
 
+/* Our descriptor table full: the kernel cannot give us the descriptor; its
+ * frame comes without one and the connection stays up. */
+static void test_fd_table_full(void **state)
+{
+    (void)state;
+    int before = open_fds();
+    loop_t l;
+    int fds[2];
+    sy_conn_t *b;
+    fdrec_t rb = {0};
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &fd_cbs, &rb, 0, &b));
+    int mfd = sy_sealed_export("abc", 3);
+    assert_true(mfd >= 0);
+    struct rlimit old;
+    assert_int_equal(0, getrlimit(RLIMIT_NOFILE, &old));
+    int top = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        if (fcntl(fd, F_GETFD) >= 0)
+            top = fd;
+    struct rlimit tight = {.rlim_cur = (rlim_t)top + 1, .rlim_max = old.rlim_max};
+    assert_int_equal(0, setrlimit(RLIMIT_NOFILE, &tight));
+    int holes[1024], nholes = 0;
+    for (int d; nholes < 1024 && (d = dup(0)) >= 0;)
+        holes[nholes++] = d;
+    for (int round = 0; round < 2; round++) {
+        uint8_t h[SY_FRAME_HEADER_SIZE];
+        sy_frame_header_encode(h, (uint32_t)round + 1, SY_FRAME_F_FD, 0);
+        struct iovec iov = {.iov_base = h, .iov_len = sizeof(h)};
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } ctl;
+        memset(&ctl, 0, sizeof(ctl));
+        struct msghdr mh = {.msg_iov = &iov,
+                            .msg_iovlen = 1,
+                            .msg_control = ctl.buf,
+                            .msg_controllen = sizeof(ctl.buf)};
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
+        assert_int_equal((ssize_t)sizeof(h), sendmsg(fds[0], &mh, 0));
+        RUN_UNTIL(&l, rb.nmsg == round + 1 || rb.nclose);
+        if (round == 0) {
+            /* room again for the second, which comes with its descriptor */
+            for (int i = 0; i < nholes; i++)
+                close(holes[i]);
+            assert_int_equal(0, setrlimit(RLIMIT_NOFILE, &old));
+        }
+    }
+    assert_int_equal(0, rb.nclose);
+    assert_true(rb.flagged[0] && rb.flagged[1]);
+    assert_int_equal(-1, rb.fd[0]);
+    assert_true(rb.fd[1] >= 0);
+    close(rb.fd[1]);
+    close(mfd);
+    sy_conn_free(b);
+    close(fds[0]);
+    loop_fini(&l);
+    assert_int_equal(before, open_fds());
+}
+
 /* What sy_sealed_map refuses: an unsealed memfd, a regular file, a pipe. */
 static void test_sealed_refusals(void **state)
 {
@@ -1240,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_openpmix_detect),
         cmocka_unit_test(test_fd_passing),
         cmocka_unit_test(test_fd_hostile),
+        cmocka_unit_test(test_fd_table_full),
         cmocka_unit_test(test_sealed_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
