@@ -57,16 +57,50 @@ static void matrix_by_value(pmix_info_t *info, size_t ninfo)
 
 /* ---- a non-scheduler server's route: the host ---- */
 
+/* A client's request on the route; the reply is packed in cmd_reply. */
+typedef struct {
+    sy_srv_req_t req; /* first */
+    bool shm_ok;      /* the client maps a matrix from a memfd (SY_FABRIC_SHM_OK) */
+    int fd;           /* the memfd of the reply's matrix, or -1 */
+} cmd_req_t;
+
+/* SWITCHYARD_FABRIC_SHM_MIN: bytes, or with a K, M or G suffix; 0 sends
+ * every matrix through a memfd (tests). */
+static size_t shm_min(void)
+{
+    const char *e = getenv(SY_FABRIC_SHM_MIN_ENV);
+    if (e == NULL || *e == '\0')
+        return SY_FABRIC_SHM_MIN_DEFAULT;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(e, &end, 10);
+    unsigned shift = *end == 'K' || *end == 'k'   ? 10
+                     : *end == 'M' || *end == 'm' ? 20
+                     : *end == 'G' || *end == 'g' ? 30
+                                                  : 0;
+    if (shift != 0)
+        end++;
+    if (end == e || *end != '\0' || errno != 0 || e[0] == '-' || v > (SIZE_MAX >> shift))
+        return SY_FABRIC_SHM_MIN_DEFAULT;
+    return (size_t)v << shift;
+}
+
+static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg);
+
 typedef struct {
     sy_srv_req_t req; /* first; no peer: cb answers the requester */
     sy_fabric_reply_fn cb;
     void *arg;
     pmix_info_t *info;
     size_t ninfo;
+    int fd; /* the matrix, already in a memfd for a client (host_take), or -1 */
 } host_req_t;
 
 static void host_req_free(sy_srv_req_t *req)
 {
+    host_req_t *h = (host_req_t *)req;
+    if (h->fd >= 0)
+        close(h->fd);
     free(req);
 }
 
@@ -76,10 +110,12 @@ static void host_done(sy_srv_req_t *req)
     /* "succeeded" without data is no answer to a request for data */
     pmix_status_t st =
         req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_AVAILABLE : req->status;
+    if (h->fd >= 0 && st == PMIX_SUCCESS && h->cb == cmd_reply) {
+        ((cmd_req_t *)h->arg)->fd = h->fd; /* its SY_FABRIC_CM_SHM entry's */
+        h->fd = -1;
+    }
     h->cb(st, h->info, h->ninfo, h->arg); /* the infos are cb's */
 }
-
-static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg);
 
 static void host_gone(sy_srv_req_t *req)
 {
@@ -106,8 +142,22 @@ static void host_take(sy_srv_req_t *req, const pmix_info_t info[], size_t ninfo)
         return;
     }
     h->ninfo = ninfo;
-    for (size_t i = 0; i < ninfo; i++)
+    /* A big matrix for a client that maps one goes from the host's answer
+     * straight into a memfd, on the host's thread: one copy, not two (on
+     * a VM each first touch of 1.5 GB costs tens of seconds). */
+    const cmd_req_t *c = h->cb == cmd_reply ? h->arg : NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_value_t *v = &info[i].value;
+        if (c != NULL && c->shm_ok && h->fd < 0 &&
+            PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX) && v->type == PMIX_BYTE_OBJECT &&
+            v->data.bo.bytes != NULL && v->data.bo.size > shm_min() &&
+            (h->fd = sy_sealed_export(v->data.bo.bytes, v->data.bo.size)) >= 0) {
+            size_t size = v->data.bo.size;
+            PMIx_Info_load(&h->info[i], SY_FABRIC_CM_SHM, &size, PMIX_SIZE);
+            continue;
+        }
         PMIx_Info_xfer(&h->info[i], &info[i]);
+    }
     matrix_by_value(h->info, h->ninfo);
 }
 
@@ -132,6 +182,7 @@ static pmix_status_t host_route(const pmix_proc_t *requestor, pmix_fabric_operat
     sy_srv_req_init(&h->req, &host_type, NULL, 0);
     h->cb = cb;
     h->arg = arg;
+    h->fd = -1;
     const pmix_proc_t *who = requestor != NULL && requestor->nspace[0] != '\0' ? requestor : &s->me;
     pmix_status_t rc =
         s->module.fabric(who, op, dirs, ndirs, sy_srv_req_info_done, sy_srv_req_ticket(&h->req));
@@ -174,13 +225,6 @@ void sy_srv_fabric_finalize(sy_srv_t *s)
 
 /* ---- SY_CMD_FABRIC from clients ---- */
 
-/* A client's request on the route; the reply is packed in cmd_reply. */
-typedef struct {
-    sy_srv_req_t req; /* first */
-    bool shm_ok;      /* the client maps a matrix from a memfd (SY_FABRIC_SHM_OK) */
-    int fd;           /* the memfd of the reply's matrix, or -1 */
-} cmd_req_t;
-
 static void cmd_req_free(sy_srv_req_t *req)
 {
     cmd_req_t *c = (cmd_req_t *)req;
@@ -211,27 +255,6 @@ static void cmd_done(sy_srv_req_t *req)
 
 static const sy_srv_req_type_t cmd_type = {
     .name = "fabric request", .done = cmd_done, .free = cmd_req_free};
-
-/* SWITCHYARD_FABRIC_SHM_MIN: bytes, or with a K, M or G suffix; 0 sends
- * every matrix through a memfd (tests). */
-static size_t shm_min(void)
-{
-    const char *e = getenv(SY_FABRIC_SHM_MIN_ENV);
-    if (e == NULL || *e == '\0')
-        return SY_FABRIC_SHM_MIN_DEFAULT;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(e, &end, 10);
-    unsigned shift = *end == 'K' || *end == 'k'   ? 10
-                     : *end == 'M' || *end == 'm' ? 20
-                     : *end == 'G' || *end == 'g' ? 30
-                                                  : 0;
-    if (shift != 0)
-        end++;
-    if (end == e || *end != '\0' || errno != 0 || e[0] == '-' || v > (SIZE_MAX >> shift))
-        return SY_FABRIC_SHM_MIN_DEFAULT;
-    return (size_t)v << shift;
-}
 
 /* The cost matrix entry of a reply (a byte object), or NULL. */
 static pmix_info_t *matrix_entry(pmix_info_t *info, size_t ninfo)
@@ -367,7 +390,8 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
 {
     cmd_req_t *c = arg;
     const char *why_not = NULL;
-    if (info != NULL && sy_srv_peer_open(c->req.peer)) {
+    /* (c->fd set: the host route put the matrix in a memfd already) */
+    if (c->fd < 0 && info != NULL && sy_srv_peer_open(c->req.peer)) {
         matrix_by_value(info, ninfo);
         pmix_info_t *e = matrix_entry(info, ninfo);
         why_not = status == PMIX_SUCCESS ? shm_refusal(c, e) : "the request failed";

@@ -7,6 +7,7 @@
 #   - the whole matrix, mapped, = BFS; two PMIx_Fabric_update rounds, each
 #     checked, with only the current matrix mapped;
 #   - a subset of rows (PMIX_FABRIC_DEVICE_INDEX), mapped, = BFS;
+#   - the same from the scheduler's own server to its client;
 #   - a registration by value (SWITCHYARD_FABRIC_BY_VALUE) gets a byte
 #     object copied from the mapping, nothing stays mapped;
 #   - a client over TCP gets it by value;
@@ -53,7 +54,7 @@ SPID=$!
 i=0
 while ! test -S "$T/s.sock" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
-outputs="whole.out rows.out bo.out tcp.out byvalue.out vg.out before.lst after.lst shm.before shm.after"
+outputs="whole.out rows.out sched-client.out bo.out tcp.out byvalue.out vg.out before.lst after.lst shm.before shm.after"
 listing() { ls "$T" | grep -v -x $(for o in $outputs; do printf ' -e %s' "$o"; done); }
 listing > "$T/before.lst"
 ls /dev/shm > "$T/shm.before" 2>/dev/null
@@ -84,6 +85,16 @@ if [ $rr -eq 0 ] && grep -q '^ok cost matrix of 5 devices' "$T/rows.out" &&
         grep -q '^ok no memfd open' "$T/rows.out"; then
     ok "a subset of rows mapped from a memfd: their submatrix, in that order"
 else bad "subset by memfd (status $rr)"; show "$T/rows.out"; fi
+
+# a client of the scheduler's own server: the memfd is filled off its loop
+node "$T/sched-client.out" SWITCHYARD_FABRIC_SHM_MIN=0 FABRIC_BFS_SHM=1 FABRIC_BFS_UPDATE=1 \
+    FABRIC_BFS_LEAKS=1 "$S" --listen "$T/s2.sock" --topology "$T/ft8.txt" -- \
+    "$D/fabric_bfs" "$T/ft8.txt"; rc2=$?
+if [ $rc2 -eq 0 ] && grep -q '^ok the matrix is mapped from shared memory' "$T/sched-client.out" &&
+        grep -q '^ok no memfd open' "$T/sched-client.out" &&
+        test "$(digest "$T/sched-client.out")" = "$(digest "$T/whole.out")"; then
+    ok "a client of the scheduler's server: mapped, the same bytes, nothing left"
+else bad "client of the scheduler (status $rc2)"; show "$T/sched-client.out"; fi
 
 # a registration by value (SWITCHYARD_FABRIC_BY_VALUE) gets a byte object
 # copied from the mapping, which goes at once
