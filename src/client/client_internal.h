@@ -69,6 +69,10 @@ pmix_status_t sy_client_server_conn(sy_conn_t **conn);
  * cb returns).  req is taken.  cb fires exactly once when this returns
  * PMIX_SUCCESS, never when it returns an error. */
 typedef void (*sy_client_reply_fn)(pmix_status_t status, pmix_data_buffer_t *reply, void *cbdata);
+/* Inside such a callback only: the descriptor that came with the reply
+ * (SY_FRAME_F_FD; the caller closes it), or -1.  One not taken is closed
+ * when the callback returns. */
+int sy_client_reply_take_fd(void);
 pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req, sy_client_reply_fn cb,
                                    void *cbdata);
 /* Blocking request: returns the status that opens the reply (or the

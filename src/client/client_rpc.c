@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/client_internal.h"
 #include "common/buffer.h"
@@ -24,6 +25,7 @@ typedef struct request {
     sy_sync_t sync;
     void *body;
     size_t len;
+    int fd; /* a descriptor that came with the reply, or -1 */
     /* non-blocking requests: called on the loop instead of signalling */
     sy_client_reply_fn cb;
     void *cbdata;
@@ -61,8 +63,20 @@ static void request_free(request_t *r)
 {
     if (r->cb == NULL)
         sy_sync_destroy(&r->sync);
+    if (r->fd >= 0)
+        close(r->fd);
     free(r->body);
     free(r);
+}
+
+/* The descriptor of the reply whose callback runs on this thread. */
+static _Thread_local int reply_fd = -1;
+
+int sy_client_reply_take_fd(void)
+{
+    int fd = reply_fd;
+    reply_fd = -1;
+    return fd;
 }
 
 void sy_client_buffer_over(pmix_data_buffer_t *b, void *body, size_t len)
@@ -86,7 +100,13 @@ static void run_callback(request_t *r, pmix_status_t status)
         if (sy_client_unpack_status(&rb, &status) != PMIX_SUCCESS)
             status = PMIX_ERR_UNPACK_FAILURE;
     }
+    int outer = reply_fd; /* (a callback inside a callback) */
+    reply_fd = r->fd;
+    r->fd = -1;
     r->cb(status, &rb, r->cbdata);
+    if (reply_fd >= 0)
+        close(reply_fd); /* not taken */
+    reply_fd = outer;
     sy_buffer_destruct(&rb);
     request_free(r);
 }
@@ -161,6 +181,8 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     pthread_mutex_lock(&req_lock);
     request_t *r = take(tag);
     if (r != NULL) {
+        if (flags & SY_FRAME_F_FD)
+            r->fd = sy_conn_take_fd(conn);
         r->len = len;
         r->body = len > 0 ? sy_conn_take_body(conn) : NULL;
         if (len > 0 && r->body == NULL && (r->body = malloc(len)) != NULL)
@@ -203,8 +225,10 @@ static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, voi
     sy_client_event_lost_connection();
 }
 
-const sy_conn_callbacks_t sy_client_conn_callbacks = {.on_message = on_message,
-                                                      .on_close = on_close};
+/* Descriptors are taken from the server (a fabric matrix in a sealed
+ * memfd: client_fabric.c); the framing layer bounds and closes them. */
+const sy_conn_callbacks_t sy_client_conn_callbacks = {
+    .on_message = on_message, .on_close = on_close, .receive_fds = true};
 
 pmix_status_t sy_client_request(sy_conn_t *conn, uint32_t tag, void *body, size_t len,
                                 double seconds, void **reply, size_t *reply_len)
@@ -219,6 +243,7 @@ pmix_status_t sy_client_request(sy_conn_t *conn, uint32_t tag, void *body, size_
     }
     r->tag = tag;
     r->conn = conn;
+    r->fd = -1;
     pthread_mutex_lock(&req_lock);
     r->next = outstanding;
     outstanding = r;
@@ -270,6 +295,7 @@ pmix_status_t sy_client_request_nb(sy_conn_t *conn, pmix_data_buffer_t *req, sy_
     }
     r->tag = sy_client_next_tag();
     r->conn = conn;
+    r->fd = -1;
     r->cb = cb;
     r->cbdata = cbdata;
     pthread_mutex_lock(&req_lock);

@@ -87,9 +87,10 @@ noinst_HEADERS += src/common/buffer.h src/common/pack.h src/common/topo_xml.h
 # --- transport: sockets and message framing ---
 # usock.c: UNIX/TCP listeners and connectors, SO_PEERCRED, private dirs;
 # frame.c: length-framed connections on a caller's event_base
-# (docs/wire-protocol.md).
-src_libswitchyard_la_SOURCES += src/common/usock.c src/common/frame.c
-noinst_HEADERS += src/common/usock.h src/common/frame.h
+# (docs/wire-protocol.md); sealed.c: sealed memfds whose descriptor rides
+# on a frame (docs/security.md).
+src_libswitchyard_la_SOURCES += src/common/usock.c src/common/frame.c src/common/sealed.c
+noinst_HEADERS += src/common/usock.h src/common/frame.h src/common/sealed.h
 
 # --- progress runtime ---
 # progress.c: event base, progress thread, thread-shift queue, timers, fork

@@ -37,6 +37,7 @@ typedef struct sy_msg {
     uint8_t *body;
     bool body_owned; /* body is a separate allocation to free() */
     uint8_t hdr_len; /* SY_FRAME_HEADER_SIZE, or 0 for raw bytes */
+    int fd;          /* to pass with the first byte, until it is sent; else -1 */
     size_t len;
     size_t off; /* bytes of header + body already written */
 } sy_msg_t;
@@ -72,6 +73,15 @@ struct sy_conn {
     const uint8_t *msg_view;
     size_t msg_len;
     bool in_message;
+    /* Descriptors (receive_fds): received, their frame not parsed yet
+     * (oldest first); the one of the frame being received; the one of the
+     * frame being delivered. */
+    int fdq[SY_CONN_MAX_FDS];
+    int nfds;
+    int frame_fd, msg_fd;
+    /* descriptors the kernel could not give us (our table full: it sets
+     * MSG_CTRUNC and closes them): frames flagged for them come without */
+    unsigned fds_lost;
 
     /* Shared with sending threads, under lock. */
     pthread_mutex_t lock;
@@ -220,6 +230,8 @@ static void free_msg(sy_msg_t *m)
 {
     if (m->body_owned)
         free(m->body);
+    if (m->fd >= 0)
+        close(m->fd);
     free(m);
 }
 
@@ -232,7 +244,12 @@ static int flush_locked(sy_conn_t *c)
     while (c->head != NULL) {
         struct iovec iov[2 * SY_IOV_FRAMES];
         int n = 0, frames = 0;
+        /* a descriptor sticks to the first byte of what one sendmsg sends:
+         * only the first frame of a batch may carry one */
+        sy_msg_t *first = c->head;
         for (sy_msg_t *m = c->head; m != NULL && frames < SY_IOV_FRAMES; m = m->next, frames++) {
+            if (m != first && m->fd >= 0)
+                break;
             if (m->off < m->hdr_len) {
                 iov[n].iov_base = m->hdr + m->off;
                 iov[n++].iov_len = m->hdr_len - m->off;
@@ -247,6 +264,20 @@ static int flush_locked(sy_conn_t *c)
             }
         }
         struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } ctl;
+        if (first->fd >= 0) {
+            memset(&ctl, 0, sizeof(ctl));
+            mh.msg_control = ctl.buf;
+            mh.msg_controllen = sizeof(ctl.buf);
+            struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+            cm->cmsg_level = SOL_SOCKET;
+            cm->cmsg_type = SCM_RIGHTS;
+            cm->cmsg_len = CMSG_LEN(sizeof(int));
+            memcpy(CMSG_DATA(cm), &first->fd, sizeof(int));
+        }
         ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0) {
             if (EINTR == errno)
@@ -254,6 +285,11 @@ static int flush_locked(sy_conn_t *c)
             if (EAGAIN == errno || EWOULDBLOCK == errno)
                 return 0;
             return errno;
+        }
+        if (first->fd >= 0 && w > 0) {
+            /* gone with the first byte: the peer holds its own now */
+            close(first->fd);
+            first->fd = -1;
         }
         size_t left = (size_t)w;
         c->pending -= left;
@@ -323,6 +359,7 @@ static pmix_status_t make_msg(sy_conn_t *c, uint32_t tag, uint16_t flags, size_t
     m->body = inline_len ? (uint8_t *)(m + 1) : NULL;
     m->body_owned = false;
     m->hdr_len = SY_FRAME_HEADER_SIZE;
+    m->fd = -1;
     if (c->framing == SY_FRAMING_OPENPMIX)
         sy_frame_opx_header_encode(m->hdr, c->pindex, tag, (uint32_t)len); /* no flags there */
     else
@@ -358,6 +395,31 @@ pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, 
     }
     m->body = body;
     m->body_owned = true;
+    return enqueue(conn, m);
+}
+
+pmix_status_t sy_conn_send_owned_fd(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
+                                    size_t len, int fd)
+{
+    sy_msg_t *m;
+    if (fd < 0 || (len > 0 && body == NULL) || conn == NULL) {
+        free(body);
+        if (fd >= 0)
+            close(fd);
+        return PMIX_ERR_BAD_PARAM;
+    }
+    /* OpenPMIx headers have no flags to announce it */
+    pmix_status_t rc = conn->framing == SY_FRAMING_NATIVE
+                           ? make_msg(conn, tag, (uint16_t)(flags | SY_FRAME_F_FD), len, &m, 0)
+                           : PMIX_ERR_NOT_SUPPORTED;
+    if (rc != PMIX_SUCCESS) {
+        free(body);
+        close(fd);
+        return rc;
+    }
+    m->body = body;
+    m->body_owned = true;
+    m->fd = fd;
     return enqueue(conn, m);
 }
 
@@ -406,6 +468,12 @@ static void teardown(sy_conn_t *c)
     free(c->body);
     c->body = NULL;
     c->body_cap = 0;
+    for (int i = 0; i < c->nfds; i++)
+        close(c->fdq[i]);
+    c->nfds = 0;
+    if (c->frame_fd >= 0)
+        close(c->frame_fd);
+    c->frame_fd = -1;
 }
 
 __attribute__((format(printf, 3, 4))) static void die(sy_conn_t *c, pmix_status_t reason,
@@ -512,6 +580,8 @@ static void deliver(sy_conn_t *c, uint8_t *owned, const uint8_t *view, size_t le
     c->msg_body = owned;
     c->msg_view = owned != NULL ? owned : view;
     c->msg_len = len;
+    c->msg_fd = c->frame_fd;
+    c->frame_fd = -1;
     c->in_message = true;
     if (c->cbs.on_message != NULL)
         c->cbs.on_message(c, c->tag, c->flags, len ? c->msg_view : NULL, len, c->ctx);
@@ -519,6 +589,18 @@ static void deliver(sy_conn_t *c, uint8_t *owned, const uint8_t *view, size_t le
     free(c->msg_body);
     c->msg_body = NULL;
     c->msg_view = NULL;
+    if (c->msg_fd >= 0)
+        close(c->msg_fd); /* nobody wanted it */
+    c->msg_fd = -1;
+}
+
+int sy_conn_take_fd(sy_conn_t *conn)
+{
+    if (conn == NULL || !conn->in_message)
+        return -1;
+    int fd = conn->msg_fd;
+    conn->msg_fd = -1;
+    return fd;
 }
 
 void *sy_conn_take_body(sy_conn_t *conn)
@@ -617,6 +699,21 @@ static bool start_frame(sy_conn_t *c)
         return false;
     }
     c->flags = get_le16(c->hdr + 6);
+    if ((c->flags & SY_FRAME_F_FD) && c->nfds == 0 && c->fds_lost > 0) {
+        /* delivered without it: the command layer answers the failure */
+        c->fds_lost--;
+    } else if (c->flags & SY_FRAME_F_FD) {
+        /* it came with the header's first byte, which has been read */
+        if (c->nfds == 0) {
+            die(c, PMIX_ERR_UNPACK_FAILURE,
+                "a frame announces a descriptor that did not come with it%s",
+                c->cbs.receive_fds ? "" : " (this connection takes none)");
+            return false;
+        }
+        c->frame_fd = c->fdq[0];
+        memmove(c->fdq, c->fdq + 1, (size_t)(c->nfds - 1) * sizeof(int));
+        c->nfds--;
+    }
     c->tag = get_le32(c->hdr + 8);
     c->body_len = len;
     c->body_got = 0;
@@ -668,6 +765,57 @@ static void consume(sy_conn_t *c, const uint8_t *p, size_t n)
     }
 }
 
+/* recv(), or recvmsg() keeping the descriptors that come (receive_fds).
+ * More than SY_CONN_MAX_FDS waiting, or some cut off, kill the connection
+ * (-1, errno EPROTO): a peer cannot make us hold descriptors. */
+static ssize_t read_some(sy_conn_t *c, void *buf, size_t len)
+{
+    if (!c->cbs.receive_fds)
+        return recv(c->fd, buf, len, 0);
+    union {
+        char buf[CMSG_SPACE(SY_CONN_MAX_FDS * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl)};
+    ssize_t r = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+    if (r < 0)
+        return r;
+    bool excess = false;
+    int got_here = 0;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++) {
+            int got;
+            memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+            got_here++;
+            if (c->nfds < SY_CONN_MAX_FDS) {
+                c->fdq[c->nfds++] = got;
+            } else {
+                close(got);
+                excess = true;
+            }
+        }
+    }
+    /* cut off: more than our buffer holds (a peer's doing), or none at all
+     * because our table is full (the kernel closed them) */
+    if ((mh.msg_flags & MSG_CTRUNC) && got_here > 0)
+        excess = true;
+    else if (mh.msg_flags & MSG_CTRUNC)
+        c->fds_lost++;
+    if (excess) {
+        die(c, PMIX_ERR_UNPACK_FAILURE,
+            "the peer passed more descriptors than its frames announce (at most %d wait)",
+            SY_CONN_MAX_FDS);
+        errno = EPROTO;
+        return -1;
+    }
+    return r;
+}
+
 static void on_read(evutil_socket_t fd, short what, void *arg)
 {
     sy_conn_t *c = arg;
@@ -684,10 +832,10 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
             if (!body_reserve(c, room < c->body_len ? room : c->body_len))
                 break;
             want = c->body_cap - c->body_got;
-            r = recv(c->fd, c->body + c->body_got, want, 0);
+            r = read_some(c, c->body + c->body_got, want);
         } else {
             want = SY_RBUF_SIZE;
-            r = recv(c->fd, c->rbuf, want, 0);
+            r = read_some(c, c->rbuf, want);
         }
         if (r > 0) {
             if (direct) {
@@ -794,6 +942,7 @@ pmix_status_t sy_conn_create_framed(struct event_base *base, int fd, sy_framing_
     c->ctx = ctx;
     c->framing = framing;
     c->pindex = pindex;
+    c->frame_fd = c->msg_fd = -1;
     c->max_body = (max_body == 0) ? sy_frame_default_max_body() : max_body;
     if (c->max_body > UINT32_MAX)
         c->max_body = UINT32_MAX;

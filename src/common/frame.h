@@ -61,7 +61,23 @@ typedef struct {
      * human-readable sentence for logs.  The fd is already closed; the
      * callback may call sy_conn_free(). */
     void (*on_close)(sy_conn_t *conn, pmix_status_t reason, const char *why, void *ctx);
+    /* Accept descriptors from the peer (UNIX sockets): a frame flagged
+     * SY_FRAME_F_FD brings one, which on_message may take with
+     * sy_conn_take_fd().  Without it the kernel closes whatever a peer
+     * passes, and a frame flagged so closes the connection. */
+    bool receive_fds;
 } sy_conn_callbacks_t;
+
+/* The one flag bit of the framing layer (our framing only): a descriptor
+ * rides on this frame, passed with SCM_RIGHTS on the first byte of its
+ * header (docs/wire-protocol.md, "Descriptors").  A receiver holds at most
+ * SY_CONN_MAX_FDS descriptors whose frame has not come yet; one more, or a
+ * frame flagged without one, is a protocol violation that closes the
+ * connection (PMIX_ERR_UNPACK_FAILURE, one log line).  But a descriptor the
+ * kernel could not give us (our descriptor table full) leaves the
+ * connection up: its frame comes without (sy_conn_take_fd() is -1). */
+#define SY_FRAME_F_FD 0x8000u
+#define SY_CONN_MAX_FDS 4
 
 /* Wrap connected stream socket `fd` (made non-blocking and close-on-exec
  * here; the connection owns it from now on, even on failure).  max_body is
@@ -100,6 +116,18 @@ pmix_status_t sy_conn_send(sy_conn_t *conn, uint32_t tag, uint16_t flags, const 
  * and also when an error is returned). */
 pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
                                  size_t len);
+
+/* The same with descriptor `fd` riding on the frame (SY_FRAME_F_FD is set
+ * here): a UNIX-socket connection of our framing only.  fd is taken: closed
+ * once the frame's first byte is sent (the peer then has its own), and
+ * also when an error is returned (PMIX_ERR_NOT_SUPPORTED on an OpenPMIx
+ * connection). */
+pmix_status_t sy_conn_send_owned_fd(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
+                                    size_t len, int fd);
+
+/* Inside on_message only: the descriptor that came with this frame (the
+ * caller closes it), or -1.  One not taken is closed after on_message. */
+int sy_conn_take_fd(sy_conn_t *conn);
 
 /* Inside on_message only: take the malloc'd body (caller frees it), to load
  * it into a pmix_data_buffer_t without a copy.  NULL when len == 0 or

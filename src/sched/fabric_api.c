@@ -7,10 +7,13 @@
  * directives) so that updates go through the same route.  Its info array
  * and, for data that came by value, its copy of the cost matrix are
  * library memory freed at deregistration, at an update, or when the last
- * role finalizes (the pmix_fabric_t is then emptied). */
+ * role finalizes (the pmix_fabric_t is then emptied).  A matrix a client
+ * mapped from its server's memfd is such a copy too, unmapped instead of
+ * freed. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <pmix.h>
 
@@ -39,6 +42,18 @@ typedef struct reg {
 static reg_t *regs;
 static sy_fabric_route_fn routes[2];
 
+/* Matrices the route handed over as mappings (sy_fabric_adopt_mapping),
+ * until they are unmapped. */
+typedef struct mapped {
+    void *p;
+    size_t size;
+    struct mapped *next;
+} mapped_t;
+static mapped_t *mappings;
+/* (the loop's, but a client's reply may come on the thread that saw its
+ * connection die) */
+static pthread_mutex_t mappings_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* the update protocol */
 static bool upd_running, upd_again;
 static size_t upd_waiting;
@@ -63,6 +78,71 @@ static pmix_status_t copy_infos(const pmix_info_t *src, size_t n, pmix_info_t **
     return sy_array_copy((void **)out, src, n, PMIX_INFO);
 }
 
+void sy_fabric_adopt_mapping(pmix_info_t *e, void *map, size_t size)
+{
+    mapped_t *m = malloc(sizeof(*m));
+    PMIX_INFO_DESTRUCT(e);
+    PMIX_LOAD_KEY(e->key, PMIX_FABRIC_COST_MATRIX);
+    if (m == NULL) {
+        munmap(map, size); /* no record: no matrix */
+        e->value.type = PMIX_UNDEF;
+        return;
+    }
+    m->p = map;
+    m->size = size;
+    pthread_mutex_lock(&mappings_lock);
+    m->next = mappings;
+    mappings = m;
+    pthread_mutex_unlock(&mappings_lock);
+    e->value.type = PMIX_POINTER;
+    e->value.data.ptr = map;
+}
+
+/* The record of mapping p, taken out of the list; NULL for other memory. */
+static mapped_t *take_mapping(const void *p)
+{
+    mapped_t *m = NULL;
+    pthread_mutex_lock(&mappings_lock);
+    for (mapped_t **pp = &mappings; p != NULL && *pp != NULL; pp = &(*pp)->next)
+        if ((*pp)->p == p) {
+            m = *pp;
+            *pp = m->next;
+            break;
+        }
+    pthread_mutex_unlock(&mappings_lock);
+    return m;
+}
+
+/* Our copy of a matrix: unmapped, or freed. */
+static void matrix_free(void *p)
+{
+    mapped_t *m = take_mapping(p);
+    if (m == NULL) {
+        free(p);
+        return;
+    }
+    munmap(m->p, m->size);
+    free(m);
+}
+
+/* A route's answer that is not installed: with the mapping it may hold
+ * (another pointer, e.g. the engine's own matrix, is not ours). */
+static void answer_free(pmix_info_t *info, size_t ninfo)
+{
+    if (info == NULL)
+        return;
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX) &&
+            info[i].value.type == PMIX_POINTER) {
+            mapped_t *m = take_mapping(info[i].value.data.ptr);
+            if (m != NULL) {
+                munmap(m->p, m->size);
+                free(m);
+            }
+        }
+    PMIX_INFO_FREE(info, ninfo);
+}
+
 /* Release what the registration put in its pmix_fabric_t. */
 static void clear_fabric(reg_t *r)
 {
@@ -73,7 +153,7 @@ static void clear_fabric(reg_t *r)
         r->fabric->ninfo = 0;
         r->fabric->module = NULL;
     }
-    free(r->owned);
+    matrix_free(r->owned);
     r->owned = NULL;
 }
 
@@ -82,8 +162,7 @@ static void reg_free(reg_t *r)
     clear_fabric(r);
     if (r->dirs != NULL)
         PMIX_INFO_FREE(r->dirs, r->ndirs);
-    if (r->next_info != NULL)
-        PMIX_INFO_FREE(r->next_info, r->next_ninfo);
+    answer_free(r->next_info, r->next_ninfo);
     free(r);
 }
 
@@ -122,8 +201,28 @@ static void install(reg_t *r, pmix_info_t *info, size_t ninfo)
     bool keep_bytes = by_value(r);
     for (size_t i = 0; i < ninfo; i++) {
         pmix_info_t *e = &info[i];
-        if (PMIX_CHECK_KEY(e, PMIX_FABRIC_COST_MATRIX) && e->value.type == PMIX_BYTE_OBJECT &&
-            !keep_bytes) {
+        mapped_t *m = PMIX_CHECK_KEY(e, PMIX_FABRIC_COST_MATRIX) && e->value.type == PMIX_POINTER
+                          ? take_mapping(e->value.data.ptr)
+                          : NULL;
+        if (m != NULL && keep_bytes) {
+            /* a byte object is malloc'd memory, freed with the infos */
+            void *copy = malloc(m->size);
+            if (copy != NULL)
+                memcpy(copy, m->p, m->size);
+            munmap(m->p, m->size);
+            e->value.type = copy != NULL ? PMIX_BYTE_OBJECT : PMIX_UNDEF;
+            e->value.data.bo.bytes = copy;
+            e->value.data.bo.size = copy != NULL ? m->size : 0;
+            free(m);
+        } else if (m != NULL) {
+            /* ours until matrix_free */
+            pthread_mutex_lock(&mappings_lock);
+            m->next = mappings;
+            mappings = m;
+            pthread_mutex_unlock(&mappings_lock);
+            owned = m->p;
+        } else if (PMIX_CHECK_KEY(e, PMIX_FABRIC_COST_MATRIX) &&
+                   e->value.type == PMIX_BYTE_OBJECT && !keep_bytes) {
             owned = e->value.data.bo.bytes;
             e->value.data.bo.bytes = NULL;
             e->value.data.bo.size = 0;
@@ -187,8 +286,7 @@ static void api_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
     r->busy--;
     if (r->fabric == NULL) {
         /* deregistered meanwhile */
-        if (info != NULL)
-            PMIX_INFO_FREE(info, ninfo);
+        answer_free(info, ninfo);
         if (r->busy == 0)
             reg_free(r);
         api_done(q, PMIX_ERR_INVALID_OPERATION);
@@ -197,8 +295,7 @@ static void api_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
     if (status == PMIX_SUCCESS) {
         install(r, info, ninfo);
     } else {
-        if (info != NULL)
-            PMIX_INFO_FREE(info, ninfo);
+        answer_free(info, ninfo);
         if (q->op == OP_REGISTER) {
             unlink_reg(r);
             r->fabric->module = NULL;
@@ -370,8 +467,8 @@ static void upd_finish(void)
     for (reg_t *r = regs; r != NULL; r = r->next) {
         if (r->next_status == PMIX_SUCCESS && r->next_info != NULL)
             install(r, r->next_info, r->next_ninfo);
-        else if (r->next_info != NULL)
-            PMIX_INFO_FREE(r->next_info, r->next_ninfo);
+        else
+            answer_free(r->next_info, r->next_ninfo);
         r->next_info = NULL;
         r->next_ninfo = 0;
     }
@@ -391,13 +488,11 @@ static void upd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
     reg_t *r = arg;
     r->busy--;
     if (r->fabric == NULL) {
-        if (info != NULL)
-            PMIX_INFO_FREE(info, ninfo);
+        answer_free(info, ninfo);
         if (r->busy == 0)
             reg_free(r);
     } else {
-        if (r->next_info != NULL)
-            PMIX_INFO_FREE(r->next_info, r->next_ninfo);
+        answer_free(r->next_info, r->next_ninfo);
         r->next_status = status;
         r->next_info = info;
         r->next_ninfo = info != NULL ? ninfo : 0;

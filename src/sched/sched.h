@@ -7,7 +7,8 @@
  * server.  A route answers an operation with an info array: the
  * pmix_fabric_t attributes, PMIX_FABRIC_INDEX among them.  The cost matrix
  * crosses processes as a PMIX_BYTE_OBJECT, which fabric_api.c turns into a
- * pointer to the caller's own copy.
+ * pointer to the caller's own copy, or (a big one, from a client's server
+ * on this host) as a read-only mapping of a sealed memfd.
  *
  * Everything here runs on the runtime's loop. */
 #ifndef SWITCHYARD_SCHED_SCHED_H
@@ -30,7 +31,27 @@ typedef pmix_status_t (*sy_fabric_route_fn)(const pmix_proc_t *requestor,
 
 typedef enum { SY_FABRIC_ROUTE_CLIENT = 0, SY_FABRIC_ROUTE_SERVER = 1 } sy_fabric_route_level_t;
 
+/* SY_CMD_FABRIC between a client and its server on this host
+ * (docs/wire-protocol.md, "FABRIC"): a client that can map a matrix from a
+ * sealed memfd says so with SY_FABRIC_SHM_OK (bool) among its directives,
+ * which its server takes out before routing; the server may then answer
+ * with SY_FABRIC_CM_SHM (size_t: the matrix's bytes) in place of
+ * PMIX_FABRIC_COST_MATRIX and the memfd riding on the reply frame.  It does
+ * for a matrix above SY_FABRIC_SHM_MIN_ENV bytes (default 8 MiB; a test can
+ * force the path with 0). */
+#define SY_FABRIC_SHM_OK "sy.fabric.shm.ok"
+#define SY_FABRIC_CM_SHM "sy.fabric.cm.shm"
+#define SY_FABRIC_SHM_MIN_ENV "SWITCHYARD_FABRIC_SHM_MIN"
+#define SY_FABRIC_SHM_MIN_DEFAULT ((size_t)8 << 20)
+
 /* ---- fabric_api.c ---- */
+/* A route's answer may carry the matrix as a read-only mapping of `size`
+ * bytes (a client's, from its server's memfd): entry e becomes
+ * PMIX_FABRIC_COST_MATRIX, a pointer to it, and the mapping is released
+ * (munmap) with the registration's data, or copied into a byte object for a
+ * registration by value.  Loop only. */
+void sy_fabric_adopt_mapping(pmix_info_t *e, void *map, size_t size);
+
 /* A role came up (fn) or goes down (NULL); the server's route wins over the
  * client's.  The last one gone releases every registration left (their
  * pmix_fabric_t are emptied).  Loop only. */

@@ -2,8 +2,12 @@
  * engines when it is the scheduler, else the host's `fabric` upcall),
  * SY_CMD_FABRIC from clients, and the inventory calls
  * (PMIx_server_collect_inventory / deliver_inventory). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
@@ -12,6 +16,7 @@
 #include "common/frame.h"
 #include "common/log.h"
 #include "common/pack.h"
+#include "common/sealed.h"
 #include "common/wire.h"
 #include "fabmod/fabmod.h"
 #include "sched/sched.h"
@@ -52,16 +57,50 @@ static void matrix_by_value(pmix_info_t *info, size_t ninfo)
 
 /* ---- a non-scheduler server's route: the host ---- */
 
+/* A client's request on the route; the reply is packed in cmd_reply. */
+typedef struct {
+    sy_srv_req_t req; /* first */
+    bool shm_ok;      /* the client maps a matrix from a memfd (SY_FABRIC_SHM_OK) */
+    int fd;           /* the memfd of the reply's matrix, or -1 */
+} cmd_req_t;
+
+/* SWITCHYARD_FABRIC_SHM_MIN: bytes, or with a K, M or G suffix; 0 sends
+ * every matrix through a memfd (tests). */
+static size_t shm_min(void)
+{
+    const char *e = getenv(SY_FABRIC_SHM_MIN_ENV);
+    if (e == NULL || *e == '\0')
+        return SY_FABRIC_SHM_MIN_DEFAULT;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(e, &end, 10);
+    unsigned shift = *end == 'K' || *end == 'k'   ? 10
+                     : *end == 'M' || *end == 'm' ? 20
+                     : *end == 'G' || *end == 'g' ? 30
+                                                  : 0;
+    if (shift != 0)
+        end++;
+    if (end == e || *end != '\0' || errno != 0 || e[0] == '-' || v > (SIZE_MAX >> shift))
+        return SY_FABRIC_SHM_MIN_DEFAULT;
+    return (size_t)v << shift;
+}
+
+static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg);
+
 typedef struct {
     sy_srv_req_t req; /* first; no peer: cb answers the requester */
     sy_fabric_reply_fn cb;
     void *arg;
     pmix_info_t *info;
     size_t ninfo;
+    int fd; /* the matrix, already in a memfd for a client (host_take), or -1 */
 } host_req_t;
 
 static void host_req_free(sy_srv_req_t *req)
 {
+    host_req_t *h = (host_req_t *)req;
+    if (h->fd >= 0)
+        close(h->fd);
     free(req);
 }
 
@@ -71,10 +110,12 @@ static void host_done(sy_srv_req_t *req)
     /* "succeeded" without data is no answer to a request for data */
     pmix_status_t st =
         req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_AVAILABLE : req->status;
+    if (h->fd >= 0 && st == PMIX_SUCCESS && h->cb == cmd_reply) {
+        ((cmd_req_t *)h->arg)->fd = h->fd; /* its SY_FABRIC_CM_SHM entry's */
+        h->fd = -1;
+    }
     h->cb(st, h->info, h->ninfo, h->arg); /* the infos are cb's */
 }
-
-static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg);
 
 static void host_gone(sy_srv_req_t *req)
 {
@@ -101,8 +142,22 @@ static void host_take(sy_srv_req_t *req, const pmix_info_t info[], size_t ninfo)
         return;
     }
     h->ninfo = ninfo;
-    for (size_t i = 0; i < ninfo; i++)
+    /* A big matrix for a client that maps one goes from the host's answer
+     * straight into a memfd, on the host's thread: one copy, not two (on
+     * a VM each first touch of 1.5 GB costs tens of seconds). */
+    const cmd_req_t *c = h->cb == cmd_reply ? h->arg : NULL;
+    for (size_t i = 0; i < ninfo; i++) {
+        const pmix_value_t *v = &info[i].value;
+        if (c != NULL && c->shm_ok && h->fd < 0 &&
+            PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX) && v->type == PMIX_BYTE_OBJECT &&
+            v->data.bo.bytes != NULL && v->data.bo.size > shm_min() &&
+            (h->fd = sy_sealed_export(v->data.bo.bytes, v->data.bo.size)) >= 0) {
+            size_t size = v->data.bo.size;
+            PMIx_Info_load(&h->info[i], SY_FABRIC_CM_SHM, &size, PMIX_SIZE);
+            continue;
+        }
         PMIx_Info_xfer(&h->info[i], &info[i]);
+    }
     matrix_by_value(h->info, h->ninfo);
 }
 
@@ -127,6 +182,7 @@ static pmix_status_t host_route(const pmix_proc_t *requestor, pmix_fabric_operat
     sy_srv_req_init(&h->req, &host_type, NULL, 0);
     h->cb = cb;
     h->arg = arg;
+    h->fd = -1;
     const pmix_proc_t *who = requestor != NULL && requestor->nspace[0] != '\0' ? requestor : &s->me;
     pmix_status_t rc =
         s->module.fabric(who, op, dirs, ndirs, sy_srv_req_info_done, sy_srv_req_ticket(&h->req));
@@ -169,35 +225,78 @@ void sy_srv_fabric_finalize(sy_srv_t *s)
 
 /* ---- SY_CMD_FABRIC from clients ---- */
 
-/* A client's request on the route; the reply is packed in cmd_reply. */
-typedef struct {
-    sy_srv_req_t req; /* first */
-} cmd_req_t;
-
 static void cmd_req_free(sy_srv_req_t *req)
 {
+    cmd_req_t *c = (cmd_req_t *)req;
+    if (c->fd >= 0)
+        close(c->fd);
     free(req);
 }
 
-static const sy_srv_req_type_t cmd_type = {.name = "fabric request", .free = cmd_req_free};
-
-static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg)
+/* The reply, with the matrix's memfd when there is one. */
+static void cmd_done(sy_srv_req_t *req)
 {
-    cmd_req_t *c = arg;
+    cmd_req_t *c = (cmd_req_t *)req;
+    pmix_status_t st = req->status == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : req->status;
+    if (c->fd >= 0 && st == PMIX_SUCCESS && sy_srv_peer_open(req->peer)) {
+        int fd = c->fd;
+        c->fd = -1;
+        pmix_status_t rc = sy_srv_peer_reply_fd(req->peer, req->tag, st, &req->reply, fd);
+        if (rc == PMIX_SUCCESS || rc == PMIX_ERR_LOST_CONNECTION)
+            return;
+        /* the reply names a matrix that cannot come: say so instead */
+        sy_log(SY_LOG_WARN, "fabric: the matrix's descriptor cannot be passed: %s",
+               PMIx_Error_string(rc));
+        sy_srv_peer_reply_status(req->peer, req->tag, rc);
+        return;
+    }
+    sy_srv_peer_reply_with(req->peer, req->tag, st, &req->reply);
+}
+
+static const sy_srv_req_type_t cmd_type = {
+    .name = "fabric request", .done = cmd_done, .free = cmd_req_free};
+
+/* The cost matrix entry of a reply (a byte object), or NULL. */
+static pmix_info_t *matrix_entry(pmix_info_t *info, size_t ninfo)
+{
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_FABRIC_COST_MATRIX) &&
+            info[i].value.type == PMIX_BYTE_OBJECT && info[i].value.data.bo.bytes != NULL)
+            return &info[i];
+    return NULL;
+}
+
+/* Why a matrix does not go in shared memory (for the log line of a reply
+ * too big for a frame), or NULL when it does. */
+static const char *shm_refusal(const cmd_req_t *c, const pmix_info_t *e)
+{
+    if (e == NULL)
+        return "it holds no cost matrix";
+    if (e->value.data.bo.size <= shm_min())
+        return "it is below the shared-memory threshold";
+    if (!c->shm_ok)
+        return c->req.peer->tcp ? "the client is connected by TCP"
+                                : "the client cannot map shared memory";
+    return NULL;
+}
+
+/* Pack the answer (the matrix by value, or named by SY_FABRIC_CM_SHM with
+ * c->fd set) and end the request; the infos are freed. */
+static void cmd_finish(cmd_req_t *c, pmix_status_t status, pmix_info_t *info, size_t ninfo,
+                       const char *why_not)
+{
     sy_srv_peer_t *peer = c->req.peer;
     if (sy_srv_peer_open(peer)) {
-        size_t n = info != NULL ? ninfo : 0;
-        if (n > 0)
-            matrix_by_value(info, n);
-        sy_wire_fabric_rep_t rep = {.info = info, .ninfo = n};
+        sy_wire_fabric_rep_t rep = {.info = info, .ninfo = info != NULL ? ninfo : 0};
         pmix_status_t rc = sy_wire_fabric_rep_pack(sy_srv_codec(peer), &c->req.reply, &rep);
         /* a reply the client would refuse as a frame (its connection would
          * go): a status instead, and the way round it */
         if (rc == PMIX_SUCCESS && c->req.reply.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
             sy_log(SY_LOG_WARN,
-                   "fabric: a %zu-byte answer exceeds a frame; the client can ask for its "
-                   "devices' rows (PMIX_FABRIC_DEVICE_INDEX) or one plane",
-                   c->req.reply.bytes_used);
+                   "fabric: a %zu-byte answer exceeds a frame and cannot go in shared memory "
+                   "(%s); the client can ask for its devices' rows (PMIX_FABRIC_DEVICE_INDEX) "
+                   "or one plane",
+                   c->req.reply.bytes_used, why_not != NULL ? why_not : "?");
             rc = PMIX_ERR_VALUE_OUT_OF_BOUNDS;
         }
         if (rc != PMIX_SUCCESS) {
@@ -205,9 +304,115 @@ static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, voi
             status = rc;
         }
     }
+    if (status != PMIX_SUCCESS && c->fd >= 0) {
+        close(c->fd);
+        c->fd = -1;
+    }
     if (info != NULL)
         PMIX_INFO_FREE(info, ninfo);
     sy_srv_req_complete(&c->req, status);
+}
+
+/* Filling a memfd touches every page of a new copy: seconds for a big
+ * matrix on a VM (about 16 us per 4 KiB page on ours), during which the
+ * server's loop would answer nobody.  A thread of its own fills it, then
+ * the answer goes on from the loop. */
+typedef struct {
+    cmd_req_t *c;
+    pmix_info_t *info;
+    size_t ninfo;
+    pmix_info_t *e; /* the matrix entry, in info */
+    int fd, err;
+} fill_t;
+
+static void fill_done(void *arg)
+{
+    fill_t *f = arg;
+    const char *why_not = NULL;
+    char why[128];
+    if (f->fd >= 0) {
+        size_t size = f->e->value.data.bo.size;
+        free(f->e->value.data.bo.bytes);
+        PMIX_LOAD_KEY(f->e->key, SY_FABRIC_CM_SHM);
+        f->e->value.type = PMIX_SIZE;
+        f->e->value.data.size = size;
+        f->c->fd = f->fd;
+    } else {
+        snprintf(why, sizeof(why), "no memfd can be made (%s)", strerror(f->err));
+        why_not = why;
+    }
+    cmd_finish(f->c, PMIX_SUCCESS, f->info, f->ninfo, why_not);
+    free(f);
+}
+
+/* The server went meanwhile: nobody to answer. */
+static void fill_drop(void *arg)
+{
+    fill_t *f = arg;
+    if (f->fd >= 0)
+        close(f->fd);
+    PMIX_INFO_FREE(f->info, f->ninfo);
+    sy_srv_req_gone(&f->c->req);
+    free(f);
+}
+
+static void *fill_thread(void *arg)
+{
+    fill_t *f = arg;
+    f->fd = sy_sealed_export(f->e->value.data.bo.bytes, f->e->value.data.bo.size);
+    f->err = f->fd < 0 ? errno : 0;
+    sy_srv_post_or_drop(fill_done, fill_drop, f);
+    return NULL;
+}
+
+/* A matrix above the threshold, to a client that maps one, goes in a
+ * sealed memfd filled on a thread; true when that started (it answers). */
+static bool fill_start(cmd_req_t *c, pmix_info_t *info, size_t ninfo, pmix_info_t *e)
+{
+    fill_t *f = calloc(1, sizeof(*f));
+    if (f == NULL)
+        return false;
+    *f = (fill_t){.c = c, .info = info, .ninfo = ninfo, .e = e, .fd = -1};
+    pthread_attr_t attr;
+    pthread_t tid;
+    bool started = pthread_attr_init(&attr) == 0;
+    if (started) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        started = pthread_create(&tid, &attr, fill_thread, f) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!started)
+        free(f);
+    return started;
+}
+
+static void cmd_reply(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *arg)
+{
+    cmd_req_t *c = arg;
+    const char *why_not = NULL;
+    /* (c->fd set: the host route put the matrix in a memfd already) */
+    if (c->fd < 0 && info != NULL && sy_srv_peer_open(c->req.peer)) {
+        matrix_by_value(info, ninfo);
+        pmix_info_t *e = matrix_entry(info, ninfo);
+        why_not = status == PMIX_SUCCESS ? shm_refusal(c, e) : "the request failed";
+        if (why_not == NULL && fill_start(c, info, ninfo, e))
+            return;
+        if (why_not == NULL) {
+            /* no thread: filled here, the loop waits */
+            int fd = sy_sealed_export(e->value.data.bo.bytes, e->value.data.bo.size);
+            int err = fd < 0 ? errno : 0;
+            fill_t *f = calloc(1, sizeof(*f));
+            if (f != NULL) {
+                *f = (fill_t){.c = c, .info = info, .ninfo = ninfo, .e = e, .fd = fd, .err = err};
+                fill_done(f);
+                return;
+            }
+            if (fd >= 0)
+                close(fd);
+            why_not = "out of memory";
+        }
+    }
+    cmd_finish(c, status, info, ninfo, why_not);
 }
 
 /* FABRIC (wire_msgs.txt): the reply's infos carry the matrix as a byte
@@ -226,9 +431,21 @@ void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         if (dirs == NULL)
             rc = PMIX_ERR_NOMEM;
     }
-    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++)
-        PMIx_Info_xfer(&dirs[i], &m.directives[i]);
+    /* the client's capability is ours, not the route's */
+    bool shm_ok = false;
+    size_t k = 0;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; i++) {
+        if (PMIX_CHECK_KEY(&m.directives[i], SY_FABRIC_SHM_OK))
+            shm_ok = PMIX_INFO_TRUE(&m.directives[i]);
+        else
+            PMIx_Info_xfer(&dirs[k++], &m.directives[i]);
+    }
+    n = k;
     sy_wire_fabric_req_free(&m);
+    /* only on a UNIX socket of ours, and not on the direct channel, whose
+     * replies are read without a descriptor */
+    shm_ok = shm_ok && !peer->tcp && !peer->opx && peer->state == SY_PEER_READY &&
+             !(tag & SY_WIRE_TAG_DIRECT);
     if (rc == PMIX_SUCCESS && op != PMIX_FABRIC_REQUEST_INFO && op != PMIX_FABRIC_UPDATE_INFO)
         rc = PMIX_ERR_BAD_PARAM;
     cmd_req_t *c = rc == PMIX_SUCCESS ? calloc(1, sizeof(*c)) : NULL;
@@ -238,6 +455,8 @@ void sy_srv_fabric_command(sy_srv_peer_t *peer, uint8_t cmd, uint32_t tag, pmix_
         bool t = true;
         PMIx_Info_load(&dirs[n], SWITCHYARD_FABRIC_BY_VALUE, &t, PMIX_BOOL);
         sy_srv_req_init(&c->req, &cmd_type, peer, tag);
+        c->shm_ok = shm_ok;
+        c->fd = -1;
         /* a tool has no client record: its claimed identity */
         rc = server_route(peer->client != NULL ? &peer->client->proc : &peer->proc,
                           (pmix_fabric_operation_t)op, dirs, n + 1, cmd_reply, c);

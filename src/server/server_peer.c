@@ -206,6 +206,26 @@ void sy_srv_peer_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *bu
     reply(peer, tag, buf);
 }
 
+pmix_status_t sy_srv_peer_reply_fd(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                                   const pmix_data_buffer_t *rest, int fd)
+{
+    pmix_data_buffer_t buf = {0};
+    pmix_status_t rc = PMIX_ERR_NOT_SUPPORTED;
+    if (peer->state != SY_PEER_CLOSED && !peer->tcp && !peer->opx && !(tag & SY_WIRE_TAG_DIRECT))
+        rc = sy_wire_pack_head(sy_srv_codec(peer), &buf, SY_WIRE_REPLY, status);
+    if (rc == PMIX_SUCCESS && rest != NULL && rest->bytes_used > 0)
+        rc = sy_buffer_append(&buf, rest->base_ptr, rest->bytes_used);
+    if (rc == PMIX_SUCCESS) {
+        rc = sy_conn_send_owned_fd(peer->conn, tag, SY_WIRE_F_REPLY, buf.base_ptr, buf.bytes_used,
+                                   fd);
+        memset(&buf, 0, sizeof(buf));
+        return rc;
+    }
+    sy_buffer_destruct(&buf);
+    close(fd);
+    return rc;
+}
+
 pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf)
 {
     return sy_srv_peer_send_tagged(peer, 0, buf);

@@ -22,6 +22,12 @@ void sy_srv_peer_reply_status(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t s
 /* The status followed by the bytes of rest (NULL or empty: nothing). */
 void sy_srv_peer_reply_with(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
                             const pmix_data_buffer_t *rest);
+/* The same with descriptor fd riding on the reply (SY_FRAME_F_FD): a
+ * client of ours on a UNIX socket, asked on its main connection.  fd is
+ * taken.  PMIX_SUCCESS when it was queued; else nothing was sent (the
+ * caller answers otherwise). */
+pmix_status_t sy_srv_peer_reply_fd(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,
+                                   const pmix_data_buffer_t *rest, int fd);
 pmix_status_t sy_srv_peer_send(sy_srv_peer_t *peer, pmix_data_buffer_t *buf);
 /* The same on an unsolicited channel of its own (OpenPMIx's IOF: 2). */
 pmix_status_t sy_srv_peer_send_tagged(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *buf);

@@ -54,6 +54,9 @@ tests_integration_fabric_bfs_LDADD = src/libpmix.la
 tests_integration_fabric_bfs_LDFLAGS = -no-install
 TESTS += tests/integration/fabric.sh
 EXTRA_DIST += tests/integration/fabric.sh
+# A node server's matrix to its client in a sealed memfd (fabric_bfs).
+TESTS += tests/integration/fabric-shm.sh
+EXTRA_DIST += tests/integration/fabric-shm.sh
 # The scheduler answers while it recomputes a 31k-device fabric.
 check_PROGRAMS += tests/integration/fabric_getlat
 tests_integration_fabric_getlat_SOURCES = tests/integration/fabric_getlat.c

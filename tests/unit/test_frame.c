@@ -29,7 +29,10 @@
 #include <pmix_common.h>
 
 #include "common/frame.h"
+#include "common/sealed.h"
 #include "common/usock.h"
+#include <sys/mman.h>
+#include <sys/resource.h>
 
 /* ------------------------------------------------------------ helpers */
 
@@ -175,7 +178,7 @@ static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, voi
     }
 }
 
-static const sy_conn_callbacks_t cbs = {on_message, on_close};
+static const sy_conn_callbacks_t cbs = {.on_message = on_message, .on_close = on_close};
 
 static void tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -1016,6 +1019,263 @@ static void test_openpmix_detect(void **state)
     loop_fini(&l);
 }
 
+/* ------------------------------------------------ descriptors (SY_FRAME_F_FD) */
+
+static int open_fds(void)
+{
+    int n = 0;
+    char path[64];
+    for (int fd = 0; fd < 1024; fd++) {
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        if (access(path, F_OK) == 0)
+            n++;
+    }
+    return n;
+}
+
+typedef struct {
+    int nmsg, nclose;
+    int fd[4]; /* taken descriptors, by message */
+    bool flagged[4];
+    char why[256];
+} fdrec_t;
+
+static void fd_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void *body, size_t len,
+                       void *ctx)
+{
+    (void)body;
+    (void)len;
+    fdrec_t *r = ctx;
+    if (r->nmsg < 4) {
+        r->flagged[r->nmsg] = (flags & SY_FRAME_F_FD) != 0;
+        /* the frame of tag 3 leaves its descriptor: the layer closes it */
+        r->fd[r->nmsg] = tag == 3 ? -1 : sy_conn_take_fd(conn);
+        if (tag != 3 && sy_conn_take_fd(conn) != -1)
+            r->fd[r->nmsg] = -2; /* taken twice */
+    }
+    r->nmsg++;
+}
+
+static void fd_close(sy_conn_t *conn, pmix_status_t reason, const char *why, void *ctx)
+{
+    (void)conn;
+    (void)reason;
+    fdrec_t *r = ctx;
+    r->nclose++;
+    snprintf(r->why, sizeof(r->why), "%s", why);
+}
+
+static const sy_conn_callbacks_t fd_cbs = {
+    .on_message = fd_message, .on_close = fd_close, .receive_fds = true};
+static const sy_conn_callbacks_t nofd_cbs = {.on_message = fd_message, .on_close = fd_close};
+
+/* A sealed memfd rides on a frame between frames without one; the
+ * receiver maps it; every descriptor is accounted for. */
+static void test_fd_passing(void **state)
+{
+    (void)state;
+    int before = open_fds();
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a, *b;
+    rec_t ra = {0};
+    fdrec_t rb = {0};
+    loop_init(&l);
+    make_pair(PAIR_UNIX, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &fd_cbs, &rb, 0, &b));
+    static uint8_t bytes[100000];
+    fill(bytes, 5, sizeof(bytes));
+    int mfd = sy_sealed_export(bytes, sizeof(bytes));
+    assert_true(mfd >= 0);
+    int mfd2 = sy_sealed_export(bytes, 10);
+    assert_true(mfd2 >= 0);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, 1, 0, "one", 3));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned_fd(a, 2, 1, strdup("two"), 3, mfd));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned_fd(a, 3, 1, strdup("three"), 5, mfd2));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, 4, 0, "four", 4));
+    RUN_UNTIL(&l, rb.nmsg == 4 || rb.nclose);
+    assert_int_equal(0, rb.nclose);
+    assert_false(rb.flagged[0]);
+    assert_true(rb.flagged[1] && rb.flagged[2]);
+    assert_false(rb.flagged[3]);
+    assert_int_equal(-1, rb.fd[0]);
+    assert_int_equal(-1, rb.fd[3]);
+    assert_true(rb.fd[1] >= 0);
+    const char *why = NULL;
+    void *m = sy_sealed_map(rb.fd[1], sizeof(bytes), &why);
+    assert_non_null(m);
+    assert_memory_equal(bytes, m, sizeof(bytes));
+    /* the announced size is the file's, to the byte */
+    assert_null(sy_sealed_map(rb.fd[1], sizeof(bytes) - 1, &why));
+    assert_non_null(strstr(why, "size"));
+    munmap(m, sizeof(bytes));
+    close(rb.fd[1]);
+    sy_conn_free(a);
+    sy_conn_free(b);
+    loop_fini(&l);
+    assert_int_equal(before, open_fds());
+}
+
+/* Hostile descriptors: a frame flagged without one, a connection that
+ * takes none, too many at once; each kills the connection, none leaks. */
+static void test_fd_hostile(void **state)
+{
+    (void)state;
+    int before = open_fds();
+    for (int round = 0; round < 3; round++) {
+        loop_t l;
+        int fds[2];
+        sy_conn_t *b;
+        fdrec_t rb = {0};
+        loop_init(&l);
+        make_pair(PAIR_SOCKETPAIR, fds);
+        assert_int_equal(
+            PMIX_SUCCESS,
+            sy_conn_create(l.base, fds[1], round == 1 ? &nofd_cbs : &fd_cbs, &rb, 0, &b));
+        uint8_t h[SY_FRAME_HEADER_SIZE];
+        sy_frame_header_encode(h, 1, SY_FRAME_F_FD, 0);
+        struct iovec iov = {.iov_base = h, .iov_len = sizeof(h)};
+        union {
+            char buf[CMSG_SPACE(6 * sizeof(int))];
+            struct cmsghdr align;
+        } ctl;
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+        int pass[6];
+        int npass = round == 0 ? 0 : round == 1 ? 1 : 6;
+        for (int i = 0; i < npass; i++)
+            pass[i] = sy_sealed_export("x", 1);
+        if (npass > 0) {
+            memset(&ctl, 0, sizeof(ctl));
+            mh.msg_control = ctl.buf;
+            mh.msg_controllen = CMSG_SPACE((size_t)npass * sizeof(int));
+            struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+            cm->cmsg_level = SOL_SOCKET;
+            cm->cmsg_type = SCM_RIGHTS;
+            cm->cmsg_len = CMSG_LEN((size_t)npass * sizeof(int));
+            memcpy(CMSG_DATA(cm), pass, (size_t)npass * sizeof(int));
+        }
+        assert_int_equal((ssize_t)sizeof(h), sendmsg(fds[0], &mh, 0));
+        for (int i = 0; i < npass; i++)
+            close(pass[i]);
+        RUN_UNTIL(&l, rb.nclose > 0);
+        assert_int_equal(0, rb.nmsg);
+        const char *want = round == 2 ? "more descriptors" : "announces a descriptor";
+        if (strstr(rb.why, want) == NULL)
+            fail_msg("round %d: reason '%s'", round, rb.why);
+        sy_conn_free(b);
+        close(fds[0]);
+        loop_fini(&l);
+    }
+    /* on an OpenPMIx connection there is no flag to announce one */
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a;
+    rec_t ra = {0};
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create_framed(l.base, fds[0], SY_FRAMING_OPENPMIX, 0,
+                                                         &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_ERR_NOT_SUPPORTED,
+                     sy_conn_send_owned_fd(a, 1, 0, strdup("x"), 1, sy_sealed_export("x", 1)));
+    sy_conn_free(a);
+    close(fds[1]);
+    loop_fini(&l);
+    assert_int_equal(before, open_fds());
+}
+
+/* Our descriptor table full: the kernel cannot give us the descriptor; its
+ * frame comes without one and the connection stays up. */
+static void test_fd_table_full(void **state)
+{
+    (void)state;
+    int before = open_fds();
+    loop_t l;
+    int fds[2];
+    sy_conn_t *b;
+    fdrec_t rb = {0};
+    loop_init(&l);
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &fd_cbs, &rb, 0, &b));
+    int mfd = sy_sealed_export("abc", 3);
+    assert_true(mfd >= 0);
+    struct rlimit old;
+    assert_int_equal(0, getrlimit(RLIMIT_NOFILE, &old));
+    int top = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        if (fcntl(fd, F_GETFD) >= 0)
+            top = fd;
+    struct rlimit tight = {.rlim_cur = (rlim_t)top + 1, .rlim_max = old.rlim_max};
+    assert_int_equal(0, setrlimit(RLIMIT_NOFILE, &tight));
+    int holes[1024], nholes = 0;
+    for (int d; nholes < 1024 && (d = dup(0)) >= 0;)
+        holes[nholes++] = d;
+    for (int round = 0; round < 2; round++) {
+        uint8_t h[SY_FRAME_HEADER_SIZE];
+        sy_frame_header_encode(h, (uint32_t)round + 1, SY_FRAME_F_FD, 0);
+        struct iovec iov = {.iov_base = h, .iov_len = sizeof(h)};
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } ctl;
+        memset(&ctl, 0, sizeof(ctl));
+        struct msghdr mh = {.msg_iov = &iov,
+                            .msg_iovlen = 1,
+                            .msg_control = ctl.buf,
+                            .msg_controllen = sizeof(ctl.buf)};
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
+        assert_int_equal((ssize_t)sizeof(h), sendmsg(fds[0], &mh, 0));
+        RUN_UNTIL(&l, rb.nmsg == round + 1 || rb.nclose);
+        if (round == 0) {
+            /* room again for the second, which comes with its descriptor */
+            for (int i = 0; i < nholes; i++)
+                close(holes[i]);
+            assert_int_equal(0, setrlimit(RLIMIT_NOFILE, &old));
+        }
+    }
+    assert_int_equal(0, rb.nclose);
+    assert_true(rb.flagged[0] && rb.flagged[1]);
+    assert_int_equal(-1, rb.fd[0]);
+    assert_true(rb.fd[1] >= 0);
+    close(rb.fd[1]);
+    close(mfd);
+    sy_conn_free(b);
+    close(fds[0]);
+    loop_fini(&l);
+    assert_int_equal(before, open_fds());
+}
+
+/* What sy_sealed_map refuses: an unsealed memfd, a regular file, a pipe. */
+static void test_sealed_refusals(void **state)
+{
+    (void)state;
+    const char *why = NULL;
+    int fd = memfd_create("t", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(0, ftruncate(fd, 4096));
+    assert_null(sy_sealed_map(fd, 4096, &why));
+    assert_non_null(strstr(why, "sealed"));
+    close(fd);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    static const char zeros[4096];
+    assert_int_equal(4096, fwrite(zeros, 1, 4096, f));
+    fflush(f);
+    assert_null(sy_sealed_map(fileno(f), 4096, &why));
+    fclose(f);
+    int p[2];
+    assert_int_equal(0, pipe(p));
+    assert_null(sy_sealed_map(p[0], 1, &why));
+    assert_non_null(strstr(why, "not a shared-memory file"));
+    close(p[0]);
+    close(p[1]);
+    assert_null(sy_sealed_map(-1, 1, &why));
+}
+
 int main(void)
 {
     /* Sends from other threads need a thread-aware event base. */
@@ -1044,6 +1304,10 @@ int main(void)
         cmocka_unit_test(test_close_after_flush),
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_openpmix_detect),
+        cmocka_unit_test(test_fd_passing),
+        cmocka_unit_test(test_fd_hostile),
+        cmocka_unit_test(test_fd_table_full),
+        cmocka_unit_test(test_sealed_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
