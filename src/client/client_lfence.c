@@ -32,6 +32,7 @@ static pthread_mutex_t lf_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool lf_tried; /* asked the server once: a page, or none */
 static sy_lfence_page_t *lf_page;
 static size_t lf_size;
+static bool lf_lost; /* the server's connection closed: nobody ends a generation */
 
 /* Map the page the server names; false: none (fences take FENCE). */
 static bool attach(const pmix_proc_t *me)
@@ -47,8 +48,8 @@ static bool attach(const pmix_proc_t *me)
     struct stat st;
     bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
               (size_t)st.st_size >= sizeof(sy_lfence_page_t);
-    void *map = ok ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-                   : MAP_FAILED;
+    void *map =
+        ok ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     if (fd >= 0)
         close(fd);
     if (map != MAP_FAILED) {
@@ -57,7 +58,7 @@ static bool attach(const pmix_proc_t *me)
              p->version == SY_LFENCE_VERSION && me->rank < p->nranks &&
              sy_lfence_size(p->nranks) == (uint64_t)st.st_size;
         if (ok) {
-            lf_page = p;
+            __atomic_store_n(&lf_page, p, __ATOMIC_RELEASE);
             lf_size = (size_t)st.st_size;
         } else {
             munmap(map, (size_t)st.st_size);
@@ -196,6 +197,8 @@ static pmix_status_t fence(sy_lfence_page_t *p, pmix_rank_t rank, bool collect, 
         w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE);
         if (sy_lf_gen(w) != gen)
             break;
+        if (__atomic_load_n(&lf_lost, __ATOMIC_ACQUIRE))
+            return PMIX_ERR_LOST_CONNECTION;
         double left = deadline > 0 ? deadline - now() : 1.0;
         if (left <= 0 && !sy_lf_pending(w)) {
             /* PMIX_TIMEOUT: the fence ends for every member that arrived,
@@ -251,13 +254,25 @@ bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_
     return handled;
 }
 
+void sy_client_lfence_lost(void)
+{
+    __atomic_store_n(&lf_lost, true, __ATOMIC_RELEASE);
+    /* a waiter wakes and sees it (the page stays mapped until finalize; a
+     * wake on an address unmapped meanwhile only fails) */
+    sy_lfence_page_t *p = __atomic_load_n(&lf_page, __ATOMIC_ACQUIRE);
+    if (p != NULL)
+        wake_all(p);
+}
+
 void sy_client_lfence_finalize(void)
 {
     pthread_mutex_lock(&lf_lock);
-    if (lf_page != NULL)
-        munmap(lf_page, lf_size);
-    lf_page = NULL;
+    sy_lfence_page_t *p = lf_page;
+    __atomic_store_n(&lf_page, NULL, __ATOMIC_RELEASE);
+    if (p != NULL)
+        munmap(p, lf_size);
     lf_size = 0;
     lf_tried = false;
+    __atomic_store_n(&lf_lost, false, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lf_lock);
 }

@@ -22,6 +22,7 @@
 #ifndef SWITCHYARD_COMMON_LFENCE_PAGE_H
 #define SWITCHYARD_COMMON_LFENCE_PAGE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define SY_LFENCE_MAGIC 0x53594c46u /* "SYLF" */
@@ -61,6 +62,12 @@ typedef struct {
      * SY_LFENCE_SLOT_GONE once it left */
 } sy_lfence_page_t;
 
+/* the layout docs/wire-protocol.md ("The local fence page") gives */
+_Static_assert(offsetof(sy_lfence_page_t, word) == 64 &&
+                   offsetof(sy_lfence_page_t, result_gen) == 128 &&
+                   offsetof(sy_lfence_page_t, reply) == 144 && sizeof(sy_lfence_page_t) == 16576,
+               "the collective page's layout moved");
+
 #define SY_LFENCE_SLOT_STRIDE 16u /* uint32_t: 64 bytes */
 
 static inline uint32_t *sy_lfence_slot(sy_lfence_page_t *p, uint32_t rank)
@@ -99,8 +106,7 @@ static inline bool sy_lf_pending(uint64_t w)
 {
     return sy_lf_arrived(w) > 0 && sy_lf_arrived(w) >= sy_lf_expected(w);
 }
-static inline uint64_t sy_lf_make(uint32_t arrived, uint32_t expected, uint32_t gen,
-                                  uint64_t flags)
+static inline uint64_t sy_lf_make(uint32_t arrived, uint32_t expected, uint32_t gen, uint64_t flags)
 {
     return (uint64_t)arrived | ((uint64_t)expected << SY_LF_EXPECTED_SHIFT) |
            ((uint64_t)(gen & SY_LF_GEN_MASK) << SY_LF_GEN_SHIFT) | flags;

@@ -455,8 +455,7 @@ void sy_srv_coll_command(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
                        sy_info_flag(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO);
         if (sy_info_timeout(info, ninfo, &secs) != PMIX_SUCCESS)
             secs = 0;
-        rc = sy_srv_lfence_join(procs[0].nspace, peer, tag, &peer->proc, NULL, NULL, collect,
-                                secs);
+        rc = sy_srv_lfence_join(procs[0].nspace, peer, tag, &peer->proc, NULL, NULL, collect, secs);
         if (rc != PMIX_ERR_NOT_SUPPORTED) {
             if (info != NULL)
                 PMIX_INFO_FREE(info, ninfo);

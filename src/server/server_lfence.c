@@ -81,8 +81,7 @@ static lf_ns_t *find(const char *nspace)
 /* Every rank of ns lives here: the job is on this node alone. */
 static bool eligible(const sy_srv_nspace_t *ns)
 {
-    return ns != NULL && ns->summary.job_size > 0 &&
-           ns->summary.job_size == ns->summary.nlocal &&
+    return ns != NULL && ns->summary.job_size > 0 && ns->summary.job_size == ns->summary.nlocal &&
            ns->summary.job_size <= SY_LFENCE_MAX_RANKS && enabled();
 }
 
@@ -240,10 +239,10 @@ static void finish(lf_ns_t *l, uint32_t gen)
         if (sy_lf_gen(w) != gen)
             break; /* cannot happen while pending; defensive */
         nw = sy_lf_ended(w, false);
-    } while (!__atomic_compare_exchange_n(&pg->word, &w, nw, false, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_SEQ_CST));
+    } while (
+        !__atomic_compare_exchange_n(&pg->word, &w, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
     wake_all(l);
-    pmix_status_t st = rc != PMIX_SUCCESS            ? rc
+    pmix_status_t st = rc != PMIX_SUCCESS          ? rc
                        : (w & SY_LF_DEPARTED) != 0 ? PMIX_ERR_PARTIAL_SUCCESS
                                                    : PMIX_SUCCESS;
     if (l->held != NULL && l->held_gen == gen)
@@ -364,8 +363,7 @@ void sy_srv_lfence_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
     }
     finish(l, gen);
     uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
-    sy_srv_peer_reply_status(peer, tag,
-                             sy_lf_gen(w) != gen ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM);
+    sy_srv_peer_reply_status(peer, tag, sy_lf_gen(w) != gen ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM);
 }
 
 /* A member left: it is expected no more, and no longer counted in the

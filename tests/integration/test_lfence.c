@@ -119,8 +119,7 @@ static int client(const char *barg)
         return 2;
     fh_step(&step); /* 1: everyone connected */
     unsigned last = nprocs - 1;
-    if (strcmp(mode, "rounds") == 0 || strcmp(mode, "mixed") == 0 ||
-        strcmp(mode, "listed") == 0) {
+    if (strcmp(mode, "rounds") == 0 || strcmp(mode, "mixed") == 0 || strcmp(mode, "listed") == 0) {
         rounds();
     } else if (strcmp(mode, "timeout") == 0) {
         if (me.rank == last) {
@@ -196,9 +195,9 @@ static int host(void)
             fh_barrier_release(&b, nprocs - 1);
         else
             code = 1;
-    } else if (code == 0 && (strcmp(mode, "kill-during") == 0 ||
-                             strcmp(mode, "finalize-during") == 0 ||
-                             strcmp(mode, "timeout") == 0)) {
+    } else if (code == 0 &&
+               (strcmp(mode, "kill-during") == 0 || strcmp(mode, "finalize-during") == 0 ||
+                strcmp(mode, "timeout") == 0)) {
         if (fh_barrier_gather(&b, nprocs, 30000) == (int)nprocs)
             fh_barrier_release(&b, nprocs);
         else
