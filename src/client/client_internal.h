@@ -203,6 +203,9 @@ void sy_client_modex_finalize(void);
  * page: true when it took it (*rc its outcome), false to send FENCE. */
 bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                       size_t ninfo, pmix_status_t *rc);
+/* Map the page ahead, at the first commit: a fence usually follows, and
+ * asking then would put a round trip into it. */
+void sy_client_lfence_prepare(void);
 /* The server's connection closed: waiters return PMIX_ERR_LOST_CONNECTION. */
 void sy_client_lfence_lost(void);
 void sy_client_lfence_finalize(void);

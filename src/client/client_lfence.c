@@ -221,15 +221,33 @@ static pmix_status_t fence(sy_lfence_page_t *p, pmix_rank_t rank, bool collect, 
     return outcome(p, gen);
 }
 
+static bool usable(pmix_proc_t *me)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    bool ok = sy_client.refcount > 0 && sy_client.conn != NULL && !sy_client.opx &&
+              !sy_client.tool && !sy_client.singleton;
+    *me = sy_client.me;
+    pthread_mutex_unlock(&sy_client_lock);
+    return ok;
+}
+
+void sy_client_lfence_prepare(void)
+{
+    pmix_proc_t me;
+    if (!usable(&me) || pthread_mutex_trylock(&lf_lock) != 0)
+        return;
+    if (!lf_tried) {
+        lf_tried = true;
+        attach(&me);
+    }
+    pthread_mutex_unlock(&lf_lock);
+}
+
 bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                       size_t ninfo, pmix_status_t *rc)
 {
-    pthread_mutex_lock(&sy_client_lock);
-    bool usable = sy_client.refcount > 0 && sy_client.conn != NULL && !sy_client.opx &&
-                  !sy_client.tool && !sy_client.singleton;
-    pmix_proc_t me = sy_client.me;
-    pthread_mutex_unlock(&sy_client_lock);
-    if (!usable || (procs == NULL && nprocs > 0) || (info == NULL && ninfo > 0))
+    pmix_proc_t me;
+    if (!usable(&me) || (procs == NULL && nprocs > 0) || (info == NULL && ninfo > 0))
         return false;
     /* one fence of ours at a time: another thread's takes FENCE */
     if (pthread_mutex_trylock(&lf_lock) != 0)

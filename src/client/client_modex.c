@@ -161,6 +161,8 @@ PMIX_EXPORT pmix_status_t PMIx_Commit(void)
     rc = sy_client_rpc_direct(&req, SY_REQUEST_WAIT, &rb);
     /* the reply has no field: its status is the answer */
     sy_buffer_destruct(&rb);
+    if (rc == PMIX_SUCCESS)
+        sy_client_lfence_prepare();
     return rc;
 }
 
