@@ -33,6 +33,7 @@ static bool lf_tried; /* asked the server once: a page, or none */
 static sy_lfence_page_t *lf_page;
 static size_t lf_size;
 static bool lf_lost; /* the server's connection closed: nobody ends a generation */
+static pid_t lf_pid; /* who mapped it: a forked child asks again for itself */
 
 /* Map the page the server names; false: none (fences take FENCE). */
 static bool attach(const pmix_proc_t *me)
@@ -231,13 +232,26 @@ static bool usable(pmix_proc_t *me)
     return ok;
 }
 
+/* Under lf_lock: a page mapped by our parent before a fork is not ours. */
+static void forget_parents(void)
+{
+    if (lf_tried && lf_pid != getpid()) {
+        if (lf_page != NULL)
+            munmap(lf_page, lf_size);
+        __atomic_store_n(&lf_page, NULL, __ATOMIC_RELEASE);
+        lf_tried = false;
+    }
+}
+
 void sy_client_lfence_prepare(void)
 {
     pmix_proc_t me;
     if (!usable(&me) || pthread_mutex_trylock(&lf_lock) != 0)
         return;
+    forget_parents();
     if (!lf_tried) {
         lf_tried = true;
+        lf_pid = getpid();
         attach(&me);
     }
     pthread_mutex_unlock(&lf_lock);
@@ -252,8 +266,10 @@ bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_
     /* one fence of ours at a time: another thread's takes FENCE */
     if (pthread_mutex_trylock(&lf_lock) != 0)
         return false;
+    forget_parents();
     if (!lf_tried) {
         lf_tried = true;
+        lf_pid = getpid();
         attach(&me);
     }
     sy_lfence_page_t *p = lf_page;

@@ -49,6 +49,7 @@ typedef struct lf_ns {
     char *path;
     sy_lfence_page_t *page;
     size_t size;
+    uint32_t nranks;   /* ours: the page's copy is writable by every client */
     lf_member_t *held; /* members the server counted in, of generation held_gen */
     uint32_t held_gen;
     sy_timer_t *timer; /* the held members' PMIX_TIMEOUT */
@@ -121,6 +122,7 @@ static lf_ns_t *create(sy_srv_t *s, const sy_srv_nspace_t *ns)
     }
     l->page = map;
     l->page->nranks = n;
+    l->nranks = n;
     l->page->version = SY_LFENCE_VERSION;
     /* ranks that ended already are not waited for (as skip_ended) */
     uint32_t expected = n;
@@ -371,7 +373,7 @@ void sy_srv_lfence_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
 static void gone(const sy_srv_peer_t *peer, const pmix_proc_t *who)
 {
     lf_ns_t *l = find(who->nspace);
-    if (l == NULL || who->rank >= l->page->nranks)
+    if (l == NULL || who->rank >= l->nranks)
         return;
     bool held = false;
     for (lf_member_t **pp = &l->held; *pp != NULL;) {
