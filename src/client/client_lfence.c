@@ -59,6 +59,16 @@ static bool attach(const pmix_proc_t *me)
              p->version == SY_LFENCE_VERSION && me->rank < p->nranks &&
              sy_lfence_size(p->nranks) == (uint64_t)st.st_size;
         if (ok) {
+            /* Take the page faults now, not in the first fence: the file is
+             * on the tmpdir's file system, whose shared writable mappings
+             * fault on each process's first write to a page (and the
+             * kernel's mkwrite can wait on the journal). */
+            __atomic_fetch_or(&p->word, 0, __ATOMIC_SEQ_CST);
+            uint32_t *slot = sy_lfence_slot(p, me->rank);
+            __atomic_store_n(slot, __atomic_load_n(slot, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+            (void)__atomic_load_n(&p->reply_len, __ATOMIC_ACQUIRE);
+            (void)__atomic_load_n((volatile unsigned char *)p->reply + SY_LFENCE_REPLY_MAX - 1,
+                                  __ATOMIC_RELAXED);
             __atomic_store_n(&lf_page, p, __ATOMIC_RELEASE);
             lf_size = (size_t)st.st_size;
         } else {
