@@ -3,7 +3,7 @@
 src_libswitchyard_la_SOURCES += src/client/client_init.c src/client/client_rpc.c src/client/client_msg.c \
 	src/client/client_direct.c \
 	src/client/client_get.c src/client/client_resolve.c \
-	src/client/client_modex.c src/client/client_event.c src/client/client_pubsub.c \
+	src/client/client_modex.c src/client/client_lfence.c src/client/client_event.c src/client/client_pubsub.c \
 	src/client/client_hostops.c src/client/client_fabric.c src/client/client_distances.c \
 	src/client/client_group.c src/client/client_cred.c src/client/client_debug.c \
 	src/client/client_iof.c src/client/client_iof_fmt.c src/client/client_iof_push.c

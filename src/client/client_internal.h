@@ -202,6 +202,17 @@ pmix_status_t sy_client_dmodex_get(const pmix_proc_t *proc, const char *key,
                                    const pmix_info_t info[], size_t ninfo, pmix_value_t **val);
 /* The last PMIx_Finalize, before the connection is dropped. */
 void sy_client_modex_finalize(void);
+/* ---- client_lfence.c: the local fence ---- */
+/* A blocking fence over our whole namespace in the server's collective
+ * page: true when it took it (*rc its outcome), false to send FENCE. */
+bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                      size_t ninfo, pmix_status_t *rc);
+/* Map the page ahead, at the first commit: a fence usually follows, and
+ * asking then would put a round trip into it. */
+void sy_client_lfence_prepare(void);
+/* The server's connection closed: waiters return PMIX_ERR_LOST_CONNECTION. */
+void sy_client_lfence_lost(void);
+void sy_client_lfence_finalize(void);
 
 /* ---- client_distances.c ---- */
 /* PMIX_DEVICE_DISTANCES of a process on this node, computed locally: the

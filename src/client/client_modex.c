@@ -161,6 +161,8 @@ PMIX_EXPORT pmix_status_t PMIx_Commit(void)
     rc = sy_client_rpc_direct(&req, SY_REQUEST_WAIT, &rb);
     /* the reply has no field: its status is the answer */
     sy_buffer_destruct(&rb);
+    if (rc == PMIX_SUCCESS)
+        sy_client_lfence_prepare();
     return rc;
 }
 
@@ -413,6 +415,9 @@ PMIX_EXPORT pmix_status_t PMIx_Disconnect(const pmix_proc_t procs[], size_t npro
 PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
                                      const pmix_info_t info[], size_t ninfo)
 {
+    pmix_status_t rc;
+    if (sy_client_lfence(procs, nprocs, info, ninfo, &rc))
+        return rc;
     return collective_wait(SY_CMD_FENCE, procs, nprocs, info, ninfo);
 }
 
@@ -553,6 +558,7 @@ pmix_status_t sy_client_dmodex_get(const pmix_proc_t *proc, const char *key,
 
 void sy_client_modex_finalize(void)
 {
+    sy_client_lfence_finalize();
     pthread_mutex_lock(&posted_lock);
     while (posted != NULL) {
         posted_t *p = posted;

@@ -222,6 +222,7 @@ static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, voi
     sy_log(SY_LOG_INFO, "client: connection to the server closed: %s", why);
     sy_client_fail_requests_on(conn, PMIX_ERR_LOST_CONNECTION);
     sy_client_iof_lost(conn);
+    sy_client_lfence_lost(); /* a client has one server connection */
     sy_client_event_lost_connection();
 }
 

@@ -6,7 +6,7 @@ src_libswitchyard_la_SOURCES += src/server/server_init.c src/server/server_liste
 	src/server/server_peer.c src/server/server_opx.c src/server/server_ds21.c src/server/server_ds21_store.c \
 	src/server/server_registry.c src/server/server_nspace.c \
 	src/server/server_resources.c src/server/server_fork.c src/server/server_fork_env.c src/server/server_util.c \
-	src/server/server_modex.c src/server/server_coll.c src/server/server_dmodex.c \
+	src/server/server_modex.c src/server/server_coll.c src/server/server_lfence.c src/server/server_dmodex.c \
 	src/server/server_event.c src/server/server_pubsub.c \
 	src/server/server_hostops.c src/server/server_fabric.c src/server/server_setup.c \
 	src/server/server_group.c src/server/server_group_info.c src/server/server_group_reg.c \

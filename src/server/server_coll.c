@@ -23,6 +23,7 @@
 #include "server/server_coll.h"
 #include "server/server_group.h"
 #include "server/server_internal.h"
+#include "server/server_lfence.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
 #include "server/server_upcall.h"
@@ -447,6 +448,24 @@ void sy_srv_coll_command(sy_srv_peer_t *peer, uint8_t kind, uint32_t tag, pmix_d
         rc = sy_srv_group_expand(&procs, &nprocs); /* {group id, rank} names members */
     if (rc == PMIX_SUCCESS && !sy_srv_proc_in_set(procs, nprocs, &peer->proc))
         rc = PMIX_ERR_BAD_PARAM; /* a fence the caller does not take part in */
+    if (rc == PMIX_SUCCESS && kind == SY_CMD_FENCE && sy_srv_lfence_whole(procs, nprocs)) {
+        /* the namespace's fences meet in its page (server_lfence.c) */
+        double secs = 0;
+        bool collect = sy_info_flag(info, ninfo, PMIX_COLLECT_DATA) ||
+                       sy_info_flag(info, ninfo, PMIX_COLLECT_GENERATED_JOB_INFO);
+        if (sy_info_timeout(info, ninfo, &secs) != PMIX_SUCCESS)
+            secs = 0;
+        rc = sy_srv_lfence_join(procs[0].nspace, peer, tag, &peer->proc, NULL, NULL, collect, secs);
+        if (rc != PMIX_ERR_NOT_SUPPORTED) {
+            if (info != NULL)
+                PMIX_INFO_FREE(info, ninfo);
+            free(procs);
+            if (rc != PMIX_SUCCESS)
+                sy_srv_peer_reply_status(peer, tag, rc);
+            return;
+        }
+        rc = PMIX_SUCCESS;
+    }
     fence_t *f = NULL;
     if (rc == PMIX_SUCCESS) {
         for (f = fences; f != NULL && !same_set(f, kind, procs, nprocs); f = f->next)
@@ -559,6 +578,11 @@ pmix_status_t sy_srv_coll_fence_job(const pmix_proc_t *who, sy_srv_coll_notify_f
 {
     pmix_proc_t job;
     PMIX_LOAD_PROCID(&job, who->nspace, PMIX_RANK_WILDCARD);
+    if (sy_srv_lfence_whole(&job, 1)) {
+        pmix_status_t rc = sy_srv_lfence_join(who->nspace, NULL, 0, who, notify, ctx, true, 0);
+        if (rc != PMIX_ERR_NOT_SUPPORTED)
+            return rc;
+    }
     fence_t *f;
     for (f = fences; f != NULL && !same_set(f, SY_CMD_FENCE, &job, 1); f = f->next)
         ;

@@ -24,6 +24,7 @@
 #include "server/server_coll.h"
 #include "server/server_ds21.h"
 #include "server/server_internal.h"
+#include "server/server_lfence.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
 #include "server/server_modex.h"
@@ -462,6 +463,7 @@ void sy_srv_modex_proc_gone(const pmix_proc_t *proc, bool finalized)
     sy_srv_posted_t *mine = sy_srv_posted_find(proc, true);
     if (mine != NULL)
         mine->gone = true;
+    sy_srv_lfence_proc_gone(proc);
     sy_srv_coll_proc_gone(proc, finalized);
     sy_srv_dmodex_proc_gone(proc, finalized);
 }
@@ -472,6 +474,8 @@ void sy_srv_modex_peer_gone(sy_srv_peer_t *peer, bool finalized)
     sy_srv_posted_t *mine = sy_srv_posted_find(&peer->proc, peer->tool == NULL);
     if (mine != NULL)
         mine->gone = true;
+    if (peer->tool == NULL)
+        sy_srv_lfence_peer_gone(peer);
     sy_srv_coll_peer_gone(peer, finalized);
     sy_srv_dmodex_peer_gone(peer, finalized);
 }
@@ -504,11 +508,13 @@ static void forget_nspace(sy_srv_t *s, const char *nspace)
 
 void sy_srv_modex_nspace_gone(sy_srv_t *s, const char *nspace)
 {
+    sy_srv_lfence_nspace_gone(nspace);
     forget_nspace(s, nspace);
 }
 
 void sy_srv_modex_finalize(sy_srv_t *s)
 {
+    sy_srv_lfence_nspace_gone(NULL);
     sy_srv_coll_finalize();
     sy_srv_dmodex_finalize();
     forget_nspace(s, NULL);

@@ -36,6 +36,7 @@
 #include "server/server_registry.h"
 #include "server/server_tool.h"
 #include "server/server_upcall.h"
+#include "server/server_lfence.h"
 #include "server/server_modex.h"
 #include "server/server_opx.h"
 
@@ -742,6 +743,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
         case SY_CMD_GROUP_JOIN:
         case SY_CMD_GROUP_LEAVE:
         case SY_CMD_GROUP_DECIDE: sy_srv_group_command(peer, cmd, tag, &b); break;
+        case SY_CMD_LFENCE: sy_srv_lfence_command(peer, tag, &b); break;
         case SY_CMD_HELLO:
             sy_srv_peer_refuse(peer, tag, PMIX_ERR_BAD_PARAM, "a second HELLO");
             break;

@@ -156,6 +156,15 @@ tests_integration_test_depart_LDADD = src/libpmix.la
 tests_integration_test_depart_LDFLAGS = -no-install
 TESTS += tests/integration/depart.sh
 EXTRA_DIST += tests/integration/depart.sh
+# The local fence: fences of a one-node job in the server's collective
+# page (lfence.sh).
+check_PROGRAMS += tests/integration/test_lfence
+tests_integration_test_lfence_SOURCES = tests/integration/test_lfence.c \
+	tests/integration/forkhost.h
+tests_integration_test_lfence_LDADD = src/libpmix.la
+tests_integration_test_lfence_LDFLAGS = -no-install
+TESTS += tests/integration/lfence.sh
+EXTRA_DIST += tests/integration/lfence.sh
 # The server's limits (fd limit, oversized frames, spawn requests) under
 # switchyard-run (tests/tools/limits.sh).
 check_PROGRAMS += tests/integration/test_limits

@@ -1,0 +1,322 @@
+/* The local fence on the client side (common/lfence_page.h): a blocking
+ * PMIx_Fence over our whole namespace, when the server offers the
+ * namespace's collective page, counts itself in there and sleeps on the
+ * page's futex on the calling thread; the last to arrive ends the
+ * generation itself, or asks the server to (LFENCE op 1) when data is
+ * collected or the server counted members in.  Anything else (another
+ * proc set, Fence_nb, no page) takes FENCE, which the server counts into
+ * the same page: every member meets in one place whichever way it came. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "client/client_internal.h"
+#include "common/buffer.h"
+#include "common/info.h"
+#include "common/lfence_page.h"
+#include "common/log.h"
+
+static pthread_mutex_t lf_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool lf_tried; /* asked the server once: a page, or none */
+static sy_lfence_page_t *lf_page;
+static size_t lf_size;
+static bool lf_lost; /* the server's connection closed: nobody ends a generation */
+static pid_t lf_pid; /* who mapped it: a forked child asks again for itself */
+
+/* Map the page the server names; false: none (fences take FENCE). */
+static bool attach(const pmix_proc_t *me)
+{
+    sy_wire_lfence_req_t m = {.op = 0, .gen = 0};
+    sy_wire_lfence_rep_t rep;
+    pmix_status_t rc = sy_client_call_direct(SY_WMSG_LFENCE_REQ, &m, 365.0 * 86400, &rep);
+    if (rc != PMIX_SUCCESS || rep.path == NULL) {
+        sy_wire_lfence_rep_free(&rep);
+        return false;
+    }
+    int fd = open(rep.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+              (size_t)st.st_size >= sizeof(sy_lfence_page_t);
+    void *map =
+        ok ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (fd >= 0)
+        close(fd);
+    if (map != MAP_FAILED) {
+        sy_lfence_page_t *p = map;
+        ok = __atomic_load_n(&p->magic, __ATOMIC_ACQUIRE) == SY_LFENCE_MAGIC &&
+             p->version == SY_LFENCE_VERSION && me->rank < p->nranks &&
+             sy_lfence_size(p->nranks) == (uint64_t)st.st_size;
+        if (ok) {
+            /* Take the page faults now, not in the first fence: the file is
+             * on the tmpdir's file system, whose shared writable mappings
+             * fault on each process's first write to a page (and the
+             * kernel's mkwrite can wait on the journal). */
+            __atomic_fetch_or(&p->word, 0, __ATOMIC_SEQ_CST);
+            uint32_t *slot = sy_lfence_slot(p, me->rank);
+            __atomic_store_n(slot, __atomic_load_n(slot, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+            (void)__atomic_load_n(&p->reply_len, __ATOMIC_ACQUIRE);
+            (void)__atomic_load_n((volatile unsigned char *)p->reply + SY_LFENCE_REPLY_MAX - 1,
+                                  __ATOMIC_RELAXED);
+            __atomic_store_n(&lf_page, p, __ATOMIC_RELEASE);
+            lf_size = (size_t)st.st_size;
+        } else {
+            munmap(map, (size_t)st.st_size);
+        }
+    }
+    if (lf_page == NULL)
+        sy_log(SY_LOG_INFO, "client: local fence page %s not usable: fences go to the server",
+               rep.path);
+    sy_wire_lfence_rep_free(&rep);
+    return lf_page != NULL;
+}
+
+/* Do procs name our whole namespace (n == 0: the default)? */
+static bool whole(const pmix_proc_t *me, const pmix_proc_t procs[], size_t n, uint32_t size)
+{
+    if (procs == NULL || n == 0)
+        return true;
+    if (n == 1 && procs[0].rank == PMIX_RANK_WILDCARD)
+        return PMIX_CHECK_NSPACE(procs[0].nspace, me->nspace);
+    if (n != size)
+        return false;
+    unsigned char *seen = calloc(size, 1);
+    bool all = seen != NULL;
+    for (size_t i = 0; all && i < n; i++) {
+        if (!PMIX_CHECK_NSPACE(procs[i].nspace, me->nspace) || procs[i].rank >= size ||
+            seen[procs[i].rank])
+            all = false;
+        else
+            seen[procs[i].rank] = 1;
+    }
+    free(seen);
+    return all;
+}
+
+static void wake_all(sy_lfence_page_t *p)
+{
+    syscall(SYS_futex, sy_lfence_futex(p), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleep while the generation's half of the word still reads `half`, at
+ * most `secs`. */
+static void futex_wait(sy_lfence_page_t *p, uint32_t half, double secs)
+{
+    struct timespec ts = {.tv_sec = (time_t)secs,
+                          .tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9)};
+    syscall(SYS_futex, sy_lfence_futex(p), FUTEX_WAIT, half, &ts, NULL, 0);
+}
+
+/* How generation gen ended, and the segments it published. */
+static pmix_status_t outcome(sy_lfence_page_t *p, uint32_t gen)
+{
+    uint64_t w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE);
+    pmix_status_t st;
+    if (__atomic_load_n(&p->result_gen, __ATOMIC_ACQUIRE) == gen + 1)
+        st = p->result_status;
+    else
+        st = (w & SY_LF_TIMEOUT)   ? PMIX_ERR_TIMEOUT
+             : (w & SY_LF_PARTIAL) ? PMIX_ERR_PARTIAL_SUCCESS
+                                   : PMIX_SUCCESS;
+    if ((st != PMIX_SUCCESS && st != PMIX_ERR_PARTIAL_SUCCESS) ||
+        __atomic_load_n(&p->reply_gen, __ATOMIC_ACQUIRE) != gen + 1)
+        return st;
+    /* the collected data: the FENCE reply the server left for us */
+    uint32_t len = p->reply_len;
+    if (len > SY_LFENCE_REPLY_MAX)
+        return PMIX_ERR_UNPACK_FAILURE;
+    pmix_data_buffer_t b = {0};
+    if (len > 0 && sy_buffer_append(&b, p->reply, len) != PMIX_SUCCESS)
+        return PMIX_ERR_NOMEM;
+    sy_wire_fence_rep_t rep;
+    pmix_status_t rc = sy_wire_unpack(&sy_wire_native, &b, SY_WMSG_FENCE_REP, &rep);
+    sy_buffer_destruct(&b);
+    if (rc == PMIX_SUCCESS)
+        rc = sy_client_attach_segments(rep.segments, rep.nsegments, rep.retired, rep.nretired);
+    sy_wire_fence_rep_free(&rep);
+    return rc != PMIX_SUCCESS ? rc : st;
+}
+
+/* Ask the server to end generation gen (it publishes, or answers the
+ * members it counted in). */
+static pmix_status_t tell_server(uint32_t gen)
+{
+    sy_wire_lfence_req_t m = {.op = 1, .gen = gen};
+    sy_wire_lfence_rep_t rep;
+    pmix_status_t rc = sy_client_call_direct(SY_WMSG_LFENCE_REQ, &m, 365.0 * 86400, &rep);
+    sy_wire_lfence_rep_free(&rep);
+    return rc;
+}
+
+static pmix_status_t fence(sy_lfence_page_t *p, pmix_rank_t rank, bool collect, double timeout)
+{
+    uint32_t *slot = sy_lfence_slot(p, rank);
+    uint64_t w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE), nw;
+    uint32_t gen;
+    for (;;) {
+        gen = sy_lf_gen(w);
+        if (sy_lf_pending(w)) { /* the last one still being ended */
+            futex_wait(p, (uint32_t)(w >> 32), 0.01);
+            w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE);
+            continue;
+        }
+        /* where the server sees that we were counted, should we die */
+        __atomic_store_n(slot, gen + 1, __ATOMIC_SEQ_CST);
+        nw = (w + 1) | (collect ? SY_LF_COLLECT : 0);
+        if (__atomic_compare_exchange_n(&p->word, &w, nw, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
+            break;
+    }
+    sy_log(SY_LOG_DEBUG, "client: local fence: rank %u in generation %u (%u of %u)%s",
+           (unsigned)rank, gen, sy_lf_arrived(nw), sy_lf_expected(nw),
+           sy_lf_pending(nw) ? ", the last" : "");
+    if (sy_lf_pending(nw)) { /* the last one: end it */
+        if (nw & (SY_LF_COLLECT | SY_LF_SERVER)) {
+            pmix_status_t rc = tell_server(gen);
+            if (rc != PMIX_SUCCESS)
+                return rc;
+        } else {
+            w = nw;
+            while (sy_lf_gen(w) == gen &&
+                   !__atomic_compare_exchange_n(&p->word, &w, sy_lf_ended(w, false), false,
+                                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+                ;
+            wake_all(p);
+        }
+        return outcome(p, gen);
+    }
+    double deadline = timeout > 0 ? now() + timeout : 0;
+    for (;;) {
+        w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE);
+        if (sy_lf_gen(w) != gen)
+            break;
+        if (__atomic_load_n(&lf_lost, __ATOMIC_ACQUIRE))
+            return PMIX_ERR_LOST_CONNECTION;
+        double left = deadline > 0 ? deadline - now() : 1.0;
+        if (left <= 0 && !sy_lf_pending(w)) {
+            /* PMIX_TIMEOUT: the fence ends for every member that arrived,
+             * as the server's timer ends a FENCE */
+            if (__atomic_compare_exchange_n(&p->word, &w, sy_lf_ended(w, true), false,
+                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+                wake_all(p);
+                if (w & SY_LF_SERVER)
+                    tell_server(gen); /* it answers the members it holds */
+                return PMIX_ERR_TIMEOUT;
+            }
+            continue;
+        }
+        if (left <= 0)
+            left = 0.01; /* complete: being ended */
+        if (left > 1.0)
+            left = 1.0;
+        futex_wait(p, (uint32_t)(w >> 32), left);
+    }
+    return outcome(p, gen);
+}
+
+static bool usable(pmix_proc_t *me)
+{
+    pthread_mutex_lock(&sy_client_lock);
+    bool ok = sy_client.refcount > 0 && sy_client.conn != NULL && !sy_client.opx &&
+              !sy_client.tool && !sy_client.singleton;
+    *me = sy_client.me;
+    pthread_mutex_unlock(&sy_client_lock);
+    return ok;
+}
+
+/* Under lf_lock: a page mapped by our parent before a fork is not ours. */
+static void forget_parents(void)
+{
+    if (lf_tried && lf_pid != getpid()) {
+        if (lf_page != NULL)
+            munmap(lf_page, lf_size);
+        __atomic_store_n(&lf_page, NULL, __ATOMIC_RELEASE);
+        lf_tried = false;
+    }
+}
+
+void sy_client_lfence_prepare(void)
+{
+    pmix_proc_t me;
+    if (!usable(&me) || pthread_mutex_trylock(&lf_lock) != 0)
+        return;
+    forget_parents();
+    if (!lf_tried) {
+        lf_tried = true;
+        lf_pid = getpid();
+        attach(&me);
+    }
+    pthread_mutex_unlock(&lf_lock);
+}
+
+bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                      size_t ninfo, pmix_status_t *rc)
+{
+    pmix_proc_t me;
+    if (!usable(&me) || (procs == NULL && nprocs > 0) || (info == NULL && ninfo > 0))
+        return false;
+    /* one fence of ours at a time: another thread's takes FENCE */
+    if (pthread_mutex_trylock(&lf_lock) != 0)
+        return false;
+    forget_parents();
+    if (!lf_tried) {
+        lf_tried = true;
+        lf_pid = getpid();
+        attach(&me);
+    }
+    sy_lfence_page_t *p = lf_page;
+    size_t ni = info != NULL ? ninfo : 0;
+    bool handled = false;
+    if (p != NULL && whole(&me, procs, nprocs, p->nranks)) {
+        bool collect = sy_info_flag(info, ni, PMIX_COLLECT_DATA) ||
+                       sy_info_flag(info, ni, PMIX_COLLECT_GENERATED_JOB_INFO);
+        double secs = 0;
+        if (sy_info_timeout(info, ni, &secs) != PMIX_SUCCESS)
+            secs = 0;
+        *rc = fence(p, me.rank, collect, secs);
+        handled = true;
+    }
+    pthread_mutex_unlock(&lf_lock);
+    return handled;
+}
+
+void sy_client_lfence_lost(void)
+{
+    __atomic_store_n(&lf_lost, true, __ATOMIC_RELEASE);
+    /* a waiter wakes and sees it (the page stays mapped until finalize; a
+     * wake on an address unmapped meanwhile only fails) */
+    sy_lfence_page_t *p = __atomic_load_n(&lf_page, __ATOMIC_ACQUIRE);
+    if (p != NULL)
+        wake_all(p);
+}
+
+void sy_client_lfence_finalize(void)
+{
+    pthread_mutex_lock(&lf_lock);
+    sy_lfence_page_t *p = lf_page;
+    __atomic_store_n(&lf_page, NULL, __ATOMIC_RELEASE);
+    if (p != NULL)
+        munmap(p, lf_size);
+    lf_size = 0;
+    lf_tried = false;
+    __atomic_store_n(&lf_lost, false, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lf_lock);
+}

@@ -1,0 +1,461 @@
+/* The local fence (common/lfence_page.h): fences over the whole namespace
+ * of a job that lives on this node alone meet in a page the server shares
+ * with the namespace's clients.  A client of ours counts itself in there
+ * and sleeps on a futex; the server counts in every other arrival (FENCE
+ * from a client that does not map the page, Fence_nb, OpenPMIx clients,
+ * PMI barriers) and answers them when the generation ends, publishes the
+ * collected data when asked, and takes departures and timeouts into the
+ * word.  Loop only (the clients are the other writers of the page). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "common/buffer.h"
+#include "common/lfence_page.h"
+#include "common/log.h"
+#include "common/safefile.h"
+#include "common/wire.h"
+#include "server/server_coll.h"
+#include "server/server_group.h"
+#include "server/server_internal.h"
+#include "server/server_lfence.h"
+#include "server/server_modex.h"
+#include "server/server_msg.h"
+#include "server/server_peer.h"
+#include "server/server_registry.h"
+
+typedef struct lf_member {
+    sy_srv_peer_t *peer; /* NULL: told through notify */
+    uint32_t tag;
+    pmix_proc_t proc;
+    sy_srv_coll_notify_fn notify;
+    void *ctx;
+    struct lf_member *next;
+} lf_member_t;
+
+typedef struct lf_ns {
+    char nspace[PMIX_MAX_NSLEN + 1];
+    char *path;
+    sy_lfence_page_t *page;
+    size_t size;
+    uint32_t nranks;   /* ours: the page's copy is writable by every client */
+    lf_member_t *held; /* members the server counted in, of generation held_gen */
+    uint32_t held_gen;
+    sy_timer_t *timer; /* the held members' PMIX_TIMEOUT */
+    struct lf_ns *next;
+} lf_ns_t;
+
+static lf_ns_t *pages;
+static unsigned long page_serial;
+static unsigned long server_arrivals; /* counted in by the server (SWITCHYARD_LOG=debug) */
+
+static bool enabled(void)
+{
+    const char *e = getenv("SWITCHYARD_LOCAL_FENCE");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
+static void wake_all(lf_ns_t *l)
+{
+    syscall(SYS_futex, sy_lfence_futex(l->page), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static lf_ns_t *find(const char *nspace)
+{
+    for (lf_ns_t *l = pages; l != NULL; l = l->next)
+        if (PMIX_CHECK_NSPACE(l->nspace, nspace))
+            return l;
+    return NULL;
+}
+
+/* Every rank of ns lives here: the job is on this node alone. */
+static bool eligible(const sy_srv_nspace_t *ns)
+{
+    return ns != NULL && ns->summary.job_size > 0 && ns->summary.job_size == ns->summary.nlocal &&
+           ns->summary.job_size <= SY_LFENCE_MAX_RANKS && enabled();
+}
+
+static lf_ns_t *create(sy_srv_t *s, const sy_srv_nspace_t *ns)
+{
+    uint32_t n = ns->summary.job_size;
+    lf_ns_t *l = calloc(1, sizeof(*l));
+    if (l == NULL)
+        return NULL;
+    PMIX_LOAD_NSPACE(l->nspace, ns->name);
+    l->size = sy_lfence_size(n);
+    if (asprintf(&l->path, "%s/lfence.%u.%lu", s->tmpdir, ns->id, ++page_serial) < 0) {
+        free(l);
+        return NULL;
+    }
+    /* exclusively, 0600, in the server's 0700 tmpdir (docs/security.md) */
+    int fd = open(l->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    const char *why = NULL;
+    if (fd < 0 || !sy_safe_fd_ours(fd, false, 077, &why) || ftruncate(fd, (off_t)l->size) != 0) {
+        sy_log(SY_LOG_WARN, "server: local fence page %s: %s", l->path,
+               why != NULL ? why : strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(l->path);
+        }
+        free(l->path);
+        free(l);
+        return NULL;
+    }
+    void *map = mmap(NULL, l->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        unlink(l->path);
+        free(l->path);
+        free(l);
+        return NULL;
+    }
+    l->page = map;
+    l->page->nranks = n;
+    l->nranks = n;
+    l->page->version = SY_LFENCE_VERSION;
+    /* ranks that ended already are not waited for (as skip_ended) */
+    uint32_t expected = n;
+    uint64_t flags = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        pmix_proc_t p;
+        bool finalized;
+        PMIX_LOAD_PROCID(&p, ns->name, r);
+        if (sy_group_ended(&p, &finalized)) {
+            *sy_lfence_slot(l->page, r) = SY_LFENCE_SLOT_GONE;
+            expected--;
+            flags = SY_LF_DEPARTED;
+        }
+    }
+    __atomic_store_n(&l->page->word, sy_lf_make(0, expected, 0, flags), __ATOMIC_SEQ_CST);
+    __atomic_store_n(&l->page->magic, SY_LFENCE_MAGIC, __ATOMIC_RELEASE);
+    l->next = pages;
+    pages = l;
+    sy_log(SY_LOG_DEBUG, "server: local fence page of %s: %s (%u ranks, %u expected)", l->nspace,
+           l->path, n, expected);
+    return l;
+}
+
+/* The namespace's page, made on first use; NULL: its fences take the
+ * collective engine. */
+static lf_ns_t *page_of(const char *nspace)
+{
+    lf_ns_t *l = find(nspace);
+    if (l != NULL)
+        return l;
+    sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, nspace);
+    return eligible(ns) ? create(sy_srv, ns) : NULL;
+}
+
+static pmix_status_t result_of(const lf_ns_t *l, uint64_t w, uint32_t gen)
+{
+    if (__atomic_load_n(&l->page->result_gen, __ATOMIC_ACQUIRE) == gen + 1)
+        return l->page->result_status;
+    return (w & SY_LF_TIMEOUT)   ? PMIX_ERR_TIMEOUT
+           : (w & SY_LF_PARTIAL) ? PMIX_ERR_PARTIAL_SUCCESS
+                                 : PMIX_SUCCESS;
+}
+
+static void answer_held(lf_ns_t *l, pmix_status_t st, const sy_wire_fence_rep_t *rep)
+{
+    if (l->timer != NULL) {
+        sy_timer_cancel(l->timer);
+        l->timer = NULL;
+    }
+    while (l->held != NULL) {
+        lf_member_t *m = l->held;
+        l->held = m->next;
+        if (m->peer != NULL) {
+            sy_srv_peer_reply_msg(m->peer, m->tag, st, SY_WMSG_FENCE_REP, rep);
+            sy_srv_peer_release(m->peer);
+        } else {
+            m->notify(st, m->ctx);
+        }
+        free(m);
+    }
+}
+
+/* The held members' generation ended without us (a client's timeout):
+ * tell them how. */
+static void sync_held(lf_ns_t *l)
+{
+    if (l->held == NULL)
+        return;
+    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
+    if (sy_lf_gen(w) != l->held_gen)
+        answer_held(l, result_of(l, w, l->held_gen), NULL);
+}
+
+/* End generation gen if it is complete: publish what was collected, write
+ * the reply where the members read it, bump the generation, wake them,
+ * answer the held ones. */
+static void finish(lf_ns_t *l, uint32_t gen)
+{
+    sy_lfence_page_t *pg = l->page;
+    uint64_t w = __atomic_load_n(&pg->word, __ATOMIC_ACQUIRE);
+    if (sy_lf_gen(w) != gen || !sy_lf_pending(w)) {
+        sync_held(l);
+        return;
+    }
+    sy_wire_fence_rep_t rep = {0};
+    bool collected = (w & SY_LF_COLLECT) != 0;
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (collected) {
+        pmix_proc_t all;
+        PMIX_LOAD_PROCID(&all, l->nspace, PMIX_RANK_WILDCARD);
+        pmix_data_buffer_t none = {0};
+        rc = sy_srv_modex_publish(sy_srv, &all, 1, &none, &rep);
+        pmix_data_buffer_t b = {0};
+        if (rc == PMIX_SUCCESS)
+            rc = sy_wire_pack(&sy_wire_native, &b, SY_WMSG_FENCE_REP, &rep);
+        if (rc == PMIX_SUCCESS && b.bytes_used > SY_LFENCE_REPLY_MAX) {
+            sy_log(SY_LOG_WARN, "server: local fence of %s: reply of %zu bytes too large",
+                   l->nspace, b.bytes_used);
+            rc = PMIX_ERR_NOMEM;
+        }
+        if (rc == PMIX_SUCCESS) {
+            memcpy(pg->reply, b.base_ptr, b.bytes_used);
+            pg->reply_len = (uint32_t)b.bytes_used;
+            __atomic_store_n(&pg->reply_gen, gen + 1, __ATOMIC_RELEASE);
+        }
+        sy_buffer_destruct(&b);
+    }
+    if (rc != PMIX_SUCCESS) {
+        pg->result_status = rc;
+        __atomic_store_n(&pg->result_gen, gen + 1, __ATOMIC_RELEASE);
+    }
+    sy_log(SY_LOG_DEBUG, "server: local fence of %s: generation %u ends%s: %s", l->nspace, gen,
+           collected ? ", data collected" : "", PMIx_Error_string(rc));
+    uint64_t nw;
+    do {
+        if (sy_lf_gen(w) != gen)
+            break; /* cannot happen while pending; defensive */
+        nw = sy_lf_ended(w, false);
+    } while (
+        !__atomic_compare_exchange_n(&pg->word, &w, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+    wake_all(l);
+    pmix_status_t st = rc != PMIX_SUCCESS          ? rc
+                       : (w & SY_LF_DEPARTED) != 0 ? PMIX_ERR_PARTIAL_SUCCESS
+                                                   : PMIX_SUCCESS;
+    if (l->held != NULL && l->held_gen == gen)
+        answer_held(l, st, rc == PMIX_SUCCESS && collected ? &rep : NULL);
+    sy_wire_fence_rep_free(&rep);
+}
+
+static void held_timeout(void *arg)
+{
+    lf_ns_t *l = arg;
+    if (l->timer != NULL) {
+        sy_timer_cancel(l->timer);
+        l->timer = NULL;
+    }
+    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
+    while (l->held != NULL && sy_lf_gen(w) == l->held_gen && !sy_lf_pending(w)) {
+        if (__atomic_compare_exchange_n(&l->page->word, &w, sy_lf_ended(w, true), false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            wake_all(l);
+            break;
+        }
+    }
+    sync_held(l);
+}
+
+bool sy_srv_lfence_whole(const pmix_proc_t *procs, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!PMIX_CHECK_NSPACE(procs[i].nspace, procs[0].nspace))
+            return false;
+    sy_srv_nspace_t *ns = sy_srv_nspace_find(sy_srv, procs[0].nspace);
+    if (!eligible(ns))
+        return false;
+    if (n == 1 && procs[0].rank == PMIX_RANK_WILDCARD)
+        return true;
+    uint32_t size = ns->summary.job_size;
+    if (n != size)
+        return false;
+    /* every rank listed once */
+    unsigned char *seen = calloc(size, 1);
+    bool whole = seen != NULL;
+    for (size_t i = 0; whole && i < n; i++) {
+        if (procs[i].rank >= size || seen[procs[i].rank])
+            whole = false;
+        else
+            seen[procs[i].rank] = 1;
+    }
+    free(seen);
+    return whole;
+}
+
+pmix_status_t sy_srv_lfence_join(const char *nspace, sy_srv_peer_t *peer, uint32_t tag,
+                                 const pmix_proc_t *who, sy_srv_coll_notify_fn notify, void *ctx,
+                                 bool collect, double timeout)
+{
+    lf_ns_t *l = page_of(nspace);
+    if (l == NULL)
+        return PMIX_ERR_NOT_SUPPORTED;
+    sync_held(l);
+    lf_member_t *m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        return PMIX_ERR_NOMEM;
+    m->peer = peer;
+    m->tag = tag;
+    m->proc = *who;
+    m->notify = notify;
+    m->ctx = ctx;
+    if (peer != NULL)
+        sy_srv_peer_hold(peer);
+    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE), nw;
+    do {
+        nw = w + 1; /* one more arrival */
+        nw |= SY_LF_SERVER | (collect ? SY_LF_COLLECT : 0);
+    } while (!__atomic_compare_exchange_n(&l->page->word, &w, nw, false, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_SEQ_CST));
+    l->held_gen = sy_lf_gen(nw);
+    m->next = l->held;
+    l->held = m;
+    server_arrivals++;
+    sy_log(SY_LOG_DEBUG, "server: local fence of %s: %s.%u counted in by the server (%lu so far)",
+           l->nspace, who->nspace, who->rank, server_arrivals);
+    if (timeout > 0 && l->timer == NULL)
+        sy_progress_timer(sy_srv->progress, timeout, held_timeout, l, &l->timer);
+    if (sy_lf_pending(nw))
+        finish(l, sy_lf_gen(nw));
+    else if (collect)
+        sy_srv_modex_make_spare(sy_srv); /* while waiting for the others */
+    return PMIX_SUCCESS;
+}
+
+void sy_srv_lfence_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
+{
+    sy_wire_lfence_req_t m;
+    pmix_status_t rc = sy_srv_unpack_msg(peer, b, SY_WMSG_LFENCE_REQ, &m);
+    if (rc != PMIX_SUCCESS) {
+        sy_srv_peer_reply_status(peer, tag, rc);
+        return;
+    }
+    uint8_t op = m.op;
+    uint32_t gen = m.gen & (uint32_t)SY_LF_GEN_MASK;
+    sy_wire_lfence_req_free(&m);
+    /* only our own clients of the server's uid map the page: the others'
+     * fences come as FENCE and are counted in here */
+    lf_ns_t *l = NULL;
+    if (peer->client != NULL && peer->tool == NULL && !peer->opx && !peer->tcp &&
+        peer->cred_known && peer->uid == geteuid())
+        l = page_of(peer->proc.nspace);
+    if (l == NULL) {
+        sy_srv_peer_reply_status(peer, tag, PMIX_ERR_NOT_SUPPORTED);
+        return;
+    }
+    if (op == 0) {
+        sy_wire_lfence_rep_t rep = {.path = l->path};
+        sy_srv_peer_reply_msg(peer, tag, PMIX_SUCCESS, SY_WMSG_LFENCE_REP, &rep);
+        return;
+    }
+    finish(l, gen);
+    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
+    sy_srv_peer_reply_status(peer, tag, sy_lf_gen(w) != gen ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM);
+}
+
+/* A member left: it is expected no more, and no longer counted in the
+ * generation it had joined; a generation complete without it ends. */
+static void gone(const sy_srv_peer_t *peer, const pmix_proc_t *who)
+{
+    lf_ns_t *l = find(who->nspace);
+    if (l == NULL || who->rank >= l->nranks)
+        return;
+    bool held = false;
+    for (lf_member_t **pp = &l->held; *pp != NULL;) {
+        lf_member_t *m = *pp;
+        if (PMIX_CHECK_PROCID(&m->proc, who) && (peer == NULL || m->peer == peer)) {
+            *pp = m->next;
+            if (m->peer != NULL)
+                sy_srv_peer_release(m->peer);
+            free(m);
+            held = true;
+        } else {
+            pp = &m->next;
+        }
+    }
+    uint32_t *slot = sy_lfence_slot(l->page, who->rank);
+    if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == SY_LFENCE_SLOT_GONE)
+        return;
+    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE), nw;
+    do {
+        /* counted: held here, or it counted itself in this generation
+         * (the slot is written before the count) */
+        bool counted =
+            held || __atomic_load_n(slot, __ATOMIC_ACQUIRE) == (sy_lf_gen(w) & SY_LF_GEN_MASK) + 1;
+        uint32_t arrived = sy_lf_arrived(w), expected = sy_lf_expected(w);
+        if (counted && arrived > 0 && !(held && l->held_gen != sy_lf_gen(w)))
+            arrived--;
+        if (expected > 0)
+            expected--;
+        nw = sy_lf_make(arrived, expected, sy_lf_gen(w),
+                        (w & ~(SY_LF_ARRIVED_MASK | (0xffffull << SY_LF_EXPECTED_SHIFT) |
+                               (SY_LF_GEN_MASK << SY_LF_GEN_SHIFT))) |
+                            SY_LF_DEPARTED);
+    } while (!__atomic_compare_exchange_n(&l->page->word, &w, nw, false, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_SEQ_CST));
+    __atomic_store_n(slot, SY_LFENCE_SLOT_GONE, __ATOMIC_RELEASE);
+    sy_log(SY_LOG_DEBUG, "server: local fence of %s: rank %u left (%u of %u arrived)", l->nspace,
+           who->rank, sy_lf_arrived(nw), sy_lf_expected(nw));
+    if (sy_lf_pending(nw))
+        finish(l, sy_lf_gen(nw));
+    else
+        sync_held(l);
+}
+
+void sy_srv_lfence_peer_gone(const sy_srv_peer_t *peer)
+{
+    gone(peer, &peer->proc);
+}
+
+void sy_srv_lfence_proc_gone(const pmix_proc_t *who)
+{
+    gone(NULL, who);
+}
+
+static void page_free(lf_ns_t *l, pmix_status_t why)
+{
+    answer_held(l, why, NULL);
+    /* waiters (none should be left) see the generation move */
+    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
+    l->page->result_status = why;
+    __atomic_store_n(&l->page->result_gen, sy_lf_gen(w) + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&l->page->word, sy_lf_ended(w, false), __ATOMIC_SEQ_CST);
+    wake_all(l);
+    munmap(l->page, l->size);
+    unlink(l->path);
+    free(l->path);
+    free(l);
+}
+
+void sy_srv_lfence_nspace_gone(const char *nspace)
+{
+    for (lf_ns_t **pp = &pages; *pp != NULL;) {
+        lf_ns_t *l = *pp;
+        if (nspace == NULL || PMIX_CHECK_NSPACE(l->nspace, nspace)) {
+            *pp = l->next;
+            page_free(l, PMIX_ERR_LOST_CONNECTION);
+        } else {
+            pp = &l->next;
+        }
+    }
+}
+
+unsigned long sy_srv_lfence_server_arrivals(void)
+{
+    return server_arrivals;
+}
