@@ -56,6 +56,7 @@ static pmix_status_t finalized(const pmix_proc_t *proc, void *server_object,
     return PMIX_OPERATION_SUCCEEDED;
 }
 
+/* From the server's thread only with the host lock held (exited). */
 void run_kill_all(run_job_t *job, int sig)
 {
     for (unsigned r = 0; r < job->nprocs; r++)
@@ -108,8 +109,12 @@ static pmix_status_t do_abort(const pmix_proc_t *proc, void *server_object, int 
      * job goes (the caller included, as mpirun does). */
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
-    if (job != NULL)
+    if (job != NULL) {
+        /* under the lock: the main thread marks reaped processes */
+        pthread_mutex_lock(&job_lock);
         run_kill_all(job, SIGTERM);
+        pthread_mutex_unlock(&job_lock);
+    }
     return PMIX_SUCCESS;
 }
 

@@ -390,7 +390,10 @@ int run_launch(run_job_t *job, run_proc_t *p)
         errno = start_errno;
         goto done;
     }
+    /* under the host lock: an abort (the server's thread) reads the pids */
+    run_host_lock();
     p->pid = pid;
+    run_host_unlock();
     p->exec_fd = ex[0];
     p->stdin_fd = in[1];
     p->out_fd = out[0];
