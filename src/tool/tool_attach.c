@@ -94,9 +94,16 @@ static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, voi
 {
     sy_tool_server_t *s = ctx;
     pthread_mutex_lock(&sy_tool_lock);
-    bool primary = sy_tool.primary == s;
-    unlink_locked(s);
+    bool listed = false;
+    for (sy_tool_server_t *x = sy_tool.servers; x != NULL && !listed; x = x->next)
+        listed = x == s;
+    bool primary = listed && sy_tool.primary == s;
+    if (listed)
+        unlink_locked(s);
     pthread_mutex_unlock(&sy_tool_lock);
+    if (!listed)
+        return; /* sy_tool_drop took it (the server closed after FINALIZE):
+                 * its drop_on_loop, queued behind us, frees it */
     sy_log(SY_LOG_INFO, "tool: server %s:%u went away: %s", s->proc.nspace, s->proc.rank, why);
     if (primary) {
         /* the client's own handling: fail requests, end IOF, raise
