@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -125,6 +126,36 @@ static void futex_wait(sy_lfence_page_t *p, uint32_t half, double secs)
     syscall(SYS_futex, sy_lfence_futex(p), FUTEX_WAIT, half, &ts, NULL, 0);
 }
 
+/* Before sleeping, watch the word a little while, yielding the CPU to
+ * whoever is runnable: a fence usually ends within a few hundred
+ * microseconds, and a CPU that went idle takes long to wake again (on a
+ * virtual machine, the hypervisor must schedule the halted vCPU), for the
+ * members that still have to arrive as for the wake-up at the end.
+ * SWITCHYARD_LFENCE_SPIN_US (default 300; 0: sleep at once). */
+static void spin(sy_lfence_page_t *p, uint32_t gen)
+{
+    static double limit = -1;
+    if (limit < 0) {
+        const char *e = getenv("SWITCHYARD_LFENCE_SPIN_US");
+        double us = e != NULL && *e != '\0' ? strtod(e, NULL) : 300;
+        limit = us > 0 && us < 1e6 ? us / 1e6 : 0;
+    }
+    if (limit <= 0)
+        return;
+    double until = now() + limit;
+    while (sy_lf_gen(__atomic_load_n(&p->word, __ATOMIC_ACQUIRE)) == gen && now() < until)
+        sched_yield();
+}
+
+/* Claim the reply the server published ahead for generation gen's end. */
+static bool claim_ready(sy_lfence_page_t *p, pmix_rank_t rank, uint32_t gen)
+{
+    uint64_t r = __atomic_load_n(&p->ready, __ATOMIC_ACQUIRE);
+    return (uint32_t)r == SY_LF_READY &&
+           __atomic_compare_exchange_n(&p->ready, &r, sy_lf_claim(SY_LF_CLAIM_RANK0 + rank, gen),
+                                       false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 /* How generation gen ended, and the segments it published. */
 static pmix_status_t outcome(sy_lfence_page_t *p, uint32_t gen)
 {
@@ -189,11 +220,14 @@ static pmix_status_t fence(sy_lfence_page_t *p, pmix_rank_t rank, bool collect, 
            (unsigned)rank, gen, sy_lf_arrived(nw), sy_lf_expected(nw),
            sy_lf_pending(nw) ? ", the last" : "");
     if (sy_lf_pending(nw)) { /* the last one: end it */
-        if (nw & (SY_LF_COLLECT | SY_LF_SERVER)) {
+        if ((nw & SY_LF_SERVER) || ((nw & SY_LF_COLLECT) && !claim_ready(p, rank, gen))) {
             pmix_status_t rc = tell_server(gen);
             if (rc != PMIX_SUCCESS)
                 return rc;
         } else {
+            /* the data collected is the reply published ahead */
+            if (nw & SY_LF_COLLECT)
+                __atomic_store_n(&p->reply_gen, gen + 1, __ATOMIC_RELEASE);
             w = nw;
             while (sy_lf_gen(w) == gen &&
                    !__atomic_compare_exchange_n(&p->word, &w, sy_lf_ended(w, false), false,
@@ -204,6 +238,7 @@ static pmix_status_t fence(sy_lfence_page_t *p, pmix_rank_t rank, bool collect, 
         return outcome(p, gen);
     }
     double deadline = timeout > 0 ? now() + timeout : 0;
+    spin(p, gen);
     for (;;) {
         w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE);
         if (sy_lf_gen(w) != gen)

@@ -17,8 +17,9 @@
  *   bit  63     some member of the namespace has left (sticky)
  * A generation is complete ("pending") once arrivals >= expected > 0; the
  * party that made it so ends it: it bumps the generation (arrivals 0,
- * result bits set) and wakes every waiter, or, when data is collected or
- * the server holds members, asks the server to (LFENCE op 1). */
+ * result bits set) and wakes every waiter, or, when the server holds
+ * members, or data is collected and no reply is ready (`ready`), asks the
+ * server to (LFENCE op 1). */
 #ifndef SWITCHYARD_COMMON_LFENCE_PAGE_H
 #define SWITCHYARD_COMMON_LFENCE_PAGE_H
 #include <stdbool.h>
@@ -26,7 +27,7 @@
 #include <stdint.h>
 
 #define SY_LFENCE_MAGIC 0x53594c46u /* "SYLF" */
-#define SY_LFENCE_VERSION 1u
+#define SY_LFENCE_VERSION 2u
 #define SY_LFENCE_MAX_RANKS 0xffffu
 #define SY_LFENCE_REPLY_MAX 16384u /* a packed FENCE reply (segments, retired) */
 #define SY_LFENCE_SLOT_GONE 0xffffffffu
@@ -46,6 +47,13 @@ typedef struct {
     uint32_t version;
     uint32_t nranks; /* slots: the namespace's ranks 0..nranks-1 */
     uint32_t reserved;
+    /* the reply ahead: low half SY_LF_READY when reply holds every datum
+     * committed so far (the server published it as the last member
+     * committed), for the next collecting fence; whoever ends that fence
+     * first claims it (SY_LF_CLAIM_SERVER or SY_LF_CLAIM_RANK0 + rank in
+     * the low half, the generation in the high half), so that the server
+     * does not rewrite reply while a member hands it out */
+    uint64_t ready;
     /* the state word; its own cache line, as arrivals hammer it */
     _Alignas(64) uint64_t word;
     /* written by the server before it ends generation result_gen: the
@@ -62,8 +70,18 @@ typedef struct {
      * SY_LFENCE_SLOT_GONE once it left */
 } sy_lfence_page_t;
 
+#define SY_LF_READY_NONE 0u
+#define SY_LF_READY 1u
+#define SY_LF_CLAIM_SERVER 2u
+#define SY_LF_CLAIM_RANK0 3u
+
+static inline uint64_t sy_lf_claim(uint32_t who, uint32_t gen)
+{
+    return (uint64_t)gen << 32 | who;
+}
+
 /* the layout docs/wire-protocol.md ("The local fence page") gives */
-_Static_assert(offsetof(sy_lfence_page_t, word) == 64 &&
+_Static_assert(offsetof(sy_lfence_page_t, ready) == 16 && offsetof(sy_lfence_page_t, word) == 64 &&
                    offsetof(sy_lfence_page_t, result_gen) == 128 &&
                    offsetof(sy_lfence_page_t, reply) == 144 && sizeof(sy_lfence_page_t) == 16576,
                "the collective page's layout moved");

@@ -53,6 +53,11 @@ typedef struct lf_ns {
     lf_member_t *held; /* members the server counted in, of generation held_gen */
     uint32_t held_gen;
     sy_timer_t *timer; /* the held members' PMIX_TIMEOUT */
+    /* ranks that committed since the last publication: when every
+     * expected member has, the data is published ahead (prepare) */
+    unsigned char *fresh;
+    uint32_t nfresh;
+    sy_wire_fence_rep_t ready_rep; /* what the page's ready reply says */
     struct lf_ns *next;
 } lf_ns_t;
 
@@ -94,7 +99,10 @@ static lf_ns_t *create(sy_srv_t *s, const sy_srv_nspace_t *ns)
         return NULL;
     PMIX_LOAD_NSPACE(l->nspace, ns->name);
     l->size = sy_lfence_size(n);
-    if (asprintf(&l->path, "%s/lfence.%u.%lu", s->tmpdir, ns->id, ++page_serial) < 0) {
+    l->fresh = calloc(n, 1);
+    if (l->fresh == NULL ||
+        asprintf(&l->path, "%s/lfence.%u.%lu", s->tmpdir, ns->id, ++page_serial) < 0) {
+        free(l->fresh);
         free(l);
         return NULL;
     }
@@ -109,6 +117,7 @@ static lf_ns_t *create(sy_srv_t *s, const sy_srv_nspace_t *ns)
             unlink(l->path);
         }
         free(l->path);
+        free(l->fresh);
         free(l);
         return NULL;
     }
@@ -117,6 +126,7 @@ static lf_ns_t *create(sy_srv_t *s, const sy_srv_nspace_t *ns)
     if (map == MAP_FAILED) {
         unlink(l->path);
         free(l->path);
+        free(l->fresh);
         free(l);
         return NULL;
     }
@@ -196,9 +206,68 @@ static void sync_held(lf_ns_t *l)
         answer_held(l, result_of(l, w, l->held_gen), NULL);
 }
 
-/* End generation gen if it is complete: publish what was collected, write
- * the reply where the members read it, bump the generation, wake them,
- * answer the held ones. */
+/* Pack rep where the members read it. */
+static pmix_status_t write_reply(lf_ns_t *l, const sy_wire_fence_rep_t *rep)
+{
+    pmix_data_buffer_t b = {0};
+    pmix_status_t rc = sy_wire_pack(&sy_wire_native, &b, SY_WMSG_FENCE_REP, rep);
+    if (rc == PMIX_SUCCESS && b.bytes_used > SY_LFENCE_REPLY_MAX) {
+        sy_log(SY_LOG_WARN, "server: local fence of %s: reply of %zu bytes too large", l->nspace,
+               b.bytes_used);
+        rc = PMIX_ERR_NOMEM;
+    }
+    if (rc == PMIX_SUCCESS) {
+        memcpy(l->page->reply, b.base_ptr, b.bytes_used);
+        l->page->reply_len = (uint32_t)b.bytes_used;
+    }
+    sy_buffer_destruct(&b);
+    return rc;
+}
+
+/* Publish every datum the namespace's members committed so far. */
+static pmix_status_t publish(lf_ns_t *l, sy_wire_fence_rep_t *rep)
+{
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, l->nspace, PMIX_RANK_WILDCARD);
+    pmix_data_buffer_t none = {0};
+    memset(l->fresh, 0, l->nranks);
+    l->nfresh = 0;
+    return sy_srv_modex_publish(sy_srv, &all, 1, &none, rep);
+}
+
+/* Every expected member committed since the last publication: publish
+ * now, before the last commit is acknowledged, so that the member that
+ * ends the next collecting fence hands the reply out itself. */
+static void prepare(lf_ns_t *l)
+{
+    sy_lfence_page_t *pg = l->page;
+    /* ready first: a member claims after it made the word pending */
+    uint64_t r = __atomic_load_n(&pg->ready, __ATOMIC_SEQ_CST);
+    uint64_t w = __atomic_load_n(&pg->word, __ATOMIC_SEQ_CST);
+    if ((uint32_t)r >= SY_LF_CLAIM_SERVER && (uint32_t)(r >> 32) == sy_lf_gen(w) &&
+        sy_lf_pending(w))
+        return; /* the reply is being handed out */
+    /* (no member reads reply now: each committed after its last fence) */
+    __atomic_store_n(&pg->ready, sy_lf_claim(SY_LF_READY_NONE, 0), __ATOMIC_SEQ_CST);
+    __atomic_store_n(&pg->reply_gen, 0, __ATOMIC_RELEASE);
+    sy_wire_fence_rep_t rep;
+    pmix_status_t rc = publish(l, &rep);
+    if (rc == PMIX_SUCCESS)
+        rc = write_reply(l, &rep);
+    if (rc != PMIX_SUCCESS) {
+        sy_wire_fence_rep_free(&rep);
+        return; /* the fence's end publishes */
+    }
+    sy_wire_fence_rep_free(&l->ready_rep);
+    l->ready_rep = rep;
+    __atomic_store_n(&pg->ready, sy_lf_claim(SY_LF_READY, 0), __ATOMIC_RELEASE);
+    sy_log(SY_LOG_DEBUG, "server: local fence of %s: data published ahead", l->nspace);
+}
+
+/* End generation gen if it is complete: publish what was collected (or
+ * take the reply published ahead), write the reply where the members read
+ * it, bump the generation, wake them, answer the held ones.  A member that
+ * claimed the ready reply ends it itself, unless it left meanwhile. */
 static void finish(lf_ns_t *l, uint32_t gen)
 {
     sy_lfence_page_t *pg = l->page;
@@ -208,34 +277,48 @@ static void finish(lf_ns_t *l, uint32_t gen)
         return;
     }
     sy_wire_fence_rep_t rep = {0};
+    const sy_wire_fence_rep_t *answer = &rep;
     bool collected = (w & SY_LF_COLLECT) != 0;
     pmix_status_t rc = PMIX_SUCCESS;
     if (collected) {
-        pmix_proc_t all;
-        PMIX_LOAD_PROCID(&all, l->nspace, PMIX_RANK_WILDCARD);
-        pmix_data_buffer_t none = {0};
-        rc = sy_srv_modex_publish(sy_srv, &all, 1, &none, &rep);
-        pmix_data_buffer_t b = {0};
+        uint64_t r = __atomic_load_n(&pg->ready, __ATOMIC_SEQ_CST);
+        for (;;) {
+            uint32_t who = (uint32_t)r;
+            if (who >= SY_LF_CLAIM_RANK0 && (uint32_t)(r >> 32) == gen) {
+                uint32_t rank = who - SY_LF_CLAIM_RANK0;
+                if (rank < l->nranks && __atomic_load_n(sy_lfence_slot(pg, rank),
+                                                        __ATOMIC_ACQUIRE) != SY_LFENCE_SLOT_GONE)
+                    return;             /* that member is ending it */
+                answer = &l->ready_rep; /* it left before it could */
+                break;
+            }
+            if (who == SY_LF_READY) {
+                /* a member may claim it meanwhile: then it ends it */
+                if (__atomic_compare_exchange_n(&pg->ready, &r,
+                                                sy_lf_claim(SY_LF_CLAIM_SERVER, gen), false,
+                                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+                    answer = &l->ready_rep; /* published ahead */
+                    break;
+                }
+                continue;
+            }
+            rc = publish(l, &rep);
+            if (rc == PMIX_SUCCESS)
+                rc = write_reply(l, &rep);
+            break;
+        }
         if (rc == PMIX_SUCCESS)
-            rc = sy_wire_pack(&sy_wire_native, &b, SY_WMSG_FENCE_REP, &rep);
-        if (rc == PMIX_SUCCESS && b.bytes_used > SY_LFENCE_REPLY_MAX) {
-            sy_log(SY_LOG_WARN, "server: local fence of %s: reply of %zu bytes too large",
-                   l->nspace, b.bytes_used);
-            rc = PMIX_ERR_NOMEM;
-        }
-        if (rc == PMIX_SUCCESS) {
-            memcpy(pg->reply, b.base_ptr, b.bytes_used);
-            pg->reply_len = (uint32_t)b.bytes_used;
             __atomic_store_n(&pg->reply_gen, gen + 1, __ATOMIC_RELEASE);
-        }
-        sy_buffer_destruct(&b);
     }
     if (rc != PMIX_SUCCESS) {
         pg->result_status = rc;
         __atomic_store_n(&pg->result_gen, gen + 1, __ATOMIC_RELEASE);
     }
     sy_log(SY_LOG_DEBUG, "server: local fence of %s: generation %u ends%s: %s", l->nspace, gen,
-           collected ? ", data collected" : "", PMIx_Error_string(rc));
+           !collected       ? ""
+           : answer == &rep ? ", data collected"
+                            : ", data published ahead",
+           PMIx_Error_string(rc));
     uint64_t nw;
     do {
         if (sy_lf_gen(w) != gen)
@@ -248,8 +331,31 @@ static void finish(lf_ns_t *l, uint32_t gen)
                        : (w & SY_LF_DEPARTED) != 0 ? PMIX_ERR_PARTIAL_SUCCESS
                                                    : PMIX_SUCCESS;
     if (l->held != NULL && l->held_gen == gen)
-        answer_held(l, st, rc == PMIX_SUCCESS && collected ? &rep : NULL);
+        answer_held(l, st, rc == PMIX_SUCCESS && collected ? answer : NULL);
     sy_wire_fence_rep_free(&rep);
+}
+
+void sy_srv_lfence_data_changed(const pmix_proc_t *who, bool committed)
+{
+    lf_ns_t *l = committed ? page_of(who->nspace) : find(who->nspace);
+    if (l == NULL || who->rank >= l->nranks)
+        return;
+    /* what was published ahead no longer holds everything (before the
+     * commit is acknowledged, so before its member can arrive) */
+    uint64_t r = __atomic_load_n(&l->page->ready, __ATOMIC_ACQUIRE);
+    while ((uint32_t)r == SY_LF_READY &&
+           !__atomic_compare_exchange_n(&l->page->ready, &r, sy_lf_claim(SY_LF_READY_NONE, 0),
+                                        false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        ;
+    if (!committed)
+        return;
+    if (!l->fresh[who->rank]) {
+        l->fresh[who->rank] = 1;
+        l->nfresh++;
+    }
+    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
+    if (l->nfresh >= sy_lf_expected(w) && sy_lf_expected(w) > 0 && !sy_lf_pending(w))
+        prepare(l);
 }
 
 static void held_timeout(void *arg)
@@ -388,6 +494,10 @@ static void gone(const sy_srv_peer_t *peer, const pmix_proc_t *who)
             pp = &m->next;
         }
     }
+    if (l->fresh[who->rank]) {
+        l->fresh[who->rank] = 0;
+        l->nfresh--;
+    }
     uint32_t *slot = sy_lfence_slot(l->page, who->rank);
     if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == SY_LFENCE_SLOT_GONE)
         return;
@@ -439,6 +549,8 @@ static void page_free(lf_ns_t *l, pmix_status_t why)
     munmap(l->page, l->size);
     unlink(l->path);
     free(l->path);
+    free(l->fresh);
+    sy_wire_fence_rep_free(&l->ready_rep);
     free(l);
 }
 

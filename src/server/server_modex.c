@@ -434,6 +434,7 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     p->committed = true;
     if (peer->opx_ds21)
         sy_srv_ds21_commit(p); /* where its OpenPMIx peers read it */
+    sy_srv_lfence_data_changed(&peer->proc, true);
     sy_srv_peer_reply_status(peer, tag, rc);
     /* held direct-modex requests for this process may be answerable now */
     sy_srv_dmodex_poke(&peer->proc);

@@ -22,6 +22,7 @@
 #include "server/server_coll.h"
 #include "server/server_group.h"
 #include "server/server_internal.h"
+#include "server/server_lfence.h"
 #include "server/server_modex.h"
 #include "server/server_registry.h"
 #include "server/server_upcall.h"
@@ -175,6 +176,7 @@ bool sy_pmi_kvs_put(sy_pmi_conn_t *c, const char *key, const char *val)
     k->next = p->kvs;
     p->kvs = k;
     p->committed = true;
+    sy_srv_lfence_data_changed(&c->proc, false);
     sy_srv_dmodex_poke(&c->proc);
     return true;
 }

@@ -7,6 +7,9 @@
 # PMIX_TIMEOUT (PMIX_ERR_TIMEOUT, then a fence of all succeeds); and, from
 # the server's debug log, which path was taken: blocking fences of our own
 # clients send no FENCE (the server counts nobody in), a Fence_nb does,
+# collecting fences take the data the server published as the last member
+# committed, unless a member committed again (then the fence's end
+# publishes it: every rank must read the new values),
 # and SWITCHYARD_LOCAL_FENCE=0 puts every fence back on the collective
 # engine.
 set -u
@@ -31,15 +34,26 @@ count() { grep -c "$1" "$2"; }
 srv() { count 'counted in by the server' "$T/err"; }
 eng() { count 'debug: fence over' "$T/err"; }
 
+# collecting fences the server ended itself, publishing at their end
+atend() { count 'ends, data collected' "$T/err"; }
 for N in 4 8; do
     run rounds $N; rc=$?
     if test $rc -eq 0 && test "$(count ': rounds -> SUCCESS$' "$T/out")" -eq $N &&
-        test "$(srv)" -eq 0 && test "$(eng)" -eq 0; then
-        ok "rounds N=$N: data right, no FENCE reached the server"
+        test "$(srv)" -eq 0 && test "$(eng)" -eq 0 && test "$(atend)" -eq 0 &&
+        grep -q 'data published ahead' "$T/err"; then
+        ok "rounds N=$N: data right, no FENCE reached the server, data published ahead"
     else
-        bad "rounds N=$N (rc $rc, server arrivals $(srv), engine fences $(eng))"
+        bad "rounds N=$N (rc $rc, server arrivals $(srv), engine fences $(eng), published at the end $(atend))"
     fi
 done
+run recommit 4; rc=$?
+# 6 rounds: a commit after the publication ahead makes the fence's end publish
+if test $rc -eq 0 && test "$(count ': recommit -> SUCCESS$' "$T/out")" -eq 4 &&
+    test "$(atend)" -eq 6; then
+    ok "a commit after the publication ahead: the fence's end publishes it"
+else
+    bad "recommit (rc $rc, published at the end $(atend))"
+fi
 run listed 4; rc=$?
 if test $rc -eq 0 && test "$(count ': rounds -> SUCCESS$' "$T/out")" -eq 4 && test "$(srv)" -eq 0; then
     ok "every rank listed: the local path"

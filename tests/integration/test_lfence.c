@@ -8,6 +8,11 @@
  *               collected data, no server asked)
  *     mixed:    the same, every third fence a Fence_nb
  *     listed:   the same as rounds, the proc list naming every rank
+ *     recommit: RECOMMITS rounds: every rank puts and commits, all meet (a
+ *               barrier outside PMIx: the server has published their data
+ *               ahead), then one rank changes its value and adds a key and
+ *               commits again before a collecting fence; every rank must
+ *               read both new values from the collected data
  *     kill-wait | kill-during | finalize-during: the last rank waits in a
  *               fence and is killed / is killed while the others wait /
  *               finalizes while the others wait; the others must end with
@@ -20,6 +25,7 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +38,7 @@
 #include "forkhost.h"
 
 #define ROUNDS 24
+#define RECOMMITS 6
 
 static const char *mode;
 static unsigned nprocs = 4;
@@ -110,6 +117,64 @@ static int rounds(void)
     return 0;
 }
 
+static bool put_u32(const char *key, uint32_t val)
+{
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, &val, PMIX_UINT32);
+    bool ok = PMIx_Put(PMIX_GLOBAL, key, &v) == PMIX_SUCCESS;
+    PMIX_VALUE_DESTRUCT(&v);
+    return ok && PMIx_Commit() == PMIX_SUCCESS;
+}
+
+/* rank's key, from the collected data only (PMIX_OPTIONAL) */
+static bool read_u32(pmix_rank_t rank, const char *key, uint32_t want)
+{
+    pmix_proc_t peer;
+    PMIX_LOAD_PROCID(&peer, me.nspace, rank);
+    pmix_info_t opt;
+    bool yes = true;
+    PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    pmix_value_t *got = NULL;
+    pmix_status_t rc = PMIx_Get(&peer, key, &opt, 1, &got);
+    PMIX_INFO_DESTRUCT(&opt);
+    bool ok =
+        rc == PMIX_SUCCESS && got != NULL && got->type == PMIX_UINT32 && got->data.uint32 == want;
+    if (!ok)
+        printf("rank %u: bad value %s of rank %u: %s (%u, want %u)\n", me.rank, key, rank,
+               PMIx_Error_string(rc), got != NULL ? got->data.uint32 : 0, want);
+    if (got != NULL)
+        PMIX_VALUE_RELEASE(got);
+    return ok;
+}
+
+static void recommit(fh_step_t *step)
+{
+    int bad = 0;
+    for (unsigned k = 0; k < RECOMMITS; k++) {
+        char key[64], extra[64];
+        snprintf(key, sizeof key, "rc.%u", k);
+        snprintf(extra, sizeof extra, "rc.extra.%u", k);
+        pmix_rank_t changer = k % nprocs;
+        if (!put_u32(key, me.rank * 1000 + k))
+            bad++;
+        fh_step(step); /* everyone committed: published ahead */
+        if (me.rank == changer && (!put_u32(key, 7000000 + k) || !put_u32(extra, 9000000 + k)))
+            bad++;
+        pmix_status_t rc = do_fence(k, true, false);
+        if (rc != PMIX_SUCCESS) {
+            printf("rank %u: bad fence %u: %s\n", me.rank, k, PMIx_Error_string(rc));
+            bad++;
+            continue;
+        }
+        for (pmix_rank_t r = 0; r < nprocs; r++)
+            if (!read_u32(r, key, r == changer ? 7000000 + k : r * 1000 + k))
+                bad++;
+        if (!read_u32(changer, extra, 9000000 + k))
+            bad++;
+    }
+    report("recommit", bad == 0 ? PMIX_SUCCESS : PMIX_ERROR);
+}
+
 static int client(const char *barg)
 {
     fh_step_t step;
@@ -121,6 +186,8 @@ static int client(const char *barg)
     unsigned last = nprocs - 1;
     if (strcmp(mode, "rounds") == 0 || strcmp(mode, "mixed") == 0 || strcmp(mode, "listed") == 0) {
         rounds();
+    } else if (strcmp(mode, "recommit") == 0) {
+        recommit(&step);
     } else if (strcmp(mode, "timeout") == 0) {
         if (me.rank == last) {
             fh_step(&step); /* 2: the others timed out */
@@ -195,6 +262,12 @@ static int host(void)
             fh_barrier_release(&b, nprocs - 1);
         else
             code = 1;
+    } else if (code == 0 && strcmp(mode, "recommit") == 0) {
+        for (unsigned k = 0; code == 0 && k < RECOMMITS; k++)
+            if (fh_barrier_gather(&b, nprocs, 30000) == (int)nprocs)
+                fh_barrier_release(&b, nprocs);
+            else
+                code = 1;
     } else if (code == 0 &&
                (strcmp(mode, "kill-during") == 0 || strcmp(mode, "finalize-during") == 0 ||
                 strcmp(mode, "timeout") == 0)) {
