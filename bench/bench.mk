@@ -30,13 +30,15 @@ bench_targets += bench/launch$(EXEEXT)
 EXTRA_DIST += bench/launch-compare.sh
 
 # Modex benchmark (Put/Commit, collecting fence, Get of every peer's key):
-# built against OpenPMIx 4.2.2 too by bench/modex-compare.sh.
+# built against OpenPMIx 4.2.2 too by bench/modex-compare.sh; -k and
+# bench/fence-cost.sh count what a fence costs (context switches, system
+# calls, wake-ups).
 EXTRA_PROGRAMS += bench/modex
 bench_modex_SOURCES = bench/modex.c tests/integration/forkhost.h
 bench_modex_LDADD = src/libpmix.la
 bench_modex_LDFLAGS = -no-install
 bench_targets += bench/modex$(EXEEXT)
-EXTRA_DIST += bench/modex-compare.sh
+EXTRA_DIST += bench/modex-compare.sh bench/fence-cost.sh
 
 # Scale benchmark (register_nspace of 10k..1M ranks, a client's Init and
 # first Gets, deregister, cycles; N local clients): built against OpenPMIx

@@ -33,14 +33,29 @@
  * barrier before it; and the pipe barrier's slowest rank and last-in to
  * all-out.
  *
- *   modex [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS] [-c CLIENT] [-l]
+ * What a fence costs (-k, bench/fence-cost.sh): each client counts the
+ * context switches of all its threads across its PMIx_Fence (voluntary:
+ * a thread slept and was woken; from /proc/self/task/{*}/status), the host
+ * those of its own process (the server's threads and its own) from the
+ * release that starts the fence to the gather after it, and the same over
+ * an empty window (release, then at once the next gather: the benchmark's
+ * own pipe traffic), to subtract.  With MODEX_PERF_CTL=CTL,ACK (the
+ * fifos of `perf stat --control fifo:CTL,ACK -D -1`) the host enables
+ * perf's counters over one of the windows, MODEX_PERF_WINDOW=fence|empty.
+ *
+ *   modex [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS] [-c CLIENT] [-l] [-k]
  * Output: "N size fence_us getall_us total_us fence_calls dmodex_calls
- *          fence_lastin_us barrier_us barrier_lastin_us"
+ *          fence_lastin_us barrier_us barrier_lastin_us"; with -k, then
+ *          "cost N size member_vcs member_ivcs server_vcs server_ivcs
+ *          empty_server_vcs empty_server_ivcs" (medians of the per-launch
+ *          mean over members, and of the server's)
  * -c CLIENT: exec CLIENT for the clients instead of this program (the same
  * source built against the other library: bench/interop-compare.sh); every
  * client reports the libpmix it runs on and a launch whose clients do not
  * agree fails.  -l: first print "lib server PATH" and "lib client PATH". */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -64,6 +79,37 @@ static void payload(pmix_rank_t rank, unsigned char *out, size_t len)
         x ^= x << 17;
         out[i] = (unsigned char)x;
     }
+}
+
+/* Context switches of every thread of this process so far. */
+typedef struct {
+    double vcs, ivcs;
+} cswitch_t;
+
+static cswitch_t cswitches(void)
+{
+    cswitch_t c = {0, 0};
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[64], line[256];
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        long v;
+        while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+            if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+                c.vcs += (double)v;
+            else if (sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+                c.ivcs += (double)v;
+        }
+        if (f != NULL)
+            fclose(f);
+    }
+    if (d != NULL)
+        closedir(d);
+    return c;
 }
 
 /* Barriers: before the fence, after it, the timed one (the floor), after
@@ -112,9 +158,11 @@ static int client(int fd, size_t size, const char *barrier)
     pmix_info_t collect;
     bool yes = true;
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    cswitch_t c0 = cswitches();
     double t_enter = fh_now_us();
     rc = PMIx_Fence(NULL, 0, &collect, 1);
     double t_exit = fh_now_us();
+    cswitch_t c1 = cswitches();
     PMIX_INFO_DESTRUCT(&collect);
     if (rc != PMIX_SUCCESS) {
         fprintf(stderr, "modex client: Fence: %s\n", PMIx_Error_string(rc));
@@ -156,8 +204,9 @@ static int client(int fd, size_t size, const char *barrier)
         return 7;
     char line[1400], lib[1024];
     fh_libpmix(lib, sizeof lib);
-    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f %s\n", me.rank, t_enter,
-                       t_exit, t_getall, b_enter, b_exit, lib);
+    int len =
+        snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f %.0f %.0f %s\n", me.rank, t_enter,
+                 t_exit, t_getall, b_enter, b_exit, c1.vcs - c0.vcs, c1.ivcs - c0.ivcs, lib);
     return write(fd, line, (size_t)len) == len ? 0 : 8;
 }
 
@@ -213,7 +262,49 @@ static void phase_add(phase_t *p, double in, double out)
     p->last_out = out > p->last_out ? out : p->last_out;
 }
 
-enum { FIG_FENCE, FIG_GETALL, FIG_TOTAL, FIG_FENCE_LASTIN, FIG_BARRIER, FIG_BARRIER_LASTIN, NFIG };
+enum {
+    FIG_FENCE,
+    FIG_GETALL,
+    FIG_TOTAL,
+    FIG_FENCE_LASTIN,
+    FIG_BARRIER,
+    FIG_BARRIER_LASTIN,
+    FIG_MEMBER_VCS,
+    FIG_MEMBER_IVCS,
+    FIG_SERVER_VCS,
+    FIG_SERVER_IVCS,
+    FIG_EMPTY_VCS,
+    FIG_EMPTY_IVCS,
+    NFIG
+};
+
+/* perf's counters over one window (MODEX_PERF_CTL, MODEX_PERF_WINDOW) */
+static int perf_ctl = -1, perf_ack = -1;
+static int perf_phase = -1; /* the barrier whose release opens the window */
+
+static void perf_open(void)
+{
+    const char *ctl = getenv("MODEX_PERF_CTL"), *win = getenv("MODEX_PERF_WINDOW");
+    if (ctl == NULL || win == NULL)
+        return;
+    char c[512], *ack;
+    snprintf(c, sizeof c, "%s", ctl);
+    if ((ack = strchr(c, ',')) == NULL)
+        return;
+    *ack++ = '\0';
+    perf_ctl = open(c, O_WRONLY | O_CLOEXEC);
+    perf_ack = open(ack, O_RDONLY | O_CLOEXEC);
+    perf_phase = strcmp(win, "fence") == 0 ? 0 : strcmp(win, "empty") == 0 ? 2 : -1;
+}
+
+/* "enable" or "disable", once perf acknowledged it */
+static void perf_say(const char *what)
+{
+    char buf[16];
+    if (perf_ctl < 0 || write(perf_ctl, what, strlen(what)) < 0 || perf_ack < 0)
+        return;
+    (void)!read(perf_ack, buf, sizeof buf);
+}
 
 /* One launch; out[] indexed by FIG_*. */
 static int launch(unsigned n, size_t size, int run, double out[NFIG])
@@ -236,12 +327,26 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
         return -1;
     close(pfd[1]);
     bool hung = false;
+    /* the server's context switches over the fence (from the release of
+     * barrier 0 to the gather of 1) and over an empty window (2 to 3) */
+    cswitch_t open_at[NPHASES], close_at[NPHASES];
     for (int phase = 0; phase < NPHASES; phase++) {
         /* a launch stuck for a minute (OpenPMIx 4.2.2 clients now and
          * then never return from PMIx_Init here) is killed and redone */
         int got = fh_barrier_gather(&b, n, 60000);
         hung = got < 0;
-        if (got <= 0 || fh_barrier_release(&b, (unsigned)got) != 0)
+        if (hung)
+            fprintf(stderr, "modex: %s clients stuck before barrier %d (0: Init)\n",
+                    client_prog != NULL ? client_prog : "this program's", phase);
+        if (phase == perf_phase + 1 && perf_phase >= 0)
+            perf_say("disable\n");
+        close_at[phase] = cswitches();
+        if (got <= 0)
+            break;
+        if (phase == perf_phase)
+            perf_say("enable\n");
+        open_at[phase] = cswitches();
+        if (fh_barrier_release(&b, (unsigned)got) != 0)
             break;
     }
     if (hung)
@@ -258,11 +363,13 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     double total = fh_now_us() - t0;
     FILE *f = fdopen(pfd[0], "r");
     phase_t fence = {0}, bar = {0};
-    double getall_max = 0, fin, fout, ga, bin, bout;
+    double getall_max = 0, fin, fout, ga, bin, bout, vcs, ivcs, sum_vcs = 0, sum_ivcs = 0;
     unsigned lines = 0, rank;
     char lib[1024];
-    while (f != NULL && fscanf(f, "%u %lf %lf %lf %lf %lf %1023s", &rank, &fin, &fout, &ga, &bin,
-                               &bout, lib) == 7) {
+    while (f != NULL && fscanf(f, "%u %lf %lf %lf %lf %lf %lf %lf %1023s", &rank, &fin, &fout, &ga,
+                               &bin, &bout, &vcs, &ivcs, lib) == 9) {
+        sum_vcs += vcs;
+        sum_ivcs += ivcs;
         if (client_lib[0] == '\0')
             snprintf(client_lib, sizeof client_lib, "%s", lib);
         else if (strcmp(lib, client_lib) != 0) {
@@ -287,6 +394,12 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     out[FIG_FENCE_LASTIN] = fence.last_out - fence.last_in;
     out[FIG_BARRIER] = bar.slowest;
     out[FIG_BARRIER_LASTIN] = bar.last_out - bar.last_in;
+    out[FIG_MEMBER_VCS] = sum_vcs / n;
+    out[FIG_MEMBER_IVCS] = sum_ivcs / n;
+    out[FIG_SERVER_VCS] = close_at[1].vcs - open_at[0].vcs;
+    out[FIG_SERVER_IVCS] = close_at[1].ivcs - open_at[0].ivcs;
+    out[FIG_EMPTY_VCS] = close_at[3].vcs - open_at[2].vcs;
+    out[FIG_EMPTY_IVCS] = close_at[3].ivcs - open_at[2].ivcs;
     return 0;
 }
 
@@ -300,8 +413,8 @@ int main(int argc, char **argv)
     }
     const char *counts = "2 4 8 16 32", *sizes = "64 4096";
     int reps = 5, opt;
-    bool libs = false;
-    while ((opt = getopt(argc, argv, "n:s:r:c:l")) != -1) {
+    bool libs = false, costs = false;
+    while ((opt = getopt(argc, argv, "n:s:r:c:lk")) != -1) {
         if (opt == 'n')
             counts = optarg;
         else if (opt == 's')
@@ -312,7 +425,10 @@ int main(int argc, char **argv)
             client_prog = optarg;
         else if (opt == 'l')
             libs = true;
+        else if (opt == 'k')
+            costs = true;
     }
+    perf_open();
     if (reps < 1 || reps > 100)
         return 2;
     char tmpdir[] = "/tmp/sy-bench-XXXXXX";
@@ -367,6 +483,11 @@ int main(int argc, char **argv)
                        fh_median(fig[FIG_TOTAL], reps), atomic_load(&fence_calls),
                        atomic_load(&dmodex_calls), fh_median(fig[FIG_FENCE_LASTIN], reps),
                        fh_median(fig[FIG_BARRIER], reps), fh_median(fig[FIG_BARRIER_LASTIN], reps));
+            if (rc == 0 && costs)
+                printf("cost %u %zu %.1f %.1f %.1f %.1f %.1f %.1f\n", n, size,
+                       fh_median(fig[FIG_MEMBER_VCS], reps), fh_median(fig[FIG_MEMBER_IVCS], reps),
+                       fh_median(fig[FIG_SERVER_VCS], reps), fh_median(fig[FIG_SERVER_IVCS], reps),
+                       fh_median(fig[FIG_EMPTY_VCS], reps), fh_median(fig[FIG_EMPTY_IVCS], reps));
             fflush(stdout);
         }
         free(slist);
