@@ -126,18 +126,25 @@ static void futex_wait(sy_lfence_page_t *p, uint32_t half, double secs)
     syscall(SYS_futex, sy_lfence_futex(p), FUTEX_WAIT, half, &ts, NULL, 0);
 }
 
-/* Before sleeping, watch the word a little while, yielding the CPU to
- * whoever is runnable: a fence usually ends within a few hundred
- * microseconds, and a CPU that went idle takes long to wake again (on a
- * virtual machine, the hypervisor must schedule the halted vCPU), for the
- * members that still have to arrive as for the wake-up at the end.
- * SWITCHYARD_LFENCE_SPIN_US (default 300; 0: sleep at once). */
+/* Before sleeping, watch the word a little while: a fence usually ends
+ * within a few hundred microseconds, and a CPU that went idle takes long
+ * to wake again (on a virtual machine the hypervisor must schedule the
+ * halted vCPU), for the members still to arrive as for the wake-up at the
+ * end.  Only when the job does not oversubscribe the node (its ranks no
+ * more than the CPUs online), as MPI libraries poll only then: otherwise
+ * the watcher takes a CPU a member needs, and yielding it hands it to
+ * whatever else is runnable for a whole time slice (measured: 2 CPU-bound
+ * processes beside an 8-rank job made its fence 3-4x slower).
+ * SWITCHYARD_LFENCE_SPIN_US sets the time (0: sleep at once). */
 static void spin(sy_lfence_page_t *p, uint32_t gen)
 {
-    static double limit = -1;
+    static double limit = -1; /* under lf_lock */
     if (limit < 0) {
         const char *e = getenv("SWITCHYARD_LFENCE_SPIN_US");
-        double us = e != NULL && *e != '\0' ? strtod(e, NULL) : 300;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        double us = e != NULL && *e != '\0'         ? strtod(e, NULL)
+                    : cpus > 0 && p->nranks <= cpus ? 300
+                                                    : 0;
         limit = us > 0 && us < 1e6 ? us / 1e6 : 0;
     }
     if (limit <= 0)
