@@ -70,19 +70,7 @@ pmix_status_t sy_srv_group_info_post(const pmix_proc_t *member, const char *grp,
             free(k);
             return rc;
         }
-        /* given again (a construct retried): the new value */
-        for (sy_srv_kv_t **pp = &p->kvs; *pp != NULL; pp = &(*pp)->next) {
-            if (strcmp((*pp)->key, k->key) == 0) {
-                sy_srv_kv_t *old = *pp;
-                *pp = old->next;
-                sy_value_destruct(&old->val);
-                free(old->key);
-                free(old);
-                break;
-            }
-        }
-        k->next = p->kvs;
-        p->kvs = k;
+        sy_srv_posted_put(p, k); /* given again (a construct retried): the new value */
     }
     return PMIX_SUCCESS;
 }

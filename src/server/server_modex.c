@@ -117,6 +117,21 @@ const sy_srv_kv_t *sy_srv_kv_find(const sy_srv_posted_t *p, const char *key)
     return NULL;
 }
 
+void sy_srv_posted_put(sy_srv_posted_t *p, sy_srv_kv_t *k)
+{
+    for (sy_srv_kv_t **pp = &p->kvs; *pp != NULL; pp = &(*pp)->next) {
+        if (strcmp((*pp)->key, k->key) == 0) {
+            sy_srv_kv_t *old = *pp;
+            *pp = old->next;
+            old->next = NULL;
+            kvs_free(old);
+            break;
+        }
+    }
+    k->next = p->kvs;
+    p->kvs = k;
+}
+
 pmix_status_t sy_srv_pack_record(pmix_data_buffer_t *b, const sy_srv_posted_t *p, bool local_view)
 {
     size_t n = 0;
@@ -417,18 +432,7 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
         k->val = m.data[i].value;
         m.data[i].key = NULL;
         memset(&m.data[i].value, 0, sizeof(m.data[i].value));
-        /* a key committed again replaces the old value */
-        for (sy_srv_kv_t **pp = &p->kvs; *pp != NULL; pp = &(*pp)->next) {
-            if (strcmp((*pp)->key, k->key) == 0) {
-                sy_srv_kv_t *old = *pp;
-                *pp = old->next;
-                old->next = NULL;
-                kvs_free(old);
-                break;
-            }
-        }
-        k->next = p->kvs;
-        p->kvs = k;
+        sy_srv_posted_put(p, k);
     }
     sy_wire_commit_req_free(&m);
     p->committed = true;

@@ -163,18 +163,7 @@ bool sy_pmi_kvs_put(sy_pmi_conn_t *c, const char *key, const char *val)
     }
     k->scope = PMIX_GLOBAL;
     k->val.type = PMIX_STRING;
-    for (sy_srv_kv_t **pp = &p->kvs; *pp != NULL; pp = &(*pp)->next) {
-        if (strcmp((*pp)->key, key) == 0) {
-            sy_srv_kv_t *old = *pp;
-            *pp = old->next;
-            sy_value_destruct(&old->val);
-            free(old->key);
-            free(old);
-            break;
-        }
-    }
-    k->next = p->kvs;
-    p->kvs = k;
+    sy_srv_posted_put(p, k);
     p->committed = true;
     sy_srv_lfence_data_changed(&c->proc, false);
     sy_srv_dmodex_poke(&c->proc);
