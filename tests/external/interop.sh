@@ -28,6 +28,10 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
+# absolute: the script changes directory (relative ones, as make check or a
+# hand run may pass, would then name nothing)
+top_srcdir=$(cd "$top_srcdir" && pwd)
+top_builddir=$(cd "$top_builddir" && pwd)
 R="$top_builddir/tools/switchyard-run"
 OURS="$top_builddir/src/.libs"
 OPX_INC=/usr/lib/x86_64-linux-gnu/pmix2/include
