@@ -34,7 +34,8 @@ while test "$i" -lt "$rounds"; do
 done
 
 # Each line: N size fence getall total fcalls dcalls fence_lastin barrier
-# barrier_lastin.  Median per (N, size) and column over the rounds.
+# barrier_lastin nodata nodata_lastin.  Median per (N, size) and column
+# over the rounds.
 medians() {
     awk '{ for (c = 3; c <= NF; c++) print $1, $2, c, $c }' "$1" | sort -k1,1n -k2,2n -k3,3n -k4,4g |
         awk '
@@ -54,20 +55,23 @@ medians "$theirs" > "$theirs.m"
 
 echo "load average: before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds"
 echo
-echo "| N | bytes/rank | fence+collect µs ours | 4.2.2 | ratio | get-all µs ours | 4.2.2 | ratio | fence last-in→all-out µs ours | 4.2.2 | ratio | pipe barrier µs, ours run / 4.2.2 run | its last-in→all-out µs | launch→exit µs ours | 4.2.2 | ratio | host fence_nb calls ours / 4.2.2 |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| N | bytes/rank | fence+collect µs ours | 4.2.2 | ratio | get-all µs ours | 4.2.2 | ratio | fence last-in→all-out µs ours | 4.2.2 | ratio | pipe barrier µs, ours run / 4.2.2 run | its last-in→all-out µs | fence without data µs ours | 4.2.2 | ratio | its last-in→all-out µs ours | 4.2.2 | ratio | launch→exit µs ours | 4.2.2 | ratio | host fence_nb calls ours / 4.2.2 |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 # joined line: key, then ours "N size fence getall total fcalls dcalls
-# fence_lastin barrier barrier_lastin" ($2..$11), then theirs ($12..$21)
+# fence_lastin barrier barrier_lastin nodata nodata_lastin" ($2..$13), then
+# theirs ($14..$25)
 awk '{ print $1 "_" $2, $0 }' "$ours.m" | sort > "$ours"
 awk '{ print $1 "_" $2, $0 }' "$theirs.m" | sort > "$theirs"
 join "$ours" "$theirs" | sort -t_ -k1,1n -k2,2n | awk '
 function cell(a, b) { printf "| %.1f | %.1f | %.3f ", a, b, (b > 0 ? a / b : 0) }
 {
     printf "| %s | %s ", $2, $3
-    cell($4, $14)
-    cell($5, $15)
-    cell($9, $19)
-    printf "| %.0f / %.0f | %.0f / %.0f ", $10, $20, $11, $21
-    cell($6, $16)
-    printf "| %.0f / %.0f |\n", $7, $17
+    cell($4, $16)
+    cell($5, $17)
+    cell($9, $21)
+    printf "| %.0f / %.0f | %.0f / %.0f ", $10, $22, $11, $23
+    cell($12, $24)
+    cell($13, $25)
+    cell($6, $18)
+    printf "| %.0f / %.0f |\n", $7, $19
 }'

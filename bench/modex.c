@@ -11,7 +11,9 @@
  * SIZE bytes (an xorshift stream seeded by its rank, incompressible);
  * Commit; computes the payload every peer will have posted (outside any
  * timed phase); a barrier (pipes to the host, outside PMIx); a timed
- * PMIx_Fence with PMIX_COLLECT_DATA; a barrier; a timed "getall" — Get of
+ * PMIx_Fence with PMIX_COLLECT_DATA; a barrier; a timed PMIx_Fence without
+ * data (a barrier, as MPI_Barrier or a job's startup uses it); a barrier;
+ * the timed pipe barrier (below); a barrier; a timed "getall" — Get of
  * every peer's key, checked byte for byte; a barrier; Finalize.
  *
  * Each timed phase starts after a barrier and ends before the next one, so
@@ -45,7 +47,8 @@
  *
  *   modex [-n "2 4 8 16 32"] [-s "64 4096"] [-r REPS] [-c CLIENT] [-l] [-k]
  * Output: "N size fence_us getall_us total_us fence_calls dmodex_calls
- *          fence_lastin_us barrier_us barrier_lastin_us"; with -k, then
+ *          fence_lastin_us barrier_us barrier_lastin_us nodata_us
+ *          nodata_lastin_us" (the fence without data); with -k, then
  *          "cost N size member_vcs member_ivcs server_vcs server_ivcs
  *          empty_server_vcs empty_server_ivcs" (medians of the per-launch
  *          mean over members, and of the server's)
@@ -114,7 +117,7 @@ static cswitch_t cswitches(void)
 
 /* Barriers: before the fence, after it, the timed one (the floor), after
  * that, before Finalize. */
-#define NPHASES 5
+#define NPHASES 6
 
 /* ---------------- client ---------------- */
 static int client(int fd, size_t size, const char *barrier)
@@ -173,6 +176,16 @@ static int client(int fd, size_t size, const char *barrier)
     }
     if (fh_step(&s) != 0)
         return 6;
+    /* A fence without data (a barrier), timed the same way */
+    double nc_enter = fh_now_us();
+    rc = PMIx_Fence(NULL, 0, NULL, 0);
+    double nc_exit = fh_now_us();
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "modex client: Fence without data: %s\n", PMIx_Error_string(rc));
+        return 4;
+    }
+    if (fh_step(&s) != 0)
+        return 6;
     /* The same collective without PMIx: through the host's pipes, timed
      * like the fence.  Its figures are what 32 processes sharing 2 cores
      * cost to meet at one server and all wake up again. */
@@ -207,9 +220,9 @@ static int client(int fd, size_t size, const char *barrier)
         return 7;
     char line[1400], lib[1024];
     fh_libpmix(lib, sizeof lib);
-    int len =
-        snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f %.0f %.0f %s\n", me.rank, t_enter,
-                 t_exit, t_getall, b_enter, b_exit, c1.vcs - c0.vcs, c1.ivcs - c0.ivcs, lib);
+    int len = snprintf(line, sizeof line, "%u %.1f %.1f %.1f %.1f %.1f %.1f %.1f %.0f %.0f %s\n",
+                       me.rank, t_enter, t_exit, t_getall, b_enter, b_exit, nc_enter, nc_exit,
+                       c1.vcs - c0.vcs, c1.ivcs - c0.ivcs, lib);
     return write(fd, line, (size_t)len) == len ? 0 : 8;
 }
 
@@ -273,6 +286,8 @@ enum {
     FIG_FENCE_LASTIN,
     FIG_BARRIER,
     FIG_BARRIER_LASTIN,
+    FIG_NC,
+    FIG_NC_LASTIN,
     FIG_MEMBER_VCS,
     FIG_MEMBER_IVCS,
     FIG_SERVER_VCS,
@@ -298,7 +313,7 @@ static void perf_open(void)
     *ack++ = '\0';
     perf_ctl = open(c, O_WRONLY | O_CLOEXEC);
     perf_ack = open(ack, O_RDONLY | O_CLOEXEC);
-    perf_phase = strcmp(win, "fence") == 0 ? 0 : strcmp(win, "empty") == 0 ? 2 : -1;
+    perf_phase = strcmp(win, "fence") == 0 ? 0 : strcmp(win, "empty") == 0 ? 3 : -1;
 }
 
 /* "enable" or "disable", once perf acknowledged it */
@@ -332,7 +347,7 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     close(pfd[1]);
     bool hung = false;
     /* the server's context switches over the fence (from the release of
-     * barrier 0 to the gather of 1) and over an empty window (2 to 3) */
+     * barrier 0 to the gather of 1) and over an empty window (3 to 4) */
     cswitch_t open_at[NPHASES], close_at[NPHASES];
     for (int phase = 0; phase < NPHASES; phase++) {
         /* a launch stuck for a minute (OpenPMIx 4.2.2 clients now and
@@ -366,12 +381,14 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     }
     double total = fh_now_us() - t0;
     FILE *f = fdopen(pfd[0], "r");
-    phase_t fence = {0}, bar = {0};
-    double getall_max = 0, fin, fout, ga, bin, bout, vcs, ivcs, sum_vcs = 0, sum_ivcs = 0;
+    phase_t fence = {0}, bar = {0}, nc = {0};
+    double getall_max = 0, fin, fout, ga, bin, bout, nin, nout, vcs, ivcs, sum_vcs = 0,
+           sum_ivcs = 0;
     unsigned lines = 0, rank;
     char lib[1024];
-    while (f != NULL && fscanf(f, "%u %lf %lf %lf %lf %lf %lf %lf %1023s", &rank, &fin, &fout, &ga,
-                               &bin, &bout, &vcs, &ivcs, lib) == 9) {
+    while (f != NULL && fscanf(f, "%u %lf %lf %lf %lf %lf %lf %lf %lf %lf %1023s", &rank, &fin,
+                               &fout, &ga, &bin, &bout, &nin, &nout, &vcs, &ivcs, lib) == 11) {
+        phase_add(&nc, nin, nout);
         sum_vcs += vcs;
         sum_ivcs += ivcs;
         if (client_lib[0] == '\0')
@@ -398,12 +415,14 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
     out[FIG_FENCE_LASTIN] = fence.last_out - fence.last_in;
     out[FIG_BARRIER] = bar.slowest;
     out[FIG_BARRIER_LASTIN] = bar.last_out - bar.last_in;
+    out[FIG_NC] = nc.slowest;
+    out[FIG_NC_LASTIN] = nc.last_out - nc.last_in;
     out[FIG_MEMBER_VCS] = sum_vcs / n;
     out[FIG_MEMBER_IVCS] = sum_ivcs / n;
     out[FIG_SERVER_VCS] = close_at[1].vcs - open_at[0].vcs;
     out[FIG_SERVER_IVCS] = close_at[1].ivcs - open_at[0].ivcs;
-    out[FIG_EMPTY_VCS] = close_at[3].vcs - open_at[2].vcs;
-    out[FIG_EMPTY_IVCS] = close_at[3].ivcs - open_at[2].ivcs;
+    out[FIG_EMPTY_VCS] = close_at[4].vcs - open_at[3].vcs;
+    out[FIG_EMPTY_IVCS] = close_at[4].ivcs - open_at[3].ivcs;
     return 0;
 }
 
@@ -486,11 +505,12 @@ int main(int argc, char **argv)
                 libs = false;
             }
             if (rc == 0)
-                printf("%u %zu %.1f %.1f %.1f %d %d %.1f %.1f %.1f\n", n, size,
+                printf("%u %zu %.1f %.1f %.1f %d %d %.1f %.1f %.1f %.1f %.1f\n", n, size,
                        fh_median(fig[FIG_FENCE], reps), fh_median(fig[FIG_GETALL], reps),
                        fh_median(fig[FIG_TOTAL], reps), atomic_load(&fence_calls),
                        atomic_load(&dmodex_calls), fh_median(fig[FIG_FENCE_LASTIN], reps),
-                       fh_median(fig[FIG_BARRIER], reps), fh_median(fig[FIG_BARRIER_LASTIN], reps));
+                       fh_median(fig[FIG_BARRIER], reps), fh_median(fig[FIG_BARRIER_LASTIN], reps),
+                       fh_median(fig[FIG_NC], reps), fh_median(fig[FIG_NC_LASTIN], reps));
             if (rc == 0 && costs)
                 printf("cost %u %zu %.1f %.1f %.1f %.1f %.1f %.1f\n", n, size,
                        fh_median(fig[FIG_MEMBER_VCS], reps), fh_median(fig[FIG_MEMBER_IVCS], reps),
