@@ -316,6 +316,7 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_
     pthread_mutex_unlock(&sy_client_lock);
     sy_client_event_init(info, ninfo, true);
     sy_client_fabric_init();
+    sy_client_lfence_init();
     /* a debugger may hold us here (PMIX_DEBUG_STOP_IN_INIT) */
     rc = sy_client.singleton ? PMIX_SUCCESS : sy_client_debug_hold(&sy_client.me);
     if (rc != PMIX_SUCCESS) {

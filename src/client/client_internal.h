@@ -210,6 +210,9 @@ bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_
 /* Map the page ahead, at the first commit: a fence usually follows, and
  * asking then would put a round trip into it. */
 void sy_client_lfence_prepare(void);
+/* At the end of PMIx_Init: ask for the page without waiting (the progress
+ * thread maps it when the answer comes). */
+void sy_client_lfence_init(void);
 /* The server's connection closed: waiters return PMIX_ERR_LOST_CONNECTION. */
 void sy_client_lfence_lost(void);
 void sy_client_lfence_finalize(void);

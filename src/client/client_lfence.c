@@ -30,23 +30,23 @@
 #include "common/log.h"
 
 static pthread_mutex_t lf_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool lf_tried; /* asked the server once: a page, or none */
+static pthread_cond_t lf_answered = PTHREAD_COND_INITIALIZER;
+/* Whether we asked the server for the page: not yet; asked at Init and
+ * the answer not in (the progress thread maps the page when it comes, so
+ * that no fence waits for a round trip); done (a page, or none). */
+static enum { LF_NOT_ASKED, LF_ASKED, LF_DONE } lf_state;
+static pmix_rank_t lf_rank; /* ours, when we asked */
 static sy_lfence_page_t *lf_page;
 static size_t lf_size;
 static bool lf_lost; /* the server's connection closed: nobody ends a generation */
 static pid_t lf_pid; /* who mapped it: a forked child asks again for itself */
 
 /* Map the page the server names; false: none (fences take FENCE). */
-static bool attach(const pmix_proc_t *me)
+/* Under lf_lock: map the page at path, the server's answer to LFENCE op 0
+ * (false: not usable; fences take FENCE). */
+static bool map_page(pmix_rank_t rank, const char *path)
 {
-    sy_wire_lfence_req_t m = {.op = 0, .gen = 0};
-    sy_wire_lfence_rep_t rep;
-    pmix_status_t rc = sy_client_call_direct(SY_WMSG_LFENCE_REQ, &m, 365.0 * 86400, &rep);
-    if (rc != PMIX_SUCCESS || rep.path == NULL) {
-        sy_wire_lfence_rep_free(&rep);
-        return false;
-    }
-    int fd = open(rep.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
               (size_t)st.st_size >= sizeof(sy_lfence_page_t);
@@ -57,7 +57,7 @@ static bool attach(const pmix_proc_t *me)
     if (map != MAP_FAILED) {
         sy_lfence_page_t *p = map;
         ok = __atomic_load_n(&p->magic, __ATOMIC_ACQUIRE) == SY_LFENCE_MAGIC &&
-             p->version == SY_LFENCE_VERSION && me->rank < p->nranks &&
+             p->version == SY_LFENCE_VERSION && rank < p->nranks &&
              sy_lfence_size(p->nranks) == (uint64_t)st.st_size;
         if (ok) {
             /* Take the page faults now, not in the first fence: the file is
@@ -65,7 +65,7 @@ static bool attach(const pmix_proc_t *me)
              * fault on each process's first write to a page (and the
              * kernel's mkwrite can wait on the journal). */
             __atomic_fetch_or(&p->word, 0, __ATOMIC_SEQ_CST);
-            uint32_t *slot = sy_lfence_slot(p, me->rank);
+            uint32_t *slot = sy_lfence_slot(p, rank);
             __atomic_store_n(slot, __atomic_load_n(slot, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
             (void)__atomic_load_n(&p->reply_len, __ATOMIC_ACQUIRE);
             (void)__atomic_load_n((volatile unsigned char *)p->reply + SY_LFENCE_REPLY_MAX - 1,
@@ -78,9 +78,39 @@ static bool attach(const pmix_proc_t *me)
     }
     if (lf_page == NULL)
         sy_log(SY_LOG_INFO, "client: local fence page %s not usable: fences go to the server",
-               rep.path);
-    sy_wire_lfence_rep_free(&rep);
+               path);
     return lf_page != NULL;
+}
+
+/* Under lf_lock: ask and map, blocking (no answer asked for at Init). */
+static void attach(const pmix_proc_t *me)
+{
+    lf_state = LF_DONE;
+    lf_pid = getpid();
+    sy_wire_lfence_req_t m = {.op = 0, .gen = 0};
+    sy_wire_lfence_rep_t rep;
+    pmix_status_t rc = sy_client_call_direct(SY_WMSG_LFENCE_REQ, &m, 365.0 * 86400, &rep);
+    if (rc == PMIX_SUCCESS && rep.path != NULL)
+        map_page(me->rank, rep.path);
+    sy_wire_lfence_rep_free(&rep);
+}
+
+/* The answer to the question asked at Init, on the progress thread. */
+static void answered(pmix_status_t status, sy_wire_msg_id_t id, void *reply, sy_client_cb_t user,
+                     void *cbdata)
+{
+    (void)id;
+    (void)user;
+    (void)cbdata;
+    const sy_wire_lfence_rep_t *rep = reply;
+    pthread_mutex_lock(&lf_lock);
+    if (lf_state == LF_ASKED && lf_pid == getpid()) {
+        if (status == PMIX_SUCCESS && rep != NULL && rep->path != NULL)
+            map_page(lf_rank, rep->path);
+        lf_state = LF_DONE;
+        pthread_cond_broadcast(&lf_answered);
+    }
+    pthread_mutex_unlock(&lf_lock);
 }
 
 /* Do procs name our whole namespace (n == 0: the default)? */
@@ -284,14 +314,74 @@ static bool usable(pmix_proc_t *me)
     return ok;
 }
 
-/* Under lf_lock: a page mapped by our parent before a fork is not ours. */
+/* Under lf_lock: a page mapped (or asked for) by our parent before a fork
+ * is not ours. */
 static void forget_parents(void)
 {
-    if (lf_tried && lf_pid != getpid()) {
+    if (lf_state != LF_NOT_ASKED && lf_pid != getpid()) {
         if (lf_page != NULL)
             munmap(lf_page, lf_size);
         __atomic_store_n(&lf_page, NULL, __ATOMIC_RELEASE);
-        lf_tried = false;
+        lf_state = LF_NOT_ASKED;
+    }
+}
+
+/* Under lf_lock: the page (or none) known, waiting for the answer asked
+ * for at Init if it is not in yet. */
+static void settle(const pmix_proc_t *me)
+{
+    forget_parents();
+    /* on the progress thread the answer cannot come while we wait: this
+     * fence takes FENCE, a later one the page */
+    if (lf_state == LF_ASKED) {
+        pthread_mutex_lock(&sy_client_lock);
+        bool in_loop = sy_progress_in_loop(sy_client.progress);
+        pthread_mutex_unlock(&sy_client_lock);
+        if (in_loop)
+            return;
+    }
+    if (lf_state == LF_ASKED) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 60;
+        while (lf_state == LF_ASKED &&
+               pthread_cond_timedwait(&lf_answered, &lf_lock, &until) != ETIMEDOUT)
+            ;
+        if (lf_state == LF_ASKED) {
+            sy_log(SY_LOG_WARN, "client: no answer about the local fence page in 60 s: fences "
+                                "go to the server");
+            lf_state = LF_DONE;
+        }
+    }
+    if (lf_state == LF_NOT_ASKED)
+        attach(me);
+}
+
+void sy_client_lfence_init(void)
+{
+    pmix_proc_t me;
+    if (!usable(&me))
+        return;
+    pthread_mutex_lock(&lf_lock);
+    forget_parents();
+    bool ask = lf_state == LF_NOT_ASKED;
+    if (ask) {
+        lf_state = LF_ASKED;
+        lf_pid = getpid();
+        lf_rank = me.rank;
+    }
+    pthread_mutex_unlock(&lf_lock);
+    if (!ask)
+        return;
+    /* not under lf_lock: the answer takes it */
+    sy_wire_lfence_req_t m = {.op = 0, .gen = 0};
+    if (sy_client_call_nb(SY_WMSG_LFENCE_REQ, &m, answered, (sy_client_cb_t){0}, NULL) !=
+        PMIX_SUCCESS) {
+        pthread_mutex_lock(&lf_lock);
+        if (lf_state == LF_ASKED)
+            lf_state = LF_NOT_ASKED; /* the first fence asks */
+        pthread_cond_broadcast(&lf_answered);
+        pthread_mutex_unlock(&lf_lock);
     }
 }
 
@@ -301,11 +391,8 @@ void sy_client_lfence_prepare(void)
     if (!usable(&me) || pthread_mutex_trylock(&lf_lock) != 0)
         return;
     forget_parents();
-    if (!lf_tried) {
-        lf_tried = true;
-        lf_pid = getpid();
+    if (lf_state == LF_NOT_ASKED)
         attach(&me);
-    }
     pthread_mutex_unlock(&lf_lock);
 }
 
@@ -318,12 +405,7 @@ bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_
     /* one fence of ours at a time: another thread's takes FENCE */
     if (pthread_mutex_trylock(&lf_lock) != 0)
         return false;
-    forget_parents();
-    if (!lf_tried) {
-        lf_tried = true;
-        lf_pid = getpid();
-        attach(&me);
-    }
+    settle(&me);
     sy_lfence_page_t *p = lf_page;
     size_t ni = info != NULL ? ninfo : 0;
     bool handled = false;
@@ -358,7 +440,7 @@ void sy_client_lfence_finalize(void)
     if (p != NULL)
         munmap(p, lf_size);
     lf_size = 0;
-    lf_tried = false;
+    lf_state = LF_NOT_ASKED;
     __atomic_store_n(&lf_lost, false, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lf_lock);
 }
