@@ -213,23 +213,14 @@ void sy_client_event_lost_connection(void)
         sy_event_deliver(PMIX_ERR_LOST_CONNECTION, &server, PMIX_RANGE_PROC_LOCAL, NULL, 0);
 }
 
-static void drained(void *arg)
-{
-    sy_sync_signal(arg, PMIX_SUCCESS, NULL);
-}
-
 void sy_client_event_finalize(void)
 {
     /* PMIx_Notify_event posts to the loop (FIFO): what was posted before
-     * finalize is forwarded before the forwarder goes, and so reaches the
-     * server before our FINALIZE (a daemon's release, then its exit) */
-    sy_progress_t *p = sy_runtime();
-    sy_sync_t s;
-    if (p != NULL && sy_sync_init(&s) == PMIX_SUCCESS) {
-        if (sy_progress_post(p, drained, &s) == PMIX_SUCCESS)
-            sy_sync_wait_progress(&s, p);
-        sy_sync_destroy(&s);
-    }
+     * finalize must be forwarded before the forwarder goes, and so reach
+     * the server before our FINALIZE (a daemon's release, then its exit).
+     * sy_client_iof_finalize's hop through the loop, just before, did
+     * that: a second hop would cost every process one more sleep and
+     * wake-up while all of a job's ranks finalize at once. */
     if (hooked) {
         sy_event_set_forwarder(SY_EVENT_ROUTE_CLIENT, NULL);
         sy_event_set_register_hook(SY_EVENT_ROUTE_CLIENT, NULL);

@@ -177,7 +177,9 @@ pmix_status_t sy_client_opx_spawn_nb(sy_conn_t *conn, const sy_wire_spawn_req_t 
 void sy_client_iof_unsolicited(sy_conn_t *conn, pmix_data_buffer_t *msg);
 /* conn is gone: its registrations end (flushed), its stdin forwarding stops. */
 void sy_client_iof_lost(sy_conn_t *conn);
-/* The last finalize: every registration and stdin forwarding goes. */
+/* The last finalize: every registration and stdin forwarding goes, in one
+ * hop through the loop, which also drains what was posted to the loop
+ * before it (sy_client_event_finalize relies on that: call this first). */
 void sy_client_iof_finalize(void);
 
 /* ---- client_direct.c: the direct channel (wire.h) ---- */
@@ -266,6 +268,8 @@ void sy_client_group_finalize(void);
 void sy_client_event_unsolicited(pmix_data_buffer_t *msg, bool replay, bool primary);
 /* The connection to the server died (on the loop). */
 void sy_client_event_lost_connection(void);
+/* After sy_client_iof_finalize (whose hop through the loop forwarded the
+ * events notified before): the forwarder and hooks go. */
 void sy_client_event_finalize(void);
 /* After a successful init: the forwarder, our identity, PMIX_MODEL_DECLARED. */
 /* route: this process's events go to its server and its handlers are

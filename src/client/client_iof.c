@@ -405,6 +405,8 @@ void sy_client_iof_lost(sy_conn_t *conn)
     sy_client_iof_push_lost(conn);
 }
 
+/* (the loop runs what was posted in order: everything posted before this,
+ * such as a PMIx_Notify_event's forwarding, is done when it signals) */
 static void finalize_on_loop(void *arg)
 {
     sy_client_iof_lost(NULL);
