@@ -355,8 +355,9 @@ static int launch(unsigned n, size_t size, int run, double out[NFIG])
         int got = fh_barrier_gather(&b, n, 60000);
         hung = got < 0;
         if (hung)
-            fprintf(stderr, "modex: %s clients stuck before barrier %d (0: Init)\n",
-                    client_prog != NULL ? client_prog : "this program's", phase);
+            fprintf(stderr,
+                    "modex: clients (%s) of a server on %s stuck before barrier %d (0: Init)\n",
+                    client_prog != NULL ? client_prog : "this program", PMIx_Get_version(), phase);
         if (phase == perf_phase + 1 && perf_phase >= 0)
             perf_say("disable\n");
         close_at[phase] = costs ? cswitches() : (cswitch_t){0, 0};
