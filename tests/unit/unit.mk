@@ -126,3 +126,8 @@ TESTS += tests/unit/test_opx_bfrops
 # test_ds21: the ds21 store's files as an OpenPMIx client reads them.
 check_PROGRAMS += tests/unit/test_ds21
 TESTS += tests/unit/test_ds21
+# test_fabric_codec: the cost matrix's chunk encoding (cm_codec.c): round
+# trips of engine matrices, random and adversarial entries; malformed input.
+check_PROGRAMS += tests/unit/test_fabric_codec
+TESTS += tests/unit/test_fabric_codec
+tests_unit_test_fabric_codec_SOURCES = tests/unit/test_fabric_codec.c tests/unit/fabric_fixtures.c
