@@ -58,6 +58,7 @@
 
 typedef struct {
     double secs, load, compute, export, raw, shm, load_cpu;
+    size_t encoded; /* the encoded chunks' bytes */
     long maxrss_kb;
     uint64_t check;
     int ok;
@@ -243,6 +244,7 @@ static void peer_side(int fd, int res, const uint8_t *key, size_t reuse_bytes)
 
 typedef struct {
     link_t *link;
+    size_t payload; /* the last export's chunk bytes */
     int res;
     pid_t pid;
 } peer_t;
@@ -291,7 +293,7 @@ static double export_link(peer_t *nd, const sy_cost_t *c, bool encode, uint64_t 
     int rc = link_send(nd->link, &b);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
     if (rc == 0)
-        rc = chunk_send_all(nd->link, 1, (const char *)c->m, msize, encode);
+        rc = chunk_send_all(nd->link, 1, (const char *)c->m, msize, encode, &nd->payload);
     uint8_t done = 0;
     if (rc != 0 || read(nd->res, &done, 1) != 1 || done != 1)
         return 0;
@@ -360,8 +362,10 @@ static void run_ours(const char *path, uint32_t n, unsigned threads, bool raw_fi
     double exp = 0;
     if (raw_first)
         r->raw = export_link(&nd, c, false, &raw_hash);
-    if (!raw_first || r->raw > 0)
+    if (!raw_first || r->raw > 0) {
         exp = export_link(&nd, c, true, &hash);
+        r->encoded = nd.payload;
+    }
     if (!raw_first && exp > 0)
         r->raw = export_link(&nd, c, false, &raw_hash);
     double t3 = t2 + exp;
@@ -469,8 +473,9 @@ int main(int argc, char **argv)
             best_shm.secs = ou_shm;
         }
         printf("# run %d: floor %.3f s, ours %.3f s (load %.3f [cpu %.3f], compute %.3f, export "
-               "%.3f; raw chunks %.3f; by shm %.3f)\n",
-               r, fl.secs, ou.secs, ou.load, ou.load_cpu, ou.compute, ou.export, ou.raw, ou.shm);
+               "%.3f [%zu bytes encoded]; raw chunks %.3f; by shm %.3f)\n",
+               r, fl.secs, ou.secs, ou.load, ou.load_cpu, ou.compute, ou.export, ou.encoded, ou.raw,
+               ou.shm);
         fflush(stdout);
     }
     unlink(path);

@@ -32,8 +32,10 @@ static int send_one(link_t *l, uint8_t kind, uint32_t id, uint64_t off, uint64_t
     return sent;
 }
 
-int chunk_send_all(link_t *l, uint32_t id, const char *m, size_t msize, bool encode)
+int chunk_send_all(link_t *l, uint32_t id, const char *m, size_t msize, bool encode,
+                   size_t *payload)
 {
+    *payload = 0;
     sy_cm_enc_t *enc = encode ? sy_cm_enc_new() : NULL;
     uint8_t *buf = enc != NULL ? malloc(sy_cm_encode_bound(LINK_CHUNK_BYTES / 2)) : NULL;
     if (encode && buf == NULL) {
@@ -48,8 +50,10 @@ int chunk_send_all(link_t *l, uint32_t id, const char *m, size_t msize, bool enc
             const uint16_t *in = (const uint16_t *)(const void *)(m + off);
             size_t size = sy_cm_encode(enc, in, len / 2, buf);
             rc = send_one(l, LINK_CHUNK_ENC, id, off, len, buf, size);
+            *payload += size;
         } else {
             rc = send_one(l, LINK_CHUNK, id, off, 0, m + off, len);
+            *payload += len;
         }
         off += len;
     }

@@ -127,9 +127,10 @@ typedef struct {
     pmix_byte_object_t bo;
 } chunk_t;
 
-/* The whole matrix after its reply, encoded or raw; -1 when the link
- * fails. */
-int chunk_send_all(link_t *l, uint32_t id, const char *m, size_t msize, bool encode);
+/* The whole matrix after its reply, encoded or raw; *payload: the chunks'
+ * bytes as sent.  -1 when the link fails. */
+int chunk_send_all(link_t *l, uint32_t id, const char *m, size_t msize, bool encode,
+                   size_t *payload);
 /* Memory for a matrix of msize bytes that chunks fill (free() it). */
 char *chunk_matrix_alloc(size_t msize);
 /* A LINK_CHUNK or LINK_CHUNK_ENC frame (its kind already read); -1 when

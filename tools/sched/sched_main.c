@@ -287,10 +287,14 @@ static void *stream_thread(void *arg)
         close(shm);
         say("request %u: the matrix (%zu bytes) passed in shared memory", f->id, msize);
     }
+    size_t payload = 0;
     if (sent && shm < 0 && msize > LINK_CHUNK_BYTES)
-        chunk_send_all(f->link, f->id, m, msize, encode); /* fails when the node left */
-    say("answered request %u from a node (%zu matrix bytes%s)", f->id, msize,
-        encode ? ", encoded chunks" : "");
+        chunk_send_all(f->link, f->id, m, msize, encode, &payload); /* fails when the node left */
+    if (encode)
+        say("answered request %u from a node (%zu matrix bytes, encoded chunks: %zu bytes)", f->id,
+            msize, payload);
+    else
+        say("answered request %u from a node (%zu matrix bytes)", f->id, msize);
     if (PMIx_Fabric_deregister_nb(&f->fabric, fwd_free, f) != PMIX_SUCCESS)
         free(f);
     stream_end();
