@@ -131,3 +131,14 @@ TESTS += tests/unit/test_ds21
 check_PROGRAMS += tests/unit/test_fabric_codec
 TESTS += tests/unit/test_fabric_codec
 tests_unit_test_fabric_codec_SOURCES = tests/unit/test_fabric_codec.c tests/unit/fabric_fixtures.c
+# test_sched_chunk: a matrix in chunks over a real daemons' link
+# (tools/sched/sched_chunk.c, sched_link.c): encoded and raw from a sender
+# process, and hostile chunks refused.
+check_PROGRAMS += tests/unit/test_sched_chunk
+TESTS += tests/unit/test_sched_chunk
+tests_unit_test_sched_chunk_SOURCES = tests/unit/test_sched_chunk.c tools/sched/sched_chunk.c \
+	tools/sched/sched_link.c tools/sched/sched_auth.c tools/sched/sched_log.c \
+	src/server/server_cred_munge.c
+tests_unit_test_sched_chunk_LDADD = $(UNIT_LDADD) $(MUNGE_LIBS) $(NETTLE_LIBS) -lpthread
+# (own object names: server_cred_munge.c is in the library too)
+tests_unit_test_sched_chunk_CPPFLAGS = $(AM_CPPFLAGS)
