@@ -466,12 +466,25 @@ static void node_reply(link_t *l, pmix_data_buffer_t *b)
         PMIX_INFO_FREE(info, n);
 }
 
+/* A streamed matrix that cannot be completed: its request fails now
+ * rather than wait for bytes that will not come. */
+static void stream_failed(uint32_t id, const char *why)
+{
+    fprintf(stderr, "switchyard-sched: request %u: matrix chunk refused: %s\n", id, why);
+    pend_t *p = id != 0 ? take_pending(id) : NULL; /* 0 would take any */
+    if (p == NULL)
+        return;
+    if (p->info != NULL)
+        PMIX_INFO_FREE(p->info, p->ninfo);
+    answer(p, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
+}
+
 static void node_chunk(pmix_data_buffer_t *b, uint8_t kind)
 {
     chunk_t c;
     if (chunk_read(b, kind, &c) != 0) {
         free(c.bo.bytes);
-        fprintf(stderr, "switchyard-sched: a malformed matrix chunk ignored\n");
+        stream_failed(c.id, "malformed frame");
         return;
     }
     pend_t *p = find_pending(c.id);
@@ -482,14 +495,7 @@ static void node_chunk(pmix_data_buffer_t *b, uint8_t kind)
     const char *why = "";
     size_t got = (size_t)c.rawlen;
     if (chunk_apply(&c, p->matrix, p->msize, &why) != 0) {
-        /* the request fails now rather than wait for bytes that will not come */
-        fprintf(stderr, "switchyard-sched: request %u: matrix chunk refused: %s\n", c.id, why);
-        p = take_pending(c.id);
-        if (p != NULL) {
-            if (p->info != NULL)
-                PMIX_INFO_FREE(p->info, p->ninfo);
-            answer(p, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
-        }
+        stream_failed(c.id, why);
         return;
     }
     p->mgot += got;
