@@ -11,8 +11,12 @@ bench_targets = bench/fabric_cost$(EXEEXT)
 # result computed, the matrix exported in chunks, against the memory
 # floor measured in the same run (docs/performance.md).
 EXTRA_PROGRAMS += bench/fabric_e2e
-bench_fabric_e2e_SOURCES = bench/fabric_e2e.c tools/sched/sched_shm.c
-bench_fabric_e2e_LDADD = $(FABRIC_LDADD) -lpthread
+bench_fabric_e2e_SOURCES = bench/fabric_e2e.c tools/sched/sched_shm.c \
+	tools/sched/sched_chunk.c tools/sched/sched_link.c tools/sched/sched_auth.c \
+	tools/sched/sched_log.c src/server/server_cred_munge.c
+bench_fabric_e2e_LDADD = $(FABRIC_LDADD) src/libpmix.la $(MUNGE_LIBS) $(NETTLE_LIBS) -lpthread
+# (own object names: server_cred_munge.c is in libpmix too)
+bench_fabric_e2e_CPPFLAGS = $(AM_CPPFLAGS)
 bench_targets += bench/fabric_e2e$(EXEEXT)
 
 bench: $(bench_targets)

@@ -88,8 +88,8 @@ bin_PROGRAMS += tools/switchyard-sched
 # (server_cred_munge.c) built in; nettle gives the HMACs.
 tools_switchyard_sched_SOURCES = tools/sched/sched_main.c tools/sched/sched_link.c \
 	tools/sched/sched_auth.c tools/sched/sched_node.c tools/sched/sched_log.c \
-	tools/sched/sched_shm.c tools/sched/sched_shm.h \
-	src/server/server_cred_munge.c tools/sched/sched_daemon.h
+	tools/sched/sched_shm.c tools/sched/sched_shm.h tools/sched/sched_chunk.c \
+	src/fabric/cm_codec.c src/server/server_cred_munge.c tools/sched/sched_daemon.h
 tools_switchyard_sched_LDADD = src/libpmix.la $(MUNGE_LIBS) $(NETTLE_LIBS) -lpthread
 # (own object names: server_cred_munge.c is in libpmix too)
 tools_switchyard_sched_CPPFLAGS = $(AM_CPPFLAGS)

@@ -66,3 +66,7 @@ src_libsyfabric_la_SOURCES += \
 	src/fabric/topo_edit.c \
 	src/fabric/engine.c
 noinst_HEADERS += src/fabric/engine.h
+# cm_codec.c: the cost matrix's chunk encoding for the scheduler's link
+# (runs, palettes, raw; tools/sched/sched_chunk.c, fuzz_cm_decode).
+src_libsyfabric_la_SOURCES += src/fabric/cm_codec.c
+noinst_HEADERS += src/fabric/cm_codec.h

@@ -67,3 +67,8 @@ FUZZ_TARGETS += fuzz_server
 # directions (requests as the server reads them, replies, every type).
 # Seeds in tests/fuzz/corpus/fuzz_opx/ were written by hand from the format.
 FUZZ_TARGETS += fuzz_opx
+# fuzz_cm_decode (issue 22): the cost-matrix chunk decoder on arbitrary
+# bytes, and the encoder's round trip on what it accepts.  Seeds in
+# tests/fuzz/corpus/fuzz_cm_decode/ are the encodings of small runs,
+# palette and raw blocks, written by hand from docs/fabric.md.
+FUZZ_TARGETS += fuzz_cm_decode

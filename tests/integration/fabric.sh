@@ -9,7 +9,8 @@
 #     BFS, by value on a node and by pointer in the scheduler's process
 #     (where a device on two switches must not carry traffic between them);
 #   - a matrix above one link chunk: in shared memory to a node on this
-#     host (nothing left behind), in chunks over TCP, the same bytes;
+#     host (nothing left behind), in chunks over TCP (encoded, and raw
+#     with --encode no), the same bytes;
 #   - without the engine module: a clear message and status, no crash;
 #   - a topology change: PENDING -> (handler completes) -> UPDATED, with the
 #     old data before and the new data after;
@@ -171,26 +172,41 @@ else bad "shared memory left behind"; ls -l "/proc/$S4/fd" | sed 's/^/#   /'
     diff "$T/before.lst" "$T/after.lst" | sed 's/^/#   /'; fi
 kill "$S4"
 wait "$S4" 2>/dev/null
-# the same fabric to a node over TCP: chunks, the same bytes
+# the same fabric to a node over TCP: chunks, the same bytes; encoded
+# (runs, palettes) when both sides know the encoding, raw with --encode no
 head -c 64 /dev/urandom > "$T/key"
 chmod 600 "$T/key"
-for port in $((20000 + $$ % 20000)) $((21000 + $$ % 19000)) $((22000 + $$ % 18000)); do
-    "$S" --listen "tcp://127.0.0.1:$port" --auth key --key-file "$T/key" \
-        --topology "$T/big.txt" > "$T/sched5.log" 2>&1 &
-    S5=$!
-    sleep 0.5
-    if kill -0 "$S5" 2>/dev/null; then break; fi
+tcp_round() { # $1: label, $2: --encode value
+    for port in $((20000 + $$ % 20000)) $((21000 + $$ % 19000)) $((22000 + $$ % 18000)); do
+        "$S" --listen "tcp://127.0.0.1:$port" --auth key --key-file "$T/key" --verbose \
+            --encode "$2" --topology "$T/big.txt" > "$T/sched5$1.log" 2>&1 &
+        S5=$!
+        sleep 0.5
+        if kill -0 "$S5" 2>/dev/null; then break; fi
+        wait "$S5" 2>/dev/null
+    done
+    "$S" --node "tcp://127.0.0.1:$port" --auth key --key-file "$T/key" --hostname n7 \
+        --no-inventory --verbose -- "$D/fabric_bfs" "$T/big.txt" > "$T/tcp$1.out" 2>&1
+    rc5=$?
+    kill "$S5"
     wait "$S5" 2>/dev/null
-done
-if "$S" --node "tcp://127.0.0.1:$port" --auth key --key-file "$T/key" --hostname n7 \
-        --no-inventory --verbose -- "$D/fabric_bfs" "$T/big.txt" > "$T/tcp.out" 2>&1 &&
-        grep -q '^ok cost matrix of 2662 devices' "$T/tcp.out" &&
-        ! grep -q 'shared memory' "$T/tcp.out" && test -n "$(digest "$T/tcp.out")" &&
-        test "$(digest "$T/tcp.out")" = "$(digest "$T/big.out")"; then
-    ok "over TCP the matrix comes in chunks, identical to the shared-memory one"
-else bad "chunked matrix over TCP"; show "$T/tcp.out"; show "$T/sched5.log"; fi
-kill "$S5"
-wait "$S5" 2>/dev/null
+}
+tcp_round enc yes
+if [ $rc5 -eq 0 ] && grep -q '^ok cost matrix of 2662 devices' "$T/tcpenc.out" &&
+        ! grep -q 'shared memory' "$T/tcpenc.out" && test -n "$(digest "$T/tcpenc.out")" &&
+        test "$(digest "$T/tcpenc.out")" = "$(digest "$T/big.out")" &&
+        enc=$(sed -n 's/.*14172488 matrix bytes, encoded chunks: \([0-9]*\) bytes).*/\1/p' \
+            "$T/sched5enc.log") && test -n "$enc" && test "$enc" -lt 1417248 &&
+        ! grep -q 'syfab.cm' "$T/tcpenc.out"; then
+    ok "over TCP the matrix comes in encoded chunks ($enc bytes), identical to the shared-memory one"
+else bad "encoded chunks over TCP"; show "$T/tcpenc.out"; show "$T/sched5enc.log"; fi
+tcp_round raw no
+if [ $rc5 -eq 0 ] && grep -q '^ok cost matrix of 2662 devices' "$T/tcpraw.out" &&
+        test "$(digest "$T/tcpraw.out")" = "$(digest "$T/big.out")" &&
+        grep -q 'answered request .* matrix bytes)' "$T/sched5raw.log" &&
+        ! grep -q 'encoded chunks' "$T/sched5raw.log"; then
+    ok "with --encode no the chunks are raw, the same bytes"
+else bad "raw chunks over TCP"; show "$T/tcpraw.out"; show "$T/sched5raw.log"; fi
 
 # the engine module missing: the scheduler cannot serve and says why; a
 # node daemon cannot collect its inventory but still serves its client

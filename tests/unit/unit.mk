@@ -126,3 +126,19 @@ TESTS += tests/unit/test_opx_bfrops
 # test_ds21: the ds21 store's files as an OpenPMIx client reads them.
 check_PROGRAMS += tests/unit/test_ds21
 TESTS += tests/unit/test_ds21
+# test_fabric_codec: the cost matrix's chunk encoding (cm_codec.c): round
+# trips of engine matrices, random and adversarial entries; malformed input.
+check_PROGRAMS += tests/unit/test_fabric_codec
+TESTS += tests/unit/test_fabric_codec
+tests_unit_test_fabric_codec_SOURCES = tests/unit/test_fabric_codec.c tests/unit/fabric_fixtures.c
+# test_sched_chunk: a matrix in chunks over a real daemons' link
+# (tools/sched/sched_chunk.c, sched_link.c): encoded and raw from a sender
+# process, and hostile chunks refused.
+check_PROGRAMS += tests/unit/test_sched_chunk
+TESTS += tests/unit/test_sched_chunk
+tests_unit_test_sched_chunk_SOURCES = tests/unit/test_sched_chunk.c tools/sched/sched_chunk.c \
+	tools/sched/sched_link.c tools/sched/sched_auth.c tools/sched/sched_log.c \
+	src/server/server_cred_munge.c
+tests_unit_test_sched_chunk_LDADD = $(UNIT_LDADD) $(MUNGE_LIBS) $(NETTLE_LIBS) -lpthread
+# (own object names: server_cred_munge.c is in the library too)
+tests_unit_test_sched_chunk_CPPFLAGS = $(AM_CPPFLAGS)

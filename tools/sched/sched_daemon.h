@@ -20,6 +20,11 @@
  *                   sched_shm.h), else it follows as LINK_CHUNK frames
  *                   (LINK_STREAMED = its size)
  *   LINK_CHUNK      sched -> node: UINT32 id, UINT64 offset, BYTE_OBJECT
+ *   LINK_CHUNK_ENC  sched -> node: UINT32 id, UINT64 offset, UINT64 raw
+ *                   length, BYTE_OBJECT of the raw bytes encoded
+ *                   (src/fabric/cm_codec.h); only to a node whose
+ *                   LINK_FABRIC carried LINK_ENCODING, whose reply then
+ *                   carries it too (an older peer on either side: raw)
  *   LINK_INVENTORY  node -> sched: SIZE n, n INFO (collect_inventory's result)
  *   LINK_EVENT      sched -> node: STATUS code, PROC source, SIZE n, n INFO
  *   LINK_SETUP      node -> sched: UINT32 id, STRING nspace, SIZE n, n INFO
@@ -39,13 +44,17 @@ enum {
     LINK_INVENTORY = 3,
     LINK_EVENT = 4,
     LINK_SETUP = 5,
-    LINK_CHUNK = 6
+    LINK_CHUNK = 6,
+    LINK_CHUNK_ENC = 7
 };
 
 /* The size of a streamed matrix, in place of PMIX_FABRIC_COST_MATRIX. */
 #define LINK_STREAMED "syfab.cm.streamed"
 /* The size of a matrix in the shared memory the frame brings. */
 #define LINK_SHM "syfab.cm.shm"
+/* UINT32: in a node's LINK_FABRIC, the newest chunk encoding it reads; in
+ * the reply, the one its chunks use. */
+#define LINK_ENCODING "syfab.cm.encoding"
 /* Matrix chunks: bounded frames, whatever the fabric's size. */
 #define LINK_CHUNK_BYTES (8u << 20)
 
@@ -108,6 +117,28 @@ int link_write_all(int fd, const void *p, size_t n);
 int link_read_all(int fd, void *p, size_t n);
 link_t *link_new(int fd, const uint8_t *session_key, bool is_node);
 bool link_random(void *p, size_t n);
+
+/* ---- a matrix in chunks (sched_chunk.c) ---- */
+
+typedef struct {
+    uint32_t id;
+    uint64_t off, rawlen; /* where its bytes go, and how many */
+    bool encoded;
+    pmix_byte_object_t bo;
+} chunk_t;
+
+/* The whole matrix after its reply, encoded or raw; *payload: the chunks'
+ * bytes as sent.  -1 when the link fails. */
+int chunk_send_all(link_t *l, uint32_t id, const char *m, size_t msize, bool encode,
+                   size_t *payload);
+/* Memory for a matrix of msize bytes that chunks fill (free() it). */
+char *chunk_matrix_alloc(size_t msize);
+/* A LINK_CHUNK or LINK_CHUNK_ENC frame (its kind already read); -1 when
+ * malformed. */
+int chunk_read(pmix_data_buffer_t *b, uint8_t kind, chunk_t *c);
+/* Its bytes into the matrix of msize bytes, checked against it; frees
+ * what chunk_read took.  -1 and *why when it does not fit or decode. */
+int chunk_apply(chunk_t *c, char *matrix, size_t msize, const char **why);
 
 /* ---- node mode (sched_node.c) ---- */
 

@@ -28,6 +28,7 @@
 #include <pmix_server.h>
 #include <switchyard.h>
 
+#include "fabric/cm_codec.h"
 #include "sched_daemon.h"
 #include "sched_shm.h"
 
@@ -39,9 +40,10 @@ static struct {
     const char *shm; /* auto, always, never */
     double watch;
     bool watch_given, no_inventory, verbose;
+    const char *encode; /* --encode */
     unsigned np;
     char **argv; /* the program, or NULL */
-} opt = {.np = 1, .shm = "auto"};
+} opt = {.np = 1, .shm = "auto", .encode = "yes"};
 
 static void usage(FILE *f)
 {
@@ -67,6 +69,8 @@ static void usage(FILE *f)
                "  --shm MODE        matrices above 8 MiB to a node on this host: in shared\n"
                "                    memory (always), in chunks through the socket (never), or\n"
                "                    shared memory when it gets huge pages here (auto, default)\n"
+               "  --encode yes|no   matrix chunks encoded (runs, palettes) for the nodes that\n"
+               "                    read them (yes, default), or always raw (no)\n"
                "  --hostname NAME   the node's name (default: this host's)\n"
                "  --no-inventory    do not collect and deliver this node's inventory\n"
                "  -n N              run N copies of the program (ranks 0..N-1)\n"
@@ -106,6 +110,10 @@ static int parse(int argc, char **argv)
             opt.shm = argv[++i];
             if (strcmp(opt.shm, "auto") != 0 && strcmp(opt.shm, "always") != 0 &&
                 strcmp(opt.shm, "never") != 0)
+                return -1;
+        } else if (!strcmp(a, "--encode") && arg) {
+            opt.encode = argv[++i];
+            if (strcmp(opt.encode, "yes") != 0 && strcmp(opt.encode, "no") != 0)
                 return -1;
         } else if (!strcmp(a, "--key-file") && arg) {
             opt.key_file = argv[++i];
@@ -158,7 +166,8 @@ static link_t *node_links[MAX_NODES]; /* NULL once that node left */
 static size_t nnodes, nthreads;       /* live connections, their threads */
 static bool stopping;
 static link_auth_t auth;
-static bool use_shm; /* --shm, decided at start */
+static bool use_shm;      /* --shm, decided at start */
+static bool use_encoding; /* --encode */
 
 /* Streams of matrices in flight: an update waits for them (the matrix
  * they read is the engine's, valid until this process's PENDING chain
@@ -170,6 +179,7 @@ static void *pending_cbdata;
 typedef struct {
     link_t *link;
     uint32_t id;
+    bool encode; /* the node reads encoded chunks and we send them */
     pmix_fabric_t fabric;
 } fwd_t;
 
@@ -247,9 +257,12 @@ static void *stream_thread(void *arg)
         if (shm < 0)
             say("request %u: no shared memory (%s): chunks instead", f->id, strerror(errno));
     }
-    /* the infos as sent: the matrix inline when small, else its size */
+    bool encode = f->encode && shm < 0 && msize > LINK_CHUNK_BYTES;
+    /* the infos as sent: the matrix inline when small, else its size (and
+     * the encoding of its chunks) */
+    size_t nout = n + (encode ? 1 : 0);
     pmix_info_t *out;
-    PMIX_INFO_CREATE(out, n > 0 ? n : 1);
+    PMIX_INFO_CREATE(out, nout > 0 ? nout : 1);
     for (size_t i = 0; out != NULL && i < n; i++) {
         if (i != at) {
             PMIx_Info_xfer(&out[i], &info[i]);
@@ -260,34 +273,28 @@ static void *stream_thread(void *arg)
             PMIX_INFO_LOAD(&out[i], shm >= 0 ? LINK_SHM : LINK_STREAMED, &msize, PMIX_SIZE);
         }
     }
+    if (out != NULL && encode) {
+        uint32_t version = SY_CM_CODEC_VERSION;
+        PMIX_INFO_LOAD(&out[n], LINK_ENCODING, &version, PMIX_UINT32);
+    }
     bool sent = out != NULL;
-    send_reply_fd(f->link, f->id, sent ? PMIX_SUCCESS : PMIX_ERR_NOMEM, out, n, sent ? shm : -1);
+    send_reply_fd(f->link, f->id, sent ? PMIX_SUCCESS : PMIX_ERR_NOMEM, out, nout, sent ? shm : -1);
     if (out != NULL)
-        PMIX_INFO_FREE(out, n > 0 ? n : 1);
+        PMIX_INFO_FREE(out, nout > 0 ? nout : 1);
     /* the node holds its own descriptor now: ours goes, and with the
      * node's the memory (a memfd has no name to remove) */
     if (shm >= 0) {
         close(shm);
         say("request %u: the matrix (%zu bytes) passed in shared memory", f->id, msize);
     }
-    for (size_t off = 0; sent && shm < 0 && msize > LINK_CHUNK_BYTES && off < msize;) {
-        size_t len = msize - off < LINK_CHUNK_BYTES ? msize - off : LINK_CHUNK_BYTES;
-        pmix_data_buffer_t b;
-        PMIX_DATA_BUFFER_CONSTRUCT(&b);
-        uint8_t kind = LINK_CHUNK;
-        uint64_t o = off;
-        pmix_byte_object_t bo = {.bytes = (char *)m + off, .size = len};
-        PMIx_Data_pack(NULL, &b, &kind, 1, PMIX_UINT8);
-        PMIx_Data_pack(NULL, &b, &f->id, 1, PMIX_UINT32);
-        PMIx_Data_pack(NULL, &b, &o, 1, PMIX_UINT64);
-        PMIx_Data_pack(NULL, &b, &bo, 1, PMIX_BYTE_OBJECT);
-        int rc = link_send(f->link, &b);
-        PMIX_DATA_BUFFER_DESTRUCT(&b);
-        if (rc != 0)
-            break; /* the node left */
-        off += len;
-    }
-    say("answered request %u from a node (%zu matrix bytes)", f->id, msize);
+    size_t payload = 0;
+    if (sent && shm < 0 && msize > LINK_CHUNK_BYTES)
+        chunk_send_all(f->link, f->id, m, msize, encode, &payload); /* fails when the node left */
+    if (encode)
+        say("answered request %u from a node (%zu matrix bytes, encoded chunks: %zu bytes)", f->id,
+            msize, payload);
+    else
+        say("answered request %u from a node (%zu matrix bytes)", f->id, msize);
     if (PMIx_Fabric_deregister_nb(&f->fabric, fwd_free, f) != PMIX_SUCCESS)
         free(f);
     stream_end();
@@ -331,7 +338,15 @@ static void sched_fabric(link_t *l, pmix_data_buffer_t *b)
      * name the fabric with PMIX_FABRIC_INDEX.  Without "by value": the
      * matrix is the engine's own, streamed from there, not copied. */
     size_t keep = 0;
+    bool encode = false;
     for (size_t i = 0; i < n; i++) {
+        if (PMIX_CHECK_KEY(&dirs[i], LINK_ENCODING)) {
+            /* the link's business, not the engine's */
+            encode = use_encoding && dirs[i].value.type == PMIX_UINT32 &&
+                     dirs[i].value.data.uint32 >= SY_CM_CODEC_VERSION;
+            PMIX_INFO_DESTRUCT(&dirs[i]);
+            continue;
+        }
         if (PMIX_CHECK_KEY(&dirs[i], SWITCHYARD_FABRIC_BY_VALUE)) {
             PMIX_INFO_DESTRUCT(&dirs[i]);
             continue;
@@ -351,6 +366,7 @@ static void sched_fabric(link_t *l, pmix_data_buffer_t *b)
     }
     f->link = l;
     f->id = id;
+    f->encode = encode;
     PMIX_FABRIC_CONSTRUCT(&f->fabric);
     pthread_mutex_lock(&nodes_lock);
     streams++;
@@ -668,6 +684,7 @@ int main(int argc, char **argv)
         return 1;
     }
     say("link authentication: %s", link_auth_name(auth.method));
+    use_encoding = strcmp(opt.encode, "yes") == 0;
     use_shm = strcmp(opt.shm, "always") == 0 || (strcmp(opt.shm, "auto") == 0 && shm_fast());
     if (opt.listen != NULL)
         say("big matrices to nodes on this host: %s",

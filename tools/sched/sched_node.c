@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fabric/cm_codec.h"
 #include "sched_daemon.h"
 #include "sched_shm.h"
 
@@ -329,6 +330,25 @@ static int send_now(pmix_data_buffer_t *b)
     return rc;
 }
 
+/* The request's directives and the chunk encoding we read (a scheduler
+ * that knows none passes it to its engine, which ignores what it does
+ * not know). */
+static void pack_directives(pmix_data_buffer_t *b, const pmix_info_t *directives, size_t ndirs)
+{
+    pmix_info_t *dirs;
+    PMIX_INFO_CREATE(dirs, ndirs + 1);
+    if (dirs == NULL) {
+        link_pack_infos(b, directives, ndirs); /* raw chunks then */
+        return;
+    }
+    for (size_t i = 0; i < ndirs; i++)
+        PMIx_Info_xfer(&dirs[i], &directives[i]);
+    uint32_t version = SY_CM_CODEC_VERSION;
+    PMIX_INFO_LOAD(&dirs[ndirs], LINK_ENCODING, &version, PMIX_UINT32);
+    link_pack_infos(b, dirs, ndirs + 1);
+    PMIX_INFO_FREE(dirs, ndirs + 1);
+}
+
 pmix_status_t node_fabric(const pmix_proc_t *requestor, pmix_fabric_operation_t op,
                           const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc,
                           void *cbdata)
@@ -343,7 +363,7 @@ pmix_status_t node_fabric(const pmix_proc_t *requestor, pmix_fabric_operation_t 
     PMIx_Data_pack(NULL, &b, &kind, 1, PMIX_UINT8);
     PMIx_Data_pack(NULL, &b, &p->id, 1, PMIX_UINT32);
     PMIx_Data_pack(NULL, &b, &o, 1, PMIX_UINT8);
-    link_pack_infos(&b, directives, ndirs);
+    pack_directives(&b, directives, ndirs);
     uint32_t id = p->id;
     int rc = send_now(&b);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
@@ -406,6 +426,18 @@ static void node_reply(link_t *l, pmix_data_buffer_t *b)
             PMIX_INFO_FREE(info, n);
         return;
     }
+    /* the chunks' encoding is the link's business: it leaves the answer
+     * (the chunks say themselves which kind they are) */
+    for (size_t i = 0; i < n; i++)
+        if (PMIX_CHECK_KEY(&info[i], LINK_ENCODING)) {
+            PMIX_INFO_DESTRUCT(&info[i]);
+            if (i != n - 1) {
+                info[i] = info[n - 1];
+                memset(&info[n - 1], 0, sizeof(info[n - 1]));
+            }
+            n--;
+            break;
+        }
     /* a matrix in shared memory */
     for (size_t i = 0; status == PMIX_SUCCESS && i < n; i++)
         if (PMIX_CHECK_KEY(&info[i], LINK_SHM) && info[i].value.type == PMIX_SIZE)
@@ -420,7 +452,7 @@ static void node_reply(link_t *l, pmix_data_buffer_t *b)
         p->info = info;
         p->ninfo = n;
         p->msize = streamed;
-        p->matrix = malloc(streamed);
+        p->matrix = chunk_matrix_alloc(streamed);
         if (p->matrix != NULL)
             return;
         info = NULL;
@@ -434,27 +466,42 @@ static void node_reply(link_t *l, pmix_data_buffer_t *b)
         PMIX_INFO_FREE(info, n);
 }
 
-static void node_chunk(pmix_data_buffer_t *b)
+/* A streamed matrix that cannot be completed: its request fails now
+ * rather than wait for bytes that will not come. */
+static void stream_failed(uint32_t id, const char *why)
 {
-    uint32_t id;
-    uint64_t off;
-    pmix_byte_object_t bo = {0};
-    int32_t one = 1;
-    if (PMIx_Data_unpack(NULL, b, &id, &one, PMIX_UINT32) != PMIX_SUCCESS ||
-        PMIx_Data_unpack(NULL, b, &off, &one, PMIX_UINT64) != PMIX_SUCCESS ||
-        PMIx_Data_unpack(NULL, b, &bo, &one, PMIX_BYTE_OBJECT) != PMIX_SUCCESS)
+    fprintf(stderr, "switchyard-sched: request %u: matrix chunk refused: %s\n", id, why);
+    pend_t *p = id != 0 ? take_pending(id) : NULL; /* 0 would take any */
+    if (p == NULL)
         return;
-    pend_t *p = find_pending(id);
-    if (p == NULL || p->matrix == NULL || off > p->msize || bo.size > p->msize - off) {
-        free(bo.bytes);
+    if (p->info != NULL)
+        PMIX_INFO_FREE(p->info, p->ninfo);
+    answer(p, PMIX_ERR_UNPACK_FAILURE, NULL, 0);
+}
+
+static void node_chunk(pmix_data_buffer_t *b, uint8_t kind)
+{
+    chunk_t c;
+    if (chunk_read(b, kind, &c) != 0) {
+        free(c.bo.bytes);
+        stream_failed(c.id, "malformed frame");
         return;
     }
-    memcpy(p->matrix + off, bo.bytes, bo.size);
-    p->mgot += bo.size;
-    free(bo.bytes);
+    pend_t *p = find_pending(c.id);
+    if (p == NULL || p->matrix == NULL) {
+        free(c.bo.bytes);
+        return;
+    }
+    const char *why = "";
+    size_t got = (size_t)c.rawlen;
+    if (chunk_apply(&c, p->matrix, p->msize, &why) != 0) {
+        stream_failed(c.id, why);
+        return;
+    }
+    p->mgot += got;
     if (p->mgot < p->msize)
         return;
-    p = take_pending(id);
+    p = take_pending(c.id);
     if (p == NULL)
         return;
     /* the matrix takes the place of its size */
@@ -626,8 +673,8 @@ static void *link_thread(void *arg)
             if (PMIx_Data_unpack(NULL, &b, &kind, &one, PMIX_UINT8) == PMIX_SUCCESS) {
                 if (kind == LINK_REPLY)
                     node_reply(l, &b);
-                else if (kind == LINK_CHUNK)
-                    node_chunk(&b);
+                else if (kind == LINK_CHUNK || kind == LINK_CHUNK_ENC)
+                    node_chunk(&b, kind);
                 else if (kind == LINK_EVENT)
                     node_event(&b);
             }
