@@ -38,10 +38,19 @@ typedef struct pend {
     struct pend *next;
 } pend_t;
 
-typedef struct cached {
-    char *key;
+/* One answer kept for the keys it answers (the request's and the
+ * fabric index's, and older registrations of the same fabric after an
+ * update): shared, so that a matrix of gigabytes is copied once for the
+ * cache, not once per key.  Under N.lock. */
+typedef struct kept {
+    unsigned refs;
     pmix_info_t *info;
     size_t ninfo;
+} kept_t;
+
+typedef struct cached {
+    char *key;
+    kept_t *kept;
     struct cached *next;
 } cached_t;
 
@@ -106,6 +115,27 @@ static pmix_status_t copy_infos(const pmix_info_t *src, size_t n, pmix_info_t **
 
 /* ---- the cache of fabric answers ---- */
 
+/* A copy of the answer with no reference yet; NULL when out of memory. */
+static kept_t *kept_new(const pmix_info_t *info, size_t n)
+{
+    kept_t *k = calloc(1, sizeof(*k));
+    if (k == NULL || copy_infos(info, n, &k->info) != PMIX_SUCCESS) {
+        free(k);
+        return NULL;
+    }
+    k->ninfo = n;
+    return k;
+}
+
+static void kept_release(kept_t *k)
+{
+    if (k == NULL || --k->refs > 0)
+        return;
+    if (k->info != NULL)
+        PMIX_INFO_FREE(k->info, k->ninfo);
+    free(k);
+}
+
 /* The directives but PMIX_FABRIC_INDEX, packed, then "#<index>" or "#-". */
 static char *cache_key(const pmix_info_t *dirs, size_t n, long index)
 {
@@ -135,7 +165,7 @@ static char *cache_key(const pmix_info_t *dirs, size_t n, long index)
     return key;
 }
 
-static void cache_put_locked(const char *key, const pmix_info_t *info, size_t n)
+static void cache_put_locked(const char *key, kept_t *kept)
 {
     cached_t **pp = &N.cache;
     while (*pp != NULL && strcmp((*pp)->key, key) != 0)
@@ -150,8 +180,7 @@ static void cache_put_locked(const char *key, const pmix_info_t *info, size_t n)
             cached_t *old = *last;
             *last = NULL;
             free(old->key);
-            if (old->info != NULL)
-                PMIX_INFO_FREE(old->info, old->ninfo);
+            kept_release(old->kept);
             free(old);
             N.ncache--;
         }
@@ -163,12 +192,10 @@ static void cache_put_locked(const char *key, const pmix_info_t *info, size_t n)
         N.ncache++;
     } else {
         *pp = c->next;
-        if (c->info != NULL)
-            PMIX_INFO_FREE(c->info, c->ninfo);
-        c->info = NULL;
+        kept_release(c->kept);
     }
-    if (copy_infos(info, n, &c->info) == PMIX_SUCCESS)
-        c->ninfo = n;
+    kept->refs++;
+    c->kept = kept;
     c->next = N.cache;
     N.cache = c;
 }
@@ -180,8 +207,8 @@ static bool cache_get(const char *key, pmix_info_t **info, size_t *n)
     pthread_mutex_lock(&N.lock);
     for (cached_t *c = N.cache; c != NULL && key != NULL; c = c->next)
         if (strcmp(c->key, key) == 0) {
-            hit = copy_infos(c->info, c->ninfo, info) == PMIX_SUCCESS;
-            *n = hit ? c->ninfo : 0;
+            hit = copy_infos(c->kept->info, c->kept->ninfo, info) == PMIX_SUCCESS;
+            *n = hit ? c->kept->ninfo : 0;
             break;
         }
     pthread_mutex_unlock(&N.lock);
@@ -199,32 +226,34 @@ static long index_of(const pmix_info_t *info, size_t n)
 static void cache_answer(const char *key, const pmix_info_t *info, size_t n)
 {
     long index = index_of(info, n);
+    /* copied outside the lock: it may be gigabytes */
+    kept_t *kept = kept_new(info, n);
+    if (kept == NULL)
+        return; /* not cached: only the scheduler's absence needs it */
     pthread_mutex_lock(&N.lock);
     /* an update's answer is also the newest answer to the registrations
      * of that fabric with the same directives */
     const char *hash = strrchr(key, '#');
     size_t plen = hash != NULL ? (size_t)(hash - key) : strlen(key);
+    kept->refs++; /* ours, while it is handed out */
     for (cached_t *c = N.cache; c != NULL && index >= 0; c = c->next) {
         if (strncmp(c->key, key, plen) != 0 || c->key[plen] != '#' ||
-            index_of(c->info, c->ninfo) != index)
+            index_of(c->kept->info, c->kept->ninfo) != index)
             continue;
-        pmix_info_t *copy = NULL;
-        if (copy_infos(info, n, &copy) == PMIX_SUCCESS) {
-            if (c->info != NULL)
-                PMIX_INFO_FREE(c->info, c->ninfo);
-            c->info = copy;
-            c->ninfo = n;
-        }
+        kept_release(c->kept);
+        kept->refs++;
+        c->kept = kept;
     }
-    cache_put_locked(key, info, n);
+    cache_put_locked(key, kept);
     /* under the fabric's index too: updates name it */
     if (index >= 0 && hash != NULL) {
         char *k2 = NULL;
         if (asprintf(&k2, "%.*s#%ld", (int)(hash - key), key, index) >= 0) {
-            cache_put_locked(k2, info, n);
+            cache_put_locked(k2, kept);
             free(k2);
         }
     }
+    kept_release(kept);
     pthread_mutex_unlock(&N.lock);
 }
 
@@ -735,8 +764,7 @@ void node_stop(void)
         cached_t *c = N.cache;
         N.cache = c->next;
         free(c->key);
-        if (c->info != NULL)
-            PMIX_INFO_FREE(c->info, c->ninfo);
+        kept_release(c->kept);
         free(c);
     }
 }
