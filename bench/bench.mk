@@ -42,7 +42,7 @@ bench_modex_SOURCES = bench/modex.c tests/integration/forkhost.h
 bench_modex_LDADD = src/libpmix.la
 bench_modex_LDFLAGS = -no-install
 bench_targets += bench/modex$(EXEEXT)
-EXTRA_DIST += bench/modex-compare.sh bench/fence-cost.sh
+EXTRA_DIST += bench/modex-compare.sh bench/fence-cost.sh bench/openpmix.sh
 
 # Scale benchmark (register_nspace of 10k..1M ranks, a client's Init and
 # first Gets, deregister, cycles; N local clients): built against OpenPMIx

@@ -8,16 +8,12 @@
 #   sh bench/depart-compare.sh [OP...]
 set -eu
 build=${BUILD_DIR:-build}
-openpmix=${OPENPMIX_PREFIX:-/usr/lib/x86_64-linux-gnu/pmix2}
-test -f "$openpmix/include/pmix.h" || {
-    echo "depart-compare: OpenPMIx headers not found under $openpmix (apt-get install libpmix-dev)" >&2
-    exit 1
-}
+. bench/openpmix.sh
+openpmix_check depart-compare
 make -s -C "$build" tests/integration/test_depart > /dev/null
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-${CC:-cc} -O1 -std=gnu11 -I"$openpmix/include" tests/integration/test_depart.c \
-    -o "$T/depart-openpmix" -L"$openpmix/lib" -lpmix -Wl,-rpath,"$openpmix/lib" -lpthread
+openpmix_cc tests/integration/test_depart.c "$T/depart-openpmix" -O1
 ops=${*:-fence connect disconnect group}
 # one cell: what ranks 0 and 1 got (one word when they agree), and the host
 cell() {

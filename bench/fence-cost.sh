@@ -18,7 +18,7 @@
 #   sh bench/fence-cost.sh [-n "8 32"] [-s "64 4096"] [-r REPS]
 set -eu
 build=${BUILD_DIR:-build}
-openpmix=${OPENPMIX_PREFIX:-/usr/lib/x86_64-linux-gnu/pmix2}
+. bench/openpmix.sh
 counts="8 32" sizes="64 4096" reps=5
 while getopts n:s:r: o; do
     case $o in
@@ -28,13 +28,9 @@ while getopts n:s:r: o; do
     *) exit 2 ;;
     esac
 done
-test -f "$openpmix/include/pmix.h" || {
-    echo "fence-cost: OpenPMIx headers not found under $openpmix (apt-get install libpmix-dev)" >&2
-    exit 1
-}
+openpmix_check fence-cost
 make -s -C "$build" bench/modex
-${CC:-cc} -O2 -std=gnu11 -I"$openpmix/include" bench/modex.c -o "$build/bench/modex-openpmix" \
-    -L"$openpmix/lib" -lpmix -Wl,-rpath,"$openpmix/lib" -lpthread
+openpmix_cc bench/modex.c "$build/bench/modex-openpmix"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

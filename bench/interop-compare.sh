@@ -18,11 +18,8 @@
 # script instead of giving figures.
 set -eu
 build=${BUILD_DIR:-build}
-openpmix=${OPENPMIX_PREFIX:-/usr/lib/x86_64-linux-gnu/pmix2}
-test -f "$openpmix/include/pmix.h" || {
-    echo "interop-compare: OpenPMIx headers not found under $openpmix (apt-get install libpmix-dev)" >&2
-    exit 1
-}
+. bench/openpmix.sh
+openpmix_check interop-compare
 rounds=3 counts="8 32" sizes="64 4096" reps=5 gets=20000
 while getopts i:n:s:r:g: opt; do
     case $opt in
@@ -37,8 +34,7 @@ done
 
 make -s -C "$build" bench/launch bench/modex
 for p in launch modex; do
-    ${CC:-cc} -O2 -std=gnu11 -I"$openpmix/include" "bench/$p.c" -o "$build/bench/$p-openpmix" \
-        -L"$openpmix/lib" -lpmix -Wl,-rpath,"$openpmix/lib" -lpthread
+    openpmix_cc "bench/$p.c" "$build/bench/$p-openpmix"
 done
 bindir=$(cd "$build/bench" && pwd)
 ourlib=$(cd "$build/src/.libs" && pwd)

@@ -6,14 +6,10 @@
 #   sh bench/launch-compare.sh [-n "1 2 4 8"] [-r REPS] [-g GETS]
 set -eu
 build=${BUILD_DIR:-build}
-openpmix=${OPENPMIX_PREFIX:-/usr/lib/x86_64-linux-gnu/pmix2}
-test -f "$openpmix/include/pmix.h" || {
-    echo "launch-compare: OpenPMIx headers not found under $openpmix (apt-get install libpmix-dev)" >&2
-    exit 1
-}
+. bench/openpmix.sh
+openpmix_check launch-compare
 make -s -C "$build" bench/launch
-${CC:-cc} -O2 -std=gnu11 -I"$openpmix/include" bench/launch.c -o "$build/bench/launch-openpmix" \
-    -L"$openpmix/lib" -lpmix -Wl,-rpath,"$openpmix/lib" -lpthread
+openpmix_cc bench/launch.c "$build/bench/launch-openpmix"
 
 ours=$(mktemp) theirs=$(mktemp)
 trap 'rm -f "$ours" "$theirs"' EXIT

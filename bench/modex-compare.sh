@@ -9,19 +9,15 @@
 # median over the rounds of each round's median over REPS launches.
 set -eu
 build=${BUILD_DIR:-build}
-openpmix=${OPENPMIX_PREFIX:-/usr/lib/x86_64-linux-gnu/pmix2}
-test -f "$openpmix/include/pmix.h" || {
-    echo "modex-compare: OpenPMIx headers not found under $openpmix (apt-get install libpmix-dev)" >&2
-    exit 1
-}
+. bench/openpmix.sh
+openpmix_check modex-compare
 rounds=3
 if test "${1:-}" = "-i"; then
     rounds=$2
     shift 2
 fi
 make -s -C "$build" bench/modex
-${CC:-cc} -O2 -std=gnu11 -I"$openpmix/include" bench/modex.c -o "$build/bench/modex-openpmix" \
-    -L"$openpmix/lib" -lpmix -Wl,-rpath,"$openpmix/lib" -lpthread
+openpmix_cc bench/modex.c "$build/bench/modex-openpmix"
 
 ours=$(mktemp) theirs=$(mktemp)
 trap 'rm -f "$ours" "$theirs" "$ours.m" "$theirs.m"' EXIT

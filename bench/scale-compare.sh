@@ -11,11 +11,8 @@
 # rounds.  The load average is printed before and after.
 set -eu
 build=${BUILD_DIR:-build}
-openpmix=${OPENPMIX_PREFIX:-/usr/lib/x86_64-linux-gnu/pmix2}
-test -f "$openpmix/include/pmix.h" || {
-    echo "scale-compare: OpenPMIx headers not found under $openpmix (apt-get install libpmix-dev)" >&2
-    exit 1
-}
+. bench/openpmix.sh
+openpmix_check scale-compare
 rounds=3 ranks="10000 100000 1000000" styles="maps pdata" clients="128 256" cycles=100
 cycle_ranks=10000
 while test $# -gt 1; do
@@ -31,8 +28,7 @@ while test $# -gt 1; do
     shift 2
 done
 make -s -C "$build" bench/scale
-${CC:-cc} -O2 -std=gnu11 -I"$openpmix/include" bench/scale.c -o "$build/bench/scale-openpmix" \
-    -L"$openpmix/lib" -lpmix -Wl,-rpath,"$openpmix/lib" -lpthread
+openpmix_cc bench/scale.c "$build/bench/scale-openpmix"
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
