@@ -24,7 +24,6 @@
 #include "common/info.h"
 #include "common/wire.h"
 #include "server/server_group.h"
-#include "server/server_lfence.h"
 #include "server/server_modex.h"
 #include "server/server_msg.h"
 #include "server/server_peer.h"
@@ -56,7 +55,6 @@ pmix_status_t sy_srv_group_info_post(const pmix_proc_t *member, const char *grp,
     sy_srv_posted_t *p = sy_srv_posted_find(member, true);
     if (p == NULL)
         return PMIX_ERR_NOMEM;
-    sy_srv_lfence_data_changed(member, false); /* (the loop thread: before or after is one) */
     const pmix_info_t *el = da->array;
     for (size_t i = 0; i < da->size; i++) {
         sy_srv_kv_t *k = calloc(1, sizeof(*k));

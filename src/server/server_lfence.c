@@ -335,19 +335,24 @@ static void finish(lf_ns_t *l, uint32_t gen)
     sy_wire_fence_rep_free(&rep);
 }
 
-void sy_srv_lfence_data_changed(const pmix_proc_t *who, bool committed)
+void sy_srv_lfence_data_changed(const pmix_proc_t *who)
 {
-    lf_ns_t *l = committed ? page_of(who->nspace) : find(who->nspace);
-    if (l == NULL || who->rank >= l->nranks)
-        return;
+    lf_ns_t *l = find(who->nspace);
+    if (l == NULL)
+        return; /* no page yet: nothing published ahead */
     /* what was published ahead no longer holds everything (before the
-     * commit is acknowledged, so before its member can arrive) */
+     * change is acknowledged, so before its member can arrive) */
     uint64_t r = __atomic_load_n(&l->page->ready, __ATOMIC_ACQUIRE);
     while ((uint32_t)r == SY_LF_READY &&
            !__atomic_compare_exchange_n(&l->page->ready, &r, sy_lf_claim(SY_LF_READY_NONE, 0),
                                         false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         ;
-    if (!committed)
+}
+
+void sy_srv_lfence_committed(const pmix_proc_t *who)
+{
+    lf_ns_t *l = page_of(who->nspace);
+    if (l == NULL || who->rank >= l->nranks)
         return;
     if (!l->fresh[who->rank]) {
         l->fresh[who->rank] = 1;

@@ -22,10 +22,13 @@ pmix_status_t sy_srv_lfence_join(const char *nspace, sy_srv_peer_t *peer, uint32
                                  bool collect, double timeout);
 /* LFENCE: op 0 maps the page, op 1 ends a complete generation. */
 void sy_srv_lfence_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b);
-/* who's data changed (committed: by COMMIT; else another way): a reply
- * published ahead no longer holds everything; the last member to commit
- * has everything published ahead.  Before the change is acknowledged. */
-void sy_srv_lfence_data_changed(const pmix_proc_t *who, bool committed);
+/* who's posted data changed (sy_srv_posted_put): a reply published ahead
+ * no longer holds everything.  Before the change is acknowledged. */
+void sy_srv_lfence_data_changed(const pmix_proc_t *who);
+/* who committed (after its data went in): when every expected member has
+ * since the last publication, the data is published ahead.  Before the
+ * commit is acknowledged. */
+void sy_srv_lfence_committed(const pmix_proc_t *who);
 /* A member left (its connection, or a process without one). */
 void sy_srv_lfence_peer_gone(const sy_srv_peer_t *peer);
 void sy_srv_lfence_proc_gone(const pmix_proc_t *who);

@@ -119,6 +119,7 @@ const sy_srv_kv_t *sy_srv_kv_find(const sy_srv_posted_t *p, const char *key)
 
 void sy_srv_posted_put(sy_srv_posted_t *p, sy_srv_kv_t *k)
 {
+    sy_srv_lfence_data_changed(&p->proc);
     for (sy_srv_kv_t **pp = &p->kvs; *pp != NULL; pp = &(*pp)->next) {
         if (strcmp((*pp)->key, k->key) == 0) {
             sy_srv_kv_t *old = *pp;
@@ -438,7 +439,7 @@ static void handle_commit(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     p->committed = true;
     if (peer->opx_ds21)
         sy_srv_ds21_commit(p); /* where its OpenPMIx peers read it */
-    sy_srv_lfence_data_changed(&peer->proc, true);
+    sy_srv_lfence_committed(&peer->proc);
     sy_srv_peer_reply_status(peer, tag, rc);
     /* held direct-modex requests for this process may be answerable now */
     sy_srv_dmodex_poke(&peer->proc);

@@ -52,7 +52,8 @@ sy_srv_posted_t *sy_srv_posted_all(void);
 sy_srv_posted_t *sy_srv_posted_find(const pmix_proc_t *p, bool create);
 const sy_srv_kv_t *sy_srv_kv_find(const sy_srv_posted_t *p, const char *key);
 /* Take k (allocated, its key and value owned) into p's data: a key given
- * again replaces the old value. */
+ * again replaces the old value.  Every change of a process's data goes
+ * through here (a reply the local fence published ahead is unmarked). */
 void sy_srv_posted_put(sy_srv_posted_t *p, sy_srv_kv_t *k);
 /* Append p's record to a blob: what its local peers may see (local_view),
  * or what other nodes may. */

@@ -22,7 +22,6 @@
 #include "server/server_coll.h"
 #include "server/server_group.h"
 #include "server/server_internal.h"
-#include "server/server_lfence.h"
 #include "server/server_modex.h"
 #include "server/server_registry.h"
 #include "server/server_upcall.h"
@@ -165,7 +164,6 @@ bool sy_pmi_kvs_put(sy_pmi_conn_t *c, const char *key, const char *val)
     k->val.type = PMIX_STRING;
     sy_srv_posted_put(p, k);
     p->committed = true;
-    sy_srv_lfence_data_changed(&c->proc, false);
     sy_srv_dmodex_poke(&c->proc);
     return true;
 }
