@@ -105,8 +105,9 @@ static void answered(pmix_status_t status, sy_wire_msg_id_t id, void *reply, sy_
     const sy_wire_lfence_rep_t *rep = reply;
     pthread_mutex_lock(&lf_lock);
     if (lf_state == LF_ASKED && lf_pid == getpid()) {
-        if (status == PMIX_SUCCESS && rep != NULL && rep->path != NULL)
-            map_page(lf_rank, rep->path);
+        if (status == PMIX_SUCCESS && rep != NULL && rep->path != NULL &&
+            map_page(lf_rank, rep->path))
+            sy_log(SY_LOG_DEBUG, "client: local fence page mapped ahead (asked at Init)");
         lf_state = LF_DONE;
         pthread_cond_broadcast(&lf_answered);
     }

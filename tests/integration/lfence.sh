@@ -38,12 +38,14 @@ eng() { count 'debug: fence over' "$T/err"; }
 atend() { count 'ends, data collected' "$T/err"; }
 for N in 4 8; do
     run rounds $N; rc=$?
+    # every client had the page mapped by its progress thread, asked for at Init
+    ahead=$(count 'page mapped ahead' "$T/err")
     if test $rc -eq 0 && test "$(count ': rounds -> SUCCESS$' "$T/out")" -eq $N &&
         test "$(srv)" -eq 0 && test "$(eng)" -eq 0 && test "$(atend)" -eq 0 &&
-        grep -q 'data published ahead' "$T/err"; then
-        ok "rounds N=$N: data right, no FENCE reached the server, data published ahead"
+        grep -q 'data published ahead' "$T/err" && test "$ahead" -eq $N; then
+        ok "rounds N=$N: data right, no FENCE reached the server, data published ahead, page mapped ahead"
     else
-        bad "rounds N=$N (rc $rc, server arrivals $(srv), engine fences $(eng), published at the end $(atend))"
+        bad "rounds N=$N (rc $rc, server arrivals $(srv), engine fences $(eng), published at the end $(atend), mapped ahead $ahead)"
     fi
 done
 run recommit 4; rc=$?
