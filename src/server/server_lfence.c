@@ -53,10 +53,16 @@ typedef struct lf_ns {
     lf_member_t *held; /* members the server counted in, of generation held_gen */
     uint32_t held_gen;
     sy_timer_t *timer; /* the held members' PMIX_TIMEOUT */
-    /* ranks that committed since the last publication: when every
-     * expected member has, the data is published ahead (prepare) */
-    unsigned char *fresh;
-    uint32_t nfresh;
+    /* per rank, the generation + 1 in which it last committed since the
+     * last publication (0: not since); nfresh counts those of generation
+     * fresh_gen.  When every expected member has committed in the current
+     * generation, the data is published ahead (prepare).  Only commits of
+     * the current generation count: a member commits in it after its last
+     * fence returned, so it no longer reads the reply that fence left in
+     * the page, which publishing rewrites; one that committed before it
+     * arrived at the last fence may still be reading it. */
+    uint32_t *fresh;
+    uint32_t nfresh, fresh_gen;
     sy_wire_fence_rep_t ready_rep; /* what the page's ready reply says */
     struct lf_ns *next;
 } lf_ns_t;
@@ -99,7 +105,7 @@ static lf_ns_t *create(sy_srv_t *s, const sy_srv_nspace_t *ns)
         return NULL;
     PMIX_LOAD_NSPACE(l->nspace, ns->name);
     l->size = sy_lfence_size(n);
-    l->fresh = calloc(n, 1);
+    l->fresh = calloc(n, sizeof(*l->fresh));
     if (l->fresh == NULL ||
         asprintf(&l->path, "%s/lfence.%u.%lu", s->tmpdir, ns->id, ++page_serial) < 0) {
         free(l->fresh);
@@ -230,7 +236,7 @@ static pmix_status_t publish(lf_ns_t *l, sy_wire_fence_rep_t *rep)
     pmix_proc_t all;
     PMIX_LOAD_PROCID(&all, l->nspace, PMIX_RANK_WILDCARD);
     pmix_data_buffer_t none = {0};
-    memset(l->fresh, 0, l->nranks);
+    memset(l->fresh, 0, l->nranks * sizeof(*l->fresh));
     l->nfresh = 0;
     return sy_srv_modex_publish(sy_srv, &all, 1, &none, rep);
 }
@@ -247,7 +253,8 @@ static void prepare(lf_ns_t *l)
     if ((uint32_t)r >= SY_LF_CLAIM_SERVER && (uint32_t)(r >> 32) == sy_lf_gen(w) &&
         sy_lf_pending(w))
         return; /* the reply is being handed out */
-    /* (no member reads reply now: each committed after its last fence) */
+    /* (no member reads reply now: each committed in this generation, so
+     * after its last fence returned; see lf_ns_t.fresh) */
     __atomic_store_n(&pg->ready, sy_lf_claim(SY_LF_READY_NONE, 0), __ATOMIC_SEQ_CST);
     __atomic_store_n(&pg->reply_gen, 0, __ATOMIC_RELEASE);
     sy_wire_fence_rep_t rep;
@@ -354,11 +361,16 @@ void sy_srv_lfence_committed(const pmix_proc_t *who)
     lf_ns_t *l = page_of(who->nspace);
     if (l == NULL || who->rank >= l->nranks)
         return;
-    if (!l->fresh[who->rank]) {
-        l->fresh[who->rank] = 1;
+    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
+    uint32_t gen = sy_lf_gen(w);
+    if (l->fresh_gen != gen) { /* a fence ended: earlier commits count no more */
+        l->fresh_gen = gen;
+        l->nfresh = 0;
+    }
+    if (l->fresh[who->rank] != gen + 1) {
+        l->fresh[who->rank] = gen + 1;
         l->nfresh++;
     }
-    uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
     if (l->nfresh >= sy_lf_expected(w) && sy_lf_expected(w) > 0 && !sy_lf_pending(w))
         prepare(l);
 }
@@ -499,7 +511,7 @@ static void gone(const sy_srv_peer_t *peer, const pmix_proc_t *who)
             pp = &m->next;
         }
     }
-    if (l->fresh[who->rank]) {
+    if (l->fresh[who->rank] != 0 && l->fresh[who->rank] == l->fresh_gen + 1) {
         l->fresh[who->rank] = 0;
         l->nfresh--;
     }
