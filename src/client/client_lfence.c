@@ -30,6 +30,7 @@
 #include "common/log.h"
 
 static pthread_mutex_t lf_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool lf_fencing; /* a thread of ours is in a fence of the page */
 static pthread_cond_t lf_answered = PTHREAD_COND_INITIALIZER;
 /* Whether we asked the server for the page: not yet; asked at Init and
  * the answer not in (the progress thread maps the page when it comes, so
@@ -403,9 +404,13 @@ bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_
     pmix_proc_t me;
     if (!usable(&me) || (procs == NULL && nprocs > 0) || (info == NULL && ninfo > 0))
         return false;
-    /* one fence of ours at a time: another thread's takes FENCE */
-    if (pthread_mutex_trylock(&lf_lock) != 0)
+    /* one fence of ours at a time: another thread's takes FENCE.  (Not a
+     * trylock of lf_lock: the progress thread takes it too, to map the
+     * page asked for at Init, and a fence must not leave the page for
+     * that.) */
+    if (__atomic_exchange_n(&lf_fencing, true, __ATOMIC_ACQUIRE))
         return false;
+    pthread_mutex_lock(&lf_lock);
     settle(&me);
     sy_lfence_page_t *p = lf_page;
     size_t ni = info != NULL ? ninfo : 0;
@@ -420,6 +425,7 @@ bool sy_client_lfence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_
         handled = true;
     }
     pthread_mutex_unlock(&lf_lock);
+    __atomic_store_n(&lf_fencing, false, __ATOMIC_RELEASE);
     return handled;
 }
 
