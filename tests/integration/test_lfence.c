@@ -23,18 +23,22 @@
  * wrong value; exit 0 when every rank ended within 60 s.  lfence.sh
  * checks the lines and the server's debug log (which path was taken). */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include "common/lfence_page.h"
 #include "forkhost.h"
 
 #define ROUNDS 24
@@ -226,6 +230,37 @@ static int client(const char *barg)
     return 0;
 }
 
+/* Wait (5 s at most) until the namespace's page in the server's tmpdir
+ * says a member left. */
+static bool departed(const char *dir)
+{
+    char pat[4200];
+    snprintf(pat, sizeof pat, "%s/lfence.*", dir);
+    for (int i = 0; i < 500; i++) {
+        glob_t g;
+        if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1) {
+            int fd = open(g.gl_pathv[0], O_RDONLY);
+            globfree(&g);
+            void *m = fd >= 0 ? mmap(NULL, sizeof(sy_lfence_page_t), PROT_READ, MAP_SHARED, fd, 0)
+                              : MAP_FAILED;
+            if (fd >= 0)
+                close(fd);
+            if (m != MAP_FAILED) {
+                const sy_lfence_page_t *pg = m;
+                bool gone = (__atomic_load_n(&pg->word, __ATOMIC_ACQUIRE) & SY_LF_DEPARTED) != 0;
+                munmap(m, sizeof(sy_lfence_page_t));
+                if (gone)
+                    return true;
+            }
+        } else {
+            globfree(&g);
+        }
+        usleep(10000);
+    }
+    printf("host: the server did not see the member leave within 5 s\n");
+    return false;
+}
+
 static int host(void)
 {
     const char *t = getenv("TMPDIR");
@@ -258,6 +293,11 @@ static int host(void)
         kill(pids[last], SIGKILL);
         waitpid(pids[last], NULL, 0);
         pids[last] = -1;
+        /* the server sees the death when its loop reads the closed
+         * connection: the others fence only once it did (the page says
+         * so), or they may end before it with the dead member counted */
+        if (!departed(tmpl))
+            code = 1;
         if (fh_barrier_gather(&b, nprocs - 1, 30000) == (int)nprocs - 1)
             fh_barrier_release(&b, nprocs - 1);
         else
