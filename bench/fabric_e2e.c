@@ -206,7 +206,8 @@ static void peer_side(int fd, int res, const uint8_t *key, size_t reuse_bytes)
         memset(kept, 0xff, reuse_bytes);
     pmix_data_buffer_t b;
     while (l != NULL && link_recv(l, &b) == 0) {
-        uint64_t msize = 0, got = 0;
+        uint64_t msize = 0;
+        size_t got = 0;
         int32_t one = 1;
         if (PMIx_Data_unpack(NULL, &b, &msize, &one, PMIX_UINT64) != PMIX_SUCCESS)
             break;
@@ -219,12 +220,10 @@ static void peer_side(int fd, int res, const uint8_t *key, size_t reuse_bytes)
             const char *why = "";
             ok = PMIx_Data_unpack(NULL, &b, &kind, &one, PMIX_UINT8) == PMIX_SUCCESS &&
                  chunk_read(&b, kind, &c) == 0;
-            uint64_t len = c.rawlen;
-            if (ok && chunk_apply(&c, m, msize, &why) != 0) {
+            if (ok && chunk_apply(&c, m, msize, &got, &why) != 0) {
                 fprintf(stderr, "node: chunk refused: %s\n", why);
                 ok = false;
             }
-            got += len;
             PMIX_DATA_BUFFER_DESTRUCT(&b);
         }
         uint8_t done = ok && got == msize;

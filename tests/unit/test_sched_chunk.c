@@ -6,7 +6,8 @@
  * places them with chunk_apply.  Encoded and raw chunks give the same
  * matrix; chunks that no honest scheduler sends (outside the matrix, at
  * an odd offset, longer than a chunk, an encoding that does not give its
- * raw length) are refused with a reason and write nothing outside.
+ * raw length, one that repeats or skips bytes) are refused with a reason
+ * and write nothing outside.
  */
 #include "config.h"
 
@@ -53,9 +54,7 @@ static size_t receive(link_t *l, char *out, size_t msize)
         const char *why = NULL;
         assert_int_equal(PMIX_SUCCESS, PMIx_Data_unpack(NULL, &b, &kind, &one, PMIX_UINT8));
         assert_int_equal(0, chunk_read(&b, kind, &c));
-        uint64_t len = c.rawlen;
-        assert_int_equal(0, chunk_apply(&c, out, msize, &why));
-        got += len;
+        assert_int_equal(0, chunk_apply(&c, out, msize, &got, &why));
         PMIX_DATA_BUFFER_DESTRUCT(&b);
     }
     PMIX_DATA_BUFFER_DESTRUCT(&b);
@@ -124,8 +123,9 @@ static void send_chunk(link_t *l, uint8_t kind, uint64_t off, uint64_t rawlen, c
     PMIX_DATA_BUFFER_DESTRUCT(&b);
 }
 
-/* The next frame from l placed into out: chunk_apply's result. */
-static int receive_one(link_t *l, char *out, size_t msize)
+/* The next frame from l placed into out, after placed bytes:
+ * chunk_apply's result. */
+static int receive_one(link_t *l, char *out, size_t msize, size_t placed)
 {
     pmix_data_buffer_t b;
     uint8_t kind = 0;
@@ -135,7 +135,7 @@ static int receive_one(link_t *l, char *out, size_t msize)
     assert_int_equal(0, link_recv(l, &b));
     assert_int_equal(PMIX_SUCCESS, PMIx_Data_unpack(NULL, &b, &kind, &one, PMIX_UINT8));
     assert_int_equal(0, chunk_read(&b, kind, &c));
-    int rc = chunk_apply(&c, out, msize, &why);
+    int rc = chunk_apply(&c, out, msize, &placed, &why);
     if (rc != 0)
         assert_non_null(why);
     PMIX_DATA_BUFFER_DESTRUCT(&b);
@@ -152,31 +152,36 @@ static void test_hostile(void **state)
     char out[64 + 16];
     /* one run of 4 entries of 3, and the same claiming other lengths */
     const uint8_t run4[] = {1, 1, 0, 3, 0, 3, 0};
+    /* placed: the bytes that came before it; where it starts, but for
+     * the chunks that repeat or skip */
     struct {
         uint8_t kind;
         uint64_t off, rawlen;
         const void *bytes;
-        size_t size;
+        size_t size, placed;
     } bad[] = {
-        {LINK_CHUNK_ENC, 62, 8, run4, sizeof(run4)},             /* past the end */
-        {LINK_CHUNK_ENC, UINT64_MAX - 3, 8, run4, sizeof(run4)}, /* offset overflow */
-        {LINK_CHUNK_ENC, 1, 8, run4, sizeof(run4)},              /* odd offset */
-        {LINK_CHUNK_ENC, 0, 7, run4, sizeof(run4)},              /* odd length */
-        {LINK_CHUNK_ENC, 0, 10, run4, sizeof(run4)},             /* runs too short */
-        {LINK_CHUNK_ENC, 0, 6, run4, sizeof(run4)},              /* runs too long */
-        {LINK_CHUNK_ENC, 0, 8, run4, 3},                         /* truncated */
-        {LINK_CHUNK, 60, 0, run4, sizeof(run4)},                 /* raw past the end */
+        {LINK_CHUNK_ENC, 62, 8, run4, sizeof(run4), 62},            /* past the end */
+        {LINK_CHUNK_ENC, UINT64_MAX - 3, 8, run4, sizeof(run4), 0}, /* overflow */
+        {LINK_CHUNK_ENC, 1, 8, run4, sizeof(run4), 1},              /* odd offset */
+        {LINK_CHUNK_ENC, 0, 7, run4, sizeof(run4), 0},              /* odd length */
+        {LINK_CHUNK_ENC, 0, 10, run4, sizeof(run4), 0},             /* runs too short */
+        {LINK_CHUNK_ENC, 0, 6, run4, sizeof(run4), 0},              /* runs too long */
+        {LINK_CHUNK_ENC, 0, 8, run4, 3, 0},                         /* truncated */
+        {LINK_CHUNK, 60, 0, run4, sizeof(run4), 60},                /* raw past end */
+        {LINK_CHUNK_ENC, 0, 8, run4, sizeof(run4), 8},              /* repeated */
+        {LINK_CHUNK_ENC, 16, 8, run4, sizeof(run4), 8},             /* skips 8 bytes */
+        {LINK_CHUNK, 0, 0, run4, sizeof(run4), 8},                  /* raw repeated */
     };
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         send_chunk(s, bad[k].kind, bad[k].off, bad[k].rawlen, bad[k].bytes, bad[k].size);
         memset(out, 0x5a, sizeof(out));
-        assert_int_equal(-1, receive_one(l, out, msize));
+        assert_int_equal(-1, receive_one(l, out, msize, bad[k].placed));
         for (size_t i = msize; i < sizeof(out); i++)
             assert_int_equal(0x5a, (uint8_t)out[i]);
     }
     /* and the honest one goes in */
     send_chunk(s, LINK_CHUNK_ENC, 56, 8, run4, sizeof(run4));
-    assert_int_equal(0, receive_one(l, out, msize));
+    assert_int_equal(0, receive_one(l, out, msize, 56));
     const uint16_t want[4] = {3, 3, 3, 3};
     assert_memory_equal(want, out + 56, sizeof(want));
     link_free(s);

@@ -92,11 +92,14 @@ int chunk_read(pmix_data_buffer_t *b, uint8_t kind, chunk_t *c)
     return 0;
 }
 
-int chunk_apply(chunk_t *c, char *matrix, size_t msize, const char **why)
+int chunk_apply(chunk_t *c, char *matrix, size_t msize, size_t *placed, const char **why)
 {
     int rc = 0;
     if (c->off > msize || c->rawlen > msize - c->off) {
         *why = "a chunk outside its matrix";
+        rc = -1;
+    } else if (c->off != *placed) {
+        *why = "a chunk out of order or repeated";
         rc = -1;
     } else if (!c->encoded) {
         memcpy(matrix + c->off, c->bo.bytes, c->bo.size);
@@ -108,6 +111,8 @@ int chunk_apply(chunk_t *c, char *matrix, size_t msize, const char **why)
         rc =
             sy_cm_decode((const uint8_t *)c->bo.bytes, c->bo.size, out, (size_t)c->rawlen / 2, why);
     }
+    if (rc == 0)
+        *placed += (size_t)c->rawlen;
     free(c->bo.bytes);
     c->bo.bytes = NULL;
     c->bo.size = 0;

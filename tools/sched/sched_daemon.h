@@ -137,8 +137,13 @@ char *chunk_matrix_alloc(size_t msize);
  * malformed. */
 int chunk_read(pmix_data_buffer_t *b, uint8_t kind, chunk_t *c);
 /* Its bytes into the matrix of msize bytes, checked against it; frees
- * what chunk_read took.  -1 and *why when it does not fit or decode. */
-int chunk_apply(chunk_t *c, char *matrix, size_t msize, const char **why);
+ * what chunk_read took.  *placed is how many bytes came before: the
+ * chunk must start there (the sender sends them in order on one stream,
+ * so a repeated or skipped chunk is a damaged or hostile one, and a
+ * matrix completed from counted bytes could otherwise keep a hole); it
+ * grows by the chunk's length.  -1 and *why when it does not fit, is out
+ * of order or does not decode. */
+int chunk_apply(chunk_t *c, char *matrix, size_t msize, size_t *placed, const char **why);
 
 /* ---- node mode (sched_node.c) ---- */
 

@@ -29,7 +29,10 @@ typedef struct pend {
     pmix_info_cbfunc_t cbfunc;
     void *cbdata;
     char *key; /* cache key (fabric requests), NULL otherwise */
-    /* a reply whose matrix is streamed */
+    /* A reply whose matrix is streamed.  These are the link thread's
+     * alone, read and written without N.lock: it sets them at the reply
+     * and uses them until the last chunk.  Another thread takes a request
+     * off the list only when sending it failed, when no reply can come. */
     pmix_status_t status;
     pmix_info_t *info;
     size_t ninfo;
@@ -115,15 +118,15 @@ static pmix_status_t copy_infos(const pmix_info_t *src, size_t n, pmix_info_t **
 
 /* ---- the cache of fabric answers ---- */
 
-/* A copy of the answer with no reference yet; NULL when out of memory. */
-static kept_t *kept_new(const pmix_info_t *info, size_t n)
+/* The answer itself, taken (freed with the kept_t), with no reference
+ * yet; NULL when out of memory (info is then still the caller's). */
+static kept_t *kept_wrap(pmix_info_t *info, size_t n)
 {
     kept_t *k = calloc(1, sizeof(*k));
-    if (k == NULL || copy_infos(info, n, &k->info) != PMIX_SUCCESS) {
-        free(k);
-        return NULL;
+    if (k != NULL) {
+        k->info = info;
+        k->ninfo = n;
     }
-    k->ninfo = n;
     return k;
 }
 
@@ -200,19 +203,20 @@ static void cache_put_locked(const char *key, kept_t *kept)
     N.cache = c;
 }
 
-/* A copy of the answer cached under key; false when none. */
-static bool cache_get(const char *key, pmix_info_t **info, size_t *n)
+/* The answer cached under key, with a reference for the caller; NULL
+ * when none. */
+static kept_t *cache_get(const char *key)
 {
-    bool hit = false;
+    kept_t *kept = NULL;
     pthread_mutex_lock(&N.lock);
     for (cached_t *c = N.cache; c != NULL && key != NULL; c = c->next)
         if (strcmp(c->key, key) == 0) {
-            hit = copy_infos(c->kept->info, c->kept->ninfo, info) == PMIX_SUCCESS;
-            *n = hit ? c->kept->ninfo : 0;
+            kept = c->kept;
+            kept->refs++;
             break;
         }
     pthread_mutex_unlock(&N.lock);
-    return hit;
+    return kept;
 }
 
 static long index_of(const pmix_info_t *info, size_t n)
@@ -223,19 +227,15 @@ static long index_of(const pmix_info_t *info, size_t n)
     return -1;
 }
 
-static void cache_answer(const char *key, const pmix_info_t *info, size_t n)
+/* kept: one reference of the caller's, which it keeps */
+static void cache_answer(const char *key, kept_t *kept)
 {
-    long index = index_of(info, n);
-    /* copied outside the lock: it may be gigabytes */
-    kept_t *kept = kept_new(info, n);
-    if (kept == NULL)
-        return; /* not cached: only the scheduler's absence needs it */
+    long index = index_of(kept->info, kept->ninfo);
     pthread_mutex_lock(&N.lock);
     /* an update's answer is also the newest answer to the registrations
      * of that fabric with the same directives */
     const char *hash = strrchr(key, '#');
     size_t plen = hash != NULL ? (size_t)(hash - key) : strlen(key);
-    kept->refs++; /* ours, while it is handed out */
     for (cached_t *c = N.cache; c != NULL && index >= 0; c = c->next) {
         if (strncmp(c->key, key, plen) != 0 || c->key[plen] != '#' ||
             index_of(c->kept->info, c->kept->ninfo) != index)
@@ -253,7 +253,14 @@ static void cache_answer(const char *key, const pmix_info_t *info, size_t n)
             free(k2);
         }
     }
-    kept_release(kept);
+    pthread_mutex_unlock(&N.lock);
+}
+
+/* The server is done with an answer the cache shares. */
+static void release_kept(void *cbdata)
+{
+    pthread_mutex_lock(&N.lock);
+    kept_release(cbdata);
     pthread_mutex_unlock(&N.lock);
 }
 
@@ -311,16 +318,24 @@ static void pend_free(pend_t *p)
     free(p);
 }
 
-/* Answer p (taken off the list) with status and infos (taken). */
+/* Answer p (taken off the list) with status and infos (taken).  A
+ * fabric answer is cached as it is handed to the server, not copied:
+ * the server only reads it until it releases it, and a matrix of
+ * gigabytes held twice would double the daemon's peak. */
 static void answer(pend_t *p, pmix_status_t status, pmix_info_t *info, size_t n)
 {
-    if (status == PMIX_SUCCESS && p->key != NULL)
-        cache_answer(p->key, info, n);
-    pmix_data_array_t *da = as_array(info, n);
-    if (da == NULL)
-        p->cbfunc(PMIX_ERR_NOMEM, NULL, 0, p->cbdata, NULL, NULL);
-    else
-        p->cbfunc(status, info, n, p->cbdata, release_array, da);
+    kept_t *kept = status == PMIX_SUCCESS && p->key != NULL ? kept_wrap(info, n) : NULL;
+    if (kept != NULL) {
+        kept->refs = 1; /* the server's, until it releases the answer */
+        cache_answer(p->key, kept);
+        p->cbfunc(status, info, n, p->cbdata, release_kept, kept);
+    } else {
+        pmix_data_array_t *da = as_array(info, n);
+        if (da == NULL)
+            p->cbfunc(PMIX_ERR_NOMEM, NULL, 0, p->cbdata, NULL, NULL);
+        else
+            p->cbfunc(status, info, n, p->cbdata, release_array, da);
+    }
     p->info = NULL;
     pend_free(p);
 }
@@ -328,16 +343,14 @@ static void answer(pend_t *p, pmix_status_t status, pmix_info_t *info, size_t n)
 /* The scheduler is away: what the cache knows, else UNREACH. */
 static void answer_offline(pend_t *p)
 {
-    pmix_info_t *info = NULL;
-    size_t n = 0;
-    if (p->key != NULL && cache_get(p->key, &info, &n)) {
+    kept_t *kept = p->key != NULL ? cache_get(p->key) : NULL;
+    if (kept != NULL) {
         say("request %u answered from the cache", p->id);
-        free(p->key);
-        p->key = NULL; /* not cached again */
-        answer(p, PMIX_SUCCESS, info, n);
-        return;
+        /* shared, not copied: the server only reads it */
+        p->cbfunc(PMIX_SUCCESS, kept->info, kept->ninfo, p->cbdata, release_kept, kept);
+    } else {
+        p->cbfunc(PMIX_ERR_UNREACH, NULL, 0, p->cbdata, NULL, NULL);
     }
-    p->cbfunc(PMIX_ERR_UNREACH, NULL, 0, p->cbdata, NULL, NULL);
     pend_free(p);
 }
 
@@ -522,12 +535,10 @@ static void node_chunk(pmix_data_buffer_t *b, uint8_t kind)
         return;
     }
     const char *why = "";
-    size_t got = (size_t)c.rawlen;
-    if (chunk_apply(&c, p->matrix, p->msize, &why) != 0) {
+    if (chunk_apply(&c, p->matrix, p->msize, &p->mgot, &why) != 0) {
         stream_failed(c.id, why);
         return;
     }
-    p->mgot += got;
     if (p->mgot < p->msize)
         return;
     p = take_pending(c.id);
