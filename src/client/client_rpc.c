@@ -227,9 +227,11 @@ static void on_close(sy_conn_t *conn, pmix_status_t reason, const char *why, voi
 }
 
 /* Descriptors are taken from the server (a fabric matrix in a sealed
- * memfd: client_fabric.c); the framing layer bounds and closes them. */
+ * memfd: client_fabric.c); the framing layer bounds and closes them.  A
+ * reply longer than a frame (a matrix by value to a client over TCP)
+ * comes in pieces. */
 const sy_conn_callbacks_t sy_client_conn_callbacks = {
-    .on_message = on_message, .on_close = on_close, .receive_fds = true};
+    .on_message = on_message, .on_close = on_close, .receive_fds = true, .accept_continued = true};
 
 pmix_status_t sy_client_request(sy_conn_t *conn, uint32_t tag, void *body, size_t len,
                                 double seconds, void **reply, size_t *reply_len)

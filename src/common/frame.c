@@ -35,7 +35,7 @@ typedef struct sy_msg {
     struct sy_msg *next;
     uint8_t hdr[SY_FRAME_HEADER_SIZE];
     uint8_t *body;
-    bool body_owned; /* body is a separate allocation to free() */
+    void *alloc; /* a separate allocation to free() (body points into it), or NULL */
     uint8_t hdr_len; /* SY_FRAME_HEADER_SIZE, or 0 for raw bytes */
     int fd;          /* to pass with the first byte, until it is sent; else -1 */
     size_t len;
@@ -73,6 +73,10 @@ struct sy_conn {
     const uint8_t *msg_view;
     size_t msg_len;
     bool in_message;
+    /* A message in pieces (SY_FRAME_F_MORE): the pieces so far, its tag. */
+    uint8_t *cont;
+    size_t cont_len;
+    uint32_t cont_tag;
     /* Descriptors (receive_fds): received, their frame not parsed yet
      * (oldest first); the one of the frame being received; the one of the
      * frame being delivered. */
@@ -228,8 +232,7 @@ void sy_frame_opx_header_decode(const uint8_t in[SY_FRAME_HEADER_SIZE], int32_t 
 
 static void free_msg(sy_msg_t *m)
 {
-    if (m->body_owned)
-        free(m->body);
+    free(m->alloc);
     if (m->fd >= 0)
         close(m->fd);
     free(m);
@@ -310,12 +313,18 @@ static int flush_locked(sy_conn_t *c)
     return 0;
 }
 
+/* Queue the messages m, m->next, ... together: nothing another thread
+ * sends comes between them. */
 static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
 {
     pthread_mutex_lock(&c->lock);
     if (c->dead || c->draining || c->werr != 0) {
         pthread_mutex_unlock(&c->lock);
-        free_msg(m);
+        while (m != NULL) {
+            sy_msg_t *next = m->next;
+            free_msg(m);
+            m = next;
+        }
         return PMIX_ERR_LOST_CONNECTION;
     }
     bool was_empty = c->head == NULL;
@@ -323,8 +332,10 @@ static pmix_status_t enqueue(sy_conn_t *c, sy_msg_t *m)
         c->head = m;
     else
         c->tail->next = m;
-    c->tail = m;
-    c->pending += m->hdr_len + m->len;
+    for (; m != NULL; m = m->next) {
+        c->tail = m;
+        c->pending += m->hdr_len + m->len;
+    }
     if (was_empty) {
         /* Write at once: no hand-off latency for the common small request. */
         int e = flush_locked(c);
@@ -357,7 +368,7 @@ static pmix_status_t make_msg(sy_conn_t *c, uint32_t tag, uint16_t flags, size_t
     m->len = len;
     m->off = 0;
     m->body = inline_len ? (uint8_t *)(m + 1) : NULL;
-    m->body_owned = false;
+    m->alloc = NULL;
     m->hdr_len = SY_FRAME_HEADER_SIZE;
     m->fd = -1;
     if (c->framing == SY_FRAMING_OPENPMIX)
@@ -394,8 +405,39 @@ pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, 
         return rc;
     }
     m->body = body;
-    m->body_owned = true;
+    m->alloc = body;
     return enqueue(conn, m);
+}
+
+pmix_status_t sy_conn_send_owned_pieces(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
+                                        size_t len, size_t piece)
+{
+    if (conn == NULL || conn->framing != SY_FRAMING_NATIVE || piece == 0 || len <= piece)
+        return sy_conn_send_owned(conn, tag, flags, body, len);
+    /* The last piece owns the body: the pieces before it point into it and
+     * are written, or dropped, first. */
+    sy_msg_t *first = NULL, **link = &first;
+    for (size_t off = 0; off < len; off += piece) {
+        size_t n = len - off < piece ? len - off : piece;
+        bool last = off + n == len;
+        sy_msg_t *m;
+        pmix_status_t rc =
+            make_msg(conn, tag, (uint16_t)(last ? flags : flags | SY_FRAME_F_MORE), n, &m, 0);
+        if (rc != PMIX_SUCCESS) {
+            while (first != NULL) {
+                sy_msg_t *next = first->next;
+                free_msg(first);
+                first = next;
+            }
+            free(body);
+            return rc;
+        }
+        m->body = (uint8_t *)body + off;
+        m->alloc = last ? body : NULL;
+        *link = m;
+        link = &m->next;
+    }
+    return enqueue(conn, first);
 }
 
 pmix_status_t sy_conn_send_owned_fd(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
@@ -418,7 +460,7 @@ pmix_status_t sy_conn_send_owned_fd(sy_conn_t *conn, uint32_t tag, uint16_t flag
         return rc;
     }
     m->body = body;
-    m->body_owned = true;
+    m->alloc = body;
     m->fd = fd;
     return enqueue(conn, m);
 }
@@ -468,6 +510,9 @@ static void teardown(sy_conn_t *c)
     free(c->body);
     c->body = NULL;
     c->body_cap = 0;
+    free(c->cont);
+    c->cont = NULL;
+    c->cont_len = 0;
     for (int i = 0; i < c->nfds; i++)
         close(c->fdq[i]);
     c->nfds = 0;
@@ -573,10 +618,49 @@ int sy_conn_fd(const sy_conn_t *conn)
 
 /* ---- reading (loop thread) ---- */
 
+/* A frame of a message in pieces (SY_FRAME_F_MORE, or the last one):
+ * added to what came before; true when the message is whole, in *owned
+ * and *len.  Takes owned. */
+static bool gather(sy_conn_t *c, uint8_t **owned, const uint8_t *view, size_t *len)
+{
+    const char *refusal = NULL;
+    if (!c->cbs.accept_continued)
+        refusal = "a message in pieces on a connection that takes none";
+    else if (c->frame_fd >= 0)
+        refusal = "a piece of a message carries a descriptor";
+    else if (c->cont != NULL && c->tag != c->cont_tag)
+        refusal = "a frame of another tag before the last piece of a message";
+    else if (c->cont_len > SIZE_MAX / 2 - *len)
+        refusal = "a message in pieces too long to hold";
+    uint8_t *grown = refusal == NULL ? realloc(c->cont, c->cont_len + *len + 1) : NULL;
+    if (refusal == NULL && grown == NULL)
+        refusal = "out of memory for a message in pieces";
+    if (refusal != NULL) {
+        free(*owned);
+        die(c, PMIX_ERR_UNPACK_FAILURE, "%s (tag %u)", refusal, c->tag);
+        return false;
+    }
+    if (*len > 0)
+        memcpy(grown + c->cont_len, *owned != NULL ? *owned : view, *len);
+    free(*owned);
+    c->cont = grown;
+    c->cont_len += *len;
+    c->cont_tag = c->tag;
+    if (c->flags & SY_FRAME_F_MORE)
+        return false;
+    *owned = c->cont;
+    *len = c->cont_len;
+    c->cont = NULL;
+    c->cont_len = 0;
+    return true;
+}
+
 static void deliver(sy_conn_t *c, uint8_t *owned, const uint8_t *view, size_t len)
 {
     c->hdr_got = 0;
     c->in_body = false;
+    if (((c->flags & SY_FRAME_F_MORE) || c->cont != NULL) && !gather(c, &owned, view, &len))
+        return;
     c->msg_body = owned;
     c->msg_view = owned != NULL ? owned : view;
     c->msg_len = len;

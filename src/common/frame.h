@@ -2,9 +2,10 @@
  *
  * A frame is a 16-byte little-endian header followed by `length` body bytes:
  *   u32 magic "SYW1"  u16 version (1)  u16 flags  u32 tag  u32 length
- * The framing layer gives flags and tag no meaning; the roles use the tag to
- * match replies to requests (0 = unsolicited) and the body is normally a
- * packed pmix_data_buffer_t.
+ * The framing layer gives the tag and the low 14 flag bits no meaning (the
+ * two high ones are its own: SY_FRAME_F_FD, SY_FRAME_F_MORE); the roles use
+ * the tag to match replies to requests (0 = unsolicited) and the body is
+ * normally a packed pmix_data_buffer_t.
  *
  * Threads: the connection lives on a caller-supplied event_base whose loop
  * runs in one thread (the "loop thread").  sy_conn_send*() may be called
@@ -66,6 +67,9 @@ typedef struct {
      * sy_conn_take_fd().  Without it the kernel closes whatever a peer
      * passes, and a frame flagged so closes the connection. */
     bool receive_fds;
+    /* Accept a message in pieces (SY_FRAME_F_MORE): on_message sees it
+     * once, whole.  Without it a frame so flagged closes the connection. */
+    bool accept_continued;
 } sy_conn_callbacks_t;
 
 /* The one flag bit of the framing layer (our framing only): a descriptor
@@ -78,6 +82,16 @@ typedef struct {
  * connection up: its frame comes without (sy_conn_take_fd() is -1). */
 #define SY_FRAME_F_FD 0x8000u
 #define SY_CONN_MAX_FDS 4
+/* A message longer than a frame may carry (a cost matrix of gigabytes to a
+ * client that cannot map it) goes in pieces: every frame but the last is
+ * flagged SY_FRAME_F_MORE, all carry the same tag and nothing comes
+ * between them (sy_conn_send_owned_pieces queues them together).  A
+ * receiver that accepts them (accept_continued) delivers the message
+ * once, whole, with the last frame's flags; each piece is still bounded
+ * by max_body, and memory grows with the bytes that arrive.  A piece with
+ * a descriptor, or a frame of another tag before the last piece, closes
+ * the connection (PMIX_ERR_UNPACK_FAILURE, one log line). */
+#define SY_FRAME_F_MORE 0x4000u
 
 /* Wrap connected stream socket `fd` (made non-blocking and close-on-exec
  * here; the connection owns it from now on, even on failure).  max_body is
@@ -116,6 +130,12 @@ pmix_status_t sy_conn_send(sy_conn_t *conn, uint32_t tag, uint16_t flags, const 
  * and also when an error is returned). */
 pmix_status_t sy_conn_send_owned(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
                                  size_t len);
+
+/* The same, in frames of at most `piece` bytes when len is longer
+ * (SY_FRAME_F_MORE on all but the last; our framing only: on an OpenPMIx
+ * connection it is one frame, as sy_conn_send_owned). */
+pmix_status_t sy_conn_send_owned_pieces(sy_conn_t *conn, uint32_t tag, uint16_t flags, void *body,
+                                        size_t len, size_t piece);
 
 /* The same with descriptor `fd` riding on the frame (SY_FRAME_F_FD is set
  * here): a UNIX-socket connection of our framing only.  fd is taken: closed

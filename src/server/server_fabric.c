@@ -289,9 +289,11 @@ static void cmd_finish(cmd_req_t *c, pmix_status_t status, pmix_info_t *info, si
     if (sy_srv_peer_open(peer)) {
         sy_wire_fabric_rep_t rep = {.info = info, .ninfo = info != NULL ? ninfo : 0};
         pmix_status_t rc = sy_wire_fabric_rep_pack(sy_srv_codec(peer), &c->req.reply, &rep);
-        /* a reply the client would refuse as a frame (its connection would
-         * go): a status instead, and the way round it */
-        if (rc == PMIX_SUCCESS && c->req.reply.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
+        /* Our clients take a long reply in pieces (server_peer.c); an
+         * OpenPMIx client would refuse it as a frame (its connection would
+         * go): a status instead, and the way round it. */
+        if (rc == PMIX_SUCCESS && peer->opx &&
+            c->req.reply.bytes_used > SY_FRAME_DEFAULT_MAX_BODY - 4096) {
             sy_log(SY_LOG_WARN,
                    "fabric: a %zu-byte answer exceeds a frame and cannot go in shared memory "
                    "(%s); the client can ask for its devices' rows (PMIX_FABRIC_DEVICE_INDEX) "

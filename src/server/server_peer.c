@@ -192,8 +192,11 @@ static pmix_status_t reply(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
         }
         conn = peer->direct->conn;
     }
-    pmix_status_t rc =
-        sy_conn_send_owned(conn, tag, SY_WIRE_F_REPLY, buf->base_ptr, buf->bytes_used);
+    /* A reply longer than the largest frame we take goes in pieces of that
+     * size (the job shares SWITCHYARD_MAX_MSG_SIZE; our clients reassemble
+     * them; OpenPMIx framing has no pieces and sends it whole). */
+    pmix_status_t rc = sy_conn_send_owned_pieces(conn, tag, SY_WIRE_F_REPLY, buf->base_ptr,
+                                                 buf->bytes_used, sy_frame_default_max_body());
     memset(buf, 0, sizeof(*buf));
     return rc;
 }

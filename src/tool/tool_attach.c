@@ -352,7 +352,8 @@ static pmix_status_t connect_one(const sy_rndz_t *r, bool tcp_only, const pmix_i
     /* the client's messages, our own end of the connection */
     sy_conn_callbacks_t cbs = {.on_message = sy_client_conn_callbacks.on_message,
                                .on_close = on_close,
-                               .receive_fds = sy_client_conn_callbacks.receive_fds};
+                               .receive_fds = sy_client_conn_callbacks.receive_fds,
+                               .accept_continued = sy_client_conn_callbacks.accept_continued};
     /* OpenPMIx never tells a tool its peer index: its headers carry 0 */
     rc = sy_conn_create_framed(sy_progress_base(sy_client.progress), fd,
                                opx ? SY_FRAMING_OPENPMIX : SY_FRAMING_NATIVE, 0, &cbs, s, 0,

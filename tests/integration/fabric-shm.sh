@@ -10,7 +10,8 @@
 #   - the same from the scheduler's own server to its client;
 #   - a registration by value (SWITCHYARD_FABRIC_BY_VALUE) gets a byte
 #     object copied from the mapping, nothing stays mapped;
-#   - a client over TCP gets it by value;
+#   - a client over TCP gets it by value, and in pieces when the reply is
+#     longer than a frame (the job's SWITCHYARD_MAX_MSG_SIZE at 64 KiB);
 #   - below the threshold the same matrix comes by value, same digest;
 #   - after deregistration no memfd is open or mapped in the client or its
 #     server, nothing new is in TMPDIR or /dev/shm;
@@ -54,7 +55,7 @@ SPID=$!
 i=0
 while ! test -S "$T/s.sock" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
-outputs="whole.out rows.out sched-client.out bo.out tcp.out byvalue.out vg.out before.lst after.lst shm.before shm.after"
+outputs="whole.out rows.out sched-client.out bo.out tcp.out pieces.out ft12.txt s3.sock byvalue.out vg.out before.lst after.lst shm.before shm.after"
 listing() { ls "$T" | grep -v -x $(for o in $outputs; do printf ' -e %s' "$o"; done); }
 listing > "$T/before.lst"
 ls /dev/shm > "$T/shm.before" 2>/dev/null
@@ -115,6 +116,29 @@ if [ $rt -eq 0 ] && grep -q '^ok the matrix is a copy that came by value' "$T/tc
         test "$(digest "$T/tcp.out")" = "$(digest "$T/whole.out")"; then
     ok "a client over TCP: by value, the same bytes"
 else bad "client over TCP (status $rt)"; show "$T/tcp.out"; fi
+
+# a reply longer than a frame goes in pieces (SY_FRAME_F_MORE), which the
+# client takes whole: a k=12 fat tree (432 devices, a 373 KB matrix) by
+# value over TCP with the job's frame limit at 64 KiB
+awk -v k=12 'BEGIN { h = k / 2
+    for (p = 0; p < k; p++) for (e = 0; e < h; e++) printf "switch e%d_%d level=0\n", p, e
+    for (p = 0; p < k; p++) for (a = 0; a < h; a++) printf "switch a%d_%d level=1\n", p, a
+    for (c = 0; c < h * h; c++) printf "switch c%d level=2\n", c
+    d = 0
+    for (p = 0; p < k; p++) for (e = 0; e < h; e++) for (i = 0; i < h; i++) {
+        printf "device n%d host=n%d\nlink n%d e%d_%d\n", d, d, d, p, e; d++ }
+    for (p = 0; p < k; p++) for (e = 0; e < h; e++) for (a = 0; a < h; a++)
+        printf "link e%d_%d a%d_%d\n", p, e, p, a
+    for (p = 0; p < k; p++) for (a = 0; a < h; a++) for (j = 0; j < h; j++)
+        printf "link a%d_%d c%d\n", p, a, a * h + j }' > "$T/ft12.txt"
+node "$T/pieces.out" SWITCHYARD_MAX_MSG_SIZE=64K FABRIC_BFS_SHM=0 FABRIC_BFS_UPDATE=1 \
+    FABRIC_BFS_LEAKS=1 "$S" --listen "$T/s3.sock" --topology "$T/ft12.txt" -- \
+    env -u SWITCHYARD_USOCK "$D/fabric_bfs" "$T/ft12.txt"; rp=$?
+if [ $rp -eq 0 ] && [ "$(grep -c '^ok cost matrix of 432 devices' "$T/pieces.out")" -eq 2 ] &&
+        grep -q '^ok the matrix is a copy that came by value' "$T/pieces.out" &&
+        grep -q '^ok update 1' "$T/pieces.out"; then
+    ok "a reply longer than a frame, over TCP: in pieces, taken whole, = BFS, and after an update"
+else bad "a reply in pieces (status $rp)"; show "$T/pieces.out"; fi
 
 node "$T/byvalue.out" FABRIC_BFS_SHM=0 \
     "$S" --node "$T/s.sock" --hostname n7 --no-inventory -- "$D/fabric_bfs" "$T/ft8.txt"; rv=$?

@@ -131,7 +131,7 @@ static void on_message(sy_conn_t *conn, uint32_t tag, uint16_t flags, const void
     if (r->check_pattern) {
         if (tag != r->last_tag + 1)
             mark_bad(r, "tag %u after %u", tag, r->last_tag);
-        if (flags != (uint16_t)(tag ^ 0x5a5a))
+        if (flags != (uint16_t)(tag ^ 0x1a5a))
             mark_bad(r, "flags %u for tag %u", flags, tag);
         for (size_t j = 0; j < len; j++)
             if (b[j] != pat(tag, j)) {
@@ -334,7 +334,7 @@ static void small_messages(int kind)
     for (uint32_t tag = 1; tag <= 10000; tag++) {
         size_t len = (tag * 37u) % sizeof(buf); /* includes empty bodies */
         fill(buf, tag, len);
-        assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, tag, (uint16_t)(tag ^ 0x5a5a), buf, len));
+        assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, tag, (uint16_t)(tag ^ 0x1a5a), buf, len));
     }
     RUN_UNTIL(&l, rb.nmsg == 10000 || rb.bad || rb.nclose);
     assert_false(rb.bad);
@@ -384,12 +384,12 @@ static void large_message(int kind)
     assert_non_null(body);
     fill(body, 1, big);
     double t0 = now();
-    assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned(a, 1, 1 ^ 0x5a5a, body, big));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned(a, 1, 1 ^ 0x1a5a, body, big));
     /* Sent whole: never blocks, queue holds the rest. */
     assert_true(sy_conn_pending(a) > 0);
     uint8_t small[10];
     fill(small, 2, sizeof(small));
-    assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, 2, 2 ^ 0x5a5a, small, sizeof(small)));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, 2, 2 ^ 0x1a5a, small, sizeof(small)));
     RUN_UNTIL(&l, rb.nmsg == 2 || rb.bad || rb.nclose);
     double dt = now() - t0;
     assert_false(rb.bad);
@@ -438,7 +438,7 @@ static void test_fragmented(void **state)
     for (uint32_t i = 0; i < 5; i++) {
         uint8_t frame[SY_FRAME_HEADER_SIZE + 3000];
         uint32_t tag = i + 1;
-        sy_frame_header_encode(frame, tag, (uint16_t)(tag ^ 0x5a5a), (uint32_t)lens[i]);
+        sy_frame_header_encode(frame, tag, (uint16_t)(tag ^ 0x1a5a), (uint32_t)lens[i]);
         fill(frame + SY_FRAME_HEADER_SIZE, tag, lens[i]);
         for (size_t j = 0; j < SY_FRAME_HEADER_SIZE + lens[i]; j++) {
             write_all(fds[0], frame + j, 1);
@@ -457,9 +457,9 @@ static void test_fragmented(void **state)
     size_t total = 2 * SY_FRAME_HEADER_SIZE + big + 5;
     uint8_t *s = malloc(total);
     assert_non_null(s);
-    sy_frame_header_encode(s, 6, 6 ^ 0x5a5a, (uint32_t)big);
+    sy_frame_header_encode(s, 6, 6 ^ 0x1a5a, (uint32_t)big);
     fill(s + SY_FRAME_HEADER_SIZE, 6, big);
-    sy_frame_header_encode(s + SY_FRAME_HEADER_SIZE + big, 7, 7 ^ 0x5a5a, 5);
+    sy_frame_header_encode(s + SY_FRAME_HEADER_SIZE + big, 7, 7 ^ 0x1a5a, 5);
     fill(s + 2 * SY_FRAME_HEADER_SIZE + big, 7, 5);
     size_t off = 0, step = 1;
     while (off < total) {
@@ -494,7 +494,7 @@ static void hostile(const void *bytes, size_t n, bool then_eof, size_t max_body,
     loop_init(&l);
     make_pair(PAIR_SOCKETPAIR, fds);
     assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cbs, &rb, max_body, &b));
-    sy_frame_header_encode(good, 1, 1 ^ 0x5a5a, 4);
+    sy_frame_header_encode(good, 1, 1 ^ 0x1a5a, 4);
     fill(good + SY_FRAME_HEADER_SIZE, 1, 4);
     write_all(fds[0], good, sizeof(good));
     write_all(fds[0], bytes, n);
@@ -619,7 +619,7 @@ static void test_truncated_eof(void **state)
 {
     (void)state;
     uint8_t f[SY_FRAME_HEADER_SIZE + 100];
-    sy_frame_header_encode(f, 2, 2 ^ 0x5a5a, 200);
+    sy_frame_header_encode(f, 2, 2 ^ 0x1a5a, 200);
     memset(f + SY_FRAME_HEADER_SIZE, 0, 100);
     hostile(f, sizeof(f), true, 0, PMIX_ERR_LOST_CONNECTION, "100 of 200 body bytes");
     hostile(f, 7, true, 0, PMIX_ERR_LOST_CONNECTION, "7 of 16 bytes");
@@ -873,7 +873,7 @@ static void test_close_after_flush(void **state)
         size_t len = t == 2 ? big : 100;
         uint8_t *body = malloc(len);
         fill(body, t, len);
-        assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned(a, t, (uint16_t)(t ^ 0x5a5a), body, len));
+        assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned(a, t, (uint16_t)(t ^ 0x1a5a), body, len));
     }
     assert_true(sy_conn_pending(a) > 0); /* the big one is still queued */
     /* Something from b that a must no longer deliver. */
@@ -1008,7 +1008,7 @@ static void test_openpmix_detect(void **state)
     uint8_t buf[64];
     for (uint32_t tag = 1; tag <= 50; tag++) {
         fill(buf, tag, tag);
-        assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, tag, (uint16_t)(tag ^ 0x5a5a), buf, tag));
+        assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, tag, (uint16_t)(tag ^ 0x1a5a), buf, tag));
     }
     RUN_UNTIL(&l, r2.nmsg == 50 || r2.bad || r2.nclose);
     assert_false(r2.bad);
@@ -1184,6 +1184,129 @@ static void test_fd_hostile(void **state)
     assert_int_equal(before, open_fds());
 }
 
+/* A message longer than a frame, in pieces (SY_FRAME_F_MORE): delivered
+ * once, whole, with the last frame's flags, between whole messages sent
+ * before and after it; many pieces over TCP, one tiny last piece. */
+static const sy_conn_callbacks_t cont_cbs = {
+    .on_message = on_message, .on_close = on_close, .accept_continued = true};
+
+static void test_pieces(void **state)
+{
+    (void)state;
+    loop_t l;
+    int fds[2];
+    sy_conn_t *a, *b;
+    rec_t ra = {0}, rb = {.take = true};
+    loop_init(&l);
+    make_pair(PAIR_TCP, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cont_cbs, &rb, 0, &b));
+    const size_t len = (3u << 20) + 1, piece = 64u << 10;
+    uint8_t *big = malloc(len);
+    assert_non_null(big);
+    fill(big, 9, len);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, 8, 3, "before", 6));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned_pieces(a, 9, 5, big, len, piece));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send(a, 10, 0, "after", 5));
+    /* not longer than a piece: one frame */
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned_pieces(a, 11, 0, strdup("small"), 5, piece));
+    RUN_UNTIL(&l, rb.nmsg == 4 || rb.nclose);
+    assert_int_equal(0, rb.nclose);
+    assert_int_equal(11, rb.last_tag);
+    assert_int_equal(6 + len + 5 + 5, rb.bytes);
+    assert_false(rb.bad);
+    sy_conn_free(a);
+    sy_conn_free(b);
+    loop_fini(&l);
+    free(rb.taken);
+
+    /* the big one, checked byte by byte, taken whole */
+    loop_init(&l);
+    memset(&rb, 0, sizeof(rb));
+    rb.take = true;
+    make_pair(PAIR_SOCKETPAIR, fds);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[0], &cbs, &ra, 0, &a));
+    assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &cont_cbs, &rb, 0, &b));
+    big = malloc(len);
+    assert_non_null(big);
+    fill(big, 9, len);
+    assert_int_equal(PMIX_SUCCESS, sy_conn_send_owned_pieces(a, 9, 5, big, len, piece));
+    RUN_UNTIL(&l, rb.nmsg == 1 || rb.nclose);
+    assert_int_equal(1, rb.nmsg);
+    assert_int_equal(len, rb.taken_len);
+    for (size_t j = 0; j < len; j++)
+        if (((uint8_t *)rb.taken)[j] != pat(9, j))
+            fail_msg("byte %zu of the message in pieces differs", j);
+    free(rb.taken);
+    sy_conn_free(a);
+    sy_conn_free(b);
+    loop_fini(&l);
+}
+
+/* Pieces no honest sender makes: to a connection that takes none, another
+ * tag before the last piece, a piece with a descriptor; each closes the
+ * connection with its reason, nothing is delivered. */
+static void test_pieces_hostile(void **state)
+{
+    (void)state;
+    int before = open_fds();
+    for (int round = 0; round < 3; round++) {
+        loop_t l;
+        int fds[2];
+        sy_conn_t *b;
+        rec_t rb = {0};
+        loop_init(&l);
+        make_pair(round == 2 ? PAIR_UNIX : PAIR_SOCKETPAIR, fds);
+        sy_conn_callbacks_t c = cont_cbs;
+        c.receive_fds = round == 2;
+        if (round == 0)
+            c.accept_continued = false;
+        assert_int_equal(PMIX_SUCCESS, sy_conn_create(l.base, fds[1], &c, &rb, 0, &b));
+        uint8_t h[SY_FRAME_HEADER_SIZE + 2];
+        sy_frame_header_encode(h, 1, SY_FRAME_F_MORE | (round == 2 ? SY_FRAME_F_FD : 0), 2);
+        h[SY_FRAME_HEADER_SIZE] = 'a';
+        h[SY_FRAME_HEADER_SIZE + 1] = 'b';
+        struct iovec iov = {.iov_base = h, .iov_len = sizeof(h)};
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } ctl;
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+        int pass = -1;
+        if (round == 2) {
+            pass = sy_sealed_export("x", 1);
+            memset(&ctl, 0, sizeof(ctl));
+            mh.msg_control = ctl.buf;
+            mh.msg_controllen = sizeof(ctl.buf);
+            struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+            cm->cmsg_level = SOL_SOCKET;
+            cm->cmsg_type = SCM_RIGHTS;
+            cm->cmsg_len = CMSG_LEN(sizeof(int));
+            memcpy(CMSG_DATA(cm), &pass, sizeof(int));
+        }
+        assert_int_equal((ssize_t)sizeof(h), sendmsg(fds[0], &mh, 0));
+        if (pass >= 0)
+            close(pass);
+        if (round == 1) {
+            /* a whole frame of tag 2 where the last piece of tag 1 belongs */
+            sy_frame_header_encode(h, 2, 0, 0);
+            write_all(fds[0], h, SY_FRAME_HEADER_SIZE);
+        }
+        RUN_UNTIL(&l, rb.nclose > 0);
+        assert_int_equal(0, rb.nmsg);
+        assert_int_equal(PMIX_ERR_UNPACK_FAILURE, rb.reason);
+        const char *want = round == 0   ? "takes none"
+                           : round == 1 ? "another tag"
+                                        : "carries a descriptor";
+        if (strstr(rb.why, want) == NULL)
+            fail_msg("round %d: reason '%s'", round, rb.why);
+        sy_conn_free(b);
+        close(fds[0]);
+        loop_fini(&l);
+    }
+    assert_int_equal(before, open_fds());
+}
+
 /* Our descriptor table full: the kernel cannot give us the descriptor; its
  * frame comes without one and the connection stays up. */
 static void test_fd_table_full(void **state)
@@ -1306,6 +1429,8 @@ int main(void)
         cmocka_unit_test(test_openpmix_detect),
         cmocka_unit_test(test_fd_passing),
         cmocka_unit_test(test_fd_hostile),
+        cmocka_unit_test(test_pieces),
+        cmocka_unit_test(test_pieces_hostile),
         cmocka_unit_test(test_fd_table_full),
         cmocka_unit_test(test_sealed_refusals),
     };
