@@ -13,6 +13,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -236,6 +237,27 @@ static pmix_status_t tell_server(uint32_t gen)
     return rc;
 }
 
+/* Test only (lfence.sh): SWITCHYARD_TEST_LFENCE_DIE=before-count or
+ * before-confirm kills this process at that point of its next fence's
+ * arrival, the window a real death can hit only by chance. */
+enum { LF_DIE_NEVER, LF_DIE_BEFORE_COUNT, LF_DIE_BEFORE_CONFIRM };
+
+static void test_die_in_window(int where)
+{
+    static int when_read = -1; /* not read yet */
+    int when = __atomic_load_n(&when_read, __ATOMIC_RELAXED);
+    if (when < 0) {
+        const char *e = getenv("SWITCHYARD_TEST_LFENCE_DIE");
+        when = e == NULL                          ? LF_DIE_NEVER
+               : strcmp(e, "before-count") == 0   ? LF_DIE_BEFORE_COUNT
+               : strcmp(e, "before-confirm") == 0 ? LF_DIE_BEFORE_CONFIRM
+                                                  : LF_DIE_NEVER;
+        __atomic_store_n(&when_read, when, __ATOMIC_RELAXED);
+    }
+    if (when == where)
+        raise(SIGKILL);
+}
+
 static pmix_status_t fence(sy_lfence_page_t *p, pmix_rank_t rank, bool collect, double timeout)
 {
     uint32_t *slot = sy_lfence_slot(p, rank);
@@ -248,13 +270,17 @@ static pmix_status_t fence(sy_lfence_page_t *p, pmix_rank_t rank, bool collect, 
             w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE);
             continue;
         }
-        /* where the server sees that we were counted, should we die */
-        __atomic_store_n(slot, gen + 1, __ATOMIC_SEQ_CST);
+        /* where the server sees whether we were counted, should we die:
+         * "counting" until the swap is done, then "counted" */
+        __atomic_store_n(slot, (gen + 1) | SY_LFENCE_SLOT_COUNTING, __ATOMIC_SEQ_CST);
+        test_die_in_window(LF_DIE_BEFORE_COUNT);
         nw = (w + 1) | (collect ? SY_LF_COLLECT : 0);
         if (__atomic_compare_exchange_n(&p->word, &w, nw, false, __ATOMIC_SEQ_CST,
                                         __ATOMIC_SEQ_CST))
             break;
     }
+    test_die_in_window(LF_DIE_BEFORE_CONFIRM);
+    __atomic_store_n(slot, gen + 1, __ATOMIC_SEQ_CST);
     sy_log(SY_LOG_DEBUG, "client: local fence: rank %u in generation %u (%u of %u)%s",
            (unsigned)rank, gen, sy_lf_arrived(nw), sy_lf_expected(nw),
            sy_lf_pending(nw) ? ", the last" : "");

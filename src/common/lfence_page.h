@@ -27,10 +27,13 @@
 #include <stdint.h>
 
 #define SY_LFENCE_MAGIC 0x53594c46u /* "SYLF" */
-#define SY_LFENCE_VERSION 2u
+#define SY_LFENCE_VERSION 3u
 #define SY_LFENCE_MAX_RANKS 0xffffu
 #define SY_LFENCE_REPLY_MAX 16384u /* a packed FENCE reply (segments, retired) */
 #define SY_LFENCE_SLOT_GONE 0xffffffffu
+/* A slot's value while its member counts itself in (generations are 27
+ * bits): written before the compare-and-swap, cleared after it. */
+#define SY_LFENCE_SLOT_COUNTING 0x40000000u
 
 #define SY_LF_ARRIVED_MASK 0xffffull
 #define SY_LF_EXPECTED_SHIFT 16
@@ -64,10 +67,13 @@ typedef struct {
     uint32_t reply_gen; /* reply holds generation reply_gen's segments */
     uint32_t reply_len;
     unsigned char reply[SY_LFENCE_REPLY_MAX];
-    /* per rank, one cache line each: the generation + 1 it arrived in
-     * (written by the member before it counts itself in), so that the
-     * server knows whether a member that died was counted;
-     * SY_LFENCE_SLOT_GONE once it left */
+    /* per rank, one cache line each: the generation + 1 it arrived in,
+     * so that the server knows whether a member that died was counted.
+     * The member writes it with SY_LFENCE_SLOT_COUNTING before its
+     * compare-and-swap and without it after: a member that died between
+     * the two may or may not be counted, which the server settles from
+     * the other slots (server_lfence.c).  SY_LFENCE_SLOT_GONE once it
+     * left. */
 } sy_lfence_page_t;
 
 #define SY_LF_READY_NONE 0u

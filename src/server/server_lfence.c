@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -493,6 +494,42 @@ void sy_srv_lfence_command(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t
 
 /* A member left: it is expected no more, and no longer counted in the
  * generation it had joined; a generation complete without it ends. */
+/* How long a departure waits for live members to finish counting
+ * themselves in before it can tell whether a dead one was counted. */
+#define SETTLE_SECONDS 1.0
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A member that died between writing its slot "counting" and its
+ * compare-and-swap may or may not have been counted.  The word's arrivals
+ * are the members that counted themselves (their slots say "counted" once
+ * they are done) and those the server holds: 1 when the dead one's count
+ * is among them, 0 when not, -1 when that cannot be told yet (a live
+ * member is counting itself in, or the word moved meanwhile: ask again). */
+static int count_went_in(lf_ns_t *l, uint32_t dead, uint64_t w)
+{
+    uint32_t gen1 = sy_lf_gen(w) + 1, counted = 0;
+    for (uint32_t r = 0; r < l->nranks; r++) {
+        if (r == dead)
+            continue;
+        uint32_t s = __atomic_load_n(sy_lfence_slot(l->page, r), __ATOMIC_ACQUIRE);
+        if (s == (gen1 | SY_LFENCE_SLOT_COUNTING))
+            return -1;
+        counted += s == gen1;
+    }
+    for (const lf_member_t *m = l->held; m != NULL && l->held_gen == sy_lf_gen(w); m = m->next)
+        counted++;
+    if (__atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE) != w)
+        return -1;
+    uint32_t arrived = sy_lf_arrived(w);
+    return arrived == counted + 1 ? 1 : arrived == counted ? 0 : -1;
+}
+
 static void gone(const sy_srv_peer_t *peer, const pmix_proc_t *who)
 {
     lf_ns_t *l = find(who->nspace);
@@ -519,11 +556,31 @@ static void gone(const sy_srv_peer_t *peer, const pmix_proc_t *who)
     if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == SY_LFENCE_SLOT_GONE)
         return;
     uint64_t w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE), nw;
-    do {
-        /* counted: held here, or it counted itself in this generation
-         * (the slot is written before the count) */
-        bool counted =
-            held || __atomic_load_n(slot, __ATOMIC_ACQUIRE) == (sy_lf_gen(w) & SY_LF_GEN_MASK) + 1;
+    double settle_until = 0;
+    for (;;) {
+        /* counted: held here, or it counted itself in this generation */
+        uint32_t mine = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        uint32_t gen1 = (sy_lf_gen(w) & SY_LF_GEN_MASK) + 1;
+        bool counted = held || mine == gen1;
+        if (!held && mine == (gen1 | SY_LFENCE_SLOT_COUNTING)) {
+            /* it died inside its arrival: whether its count went in
+             * follows from the others' */
+            int settled = count_went_in(l, who->rank, w);
+            if (settled < 0 && settle_until == 0)
+                settle_until = mono_now() + SETTLE_SECONDS;
+            if (settled < 0 && mono_now() < settle_until) {
+                /* a live member finishing its own arrival: microseconds */
+                nanosleep(&(struct timespec){0, 20000}, NULL);
+                w = __atomic_load_n(&l->page->word, __ATOMIC_ACQUIRE);
+                continue;
+            }
+            if (settled < 0)
+                sy_log(SY_LOG_WARN,
+                       "server: local fence of %s: rank %u died while counting itself in and "
+                       "the count could not be settled in %.1f s: taken as counted",
+                       l->nspace, who->rank, SETTLE_SECONDS);
+            counted = settled != 0;
+        }
         uint32_t arrived = sy_lf_arrived(w), expected = sy_lf_expected(w);
         if (counted && arrived > 0 && !(held && l->held_gen != sy_lf_gen(w)))
             arrived--;
@@ -533,8 +590,10 @@ static void gone(const sy_srv_peer_t *peer, const pmix_proc_t *who)
                         (w & ~(SY_LF_ARRIVED_MASK | (0xffffull << SY_LF_EXPECTED_SHIFT) |
                                (SY_LF_GEN_MASK << SY_LF_GEN_SHIFT))) |
                             SY_LF_DEPARTED);
-    } while (!__atomic_compare_exchange_n(&l->page->word, &w, nw, false, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_SEQ_CST));
+        if (__atomic_compare_exchange_n(&l->page->word, &w, nw, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
+            break;
+    }
     __atomic_store_n(slot, SY_LFENCE_SLOT_GONE, __ATOMIC_RELEASE);
     sy_log(SY_LOG_DEBUG, "server: local fence of %s: rank %u left (%u of %u arrived)", l->nspace,
            who->rank, sy_lf_arrived(nw), sy_lf_expected(nw));

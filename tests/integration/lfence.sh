@@ -77,7 +77,7 @@ if test $rc -eq 0 && test "$(count ': rounds -> SUCCESS$' "$T/out")" -eq 4 &&
 else
     bad "SWITCHYARD_LOCAL_FENCE=0 (rc $rc, engine fences $(eng))"
 fi
-for how in kill-wait kill-during finalize-during; do
+for how in kill-wait kill-during finalize-during die-before-count die-before-confirm; do
     run $how 4; rc=$?
     if test $rc -eq 0 && test "$(count ': first -> PARTIAL SUCCESS$' "$T/out")" -eq 3 &&
         test "$(count ': second -> PARTIAL SUCCESS$' "$T/out")" -eq 3 &&

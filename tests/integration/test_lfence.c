@@ -17,6 +17,11 @@
  *               fence and is killed / is killed while the others wait /
  *               finalizes while the others wait; the others must end with
  *               PMIX_ERR_PARTIAL_SUCCESS, then fence again among themselves
+ *     die-before-count | die-before-confirm: the same when the last rank
+ *               dies inside its arrival, after writing its slot and before
+ *               its count / after its count and before its slot says so
+ *               (SWITCHYARD_TEST_LFENCE_DIE): not counted the first time,
+ *               counted the second; either way the others end without it
  *     timeout:  ranks but the last fence with PMIX_TIMEOUT 1 s while the
  *               last sleeps: PMIX_ERR_TIMEOUT; then all fence again
  * Output: "rank R: PHASE -> STATUS" lines, and "rank R: bad ..." for a
@@ -215,6 +220,13 @@ static int client(const char *barg)
             usleep(300000);
             if (strcmp(mode, "kill-during") == 0)
                 raise(SIGKILL);
+            if (strncmp(mode, "die-", 4) == 0) {
+                /* the last to arrive dies inside its arrival (the
+                 * library's test hook kills it there) */
+                setenv("SWITCHYARD_TEST_LFENCE_DIE", mode + 4, 1);
+                PMIx_Fence(NULL, 0, NULL, 0);
+                return 3;
+            }
             PMIx_Finalize(NULL, 0);
             return 0;
         }
@@ -310,7 +322,7 @@ static int host(void)
                 code = 1;
     } else if (code == 0 &&
                (strcmp(mode, "kill-during") == 0 || strcmp(mode, "finalize-during") == 0 ||
-                strcmp(mode, "timeout") == 0)) {
+                strncmp(mode, "die-", 4) == 0 || strcmp(mode, "timeout") == 0)) {
         if (fh_barrier_gather(&b, nprocs, 30000) == (int)nprocs)
             fh_barrier_release(&b, nprocs);
         else
