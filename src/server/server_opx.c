@@ -782,7 +782,6 @@ void sy_srv_opx_heartbeat(sy_srv_peer_t *peer)
 
 void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b)
 {
-    (void)b;
     if (opx_cmd == 0) { /* PMIX_REQ_CMD */
         answer_req(peer, tag);
         return;
@@ -796,9 +795,12 @@ void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix
         (void)tag;
         return;
     }
+    if (opx_cmd == 32) { /* PMIX_COMPUTE_DEVICE_DISTANCES_CMD */
+        sy_srv_opx_distances(peer, tag, b);
+        return;
+    }
     /* the commands we do not serve, by OpenPMIx's names */
-    static const char *const names[] = {
-        [25] = "GROUP_JOIN", [26] = "GROUP_INVITE", [32] = "COMPUTE_DEVICE_DISTANCES"};
+    static const char *const names[] = {[25] = "GROUP_JOIN", [26] = "GROUP_INVITE"};
     const char *name = opx_cmd < sizeof(names) / sizeof(names[0]) ? names[opx_cmd] : NULL;
     sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u (%s) is not supported",
            peer->proc.nspace, peer->proc.rank, opx_cmd, name != NULL ? name : "unknown");
