@@ -56,7 +56,7 @@ EXTRA_DIST += tests/external/openpmix-examples.sh
 TESTS += tests/external/interop.sh
 EXTRA_DIST += tests/external/interop.sh tests/external/interop/opx_client.c \
 	tests/external/interop/opx_ops.c tests/external/interop/opx_tool.c \
-	tests/external/interop/opx_singleton.c
+	tests/external/interop/opx_singleton.c tests/external/interop/opx_dist.c
 # Our tool role attached to an OpenPMIx 4.2.2 server (a host built on
 # Debian's libpmix): rendezvous, handshake, queries, events, finalize.
 TESTS += tests/external/opx-tool.sh

@@ -3,7 +3,7 @@
 # registry of namespaces/clients/resources published as job-data segments.
 # server_topology.c belongs to src/common/topology.mk.
 src_libswitchyard_la_SOURCES += src/server/server_init.c src/server/server_listen.c \
-	src/server/server_peer.c src/server/server_opx.c src/server/server_ds21.c src/server/server_ds21_store.c \
+	src/server/server_peer.c src/server/server_opx.c src/server/server_opx_dist.c src/server/server_tcp_owner.c src/server/server_ds21.c src/server/server_ds21_store.c \
 	src/server/server_registry.c src/server/server_nspace.c \
 	src/server/server_resources.c src/server/server_fork.c src/server/server_fork_env.c src/server/server_util.c \
 	src/server/server_modex.c src/server/server_coll.c src/server/server_lfence.c src/server/server_dmodex.c \
@@ -31,5 +31,5 @@ TESTS += tests/unit/test_server
 src_libswitchyard_la_SOURCES += src/server/server_pmi_wire.c src/server/server_pmi_job.c \
 	src/server/server_pmi1.c src/server/server_pmi2.c src/server/server_pmi_spawn.c \
 	src/server/server_pmi_port.c src/server/server_pmi_remote.c
-noinst_HEADERS += src/server/server_pmi.h src/server/server_opx.h src/server/server_ds21.h \
+noinst_HEADERS += src/server/server_pmi.h src/server/server_opx.h src/server/server_tcp_owner.h src/server/server_ds21.h \
 	src/server/server_ds21_store.h

@@ -189,9 +189,20 @@ static void answer_held(lf_ns_t *l, pmix_status_t st, const sy_wire_fence_rep_t 
         sy_timer_cancel(l->timer);
         l->timer = NULL;
     }
+    /* held is newest first; answered in arrival order, as the collective
+     * engine answers: the member that has waited longest is told first,
+     * instead of after every later arrival's reply (a fence's time is its
+     * slowest member's) */
+    lf_member_t *first = NULL;
     while (l->held != NULL) {
         lf_member_t *m = l->held;
         l->held = m->next;
+        m->next = first;
+        first = m;
+    }
+    while (first != NULL) {
+        lf_member_t *m = first;
+        first = m->next;
         if (m->peer != NULL) {
             sy_srv_peer_reply_msg(m->peer, m->tag, st, SY_WMSG_FENCE_REP, rep);
             sy_srv_peer_release(m->peer);

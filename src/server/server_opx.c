@@ -31,6 +31,7 @@
 #include "server/server_opx.h"
 #include "server/server_peer.h"
 #include "server/server_registry.h"
+#include "server/server_tcp_owner.h"
 #include "server/server_tool.h"
 
 /* the process types of OpenPMIx's connect message */
@@ -41,40 +42,6 @@
 #define OPX_LAUNCHER_NEEDS_ID 6
 #define OPX_LAUNCHER_CLIENT 8
 #define OPX_SINGLETON 9
-
-/* ---- who is on the other end of a loopback TCP connection ---- */
-
-/* The kernel's owner of the peer's socket: its row in /proc/net/tcp, whose
- * local end is the peer's address and remote end ours.  A peer never
- * chooses its own identity: the uid it claims must be this one. */
-static pmix_status_t tcp_peer_uid(int fd, uid_t *uid)
-{
-    struct sockaddr_in me, them;
-    socklen_t ml = sizeof(me), tl = sizeof(them);
-    if (getsockname(fd, (struct sockaddr *)&me, &ml) != 0 ||
-        getpeername(fd, (struct sockaddr *)&them, &tl) != 0 || me.sin_family != AF_INET ||
-        them.sin_family != AF_INET)
-        return PMIX_ERR_NOT_SUPPORTED;
-    FILE *f = fopen("/proc/net/tcp", "re");
-    if (f == NULL)
-        return PMIX_ERR_NOT_SUPPORTED;
-    char line[512];
-    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
-    while (fgets(line, sizeof(line), f) != NULL) {
-        unsigned la, lp, ra, rp, st, u;
-        if (sscanf(line, " %*d: %8X:%4X %8X:%4X %2X %*X:%*X %*X:%*X %*X %u", &la, &lp, &ra, &rp,
-                   &st, &u) != 6)
-            continue;
-        if (la == them.sin_addr.s_addr && lp == ntohs(them.sin_port) && ra == me.sin_addr.s_addr &&
-            rp == ntohs(me.sin_port)) {
-            *uid = (uid_t)u;
-            rc = PMIX_SUCCESS;
-            break;
-        }
-    }
-    fclose(f);
-    return rc;
-}
 
 /* ---- the connect message ---- */
 
@@ -235,7 +202,7 @@ static void opx_tool_hello(sy_srv_peer_t *peer, uint32_t tag, const char *psec, 
      * of that user's groups */
     uid_t kuid;
     uint32_t claimed[2];
-    if (tcp_peer_uid(sy_conn_fd(peer->conn), &kuid) != PMIX_SUCCESS) {
+    if (sy_srv_tcp_peer_uid(sy_conn_fd(peer->conn), &kuid) != PMIX_SUCCESS) {
         refuse(peer, PMIX_ERR_NO_PERMISSIONS, "cannot tell who owns the OpenPMIx peer's socket");
         return;
     }
@@ -356,7 +323,7 @@ void sy_srv_opx_hello(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
         refuse(peer, PMIX_ERR_NOT_FOUND, "no such client was registered");
         return;
     }
-    if (tcp_peer_uid(sy_conn_fd(peer->conn), &kuid) != PMIX_SUCCESS) {
+    if (sy_srv_tcp_peer_uid(sy_conn_fd(peer->conn), &kuid) != PMIX_SUCCESS) {
         refuse(peer, PMIX_ERR_NO_PERMISSIONS, "cannot tell who owns the OpenPMIx peer's socket");
         return;
     }
@@ -782,7 +749,6 @@ void sy_srv_opx_heartbeat(sy_srv_peer_t *peer)
 
 void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b)
 {
-    (void)b;
     if (opx_cmd == 0) { /* PMIX_REQ_CMD */
         answer_req(peer, tag);
         return;
@@ -796,9 +762,12 @@ void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix
         (void)tag;
         return;
     }
+    if (opx_cmd == 32) { /* PMIX_COMPUTE_DEVICE_DISTANCES_CMD */
+        sy_srv_opx_distances(peer, tag, b);
+        return;
+    }
     /* the commands we do not serve, by OpenPMIx's names */
-    static const char *const names[] = {
-        [25] = "GROUP_JOIN", [26] = "GROUP_INVITE", [32] = "COMPUTE_DEVICE_DISTANCES"};
+    static const char *const names[] = {[25] = "GROUP_JOIN", [26] = "GROUP_INVITE"};
     const char *name = opx_cmd < sizeof(names) / sizeof(names[0]) ? names[opx_cmd] : NULL;
     sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: command %u (%s) is not supported",
            peer->proc.nspace, peer->proc.rank, opx_cmd, name != NULL ? name : "unknown");

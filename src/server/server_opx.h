@@ -15,6 +15,10 @@ void sy_srv_opx_answer_connect(sy_srv_peer_t *peer, pmix_status_t status);
 /* An OpenPMIx command that maps to no message of ours (REQ, or one we do
  * not serve: a clear status and one log line). */
 void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix_data_buffer_t *b);
+/* COMPUTE_DEVICE_DISTANCES: the distances PMIx_Compute_distances gives
+ * for the topology, cpuset and directives the client sent
+ * (server_opx_dist.c). */
+void sy_srv_opx_distances(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b);
 /* CONNECT's reply to an OpenPMIx client: the status, then the job data
  * of the other namespaces in procs. */
 void sy_srv_opx_connect_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,

@@ -11,7 +11,8 @@
 #      connect/disconnect (also with a spawned job), group invite/join,
 #      group info read back by the context id (mixed with ours),
 #      allocation, monitor, credentials, groups, IOF, fabric
-#      (interop/opx_ops.c).  OpenPMIx tools attached to a running
+#      (interop/opx_ops.c); device distances the server computes for them
+#      (interop/opx_dist.c).  OpenPMIx tools attached to a running
 #      switchyard-run (interop/opx_tool.c, Debian's pps): identity from the
 #      launcher, namespaces and process table by query, finalize;
 #      attach_to_server; events between two tools; a refused one told at
@@ -84,10 +85,12 @@ build_opx() {
     fi
 }
 build_ours() {
-    if ! $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" "$1" -o "$2" -L"$OURS" -lpmix \
+    bsrc=$1 bout=$2
+    shift 2
+    if ! $CCX $SAN -std=gnu11 -O1 -I"$top_srcdir/include" "$bsrc" -o "$bout" -L"$OURS" -lpmix "$@" \
             -Wl,--disable-new-dtags,-rpath,"$OURS" > "$T/build.log" 2>&1; then
         sed 's/^/#   /' "$T/build.log" | head -10
-        echo "Bail out! $(basename "$1") does not build on our library"
+        echo "Bail out! $(basename "$bsrc") does not build on our library"
         exit 99
     fi
 }
@@ -225,6 +228,37 @@ ops_job "OpenPMIx clients spawn 2 and connect to them: each side learns the othe
 # finalize; rank 0 also IOF pull of the last rank's stdout x3, push x2
 ops_job "OpenPMIx clients: allocation, monitor+heartbeat, credentials, group, IOF, fabric" 27 \
     --stdin tools --fabric torus:4x4 -n 2 ./opx_ops ops
+
+# PMIx_Compute_distances (interop/opx_dist.c): an OpenPMIx client (rank 0)
+# whose library asks the server (COMPUTE_DEVICE_DISTANCES: block devices,
+# which 4.2.2 cannot measure itself, and an empty cpuset, the only kind
+# its library can pack) gets what our client (rank 1) computes for the same
+# topology, cpuset and device id; a device that is not there: the same
+# status.  Each line minus its rank must match.
+build_opx "$top_srcdir/tests/external/interop/opx_dist.c" "$T/opx_dist" -lhwloc
+build_ours "$top_srcdir/tests/external/interop/opx_dist.c" "$T/our_dist" -lhwloc
+for dev in "" vda-or-any nosuch; do
+    args=
+    case $dev in
+    vda-or-any) # the first block device our client finds, by its id
+        (cd "$T" && timeout 60 "$R" --timeout 45 -n 1 ./our_dist "") > "$T/out" 2>&1
+        args=$(awk '$1 == "DIST" && $3 != "rc" { print $4; exit }' "$T/out") ;;
+    nosuch) args=no-such-device ;;
+    esac
+    what="OpenPMIx client's COMPUTE_DEVICE_DISTANCES${args:+ of $args} equals our client's distances"
+    (cd "$T" && timeout 60 "$R" --oversubscribe --timeout 45 -n 1 ./opx_dist "" $args : \
+        -n 1 ./our_dist "" $args) > "$T/out" 2>&1
+    rc=$?
+    awk '$1 == "DIST" && $2 == 0 { $2 = ""; print }' "$T/out" > "$T/dist.opx"
+    awk '$1 == "DIST" && $2 == 1 { $2 = ""; print }' "$T/out" > "$T/dist.ours"
+    if [ "$rc" -eq 0 ] && [ -s "$T/dist.ours" ] && cmp -s "$T/dist.opx" "$T/dist.ours" &&
+       { [ "$dev" = nosuch ] || grep -q ' rc SUCCESS ' "$T/dist.opx"; }; then
+        ok "$what"
+    else
+        bad "$what (exit $rc)"
+        sed 's/^/#   /' "$T/out" | tail -10
+    fi
+done
 
 # OpenPMIx tools attached to a running job: interop/opx_tool.c (on
 # Debian's libpmix, pinned) and Debian's own pps find switchyard-run

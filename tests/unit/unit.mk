@@ -123,6 +123,10 @@ TESTS += tests/unit/test_log
 # test_opx_bfrops: OpenPMIx's v41 payload encoding (issue 19).
 check_PROGRAMS += tests/unit/test_opx_bfrops
 TESTS += tests/unit/test_opx_bfrops
+# test_tcp_owner: the owner of a loopback TCP peer's socket (OpenPMIx
+# clients' and tools' identity).
+check_PROGRAMS += tests/unit/test_tcp_owner
+TESTS += tests/unit/test_tcp_owner
 # test_ds21: the ds21 store's files as an OpenPMIx client reads them.
 check_PROGRAMS += tests/unit/test_ds21
 TESTS += tests/unit/test_ds21
