@@ -35,7 +35,7 @@ typedef struct sy_msg {
     struct sy_msg *next;
     uint8_t hdr[SY_FRAME_HEADER_SIZE];
     uint8_t *body;
-    void *alloc; /* a separate allocation to free() (body points into it), or NULL */
+    void *alloc;     /* a separate allocation to free() (body points into it), or NULL */
     uint8_t hdr_len; /* SY_FRAME_HEADER_SIZE, or 0 for raw bytes */
     int fd;          /* to pass with the first byte, until it is sent; else -1 */
     size_t len;
