@@ -107,7 +107,11 @@ if test -n "$targets"; then
         mkdir -p "$corpus" "$FUZZ_BUILDDIR/artifacts"
         seeds=$top/tests/fuzz/corpus/$t
         test -d "$seeds" || seeds=
-        if UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+        # Whole malloc stacks (libraries without frame pointers cut the
+        # fast ones short), so that a suppression can name the frame.
+        if UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+           ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
+           LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
            "$FUZZ_BUILDDIR/tests/fuzz/$t" -max_total_time="$FUZZ_TIME" -timeout=25 \
                -rss_limit_mb=2048 -print_final_stats=1 \
                -artifact_prefix="$FUZZ_BUILDDIR/artifacts/$t-" \

@@ -19,6 +19,16 @@ void sy_srv_opx_command(sy_srv_peer_t *peer, uint8_t opx_cmd, uint32_t tag, pmix
  * for the topology, cpuset and directives the client sent
  * (server_opx_dist.c). */
 void sy_srv_opx_distances(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b);
+/* Its request after the command, read (fuzz_opx reads it too): the
+ * topology and cpuset (NULL: none sent) and the directives. */
+typedef struct {
+    struct hwloc_topology *topo;
+    struct hwloc_bitmap_s *cpus;
+    pmix_info_t *info;
+    size_t ninfo;
+} sy_srv_opx_dist_req_t;
+pmix_status_t sy_srv_opx_dist_unpack(pmix_data_buffer_t *b, sy_srv_opx_dist_req_t *req);
+void sy_srv_opx_dist_req_free(sy_srv_opx_dist_req_t *req);
 /* CONNECT's reply to an OpenPMIx client: the status, then the job data
  * of the other namespaces in procs. */
 void sy_srv_opx_connect_reply(sy_srv_peer_t *peer, uint32_t tag, pmix_status_t status,

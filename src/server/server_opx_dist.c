@@ -100,21 +100,38 @@ static pmix_status_t pack_distances(pmix_data_buffer_t *out, pmix_device_distanc
     return rc;
 }
 
+pmix_status_t sy_srv_opx_dist_unpack(pmix_data_buffer_t *b, sy_srv_opx_dist_req_t *req)
+{
+    memset(req, 0, sizeof(*req));
+    pmix_status_t rc = take_topology(b, &req->topo);
+    if (rc == PMIX_SUCCESS)
+        rc = take_cpuset(b, &req->cpus);
+    if (rc == PMIX_SUCCESS)
+        rc = take_directives(b, &req->info, &req->ninfo);
+    if (rc != PMIX_SUCCESS)
+        sy_srv_opx_dist_req_free(req);
+    return rc;
+}
+
+void sy_srv_opx_dist_req_free(sy_srv_opx_dist_req_t *req)
+{
+    if (req->info != NULL)
+        sy_array_free(req->info, req->ninfo, PMIX_INFO);
+    if (req->cpus != NULL)
+        hwloc_bitmap_free(req->cpus);
+    if (req->topo != NULL)
+        hwloc_topology_destroy(req->topo);
+    memset(req, 0, sizeof(*req));
+}
+
 void sy_srv_opx_distances(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t *b)
 {
-    hwloc_topology_t topo = NULL;
-    hwloc_bitmap_t cpus = NULL;
-    pmix_info_t *info = NULL;
-    size_t ninfo = 0;
-    pmix_status_t rc = take_topology(b, &topo);
-    if (rc == PMIX_SUCCESS)
-        rc = take_cpuset(b, &cpus);
-    if (rc == PMIX_SUCCESS)
-        rc = take_directives(b, &info, &ninfo);
+    sy_srv_opx_dist_req_t req;
+    pmix_status_t rc = sy_srv_opx_dist_unpack(b, &req);
     if (rc != PMIX_SUCCESS) {
         sy_log(SY_LOG_WARN, "server: OpenPMIx client %s:%u: malformed COMPUTE_DEVICE_DISTANCES: %s",
                peer->proc.nspace, peer->proc.rank, PMIx_Error_string(rc));
-    } else if (cpus == NULL) {
+    } else if (req.cpus == NULL) {
         /* 4.2.2's client always sends one; without it we would answer
          * for the server's own binding */
         sy_log(SY_LOG_WARN,
@@ -126,9 +143,10 @@ void sy_srv_opx_distances(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     size_t ndist = 0;
     if (rc == PMIX_SUCCESS) {
         /* no topology sent: this machine's, as for our own clients */
-        pmix_topology_t t = {.source = "hwloc", .topology = topo};
-        pmix_cpuset_t c = {.source = "hwloc", .bitmap = cpus};
-        rc = PMIx_Compute_distances(topo != NULL ? &t : NULL, &c, info, ninfo, &dist, &ndist);
+        pmix_topology_t t = {.source = "hwloc", .topology = req.topo};
+        pmix_cpuset_t c = {.source = "hwloc", .bitmap = req.cpus};
+        rc = PMIx_Compute_distances(req.topo != NULL ? &t : NULL, &c, req.info, req.ninfo, &dist,
+                                    &ndist);
     }
     pmix_data_buffer_t out = {0};
     if (rc == PMIX_SUCCESS)
@@ -140,10 +158,5 @@ void sy_srv_opx_distances(sy_srv_peer_t *peer, uint32_t tag, pmix_data_buffer_t 
     sy_buffer_destruct(&out);
     if (dist != NULL)
         PMIX_DEVICE_DIST_FREE(dist, ndist);
-    if (info != NULL)
-        sy_array_free(info, ninfo, PMIX_INFO);
-    if (cpus != NULL)
-        hwloc_bitmap_free(cpus);
-    if (topo != NULL)
-        hwloc_topology_destroy(topo);
+    sy_srv_opx_dist_req_free(&req);
 }

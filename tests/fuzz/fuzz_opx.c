@@ -9,9 +9,11 @@
  *          codec as the server reads it; then the reply is packed (DMODEX,
  *          LOOKUP and QUERY with values taken from the request's infos)
  *   14     a request's head (the command)
- *   15..127  one pack call of a data type (selector - 15 indexes the list
+ *   15..126  one pack call of a data type (selector - 15 indexes the list
  *          below), then the elements packed again and unpacked a second
  *          time: the two must agree in size
+ *   127    a COMPUTE_DEVICE_DISTANCES request body (topology as hwloc
+ *          XML, cpuset list, directives), read as the server reads it
  *   128..  a request body of CONNECT, DISCONNECT, ALLOC, MONITOR,
  *          GET_CRED, VALIDATE_CRED, IOF_PUSH, GROUP_CONSTRUCT,
  *          GROUP_DESTRUCT, GROUP_LEAVE, FABRIC, IOF_PULL or IOF_DEREG
@@ -33,6 +35,7 @@
 #include "common/opx_bfrops.h"
 #include "common/wire.h"
 #include "common/wire_codec.h"
+#include "server/server_opx.h"
 
 static const sy_wire_msg_id_t requests[] = {
     SY_WMSG_COMMIT_REQ,       SY_WMSG_FENCE_REQ,      SY_WMSG_DMODEX_REQ,
@@ -222,6 +225,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int32_t cmd;
         load(&b, data, size);
         (void)sy_wire_unpack_head(&sy_wire_openpmix, &b, SY_WIRE_REQUEST, &cmd);
+        sy_buffer_destruct(&b);
+    } else if (sel == 127) {
+        /* COMPUTE_DEVICE_DISTANCES (command 32): hwloc XML, cpuset list,
+         * directives, read as the server reads them */
+        pmix_data_buffer_t b;
+        sy_srv_opx_dist_req_t req;
+        load(&b, data, size);
+        if (sy_srv_opx_dist_unpack(&b, &req) == PMIX_SUCCESS)
+            sy_srv_opx_dist_req_free(&req);
         sy_buffer_destruct(&b);
     } else if (sel >= 128) {
         later_request(later[(sel - 128) % (sizeof(later) / sizeof(later[0]))], data, size);
