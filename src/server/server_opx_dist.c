@@ -16,12 +16,16 @@
 #include "server/server_opx.h"
 #include "server/server_peer.h"
 
-/* A pack call of one element: its INT32 count must say 1. */
-static pmix_status_t take_one(pmix_data_buffer_t *b)
+/* A pack call of one string (TOPO and PROC_CPUSET are packed as one):
+ * its INT32 count must say 1; *out NULL when a NULL string was sent. */
+static pmix_status_t take_string(pmix_data_buffer_t *b, char **out)
 {
     int64_t n = 0;
+    *out = NULL;
     pmix_status_t rc = sy_opx_get_int(b, INT32_MIN, INT32_MAX, &n);
-    return rc != PMIX_SUCCESS ? rc : n == 1 ? PMIX_SUCCESS : PMIX_ERR_UNPACK_FAILURE;
+    if (rc == PMIX_SUCCESS && n != 1)
+        rc = PMIX_ERR_UNPACK_FAILURE;
+    return rc == PMIX_SUCCESS ? sy_opx_get_string(b, out) : rc;
 }
 
 /* PMIX_TOPO: the hwloc XML (NULL string: none sent), then hwloc's three
@@ -33,9 +37,7 @@ static pmix_status_t take_topology(pmix_data_buffer_t *b, hwloc_topology_t *out)
 {
     *out = NULL;
     char *xml = NULL;
-    pmix_status_t rc = take_one(b);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_opx_get_string(b, &xml);
+    pmix_status_t rc = take_string(b, &xml);
     if (rc != PMIX_SUCCESS || xml == NULL)
         return rc;
     const size_t support = sizeof(struct hwloc_topology_discovery_support) +
@@ -56,9 +58,7 @@ static pmix_status_t take_cpuset(pmix_data_buffer_t *b, hwloc_bitmap_t *out)
 {
     *out = NULL;
     char *list = NULL;
-    pmix_status_t rc = take_one(b);
-    if (rc == PMIX_SUCCESS)
-        rc = sy_opx_get_string(b, &list);
+    pmix_status_t rc = take_string(b, &list);
     if (rc != PMIX_SUCCESS || list == NULL)
         return rc;
     rc = sy_topology_parse_list(list, out);

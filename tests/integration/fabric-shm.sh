@@ -37,8 +37,10 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 show() { sed 's/^/#   /' "$1" | tail -15; }
 
-# k=8 fat tree: 128 devices (a 32 KiB matrix), one aggregation link down
-awk -v k=8 'BEGIN { h = k / 2
+# fattree K DOWN: a 3-level fat tree of K-port switches (K^3/4 devices);
+# DOWN=1 takes one aggregation link of pod 1 down
+fattree() {
+    awk -v k="$1" -v down="$2" 'BEGIN { h = k / 2
     for (p = 0; p < k; p++) for (e = 0; e < h; e++) printf "switch e%d_%d level=0\n", p, e
     for (p = 0; p < k; p++) for (a = 0; a < h; a++) printf "switch a%d_%d level=1\n", p, a
     for (c = 0; c < h * h; c++) printf "switch c%d level=2\n", c
@@ -46,9 +48,12 @@ awk -v k=8 'BEGIN { h = k / 2
     for (p = 0; p < k; p++) for (e = 0; e < h; e++) for (i = 0; i < h; i++) {
         printf "device n%d host=n%d\nlink n%d e%d_%d\n", d, d, d, p, e; d++ }
     for (p = 0; p < k; p++) for (e = 0; e < h; e++) for (a = 0; a < h; a++)
-        printf "link e%d_%d a%d_%d%s\n", p, e, p, a, (p == 1 && a == 0) ? " state=down" : ""
+        printf "link e%d_%d a%d_%d%s\n", p, e, p, a, (down && p == 1 && a == 0) ? " state=down" : ""
     for (p = 0; p < k; p++) for (a = 0; a < h; a++) for (j = 0; j < h; j++)
-        printf "link a%d_%d c%d\n", p, a, a * h + j }' > "$T/ft8.txt"
+        printf "link a%d_%d c%d\n", p, a, a * h + j }'
+}
+# k=8: 128 devices (a 32 KiB matrix), one aggregation link down
+fattree 8 1 > "$T/ft8.txt"
 
 "$S" --listen "$T/s.sock" --topology "$T/ft8.txt" > "$T/sched.log" 2>&1 &
 SPID=$!
@@ -120,17 +125,7 @@ else bad "client over TCP (status $rt)"; show "$T/tcp.out"; fi
 # a reply longer than a frame goes in pieces (SY_FRAME_F_MORE), which the
 # client takes whole: a k=12 fat tree (432 devices, a 373 KB matrix) by
 # value over TCP with the job's frame limit at 64 KiB
-awk -v k=12 'BEGIN { h = k / 2
-    for (p = 0; p < k; p++) for (e = 0; e < h; e++) printf "switch e%d_%d level=0\n", p, e
-    for (p = 0; p < k; p++) for (a = 0; a < h; a++) printf "switch a%d_%d level=1\n", p, a
-    for (c = 0; c < h * h; c++) printf "switch c%d level=2\n", c
-    d = 0
-    for (p = 0; p < k; p++) for (e = 0; e < h; e++) for (i = 0; i < h; i++) {
-        printf "device n%d host=n%d\nlink n%d e%d_%d\n", d, d, d, p, e; d++ }
-    for (p = 0; p < k; p++) for (e = 0; e < h; e++) for (a = 0; a < h; a++)
-        printf "link e%d_%d a%d_%d\n", p, e, p, a
-    for (p = 0; p < k; p++) for (a = 0; a < h; a++) for (j = 0; j < h; j++)
-        printf "link a%d_%d c%d\n", p, a, a * h + j }' > "$T/ft12.txt"
+fattree 12 0 > "$T/ft12.txt"
 node "$T/pieces.out" SWITCHYARD_MAX_MSG_SIZE=64K FABRIC_BFS_SHM=0 FABRIC_BFS_UPDATE=1 \
     FABRIC_BFS_LEAKS=1 "$S" --listen "$T/s3.sock" --topology "$T/ft12.txt" -- \
     env -u SWITCHYARD_USOCK "$D/fabric_bfs" "$T/ft12.txt"; rp=$?

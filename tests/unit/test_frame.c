@@ -1117,6 +1117,30 @@ static void test_fd_passing(void **state)
     assert_int_equal(before, open_fds());
 }
 
+/* bytes on sock in one sendmsg, with npass descriptors (up to 6) riding
+ * on them as the framing layer passes one */
+static void send_with_fds(int sock, const void *bytes, size_t len, const int *pass, int npass)
+{
+    struct iovec iov = {.iov_base = (void *)bytes, .iov_len = len};
+    union {
+        char buf[CMSG_SPACE(6 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    assert_true(npass >= 0 && npass <= 6);
+    if (npass > 0) {
+        memset(&ctl, 0, sizeof(ctl));
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = CMSG_SPACE((size_t)npass * sizeof(int));
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN((size_t)npass * sizeof(int));
+        memcpy(CMSG_DATA(cm), pass, (size_t)npass * sizeof(int));
+    }
+    assert_int_equal((ssize_t)len, sendmsg(sock, &mh, 0));
+}
+
 /* Hostile descriptors: a frame flagged without one, a connection that
  * takes none, too many at once; each kills the connection, none leaks. */
 static void test_fd_hostile(void **state)
@@ -1135,27 +1159,11 @@ static void test_fd_hostile(void **state)
             sy_conn_create(l.base, fds[1], round == 1 ? &nofd_cbs : &fd_cbs, &rb, 0, &b));
         uint8_t h[SY_FRAME_HEADER_SIZE];
         sy_frame_header_encode(h, 1, SY_FRAME_F_FD, 0);
-        struct iovec iov = {.iov_base = h, .iov_len = sizeof(h)};
-        union {
-            char buf[CMSG_SPACE(6 * sizeof(int))];
-            struct cmsghdr align;
-        } ctl;
-        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
         int pass[6];
         int npass = round == 0 ? 0 : round == 1 ? 1 : 6;
         for (int i = 0; i < npass; i++)
             pass[i] = sy_sealed_export("x", 1);
-        if (npass > 0) {
-            memset(&ctl, 0, sizeof(ctl));
-            mh.msg_control = ctl.buf;
-            mh.msg_controllen = CMSG_SPACE((size_t)npass * sizeof(int));
-            struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-            cm->cmsg_level = SOL_SOCKET;
-            cm->cmsg_type = SCM_RIGHTS;
-            cm->cmsg_len = CMSG_LEN((size_t)npass * sizeof(int));
-            memcpy(CMSG_DATA(cm), pass, (size_t)npass * sizeof(int));
-        }
-        assert_int_equal((ssize_t)sizeof(h), sendmsg(fds[0], &mh, 0));
+        send_with_fds(fds[0], h, sizeof(h), pass, npass);
         for (int i = 0; i < npass; i++)
             close(pass[i]);
         RUN_UNTIL(&l, rb.nclose > 0);
@@ -1266,25 +1274,8 @@ static void test_pieces_hostile(void **state)
         sy_frame_header_encode(h, 1, SY_FRAME_F_MORE | (round == 2 ? SY_FRAME_F_FD : 0), 2);
         h[SY_FRAME_HEADER_SIZE] = 'a';
         h[SY_FRAME_HEADER_SIZE + 1] = 'b';
-        struct iovec iov = {.iov_base = h, .iov_len = sizeof(h)};
-        union {
-            char buf[CMSG_SPACE(sizeof(int))];
-            struct cmsghdr align;
-        } ctl;
-        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-        int pass = -1;
-        if (round == 2) {
-            pass = sy_sealed_export("x", 1);
-            memset(&ctl, 0, sizeof(ctl));
-            mh.msg_control = ctl.buf;
-            mh.msg_controllen = sizeof(ctl.buf);
-            struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-            cm->cmsg_level = SOL_SOCKET;
-            cm->cmsg_type = SCM_RIGHTS;
-            cm->cmsg_len = CMSG_LEN(sizeof(int));
-            memcpy(CMSG_DATA(cm), &pass, sizeof(int));
-        }
-        assert_int_equal((ssize_t)sizeof(h), sendmsg(fds[0], &mh, 0));
+        int pass = round == 2 ? sy_sealed_export("x", 1) : -1;
+        send_with_fds(fds[0], h, sizeof(h), &pass, pass >= 0 ? 1 : 0);
         if (pass >= 0)
             close(pass);
         if (round == 1) {
@@ -1336,22 +1327,7 @@ static void test_fd_table_full(void **state)
     for (int round = 0; round < 2; round++) {
         uint8_t h[SY_FRAME_HEADER_SIZE];
         sy_frame_header_encode(h, (uint32_t)round + 1, SY_FRAME_F_FD, 0);
-        struct iovec iov = {.iov_base = h, .iov_len = sizeof(h)};
-        union {
-            char buf[CMSG_SPACE(sizeof(int))];
-            struct cmsghdr align;
-        } ctl;
-        memset(&ctl, 0, sizeof(ctl));
-        struct msghdr mh = {.msg_iov = &iov,
-                            .msg_iovlen = 1,
-                            .msg_control = ctl.buf,
-                            .msg_controllen = sizeof(ctl.buf)};
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
-        assert_int_equal((ssize_t)sizeof(h), sendmsg(fds[0], &mh, 0));
+        send_with_fds(fds[0], h, sizeof(h), &mfd, 1);
         RUN_UNTIL(&l, rb.nmsg == round + 1 || rb.nclose);
         if (round == 0) {
             /* room again for the second, which comes with its descriptor */
